@@ -1,0 +1,1 @@
+"""The machinery: command line, plans, the runner, training, the results store and reports."""

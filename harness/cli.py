@@ -1,0 +1,139 @@
+"""The ``bench`` command: run suites, list what is registered, and rebuild reports from results.
+
+    bench run suite=position_extrapolation variants=[rope,alibi] profile=quick seeds=[0,1,2]
+    bench list [suites|variants|positions|kernels|plugins]
+    bench report [suite=position_extrapolation]
+
+Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
+before any compute starts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from harness.errors import UsageError
+
+USAGE = __doc__.split("\n\n")[1]
+
+RUN_HELP = """bench run key=value ...
+
+  suite=NAME          suite to run (bench list suites)            [position_extrapolation]
+  variants=[A,B+C]    preset expressions (bench list variants)    [the suite's defaults]
+  profile=NAME        compute budget: quick or standard           [quick]
+  seeds=[0,1,2]       seeds                                       [the profile's]
+  device=auto|cpu|cuda                                            [auto]
+  dtype=float32|bfloat16|float16|float64                          [float32]
+  data=pydoc|PATH     corpus: the standard library's pydoc text or a UTF-8 file
+  protocol=nonoverlapping|sliding   evaluation windows
+  dry_run=true        print the plan and stop
+  set.FIELD=VALUE     override one profile setting (set.steps=100)
+  results_dir=DIR, reports_dir=DIR                                 [results, reports]
+"""
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    command, rest = argv[0], argv[1:]
+    commands = {"run": cmd_run, "list": cmd_list, "report": cmd_report}
+    if command not in commands:
+        print(f"bench: unknown command '{command}'; choose one of {', '.join(commands)}.", file=sys.stderr)
+        return 2
+    try:
+        return commands[command](rest)
+    except KeyboardInterrupt:
+        print("bench: interrupted; finished jobs are stored and a rerun resumes from them.", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if _is_user_error(exc):
+            print(f"bench: {exc}", file=sys.stderr)
+            return 2
+        raise
+
+
+def _is_user_error(exc: Exception) -> bool:
+    from harness.store import CorruptResultsError
+    from suites.data.text import CorpusError
+    from variants._registry import UnknownNameError
+    from variants.spec import PresetConflictError
+
+    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, CorruptResultsError, CorpusError))
+
+
+def cmd_run(args: List[str]) -> int:
+    if args and args[0] in ("-h", "--help"):
+        print(RUN_HELP)
+        return 0
+    from harness.config import RunConfig, parse
+    from harness.env import resolve_device
+    from harness.plan import DTYPES, apply_overrides, make_plan
+    from harness.runner import execute
+    from harness.store import ResultsStore
+    from suites._suite import suites
+
+    cfg: RunConfig = parse(args, RunConfig)
+    suite = suites.get(cfg.suite)
+    profile_name = cfg.profile or suite.default_profile
+    if profile_name not in suite.profiles:
+        raise UsageError(f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}.")
+    if cfg.dtype not in DTYPES:
+        raise UsageError(f"Unknown dtype '{cfg.dtype}'; choose one of {', '.join(DTYPES)}.")
+    if cfg.device not in ("auto", "cpu", "cuda") and not cfg.device.startswith("cuda:"):
+        raise UsageError(f"Unknown device '{cfg.device}'; choose auto, cpu or cuda.")
+    options = {"data": cfg.data, "protocol": cfg.protocol}
+    for key, value in options.items():
+        allowed = suite.options.get(key, ()) if key in suite.options else ()
+        if value is not None and key not in suite.options:
+            raise UsageError(f"Suite {suite.name} takes no '{key}' option; its options: {', '.join(suite.options) or 'none'}.")
+        if value is not None and allowed and value not in allowed:
+            raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
+    try:
+        device = resolve_device(cfg.device)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
+    seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
+    variants = list(cfg.variants) if cfg.variants is not None else list(suite.default_variants)
+    if not variants or not seeds:
+        raise UsageError("variants and seeds must not be empty lists.")
+    store = ResultsStore(cfg.results_dir)
+    plan = make_plan(suite, profile, variants, seeds, device, cfg.dtype, options, store)
+    print(plan.describe(), flush=True)
+    if cfg.dry_run:
+        print("dry_run=true: nothing was run.")
+        return 0
+    counts = execute(plan, store, progress=cfg.progress)
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new to run"
+    print(f"Done: {summary}. Records in {Path(cfg.results_dir) / suite.name}/; "
+          f"`bench report suite={suite.name}` rebuilds the report.")
+    return 0
+
+
+def cmd_list(args: List[str]) -> int:
+    from harness.listing import SECTIONS, render
+
+    what = args[0] if args else "all"
+    if what not in SECTIONS and what != "all":
+        raise UsageError(f"Unknown list '{what}'; choose one of {', '.join(SECTIONS)}.")
+    print(render(what))
+    return 0
+
+
+def cmd_report(args: List[str]) -> int:
+    from harness.config import ReportConfig, parse
+    from harness.report import build_reports
+
+    cfg: ReportConfig = parse(args, ReportConfig)
+    paths = build_reports(cfg.suite, Path(cfg.results_dir), Path(cfg.reports_dir))
+    for path in paths:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

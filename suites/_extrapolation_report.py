@@ -1,0 +1,141 @@
+"""The position_extrapolation report: setup, perplexity by length, a figure and the published finding."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Dict, List
+
+import pandas as pd
+
+from harness.report import fmt_mean_ci, markdown_table, mean_ci
+
+PUBLISHED = (
+    "Press et al. 2022 (arXiv 2108.12409, WikiText-103, L=512, non-overlapping windows) report ALiBi flat or "
+    "improving past the training length (perplexity 19.73 at L, 18.73 at ~2L, 18.40 at ~7L) while sinusoidal "
+    "rises steeply (20.05, 43.54, 178.97) and rotary in between (20.07, 21.37, 35.54)."
+)
+#: a variant whose perplexity at L is this much above the best variant's did not train comparably
+NOT_COMPARABLE = 1.25
+
+
+def _order(variants: List[str], preferred=("none", "sinusoidal", "learned", "rope", "alibi")) -> List[str]:
+    return sorted(variants, key=lambda v: (preferred.index(v) if v in preferred else len(preferred), v))
+
+
+def _per_seed(ok: pd.DataFrame, metric: str, x: float) -> Dict[str, Dict[int, float]]:
+    rows = ok[(ok.metric == metric) & (ok.x == x)]
+    out: Dict[str, Dict[int, float]] = {}
+    for r in rows.itertuples():
+        out.setdefault(r.variant, {})[int(r.seed)] = float(r.value)
+    return out
+
+
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ok = df[df.status == "ok"]
+    variants = _order(list(df.variant.unique()))
+    lengths = sorted(ok[ok.metric == "perplexity"].x.dropna().unique())
+    first = df.iloc[0]
+    settings = first.profile_settings
+    train_len = int(settings["train_len"])
+    lines = [f"# Length extrapolation ({suite.name}, suite version {first.suite_version})", "", suite.description.strip().splitlines()[0], ""]
+
+    # --- setup, from the records themselves
+    spec = first.spec
+    params = ok.groupby("variant").parameters.first() if "parameters" in ok else pd.Series(dtype=float)
+    seeds = sorted(int(s) for s in df.seed.unique())
+    lines += [
+        "## Setup", "",
+        f"- Model: decoder-only Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, {spec['n_heads']} heads, "
+        f"Pre-LN, tied embeddings, kernel {spec['kernel']}; parameters: "
+        + ", ".join(f"{v} {int(params[v]):,}" for v in variants if v in params.index) + ".",
+        f"- Training: {settings['steps']} steps of {settings['batch_size']} x {train_len} characters (L = {train_len}), "
+        f"AdamW lr {settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay "
+        f"{settings['weight_decay']:g}, gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
+        f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), last "
+        f"{settings['heldout_fraction']:.0%} held out; {int(first.get('eval_chars', 0)):,} held-out characters scored at every length.",
+        f"- Protocol: **{settings['protocol']}** windows"
+        + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "") + ".",
+        f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
+        f"flush denormals {first.get('flush_denormal')}, {first.get('num_threads')} threads, allocator {first.get('allocator')}; "
+        f"code {str(first.git_commit)[:10]}{' (dirty tree)' if first.git_dirty else ''}.",
+        "",
+    ]
+
+    # --- perplexity by variant x length
+    lines += [f"## Perplexity by evaluation length (mean ± 95% interval over seeds; L = {train_len})", ""]
+    table = []
+    for v in variants:
+        row = {"variant": v}
+        for x in lengths:
+            vals = ok[(ok.variant == v) & (ok.metric == "perplexity") & (ok.x == x)].value
+            bad = df[(df.variant == v) & (df.metric == "perplexity") & (df.x == x) & (df.status != "ok")]
+            row[f"{int(x)} ({int(x) // train_len}L)"] = fmt_mean_ci(vals) if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
+        table.append(row)
+    lines += [markdown_table(pd.DataFrame(table)), ""]
+    reasons = df[(df.status != "ok")].drop_duplicates(["variant", "status", "reason"])
+    if len(reasons):
+        lines += ["Cells that are not numbers:", ""]
+        lines += [f"- `{r.variant}`: {r.status}: {r.reason}" for r in reasons.itertuples()] + [""]
+
+    # --- did each variant train, and how flat is it
+    at_l = _per_seed(ok, "perplexity", float(train_len))
+    at_8l = _per_seed(ok, "perplexity", float(8 * train_len))
+    best_l = min((mean_ci(s.values())[0] for s in at_l.values()), default=math.nan)
+    summary, ratios = [], {}
+    for v in variants:
+        train = ok[(ok.variant == v) & (ok.metric == "train_loss")].value
+        l_vals = at_l.get(v, {})
+        ratio_vals = [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
+        ratios[v] = mean_ci(ratio_vals)[0] if ratio_vals else math.nan
+        comparable = bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * best_l
+        summary.append({
+            "variant": v, "final train loss (nats/char)": fmt_mean_ci(train, 3), "ppl at L": fmt_mean_ci(l_vals.values()),
+            "ppl(8L) / ppl(L)": fmt_mean_ci(ratio_vals) if ratio_vals else "n/a",
+            "comparable": "yes" if comparable else f"no: ppl at L > {NOT_COMPARABLE:.2f} x best",
+        })
+    lines += ["## Did each variant train, and does it extrapolate?", "",
+              "A flat curve from a model that never learned is not extrapolation: a variant whose perplexity at L is "
+              f"more than {NOT_COMPARABLE - 1:.0%} above the best variant's is marked as not comparable.", "",
+              markdown_table(pd.DataFrame(summary)), ""]
+
+    figure = _figure(ok, variants, train_len, out_dir / "figures" / f"{suite.name}.png")
+    lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
+    lines += ["## Against the published finding", "", PUBLISHED + " " + _verdict(ratios), ""]
+    path = out_dir / f"{suite.name}.md"
+    path.write_text("\n".join(lines))
+    return [path, figure]
+
+
+def _verdict(ratios: Dict[str, float]) -> str:
+    a, s = ratios.get("alibi", math.nan), ratios.get("sinusoidal", math.nan)
+    if math.isnan(a) or math.isnan(s):
+        return "This run lacks ALiBi or sinusoidal results at L and 8L, so it cannot be compared."
+    agrees = a < s and a <= 1.25
+    return (f"Here ppl(8L)/ppl(L) is {a:.2f} for ALiBi and {s:.2f} for sinusoidal: this run "
+            + ("agrees (ALiBi stays nearly flat while sinusoidal rises)." if agrees else
+               "does not reproduce the finding at this size (" + ("ALiBi also rises." if a > 1.25 else "sinusoidal does not rise more than ALiBi.") + ")"))
+
+
+def _figure(ok: pd.DataFrame, variants: List[str], train_len: int, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = ok[ok.metric == "perplexity"].rename(columns={"x": "evaluation length (characters)", "value": "perplexity"})
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sns.lineplot(data=data, x="evaluation length (characters)", y="perplexity", hue="variant", hue_order=variants,
+                 marker="o", errorbar=("ci", 95), ax=ax)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.axvline(train_len, color="grey", linestyle="--", linewidth=1)
+    ax.text(train_len, ax.get_ylim()[1], " training length L", va="top", ha="left", color="grey", fontsize=9)
+    ax.set_title("Held-out perplexity per character against evaluation length")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

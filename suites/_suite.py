@@ -1,0 +1,101 @@
+"""The vocabulary of a suite: Metric, Profile, Measurement, and the Suite base class.
+
+A suite names what it compares (default variants), how much compute each comparison gets (profiles),
+what it measures (metrics, each with a unit and a direction), how one job runs, and how its stored
+records become a report. Suites register under their module's file name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from variants._registry import Registry
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.context import JobContext
+
+suites: Registry["Suite"] = Registry("suite", package="suites", list_command="bench list suites")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A measured quantity: its unit and whether higher is better."""
+
+    name: str
+    unit: str
+    higher_is_better: bool
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A compute budget. Suites subclass it with their own typed fields (steps, sizes, ...)."""
+
+    name: str = "quick"
+    description: str = ""
+    seeds: Tuple[int, ...] = (0,)
+
+    def settings(self) -> Dict[str, Any]:
+        """The fields that change results (everything but name and description)."""
+        values = dataclasses.asdict(self)
+        values.pop("name"), values.pop("description")
+        return values
+
+
+@dataclass
+class Measurement:
+    """One value a job measured, before the harness adds provenance to make it a record."""
+
+    metric: str
+    value: Optional[float]
+    x: Optional[float] = None
+    x_name: Optional[str] = None
+    status: str = "ok"
+    reason: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+class Unsupported(Exception):
+    """A job that cannot run on this input or device; recorded with status ``unsupported``."""
+
+
+class Diverged(Exception):
+    """Training produced a non-finite or exploding loss; recorded with status ``diverged``."""
+
+
+class Suite:
+    """Base class of suites. Subclasses set the class attributes and implement run_job and report."""
+
+    name: str = ""
+    version: int = 1
+    description: str = ""
+    metrics: Tuple[Metric, ...] = ()
+    profiles: Dict[str, Profile] = {}
+    default_profile: str = "quick"
+    default_variants: Tuple[str, ...] = ()
+    #: options a user may set on the command line (key -> allowed values; None = free text)
+    options: Dict[str, Optional[Tuple[str, ...]]] = {}
+
+    def metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
+
+    def base_spec(self, profile: Profile, options: Dict[str, Any]):
+        """The spec every variant expression is applied on top of (model size from the profile)."""
+        raise NotImplementedError
+
+    def data_checksum(self, profile: Profile, options: Dict[str, Any]) -> str:
+        """A checksum of the data a job reads (part of its identity)."""
+        return ""
+
+    def run_job(self, spec, profile: Profile, seed: int, ctx: "JobContext") -> List[Measurement]:
+        """Train/measure one variant with one seed; raise Diverged/Unsupported for those outcomes."""
+        raise NotImplementedError
+
+    def report(self, records: "pd.DataFrame", out_dir: Path) -> List[Path]:
+        """Write this suite's Markdown report (and figures) from stored records; return the paths."""
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Corpora and tokenizers; nothing here downloads anything."""

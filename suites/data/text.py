@@ -1,0 +1,83 @@
+"""Character-level text corpora: the standard library's pydoc prose by default, or a user's text file.
+
+``pydoc_data.topics`` ships with CPython: about 465 KB of English prose from the Python reference. It
+differs between Python versions, so every record carries the corpus checksum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Tuple
+
+import torch
+
+DEFAULT_CORPUS = "pydoc"
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be read or is too small for the requested lengths."""
+
+
+@dataclass(frozen=True)
+class TextCorpus:
+    """A named text and its SHA-256."""
+
+    name: str
+    text: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def pydoc_text() -> str:
+    """Every topic of ``pydoc_data.topics`` in sorted key order, separated by blank lines."""
+    from pydoc_data.topics import topics
+
+    return "\n\n".join(topics[key] for key in sorted(topics))
+
+
+def load_corpus(source: str = DEFAULT_CORPUS) -> TextCorpus:
+    """``'pydoc'`` or the path of a UTF-8 text file."""
+    if source == DEFAULT_CORPUS:
+        return TextCorpus("pydoc_data.topics", pydoc_text())
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise CorpusError(f"data='{source}' is neither 'pydoc' nor a readable text file.")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"data='{source}' is not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+    return TextCorpus(path.name, text)
+
+
+@dataclass(frozen=True)
+class CharVocab:
+    """Characters of the training split; id 0 stands for any character unseen in training."""
+
+    chars: str
+
+    @classmethod
+    def from_text(cls, text: str) -> "CharVocab":
+        return cls("".join(sorted(set(text))))
+
+    @property
+    def size(self) -> int:
+        return len(self.chars) + 1
+
+    def encode(self, text: str) -> torch.Tensor:
+        index: Dict[str, int] = {c: i + 1 for i, c in enumerate(self.chars)}
+        return torch.tensor([index.get(c, 0) for c in text], dtype=torch.long)
+
+    def decode(self, ids: torch.Tensor) -> str:
+        return "".join(self.chars[i - 1] if i > 0 else "?" for i in ids.tolist())
+
+
+def split_text(text: str, heldout_fraction: float) -> Tuple[str, str]:
+    """(train, held-out): the held-out split is the final ``heldout_fraction`` of the text."""
+    if not 0 < heldout_fraction < 1:
+        raise CorpusError(f"heldout_fraction must be between 0 and 1, got {heldout_fraction}")
+    cut = int(len(text) * (1 - heldout_fraction))
+    return text[:cut], text[cut:]

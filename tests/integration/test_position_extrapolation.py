@@ -1,0 +1,121 @@
+"""The suite end to end at a reduced size: records, statuses, report, figure, and resume."""
+
+import json
+
+import pytest
+
+from harness.cli import main
+from suites.position_extrapolation import PositionExtrapolation
+
+TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
+        "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]
+
+
+def load(results):
+    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    return tmp_path / "results", tmp_path / "reports"
+
+
+def run(results, *args):
+    return main(["run", f"results_dir={results}", *TINY, *args])
+
+
+def test_default_variants_end_to_end_with_report(dirs):
+    results, reports = dirs
+    assert run(results) == 0
+    records = load(results)
+    variants = {r["variant"] for r in records}
+    assert variants == {"none", "sinusoidal", "learned", "rope", "alibi"}
+    ppl = [r for r in records if r["metric"] == "perplexity"]
+    assert {r["x"] for r in ppl} == {8.0, 16.0, 32.0, 64.0, 128.0}
+    learned = [r for r in ppl if r["variant"] == "learned"]
+    assert {r["x"]: r["status"] for r in learned} == {8.0: "ok", 16.0: "unsupported", 32.0: "unsupported",
+                                                      64.0: "unsupported", 128.0: "unsupported"}
+    assert all("without clipping" in r["reason"] for r in learned if r["status"] == "unsupported")
+    for r in records:  # provenance on every record
+        for key in ("spec", "spec_hash", "job_hash", "profile", "seed", "unit", "higher_is_better", "device",
+                    "torch_version", "git_commit", "data_checksum", "timestamp", "parameters", "flush_denormal"):
+            assert key in r, key
+    assert all(r["status"] == "ok" for r in ppl if r["variant"] != "learned")
+    assert all(r["flush_denormal"] is True for r in records)
+
+    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
+    text = (reports / "position_extrapolation.md").read_text()
+    for phrase in ("nonoverlapping", "ppl(8L) / ppl(L)", "comparable", "Press et al. 2022", "(n=1)", "unsupported",
+                   "lr 0.002", "sha256"):
+        assert phrase in text, phrase
+    assert (reports / "figures" / "position_extrapolation.png").stat().st_size > 10_000
+
+
+def test_rerun_skips_stored_jobs_and_resumes_missing_ones(dirs, capsys):
+    results, _ = dirs
+    assert run(results, "variants=[rope,alibi]", "seeds=[0,1]") == 0
+    files = sorted((results / "position_extrapolation").glob("*.jsonl"))
+    assert len(files) == 4
+    stamps = {p.name: p.stat().st_mtime_ns for p in files}
+    files[0].unlink()  # as if the sweep had been interrupted before this job
+    capsys.readouterr()
+    assert run(results, "variants=[rope,alibi]", "seeds=[0,1]") == 0
+    out = capsys.readouterr().out
+    assert "1 to run, 3 stored" in out
+    after = {p.name: p.stat().st_mtime_ns for p in (results / "position_extrapolation").glob("*.jsonl")}
+    assert set(after) == set(stamps)
+    assert all(after[n] == stamps[n] for n in stamps if n != files[0].name)
+
+
+def test_an_interrupted_sweep_keeps_finished_jobs(dirs, monkeypatch):
+    results, _ = dirs
+    original = PositionExtrapolation.run_job
+
+    def interrupt_on_alibi(self, spec, profile, seed, ctx):
+        if spec.position == "alibi":
+            raise KeyboardInterrupt
+        return original(self, spec, profile, seed, ctx)
+
+    monkeypatch.setattr(PositionExtrapolation, "run_job", interrupt_on_alibi)
+    assert run(results, "variants=[rope,alibi]") == 130
+    assert {r["variant"] for r in load(results)} == {"rope"}
+    monkeypatch.setattr(PositionExtrapolation, "run_job", original)
+    assert run(results, "variants=[rope,alibi]") == 0
+    assert {r["variant"] for r in load(results)} == {"rope", "alibi"}
+
+
+def test_failed_and_diverged_jobs_are_recorded_and_the_sweep_goes_on(dirs, monkeypatch):
+    from suites._suite import Diverged
+
+    results, _ = dirs
+    original = PositionExtrapolation.run_job
+
+    def flaky(self, spec, profile, seed, ctx):
+        if spec.position == "rope":
+            raise Diverged("loss became nan at step 3")
+        if spec.position == "none":
+            raise RuntimeError("boom")
+        return original(self, spec, profile, seed, ctx)
+
+    monkeypatch.setattr(PositionExtrapolation, "run_job", flaky)
+    assert run(results, "variants=[rope,none,alibi]") == 0
+    status = {r["variant"]: (r["status"], r["reason"]) for r in load(results) if r["metric"] == "job"}
+    assert status["rope"] == ("diverged", "loss became nan at step 3")
+    assert status["none"][0] == "failed" and "RuntimeError: boom" in status["none"][1]
+    assert any(r["variant"] == "alibi" and r["status"] == "ok" for r in load(results))
+
+
+def test_a_user_text_file_and_the_sliding_protocol(dirs, tmp_path):
+    results, _ = dirs
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the quick brown fox jumps over the lazy dog. " * 400)
+    assert run(results, "variants=[alibi]", f"data={corpus}", "protocol=sliding") == 0
+    records = load(results)
+    assert records[0]["corpus"] == "corpus.txt" and records[0]["protocol"] == "sliding"
+    assert all(r["status"] == "ok" for r in records)
+
+
+def test_a_missing_data_file_is_a_clear_error(dirs, capsys):
+    results, _ = dirs
+    assert run(results, "data=/no/such/file.txt") == 2
+    assert "neither 'pydoc' nor a readable text file" in capsys.readouterr().err

@@ -1,0 +1,76 @@
+"""The registry: discovery, duplicates, unknown names, wildcards and plugins."""
+
+from importlib import metadata
+
+import pytest
+
+from variants import _registry
+from variants._registry import DuplicateNameError, Registry, UnknownNameError
+from variants.kernel._base import kernels
+from variants.position._base import positions
+
+
+def test_builtin_modules_are_discovered_without_an_import_list():
+    assert positions.names() == ["alibi", "learned", "none", "rope", "sinusoidal"]
+    assert {"naive", "sdpa"} <= set(kernels.names())
+
+
+def test_registering_a_name_twice_raises():
+    reg = Registry("widget")
+    reg.add("a", object())
+    with pytest.raises(DuplicateNameError, match="'a' is registered twice"):
+        reg.add("a", object())
+
+
+def test_unknown_name_suggests_close_matches_and_the_list_command():
+    with pytest.raises(UnknownNameError) as info:
+        positions.get("alibbi")
+    message = str(info.value)
+    assert "'alibbi'" in message and "'alibi'" in message and "bench list positions" in message
+
+
+def test_wildcard_listing():
+    assert positions.names("*i*") == ["alibi", "sinusoidal"]
+
+
+def test_summary_is_the_first_docstring_line():
+    summary = next(e.summary for e in positions.entries() if e.name == "alibi")
+    assert summary.startswith("ALiBi") and "\n" not in summary
+
+
+class _FakeEntryPoint:
+    def __init__(self, name, loader):
+        self.name, self.value, self._loader = name, f"fake:{name}", loader
+
+    def load(self):
+        return self._loader()
+
+
+def test_a_broken_plugin_is_reported_and_does_not_hide_the_others(monkeypatch):
+    widgets = Registry("widget")
+
+    def good():
+        def register():
+            widgets.add("from_plugin", object(), summary="a plugin widget")
+        return register
+
+    def broken():
+        raise ImportError("no module named 'missing_dep'")
+
+    eps = [_FakeEntryPoint("broken", broken), _FakeEntryPoint("good", good)]
+    monkeypatch.setattr(metadata, "entry_points", lambda group: eps if group == _registry.PLUGIN_GROUP else [])
+    monkeypatch.setattr(_registry, "_plugins", None)
+    statuses = {s.name: s for s in _registry.load_plugins()}
+    assert statuses["broken"].error and "missing_dep" in statuses["broken"].error
+    assert statuses["good"].error is None
+    assert widgets.names() == ["from_plugin"]
+    monkeypatch.setattr(_registry, "_plugins", None)
+
+
+def test_bench_list_reports_a_broken_plugin(monkeypatch):
+    from harness.listing import render
+
+    monkeypatch.setattr(_registry, "_plugins", [_registry.PluginStatus("bad", "bad_pkg:register", "ImportError: boom")])
+    text = render("all")
+    assert "bad" in text and "ImportError: boom" in text
+    assert "rope" in text  # the other components are still listed

@@ -1,0 +1,1 @@
+"""What is compared: architecture specs, presets and the components they name."""

@@ -1,0 +1,188 @@
+"""Named registries of components, discovered from built-in modules and from plugins.
+
+One small generic class, one instance per kind (positions, kernels, presets, suites, ...). A built-in
+component lives in a module whose file name is its registry key (``variants/position/rope.py``
+registers ``rope``); the package that holds such modules is scanned on first use, so there is no
+hand-kept import list. Third-party packages add components through the entry-point group
+``bench.plugins``: each entry point names a module (or a callable) that registers when loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Callable, Dict, Generic, Iterator, List, Optional, TypeVar
+
+T = TypeVar("T")
+
+PLUGIN_GROUP = "bench.plugins"
+
+
+class UnknownNameError(KeyError):
+    """An unknown registry key; the message names close matches and the command that lists all."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; show it plainly
+        return str(self.args[0])
+
+
+class DuplicateNameError(ValueError):
+    """A registry key registered twice."""
+
+
+@dataclass
+class Entry(Generic[T]):
+    """One registered component: its key, the object and where it came from."""
+
+    name: str
+    obj: T
+    summary: str
+    source: str
+
+
+def first_line(doc: Optional[str]) -> str:
+    """The first non-empty line of a docstring (what `bench list` shows)."""
+    for line in (doc or "").strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def close_matches(name: str, choices: List[str], n: int = 3) -> List[str]:
+    """Registry keys that look like ``name`` (for "did you mean" messages)."""
+    return difflib.get_close_matches(name, choices, n=n, cutoff=0.5)
+
+
+@dataclass
+class Registry(Generic[T]):
+    """A name -> component map for one kind of component.
+
+    ``package`` is the dotted name of the package whose modules are imported on first lookup;
+    ``list_command`` is the command a user runs to see every key (quoted in errors).
+    """
+
+    kind: str
+    package: Optional[str] = None
+    list_command: str = "bench list"
+    _entries: Dict[str, Entry[T]] = field(default_factory=dict)
+    _discovered: bool = False
+
+    def register(self, name: Optional[str] = None, *, summary: Optional[str] = None) -> Callable[[T], T]:
+        """Decorator: register an object under ``name`` (default: the module's file name)."""
+
+        def decorate(obj: T) -> T:
+            key = name or _module_leaf(obj)
+            self.add(key, obj, summary=summary)
+            return obj
+
+        return decorate
+
+    def add(self, name: str, obj: T, *, summary: Optional[str] = None) -> None:
+        """Register ``obj`` under ``name``; a name registered twice raises DuplicateNameError."""
+        if name in self._entries:
+            raise DuplicateNameError(
+                f"{self.kind} '{name}' is registered twice "
+                f"(first by {self._entries[name].source}, again by {_source_of(obj)})."
+            )
+        text = summary if summary is not None else first_line(_doc_of(obj))
+        self._entries[name] = Entry(name, obj, text, _source_of(obj))
+
+    def get(self, name: str) -> T:
+        """The component registered as ``name``; an unknown name raises UnknownNameError."""
+        self.discover()
+        if name not in self._entries:
+            raise UnknownNameError(self.unknown_message(name))
+        return self._entries[name].obj
+
+    def unknown_message(self, name: str) -> str:
+        """One sentence naming the bad key, close matches and the command that lists all."""
+        matches = close_matches(name, self.names())
+        hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
+        return f"Unknown {self.kind} '{name}'.{hint} Run `{self.list_command}` to see all {len(self.names())}."
+
+    def __contains__(self, name: object) -> bool:
+        self.discover()
+        return name in self._entries
+
+    def names(self, pattern: str = "*") -> List[str]:
+        """Sorted keys, optionally filtered with a shell wildcard (``gqa*``)."""
+        self.discover()
+        return sorted(n for n in self._entries if fnmatch.fnmatch(n, pattern))
+
+    def entries(self) -> Iterator[Entry[T]]:
+        """Every entry in key order."""
+        for name in self.names():
+            yield self._entries[name]
+
+    def discover(self) -> None:
+        """Import every module of ``package`` once (each registers itself), then the plugins."""
+        if self._discovered:
+            return
+        self._discovered = True
+        if self.package:
+            import_submodules(self.package)
+        load_plugins()
+
+
+def import_submodules(package: str) -> None:
+    """Import every module below ``package`` whose name does not start with an underscore."""
+    pkg = importlib.import_module(package)
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
+        if not info.name.rsplit(".", 1)[-1].startswith("_"):
+            importlib.import_module(info.name)
+
+
+@dataclass
+class PluginStatus:
+    """What happened when an entry point of ``bench.plugins`` was loaded."""
+
+    name: str
+    target: str
+    error: Optional[str] = None
+
+
+_plugins: Optional[List[PluginStatus]] = None
+
+
+def load_plugins() -> List[PluginStatus]:
+    """Load every ``bench.plugins`` entry point once; a broken plugin is recorded, not raised."""
+    global _plugins
+    if _plugins is not None:
+        return _plugins
+    _plugins = []
+    for ep in metadata.entry_points(group=PLUGIN_GROUP):
+        status = PluginStatus(ep.name, ep.value)
+        try:
+            loaded = ep.load()
+            if callable(loaded) and not isinstance(loaded, type):
+                loaded()
+        except Exception as exc:  # a plugin's failure must not hide the other components
+            status.error = f"{type(exc).__name__}: {exc}"
+        _plugins.append(status)
+    return _plugins
+
+
+def plugin_statuses() -> List[PluginStatus]:
+    """The outcome of loading each plugin (loads them if not yet done)."""
+    return list(load_plugins())
+
+
+def _module_leaf(obj: object) -> str:
+    module = getattr(obj, "__module__", "") or ""
+    return module.rsplit(".", 1)[-1]
+
+
+def _doc_of(obj: object) -> Optional[str]:
+    doc = getattr(obj, "__doc__", None)
+    module = importlib.import_module(obj.__module__) if getattr(obj, "__module__", None) else None
+    # a component's module docstring (which cites its paper) is the preferred summary
+    return (module.__doc__ if module is not None and module.__doc__ else None) or doc
+
+
+def _source_of(obj: object) -> str:
+    module = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", type(obj).__name__)
+    return f"{module}.{qual}" if module else qual

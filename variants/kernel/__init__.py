@@ -1,0 +1,1 @@
+"""Attention kernels: each module registers one under its file name."""

@@ -1,0 +1,1 @@
+"""Position encodings: each module registers one under its file name."""

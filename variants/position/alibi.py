@@ -1,0 +1,49 @@
+"""ALiBi: a fixed, head-specific linear penalty on query-key distance (Press et al. 2022, arXiv 2108.12409).
+
+No position vector is added anywhere; head h adds -m_h * (i - j) to the score of query i and key j,
+after the 1/sqrt(d) scaling. The slopes m_h are fixed: for n heads, n a power of two, the geometric
+sequence whose first term and ratio are 2^(-8/n); otherwise the slopes for the largest power of two
+p below n followed by every other slope of the sequence for 2p, up to n values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional
+
+import torch
+
+from ._base import PositionEncoding, positions
+
+
+def _power_of_two_slopes(n: int) -> List[float]:
+    start = 2.0 ** (-8.0 / n)
+    return [start ** (i + 1) for i in range(n)]
+
+
+def alibi_slopes(n_heads: int) -> List[float]:
+    """The ALiBi slope of each head, exactly as in the paper's reference code."""
+    if n_heads < 1:
+        raise ValueError(f"ALiBi needs at least one head, got {n_heads}")
+    if math.log2(n_heads).is_integer():
+        return _power_of_two_slopes(n_heads)
+    closest = 2 ** math.floor(math.log2(n_heads))
+    extra = _power_of_two_slopes(2 * closest)[0::2][: n_heads - closest]
+    return _power_of_two_slopes(closest) + extra
+
+
+@positions.register()
+class Alibi(PositionEncoding):
+    """Linear distance penalties on attention scores, one fixed slope per head."""
+
+    def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
+        super().__init__(d_model, n_heads, head_dim, max_len)
+        self.register_buffer("slopes", torch.tensor(alibi_slopes(n_heads)), persistent=False)
+
+    def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+        # query i sits at absolute position q_offset + i, key j at j: bias = -m * (i - j) for j <= i.
+        # Keys after the query get a positive bias that the causal mask removes anyway.
+        q_pos = torch.arange(q_offset, q_offset + q_len, device=self.slopes.device)
+        k_pos = torch.arange(k_len, device=self.slopes.device)
+        distance = (q_pos[:, None] - k_pos[None, :]).to(dtype)  # (T, S)
+        return -self.slopes.to(dtype)[:, None, None] * distance  # (H, T, S)

@@ -1,0 +1,123 @@
+"""Architecture specs, preset expressions that build them, and the problems that stop them running.
+
+A spec is a frozen dataclass with one field per axis: a registry key (``position="rope"``) or a number
+(``n_kv_heads=2``). A preset is a named partial spec; a variant is a preset expression such as
+``alibi+sdpa``: presets compose with ``+``, and two presets that set one field differently are an error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+import torch
+
+from ._registry import UnknownNameError, close_matches
+from .kernel._base import kernels
+from .position._base import positions
+from .presets import Preset, all_preset_names, find_preset
+
+
+class PresetConflictError(ValueError):
+    """Two presets of one expression set the same field to different values."""
+
+
+@dataclass(frozen=True)
+class TransformerSpec:
+    """A Transformer language model, one field per architectural axis."""
+
+    vocab_size: int = 256
+    d_model: int = 128
+    n_layers: int = 2
+    n_heads: int = 8
+    #: key/value heads: None = one per query head (MHA), 1 = MQA, g = GQA with g groups
+    n_kv_heads: Optional[int] = None
+    #: FFN hidden size; None = 4 x d_model
+    d_ff: Optional[int] = None
+    #: the training length; a learned position table has this many rows
+    max_len: int = 64
+    position: str = "sinusoidal"
+    kernel: str = "sdpa"
+    dropout: float = 0.0
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def kv_heads(self) -> int:
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def content_hash(self) -> str:
+        """A short stable hash of every field (part of a job's identity)."""
+        return stable_hash(self.to_dict())
+
+
+def stable_hash(obj: Any, length: int = 16) -> str:
+    """SHA-256 of canonical JSON (sorted keys), truncated to ``length`` hex digits."""
+    text = json.dumps(obj, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:length]
+
+
+def split_expression(expr: str) -> List[str]:
+    """``'alibi+gqa2'`` -> ``['alibi', 'gqa2']``; empty parts are an error."""
+    parts = [p.strip() for p in str(expr).split("+")]
+    if not expr or any(not p for p in parts):
+        raise ValueError(f"Variant expression '{expr}' has an empty part; write presets joined by '+', e.g. 'alibi+sdpa'.")
+    return parts
+
+
+def preset_fields(expr: str) -> Dict[str, Any]:
+    """The merged field values of a preset expression; unknown or disagreeing presets raise."""
+    merged: Dict[str, Any] = {}
+    origin: Dict[str, str] = {}
+    for name in split_expression(expr):
+        preset = find_preset(name)
+        if preset is None:
+            matches = close_matches(name, all_preset_names())
+            hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
+            raise UnknownNameError(f"Unknown variant preset '{name}' in '{expr}'.{hint} Run `bench list variants` to see all.")
+        for key, value in preset.fields.items():
+            if key in merged and merged[key] != value:
+                raise PresetConflictError(
+                    f"Presets '{origin[key]}' and '{name}' in '{expr}' disagree on {key} "
+                    f"({merged[key]!r} vs {value!r}); keep one of them."
+                )
+            merged[key], origin[key] = value, name
+    return merged
+
+
+def resolve(expr: str, base: Optional[TransformerSpec] = None) -> TransformerSpec:
+    """The spec a variant expression describes, on top of ``base`` (a profile's model size)."""
+    base = base or TransformerSpec()
+    fields = preset_fields(expr)
+    unknown = set(fields) - {f.name for f in dataclasses.fields(base)}
+    if unknown:
+        raise ValueError(f"Preset expression '{expr}' sets {sorted(unknown)}, which TransformerSpec does not have.")
+    return dataclasses.replace(base, **fields)
+
+
+def problems(spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    """Every reason ``spec`` cannot be built and run on ``device`` in ``dtype`` (empty if it can)."""
+    reasons: List[str] = []
+    if spec.n_heads < 1 or spec.d_model % spec.n_heads:
+        reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
+    if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):
+        reasons.append(f"n_kv_heads {spec.n_kv_heads} must divide n_heads {spec.n_heads}")
+    for registry, key in ((positions, spec.position), (kernels, spec.kernel)):
+        if key not in registry:
+            reasons.append(registry.unknown_message(key))
+    if reasons:
+        return reasons
+    reasons += positions.get(spec.position).problems(spec)
+    reasons += kernels.get(spec.kernel).problems(spec, device, dtype)
+    return reasons
+
+
+__all__ = ["TransformerSpec", "Preset", "resolve", "problems", "preset_fields", "stable_hash", "PresetConflictError"]

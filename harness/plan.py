@@ -18,7 +18,7 @@ from harness.env import code_version
 from harness.errors import UsageError
 from harness.store import ResultsStore
 from suites._suite import Profile, Suite
-from variants.spec import TransformerSpec, problems, resolve, stable_hash
+from variants.spec import TransformerSpec, problems, stable_hash
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -113,11 +113,10 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
               options: Dict[str, Any], store: ResultsStore) -> Plan:
     """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate."""
     plan = Plan(suite, profile, options)
-    base = suite.base_spec(profile, options)
     checksum = suite.data_checksum(profile, options)
     torch_dtype = DTYPES[dtype]
     for variant in variants:
-        spec = resolve(variant, base)
+        spec = suite.spec_for(variant, profile, options)
         reasons = problems(spec, device.split(":")[0], torch_dtype)
         for seed in seeds:
             h = job_hash(suite, spec, profile, seed, device, dtype, checksum)

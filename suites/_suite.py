@@ -88,6 +88,12 @@ class Suite:
         """The spec every variant expression is applied on top of (model size from the profile)."""
         raise NotImplementedError
 
+    def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
+        """The spec a variant expression stands for in this suite (default: presets on the base spec)."""
+        from variants.spec import resolve
+
+        return resolve(variant, self.base_spec(profile, options))
+
     def data_checksum(self, profile: Profile, options: Dict[str, Any]) -> str:
         """A checksum of the data a job reads (part of its identity)."""
         return ""

@@ -36,7 +36,7 @@ class ExtrapolationProfile(Profile):
     eval_multipliers: Tuple[int, ...] = (1, 2, 4, 8, 16)
     batch_size: int = 32
     steps: int = 250
-    lr: float = 2e-3
+    lr: float = 3e-3
     warmup_steps: int = 25
     weight_decay: float = 0.1
     grad_clip: float = 1.0

@@ -46,7 +46,7 @@ def test_default_variants_end_to_end_with_report(dirs):
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "position_extrapolation.md").read_text()
     for phrase in ("nonoverlapping", "ppl(8L) / ppl(L)", "comparable", "Press et al. 2022", "(n=1)", "unsupported",
-                   "lr 0.002", "sha256"):
+                   "lr 0.003", "sha256"):
         assert phrase in text, phrase
     assert (reports / "figures" / "position_extrapolation.png").stat().st_size > 10_000
 

@@ -96,3 +96,12 @@ def test_learned_positions_refuse_lengths_beyond_their_table():
     assert "8 positions" in learned.length_problem(9)
     with pytest.raises(ValueError):
         learned.embed(torch.zeros(1, 9, 16))
+
+
+def test_rope_tables_made_during_inference_can_be_used_in_training():
+    x = torch.randn(1, 2, 5, 8)
+    with torch.inference_mode():
+        apply_rope(x, 3)
+    y = torch.randn(1, 2, 5, 8, requires_grad=True)
+    apply_rope(y, 3).sum().backward()
+    assert y.grad is not None

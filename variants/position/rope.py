@@ -25,8 +25,10 @@ def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = 10000
 
 @functools.lru_cache(maxsize=32)
 def _cos_sin(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str):
-    angles = rope_angles(length, head_dim, offset, base)
-    return angles.cos().to(device=device, dtype=dtype), angles.sin().to(device=device, dtype=dtype)
+    # built outside inference mode, so a table first made during evaluation can serve training too
+    with torch.inference_mode(False):
+        angles = rope_angles(length, head_dim, offset, base)
+        return angles.cos().to(device=device, dtype=dtype), angles.sin().to(device=device, dtype=dtype)
 
 
 def apply_rope(x: torch.Tensor, offset: int = 0, base: float = 10000.0) -> torch.Tensor:

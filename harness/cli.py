@@ -25,7 +25,7 @@ RUN_HELP = """bench run key=value ...
   profile=NAME        compute budget: quick or standard           [quick]
   seeds=[0,1,2]       seeds                                       [the profile's]
   device=auto|cpu|cuda                                            [auto]
-  dtype=float32|bfloat16|float16|float64                          [float32]
+  dtype=float32|bfloat16  (bfloat16: autocast, float32 weights)   [float32]
   data=pydoc|PATH     corpus: the standard library's pydoc text or a UTF-8 file
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
@@ -83,6 +83,8 @@ def cmd_run(args: List[str]) -> int:
         raise UsageError(f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}.")
     if cfg.dtype not in DTYPES:
         raise UsageError(f"Unknown dtype '{cfg.dtype}'; choose one of {', '.join(DTYPES)}.")
+    if cfg.dtype not in suite.dtypes:
+        raise UsageError(f"Suite {suite.name} does not compute in {cfg.dtype}; choose one of {', '.join(suite.dtypes)}.")
     if cfg.device not in ("auto", "cpu", "cuda") and not cfg.device.startswith("cuda:"):
         raise UsageError(f"Unknown device '{cfg.device}'; choose auto, cpu or cuda.")
     options = {"data": cfg.data, "protocol": cfg.protocol}

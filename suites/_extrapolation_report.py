@@ -120,6 +120,7 @@ def _verdict(ratios: Dict[str, float]) -> str:
 
 def _figure(ok: pd.DataFrame, variants: List[str], train_len: int, path: Path) -> Path:
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -127,14 +128,19 @@ def _figure(ok: pd.DataFrame, variants: List[str], train_len: int, path: Path) -
 
     path.parent.mkdir(parents=True, exist_ok=True)
     data = ok[ok.metric == "perplexity"].rename(columns={"x": "evaluation length (characters)", "value": "perplexity"})
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
     sns.lineplot(data=data, x="evaluation length (characters)", y="perplexity", hue="variant", hue_order=variants,
                  marker="o", errorbar=("ci", 95), ax=ax)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.axvline(train_len, color="grey", linestyle="--", linewidth=1)
-    ax.text(train_len, ax.get_ylim()[1], " training length L", va="top", ha="left", color="grey", fontsize=9)
-    ax.set_title("Held-out perplexity per character against evaluation length")
+    lengths = sorted(data["evaluation length (characters)"].unique())
+    ax.set_xticks(lengths, [str(int(x)) for x in lengths])
+    ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.axvline(train_len, color="grey", linestyle="--", linewidth=1, label=f"training length L = {train_len}")
+    ax.set_ylabel("perplexity per character (log scale)")
+    ax.legend(title="variant", bbox_to_anchor=(1.02, 1), loc="upper left")
+    ax.set_title("Held-out perplexity against evaluation length")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -78,6 +78,8 @@ class Suite:
     profiles: Dict[str, Profile] = {}
     default_profile: str = "quick"
     default_variants: Tuple[str, ...] = ()
+    #: dtypes this suite can compute in (float32 weights; lower precision through autocast)
+    dtypes: Tuple[str, ...] = ("float32",)
     #: options a user may set on the command line (key -> allowed values; None = free text)
     options: Dict[str, Optional[Tuple[str, ...]]] = {}
 

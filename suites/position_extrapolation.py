@@ -76,6 +76,7 @@ class PositionExtrapolation(Suite):
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     options = {"data": None, "protocol": PROTOCOLS}
+    dtypes = ("float32", "bfloat16")
 
     def resolved_profile(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> ExtrapolationProfile:
         if options.get("protocol"):
@@ -116,9 +117,14 @@ class PositionExtrapolation(Suite):
                          eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr, steps=profile.steps)
         gen = torch.Generator().manual_seed(seed)
 
+        # weights stay float32; bfloat16 runs the matmuls under autocast (mixed precision)
+        def autocast():
+            return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype, enabled=ctx.dtype != torch.float32)
+
         def step_loss(m, step):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
-            return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
+            with autocast():
+                return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
         settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
                                  weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
@@ -137,8 +143,9 @@ class PositionExtrapolation(Suite):
                     out.append(Measurement(metric, None, status="unsupported", reason=problem, **where))
                 continue
             t0 = time.perf_counter()
-            nll, count = evaluate_nll(model, eval_ids, length, protocol=profile.protocol,
-                                      stride=profile.stride or profile.train_len, device=ctx.device)
+            with autocast():
+                nll, count = evaluate_nll(model, eval_ids, length, protocol=profile.protocol,
+                                          stride=profile.stride or profile.train_len, device=ctx.device)
             loss = nll / count
             where["extra"] = {"multiplier": mult, "scored_tokens": count, "eval_time_s": time.perf_counter() - t0}
             out.append(Measurement("loss", loss, **where))

@@ -29,6 +29,7 @@ def run_cli(capsys, *args):
     (["run", "protocol=strided"], "choose one of nonoverlapping, sliding"),
     (["run", "device=tpu"], "Unknown device 'tpu'"),
     (["run", "dry_run=maybe"], "Bad option"),
+    (["run", "dtype=float64"], "does not compute in float64"),
     (["run", "rope"], "is not key=value"),
     (["list", "widgets"], "Unknown list 'widgets'"),
     (["frobnicate"], "unknown command 'frobnicate'"),

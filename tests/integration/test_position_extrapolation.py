@@ -119,3 +119,10 @@ def test_a_missing_data_file_is_a_clear_error(dirs, capsys):
     results, _ = dirs
     assert run(results, "data=/no/such/file.txt") == 2
     assert "neither 'pydoc' nor a readable text file" in capsys.readouterr().err
+
+
+def test_bfloat16_runs_under_autocast_and_is_recorded(dirs):
+    results, _ = dirs
+    assert run(results, "variants=[alibi+naive]", "dtype=bfloat16") == 0
+    records = load(results)
+    assert all(r["dtype"] == "bfloat16" and r["status"] == "ok" for r in records)

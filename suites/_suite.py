@@ -90,6 +90,10 @@ class Suite:
         """The spec every variant expression is applied on top of (model size from the profile)."""
         raise NotImplementedError
 
+    def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
+        """The profile after command-line options that change it (default: unchanged)."""
+        return profile
+
     def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
         """The spec a variant expression stands for in this suite (default: presets on the base spec)."""
         from variants.spec import resolve

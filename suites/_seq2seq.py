@@ -35,10 +35,13 @@ class EncodedCorpus:
     dropped: Dict[str, int]
 
 
-@functools.lru_cache(maxsize=4)
 def encode_corpus(data: str, vocab_size: int, max_len: int) -> EncodedCorpus:
     """Train the vocabulary on the training split and encode every split; sides over max_len tokens drop."""
-    corpus = load_parallel(data)
+    return _encode(load_parallel(data), vocab_size, max_len)
+
+
+@functools.lru_cache(maxsize=4)
+def _encode(corpus: ParallelCorpus, vocab_size: int, max_len: int) -> EncodedCorpus:
     vocab = SubwordVocab.train([side for pair in corpus.train for side in pair], vocab_size)
     splits, dropped, kept_text = {}, {}, []
     for name in ("train", "valid", "test"):

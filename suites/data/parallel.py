@@ -47,9 +47,16 @@ class ParallelCorpus:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-@functools.lru_cache(maxsize=4)
 def load_parallel(source: str = DEFAULT) -> ParallelCorpus:
     """A built-in corpus by name, or ``SOURCE,TARGET`` file paths; bad input raises CorpusError."""
+    from suites.data.sword import sword_root
+
+    return _load(source, str(sword_root()) if source == "bible_en_es" else "")
+
+
+@functools.lru_cache(maxsize=4)
+def _load(source: str, sword_root: str) -> ParallelCorpus:
+    """``load_parallel``, remembered per process (the SWORD library root is part of the key)."""
     if source == "numbers_en_fr":
         from suites.data.numbers import MAX_WORDS, generate
 

@@ -18,6 +18,8 @@ PUBLISHED = (
 )
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
+#: an attention model whose best bucket stays below this BLEU did not learn the task
+LEARNED = 5.0
 FIGURE = "translation_bleu_by_length.png"
 
 
@@ -83,7 +85,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         lines += ["Cells that are not numbers:", ""] + [f"- `{r.variant}`: {r.status}: {r.reason}" for r in reasons.itertuples()] + [""]
 
     figure = _figure(ok, variants, labels, out_dir / "figures" / FIGURE)
-    lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", ""]
+    lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", "",
+              "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.", ""]
     lines += _samples(ok, variants)
     lines += ["## Against the published finding", "", PUBLISHED + " " + _verdict(ok, variants, specs, labels), ""]
     path = out_dir / f"{suite.name}.md"
@@ -105,7 +108,7 @@ def _setup(df, ok, first, settings, seeds) -> List[str]:
         f"{get('train_pairs')} training pairs, {get('test_sentences')} test sentences; joint BPE vocabulary of "
         f"{get('vocab_size')} tokens trained on the training split; pairs over {settings['max_len']} tokens dropped "
         f"({', '.join(f'{k} {v}' for k, v in dropped.items()) or 'none'}).",
-        f"- RNN encoder-decoders: embedding {settings['d_embed']}, hidden {settings['d_hidden']}, {settings['rnn_layers']} layer(s); "
+        f"- RNN encoder-decoders: embedding {settings['d_embed']}, hidden {settings['d_hidden']}, {settings['rnn_layers']} {'layer' if settings['rnn_layers'] == 1 else 'layers'}; "
         f"attention in the global form of Luong et al. 2015 (decoder state scores the encoder states; additive is "
         f"Bahdanau's score). Transformer encoder-decoder: d_model {settings['d_model']}, {settings['n_layers']} encoder and "
         f"{settings['n_layers']} decoder layers, {settings['n_heads']} heads, tied embeddings.",
@@ -159,6 +162,9 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     bucket = labels[longest].split(" (")[0]
     text = (f"Here, on the longest bucket ({bucket}), the RNNs without attention reach BLEU {describe(plain)}, "
             f"and those with attention {describe(attn)}.")
+    if any(max(means[v].values()) < LEARNED for v in attn):
+        return text + (f" An attention model stays below BLEU {LEARNED:g} on every bucket: it did not learn the task "
+                       f"with this budget, so this run cannot test the finding.")
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
     better = min(means[v][longest] for v in attn) > max(means[v][longest] for v in plain)

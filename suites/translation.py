@@ -45,8 +45,8 @@ class TranslationProfile(Profile):
     n_layers: int = 2
     n_heads: int = 4
     dropout: float = 0.0
-    batch_size: int = 64
-    steps: int = 600
+    batch_size: int = 32
+    steps: int = 1500
     lr: float = 3e-3
     warmup_steps: int = 30
     weight_decay: float = 0.01
@@ -57,7 +57,7 @@ class TranslationProfile(Profile):
     length_penalty: float = 0.6
     decode_batch: int = 100
     #: upper bounds (words, inclusive) of the source-length buckets; one more bucket holds longer sources
-    length_buckets: Tuple[int, ...] = (10, 20, 30, 40)
+    length_buckets: Tuple[int, ...] = (10, 20, 30)
     #: a bucket with fewer test sentences gets no BLEU (recorded as unsupported, with the count)
     min_bucket_sentences: int = 20
     #: translate only the first N test pairs (0 = all)
@@ -66,7 +66,7 @@ class TranslationProfile(Profile):
 
 PROFILES = {
     "quick": TranslationProfile(
-        name="quick", description="numbers_en_fr, LSTM 128 / Transformer d 64, 600 steps, greedy: about 10 minutes on 2 CPU cores",
+        name="quick", description="numbers_en_fr, LSTM 128 / Transformer d 64, 1500 steps of 32 pairs, greedy: under 10 minutes on 2 CPU cores",
     ),
     "standard": TranslationProfile(
         name="standard", description="bible_en_es, 8000 BPE, LSTM 256 / Transformer d 256, 6000 steps, beam 4, 3 seeds: a long CPU run or a GPU",

@@ -112,8 +112,10 @@ def _setup(df, ok, first, settings, seeds) -> List[str]:
         f"attention in the global form of Luong et al. 2015 (decoder state scores the encoder states; additive is "
         f"Bahdanau's score). Transformer encoder-decoder: d_model {settings['d_model']}, {settings['n_layers']} encoder and "
         f"{settings['n_layers']} decoder layers, {settings['n_heads']} heads, tied embeddings.",
-        f"- Training: {settings['steps']} steps of {settings['batch_size']} sentence pairs (teacher forcing), AdamW lr "
-        f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
+        f"- Training: {settings['steps']} steps of {settings['batch_size']} sentence pairs (teacher forcing), AdamW with "
+        f"warm-up and cosine decay: lr {settings['lr']:g} after {settings['warmup_steps']} warm-up steps for the RNNs, "
+        f"{settings.get('transformer_lr', settings['lr']):g} after {settings.get('transformer_warmup_steps', settings['warmup_steps'])} "
+        f"for the Transformer (it needs the longer warm-up); weight decay {settings['weight_decay']:g}, "
         f"dropout {settings['dropout']:g}, gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
         f"- Decoding: {get('decoding')}. {protocol[0].upper() + protocol[1:] if protocol else ''}.",
         f"- BLEU signature `{signature}`; chrF signature `{chrf_sig}`.",

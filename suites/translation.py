@@ -49,6 +49,9 @@ class TranslationProfile(Profile):
     steps: int = 1500
     lr: float = 3e-3
     warmup_steps: int = 30
+    #: the Transformer's learning rate and warm-up: it needs a longer warm-up than the RNNs (Xiong et al. 2020)
+    transformer_lr: float = 3e-3
+    transformer_warmup_steps: int = 300
     weight_decay: float = 0.01
     grad_clip: float = 1.0
     #: 1 = greedy decoding
@@ -71,7 +74,8 @@ PROFILES = {
     "standard": TranslationProfile(
         name="standard", description="bible_en_es, 8000 BPE, LSTM 256 / Transformer d 256, 6000 steps, beam 4, 3 seeds: a long CPU run or a GPU",
         seeds=(0, 1, 2), data="bible_en_es", vocab_size=8000, max_len=256, d_embed=256, d_hidden=256, d_model=256,
-        n_layers=3, n_heads=4, dropout=0.1, batch_size=64, steps=6000, lr=1e-3, warmup_steps=400, beam_size=4,
+        n_layers=3, n_heads=4, dropout=0.1, batch_size=64, steps=6000, lr=1e-3, warmup_steps=400,
+        transformer_lr=1e-3, transformer_warmup_steps=1000, beam_size=4,
         length_buckets=(10, 20, 30, 40, 50),
     ),
 }
@@ -123,10 +127,15 @@ class Translation(Suite):
         model = build(spec).to(ctx.device)
         test = data.test[: profile.test_limit or None]
         texts = data.test_pairs[: profile.test_limit or None]
+        rnn = isinstance(spec, RNNSeq2SeqSpec)
+        settings = TrainSettings(steps=profile.steps, lr=profile.lr if rnn else profile.transformer_lr,
+                                 warmup_steps=profile.warmup_steps if rnn else profile.transformer_warmup_steps,
+                                 weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
         ctx.facts.update(
             parameters=model.num_parameters(), corpus=data.corpus.name, corpus_description=data.corpus.description,
             languages=f"{data.corpus.source_lang}-{data.corpus.target_lang}", vocab_size=data.vocab.size,
             train_pairs=len(data.train), test_sentences=len(test), dropped_pairs=dict(data.dropped),
+            lr=settings.lr, warmup_steps=settings.warmup_steps,
             decoding="greedy" if profile.beam_size == 1 else f"beam {profile.beam_size}, length penalty alpha {profile.length_penalty:g}",
         )
         gen = torch.Generator().manual_seed(seed)
@@ -136,8 +145,6 @@ class Translation(Suite):
             src, tgt_in, tgt_out = teacher_batch(next(batches), ctx.device)
             return seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum())
 
-        settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
-                                 weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
         result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
         out = [Measurement("train_loss", result.final_loss), Measurement("train_time", result.wall_time_s),
                Measurement("train_throughput", result.tokens_per_s),

@@ -126,3 +126,12 @@ def test_bfloat16_runs_under_autocast_and_is_recorded(dirs):
     assert run(results, "variants=[alibi+naive]", "dtype=bfloat16") == 0
     records = load(results)
     assert all(r["dtype"] == "bfloat16" and r["status"] == "ok" for r in records)
+
+
+def test_submitit_executor_runs_jobs_in_subprocesses(dirs):
+    pytest.importorskip("submitit")
+    results, _ = dirs
+    assert run(results, "variants=[rope]", "executor=submitit", "submitit.cluster=local", "submitit.timeout_min=5") == 0
+    records = load(results)
+    assert records and all(r["status"] in ("ok", "unsupported") for r in records)
+    assert (results / ".submitit").is_dir()

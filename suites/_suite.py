@@ -41,9 +41,10 @@ class Profile:
     seeds: Tuple[int, ...] = (0,)
 
     def settings(self) -> Dict[str, Any]:
-        """The fields that change results (everything but name and description)."""
+        """The fields that change a job's results (not its name, description or the list of seeds)."""
         values = dataclasses.asdict(self)
-        values.pop("name"), values.pop("description")
+        for key in ("name", "description", "seeds"):
+            values.pop(key)
         return values
 
 

@@ -135,3 +135,11 @@ def test_submitit_executor_runs_jobs_in_subprocesses(dirs):
     records = load(results)
     assert records and all(r["status"] in ("ok", "unsupported") for r in records)
     assert (results / ".submitit").is_dir()
+
+
+def test_a_job_keeps_its_identity_whatever_other_seeds_are_asked_for(dirs, capsys):
+    results, _ = dirs
+    assert run(results, "variants=[none]", "seeds=[0]") == 0
+    capsys.readouterr()
+    assert run(results, "variants=[none]", "seeds=[0,1]", "dry_run=true") == 0
+    assert "1 to run, 1 stored" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""PyTorch's fused ``scaled_dot_product_attention`` with its own backend choice, recorded per job.
+"""PyTorch's scaled_dot_product_attention, backend chosen by PyTorch and recorded (Vaswani et al. 2017; Dao et al. 2022).
 
 On CPU it dispatches to a fused flash-style kernel (memory linear in sequence length) or to the math
 path; on CUDA to cuDNN, FlashAttention-2, memory-efficient or math. Which one ran is not visible in the

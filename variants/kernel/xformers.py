@@ -1,4 +1,4 @@
-"""xFormers ``memory_efficient_attention`` (Rabe & Staats 2021, arXiv 2112.05682; Lefaudeux et al. 2022): CUDA only.
+"""xFormers memory_efficient_attention (Rabe & Staats 2021, arXiv 2112.05682; Lefaudeux et al. 2022): CUDA only.
 
 Attention computed in chunks with memory linear in length, from the xformers package. Every CPU call
 raises "No operator found", so the kernel is declared for CUDA alone. Key/value heads are repeated for

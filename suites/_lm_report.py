@@ -100,7 +100,7 @@ class Summary:
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     s = Summary(df)
-    first = df.iloc[0]
+    first = s.ok.iloc[0] if len(s.ok) else df.iloc[0]  # skipped records carry no job facts
     settings, spec = first.profile_settings, s.base
     seeds = sorted(int(x) for x in df.seed.unique())
     backends = s.ok.drop_duplicates("variant").set_index("variant").get("attention_backend", pd.Series(dtype=str))
@@ -113,7 +113,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"- Training: {settings['steps']} steps of {settings['batch_size']} x {settings['train_len']} characters, AdamW lr "
              f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
              f"gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
-             f"- Evaluation: perplexity per character on {int(first.get('eval_chars', 0)):,} held-out characters (the last "
+             f"- Evaluation: perplexity per character on {int(first.get('eval_chars') or 0):,} held-out characters (the last "
              f"{settings['heldout_fraction']:.0%} of {first.get('corpus', '?')}, sha256 {str(first.data_checksum)[:16]}...) in "
              f"**non-overlapping** windows of the training length {settings['train_len']}.",
              "- Training FLOPs: torch.utils.flop_counter.FlopCounterMode on one training step (forward and backward) x steps, "

@@ -145,13 +145,14 @@ def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: floa
               expected_s: Optional[float] = None) -> Timing:
     """Time ``fn`` with torch.utils.benchmark.Timer.blocked_autorange, sampling contention per block.
 
-    ``expected_s`` (one call's duration, from a warm-up call) stretches the run so at least
-    ``min_repeats`` blocks are measured even when one call takes longer than ``min_run_time``.
+    ``expected_s`` (one call's duration, from a warm-up call) stretches the run so that about
+    ``min_repeats`` blocks fit in it; if fewer were measured (the call got slower), more are added
+    until there are ``min_repeats``.
     """
     from torch.utils.benchmark import Timer
 
-    run_time = max(min_run_time, min_repeats * 1.05 * (expected_s or 0.0))
     timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
+    times: List[float] = []
     others: List[Optional[float]] = []
     stalls: List[Optional[float]] = []
     last = [CpuSnapshot.now()]
@@ -163,9 +164,14 @@ def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: floa
         stalls.append(s)
         last[0] = now
 
-    measurement = timer.blocked_autorange(callback=sample, min_run_time=run_time)
-    times = [t / measurement.number_per_run for t in measurement.raw_times]
-    return Timing(times, measurement.number_per_run, others, stalls)
+    run_time, number = max(min_run_time, min_repeats * 1.05 * (expected_s or 0.0)), 1
+    while len(times) < min_repeats:
+        measurement = timer.blocked_autorange(callback=sample, min_run_time=run_time)
+        number = measurement.number_per_run
+        times += [t / number for t in measurement.raw_times]
+        run_time = (min_repeats - len(times)) * 1.05 * statistics.median(measurement.raw_times)
+        last[0] = CpuSnapshot.now()
+    return Timing(times, number, others, stalls)
 
 
 def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed: int = 0) -> Tuple[float, float, float]:

@@ -36,6 +36,8 @@ def _frame(df: pd.DataFrame) -> pd.DataFrame:
     df["pass"] = extra.apply(lambda e: e.get("pass"))
     df["kernel"] = df["spec"].apply(lambda s: s["kernel"])
     df["grouping"] = df["spec"].apply(lambda s: _grouping(s["n_heads"], s["n_kv_heads"] or s["n_heads"]))
+    # the figures' line style: head grouping, and the position encoding when it adds a score bias
+    df["heads"] = df["grouping"] + df["spec"].apply(lambda s: "" if s["position"] == "none" else f" + {s['position']}")
     return df
 
 
@@ -275,17 +277,24 @@ def _figures(df: pd.DataFrame, folder: Path) -> List[Path]:
         if not len(data):
             continue
         data["mask"] = data.causal.map({True: "causal", False: "full"})
-        data = data.rename(columns={"x": "sequence length", "value": label})
-        grid = sns.relplot(data=data, x="sequence length", y=label, hue="kernel", style="grouping", col="pass",
-                           row="mask", kind="line", marker="o", height=3.2, aspect=1.25, errorbar=None,
-                           facet_kws={"sharey": False})
-        grid.set(xscale="log", yscale="log")
-        for ax in grid.axes.flat:
-            ax.set_xscale("log", base=2)
-        grid.figure.suptitle(f"Attention {label} against sequence length (log-log)", y=1.02)
+        masks, passes = sorted(data["mask"].unique(), reverse=True), sorted(data["pass"].unique())
+        fig, axes = plt.subplots(len(masks), len(passes), figsize=(5.2 * len(passes), 3.8 * len(masks)), squeeze=False)
+        hue_order, style_order = sorted(data.kernel.unique()), sorted(data.heads.unique())
+        for i, mask in enumerate(masks):
+            for j, pass_ in enumerate(passes):
+                ax = axes[i][j]
+                part = data[(data["mask"] == mask) & (data["pass"] == pass_)]
+                if len(part):
+                    sns.lineplot(data=part, x="x", y="value", hue="kernel", style="heads", hue_order=hue_order,
+                                 style_order=style_order, marker="o", errorbar=None, ax=ax, legend=(i == 0 and j == 0))
+                ax.set_xscale("log", base=2)
+                ax.set_yscale("log")
+                ax.set(xlabel="sequence length (tokens)", ylabel=label, title=f"{pass_}, {mask} mask")
+        fig.suptitle(f"Attention {label} against sequence length (log-log, one line per kernel and head grouping)")
+        fig.tight_layout()
         path = folder / f"{name}.png"
-        grid.savefig(path, dpi=110, bbox_inches="tight")
-        plt.close(grid.figure)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
         paths.append(path)
     return paths
 

@@ -90,6 +90,12 @@ def contention(before: CpuSnapshot, after: CpuSnapshot) -> Tuple[Optional[float]
 
 # --------------------------------------------------------------------------- latency
 
+def synchronize(device: str) -> None:
+    """Wait for the device's queued work (CUDA runs asynchronously), so a wall-clock reading is honest."""
+    if device.startswith("cuda"):
+        torch.cuda.synchronize(device)
+
+
 @dataclass
 class Timing:
     """Per-call seconds of every repeat (one Timer block each) and the contention during it."""
@@ -301,10 +307,10 @@ def matmul_peak(device: str, dtype: torch.dtype, sizes: Sequence[int] = (1024, 2
         a = torch.randn(n, n, device=device).to(dtype)
         b = torch.randn(n, n, device=device).to(dtype)
         fn = lambda: torch.mm(a, b)  # noqa: E731
+        synchronize(device)
         start = time.perf_counter()
         fn()
-        if device.startswith("cuda"):
-            torch.cuda.synchronize(device)
+        synchronize(device)
         timing = time_call(fn, min_run_time=min_run_time, expected_s=time.perf_counter() - start)
         rate = 2.0 * n ** 3 / timing.median
         detail[str(n)] = {"flops_per_s": rate, **{k: v for k, v in timing.summary().items() if k != "times"}}

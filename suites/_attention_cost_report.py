@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
+import torch
 
 from harness.measure import MAX_OTHER_CPU, MAX_STALL, bootstrap_ratio
 from harness.report import fmt_mean_ci, markdown_table
@@ -162,7 +163,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     seeds = sorted(int(s) for s in df.seed.unique())
     peaks = df[(df.metric == "matmul_peak") & (df.status == "ok")].value
     dtype = str(first["dtype"])
-    atol, rtol = TOLERANCES.get(getattr(__import__("torch"), dtype), TOLERANCES[__import__("torch").float32])
+    atol, rtol = TOLERANCES.get(getattr(torch, dtype, None), TOLERANCES[torch.float32])
     lines = [f"# Attention kernel cost ({suite.name}, suite version {first.suite_version})", "",
              suite.description.strip().splitlines()[0], ""]
     lines += _setup(df, first, settings, seeds, peaks, dtype, atol, rtol)

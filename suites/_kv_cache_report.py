@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import pandas as pd
+import torch
 
 from harness.measure import bootstrap_ratio
 from harness.report import markdown_table
+from suites.kv_cache import DECODE_ATOL
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
 #: REFERENCES.md: KV cache at 4096 tokens, fp16, batch 1
@@ -85,7 +87,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"{sorted(int(s) for s in df.seed.unique())}.",
         f"- Per-token latency at context L: *cached* is one step of one token over a cache of L tokens (attention by "
         f"grouped queries); *cached, kernel* the same step through the spec's kernel; *uncached* one forward over the L + 1 "
-        f"tokens. Each cached step is first checked against the full forward's last logits (within {1e-4:g}).",
+        f"tokens. Each cached step is first checked against the full forward's last logits (within "
+        f"{DECODE_ATOL.get(getattr(torch, str(first['dtype'])), 1e-4):g}).",
         f"- Decode paths: {settings['path_heads']} query heads of dimension {settings['path_head_dim']}, key/value heads "
         f"from the variant, each path checked against float64 before timing.",
         f"- Timing: torch.utils.benchmark.Timer, at least {settings['min_repeats']} repeats, median of the repeats free of "

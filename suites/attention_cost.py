@@ -9,8 +9,6 @@ attention; a mismatch is recorded as a failure, not a timing. FlashAttention (Da
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +19,7 @@ import torch
 from harness.context import JobContext
 from harness.errors import UsageError
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, threads, time_call, warm_up_tools
-from suites._attention_check import Case, compare, make_case, reference
+from suites._attention_check import compare, make_case, reference
 from suites._suite import Measurement, Metric, Profile, Suite, suites
 from variants.kernel._base import AttentionKernel, kernels
 from variants.position._base import positions
@@ -170,7 +168,14 @@ class AttentionCost(Suite):
                 if stop:
                     out += [Measurement(m, None, status="skipped", reason=stop, **where) for m in CASE_METRICS]
                 else:
-                    measured, stop = self._case(kernel, spec, profile, pos, length, causal, pass_, seed, peak, ctx, where)
+                    try:
+                        measured, stop = self._case(kernel, spec, profile, pos, length, causal, pass_, seed, peak, ctx, where)
+                    except (torch.OutOfMemoryError, MemoryError) as exc:  # e.g. the float64 reference on a GPU
+                        reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+                        measured = [Measurement(m, None, status="oom", reason=reason, **where) for m in CASE_METRICS]
+                        stop = f"out of memory at length {length}"
+                        if ctx.device.startswith("cuda"):
+                            torch.cuda.empty_cache()
                     out += measured
                     held = next(((length, m.extra["bytes"]) for m in measured if m.metric == "peak_memory" and m.status == "ok"), held)
                 bar.update()

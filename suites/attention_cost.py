@@ -18,7 +18,7 @@ import torch
 
 from harness.context import JobContext
 from harness.errors import UsageError
-from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, threads, time_call, warm_up_tools
+from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
 from suites._attention_check import compare, make_case, reference
 from suites._suite import Measurement, Metric, Profile, Suite, suites
 from variants.kernel._base import AttentionKernel, kernels
@@ -223,6 +223,13 @@ class AttentionCost(Suite):
             Measurement("peak_memory", peak_bytes / 2**20, **{**where, "extra": {**extra, "method": method, "bytes": peak_bytes}}),
             Measurement("flops", flops / 1e9, **{**where, "extra": {**extra, "kernel_counted_gflop": kernel_flops / 1e9}}),
         ]
+        if first_call_s > profile.max_call_s:  # a second, unprofiled call: one slow call may be another process's doing
+            synchronize(ctx.device)
+            start = time.perf_counter()
+            call(case.grad_rows)()
+            synchronize(ctx.device)
+            first_call_s = min(first_call_s, time.perf_counter() - start)
+            extra["first_call_s"] = first_call_s
         if first_call_s > profile.max_call_s:
             reason = (f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
                       f"(set.max_call_s=... to time it)")

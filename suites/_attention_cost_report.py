@@ -14,6 +14,7 @@ import torch
 from harness.measure import MAX_OTHER_CPU, MAX_STALL, bootstrap_ratio
 from harness.report import fmt_mean_ci, markdown_table
 from suites._attention_check import TOLERANCES
+from suites._attention_cost_figures import latency_and_memory_figures
 
 PUBLISHED = (
     "FlashAttention (Dao et al. 2022, arXiv 2205.14135) is exact attention whose memory grows linearly in sequence "
@@ -190,7 +191,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += ["## Growth with sequence length", "",
               "Least-squares slope of log(value) on log(length) over the three longest lengths measured: 1 is linear, 2 quadratic.", "",
               slope_table, ""]
-    figures = _figures(df, out_dir / "figures")
+    figures = latency_and_memory_figures(df, out_dir / "figures")
     lines += ["## Figures", ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
     lines += ["## Against the published findings", "", PUBLISHED + " " + _verdict(df, slopes, reference, lengths), ""]
     path = out_dir / f"{suite.name}.md"
@@ -261,43 +262,6 @@ def _correctness(df, keys) -> List[str]:
                      "largest error": f"{ok.value.max():.2g}" if len(ok) else "-",
                      "allowed (at that case)": f"{ok.extra.loc[ok.value.idxmax()]['allowed_error']:.2g}" if len(ok) else "-"})
     return ["## Correctness against naive", "", markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.", ""]
-
-
-def _figures(df: pd.DataFrame, folder: Path) -> List[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for metric, label, name in (("latency", "latency (ms)", "attention_cost_latency"),
-                                ("peak_memory", "peak memory (MiB)", "attention_cost_memory")):
-        data = df[(df.metric == metric) & (df.status == "ok")].copy()
-        if not len(data):
-            continue
-        data["mask"] = data.causal.map({True: "causal", False: "full"})
-        masks, passes = sorted(data["mask"].unique(), reverse=True), sorted(data["pass"].unique())
-        fig, axes = plt.subplots(len(masks), len(passes), figsize=(5.2 * len(passes), 3.8 * len(masks)), squeeze=False)
-        hue_order, style_order = sorted(data.kernel.unique()), sorted(data.heads.unique())
-        for i, mask in enumerate(masks):
-            for j, pass_ in enumerate(passes):
-                ax = axes[i][j]
-                part = data[(data["mask"] == mask) & (data["pass"] == pass_)]
-                if len(part):
-                    sns.lineplot(data=part, x="x", y="value", hue="kernel", style="heads", hue_order=hue_order,
-                                 style_order=style_order, marker="o", errorbar=None, ax=ax, legend=(i == 0 and j == 0))
-                ax.set_xscale("log", base=2)
-                ax.set_yscale("log")
-                ax.set(xlabel="sequence length (tokens)", ylabel=label, title=f"{pass_}, {mask} mask")
-        fig.suptitle(f"Attention {label} against sequence length (log-log, one line per kernel and head grouping)")
-        fig.tight_layout()
-        path = folder / f"{name}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(path)
-    return paths
 
 
 def _verdict(df, slopes, reference, lengths) -> str:

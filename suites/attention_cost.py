@@ -195,10 +195,16 @@ class AttentionCost(Suite):
             return [Measurement(m, None, status=status, reason=reason, **where) for m in CASE_METRICS]
 
         def call(grad: torch.Tensor):
+            """One call of the pass: {'out'} (B, H, T, Dh), and for fwd+bwd also {'dq', 'dk', 'dv'}."""
             q, k, v = case.inputs(backward)
+
             def run():
                 y = kernel.attend(q, k, v, causal=causal, bias=case.bias)
-                return {"out": y} if not backward else dict(zip(("out", "dq", "dk", "dv"), (y, *torch.autograd.grad(y, (q, k, v), grad))))
+                if not backward:
+                    return {"out": y}
+                dq, dk, dv = torch.autograd.grad(y, (q, k, v), grad)
+                return {"out": y, "dq": dq, "dk": dk, "dv": dv}
+
             return run
 
         start = time.perf_counter()

@@ -117,7 +117,7 @@ class AttentionCost(Suite):
         Metric("throughput", "GFLOP/s", True, "useful FLOPs / median latency"),
         Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak"),
         Metric("max_error", "", False, "max |kernel - float64 naive| over checked tensors"),
-        Metric("matmul_peak", "GFLOP/s", True, "best square-matmul FLOP/s of the device in this dtype"),
+        Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
     )
     profiles = PROFILES
     default_profile = "quick"

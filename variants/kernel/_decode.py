@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._base import AttentionKernel, repeat_kv
+from ._base import AttentionKernel, dense_bias, repeat_kv
 
 
 def _scale(q: torch.Tensor, scale: Optional[float]) -> float:
@@ -77,10 +77,12 @@ class GroupedDecode(AttentionKernel):
     def name(self) -> str:
         return f"{self.inner.name}+grouped_decode"
 
-    def attend(self, q, k, v, *, causal: bool, bias: Optional[torch.Tensor] = None, scale: Optional[float] = None):
-        if q.shape[-2] == 1:  # the last position sees every key, causal or not
-            return grouped_decode(q, k, v, bias=bias, scale=scale)
-        return self.inner.attend(q, k, v, causal=causal, bias=bias, scale=scale)
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+        # the last position sees every key, causal or not; a non-dot-product scoring (score_fn) has no
+        # matmul to group, so it stays with the wrapped kernel
+        if q.shape[-2] == 1 and score_fn is None:
+            return grouped_decode(q, k, v, bias=dense_bias(bias), scale=scale)
+        return self.inner.attend(q, k, v, causal=causal, bias=bias, scale=scale, score_fn=score_fn)
 
 
 def use_grouped_decode(model: nn.Module) -> nn.Module:

@@ -85,12 +85,15 @@ def split_expression(expr: str) -> List[str]:
     return parts
 
 
-def preset_fields(expr: str) -> Dict[str, Any]:
-    """The merged field values of a preset expression; unknown or disagreeing presets raise."""
+def preset_fields(expr: str, fallback: Optional[Dict[str, Preset]] = None) -> Dict[str, Any]:
+    """The merged field values of a preset expression; unknown or disagreeing presets raise.
+
+    ``fallback`` holds presets a spec family understands beyond the registered ones (consulted last).
+    """
     merged: Dict[str, Any] = {}
     origin: Dict[str, str] = {}
     for name in split_expression(expr):
-        preset = find_preset(name)
+        preset = find_preset(name) or (fallback or {}).get(name)
         if preset is None:
             matches = close_matches(name, all_preset_names())
             hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
@@ -111,7 +114,7 @@ def resolve(expr: str, base: Optional[TransformerSpec] = None) -> TransformerSpe
     fields = preset_fields(expr)
     unknown = set(fields) - {f.name for f in dataclasses.fields(base)}
     if unknown:
-        raise ValueError(f"Preset expression '{expr}' sets {sorted(unknown)}, which TransformerSpec does not have.")
+        raise ValueError(f"Preset expression '{expr}' sets {sorted(unknown)}, which {type(base).__name__} does not have.")
     return dataclasses.replace(base, **fields)
 
 
@@ -121,8 +124,13 @@ def problems(
     """Every reason ``spec`` cannot be built and run on ``device`` in ``dtype`` (empty if it can).
 
     ``training`` asks for a backward pass too (a suite that only runs forward passes sets it False).
+    A spec type may list reasons of its own with a ``problems(device, dtype)`` method: a spec of another
+    family (the RNN encoder-decoder) gives all of them there; a TransformerSpec subclass adds to these.
     """
-    reasons: List[str] = []
+    own = spec.problems(device, dtype) if hasattr(spec, "problems") else []
+    if not isinstance(spec, TransformerSpec):
+        return own
+    reasons: List[str] = list(own)
     if spec.n_heads < 1 or spec.d_model % spec.n_heads:
         reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
     if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):

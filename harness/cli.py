@@ -1,7 +1,7 @@
 """The ``bench`` command: run suites, list what is registered, and rebuild reports from results.
 
     bench run suite=position_extrapolation variants=[rope,alibi] profile=quick seeds=[0,1,2]
-    bench list [suites|variants|positions|kernels|plugins]
+    bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
     bench report [suite=position_extrapolation]
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
@@ -31,6 +31,8 @@ RUN_HELP = """bench run key=value ...
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
   set.FIELD=VALUE     override one profile setting (set.steps=100)
+  executor=local|submitit           run jobs here, or as SLURM jobs through submitit
+  submitit.KEY=VALUE  submitit parameters (submitit.slurm_partition=gpu submitit.cluster=local)
   results_dir=DIR, reports_dir=DIR                                 [results, reports]
 """
 
@@ -61,9 +63,11 @@ def _is_user_error(exc: Exception) -> bool:
     from harness.store import CorruptResultsError
     from suites.data.text import CorpusError
     from variants._registry import UnknownNameError
+    from variants.presets import AmbiguousPresetError
     from variants.spec import PresetConflictError
 
-    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, CorruptResultsError, CorpusError))
+    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, AmbiguousPresetError, CorruptResultsError,
+                            CorpusError))
 
 
 def cmd_run(args: List[str]) -> int:
@@ -73,7 +77,7 @@ def cmd_run(args: List[str]) -> int:
     from harness.config import RunConfig, parse
     from harness.env import resolve_device
     from harness.plan import DTYPES, apply_overrides, make_plan
-    from harness.runner import execute
+    from harness.executors import EXECUTORS, run_plan
     from harness.store import ResultsStore
     from suites._suite import suites
 
@@ -95,6 +99,8 @@ def cmd_run(args: List[str]) -> int:
             raise UsageError(f"Suite {suite.name} takes no '{key}' option; its options: {', '.join(suite.options) or 'none'}.")
         if value is not None and allowed and value not in allowed:
             raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
+    if cfg.executor not in EXECUTORS:
+        raise UsageError(f"Unknown executor '{cfg.executor}'; choose one of {', '.join(EXECUTORS)}.")
     try:
         device = resolve_device(cfg.device)
     except ValueError as exc:
@@ -110,7 +116,7 @@ def cmd_run(args: List[str]) -> int:
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")
         return 0
-    counts = execute(plan, store, progress=cfg.progress)
+    counts = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new to run"
     print(f"Done: {summary}. Records in {Path(cfg.results_dir) / suite.name}/; "
           f"`bench report suite={suite.name}` rebuilds the report.")

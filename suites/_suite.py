@@ -41,9 +41,10 @@ class Profile:
     seeds: Tuple[int, ...] = (0,)
 
     def settings(self) -> Dict[str, Any]:
-        """The fields that change results (everything but name and description)."""
+        """The fields that change a job's results (not its name, description or the list of seeds)."""
         values = dataclasses.asdict(self)
-        values.pop("name"), values.pop("description")
+        for key in ("name", "description", "seeds"):
+            values.pop(key)
         return values
 
 
@@ -80,6 +81,8 @@ class Suite:
     default_variants: Tuple[str, ...] = ()
     #: dtypes this suite can compute in (float32 weights; lower precision through autocast)
     dtypes: Tuple[str, ...] = ("float32",)
+    #: whether jobs train (need a backward pass); a suite of forward passes only sets False
+    trains: bool = True
     #: options a user may set on the command line (key -> allowed values; None = free text)
     options: Dict[str, Optional[Tuple[str, ...]]] = {}
 
@@ -91,8 +94,10 @@ class Suite:
         raise NotImplementedError
 
     def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
-        """The profile after command-line options that change it (default: unchanged)."""
-        return profile
+        """The profile with command-line options that name one of its fields applied (protocol=...)."""
+        names = {f.name for f in dataclasses.fields(profile)}
+        updates = {k: v for k, v in options.items() if v is not None and k in names}
+        return dataclasses.replace(profile, **updates) if updates else profile
 
     def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
         """The spec a variant expression stands for in this suite (default: presets on the base spec)."""

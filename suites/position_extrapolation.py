@@ -8,7 +8,6 @@ under a named protocol (non-overlapping windows by default, sliding windows as a
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,11 +77,6 @@ class PositionExtrapolation(Suite):
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 
-    def resolved_profile(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> ExtrapolationProfile:
-        if options.get("protocol"):
-            profile = dataclasses.replace(profile, protocol=options["protocol"])
-        return profile
-
     def _data(self, options: Dict[str, Any]):
         return load_corpus(options.get("data") or DEFAULT_CORPUS)
 
@@ -114,7 +108,8 @@ class PositionExtrapolation(Suite):
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)
         ctx.facts.update(parameters=model.num_parameters(), corpus=corpus.name, train_chars=len(train_text),
-                         eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr, steps=profile.steps)
+                         eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr, steps=profile.steps,
+                         attention_backend=model.attention_dispatch(profile.batch_size, profile.train_len))
         gen = torch.Generator().manual_seed(seed)
 
         # weights stay float32; bfloat16 runs the matmuls under autocast (mixed precision)

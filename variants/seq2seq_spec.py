@@ -30,7 +30,6 @@ PAD, BOS, EOS, UNK = 0, 1, 2, 3
 
 CELLS = ("rnn", "gru", "lstm")
 RNN_SCORINGS = ("none", "additive", "dot", "general")
-NORM_PLACEMENTS = ("pre", "post")
 
 #: score-function words the RNN family understands even where no global preset defines them
 RNN_SCORING_PRESETS: Dict[str, Preset] = {
@@ -83,29 +82,22 @@ class RNNSeq2SeqSpec:
 class Seq2SeqTransformerSpec(TransformerSpec):
     """A Transformer encoder-decoder: the TransformerSpec axes, n_layers in the encoder and in the decoder."""
 
-    #: where each sub-layer's LayerNorm sits: pre (Xiong et al. 2020) or post (Vaswani et al. 2017)
-    norm_placement: str = "pre"
-
     def to_dict(self) -> Dict[str, Any]:
         return {"family": "transformer_seq2seq", **dataclasses.asdict(self)}
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Reasons beyond the Transformer's own (which ``variants.spec.problems`` adds)."""
-        reasons = []
-        if self.norm_placement not in NORM_PLACEMENTS:
-            reasons.append(f"unknown norm_placement '{self.norm_placement}'; choose one of {', '.join(NORM_PLACEMENTS)}")
         # a Transformer axis this model does not implement must not be silently ignored
         defaults = TransformerSpec()
-        for f in dataclasses.fields(TransformerSpec):
-            if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name):
-                reasons.append(f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}")
-        return reasons
+        return [f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}"
+                for f in dataclasses.fields(TransformerSpec)
+                if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name)]
 
 
 #: TransformerSpec fields the encoder-decoder honours; any other field must keep its default
 SUPPORTED_TRANSFORMER_FIELDS = frozenset({
-    "vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_len", "position", "kernel",
-    "dropout", "norm_placement",
+    "vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_len", "position", "scoring", "norm",
+    "norm_placement", "ffn", "kernel", "dropout",
 })
 
 Seq2SeqSpec = Union[RNNSeq2SeqSpec, Seq2SeqTransformerSpec]

@@ -1,11 +1,12 @@
 """The Transformer encoder-decoder with cross-attention (Vaswani et al. 2017, arXiv 1706.03762).
 
 The encoder's self-attention sees the whole source (padding masked); the decoder's self-attention is
-causal and its cross-attention reads the encoder's output. The Transformer's axes carry over from the
-TransformerSpec: the position encoding (its hooks act in self-attention; cross-attention has none, as in
-T5), head grouping (n_kv_heads), the attention kernel and norm placement (Pre-LN by default, Xiong et al.
-2020; Post-LN as in the original). Source, target and output embeddings are one tied table over the joint
-vocabulary, scaled by sqrt(d_model) as in the decoder LM (variants/transformer.py).
+causal and its cross-attention reads the encoder's output. Every axis of the TransformerSpec carries over,
+resolved through the same registries as the decoder LM (variants/transformer.py): the position encoding
+(its hooks act in self-attention; cross-attention has none, as in T5), the scoring (in self- and
+cross-attention), head grouping (n_kv_heads), the norm and its placement (Pre-LN by default, Xiong et al.
+2020; Post-LN as in the original), the feed-forward layer and the attention kernel. Source, target and
+output embeddings are one tied table over the joint vocabulary, scaled by sqrt(d_model).
 
 A score bias defined for causal attention (ALiBi: -m (i - j) for keys j <= i) is mirrored onto the keys
 after each query in the encoder, giving the symmetric -m |i - j|.
@@ -19,10 +20,12 @@ from typing import Dict, Optional, Tuple
 import torch
 from torch import nn
 
+from .ffn._base import ffns
 from .kernel._base import AttentionKernel, kernels
+from .norm._base import norms, placements
 from .position._base import PositionEncoding, positions
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
-from .transformer import Attention, FeedForward
+from .transformer import Attention
 
 State = Dict[str, torch.Tensor]  # batch-first tensors: memory (B, S, D), pad (B, S), prefix (B, t)
 
@@ -59,29 +62,30 @@ class SeqAttention(Attention):
         if key_padding is not None:
             pad = padding_bias(key_padding, q.dtype)
             bias = pad if bias is None else bias + pad  # (B, H, T, S)
-        y = self.kernel.attend(q, k, v, causal=causal, bias=bias)  # (B, H, T, Dh)
+        y = self.kernel.attend(self.scoring.query(q), k, v, causal=causal, bias=bias, scale=self.scoring.scale(),
+                               **self.scoring.kernel_options())  # (B, H, T, Dh)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1))
 
 
 class Sublayer(nn.Module):
-    """A residual sub-layer with its LayerNorm before (Pre-LN) or after (Post-LN) the residual sum."""
+    """A residual sub-layer, its norm on the input (Pre-LN) or on the residual sum (Post-LN)."""
 
-    def __init__(self, d_model: int, placement: str, dropout: float):
+    def __init__(self, spec: Seq2SeqTransformerSpec):
         super().__init__()
-        self.norm, self.pre, self.drop = nn.LayerNorm(d_model), placement == "pre", nn.Dropout(dropout)
+        norm = norms.get(spec.norm)
+        self.norm_in, self.norm_out = placements.get(spec.norm_placement).slots(lambda: norm(spec.d_model))
+        self.drop = nn.Dropout(spec.dropout)
 
     def forward(self, x: torch.Tensor, fn) -> torch.Tensor:
-        if self.pre:
-            return x + self.drop(fn(self.norm(x)))
-        return self.norm(x + self.drop(fn(x)))
+        return self.norm_out(x + self.drop(fn(self.norm_in(x))))
 
 
 class EncoderLayer(nn.Module):
     def __init__(self, spec: Seq2SeqTransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
         super().__init__()
-        self.attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel)
-        self.ffn = FeedForward(spec.d_model, spec.d_ff or 4 * spec.d_model)
-        self.sub1, self.sub2 = (Sublayer(spec.d_model, spec.norm_placement, spec.dropout) for _ in range(2))
+        self.attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
+        self.sub1, self.sub2 = Sublayer(spec), Sublayer(spec)
 
     def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
         x = self.sub1(x, lambda h: self.attn(h, key_padding=pad))
@@ -91,10 +95,10 @@ class EncoderLayer(nn.Module):
 class DecoderLayer(nn.Module):
     def __init__(self, spec: Seq2SeqTransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
         super().__init__()
-        self.self_attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel)
-        self.cross_attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel)
-        self.ffn = FeedForward(spec.d_model, spec.d_ff or 4 * spec.d_model)
-        self.sub1, self.sub2, self.sub3 = (Sublayer(spec.d_model, spec.norm_placement, spec.dropout) for _ in range(3))
+        self.self_attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.cross_attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
+        self.sub1, self.sub2, self.sub3 = Sublayer(spec), Sublayer(spec), Sublayer(spec)
 
     def forward(self, y: torch.Tensor, memory: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
         y = self.sub1(y, lambda h: self.self_attn(h, causal=True))
@@ -114,9 +118,10 @@ class TransformerSeq2Seq(nn.Module):
         self.drop = nn.Dropout(spec.dropout)
         self.encoder = nn.ModuleList(EncoderLayer(spec, self.position, kernel) for _ in range(spec.n_layers))
         self.decoder = nn.ModuleList(DecoderLayer(spec, self.position, kernel) for _ in range(spec.n_layers))
-        pre = spec.norm_placement == "pre"  # Pre-LN stacks end with a norm; Post-LN outputs are normed already
-        self.enc_norm = nn.LayerNorm(spec.d_model) if pre else nn.Identity()
-        self.dec_norm = nn.LayerNorm(spec.d_model) if pre else nn.Identity()
+        # Pre-LN stacks end with a norm; Post-LN outputs are normalised already
+        final = placements.get(spec.norm_placement).final
+        self.enc_norm = final(lambda: norms.get(spec.norm)(spec.d_model))
+        self.dec_norm = final(lambda: norms.get(spec.norm)(spec.d_model))
         self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
         self.head.weight = self.embed.weight  # tied
         for module in self.modules():

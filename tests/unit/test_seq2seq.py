@@ -111,7 +111,8 @@ def test_attention_weights_sum_to_one_and_ignore_source_padding(vocab, expr):
     assert torch.all(weights.masked_select(src.eq(PAD).unsqueeze(1).expand_as(weights)) == 0)
 
 
-@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "transformer", "transformer+alibi+naive"])
+@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "transformer", "transformer+alibi+naive",
+                                  "transformer+additive+naive+rmsnorm+swiglu+post_ln", "transformer+rope+gqa2+dot"])
 def test_padding_does_not_change_a_translation(vocab, expr):
     """A sentence alone or padded in a batch with a longer one gets the same output (to 1e-5)."""
     torch.manual_seed(3)

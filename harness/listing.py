@@ -25,13 +25,7 @@ def _variants() -> str:
         fields = ", ".join(f"{k}={v}" for k, v in preset.fields.items())
         rows.append([name, fields, preset.summary])
     text = tabulate(rows, headers=["preset", "sets", "description"], tablefmt="simple")
-    text += "\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2]; gqa<g> works for any g."
-    from variants.seq2seq_spec import RNN_SCORING_PRESETS
-
-    rnn_only = [p for name, p in RNN_SCORING_PRESETS.items() if find_preset(name) is None]
-    if rnn_only:  # attention words of the RNN encoder-decoder (suite translation), e.g. lstm+additive
-        text += "\nWith an RNN cell (rnn, gru, lstm): " + "; ".join(f"{p.name}: {p.summary.rstrip('.')}" for p in rnn_only) + "."
-    return text
+    return text + "\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2]; gqa<g> works for any g."
 
 
 def _axis(registry, heading: str) -> str:

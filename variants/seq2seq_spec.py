@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Union
 
 import torch
 
-from .presets import Preset, find_preset
+from .presets import find_preset
 from .spec import PresetConflictError, TransformerSpec, preset_fields, split_expression, stable_hash
 
 #: token ids every sequence-to-sequence model and tokenizer agree on
@@ -30,13 +30,6 @@ PAD, BOS, EOS, UNK = 0, 1, 2, 3
 
 CELLS = ("rnn", "gru", "lstm")
 RNN_SCORINGS = ("none", "additive", "dot", "general")
-
-#: score-function words the RNN family understands even where no global preset defines them
-RNN_SCORING_PRESETS: Dict[str, Preset] = {
-    "additive": Preset("additive", {"scoring": "additive"}, "Additive (concat) attention score v^T tanh(W q + U k) (Bahdanau et al. 2014)."),
-    "dot": Preset("dot", {"scoring": "dot"}, "Dot-product attention score q . k, unscaled (Luong et al. 2015)."),
-    "general": Preset("general", {"scoring": "general"}, "Bilinear attention score q^T W k (Luong et al. 2015)."),
-}
 
 
 @dataclass(frozen=True)
@@ -115,12 +108,11 @@ def resolve_seq2seq(expr: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2S
     if cells and "transformer" in words:
         raise PresetConflictError(f"'{expr}' names both the Transformer and an RNN cell ({cells[0]}); keep one of them.")
     rnn = bool(cells)
-    fallback = {k: v for k, v in RNN_SCORING_PRESETS.items() if find_preset(k) is None} if rnn else {}
-    fields = preset_fields(expr, fallback)
+    fields = preset_fields(expr)
     base = rnn_base if rnn else transformer_base
     names = {f.name for f in dataclasses.fields(base)}
     for word in words:
-        preset = find_preset(word) or fallback.get(word)
+        preset = find_preset(word)
         foreign = sorted(set(preset.fields) - names)
         if foreign:
             family = "the RNN encoder-decoder" if rnn else "the Transformer encoder-decoder"

@@ -85,15 +85,12 @@ def split_expression(expr: str) -> List[str]:
     return parts
 
 
-def preset_fields(expr: str, fallback: Optional[Dict[str, Preset]] = None) -> Dict[str, Any]:
-    """The merged field values of a preset expression; unknown or disagreeing presets raise.
-
-    ``fallback`` holds presets a spec family understands beyond the registered ones (consulted last).
-    """
+def preset_fields(expr: str) -> Dict[str, Any]:
+    """The merged field values of a preset expression; unknown or disagreeing presets raise."""
     merged: Dict[str, Any] = {}
     origin: Dict[str, str] = {}
     for name in split_expression(expr):
-        preset = find_preset(name) or (fallback or {}).get(name)
+        preset = find_preset(name)
         if preset is None:
             matches = close_matches(name, all_preset_names())
             hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""

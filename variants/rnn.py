@@ -6,7 +6,7 @@ falls on long sentences (Bahdanau et al. 2014, Figure 2). With attention the dec
 context vector over every encoder state at every step, in the global-attention form of Luong et al. 2015
 (arXiv 1508.04025): the decoder state h_t scores the source states, the context c_t joins h_t in the
 attentional state tanh(W_c [c_t; h_t]) that predicts the next word. The score function (additive, dot,
-general) is the spec's ``scoring`` axis (``variants/rnn_attention.py``). Source and target share one
+general) is the spec's ``scoring`` axis, from the registry the Transformer uses (``variants/rnn_attention.py``). Source and target share one
 embedding table (one joint vocabulary). Training is teacher-forced: the decoder reads the reference prefix.
 """
 
@@ -48,7 +48,7 @@ class RNNSeq2Seq(nn.Module):
             self.memory_proj = nn.Linear(2 * H, H, bias=False) if spec.scoring != "none" else None
         self.attention: Optional[GlobalAttention] = None
         if spec.scoring != "none":
-            self.attention = GlobalAttention(spec.scoring, H, spec.d_attn or H)
+            self.attention = GlobalAttention(spec.scoring, H)
             self.combine = nn.Linear(2 * H, H, bias=False)  # W_c of tanh(W_c [c_t; h_t])
         self.drop = nn.Dropout(spec.dropout)
         self.out = nn.Linear(H, spec.vocab_size)
@@ -76,7 +76,6 @@ class RNNSeq2Seq(nn.Module):
             state["c"] = c.transpose(0, 1)
         if self.attention is not None:
             state["memory"] = memory
-            state["keys"] = self.attention.prepare(memory)
         return state
 
     def _join_directions(self, x: torch.Tensor) -> torch.Tensor:
@@ -93,7 +92,7 @@ class RNNSeq2Seq(nn.Module):
         outputs, hidden = self.decoder(self.drop(self.embed(tokens)), hidden)  # (B, T, H)
         weights = None
         if self.attention is not None:
-            context, weights = self.attention(outputs, state["keys"], state["memory"], state["pad"])
+            context, weights = self.attention(outputs, state["memory"], state["memory"], state["pad"])
             outputs = torch.tanh(self.combine(torch.cat((context, outputs), dim=-1)))  # attentional state
         new = dict(state)
         h, c = hidden if self.is_lstm else (hidden, None)

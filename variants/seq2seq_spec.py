@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Union
 
 import torch
 
@@ -46,8 +46,6 @@ class RNNSeq2SeqSpec:
     d_embed: int = 64
     d_hidden: int = 128
     n_layers: int = 1
-    #: hidden size of the additive score's MLP; None = d_hidden
-    d_attn: Optional[int] = None
     dropout: float = 0.0
 
     def to_dict(self) -> Dict[str, Any]:

@@ -167,6 +167,13 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     if any(max(means[v].values()) < LEARNED for v in attn):
         return text + (f" An attention model stays below BLEU {LEARNED:g} on every bucket: it did not learn the task "
                        f"with this budget, so this run cannot test the finding.")
+    unlearned = [v for v in plain if max(means[v].values()) < LEARNED]
+    if unlearned:
+        text += (f" {', '.join(unlearned)} stayed below BLEU {LEARNED:g} on every bucket (it did not learn the task), so "
+                 f"only the other models without attention can show the bottleneck's length effect.")
+    plain = [v for v in plain if v not in unlearned]
+    if not plain:
+        return text + " No model without attention learned the task, so this run cannot test the finding."
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
     better = min(means[v][longest] for v in attn) > max(means[v][longest] for v in plain)

@@ -150,3 +150,29 @@ def test_buckets_and_bleu():
     assert scores.bleu == pytest.approx(100.0) and scores.chrf == pytest.approx(100.0)
     assert "tok:13a" in scores.bleu_signature and "smooth:exp" in scores.bleu_signature
     assert corpus_scores(["the cat"], ["the cat"]).bleu == 0.0  # no 4-gram anywhere: why buckets pool sentences
+
+
+def _by_length(curves):
+    import pandas as pd
+
+    rows = [{"variant": v, "metric": "bleu_by_length", "x": float(x), "value": value, "seed": 0}
+            for v, values in curves.items() for x, value in zip((10, 20, 30, 40), values)]
+    return pd.DataFrame(rows)
+
+
+SPECS = {"lstm": {"family": "rnn_seq2seq", "scoring": "none", "cell": "lstm"},
+         "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
+         "lstm+dot": {"family": "rnn_seq2seq", "scoring": "dot", "cell": "lstm"}}
+LABELS = {10.0: "1-10 words (n=9)", 20.0: "11-20 words (n=9)", 30.0: "21-30 words (n=9)", 40.0: "31-40 words (n=9)"}
+
+
+def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls():
+    from suites._translation_report import _verdict
+
+    agree = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
+                     ["rnn", "lstm", "lstm+dot"], SPECS, LABELS)
+    assert "This run agrees" in agree and "rnn stayed below BLEU 5" in agree
+    flat = _verdict(_by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS)
+    assert "does not fully reproduce" in flat and "keeps its BLEU" in flat
+    untrained = _verdict(_by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}), ["lstm", "lstm+dot"], SPECS, LABELS)
+    assert "cannot test the finding" in untrained

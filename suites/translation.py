@@ -69,7 +69,7 @@ class TranslationProfile(Profile):
 
 PROFILES = {
     "quick": TranslationProfile(
-        name="quick", description="numbers_en_fr, LSTM 128 / Transformer d 64, 1500 steps of 32 pairs, greedy: under 10 minutes on 2 CPU cores",
+        name="quick", description="numbers_en_fr, LSTM 128 / Transformer d 64, 1500 steps of 32 pairs, greedy: about 10 minutes of CPU time",
     ),
     "standard": TranslationProfile(
         name="standard", description="bible_en_es, 8000 BPE, LSTM 256 / Transformer d 256, 6000 steps, beam 4, 3 seeds: a long CPU run or a GPU",

@@ -60,9 +60,10 @@ def _is_user_error(exc: Exception) -> bool:
     from harness.store import CorruptResultsError
     from suites.data.text import CorpusError
     from variants._registry import UnknownNameError
-    from variants.spec import PresetConflictError
+    from variants.spec import PresetConflictError, PresetFieldError
 
-    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, CorruptResultsError, CorpusError))
+    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, PresetFieldError, CorruptResultsError,
+                            CorpusError))
 
 
 def cmd_run(args: List[str]) -> int:

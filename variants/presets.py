@@ -36,6 +36,12 @@ def _add(name: str, summary: str, **fields: Any) -> None:
 
 _add("mha", "Multi-head attention: one key/value head per query head (Vaswani et al. 2017).", n_kv_heads=None)
 _add("mqa", "Multi-query attention: one key/value head shared by all query heads (Shazeer 2019).", n_kv_heads=1)
+# Model families for suites that compare recurrent models with the Transformer (variants/recurrent.py).
+_add("transformer", "The Transformer decoder (Vaswani et al. 2017) with the suite's default axes.")
+_add("rnn_tanh", "Elman RNN with tanh (Elman 1990).", cell="tanh")
+_add("rnn_relu", "Elman RNN with ReLU (Le et al. 2015, arXiv 1504.00941).", cell="relu")
+_add("gru", "Gated recurrent unit (Cho et al. 2014, arXiv 1406.1078).", cell="gru")
+_add("lstm", "Long short-term memory (Hochreiter & Schmidhuber 1997).", cell="lstm")
 
 
 def find_preset(name: str) -> Optional[Preset]:

@@ -30,6 +30,8 @@ RUN_HELP = """bench run key=value ...
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
   set.FIELD=VALUE     override one profile setting (set.steps=100)
+  executor=local|submitit           run jobs here, or as SLURM jobs through submitit
+  submitit.KEY=VALUE  submitit parameters (submitit.slurm_partition=gpu submitit.cluster=local)
   results_dir=DIR, reports_dir=DIR                                 [results, reports]
 """
 
@@ -73,7 +75,7 @@ def cmd_run(args: List[str]) -> int:
     from harness.config import RunConfig, parse
     from harness.env import resolve_device
     from harness.plan import DTYPES, apply_overrides, make_plan
-    from harness.runner import execute
+    from harness.executors import EXECUTORS, run_plan
     from harness.store import ResultsStore
     from suites._suite import suites
 
@@ -95,6 +97,8 @@ def cmd_run(args: List[str]) -> int:
             raise UsageError(f"Suite {suite.name} takes no '{key}' option; its options: {', '.join(suite.options) or 'none'}.")
         if value is not None and allowed and value not in allowed:
             raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
+    if cfg.executor not in EXECUTORS:
+        raise UsageError(f"Unknown executor '{cfg.executor}'; choose one of {', '.join(EXECUTORS)}.")
     try:
         device = resolve_device(cfg.device)
     except ValueError as exc:
@@ -110,7 +114,7 @@ def cmd_run(args: List[str]) -> int:
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")
         return 0
-    counts = execute(plan, store, progress=cfg.progress)
+    counts = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
     summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new to run"
     print(f"Done: {summary}. Records in {Path(cfg.results_dir) / suite.name}/; "
           f"`bench report suite={suite.name}` rebuilds the report.")

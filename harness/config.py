@@ -31,6 +31,10 @@ class RunConfig:
     results_dir: str = "results"
     reports_dir: str = "reports"
     progress: bool = True
+    #: where jobs run: local (this process) or submitit (SLURM, or local subprocesses)
+    executor: str = "local"
+    #: submitit parameters, written ``submitit.timeout_min=120 submitit.slurm_partition=gpu``
+    submitit: Dict[str, Any] = field(default_factory=dict)
     #: profile overrides, written ``set.steps=100``
     set: Dict[str, Any] = field(default_factory=dict)
 

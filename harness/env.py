@@ -49,9 +49,17 @@ def resolve_device(requested: str) -> str:
     return requested
 
 
+@functools.lru_cache(maxsize=4)
 def device_name(device: str) -> str:
+    """The GPU's name, or the CPU's model name from /proc/cpuinfo."""
     if device.startswith("cuda"):
         return torch.cuda.get_device_name(device)
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
     return platform.processor() or platform.machine()
 
 

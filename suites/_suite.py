@@ -41,9 +41,10 @@ class Profile:
     seeds: Tuple[int, ...] = (0,)
 
     def settings(self) -> Dict[str, Any]:
-        """The fields that change results (everything but name and description)."""
+        """The fields that change a job's results (not its name, description or the list of seeds)."""
         values = dataclasses.asdict(self)
-        values.pop("name"), values.pop("description")
+        for key in ("name", "description", "seeds"):
+            values.pop(key)
         return values
 
 
@@ -93,6 +94,12 @@ class Suite:
     def base_spec(self, profile: Profile, options: Dict[str, Any]):
         """The spec every variant expression is applied on top of (model size from the profile)."""
         raise NotImplementedError
+
+    def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
+        """The profile with command-line options that name one of its fields applied (protocol=...)."""
+        names = {f.name for f in dataclasses.fields(profile)}
+        updates = {k: v for k, v in options.items() if v is not None and k in names}
+        return dataclasses.replace(profile, **updates) if updates else profile
 
     def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
         """The spec a variant expression stands for in this suite (default: presets on the base spec)."""

@@ -8,7 +8,6 @@ under a named protocol (non-overlapping windows by default, sliding windows as a
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +76,6 @@ class PositionExtrapolation(Suite):
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
-
-    def resolved_profile(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> ExtrapolationProfile:
-        if options.get("protocol"):
-            profile = dataclasses.replace(profile, protocol=options["protocol"])
-        return profile
 
     def _data(self, options: Dict[str, Any]):
         return load_corpus(options.get("data") or DEFAULT_CORPUS)

@@ -28,6 +28,7 @@ def run_cli(capsys, *args):
     (["run", "set.steps=many"], "Bad profile override"),
     (["run", "protocol=strided"], "choose one of nonoverlapping, sliding"),
     (["run", "device=tpu"], "Unknown device 'tpu'"),
+    (["run", "executor=slurm"], "Unknown executor 'slurm'"),
     (["run", "dry_run=maybe"], "Bad option"),
     (["run", "dtype=float64"], "does not compute in float64"),
     (["run", "rope"], "is not key=value"),

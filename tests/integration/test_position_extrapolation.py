@@ -126,3 +126,20 @@ def test_bfloat16_runs_under_autocast_and_is_recorded(dirs):
     assert run(results, "variants=[alibi+naive]", "dtype=bfloat16") == 0
     records = load(results)
     assert all(r["dtype"] == "bfloat16" and r["status"] == "ok" for r in records)
+
+
+def test_submitit_executor_runs_jobs_in_subprocesses(dirs):
+    pytest.importorskip("submitit")
+    results, _ = dirs
+    assert run(results, "variants=[rope]", "executor=submitit", "submitit.cluster=local", "submitit.timeout_min=5") == 0
+    records = load(results)
+    assert records and all(r["status"] in ("ok", "unsupported") for r in records)
+    assert (results / ".submitit").is_dir()
+
+
+def test_a_job_keeps_its_identity_whatever_other_seeds_are_asked_for(dirs, capsys):
+    results, _ = dirs
+    assert run(results, "variants=[none]", "seeds=[0]") == 0
+    capsys.readouterr()
+    assert run(results, "variants=[none]", "seeds=[0,1]", "dry_run=true") == 0
+    assert "1 to run, 1 stored" in capsys.readouterr().out

@@ -1,7 +1,7 @@
 """The ``bench`` command: run suites, list what is registered, and rebuild reports from results.
 
     bench run suite=position_extrapolation variants=[rope,alibi] profile=quick seeds=[0,1,2]
-    bench list [suites|variants|positions|kernels|plugins]
+    bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
     bench report [suite=position_extrapolation]
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
@@ -62,10 +62,11 @@ def _is_user_error(exc: Exception) -> bool:
     from harness.store import CorruptResultsError
     from suites.data.text import CorpusError
     from variants._registry import UnknownNameError
+    from variants.presets import AmbiguousPresetError
     from variants.spec import PresetConflictError, PresetFieldError
 
-    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, PresetFieldError, CorruptResultsError,
-                            CorpusError))
+    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, PresetFieldError, AmbiguousPresetError,
+                            CorruptResultsError, CorpusError))
 
 
 def cmd_run(args: List[str]) -> int:

@@ -1,4 +1,4 @@
-"""What ``bench list`` prints: suites, variant presets, positions, kernels and plugins."""
+"""What ``bench list`` prints: suites, variant presets, each axis's components, kernels, support and plugins."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import List
 
 from tabulate import tabulate
 
-SECTIONS = ("suites", "variants", "positions", "kernels", "plugins")
+SECTIONS = ("suites", "variants", "positions", "scorings", "norms", "ffns", "kernels", "support", "plugins")
 
 
 def _suites() -> str:
@@ -28,24 +28,47 @@ def _variants() -> str:
     return text + "\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2]; gqa<g> works for any g."
 
 
+def _axis(registry, heading: str) -> str:
+    rows = [[e.name, e.summary] for e in registry.entries()]
+    return tabulate(rows, headers=[heading, "description"], tablefmt="simple")
+
+
 def _positions() -> str:
     from variants.position._base import positions
 
-    rows = [[e.name, e.summary] for e in positions.entries()]
-    return tabulate(rows, headers=["position", "description"], tablefmt="simple")
+    return _axis(positions, "position")
+
+
+def _scorings() -> str:
+    from variants.scoring._base import scorings
+
+    return _axis(scorings, "scoring") + "\nDot-product scorings run on every kernel; the others only on kernels that materialise scores (naive)."
+
+
+def _norms() -> str:
+    from variants.norm._base import norms, placements
+
+    return (_axis(norms, "norm") + "\n\n" + _axis(placements, "norm_placement")
+            + "\nPresets pre_ln and post_ln set norm_placement.")
+
+
+def _ffns() -> str:
+    from variants.ffn._base import ffns
+
+    return _axis(ffns, "ffn")
 
 
 def _kernels() -> str:
-    from variants.kernel._base import kernels
+    from harness.support import availability_table
 
-    rows = []
-    for e in kernels.entries():
-        k = e.obj
-        missing = k.unavailable()
-        rows.append([e.name, "no: " + missing if missing else "yes", "/".join(k.devices),
-                     "yes" if k.takes_score_bias else "no", "yes" if k.native_gqa else "no", e.summary])
-    return tabulate(rows, headers=["kernel", "available", "devices", "score bias", "native GQA", "description"],
-                    tablefmt="simple")
+    table = availability_table()
+    return tabulate(table.values.tolist(), headers=list(table.columns), tablefmt="simple")
+
+
+def _support() -> str:
+    from harness.support import render_markdown
+
+    return render_markdown()
 
 
 def _plugins() -> str:
@@ -58,12 +81,14 @@ def _plugins() -> str:
     return tabulate(rows, headers=["plugin", "entry point", "status"], tablefmt="simple")
 
 
-RENDERERS = {"suites": _suites, "variants": _variants, "positions": _positions, "kernels": _kernels, "plugins": _plugins}
+RENDERERS = {"suites": _suites, "variants": _variants, "positions": _positions, "scorings": _scorings, "norms": _norms,
+             "ffns": _ffns, "kernels": _kernels, "support": _support, "plugins": _plugins}
 
 
 def render(what: str = "all") -> str:
     """The text of one section, or of every section."""
-    names: List[str] = list(SECTIONS) if what == "all" else [what]
+    # the support matrix is long; `bench list support` prints it on its own
+    names: List[str] = [s for s in SECTIONS if s != "support"] if what == "all" else [what]
     parts = []
     for name in names:
         body = RENDERERS[name]()

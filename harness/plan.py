@@ -117,7 +117,7 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
     torch_dtype = DTYPES[dtype]
     for variant in variants:
         spec = suite.spec_for(variant, profile, options)
-        reasons = problems(spec, device.split(":")[0], torch_dtype)
+        reasons = problems(spec, device.split(":")[0], torch_dtype, training=suite.trains)
         for seed in seeds:
             h = job_hash(suite, spec, profile, seed, device, dtype, checksum)
             job = Job(suite.name, variant, spec, profile, seed, device, dtype, checksum, h,

@@ -52,7 +52,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
 
 
 def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path) -> List[Path]:
-    """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``."""
+    """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix."""
     from suites._suite import suites
 
     store = ResultsStore(results_dir)
@@ -61,10 +61,13 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path) ->
         suites.get(suite)  # an unknown suite is a clear error
     if not names:
         raise UsageError(f"No results under {results_dir}/; run `bench run` first.")
+    from harness.support import write_support_matrix
+
     paths: List[Path] = []
     for name in names:
         records = store.load(name)
         if not records:
             raise UsageError(f"No results for suite {name} under {results_dir}/{name}/; run `bench run suite={name}` first.")
         paths += suites.get(name).report(records_frame(records), reports_dir)
+    paths.append(write_support_matrix(reports_dir))
     return paths

@@ -81,11 +81,17 @@ class Suite:
     default_variants: Tuple[str, ...] = ()
     #: dtypes this suite can compute in (float32 weights; lower precision through autocast)
     dtypes: Tuple[str, ...] = ("float32",)
+    #: whether jobs train (need a backward pass); a suite of forward passes only sets False
+    trains: bool = True
     #: options a user may set on the command line (key -> allowed values; None = free text)
     options: Dict[str, Optional[Tuple[str, ...]]] = {}
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
+
+    def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
+        """The profile after command-line options that change it (default: unchanged)."""
+        return profile
 
     def base_spec(self, profile: Profile, options: Dict[str, Any]):
         """The spec every variant expression is applied on top of (model size from the profile)."""

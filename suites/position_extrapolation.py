@@ -108,7 +108,8 @@ class PositionExtrapolation(Suite):
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)
         ctx.facts.update(parameters=model.num_parameters(), corpus=corpus.name, train_chars=len(train_text),
-                         eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr, steps=profile.steps)
+                         eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr, steps=profile.steps,
+                         attention_backend=model.attention_dispatch(profile.batch_size, profile.train_len))
         gen = torch.Generator().manual_seed(seed)
 
         # weights stay float32; bfloat16 runs the matmuls under autocast (mixed precision)

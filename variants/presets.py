@@ -1,19 +1,27 @@
-"""Named partial specs that variant expressions are written in (``alibi``, ``mqa``, ``gqa4``).
+"""Named partial specs that variant expressions are written in (``alibi``, ``mqa``, ``gqa4``, ``post_ln``).
 
-Three kinds of names resolve to presets: every registered position encoding and kernel is a preset of
-its own axis (``rope`` sets position, ``naive`` sets kernel); the named presets registered here; and
-the parametric ``gqa<g>`` (grouped-query attention with g key/value heads, Ainslie et al. 2023).
+Three kinds of names resolve to presets: every registered component of an axis is a preset of that axis
+(``rope`` sets position, ``naive`` kernel, ``additive`` scoring, ``rmsnorm`` norm, ``swiglu`` ffn); the
+named presets registered here; and the parametric ``gqa<g>`` (grouped-query attention with g key/value
+heads, Ainslie et al. 2023). A name registered on two axes would be ambiguous and is an error.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._registry import Registry
+from .ffn._base import ffns
 from .kernel._base import kernels
+from .norm._base import norms
 from .position._base import positions
+from .scoring._base import scorings
+
+
+class AmbiguousPresetError(ValueError):
+    """A preset name registered on more than one axis."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,11 @@ class Preset:
 
 presets: Registry[Preset] = Registry("preset", list_command="bench list variants")
 
+#: (registry, spec field): every key of the registry is a preset setting that field
+AXES: Tuple[Tuple[Registry, str], ...] = (
+    (positions, "position"), (kernels, "kernel"), (scorings, "scoring"), (norms, "norm"), (ffns, "ffn"),
+)
+
 _GQA = re.compile(r"^gqa(\d+)$")
 
 
@@ -34,10 +47,13 @@ def _add(name: str, summary: str, **fields: Any) -> None:
     presets.add(name, Preset(name, fields, summary), summary=summary)
 
 
+_add("baseline", "The suite's base spec unchanged (scaled_dot, MHA, Pre-LN, layernorm, gelu, sdpa).")
 _add("mha", "Multi-head attention: one key/value head per query head (Vaswani et al. 2017).", n_kv_heads=None)
 _add("mqa", "Multi-query attention: one key/value head shared by all query heads (Shazeer 2019).", n_kv_heads=1)
+_add("pre_ln", "Pre-LN: x + f(norm(x)), final norm before the output (Xiong et al. 2020).", norm_placement="pre")
+_add("post_ln", "Post-LN: norm(x + f(x)), as in the original Transformer (Vaswani et al. 2017).", norm_placement="post")
 # Model families for suites that compare recurrent models with the Transformer (variants/recurrent.py).
-_add("transformer", "The Transformer decoder (Vaswani et al. 2017) with the suite's default axes.")
+_add("transformer", "The Transformer decoder (Vaswani et al. 2017) on the suite's base spec, as baseline; picks it where recurrent models compete.")
 _add("rnn_tanh", "Elman RNN with tanh (Elman 1990).", cell="tanh")
 _add("rnn_relu", "Elman RNN with ReLU (Le et al. 2015, arXiv 1504.00941).", cell="relu")
 _add("gru", "Gated recurrent unit (Cho et al. 2014, arXiv 1406.1078).", cell="gru")
@@ -48,10 +64,14 @@ def find_preset(name: str) -> Optional[Preset]:
     """The preset a name stands for, or None when no kind of preset matches."""
     if name in presets:
         return presets.get(name)
-    if name in positions:
-        return Preset(name, {"position": name}, positions._entries[name].summary)
-    if name in kernels:
-        return Preset(name, {"kernel": name}, kernels._entries[name].summary)
+    found = [(registry, key) for registry, key in AXES if name in registry]
+    if len(found) > 1:
+        raise AmbiguousPresetError(
+            f"Preset '{name}' is ambiguous: it is registered as a {' and a '.join(r.kind for r, _ in found)}; rename one."
+        )
+    if found:
+        registry, key = found[0]
+        return Preset(name, {key: name}, registry._entries[name].summary)
     match = _GQA.match(name)
     if match and int(match.group(1)) >= 1:
         groups = int(match.group(1))
@@ -61,4 +81,7 @@ def find_preset(name: str) -> Optional[Preset]:
 
 def all_preset_names() -> List[str]:
     """Every concrete preset name (the parametric family shown as examples)."""
-    return sorted(set(presets.names()) | set(positions.names()) | set(kernels.names()) | {"gqa2", "gqa4"})
+    names = set(presets.names()) | {"gqa2", "gqa4"}
+    for registry, _ in AXES:
+        names |= set(registry.names())
+    return sorted(names)

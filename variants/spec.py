@@ -1,7 +1,8 @@
 """Architecture specs, preset expressions that build them, and the problems that stop them running.
 
-A spec is a frozen dataclass with one field per axis: a registry key (``position="rope"``) or a number
-(``n_kv_heads=2``). A preset is a named partial spec; a variant is a preset expression such as
+A spec is a frozen dataclass with one field per axis: a registry key (``position="rope"``,
+``scoring="additive"``, ``norm="rmsnorm"``, ``norm_placement="post"``, ``ffn="swiglu"``, ``kernel="flex"``)
+or a number (``n_kv_heads=2``). A preset is a named partial spec; a variant is a preset expression such as
 ``alibi+sdpa``: presets compose with ``+``, and two presets that set one field differently are an error.
 """
 
@@ -16,9 +17,12 @@ from typing import Any, Dict, List, Optional
 import torch
 
 from ._registry import UnknownNameError, close_matches
+from .ffn._base import ffns
 from .kernel._base import kernels
+from .norm._base import norms, placements
 from .position._base import positions
 from .presets import Preset, all_preset_names, find_preset
+from .scoring._base import scorings
 
 
 class PresetConflictError(ValueError):
@@ -39,11 +43,19 @@ class TransformerSpec:
     n_heads: int = 8
     #: key/value heads: None = one per query head (MHA), 1 = MQA, g = GQA with g groups
     n_kv_heads: Optional[int] = None
-    #: FFN hidden size; None = 4 x d_model
+    #: FFN hidden size of the two-matrix baseline; None = 4 x d_model (gated FFNs take 2/3 of it)
     d_ff: Optional[int] = None
     #: the training length; a learned position table has this many rows
     max_len: int = 64
     position: str = "sinusoidal"
+    #: how a query and a key become a score (variants/scoring/)
+    scoring: str = "scaled_dot"
+    #: norm layer (variants/norm/) and where blocks put it: "pre" (Pre-LN) or "post" (Post-LN)
+    norm: str = "layernorm"
+    norm_placement: str = "pre"
+    #: position-wise feed-forward layer (variants/ffn/)
+    ffn: str = "gelu"
+    #: attention kernel (variants/kernel/); sdpa_<backend> pins one SDPA backend
     kernel: str = "sdpa"
     dropout: float = 0.0
 
@@ -108,8 +120,13 @@ def resolve(expr: str, base: Optional[Any] = None) -> Any:
     return dataclasses.replace(base, **fields)
 
 
-def problems(spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
-    """Every reason ``spec`` cannot be built and run on ``device`` in ``dtype`` (empty if it can)."""
+def problems(
+    spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
+) -> List[str]:
+    """Every reason ``spec`` cannot be built and run on ``device`` in ``dtype`` (empty if it can).
+
+    ``training`` asks for a backward pass too (a suite that only runs forward passes sets it False).
+    """
     if not isinstance(spec, TransformerSpec) and hasattr(spec, "problems"):
         return spec.problems(device, dtype)  # other kinds of spec (recurrent models) say for themselves
     reasons: List[str] = []
@@ -117,13 +134,14 @@ def problems(spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = to
         reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
     if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):
         reasons.append(f"n_kv_heads {spec.n_kv_heads} must divide n_heads {spec.n_heads}")
-    for registry, key in ((positions, spec.position), (kernels, spec.kernel)):
-        if key not in registry:
-            reasons.append(registry.unknown_message(key))
-    if reasons:
-        return reasons
+    axes = ((positions, spec.position), (scorings, spec.scoring), (norms, spec.norm),
+            (placements, spec.norm_placement), (ffns, spec.ffn), (kernels, spec.kernel))
+    unknown = [registry.unknown_message(key) for registry, key in axes if key not in registry]
+    if unknown:
+        return reasons + unknown
     reasons += positions.get(spec.position).problems(spec)
-    reasons += kernels.get(spec.kernel).problems(spec, device, dtype)
+    reasons += scorings.get(spec.scoring).problems(spec)
+    reasons += kernels.get(spec.kernel).problems(spec, device, dtype, training=training)
     return reasons
 
 

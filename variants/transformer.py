@@ -1,40 +1,50 @@
 """A decoder-only Transformer language model built from a TransformerSpec.
 
-The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with Pre-LN blocks (Xiong et al. 2020), a GELU
-feed-forward layer and input and output embeddings tied (Press & Wolf 2017), scaled by sqrt(d_model). The position encoding and
-the attention kernel are the spec's axes: attention calls the position's three hooks (embed, rotate,
-score_bias) and the kernel's ``attend``, so neither needs an ``if position == ...`` branch.
+The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with input and output embeddings tied (Press &
+Wolf 2017), scaled by sqrt(d_model). By default: Pre-LN blocks (Xiong et al. 2020), LayerNorm, a GELU
+feed-forward layer, scaled dot-product scores, multi-head attention and the SDPA kernel. Every one of
+these is an axis of the spec resolved once here into a component that owns its behaviour: attention calls
+the position's hooks (embed, rotate, attention_bias), the scoring's query transform, scale and kernel
+options, and the kernel's ``attend``; a block takes its norm slots from the placement. No ``if name ==``
+branch is needed anywhere on the call path.
 """
 
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
+from .ffn._base import FeedForward, ffns
 from .kernel._base import AttentionKernel, kernels
+from .norm._base import norms, placements
 from .position._base import PositionEncoding, positions
+from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
 KVCache = Tuple[torch.Tensor, torch.Tensor]  # (B, Hkv, S, Dh) keys and values of one layer
 
 
 class Attention(nn.Module):
-    """Multi-head (or grouped-query) causal self-attention."""
+    """Multi-head (or grouped-query) causal self-attention with a pluggable scoring and kernel.
 
-    def __init__(self, d_model: int, n_heads: int, n_kv_heads: int, position: PositionEncoding, kernel: AttentionKernel):
+    ``scoring`` is a registry key or a Scoring module built for the head size (default: scaled dot product).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, n_kv_heads: int, position: PositionEncoding, kernel: AttentionKernel,
+                 scoring: Union[str, Scoring] = "scaled_dot"):
         super().__init__()
         self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
         self.q_proj = nn.Linear(d_model, n_heads * self.head_dim, bias=False)
         self.kv_proj = nn.Linear(d_model, 2 * n_kv_heads * self.head_dim, bias=False)
         self.out_proj = nn.Linear(n_heads * self.head_dim, d_model, bias=False)
         self.position, self.kernel = position, kernel
+        self.scoring = scorings.get(scoring)(self.head_dim) if isinstance(scoring, str) else scoring
 
-    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None) -> Tuple[torch.Tensor, KVCache]:
-        """x: (B, T, D); cache holds the S - T earlier keys/values. Returns (B, T, D) and the new cache."""
+    def _project(self, x: torch.Tensor, cache: Optional[KVCache]):
+        """(q, k, v, bias): q (B, H, T, Dh); k, v (B, Hkv, S, Dh) with the cache prepended; the position's bias."""
         B, T, _ = x.shape
         past = 0 if cache is None else cache[0].shape[2]
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
@@ -42,36 +52,43 @@ class Attention(nn.Module):
         q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
         if cache is not None:
             k, v = torch.cat((cache[0], k), dim=2), torch.cat((cache[1], v), dim=2)  # (B, Hkv, S, Dh)
-        bias = self.position.score_bias(T, k.shape[2], past, q.dtype)  # (H, T, S) or None
-        y = self.kernel.attend(q, k, v, causal=True, bias=bias)  # (B, H, T, Dh)
+        bias = self.position.attention_bias(T, k.shape[2], past, q.dtype)  # ScoreBias of (H, T, S), or None
+        return self.scoring.query(q), k, v, bias
+
+    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None) -> Tuple[torch.Tensor, KVCache]:
+        """x: (B, T, D); cache holds the S - T earlier keys/values. Returns (B, T, D) and the new cache."""
+        B, T, _ = x.shape
+        q, k, v, bias = self._project(x, cache)
+        y = self.kernel.attend(q, k, v, causal=True, bias=bias, scale=self.scoring.scale(),
+                               **self.scoring.kernel_options())  # (B, H, T, Dh)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), (k, v)
 
+    def dispatch(self, x: torch.Tensor) -> str:
+        """The implementation the kernel runs for input x (B, T, D), e.g. 'sdpa:flash' (recorded with results).
 
-class FeedForward(nn.Module):
-    """Position-wise two-layer MLP with GELU."""
-
-    def __init__(self, d_model: int, d_ff: int):
-        super().__init__()
-        self.up, self.down = nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_ff, d_model, bias=False)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down(F.gelu(self.up(x)))
+        Run with gradients enabled it answers for training, since some backends differ with requires_grad.
+        """
+        q, k, v, bias = self._project(x, None)
+        return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self.scoring.scale())
 
 
 class Block(nn.Module):
-    """Pre-LN residual block: x + attn(norm(x)), then x + ffn(norm(x))."""
+    """Residual block of attention then feed-forward, the norm placed before (Pre-LN) or after (Post-LN) each."""
 
     def __init__(self, spec: TransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
         super().__init__()
-        self.norm1, self.norm2 = nn.LayerNorm(spec.d_model), nn.LayerNorm(spec.d_model)
-        self.attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel)
-        self.ffn = FeedForward(spec.d_model, spec.d_ff or 4 * spec.d_model)
+        placement, norm = placements.get(spec.norm_placement), norms.get(spec.norm)
+        # each sublayer has an input slot (Pre-LN) and a residual-sum slot (Post-LN); the other is the identity
+        self.norm1_in, self.norm1_out = placement.slots(lambda: norm(spec.d_model))
+        self.norm2_in, self.norm2_out = placement.slots(lambda: norm(spec.d_model))
+        self.attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
         self.drop = nn.Dropout(spec.dropout)
 
     def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None) -> Tuple[torch.Tensor, KVCache]:
-        a, new_cache = self.attn(self.norm1(x), cache)
-        x = x + self.drop(a)
-        return x + self.drop(self.ffn(self.norm2(x))), new_cache
+        a, new_cache = self.attn(self.norm1_in(x), cache)
+        x = self.norm1_out(x + self.drop(a))
+        return self.norm2_out(x + self.drop(self.ffn(self.norm2_in(x)))), new_cache
 
 
 class DecoderLM(nn.Module):
@@ -85,7 +102,7 @@ class DecoderLM(nn.Module):
         self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
         self.drop = nn.Dropout(spec.dropout)
         self.blocks = nn.ModuleList(Block(spec, self.position, kernel) for _ in range(spec.n_layers))
-        self.norm = nn.LayerNorm(spec.d_model)
+        self.norm = placements.get(spec.norm_placement).final(lambda: norms.get(spec.norm)(spec.d_model))
         self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
         self.head.weight = self.embed.weight  # tied input/output embeddings
         self.apply(self._init_weights)
@@ -122,7 +139,16 @@ class DecoderLM(nn.Module):
         """Trainable parameters, the tied embedding counted once."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
 
+    def attention_dispatch(self, batch: int, length: int) -> str:
+        """The attention implementation that runs for (batch, length) token inputs, e.g. 'sdpa:flash'."""
+        param = self.embed.weight
+        x = torch.zeros(batch, length, self.spec.d_model, device=param.device, dtype=param.dtype)
+        return self.blocks[0].attn.dispatch(x)
+
 
 def build(spec: TransformerSpec) -> DecoderLM:
     """The model a spec describes."""
     return DecoderLM(spec)
+
+
+__all__ = ["Attention", "Block", "DecoderLM", "FeedForward", "KVCache", "build"]

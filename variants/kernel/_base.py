@@ -1,16 +1,19 @@
 """The attention-kernel protocol: what a kernel can do, why it cannot run a spec, and the call.
 
-Every kernel computes the same function: softmax(q k^T * scale + bias, causal) v, with queries
+Every kernel computes the same function: softmax(score(q, k) + bias, causal) v, with queries
 q: (B, H, T, Dh) and keys/values k, v: (B, Hkv, S, Dh), H a multiple of Hkv (grouped-query
-attention). The last T of the S key positions are the queries' own (a KV cache holds the first S - T),
-so query i may attend keys 0 .. S - T + i. A kernel declares its devices, dtypes and features, so
+attention). For dot-product scorings score(q, k) = q k^T * scale, which every kernel computes; a kernel
+that materialises the scores (``any_scoring``) also accepts any scoring's ``score_fn``. The last T of
+the S key positions are the queries' own (a KV cache holds the first S - T), so query i may attend keys
+0 .. S - T + i. A kernel declares its devices, dtypes (per device), scorings, whether it takes a score
+bias, whether it groups key/value heads natively and on which devices it has a backward pass, so
 `problems(spec)` can explain, before anything runs, why a combination is not possible.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple, Union
 
 import torch
 
@@ -21,36 +24,113 @@ if TYPE_CHECKING:
 
 kernels: Registry["AttentionKernel"] = Registry("kernel", package="variants.kernel", list_command="bench list kernels")
 
+ALL_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+
+@dataclass(frozen=True)
+class ScoreBias:
+    """An additive score bias offered two ways; each kernel takes the form it can use.
+
+    ``dense()`` builds the (H, T, S) tensor (naive, SDPA); ``score_mod`` is the same bias as a FlexAttention
+    function (score, b, h, q_idx, kv_idx) -> score, computed inside the kernel without an (H, T, S) tensor.
+    """
+
+    dense: Callable[[], torch.Tensor]
+    score_mod: Optional[Callable] = None
+
+
+Bias = Union[torch.Tensor, ScoreBias, None]
+
+
+def dense_bias(bias: Bias) -> Optional[torch.Tensor]:
+    """The tensor of a bias given as a tensor (broadcastable to (B, H, T, S)), a ScoreBias, or None."""
+    return bias.dense() if isinstance(bias, ScoreBias) else bias
+
+
+def device_present(device: str) -> bool:
+    """Whether torch can use a device of this type here."""
+    return device == "cpu" or (device == "cuda" and torch.cuda.is_available())
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
 
 @dataclass(frozen=True)
 class AttentionKernel:
-    """Base class of attention kernels; subclasses implement ``attend``."""
+    """Base class of attention kernels; subclasses implement ``attend`` and declare what they support."""
 
     devices: Tuple[str, ...] = ("cpu", "cuda")
-    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+    dtypes: Tuple[torch.dtype, ...] = ALL_DTYPES
     takes_score_bias: bool = True
     native_gqa: bool = False
+    #: True: computes any registered scoring (calls its score function); False: dot-product scorings only
+    any_scoring: bool = False
+    #: devices with a backward pass (None: every device the kernel runs on)
+    backward_devices: Optional[Tuple[str, ...]] = None
     notes: List[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return type(self).__module__.rsplit(".", 1)[-1]
 
-    def unavailable(self) -> Optional[str]:
-        """Why this kernel cannot run in this installation at all (missing package), or None."""
+    # --- what the kernel supports; subclasses override the per-device answers
+    def missing(self) -> Optional[str]:
+        """A package or build feature this installation lacks (one sentence), or None."""
         return None
 
-    def problems(self, spec: "TransformerSpec", device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
-        """Every reason this kernel cannot run ``spec`` on ``device`` in ``dtype``."""
+    def unavailable(self) -> Optional[str]:
+        """Why this kernel cannot run here at all (missing package, build feature or device), or None."""
+        missing = self.missing()
+        if missing:
+            return missing
+        if not any(device_present(d) for d in self.devices):
+            return f"needs a {'/'.join(self.devices)} device and torch sees none"
+        return None
+
+    def dtypes_on(self, device: str) -> Tuple[torch.dtype, ...]:
+        return self.dtypes
+
+    def takes_score_bias_on(self, device: str) -> bool:
+        return self.takes_score_bias
+
+    def trains_on(self, device: str) -> bool:
+        return device in (self.backward_devices if self.backward_devices is not None else self.devices)
+
+    def supports_scoring(self, scoring: type) -> bool:
+        """Whether this kernel computes the scoring class ``scoring``."""
+        return self.any_scoring or bool(getattr(scoring, "dot_product", False))
+
+    def problems(
+        self, spec: "TransformerSpec", device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
+    ) -> List[str]:
+        """Every reason this kernel cannot run ``spec`` on ``device`` in ``dtype`` (and train it, if ``training``)."""
+        from ..position._base import adds_score_bias, positions
+        from ..scoring._base import scorings
+
         reasons = []
-        missing = self.unavailable()
+        missing = self.missing()
         if missing:
             reasons.append(missing)
         if device not in self.devices:
             reasons.append(f"kernel '{self.name}' runs on {'/'.join(self.devices)}, not {device}")
-        if dtype not in self.dtypes:
-            reasons.append(f"kernel '{self.name}' does not support {str(dtype).replace('torch.', '')}")
+            return reasons
+        if dtype not in self.dtypes_on(device):
+            allowed = ", ".join(dtype_name(d) for d in self.dtypes_on(device))
+            reasons.append(f"kernel '{self.name}' does not support {dtype_name(dtype)} on {device} (only {allowed})")
+        if spec.scoring in scorings and not self.supports_scoring(scorings.get(spec.scoring)):
+            reasons.append(f"kernel '{self.name}' computes dot-product scores only, and scoring '{spec.scoring}' is not one")
+        if spec.position in positions and adds_score_bias(positions.get(spec.position)) and not self.takes_score_bias_on(device):
+            reasons.append(f"kernel '{self.name}' takes no score bias on {device}, which position '{spec.position}' adds")
+        if training and not self.trains_on(device):
+            reasons.append(f"kernel '{self.name}' has no backward pass on {device} (inference only), so it cannot train")
         return reasons
+
+    # --- the call
+    def dispatch(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool, bias: Bias = None,
+                 scale: Optional[float] = None) -> str:
+        """The implementation that runs for these inputs, as recorded with results (default: the kernel's name)."""
+        return self.name
 
     def attend(
         self,
@@ -59,11 +139,20 @@ class AttentionKernel:
         v: torch.Tensor,
         *,
         causal: bool,
-        bias: Optional[torch.Tensor] = None,
+        bias: Bias = None,
         scale: Optional[float] = None,
+        score_fn: Optional[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = None,
     ) -> torch.Tensor:
-        """(B, H, T, Dh) attention output; bias is additive, shape broadcastable to (B, H, T, S)."""
+        """(B, H, T, Dh) attention output; bias is additive, broadcastable to (B, H, T, S).
+
+        ``scale`` multiplies q k^T (None: 1/sqrt(Dh)); ``score_fn(q, k) -> (B, H, T, S)`` replaces q k^T * scale
+        for scorings that are not dot products (only kernels with ``any_scoring`` accept it).
+        """
         raise NotImplementedError
+
+    def _reject_score_fn(self, score_fn) -> None:
+        if score_fn is not None:
+            raise ValueError(f"kernel '{self.name}' computes dot-product scores only and cannot call a score function")
 
 
 def causal_mask(q_len: int, k_len: int, device: torch.device) -> torch.Tensor:

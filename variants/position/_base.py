@@ -4,17 +4,20 @@ A position encoding acts in exactly one of three places:
 - ``embed``: adds a vector to each token embedding (learned, sinusoidal);
 - ``rotate``: rotates queries and keys by their positions (RoPE);
 - ``score_bias``: adds a bias to the attention scores (ALiBi).
-The defaults do nothing, so an encoding overrides only the hook it uses.
+The defaults do nothing, so an encoding overrides only the hook it uses. An encoding with a score bias
+may also write it as a FlexAttention ``score_mod``, which the flex kernel computes without an (H, T, S)
+tensor; attention hands kernels both forms through ``attention_bias``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 import torch
 from torch import nn
 
 from .._registry import Registry
+from ..kernel._base import ScoreBias
 
 if TYPE_CHECKING:
     from ..spec import TransformerSpec
@@ -59,3 +62,18 @@ class PositionEncoding(nn.Module):
     def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
         """An additive score bias of shape (H, T, S), or None. Keys sit at positions 0..S-1."""
         return None
+
+    def score_mod(self, q_offset: int) -> Optional[Callable]:
+        """``score_bias`` as a FlexAttention score_mod (score, b, h, q_idx, kv_idx) -> score, or None."""
+        return None
+
+    def attention_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[ScoreBias]:
+        """What attention hands its kernel: None, or the bias as a lazy (H, T, S) tensor and a score_mod."""
+        if not adds_score_bias(type(self)):
+            return None
+        return ScoreBias(lambda: self.score_bias(q_len, k_len, q_offset, dtype), self.score_mod(q_offset))
+
+
+def adds_score_bias(cls: type) -> bool:
+    """Whether a position-encoding class adds a bias to attention scores (it overrides ``score_bias``)."""
+    return getattr(cls, "score_bias", None) is not PositionEncoding.score_bias

@@ -9,7 +9,7 @@ p below n followed by every other slope of the sequence for 2p, up to n values.
 from __future__ import annotations
 
 import math
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import torch
 
@@ -47,3 +47,11 @@ class Alibi(PositionEncoding):
         k_pos = torch.arange(k_len, device=self.slopes.device)
         distance = (q_pos[:, None] - k_pos[None, :]).to(dtype)  # (T, S)
         return -self.slopes.to(dtype)[:, None, None] * distance  # (H, T, S)
+
+    def score_mod(self, q_offset: int) -> Optional[Callable]:
+        slopes = self.slopes  # (H,)
+
+        def alibi(score, b, h, q_idx, kv_idx):
+            return score - slopes[h] * (q_idx + q_offset - kv_idx)
+
+        return alibi

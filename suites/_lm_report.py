@@ -1,0 +1,271 @@
+"""The language_modeling report: setup, one table per variant family against the shared baseline, a figure
+of perplexity against parameters, and the comparison with Vaswani et al. 2017 and Ainslie et al. 2023."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import pandas as pd
+
+from harness.report import fmt_mean_ci, markdown_table, mean_ci
+
+#: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
+FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
+                   "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position"}
+FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "kernel", "combined")
+#: a variant whose parameter count differs from the baseline's by more than this is flagged
+PARAM_TOLERANCE = 0.10
+#: perplexity differences within this fraction of the baseline count as "about the same"
+SIMILAR = 0.03
+
+
+def family_of(spec: Dict, base: Dict) -> str:
+    """The family of a spec relative to the baseline spec: the axis it changes ('baseline' when none)."""
+    changed = {k for k in spec if spec[k] != base.get(k)}
+    if not changed:
+        return "baseline"
+    axes = changed - {"kernel"}
+    if not axes:
+        return "kernel"
+    families = {FAMILY_OF_FIELD.get(k, "combined") for k in axes}
+    return families.pop() if len(families) == 1 else "combined"
+
+
+def _baseline_spec(df: pd.DataFrame) -> Dict:
+    rows = df[df.variant == "baseline"]
+    if len(rows):
+        return rows.iloc[0].spec
+    from variants.spec import TransformerSpec
+
+    default = TransformerSpec().to_dict()
+    spec = dict(df.iloc[0].spec)
+    spec.update({k: default[k] for k in FAMILY_OF_FIELD if k in default})
+    spec["kernel"] = default["kernel"]
+    return spec
+
+
+def _per_seed(ok: pd.DataFrame, variant: str, metric: str) -> Dict[int, float]:
+    rows = ok[(ok.variant == variant) & (ok.metric == metric)]
+    return {int(r.seed): float(r.value) for r in rows.itertuples()}
+
+
+def _fmt_count(n: Optional[float]) -> str:
+    if n is None or (isinstance(n, float) and math.isnan(n)):
+        return "-"
+    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.3g}{unit}"
+    return f"{n:.0f}"
+
+
+class Summary:
+    """Per-variant numbers the tables, verdicts and figure share."""
+
+    def __init__(self, df: pd.DataFrame):
+        self.df, self.ok = df, df[df.status == "ok"]
+        self.base = _baseline_spec(df)
+        specs = df.drop_duplicates("variant").set_index("variant").spec
+        self.family = {v: family_of(specs[v], self.base) for v in specs.index}
+        base_names = [v for v, f in self.family.items() if f == "baseline"]
+        self.baseline = "baseline" if "baseline" in base_names else (base_names[0] if base_names else None)
+        self.params = {v: self._fact(v, "parameters") for v in specs.index}
+        self.ppl = {v: _per_seed(self.ok, v, "perplexity") for v in specs.index}
+        self.flops = {v: mean_ci(_per_seed(self.ok, v, "train_flops").values())[0] for v in specs.index}
+
+    def _fact(self, variant: str, column: str) -> Optional[float]:
+        if column not in self.ok:
+            return None
+        vals = self.ok[self.ok.variant == variant][column].dropna()
+        return float(vals.iloc[0]) if len(vals) else None
+
+    def mean_ppl(self, v: str) -> float:
+        return mean_ci(self.ppl.get(v, {}).values())[0] if v else math.nan
+
+    def param_delta(self, v: str) -> Optional[float]:
+        b, p = self.params.get(self.baseline), self.params.get(v)
+        return None if b is None or p is None else (p - b) / b
+
+    def ppl_delta_pct(self, v: str) -> List[float]:
+        """Per-seed (ppl_v / ppl_baseline - 1) x 100 over the seeds both ran."""
+        base = self.ppl.get(self.baseline, {})
+        return [100 * (p / base[s] - 1) for s, p in self.ppl.get(v, {}).items() if s in base]
+
+    def status(self, v: str) -> str:
+        bad = self.df[(self.df.variant == v) & (self.df.status != "ok")]
+        return bad.status.iloc[0] if len(bad) else "-"
+
+
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    s = Summary(df)
+    first = df.iloc[0]
+    settings, spec = first.profile_settings, s.base
+    seeds = sorted(int(x) for x in df.seed.unique())
+    backends = s.ok.drop_duplicates("variant").set_index("variant").get("attention_backend", pd.Series(dtype=str))
+    lines = [f"# Language modelling ({suite.name}, suite version {first.suite_version})", "",
+             suite.description.strip().splitlines()[0], "", "## Setup", "",
+             f"- Model: decoder-only character Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "
+             f"{spec['n_heads']} heads (head size {spec['d_model'] // spec['n_heads']}), tied embeddings, position "
+             f"{spec['position']}. Baseline: scoring {spec['scoring']}, {spec['n_kv_heads'] or spec['n_heads']} key/value heads, "
+             f"{spec['norm_placement']}-norm {spec['norm']}, FFN {spec['ffn']}, kernel {spec['kernel']}.",
+             f"- Training: {settings['steps']} steps of {settings['batch_size']} x {settings['train_len']} characters, AdamW lr "
+             f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
+             f"gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
+             f"- Evaluation: perplexity per character on {int(first.get('eval_chars', 0)):,} held-out characters (the last "
+             f"{settings['heldout_fraction']:.0%} of {first.get('corpus', '?')}, sha256 {str(first.data_checksum)[:16]}...) in "
+             f"**non-overlapping** windows of the training length {settings['train_len']}.",
+             "- Training FLOPs: torch.utils.flop_counter.FlopCounterMode on one training step (forward and backward) x steps, "
+             "counted on a copy of the model with the `naive` kernel (the counter cannot see inside fused CPU kernels); "
+             "matrix products only, so elementwise work (softmax, norms, activations, additive attention's tanh) is not counted, "
+             "and the full T x T score matrix is counted, masked half included.",
+             "- Attention implementation per variant (as dispatched): "
+             + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
+             f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
+             f"{first.get('flush_denormal')}, {first.get('num_threads')} threads; code {str(first.git_commit)[:10]}"
+             f"{' (dirty tree)' if first.git_dirty else ''}.", ""]
+
+    lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline)", "",
+              f"Δ ppl is the per-seed relative change against the baseline of the same seed. A variant whose parameter count "
+              f"differs from the baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget.", ""]
+    families = [f for f in FAMILY_ORDER if f in s.family.values()]
+    for fam in families:
+        members = [s.baseline] + sorted(v for v, f in s.family.items() if f == fam) if s.baseline else sorted(
+            v for v, f in s.family.items() if f == fam)
+        lines += [f"### {fam}", "", markdown_table(pd.DataFrame([_row(s, v) for v in members])), ""]
+    if not families:
+        lines += [markdown_table(pd.DataFrame([_row(s, v) for v in s.family])), ""]
+    reasons = df[df.status != "ok"].drop_duplicates(["variant", "status", "reason"])
+    if len(reasons):
+        lines += ["Cells that are not numbers:", ""] + [f"- `{r.variant}`: {r.status}: {r.reason}" for r in reasons.itertuples()] + [""]
+
+    figure = _figure(s, out_dir / "figures" / f"{suite.name}.png")
+    lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
+    lines += ["## Against the published findings", ""] + [f"- {t}" for t in _verdicts(s)] + [""]
+    path = out_dir / f"{suite.name}.md"
+    path.write_text("\n".join(lines))
+    return [path, figure]
+
+
+def _row(s: Summary, v: str) -> Dict[str, str]:
+    delta = s.param_delta(v)
+    flagged = delta is not None and abs(delta) > PARAM_TOLERANCE
+    ppl = s.ppl.get(v, {})
+    deltas = s.ppl_delta_pct(v) if v != s.baseline else []
+    return {
+        "variant": v,
+        "parameters": _fmt_count(s.params.get(v)),
+        "Δ params": "-" if delta is None or v == s.baseline else f"{100 * delta:+.1f}%",
+        "training FLOPs": _fmt_count(s.flops.get(v)),
+        "held-out ppl": fmt_mean_ci(ppl.values(), 3) if ppl else s.status(v),
+        "Δ ppl vs baseline": _fmt_pct(deltas),
+        "budget": f"flagged: params {100 * delta:+.0f}% vs baseline" if flagged else "matched",
+    }
+
+
+def _fmt_pct(values: List[float]) -> str:
+    """'+1.2% ± 0.4 (n=3)' of per-seed percentage changes, '+1.2% (n=1)' for one seed, '-' for none."""
+    mean, half, n = mean_ci(values)
+    if n == 0:
+        return "-"
+    return f"{mean:+.1f}%" + ("" if math.isnan(half) else f" ± {half:.1f}") + f" (n={n})"
+
+
+def _cmp(s: Summary, v: str) -> Tuple[float, str]:
+    """(relative ppl change vs baseline, 'ppl X (n=k)') of a variant; NaN when missing."""
+    m, b = s.mean_ppl(v), s.mean_ppl(s.baseline)
+    n = len(s.ppl.get(v, {}))
+    return (m / b - 1 if b and not math.isnan(m) else math.nan), (f"{m:.3f} (n={n})" if n else f"{s.status(v)}")
+
+
+def _verdicts(s: Summary) -> List[str]:
+    out = []
+    b = s.mean_ppl(s.baseline)
+    if math.isnan(b):
+        return ["This run has no baseline perplexity, so it cannot be compared with the literature."]
+    base_txt = f"baseline (scaled_dot) {b:.3f}"
+    head = s.base["d_model"] // s.base["n_heads"]
+
+    dot = [v for v, f in s.family.items() if f == "scoring" and "dot" == _field(s, v, "scoring")]
+    add = [v for v, f in s.family.items() if f == "scoring" and "additive" == _field(s, v, "scoring")]
+    text = ("Vaswani et al. 2017 (3.2.1) find additive and dot-product attention similar for small key sizes d_k, and "
+            "additive better than unscaled dot products at large d_k, which is why they scale by 1/sqrt(d_k); their "
+            "Table 3 (En-De dev, base 25.8 BLEU, PPL 4.92) moves BLEU by at most 0.9 across head counts (1 head 24.9, 16 "
+            f"heads 25.8, 32 heads 25.4) and key size (d_k 16: 25.1). Here d_k = {head}, a small key size: ")
+    if dot or add:
+        parts = [f"{v} {_cmp(s, v)[1]} ({100 * _cmp(s, v)[0]:+.1f}%)" for v in dot + add]
+        deltas = [abs(_cmp(s, v)[0]) for v in dot + add if not math.isnan(_cmp(s, v)[0])]
+        agrees = bool(deltas) and max(deltas) <= SIMILAR
+        text += (f"{base_txt} vs " + ", ".join(parts) + ". This run " +
+                 ("agrees: at small d_k the scorings are within " if agrees else "does not show the scorings as similar: "
+                  "the largest change exceeds ") + f"{SIMILAR:.0%} of the baseline.")
+    else:
+        text += "this run has no unscaled-dot or additive variant to compare."
+    out.append(text)
+
+    groups = {v: _field(s, v, "n_kv_heads") for v, f in s.family.items() if f == "head grouping"}
+    mqa = [v for v, g in groups.items() if g == 1]
+    gqa = [v for v, g in groups.items() if g not in (None, 1)]
+    text = ("Ainslie et al. 2023 (T5-XXL, average score, higher is better): MHA 47.2, GQA-8 47.1, MQA 46.6, i.e. grouped "
+            "key/value heads keep nearly all of MHA's quality and a single one loses a little (their models are uptrained "
+            "from MHA checkpoints; here each is trained from scratch with fewer parameters, flagged above). ")
+    if mqa and gqa:
+        g, m = _cmp(s, gqa[0]), _cmp(s, mqa[0])
+        agrees = not math.isnan(g[0]) and not math.isnan(m[0]) and g[0] <= m[0] and g[0] <= SIMILAR
+        text += (f"Here {base_txt} (MHA), {gqa[0]} {g[1]} ({100 * g[0]:+.1f}%), {mqa[0]} {m[1]} ({100 * m[0]:+.1f}%): this run "
+                 + ("agrees (GQA within " + f"{SIMILAR:.0%} of MHA and no worse than MQA)." if agrees else
+                    "does not reproduce the ordering MHA ≈ GQA ≤ MQA in perplexity at this size."))
+    else:
+        text += "This run lacks a GQA or MQA variant to compare."
+    out.append(text)
+
+    post = [v for v, f in s.family.items() if f == "norm placement" and _field(s, v, "norm_placement") == "post"]
+    if post:
+        change, shown = _cmp(s, post[0])
+        worse = s.status(post[0]) == "diverged" or (not math.isnan(change) and change > 0)
+        text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one "
+                f"(here {s.df.iloc[0].profile_settings['warmup_steps']} warm-up steps). {base_txt} (Pre-LN) vs {post[0]} {shown}"
+                + ("" if math.isnan(change) else f" ({100 * change:+.1f}%)") + ": this run "
+                + ("agrees (Post-LN is worse)." if worse else "does not show Post-LN worse at this size and warm-up."))
+        out.append(text)
+    return out
+
+
+def _field(s: Summary, variant: str, key: str):
+    rows = s.df[s.df.variant == variant]
+    return rows.iloc[0].spec.get(key) if len(rows) else None
+
+
+def _figure(s: Summary, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for v, seeds in s.ppl.items():
+        if s.params.get(v) is None:
+            continue
+        for seed, ppl in seeds.items():
+            rows.append({"variant": v, "family": s.family[v], "parameters": s.params[v], "perplexity": ppl})
+    data = pd.DataFrame(rows, columns=["variant", "family", "parameters", "perplexity"])
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    if len(data):
+        order = ["baseline"] + [f for f in FAMILY_ORDER if f in set(data.family)]
+        sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
+                      errorbar=("ci", 95), markers="o", ax=ax)
+        for v, grp in data.groupby("variant"):
+            ax.annotate(v, (grp.parameters.iloc[0], grp.perplexity.mean()), textcoords="offset points", xytext=(5, 4), fontsize=8)
+        if s.baseline in s.params and s.params[s.baseline]:
+            for side in (1 - PARAM_TOLERANCE, 1 + PARAM_TOLERANCE):
+                ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)
+    ax.set_xlabel("parameters (dotted: baseline ± 10%)")
+    ax.set_ylabel("held-out perplexity per character")
+    ax.set_title("Perplexity against parameter count, by variant family")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,43 @@
+"""The language_modeling suite end to end at a tiny size: records, skips with reasons, budget flags, report."""
+
+import json
+
+from harness.cli import main
+
+# d 32 with 8 heads (head size 4): MQA drops 7/8 of the key/value projection, more than 10% of the parameters
+TINY = ["suite=language_modeling", "set.steps=4", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
+        "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false"]
+
+
+def load(results):
+    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
+
+
+def test_language_modeling_end_to_end_with_report(tmp_path):
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    variants = "variants=[baseline,additive+naive,additive,mqa,post_ln,swiglu]"
+    assert main(["run", f"results_dir={results}", variants, *TINY]) == 0
+    records = load(results)
+    by = {(r["variant"], r["metric"]): r for r in records}
+    skipped = by[("additive", "job")]
+    assert skipped["status"] == "skipped" and "scoring 'additive' is not one" in skipped["reason"]
+    for v in ("baseline", "additive+naive", "mqa", "post_ln", "swiglu"):
+        ppl, flops = by[(v, "perplexity")], by[(v, "train_flops")]
+        assert ppl["status"] == "ok" and ppl["value"] > 1 and ppl["x"] == 8.0
+        assert flops["value"] == flops["extra"]["flops_per_step"] * 4 > 0
+        assert ppl["parameters"] > 0 and ppl["attention_backend"]
+    assert by[("additive+naive", "perplexity")]["attention_backend"] == "naive"
+    assert by[("baseline", "perplexity")]["attention_backend"].startswith("sdpa:")
+    assert by[("mqa", "perplexity")]["parameters"] < 0.9 * by[("baseline", "perplexity")]["parameters"]
+
+    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
+    text = (reports / "language_modeling.md").read_text()
+    for phrase in ("### scoring", "### head grouping", "### norm placement", "### FFN", "flagged: params", "(n=1)",
+                   "non-overlapping", "FlopCounterMode", "Vaswani et al. 2017", "Ainslie et al. 2023", "skipped"):
+        assert phrase in text, phrase
+    mqa_row = next(line for line in text.splitlines() if line.startswith("| mqa"))
+    assert "flagged" in mqa_row
+    swiglu_row = next(line for line in text.splitlines() if line.startswith("| swiglu"))
+    assert "matched" in swiglu_row
+    assert (reports / "figures" / "language_modeling.png").stat().st_size > 10_000
+    assert "additive" in (reports / "support_matrix.md").read_text()

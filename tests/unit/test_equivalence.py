@@ -1,0 +1,136 @@
+"""The equivalence gate: every buildable position x scoring x head grouping x kernel matches `naive`.
+
+Outputs (logits) and gradients of a tiny two-layer model are compared with the naive kernel's on the same
+weights, within a tolerance stated per dtype (absolute + relative, as in torch.allclose):
+
+| dtype | logits | gradients |
+|---|---|---|
+| float32 | 1e-5 | 1e-4 |
+| float64 | 1e-10 | 1e-9 |
+| bfloat16 | 2e-2 | 5e-2 |
+| float16 | 2e-3 | 1e-2 |
+
+A combination is buildable when ``problems(spec, device, dtype)`` is empty; CPU cases run everywhere in
+float32, CUDA cases are marked ``gpu`` (float32 where the kernel allows it, else bfloat16). FlexAttention has
+no backward pass on CPU, so its CPU case is one forward comparison (it compiles, which takes tens of seconds).
+"""
+
+import itertools
+
+import pytest
+import torch
+
+from variants.kernel._base import kernels
+from variants.position._base import positions
+from variants.scoring._base import scorings
+from variants.spec import TransformerSpec, problems, resolve
+from variants.transformer import build
+
+TOL = {
+    torch.float32: (1e-5, 1e-4),
+    torch.float64: (1e-10, 1e-9),
+    torch.bfloat16: (2e-2, 5e-2),
+    torch.float16: (2e-3, 1e-2),
+}
+GROUPINGS = ("mha", "gqa2", "mqa")
+SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=12)
+
+
+def _cases(device, dtypes, marks=()):
+    out = []
+    for position, scoring, grouping, kernel in itertools.product(positions.names(), scorings.names(), GROUPINGS, kernels.names()):
+        if kernel == "naive":
+            continue
+        expr = f"{position}+{scoring}+{grouping}+{kernel}"
+        for dtype in dtypes:
+            if not problems(resolve(expr, SMALL), device, dtype):
+                out.append(pytest.param(expr, device, dtype, id=f"{expr}-{device}-{str(dtype)[6:]}", marks=marks))
+                break  # one dtype per combination: the first the kernel takes
+    return out
+
+
+CPU_CASES = _cases("cpu", (torch.float32,))
+GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Tiny shapes gain nothing from threads, and OpenMP threads on a busy machine slow them several-fold."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _run(expr: str, device: str, dtype: torch.dtype, state=None, grad: bool = True):
+    """(logits, flat gradients, state_dict) of a tiny model of ``expr`` on fixed tokens."""
+    torch.manual_seed(0)
+    model = build(resolve(expr, SMALL)).to(device=device, dtype=dtype)
+    if state is not None:
+        model.load_state_dict(state)
+    tokens = torch.randint(0, SMALL.vocab_size, (2, SMALL.max_len), generator=torch.Generator().manual_seed(1)).to(device)
+    if not grad:
+        with torch.no_grad():
+            return model(tokens).float(), None, model.state_dict()
+    logits = model(tokens)
+    logits.float().logsumexp(-1).sum().backward()
+    grads = torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]).float()
+    return logits.float(), grads, model.state_dict()
+
+
+def _reference(expr: str, device: str, dtype: torch.dtype, grad: bool = True):
+    kernel = resolve(expr, SMALL).kernel
+    return _run(expr.replace(f"+{kernel}", "+naive"), device, dtype, grad=grad)
+
+
+def _check(expr, device, dtype):
+    ref_logits, ref_grads, state = _reference(expr, device, dtype)
+    logits, grads, _ = _run(expr, device, dtype, state)
+    out_tol, grad_tol = TOL[dtype]
+    assert torch.allclose(logits, ref_logits, atol=out_tol, rtol=out_tol), (logits - ref_logits).abs().max()
+    assert torch.allclose(grads, ref_grads, atol=grad_tol, rtol=grad_tol), (grads - ref_grads).abs().max()
+
+
+@pytest.mark.parametrize("expr,device,dtype", CPU_CASES)
+def test_kernel_matches_naive_on_cpu(expr, device, dtype):
+    _check(expr, device, dtype)
+
+
+@pytest.mark.parametrize("expr,device,dtype", GPU_CASES)
+def test_kernel_matches_naive_on_cuda(expr, device, dtype):
+    _check(expr, device, dtype)
+
+
+def test_the_cpu_gate_covers_every_dot_product_combination_of_the_cpu_sdpa_kernels():
+    ids = {p.values[0] for p in CPU_CASES}
+    dot = [s for s in scorings.names() if scorings.get(s).dot_product]
+    for position, scoring, grouping, kernel in itertools.product(positions.names(), dot, GROUPINGS, ("sdpa", "sdpa_math", "sdpa_flash")):
+        assert f"{position}+{scoring}+{grouping}+{kernel}" in ids
+    assert not any("additive" in i for i in ids)  # only naive computes a non-dot-product scoring
+
+
+@pytest.mark.parametrize("kernel", [k for k in kernels.names() if not kernels.get(k).problems(SMALL, "cpu")])
+@pytest.mark.parametrize("grouping", ["mqa", "gqa2"])
+def test_grouped_query_attention_equals_mha_with_repeated_key_value_weights(kernel, grouping):
+    """GQA with g groups is MHA whose key/value projections repeat each group's weights (Ainslie et al. 2023)."""
+    gqa = build(resolve(f"rope+{grouping}+{kernel}", SMALL)).eval()
+    mha = build(resolve(f"rope+mha+{kernel}", SMALL)).eval()
+    state = dict(gqa.state_dict())
+    H, Dh, Hkv = SMALL.n_heads, SMALL.head_dim, resolve(grouping, SMALL).kv_heads
+    for key in [k for k in state if k.endswith("kv_proj.weight")]:
+        w = state[key].view(2, Hkv, Dh, SMALL.d_model).repeat_interleave(H // Hkv, dim=1)  # (2, H, Dh, D)
+        state[key] = w.reshape(2 * H * Dh, SMALL.d_model)
+    mha.load_state_dict(state)
+    tokens = torch.randint(0, SMALL.vocab_size, (2, 12))
+    assert torch.allclose(gqa(tokens), mha(tokens), atol=1e-5, rtol=0)
+
+
+def test_flex_forward_matches_naive_on_cpu_with_alibi_score_mod_and_gqa():
+    spec = resolve("alibi+gqa2+flex", SMALL)
+    reasons = problems(spec, "cpu", training=False)
+    if reasons:
+        pytest.skip("; ".join(reasons))
+    assert problems(spec, "cpu") == ["kernel 'flex' has no backward pass on cpu (inference only), so it cannot train"]
+    ref, _, state = _reference("alibi+gqa2+flex", "cpu", torch.float32, grad=False)
+    out, _, _ = _run("alibi+gqa2+flex", "cpu", torch.float32, state, grad=False)
+    assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5)

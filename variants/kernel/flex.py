@@ -1,0 +1,80 @@
+"""FlexAttention: attention compiled from a score_mod and a block mask (Dong et al. 2024, arXiv 2412.05496).
+
+``torch.nn.attention.flex_attention`` under ``torch.compile``: the causal mask is a cached block mask (fully
+masked blocks are skipped), ALiBi enters as a ``score_mod`` computed inside the kernel (no (H, T, S) bias
+tensor), and grouped-query attention is native. The first call for each shape compiles, which takes tens of
+seconds on CPU. With torch 2.13 the CPU kernel has no backward pass, so on CPU it serves inference only.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import torch
+
+from ._base import AttentionKernel, ScoreBias, dense_bias, kernels
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled_flex():
+    from torch.nn.attention.flex_attention import flex_attention
+
+    return torch.compile(flex_attention)
+
+
+@functools.lru_cache(maxsize=64)
+def _causal_block_mask(q_len: int, k_len: int, device: str):
+    """Query i (at absolute position k_len - q_len + i) sees keys 0 .. k_len - q_len + i."""
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    offset = k_len - q_len
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx + offset >= kv_idx
+
+    return create_block_mask(causal, None, None, q_len, k_len, device=device)
+
+
+def _tensor_score_mod(bias: torch.Tensor, shape: Tuple[int, int, int, int]):
+    """A score_mod that adds a dense bias broadcastable to (B, H, T, S) (for callers that pass a tensor)."""
+    full = bias.expand(shape)
+
+    def add_bias(score, b, h, q_idx, kv_idx):
+        return score + full[b, h, q_idx, kv_idx]
+
+    return add_bias
+
+
+@dataclass(frozen=True)
+class Flex(AttentionKernel):
+    """torch.nn.attention.flex_attention, compiled; ALiBi as a score_mod."""
+
+    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+    native_gqa: bool = True
+    backward_devices: Optional[Tuple[str, ...]] = ("cuda",)
+
+    def missing(self) -> Optional[str]:
+        if importlib.util.find_spec("torch.nn.attention.flex_attention") is None:
+            return f"torch {torch.__version__} has no torch.nn.attention.flex_attention (needs torch >= 2.5)"
+        return None
+
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+        self._reject_score_fn(score_fn)
+        q_len, k_len = q.shape[-2], k.shape[-2]
+        score_mod = None
+        if isinstance(bias, ScoreBias) and bias.score_mod is not None:
+            score_mod = bias.score_mod
+        elif bias is not None:
+            score_mod = _tensor_score_mod(dense_bias(bias).to(q.dtype), (q.shape[0], q.shape[1], q_len, k_len))
+        block_mask = _causal_block_mask(q_len, k_len, str(q.device)) if causal else None
+        return _compiled_flex()(q, k, v, score_mod=score_mod, block_mask=block_mask, scale=scale,
+                                enable_gqa=k.shape[1] != q.shape[1])
+
+    def dispatch(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None) -> str:
+        return "flex:compiled"
+
+
+kernels.add("flex", Flex())

@@ -1,0 +1,27 @@
+"""SDPA pinned to its memory-efficient backend (Rabe & Staats 2021, arXiv 2112.05682; xFormers' CUTLASS kernel).
+
+CUDA only: float32, float16 and bfloat16, with a float score bias and grouped-query attention. Pinned with
+``torch.nn.attention.sdpa_kernel``: an input the backend cannot take raises, never falls back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import torch
+
+from ._base import kernels
+from .sdpa import Sdpa
+
+
+@dataclass(frozen=True)
+class SdpaEfficient(Sdpa):
+    """SDPA's memory-efficient backend, pinned (CUDA)."""
+
+    devices: Tuple[str, ...] = ("cuda",)
+    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+    backend: Optional[str] = "efficient"
+
+
+kernels.add("sdpa_efficient", SdpaEfficient())

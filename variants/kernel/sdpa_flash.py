@@ -1,0 +1,33 @@
+"""SDPA pinned to its flash backend: tiled exact attention, memory linear in length (Dao et al. 2022, arXiv 2205.14135).
+
+On CPU this is PyTorch's fused flash-style kernel (any float dtype, float score bias given 4-D, native
+grouped-query attention). On CUDA it is FlashAttention-2 (Dao 2023, arXiv 2307.08691): float16 and
+bfloat16 only, no score bias, and a causal mask only when queries and keys have the same length.
+Pinned with ``torch.nn.attention.sdpa_kernel``: an input the backend cannot take raises, never falls back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import torch
+
+from ._base import kernels
+from .sdpa import Sdpa
+
+
+@dataclass(frozen=True)
+class SdpaFlash(Sdpa):
+    """SDPA's flash backend, pinned."""
+
+    backend: Optional[str] = "flash"
+
+    def dtypes_on(self, device: str) -> Tuple[torch.dtype, ...]:
+        return (torch.float16, torch.bfloat16) if device == "cuda" else self.dtypes
+
+    def takes_score_bias_on(self, device: str) -> bool:
+        return device != "cuda"
+
+
+kernels.add("sdpa_flash", SdpaFlash())

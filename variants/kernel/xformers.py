@@ -1,0 +1,48 @@
+"""xFormers memory_efficient_attention (Rabe & Staats 2021, arXiv 2112.05682; Lefaudeux et al. 2022): CUDA only.
+
+Attention computed in chunks with memory linear in length, from the xformers package. Every CPU call
+raises "No operator found", so the kernel is declared for CUDA alone. Key/value heads are repeated for
+grouped-query attention; the causal mask is aligned to the last key (``LowerTriangularFromBottomRightMask``),
+as a KV cache needs. It takes no additive score bias here. The package is imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import torch
+
+from ._base import AttentionKernel, kernels, repeat_kv
+
+
+@dataclass(frozen=True)
+class Xformers(AttentionKernel):
+    """xformers.ops.memory_efficient_attention, CUDA only."""
+
+    devices: Tuple[str, ...] = ("cuda",)
+    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+    takes_score_bias: bool = False
+
+    def missing(self) -> Optional[str]:
+        if importlib.util.find_spec("xformers") is None:
+            return "the xformers package is not installed (pip install xformers)"
+        return None
+
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+        self._reject_score_fn(score_fn)
+        if bias is not None:
+            raise ValueError("kernel 'xformers' takes no score bias")
+        import xformers.ops as xops
+        from xformers.ops.fmha.attn_bias import LowerTriangularFromBottomRightMask
+
+        k, v = repeat_kv(k, q.shape[1]), repeat_kv(v, q.shape[1])  # (B, H, S, Dh)
+        mask = LowerTriangularFromBottomRightMask() if causal else None
+        # xformers wants (B, T, H, Dh)
+        out = xops.memory_efficient_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                                              attn_bias=mask, scale=scale)
+        return out.transpose(1, 2)
+
+
+kernels.add("xformers", Xformers())

@@ -1,0 +1,1 @@
+"""Normalisation layers: each module registers one under its file name."""

@@ -1,0 +1,1 @@
+"""Attention scorings: each module registers one under its file name."""

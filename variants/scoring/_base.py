@@ -1,0 +1,60 @@
+"""The scoring protocol: how a query and a key become an attention score, and the registry of scorings.
+
+A scoring is a module built for one vector size ``dim`` (a head's size in a Transformer, the hidden size
+of an RNN attention). ``score(q, k)`` maps queries (..., T, dim) and keys (..., S, dim) to scores
+(..., T, S) for any leading dimensions, so the same scoring serves (B, T, D) x (B, S, D) in an RNN
+attention and (B, H, T, Dh) x (B, H, S, Dh) in a Transformer head.
+
+Dot-product scorings (``dot_product = True``) score (query(q) . k) * scale(): a transform of the query
+alone and a constant, which every fused kernel computes from the prepared query and the scale, and
+which keeps cached keys untouched. Other scorings hand their ``score`` function to the kernel
+(``kernel_options``); only kernels that materialise the scores can call it. The defaults here are the
+scaled dot product of Vaswani et al. 2017.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Dict, List
+
+import torch
+from torch import nn
+
+from .._registry import Registry
+
+if TYPE_CHECKING:
+    from ..spec import TransformerSpec
+
+scorings: Registry[type] = Registry("scoring", package="variants.scoring", list_command="bench list scorings")
+
+
+class Scoring(nn.Module):
+    """Base class: score(q, k) = (query(q) . k) * scale(); subclasses override what differs."""
+
+    #: True when the score is (query(q) . k) * scale(), so fused dot-product kernels can compute it
+    dot_product: bool = True
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    @classmethod
+    def problems(cls, spec: "TransformerSpec") -> List[str]:
+        """Reasons this scoring cannot be built for ``spec`` (empty when it can)."""
+        return []
+
+    def scale(self) -> float:
+        """The factor on query . key."""
+        return 1.0 / math.sqrt(self.dim)
+
+    def query(self, q: torch.Tensor) -> torch.Tensor:
+        """The query as the dot product sees it: (..., T, dim) -> (..., T, dim)."""
+        return q
+
+    def score(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        """Scores (..., T, S) of queries (..., T, dim) against keys (..., S, dim)."""
+        return (self.query(q) @ k.transpose(-2, -1)) * self.scale()
+
+    def kernel_options(self) -> Dict[str, Any]:
+        """Extra keyword arguments for ``AttentionKernel.attend`` (a score function when not a dot product)."""
+        return {} if self.dot_product else {"score_fn": self.score}

@@ -55,7 +55,7 @@ class GradientFlowProfile(Profile):
     #: the clipping study: SGD with momentum at each learning rate, clipped at grad_clip and not at all
     clip_lag: int = 10
     clip_steps: int = 300
-    clip_lrs: Tuple[float, ...] = (0.03, 0.1, 0.3)
+    clip_lrs: Tuple[float, ...] = (0.1, 0.3)
     clip_momentum: float = 0.9
 
 

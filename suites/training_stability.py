@@ -21,7 +21,7 @@ from torch import nn
 
 from harness.context import JobContext
 from harness.train import TrainSettings, train
-from suites._lm import evaluate_nll, lm_loss, random_batch
+from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
 from suites.data.text import DEFAULT_CORPUS, CharVocab, load_corpus, split_text
 from variants.spec import TransformerSpec
@@ -138,14 +138,6 @@ def _with_depth(spec: TransformerSpec, depth: int) -> TransformerSpec:
     import dataclasses
 
     return dataclasses.replace(spec, n_layers=depth)
-
-
-def xavier_init(model: nn.Module) -> None:
-    """Xavier-uniform every linear layer except the output layer tied to the embedding (Xiong et al.'s setting)."""
-    tied = model.embed.weight
-    for module in model.modules():
-        if isinstance(module, nn.Linear) and module.weight is not tied:
-            nn.init.xavier_uniform_(module.weight)
 
 
 def ffn_gradient_norms(model: nn.Module, batches, device: str) -> List[float]:

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from harness.context import JobContext
+from harness.errors import UsageError
 from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
@@ -88,6 +89,8 @@ class TrainingStability(Suite):
         return load_corpus(options.get("data") or DEFAULT_CORPUS)
 
     def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
+        if profile.init not in INITS:
+            raise UsageError(f"Unknown init '{profile.init}' (set.init); choose one of {', '.join(INITS)}.")
         train_text, _ = split_text(self._data(options).text, profile.heldout_fraction)
         return TransformerSpec(vocab_size=CharVocab.from_text(train_text).size, d_model=profile.d_model,
                                n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
@@ -96,8 +99,6 @@ class TrainingStability(Suite):
         return self._data(options).checksum
 
     def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
-        if profile.init not in INITS:
-            raise ValueError(f"Unknown init '{profile.init}'; choose one of {', '.join(INITS)}.")
         corpus = self._data(ctx.options)
         train_text, heldout_text = split_text(corpus.text, profile.heldout_fraction)
         vocab = CharVocab.from_text(train_text)

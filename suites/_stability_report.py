@@ -166,7 +166,8 @@ def _verdicts(warm: Dict, ratios: Dict) -> List[str]:
         out.append(
             f"Warm-up: without it Post-LN diverged or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
             f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
-            + ("this run agrees that Post-LN needs the warm-up more than Pre-LN does." if agrees else
+            + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does (by {p['hurt'] - q['hurt']} of "
+               f"{p['cells']} cells{', a thin margin for one seed' if p['hurt'] - q['hurt'] == 1 else ''})." if agrees else
                "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget."))
     return out
 

@@ -41,10 +41,10 @@ class StabilityProfile(Profile):
     #: peak learning rates (Adam, betas 0.9 / 0.98 as in Xiong et al.)
     lrs: Tuple[float, ...] = (1e-3, 1e-2)
     #: warm-up steps; 0 = none
-    warmups: Tuple[int, ...] = (0, 40)
+    warmups: Tuple[int, ...] = (0, 30)
     train_len: int = 64
     batch_size: int = 16
-    steps: int = 120
+    steps: int = 100
     weight_decay: float = 0.0
     #: gradient-norm clipping; 0 = none (clipping would hide the instability this suite looks for)
     grad_clip: float = 0.0
@@ -58,7 +58,7 @@ class StabilityProfile(Profile):
 
 PROFILES = {
     "quick": StabilityProfile(
-        name="quick", description="d 64, depths 2/6/12, lr 1e-3/1e-2, warm-up 0/40, 120 steps: about 5 minutes on 2 CPU cores",
+        name="quick", description="d 64, depths 2/6/12, lr 1e-3/1e-2, warm-up 0/30, 100 steps: about 4 minutes on 2 CPU cores",
     ),
     "standard": StabilityProfile(
         name="standard", description="d 128, depths 2/6/12, three learning rates, 1500 steps, 3 seeds: a GPU or a long CPU run",

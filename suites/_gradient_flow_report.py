@@ -85,7 +85,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += _sweep_table(sweep, df)
     lag_lines, longest = _lag_table(df, variants, s)
     lines += lag_lines
-    clip_lines, clip_summary = _clip_table(df, variants)
+    clip_lines, clip_summary = _clip_table(df, variants, 0.5 * math.log(s["alphabet"]))
     lines += clip_lines
     figures = _figures(flow, sweep, ok, variants, out_dir / "figures")
     lines += ["## Figures", ""] + [f"![{name}](figures/{p.name})" for name, p in figures] + [""]
@@ -116,8 +116,8 @@ def _flow_table(flow: pd.DataFrame, variants: List[str]) -> List[str]:
             rows.append(row)
     return ["## How far back the gradient reaches", "",
             "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
-            f"thousandth, positive = growth), mean ± 95% interval over seeds; values below {FLOOR:g} underflow float32 "
-            "and show as -38.", "",
+            f"thousandth, positive = growth), mean ± 95% interval over seeds; values below {FLOOR:g} (float32 underflow, or an "
+            "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.", "",
             markdown_table(pd.DataFrame(rows)) if rows else "No gradient probes.", ""]
 
 
@@ -166,9 +166,10 @@ def _lag_table(df: pd.DataFrame, variants: List[str], s: Dict) -> tuple:
     return lines, longest
 
 
-def _clip_table(df: pd.DataFrame, variants: List[str]) -> tuple:
+def _clip_table(df: pd.DataFrame, variants: List[str], learned_below: float) -> tuple:
     clip = _with_extra(df[df.metric == "clip_final_loss"], "clipping")
-    rows, summary = [], {"clipped": [0, 0], "unclipped": [0, 0]}  # [diverged, runs]
+    rows, summary = [], {"clipped": [0, 0, 0], "unclipped": [0, 0, 0], "learned_below": learned_below}
+    # summary: [diverged, runs, learned (final loss below half the chance loss)]
     for v in variants:
         part = clip[clip.variant == v]
         for lr in sorted(part.x.dropna().unique()):
@@ -183,6 +184,7 @@ def _clip_table(df: pd.DataFrame, variants: List[str]) -> tuple:
                 key = "unclipped" if label == "none" else "clipped"
                 summary[key][0] += bad
                 summary[key][1] += len(cell)
+                summary[key][2] += int((vals < learned_below).sum())
             rows.append(row)
     if not rows:
         return [], summary
@@ -201,7 +203,7 @@ def _verdicts(flow: pd.DataFrame, sweep: pd.DataFrame, longest: Dict[str, float]
         vanish = bool(len(small)) and bool((small < 1).all())
         explode = big[big > 1]
         out.append(
-            f"Spectral-radius sweep (Elman RNNs at initialisation, distance {far}): every radius below 1 "
+            f"Spectral-radius sweep (Elman RNNs at initialisation, distance {far}, ratios averaged over the cells): every radius below 1 "
             + ("vanishes" if vanish else "does not always vanish") + f" (largest ratio {small.max():.2g}); "
             + (f"gradients grow with distance from radius {explode.index.min():g} up (ratio {explode.max():.3g} at the "
                f"largest), and never below radius 1" if len(explode) and (at[at.index <= 1] <= 1).all()
@@ -231,11 +233,18 @@ def _verdicts(flow: pd.DataFrame, sweep: pd.DataFrame, longest: Dict[str, float]
         out.append(f"Longest lag learned: {parts}. This run {verdict}.")
     c, u = clip["clipped"], clip["unclipped"]
     if c[1] and u[1]:
-        agrees = c[0] < u[0]
-        out.append(f"Clipping: {c[0]} of {c[1]} clipped SGD runs diverged against {u[0]} of {u[1]} unclipped ones; "
-                   + ("this run agrees that clipping keeps large-learning-rate training stable." if agrees else
-                      "this run shows no stabilising effect of clipping at these learning rates (compare the final "
-                      "losses above)."))
+        if c[0] < u[0] and c[2] >= u[2]:
+            verdict = "this run agrees that clipping keeps large-learning-rate training stable."
+        elif c[0] <= u[0] and c[2] > u[2]:
+            verdict = "clipping let more runs learn, which agrees in spirit, though no unclipped run diverged more."
+        elif c[0] < u[0]:
+            verdict = ("clipping prevented divergence but did not let more runs learn: a mixed result at these "
+                       "learning rates.")
+        else:
+            verdict = "this run shows no stabilising effect of clipping at these learning rates."
+        out.append(f"Clipping (SGD): {c[0]} of {c[1]} clipped runs diverged and {c[2]} learned the task (final loss below "
+                   f"{clip['learned_below']:.2f} nats, half the chance loss), against {u[0]} diverged and {u[2]} learned "
+                   f"of {u[1]} unclipped; {verdict}")
     return out
 
 
@@ -249,7 +258,8 @@ def _figures(flow: pd.DataFrame, sweep: pd.DataFrame, ok: pd.DataFrame, variants
     folder.mkdir(parents=True, exist_ok=True)
     made = []
     if len(flow):
-        data = flow.assign(log=_log10(flow.value)).rename(columns={"x": "distance from the loss (steps)"})
+        data = flow[flow.value > FLOOR]
+        data = data.assign(log=_log10(data.value)).rename(columns={"x": "distance from the loss (steps)"})
         phases = [p for p in ("init", "trained") if p in set(data.phase)]
         fig, axes = plt.subplots(1, len(phases), figsize=(6 * len(phases), 4.2), sharey=True, squeeze=False)
         for ax, phase in zip(axes[0], phases):
@@ -261,7 +271,8 @@ def _figures(flow: pd.DataFrame, sweep: pd.DataFrame, ok: pd.DataFrame, variants
         fig.tight_layout()
         made.append(("gradient norm against distance", _save(fig, folder / "gradient_flow_distance.png")))
     if len(sweep):
-        data = sweep.assign(log=_log10(sweep.value)).rename(columns={"x": "distance from the loss (steps)"})
+        data = sweep[sweep.value > FLOOR]
+        data = data.assign(log=_log10(data.value)).rename(columns={"x": "distance from the loss (steps)"})
         cells = sorted(data.variant.unique())
         fig, axes = plt.subplots(1, len(cells), figsize=(6 * len(cells), 4.2), sharey=True, squeeze=False)
         for ax, v in zip(axes[0], cells):

@@ -35,7 +35,7 @@ def test_training_stability_end_to_end_with_report(tmp_path):
 
 def test_attention_scaling_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    args = ["suite=attention_scaling", "set.n_queries=64", "set.d_ks=[8,32]", "set.n_layers=1", "set.steps=4",
+    args = ["suite=attention_scaling", "set.n_queries=64", "set.d_ks=[8,32]", "set.train_d_k=32", "set.n_layers=1", "set.steps=4",
             "set.curve_every=2", "set.train_len=16", "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1",
             "progress=false"]
     assert main(["run", f"results_dir={results}", *args]) == 0

@@ -16,7 +16,8 @@ PUBLISHED = (
     "without warm-up; at initialisation the FFN weights' gradient norm grows with layer index for Post-LN and is "
     "roughly flat for Pre-LN."
 )
-#: a run without warm-up "trains worse" when its held-out loss exceeds the warmed-up run's by this much (nats/char)
+#: a run without warm-up "trains worse" when its held-out loss exceeds the warmed-up run's by this much (nats/char);
+#: a run within this much of the unigram loss learned no more than character frequencies
 WORSE_BY = 0.05
 ORDER = ("post_ln", "pre_ln")
 
@@ -57,7 +58,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"{str(first.git_commit)[:10]}{' (dirty tree)' if first.git_dirty else ''}.", ""]
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
     grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
-    warm_lines, warm = _warmup_table(runs, variants, s)
+    unigram = float(first.get("unigram_loss", float("nan")))
+    warm_lines, warm = _warmup_table(runs, variants, s, unigram)
     lines += warm_lines
     ratio_lines, ratios = _ratio_table(grads, variants)
     lines += ratio_lines
@@ -72,38 +74,49 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     return [path, figure]
 
 
-def _cell(part: pd.DataFrame) -> str:
+def _stuck(values, unigram: float) -> bool:
+    return len(values) > 0 and mean_ci(values)[0] >= unigram - WORSE_BY
+
+
+def _cell(part: pd.DataFrame, unigram: float) -> str:
     vals = part[part.status == "ok"].value
     bad = int((part.status == "diverged").sum())
-    text = fmt_mean_ci(vals) if len(vals) else ""
+    text = fmt_mean_ci(vals) + (" †" if _stuck(vals, unigram) else "") if len(vals) else ""
     if bad:
         text = (text + "; " if text else "") + f"diverged {bad}/{len(part)}"
     return text or "-"
 
 
-def _warmup_table(runs: pd.DataFrame, variants: List[str], s: Dict):
+def _warmup_table(runs: pd.DataFrame, variants: List[str], s: Dict, unigram: float):
     """The table, and per variant counts of (depth, lr) cells where no warm-up diverged or trained worse."""
     warmups = sorted(int(w) for w in runs.warmup.dropna().unique())
     lrs = sorted(runs.x.dropna().unique())
     rows = []
-    summary = {v: {"cells": 0, "hurt": 0, "diverged_without": 0, "diverged_with": 0} for v in variants}
+    summary = {v: {"cells": 0, "hurt": 0, "diverged_without": 0, "diverged_with": 0, "runs": 0, "stuck": 0} for v in variants}
     for depth in sorted(int(d) for d in runs.depth.dropna().unique()):
         for v in variants:
             row = {"depth": depth, "variant": v}
             for lr in lrs:
                 for w in warmups:
                     part = runs[(runs.variant == v) & (runs.depth == depth) & (runs.x == lr) & (runs.warmup == w)]
-                    row[f"lr {lr:g}, " + ("no warm-up" if w == 0 else f"warm-up {w}")] = _cell(part)
+                    row[f"lr {lr:g}, " + ("no warm-up" if w == 0 else f"warm-up {w}")] = _cell(part, unigram)
+                    if len(part):
+                        summary[v]["runs"] += 1
+                        summary[v]["stuck"] += int(_stuck(part[part.status == "ok"].value, unigram)
+                                                   or (part.status == "diverged").all())
                 if 0 in warmups and len(warmups) > 1:
                     _count(summary[v], runs[(runs.variant == v) & (runs.depth == depth) & (runs.x == lr)], warmups)
             rows.append(row)
     lines = ["## Warm-up: held-out loss by depth, peak learning rate and warm-up", "",
-             "Held-out loss in nats/char (mean ± 95% interval over seeds, n = seeds); `diverged k/n` counts diverged seeds.", "",
+             "Held-out loss in nats/char (mean ± 95% interval over seeds, n = seeds); `diverged k/n` counts diverged seeds; "
+             f"† marks a loss within {WORSE_BY:g} of the unigram loss ({unigram:.2f}: character frequencies of the training "
+             "text), a run that learned nothing more.", "",
              markdown_table(pd.DataFrame(rows)) if rows else "No training runs.", ""]
     if any(c["cells"] for c in summary.values()):
         table = [{"variant": v, "(depth, lr) cells": c["cells"], "diverged without warm-up": c["diverged_without"],
                   "diverged with warm-up": c["diverged_with"],
-                  f"no warm-up diverged or > {WORSE_BY:g} nats worse": c["hurt"]} for v, c in summary.items()]
+                  f"no warm-up diverged or > {WORSE_BY:g} nats worse": c["hurt"],
+                  "runs diverged or no better than unigram": f"{c['stuck']} of {c['runs']}"} for v, c in summary.items()]
         lines += ["What dropping the warm-up costs each variant (a cell is one depth at one peak learning rate, mean over seeds):",
                   "", markdown_table(pd.DataFrame(table)), ""]
     return lines, summary
@@ -161,6 +174,11 @@ def _verdicts(warm: Dict, ratios: Dict) -> List[str]:
                "; Pre-LN's profile is not flatter here" + (" (its gradients shrink toward the output instead)."
                                                            if any(r < 1 for r in pre) else ".")))
     p, q = warm.get("post_ln"), warm.get("pre_ln")
+    if p and q and p["runs"] and q["runs"]:
+        out.append(f"Trainability: {p['stuck']} of {p['runs']} Post-LN runs diverged or learned no more than character "
+                   f"frequencies, against {q['stuck']} of {q['runs']} Pre-LN runs; this run "
+                   + ("agrees that Post-LN is the harder one to train." if p["stuck"] > q["stuck"] else
+                      "does not show Post-LN harder to train."))
     if p and q and p["cells"] and q["cells"]:
         agrees = p["hurt"] > q["hurt"]
         out.append(

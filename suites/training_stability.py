@@ -105,7 +105,7 @@ class TrainingStability(Suite):
         train_ids, heldout_ids = vocab.encode(train_text), vocab.encode(heldout_text)
         n_eval = min(profile.eval_tokens, heldout_ids.numel() - 1) // profile.train_len * profile.train_len
         eval_ids = heldout_ids[: n_eval + 1]
-        ctx.facts.update(corpus=corpus.name, eval_chars=n_eval)
+        ctx.facts.update(corpus=corpus.name, eval_chars=n_eval, unigram_loss=unigram_loss(train_ids, eval_ids[1:], vocab.size))
         out: List[Measurement] = []
         for depth in profile.depths:
             layered = _with_depth(spec, depth)
@@ -139,6 +139,15 @@ def _with_depth(spec: TransformerSpec, depth: int) -> TransformerSpec:
     import dataclasses
 
     return dataclasses.replace(spec, n_layers=depth)
+
+
+def unigram_loss(train_ids: torch.Tensor, eval_ids: torch.Tensor, vocab_size: int) -> float:
+    """Held-out cross-entropy (nats/char) of character frequencies counted on the training text (add-one).
+
+    A model whose held-out loss is no better than this learned nothing beyond which characters are common.
+    """
+    counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1
+    return float(-(counts / counts.sum()).log()[eval_ids].mean())
 
 
 def ffn_gradient_norms(model: nn.Module, batches, device: str) -> List[float]:

@@ -56,7 +56,7 @@ class ScalingProfile(Profile):
 
 PROFILES = {
     "quick": ScalingProfile(
-        name="quick", description="d_k 16/64/256, then 2 layers of one 128-wide head for 200 steps: about 2 minutes on 2 CPU cores",
+        name="quick", description="d_k 16/64/256, then 2 layers of one 128-wide head for 200 steps: about 3 minutes on 2 CPU cores",
     ),
     "standard": ScalingProfile(
         name="standard", description="d_k 16-512, 8192 queries, 4 layers of two 256-wide heads for 2000 steps, 3 seeds",

@@ -100,7 +100,7 @@ class Summary:
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     s = Summary(df)
-    first = df.iloc[0]
+    first = s.ok.iloc[0] if len(s.ok) else df.iloc[0]  # skipped records carry no job facts
     settings, spec = first.profile_settings, s.base
     seeds = sorted(int(x) for x in df.seed.unique())
     backends = s.ok.drop_duplicates("variant").set_index("variant").get("attention_backend", pd.Series(dtype=str))
@@ -113,7 +113,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"- Training: {settings['steps']} steps of {settings['batch_size']} x {settings['train_len']} characters, AdamW lr "
              f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
              f"gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
-             f"- Evaluation: perplexity per character on {int(first.get('eval_chars', 0)):,} held-out characters (the last "
+             f"- Evaluation: perplexity per character on {int(first.get('eval_chars') or 0):,} held-out characters (the last "
              f"{settings['heldout_fraction']:.0%} of {first.get('corpus', '?')}, sha256 {str(first.data_checksum)[:16]}...) in "
              f"**non-overlapping** windows of the training length {settings['train_len']}.",
              "- Training FLOPs: torch.utils.flop_counter.FlopCounterMode on one training step (forward and backward) x steps, "
@@ -123,7 +123,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              "- Attention implementation per variant (as dispatched): "
              + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
              f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
-             f"{first.get('flush_denormal')}, {first.get('num_threads')} threads; code {str(first.git_commit)[:10]}"
+             f"{first.get('flush_denormal')}, threads {first.get('num_threads')}; code {str(first.git_commit)[:10]}"
              f"{' (dirty tree)' if first.git_dirty else ''}.", ""]
 
     lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline)", "",
@@ -142,7 +142,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 
     figure = _figure(s, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
-    lines += ["## Against the published findings", ""] + [f"- {t}" for t in _verdicts(s)] + [""]
+    lines += ["## Against the published findings", "", _seed_note(s), ""] + [f"- {t}" for t in _verdicts(s)] + [""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
@@ -177,6 +177,17 @@ def _cmp(s: Summary, v: str) -> Tuple[float, str]:
     m, b = s.mean_ppl(v), s.mean_ppl(s.baseline)
     n = len(s.ppl.get(v, {}))
     return (m / b - 1 if b and not math.isnan(m) else math.nan), (f"{m:.3f} (n={n})" if n else f"{s.status(v)}")
+
+
+def _seed_note(s: Summary) -> str:
+    """How much weight the verdicts below can bear, from the number of seeds and the baseline's spread."""
+    base = list(s.ppl.get(s.baseline, {}).values())
+    if len(base) < 2:
+        return ("Each verdict rests on one seed per variant, which cannot separate a difference of a few percent from "
+                "seed-to-seed noise; run the standard profile (3 seeds) before trusting the small differences.")
+    mean, half, n = mean_ci(base)
+    return (f"The baseline's 95% interval over {n} seeds is ±{100 * half / mean:.1f}% of its perplexity; differences "
+            "smaller than that are within seed-to-seed noise.")
 
 
 def _verdicts(s: Summary) -> List[str]:
@@ -214,7 +225,7 @@ def _verdicts(s: Summary) -> List[str]:
         g, m = _cmp(s, gqa[0]), _cmp(s, mqa[0])
         agrees = not math.isnan(g[0]) and not math.isnan(m[0]) and g[0] <= m[0] and g[0] <= SIMILAR
         text += (f"Here {base_txt} (MHA), {gqa[0]} {g[1]} ({100 * g[0]:+.1f}%), {mqa[0]} {m[1]} ({100 * m[0]:+.1f}%): this run "
-                 + ("agrees (GQA within " + f"{SIMILAR:.0%} of MHA and no worse than MQA)." if agrees else
+                 + ("agrees (GQA at most " + f"{SIMILAR:.0%} worse than MHA, and no worse than MQA)." if agrees else
                     "does not reproduce the ordering MHA ≈ GQA ≤ MQA in perplexity at this size."))
     else:
         text += "This run lacks a GQA or MQA variant to compare."
@@ -237,11 +248,27 @@ def _field(s: Summary, variant: str, key: str):
     return rows.iloc[0].spec.get(key) if len(rows) else None
 
 
+def _label_points(ax, points, gap: float = 0.045) -> None:
+    """Name each point; labels of points close on the x axis are stacked upwards so they do not overlap."""
+    to_axes = ax.transAxes.inverted()
+    placed: List[Tuple[float, float]] = []
+    for x, y, name in sorted(points, key=lambda p: p[1]):
+        fx, fy = to_axes.transform(ax.transData.transform((x, y)))
+        label_y = fy
+        for px, py in placed:
+            if abs(px - fx) < 0.2 and label_y - py < gap:
+                label_y = py + gap
+        placed.append((fx, label_y))
+        ax.annotate(name, xy=(x, y), xytext=(fx + 0.03, label_y), textcoords="axes fraction", fontsize=8, va="center",
+                    arrowprops=dict(arrowstyle="-", color="grey", linewidth=0.5))
+
+
 def _figure(s: Summary, path: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     import seaborn as sns
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -257,11 +284,14 @@ def _figure(s: Summary, path: Path) -> Path:
         order = ["baseline"] + [f for f in FAMILY_ORDER if f in set(data.family)]
         sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
                       errorbar=("ci", 95), markers="o", ax=ax)
-        for v, grp in data.groupby("variant"):
-            ax.annotate(v, (grp.parameters.iloc[0], grp.perplexity.mean()), textcoords="offset points", xytext=(5, 4), fontsize=8)
         if s.baseline in s.params and s.params[s.baseline]:
             for side in (1 - PARAM_TOLERANCE, 1 + PARAM_TOLERANCE):
                 ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)
+        ax.set_yscale("log")
+        plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        _label_points(ax, [(g.parameters.iloc[0], g.perplexity.mean(), v) for v, g in data.groupby("variant")])
     ax.set_xlabel("parameters (dotted: baseline ± 10%)")
     ax.set_ylabel("held-out perplexity per character")
     ax.set_title("Perplexity against parameter count, by variant family")

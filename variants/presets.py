@@ -62,13 +62,12 @@ _add("lstm", "Long short-term memory (Hochreiter & Schmidhuber 1997).", cell="ls
 
 def find_preset(name: str) -> Optional[Preset]:
     """The preset a name stands for, or None when no kind of preset matches."""
+    found = [(registry, key) for registry, key in AXES if name in registry]
+    if len(found) + (name in presets) > 1:
+        kinds = [r.kind for r, _ in found] + (["named preset"] if name in presets else [])
+        raise AmbiguousPresetError(f"Preset '{name}' is ambiguous: it is registered as a {' and a '.join(kinds)}; rename one.")
     if name in presets:
         return presets.get(name)
-    found = [(registry, key) for registry, key in AXES if name in registry]
-    if len(found) > 1:
-        raise AmbiguousPresetError(
-            f"Preset '{name}' is ambiguous: it is registered as a {' and a '.join(r.kind for r, _ in found)}; rename one."
-        )
     if found:
         registry, key = found[0]
         return Preset(name, {key: name}, registry._entries[name].summary)

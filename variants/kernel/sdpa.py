@@ -67,9 +67,12 @@ class Sdpa(AttentionKernel):
         """'sdpa:<backend>': the pinned backend, or the one PyTorch's chooser picks for these inputs."""
         if self.backend is not None:
             return f"sdpa:{self.backend}"
+        chooser = getattr(torch, "_fused_sdp_choice", None)  # PyTorch's own dispatcher, not a public API
+        if chooser is None:
+            return "sdpa:unreported (this torch does not expose its backend choice)"
         k, v, kwargs = self._inputs(q, k, v, causal, bias)
-        choice = torch._fused_sdp_choice(q, k, v, scale=scale, **kwargs)
-        return f"sdpa:{_BY_VALUE.get(int(choice), f'backend {int(choice)}')}"
+        choice = int(chooser(q, k, v, scale=scale, **kwargs))
+        return f"sdpa:{_BY_VALUE.get(choice, f'backend {choice}')}"
 
 
 kernels.add("sdpa", Sdpa())

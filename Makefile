@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test report list bench clean-results
+.PHONY: run test report list bench gpu-check clean-results
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,18 @@ report: $(STAMP)
 list: $(STAMP)
 	$(BIN)/bench list
 
-# microbenchmarks, outside `make test`
+# microbenchmarks, outside `make test`; BENCH_ARGS="--benchmark-save=NAME" or "--benchmark-compare"
 bench: $(STAMP)
-	$(BIN)/python -m pytest -q tests/benchmarks --benchmark-only
+	$(BIN)/python -m pytest -q tests/benchmarks --benchmark-only $(BENCH_ARGS)
+
+# On a CUDA machine, under 8 minutes: the GPU-marked tests, then both cost suites at a small size;
+# records stay in results/, reports in reports/.
+gpu-check: $(STAMP)
+	$(BIN)/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'gpu-check needs a CUDA device; torch sees none.')"
+	$(BIN)/python -m pytest -q -m gpu tests
+	$(BIN)/bench run suite=attention_cost profile=gpu device=cuda dtype=bfloat16 progress=false \
+	  'set.lengths=[1024,4096,16384]' 'set.causal=[true]' set.batch=1 set.min_repeats=5 'set.matmul_sizes=[8192]'
+	$(BIN)/bench run suite=kv_cache profile=gpu device=cuda progress=false \
+	  'variants=[rope,rope+gqa2,rope+mqa,alibi+mqa]' 'set.contexts=[512,4096,8192]' 'set.path_contexts=[4096,65536]'
+	$(BIN)/bench report suite=attention_cost
+	$(BIN)/bench report suite=kv_cache

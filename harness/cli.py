@@ -27,6 +27,7 @@ RUN_HELP = """bench run key=value ...
   device=auto|cpu|cuda                                            [auto]
   dtype=float32|bfloat16  (bfloat16: autocast, float32 weights)   [float32]
   data=pydoc|PATH     corpus: the standard library's pydoc text or a UTF-8 file
+  data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
   set.FIELD=VALUE     override one profile setting (set.steps=100)

@@ -93,7 +93,8 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
     wall = time.perf_counter() - start
     store.write(job.suite, job.job_hash, job.label, job_records(job, measurements, ctx.facts, env, wall))
     statuses = {m.status for m in measurements}
-    return "ok" if statuses <= {"ok", "unsupported"} and "ok" in statuses else sorted(statuses - {"ok"})[0]
+    # cases a job itself skipped or found unsupported are recorded outcomes, not a failed job
+    return "ok" if statuses <= {"ok", "unsupported", "skipped"} and "ok" in statuses else sorted(statuses - {"ok"})[0]
 
 
 def record_skips(plan: Plan, store: ResultsStore) -> None:

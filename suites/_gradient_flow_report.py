@@ -19,7 +19,7 @@ PUBLISHED = (
 #: float32 underflows (denormals are flushed) below this; log10 ratios are clamped to it
 FLOOR = 1e-38
 DISTANCES = (1, 5, 10, 20, 50, 100, 200)
-ORDER = ("rnn_tanh", "rnn_relu", "gru", "lstm", "transformer")
+ORDER = ("rnn", "rnn_relu", "gru", "lstm", "transformer")
 
 
 def _order(variants) -> List[str]:
@@ -215,7 +215,7 @@ def _verdicts(flow: pd.DataFrame, sweep: pd.DataFrame, longest: Dict[str, float]
         init = flow[(flow.phase == "init") & (flow.x == d)].groupby("variant").value.apply(lambda v: mean_ci(v)[0])
         if len(init):
             parts = ", ".join(f"{v} {init[v]:.1e}" for v in _order(init.index))
-            rnn, tr = init.get("rnn_tanh"), init.get("transformer")
+            rnn, tr = init.get("rnn"), init.get("transformer")
             clause = ""
             if rnn is not None and tr is not None:
                 clause = (" The Transformer keeps far more gradient at that distance than the tanh RNN, as attention's "
@@ -224,7 +224,7 @@ def _verdicts(flow: pd.DataFrame, sweep: pd.DataFrame, longest: Dict[str, float]
             out.append(f"At initialisation the gradient ratio at distance {d} is {parts}.{clause}")
     if longest:
         parts = ", ".join(f"{v} {lag:g}" for v, lag in longest.items())
-        tanh, gated = longest.get("rnn_tanh"), max((longest.get(v, -1) for v in ("lstm", "gru")), default=-1)
+        tanh, gated = longest.get("rnn"), max((longest.get(v, -1) for v in ("lstm", "gru")), default=-1)
         if tanh is not None and gated >= 0:
             verdict = ("agrees: a gated RNN bridges longer lags than the tanh RNN" if gated > tanh else
                        "does not reproduce the gated RNNs' advantage at this budget (the tanh RNN reaches as far)")

@@ -89,10 +89,6 @@ class Suite:
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
 
-    def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
-        """The profile after command-line options that change it (default: unchanged)."""
-        return profile
-
     def base_spec(self, profile: Profile, options: Dict[str, Any]):
         """The spec every variant expression is applied on top of (model size from the profile)."""
         raise NotImplementedError

@@ -71,7 +71,7 @@ PROFILES = {
 }
 
 #: cells whose recurrence is one weight matrix, the case Pascanu et al.'s bound is about
-SWEPT_CELLS = ("tanh", "relu")
+SWEPT_CELLS = ("rnn", "rnn_relu")
 
 
 class GradientFlow(Suite):
@@ -89,7 +89,7 @@ class GradientFlow(Suite):
         Metric("train_time", "s", False, "wall time of all training in the job"),
     )
     profiles = PROFILES
-    default_variants = ("rnn_tanh", "rnn_relu", "gru", "lstm", "transformer")
+    default_variants = ("rnn", "rnn_relu", "gru", "lstm", "transformer")
 
     def _task(self, profile: GradientFlowProfile, lag: int) -> CopyTask:
         return CopyTask(lag=lag, symbols=profile.symbols, alphabet=profile.alphabet)

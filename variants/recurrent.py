@@ -3,7 +3,7 @@
 The four cells of ``torch.nn``: the Elman RNN (Elman 1990) with tanh or ReLU (Le et al. 2015, arXiv
 1504.00941), the GRU (Cho et al. 2014, arXiv 1406.1078) and the LSTM (Hochreiter & Schmidhuber 1997).
 A RecurrentSpec has one field per axis like TransformerSpec, so the same preset expressions select
-them (``rnn_tanh``, ``gru`` ...). Training runs the fused multi-step module; ``step_states`` runs it one
+them (``rnn``, ``rnn_relu``, ``gru``, ``lstm``). Training runs the fused multi-step module; ``step_states`` runs it one
 step at a time so the hidden state of every step is a tensor of its own whose gradient can be read
 (Pascanu et al. 2013 measure exactly that gradient, dL/dh_k).
 """
@@ -17,10 +17,11 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch import nn
 
-#: cell -> (torch module, nonlinearity, gates stacked in the recurrent weight)
+#: cell -> (torch module, nonlinearity, gates stacked in the recurrent weight); "rnn" is the tanh Elman RNN,
+#: as in the translation suite's encoder-decoder
 CELLS: Dict[str, Tuple[type, str, int]] = {
-    "tanh": (nn.RNN, "tanh", 1),
-    "relu": (nn.RNN, "relu", 1),
+    "rnn": (nn.RNN, "tanh", 1),
+    "rnn_relu": (nn.RNN, "relu", 1),
     "gru": (nn.GRU, "", 3),
     "lstm": (nn.LSTM, "", 4),
 }

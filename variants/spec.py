@@ -89,12 +89,15 @@ def split_expression(expr: str) -> List[str]:
     return parts
 
 
-def preset_fields(expr: str) -> Dict[str, Any]:
-    """The merged field values of a preset expression; unknown or disagreeing presets raise."""
+def preset_fields(expr: str, fallback: Optional[Dict[str, Preset]] = None) -> Dict[str, Any]:
+    """The merged field values of a preset expression; unknown or disagreeing presets raise.
+
+    ``fallback`` holds presets a spec family understands beyond the registered ones (consulted last).
+    """
     merged: Dict[str, Any] = {}
     origin: Dict[str, str] = {}
     for name in split_expression(expr):
-        preset = find_preset(name)
+        preset = find_preset(name) or (fallback or {}).get(name)
         if preset is None:
             matches = close_matches(name, all_preset_names())
             hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
@@ -126,10 +129,13 @@ def problems(
     """Every reason ``spec`` cannot be built and run on ``device`` in ``dtype`` (empty if it can).
 
     ``training`` asks for a backward pass too (a suite that only runs forward passes sets it False).
+    A spec type may list reasons of its own with a ``problems(device, dtype)`` method: a spec of another
+    family (the RNN encoder-decoder) gives all of them there; a TransformerSpec subclass adds to these.
     """
-    if not isinstance(spec, TransformerSpec) and hasattr(spec, "problems"):
-        return spec.problems(device, dtype)  # other kinds of spec (recurrent models) say for themselves
-    reasons: List[str] = []
+    own = spec.problems(device, dtype) if hasattr(spec, "problems") else []
+    if not isinstance(spec, TransformerSpec):
+        return own
+    reasons: List[str] = list(own)
     if spec.n_heads < 1 or spec.d_model % spec.n_heads:
         reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
     if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):

@@ -11,24 +11,24 @@ TINY = ["suite=gradient_flow", "set.lags=[3,6]", "set.steps=3", "set.clip_steps=
 
 def test_gradient_flow_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    assert main(["run", f"results_dir={results}", "variants=[rnn_tanh,lstm,transformer]", *TINY]) == 0
+    assert main(["run", f"results_dir={results}", "variants=[rnn,lstm,transformer]", *TINY]) == 0
     records = [json.loads(line) for p in results.glob("*/*.jsonl") for line in p.read_text().splitlines()]
     by_variant = {}
     for r in records:
         by_variant.setdefault(r["variant"], []).append(r)
-    assert set(by_variant) == {"rnn_tanh", "lstm", "transformer"}
+    assert set(by_variant) == {"rnn", "lstm", "transformer"}
     assert by_variant["lstm"][0]["spec"]["family"] == "recurrent"
-    flow = [r for r in by_variant["rnn_tanh"] if r["metric"] == "hidden_grad_norm"]
+    flow = [r for r in by_variant["rnn"] if r["metric"] == "hidden_grad_norm"]
     assert {r["extra"]["phase"] for r in flow} == {"init", "trained"}
     assert {r["x"] for r in flow} == {float(d) for d in range(7)}  # lag 6 + 1 symbol: distances 0..6
-    sweep = [r for r in by_variant["rnn_tanh"] if r["metric"] == "radius_hidden_grad_norm"]
+    sweep = [r for r in by_variant["rnn"] if r["metric"] == "radius_hidden_grad_norm"]
     assert {r["extra"]["radius"] for r in sweep} == {0.5, 1.5}
     assert not [r for r in by_variant["lstm"] if r["metric"] == "radius_hidden_grad_norm"]  # only Elman RNNs
     accuracy = [r for r in records if r["metric"] == "copy_accuracy"]
     assert {r["x"] for r in accuracy} == {3.0, 6.0} and all(0 <= r["value"] <= 1 for r in accuracy if r["status"] == "ok")
     clip = [r for r in records if r["metric"] == "clip_final_loss"]
     assert {(r["variant"], r["extra"]["clipping"]) for r in clip} == {
-        (v, c) for v in ("rnn_tanh", "lstm", "transformer") for c in ("1", "none")}
+        (v, c) for v in ("rnn", "lstm", "transformer") for c in ("1", "none")}
 
     assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "gradient_flow.md").read_text()

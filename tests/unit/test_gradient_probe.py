@@ -14,7 +14,7 @@ TASK = CopyTask(lag=50)
 
 def tanh_reach(radius: float, distance: int = 50) -> float:
     torch.manual_seed(0)
-    model = build(RecurrentSpec(vocab_size=TASK.vocab_size, cell="tanh", d_hidden=64))
+    model = build(RecurrentSpec(vocab_size=TASK.vocab_size, cell="rnn", d_hidden=64))
     model.set_spectral_radius(radius)
     x, y = TASK.batch(16, torch.Generator().manual_seed(0))
     return reach(hidden_gradient_norms(model, x, y[:, -1]), distance)
@@ -32,7 +32,7 @@ def test_a_tanh_rnn_with_spectral_radius_one_and_a_half_has_exploding_gradients_
 def test_the_probe_differentiates_through_every_later_step():
     """For a linear recurrence h_t = W h_(t-1) the gradient 49 steps back is W^T^49 applied to the last one."""
     torch.manual_seed(0)
-    model = build(RecurrentSpec(vocab_size=TASK.vocab_size, cell="relu", d_hidden=8))
+    model = build(RecurrentSpec(vocab_size=TASK.vocab_size, cell="rnn_relu", d_hidden=8))
     with torch.no_grad():
         model.rnn.weight_hh_l0.copy_(0.9 * torch.eye(8))
         model.rnn.bias_hh_l0.fill_(5.0)  # every unit stays positive, so ReLU is the identity

@@ -9,7 +9,7 @@ from variants.recurrent import RecurrentSpec, build, spectral_radius
 from variants.spec import PresetFieldError, TransformerSpec, problems, resolve
 
 
-@pytest.mark.parametrize("variant, cell", [("rnn_tanh", "tanh"), ("rnn_relu", "relu"), ("gru", "gru"), ("lstm", "lstm")])
+@pytest.mark.parametrize("variant, cell", [("rnn", "rnn"), ("rnn_relu", "rnn_relu"), ("gru", "gru"), ("lstm", "lstm")])
 def test_recurrent_presets_build_recurrent_specs(variant, cell):
     spec = GradientFlow().spec_for(variant, PROFILES["quick"], {})
     assert isinstance(spec, RecurrentSpec) and spec.cell == cell
@@ -35,7 +35,7 @@ def test_recurrent_specs_hash_by_content():
     assert RecurrentSpec(cell="gru").content_hash() != RecurrentSpec(cell="lstm").content_hash()
 
 
-@pytest.mark.parametrize("cell", ["tanh", "lstm"])
+@pytest.mark.parametrize("cell", ["rnn", "lstm"])
 def test_the_stepped_pass_matches_the_fused_one(cell):
     model = build(RecurrentSpec(vocab_size=10, cell=cell, d_hidden=16, n_layers=2))
     tokens = torch.randint(0, 10, (3, 7))
@@ -44,7 +44,7 @@ def test_the_stepped_pass_matches_the_fused_one(cell):
     torch.testing.assert_close(last, model(tokens)[:, -1], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("cell", ["tanh", "gru"])
+@pytest.mark.parametrize("cell", ["rnn", "gru"])
 def test_the_recurrent_weight_is_rescaled_to_the_requested_spectral_radius(cell):
     model = build(RecurrentSpec(cell=cell, d_hidden=24))
     model.set_spectral_radius(1.3)

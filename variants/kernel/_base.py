@@ -68,6 +68,8 @@ class AttentionKernel:
     any_scoring: bool = False
     #: devices with a backward pass (None: every device the kernel runs on)
     backward_devices: Optional[Tuple[str, ...]] = None
+    #: compiles on its first call for each shape (measure only after an unmeasured warm-up call)
+    compiles: bool = False
     notes: List[str] = field(default_factory=list)
 
     @property

@@ -55,6 +55,7 @@ class Flex(AttentionKernel):
     dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
     native_gqa: bool = True
     backward_devices: Optional[Tuple[str, ...]] = ("cuda",)
+    compiles: bool = True
 
     def missing(self) -> Optional[str]:
         if importlib.util.find_spec("torch.nn.attention.flex_attention") is None:

@@ -1,0 +1,273 @@
+"""Attention kernel cost: latency, peak memory and FLOP/s against sequence length, each kernel checked first.
+
+Every registered kernel (naive, SDPA, and any other the registry holds) with one, a few or all key/value
+heads (MHA, GQA, MQA), causal or not, forward or forward+backward, at sequence lengths up to 4096 on CPU
+and 16384 on GPU. Before a case is timed its output (and gradients) are checked against float64 naive
+attention; a mismatch is recorded as a failure, not a timing. FlashAttention (Dao et al. 2022, arXiv
+2205.14135) is exact attention with memory linear in sequence length; the naive kernel's is quadratic.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from harness.context import JobContext
+from harness.errors import UsageError
+from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
+from suites._attention_check import compare, make_case, reference
+from suites._suite import Measurement, Metric, Profile, Suite, suites
+from variants.kernel._base import AttentionKernel, kernels
+from variants.position._base import positions
+from variants.spec import TransformerSpec, stable_hash
+
+PASSES = ("fwd", "fwd+bwd")
+#: head groupings of the default variants: MHA, GQA with 2 key/value heads, MQA
+GROUPINGS = ("", "+gqa2", "+mqa")
+CASE_METRICS = ("latency", "peak_memory", "flops", "throughput", "peak_fraction", "max_error")
+
+
+@dataclass(frozen=True)
+class AttentionCostProfile(Profile):
+    """Shapes swept and the timing budget of each case."""
+
+    batch: int = 1
+    n_heads: int = 8
+    head_dim: int = 64
+    lengths: Tuple[int, ...] = (256, 512, 1024, 2048, 4096)
+    causal: Tuple[bool, ...] = (False, True)
+    passes: Tuple[str, ...] = PASSES
+    #: query rows compared with float64 naive in every case
+    check_rows: int = 256
+    min_repeats: int = 5
+    min_run_time: float = 0.2
+    #: a case whose first call takes longer is not timed (memory, FLOPs and the check still are), and
+    #: longer sequences of the same kernel, mask and pass are skipped
+    max_call_s: float = 1.0
+    #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
+    matmul_sizes: Tuple[int, ...] = (1024, 2048)
+    #: intra-op threads while measuring (0: torch's default); 1 is steadier on a shared machine
+    threads: int = 0
+
+
+PROFILES = {
+    "quick": AttentionCostProfile(
+        name="quick", description="8 heads x 64, lengths 256-4096, calls over 0.5 s not timed: minutes on 2 CPU cores",
+        max_call_s=0.5, min_run_time=0.15),
+    "standard": AttentionCostProfile(
+        name="standard", description="as quick, every call under 30 s timed with 7+ repeats: a long CPU run",
+        min_repeats=7, min_run_time=0.5, max_call_s=30.0),
+    "gpu": AttentionCostProfile(
+        name="gpu", description="batch 4, 16 heads x 64, lengths 512-16384 on a CUDA device",
+        batch=4, n_heads=16, lengths=(512, 1024, 2048, 4096, 8192, 16384), min_repeats=10, min_run_time=0.2,
+        max_call_s=5.0, matmul_sizes=(4096, 8192)),
+}
+
+
+def _useful_fraction(length: int, causal: bool) -> float:
+    """Share of the (T, T) score entries a causal mask keeps: (T + 1) / 2T."""
+    return (length + 1) / (2 * length) if causal else 1.0
+
+
+def _reference_flops(shape_q, shape_kv, causal: bool, backward: bool, bias) -> int:
+    """FLOPs torch.utils.flop_counter counts for naive attention of these shapes (run on the meta device)."""
+    naive = kernels.get("naive")
+    q = torch.empty(shape_q, device="meta", requires_grad=backward)
+    k = torch.empty(shape_kv, device="meta", requires_grad=backward)
+    v = torch.empty(shape_kv, device="meta", requires_grad=backward)
+    b = None if bias is None else torch.empty(bias.shape, device="meta")
+
+    def run():
+        out = naive.attend(q, k, v, causal=causal, bias=b)
+        return torch.autograd.grad(out, (q, k, v), torch.empty_like(out)) if backward else out
+
+    return count_flops(run)[0]
+
+
+def _memory_problem(held: Optional[Tuple[int, float]], length: int, device: str) -> Optional[str]:
+    """On CPU, why ``length`` would not fit in free memory if memory grew quadratically from the last case.
+
+    On CUDA an out-of-memory error is raised and recorded; on CPU the kernel's OOM killer would end the
+    whole sweep instead, so a case that cannot fit is skipped before it runs.
+    """
+    free = available_memory()
+    if device != "cpu" or held is None or free is None:
+        return None
+    predicted = held[1] * (length / held[0]) ** 2
+    if predicted > 0.8 * free:
+        return (f"predicted peak {predicted / 2**30:.1f} GiB (quadratic growth from {held[1] / 2**30:.2f} GiB at "
+                f"length {held[0]}) exceeds 80% of the {free / 2**30:.1f} GiB of available memory")
+    return None
+
+
+class AttentionCost(Suite):
+    """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
+
+    name = "attention_cost"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
+        Metric("peak_memory", "MiB", False, "most memory the call held at once beyond its inputs"),
+        Metric("flops", "GFLOP", False, "useful FLOPs: naive attention's count (flop_counter), causal share only"),
+        Metric("throughput", "GFLOP/s", True, "useful FLOPs / median latency"),
+        Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak"),
+        Metric("max_error", "", False, "max |kernel - float64 naive| over checked tensors"),
+        Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
+    )
+    profiles = PROFILES
+    default_profile = "quick"
+    #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not
+    trains = False
+
+    @property
+    def default_variants(self) -> Tuple[str, ...]:
+        """Every registered kernel with MHA, GQA (2 key/value heads) and MQA."""
+        return tuple(f"{k}{g}" for k in kernels.names() for g in GROUPINGS)
+
+    def resolved_profile(self, profile: AttentionCostProfile, options: Dict[str, Any]) -> AttentionCostProfile:
+        bad = [p for p in profile.passes if p not in PASSES]
+        if bad:
+            raise UsageError(f"Unknown pass '{bad[0]}' in set.passes; choose from {', '.join(PASSES)}.")
+        if not profile.lengths or min(profile.lengths) < 1:
+            raise UsageError(f"set.lengths must be positive sequence lengths, got {list(profile.lengths)}.")
+        return profile
+
+    def base_spec(self, profile: AttentionCostProfile, options: Dict[str, Any]) -> TransformerSpec:
+        return TransformerSpec(d_model=profile.n_heads * profile.head_dim, n_heads=profile.n_heads, n_layers=1,
+                               position="none", kernel="sdpa", max_len=max(profile.lengths))
+
+    def run_job(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        with threads(profile.threads) as count:
+            ctx.facts["timing_threads"] = count
+            return self._sweep(spec, profile, seed, ctx)
+
+    def _sweep(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        kernel = kernels.get(spec.kernel)
+        device = ctx.device
+        warm_up_tools()
+        peak, peak_detail = matmul_peak(device, ctx.dtype, profile.matmul_sizes)
+        ctx.facts.update(kernel=spec.kernel, heads=spec.n_heads, kv_heads=spec.kv_heads, head_dim=spec.head_dim,
+                         batch=profile.batch, position=spec.position, matmul_peak_gflops=peak / 1e9)
+        out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
+        pos = positions.get(spec.position)(spec.d_model, spec.n_heads, spec.head_dim, max(profile.lengths))
+        cases = [(c, p) for c in profile.causal for p in profile.passes]
+        total = len(cases) * len(profile.lengths)
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=ctx.label or spec.kernel, unit="case", disable=not ctx.progress, leave=False)
+        for causal, pass_ in cases:
+            stop: Optional[str] = None  # why longer sequences of this (mask, pass) are skipped
+            held: Optional[Tuple[int, float]] = None  # (length, peak bytes) of the last case measured
+            if pass_ == "fwd+bwd" and not kernel.trains_on(device):
+                stop = f"kernel '{spec.kernel}' has no backward pass on {device} (inference only)"
+            for length in profile.lengths:
+                where = dict(x=float(length), x_name="seq_len", extra={"causal": causal, "pass": pass_})
+                bar.set_postfix_str(f"{pass_} causal={causal} T={length}")
+                stop = stop or _memory_problem(held, length, ctx.device)
+                if stop:
+                    out += [Measurement(m, None, status="skipped", reason=stop, **where) for m in CASE_METRICS]
+                else:
+                    try:
+                        measured, stop = self._case(kernel, spec, profile, pos, length, causal, pass_, seed, peak, ctx, where)
+                    except (torch.OutOfMemoryError, MemoryError) as exc:  # e.g. the float64 reference on a GPU
+                        reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+                        measured = [Measurement(m, None, status="oom", reason=reason, **where) for m in CASE_METRICS]
+                        stop = f"out of memory at length {length}"
+                        if ctx.device.startswith("cuda"):
+                            torch.cuda.empty_cache()
+                    out += measured
+                    held = next(((length, m.extra["bytes"]) for m in measured if m.metric == "peak_memory" and m.status == "ok"), held)
+                bar.update()
+        bar.close()
+        return out
+
+    def _case(self, kernel: AttentionKernel, spec: TransformerSpec, profile: AttentionCostProfile, pos, length: int,
+              causal: bool, pass_: str, seed: int, peak: float, ctx: JobContext, where: Dict[str, Any]):
+        """Measurements of one (length, mask, pass) and, if it went over budget, why to stop."""
+        backward = pass_ == "fwd+bwd"
+        bias = pos.score_bias(length, length, 0, ctx.dtype)  # (H, T, T) or None
+        case = make_case(profile.batch, spec.n_heads, spec.kv_heads, spec.head_dim, length, causal, bias, ctx.dtype,
+                         ctx.device, seed=int(stable_hash([seed, length, spec.n_heads, spec.kv_heads]), 16) % 2**31,
+                         rows=profile.check_rows)
+
+        def outcome(status: str, reason: str) -> List[Measurement]:
+            return [Measurement(m, None, status=status, reason=reason, **where) for m in CASE_METRICS]
+
+        def call(grad: torch.Tensor):
+            """One call of the pass: {'out'} (B, H, T, Dh), and for fwd+bwd also {'dq', 'dk', 'dv'}."""
+            q, k, v = case.inputs(backward)
+
+            def run():
+                y = kernel.attend(q, k, v, causal=causal, bias=case.bias)
+                if not backward:
+                    return {"out": y}
+                dq, dk, dv = torch.autograd.grad(y, (q, k, v), grad)
+                return {"out": y, "dq": dq, "dk": dk, "dv": dv}
+
+            return run
+
+        start = time.perf_counter()
+        # one profiled call: peak memory, the FLOPs the kernel's own ops count, the output to check
+        # (a compiling kernel first gets an unmeasured call, since compiling is not its cost, and its
+        # compiled ops do not run under the FLOP counter's dispatch mode, so only naive's count is used)
+        try:
+            if kernel.compiles:
+                call(case.grad_rows)()
+                profiled = lambda: (float("nan"), call(case.grad_rows)())  # noqa: E731
+            else:
+                profiled = lambda: count_flops(call(case.grad_rows))  # noqa: E731
+            peak_bytes, (kernel_flops, got), method = peak_memory(profiled, ctx.device)
+        except (torch.OutOfMemoryError, MemoryError) as exc:
+            return outcome("oom", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"), None
+        except NotImplementedError as exc:
+            return outcome("unsupported", f"{type(exc).__name__}: {exc}"), None
+        except Exception as exc:  # the kernel raised on this case: recorded, and the sweep goes on
+            return outcome("failed", f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"), None
+        first_call_s = time.perf_counter() - start
+        check = compare(case, got, reference(case, backward))
+        extra = {**where["extra"], "first_call_s": first_call_s, "checked_rows": len(case.rows), "errors": check.errors,
+                 "allowed_error": check.allowed}
+        where = {**where, "extra": extra}
+        if not check.ok:
+            return outcome("failed", check.reason()), None
+        flops = _reference_flops(case.q.shape, case.k.shape, causal, backward, case.bias) * _useful_fraction(length, causal)
+        out = [
+            Measurement("max_error", check.max_abs_error, **where),
+            Measurement("peak_memory", peak_bytes / 2**20, **{**where, "extra": {**extra, "method": method, "bytes": peak_bytes}}),
+            Measurement("flops", flops / 1e9, **{**where, "extra": {**extra, "kernel_counted_gflop": kernel_flops / 1e9}}),
+        ]
+        if first_call_s > profile.max_call_s:  # a second, unprofiled call: one slow call may be another process's doing
+            synchronize(ctx.device)
+            start = time.perf_counter()
+            call(case.grad_rows)()
+            synchronize(ctx.device)
+            first_call_s = min(first_call_s, time.perf_counter() - start)
+            extra["first_call_s"] = first_call_s
+        if first_call_s > profile.max_call_s:
+            reason = (f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
+                      f"(set.max_call_s=... to time it)")
+            out += [Measurement(m, None, status="skipped", reason=reason, **where) for m in ("latency", "throughput", "peak_fraction")]
+            return out, f"at length {length} {reason}"
+        timing = time_call(call(case.grad_dense), min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
+                           expected_s=first_call_s)
+        median = timing.median
+        timed = {**where, "extra": {**extra, **timing.summary()}}
+        out += [
+            Measurement("latency", median * 1e3, **timed),
+            Measurement("throughput", flops / median / 1e9, **where),
+            Measurement("peak_fraction", 100.0 * flops / median / peak, **where),
+        ]
+        return out, None
+
+    def report(self, records, out_dir: Path) -> List[Path]:
+        from suites._attention_cost_report import write_report
+
+        return write_report(self, records, out_dir)
+
+
+suites.add("attention_cost", AttentionCost())

@@ -1,0 +1,217 @@
+"""KV cache: bytes, per-token decode latency with and without it, and three ways to read a grouped cache.
+
+Autoregressive generation with a key/value cache encodes each token once; without it every step runs
+the whole sequence again. For MHA, GQA and MQA (Ainslie et al. 2023, arXiv 2305.13245) with RoPE or
+ALiBi positions this suite measures the bytes the cache tensors occupy against 2 x layers x kv_heads x
+head_dim x tokens x batch x bytes per element (they must agree exactly), the per-token latency against
+context length with and without the cache, whether greedy generation gives the same tokens both ways,
+and three exact decode-step paths over a grouped cache (repeat K/V, SDPA enable_gqa, grouped queries).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from harness.context import JobContext
+from harness.errors import UsageError
+from harness.measure import synchronize, threads, time_call
+from suites._suite import Measurement, Metric, Profile, Suite, suites
+from variants.kernel._decode import DECODE_PATHS, use_grouped_decode
+from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
+from variants.position._base import positions
+from variants.spec import TransformerSpec
+from variants.transformer import build
+
+#: a cached decode step's logits must match the full forward's last position within this, per dtype
+DECODE_ATOL = {torch.float64: 1e-8, torch.float32: 1e-4, torch.float16: 2e-2, torch.bfloat16: 1e-1}
+
+
+@dataclass(frozen=True)
+class KVCacheProfile(Profile):
+    """Model size, contexts and timing budget of one run."""
+
+    vocab_size: int = 256
+    d_model: int = 256
+    n_layers: int = 4
+    n_heads: int = 8
+    batch: int = 1
+    contexts: Tuple[int, ...] = (128, 512, 2048)
+    prompt_len: int = 16
+    generate: int = 24
+    #: decode-path comparison: query heads, head dimension and cached tokens (K/V heads from the variant)
+    path_heads: int = 32
+    path_head_dim: int = 128
+    path_contexts: Tuple[int, ...] = (256, 1024, 4096)
+    min_repeats: int = 5
+    min_run_time: float = 0.15
+    #: a measurement whose first call takes longer is not timed
+    max_call_s: float = 2.0
+    #: intra-op threads while measuring (0: torch's default)
+    threads: int = 0
+
+
+PROFILES = {
+    "quick": KVCacheProfile(name="quick", description="4 layers, d 256, 8 heads, contexts 128, 512, 2048: minutes on 2 CPU cores"),
+    "standard": KVCacheProfile(name="standard", description="8 layers, d 512, contexts to 4096, 7+ repeats: a long CPU run",
+                               d_model=512, n_layers=8, contexts=(128, 256, 512, 1024, 2048, 4096),
+                               path_contexts=(256, 1024, 4096, 16384), min_repeats=7, min_run_time=0.5, max_call_s=30.0),
+    "gpu": KVCacheProfile(name="gpu", description="8 layers, d 1024, 16 heads, batch 8, contexts to 16384 on a CUDA device",
+                          d_model=1024, n_layers=8, n_heads=16, batch=8, contexts=(512, 1024, 2048, 4096, 8192, 16384),
+                          path_contexts=(1024, 4096, 16384, 65536), min_repeats=10, max_call_s=10.0),
+}
+
+
+def _seconds(fn, device: str) -> Tuple[float, Any]:
+    """(wall time of one call of ``fn``, the device synchronised before and after; its result)."""
+    synchronize(device)
+    start = time.perf_counter()
+    result = fn()
+    synchronize(device)
+    return time.perf_counter() - start, result
+
+
+class KVCache(Suite):
+    """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
+
+    name = "kv_cache"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("cache_bytes", "B", False, "bytes of the storages behind the cache tensors after prefill"),
+        Metric("cache_bytes_analytic", "B", False, "2 x layers x kv_heads x head_dim x tokens x batch x bytes"),
+        Metric("decode_latency", "ms/token", False, "one cached step, single-token attention by grouped queries"),
+        Metric("decode_latency_kernel", "ms/token", False, "one cached step through the spec's kernel"),
+        Metric("uncached_latency", "ms/token", False, "the whole sequence run again for one new token"),
+        Metric("greedy_match", "", True, "share of greedy tokens identical with and without the cache"),
+        Metric("decode_path_latency", "ms", False, "one decode-step attention over a cache, per path"),
+    )
+    profiles = PROFILES
+    default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa")
+
+    def resolved_profile(self, profile: KVCacheProfile, options: Dict[str, Any]) -> KVCacheProfile:
+        if not profile.contexts or min(profile.contexts) < 1 or profile.prompt_len < 1 or profile.generate < 1:
+            raise UsageError("set.contexts, set.prompt_len and set.generate must be positive.")
+        return profile
+
+    def base_spec(self, profile: KVCacheProfile, options: Dict[str, Any]) -> TransformerSpec:
+        longest = max(max(profile.contexts), profile.prompt_len + profile.generate) + 1
+        return TransformerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model, n_layers=profile.n_layers,
+                               n_heads=profile.n_heads, max_len=longest, position="rope", kernel="sdpa")
+
+    def run_job(self, spec: TransformerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        torch.manual_seed(seed)
+        model = build(spec).to(device=ctx.device, dtype=ctx.dtype).eval()  # random weights: cost needs no training
+        fast = use_grouped_decode(copy.deepcopy(model))  # the same weights; single-token steps by grouped queries
+        with threads(profile.threads) as count, torch.inference_mode():
+            ctx.facts["timing_threads"] = count
+            ctx.facts.update(parameters=model.num_parameters(), kv_heads=spec.kv_heads, head_dim=spec.head_dim,
+                             batch=profile.batch, position=spec.position, kernel=spec.kernel)
+            out = self._greedy(model, fast, profile, seed, ctx)
+            for context in profile.contexts:
+                out += self._context(model, fast, spec, profile, context, seed, ctx)
+            for context in profile.path_contexts:
+                out += self._paths(spec, profile, context, seed, ctx)
+            return out
+
+    def _timed(self, metric: str, fn, profile: KVCacheProfile, where: Dict[str, Any], device: str,
+               first: Optional[float] = None) -> Measurement:
+        """Time ``fn`` unless one call (``first``, or a warm-up call now) is over the profile's budget."""
+        if first is None:
+            first = _seconds(fn, device)[0]
+        if first > profile.max_call_s:
+            return Measurement(metric, None, status="skipped", reason=f"one call took {first:.2f} s, over this profile's "
+                               f"max_call_s={profile.max_call_s:g}", **where)
+        timing = time_call(fn, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first)
+        return Measurement(metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}})
+
+    def _greedy(self, model, fast, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        gen = torch.Generator().manual_seed(seed)
+        prompt = torch.randint(0, profile.vocab_size, (profile.batch, profile.prompt_len), generator=gen).to(ctx.device)
+        cached, margin_c = greedy_generate(fast, prompt, profile.generate, use_cache=True)
+        full, margin_f = greedy_generate(model, prompt, profile.generate, use_cache=False)
+        same = (cached == full).all(dim=0)  # (steps,) every sequence of the batch agrees
+        extra = {"tokens": profile.generate, "prompt_len": profile.prompt_len, "min_margin": min(margin_c, margin_f)}
+        if bool(same.all()):
+            return [Measurement("greedy_match", 1.0, extra=extra)]
+        first = int((~same).nonzero()[0])
+        return [Measurement("greedy_match", float(same.float().mean()), status="failed", extra=extra,
+                            reason=f"greedy tokens with and without the cache differ from step {first} on "
+                                   f"(smallest top-1 vs top-2 logit gap {extra['min_margin']:.2e})")]
+
+    def _context(self, model, fast, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int,
+                 ctx: JobContext) -> List[Measurement]:
+        gen = torch.Generator().manual_seed(seed + context)
+        tokens = torch.randint(0, profile.vocab_size, (profile.batch, context + 1), generator=gen).to(ctx.device)
+        where = dict(x=float(context), x_name="context")
+        _, caches = model(tokens[:, :context], caches=empty_caches(model, profile.batch))
+        element = torch.empty((), dtype=ctx.dtype).element_size()
+        analytic = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, context, profile.batch, element)
+        measured = measured_cache_bytes(caches)
+        facts = {"extra": {"layers": spec.n_layers, "kv_heads": spec.kv_heads, "head_dim": spec.head_dim,
+                           "bytes_per_element": element, "batch": profile.batch}}
+        out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
+        if measured != analytic:
+            out.append(Measurement("cache_bytes", float(measured), status="failed", **where, **facts,
+                                   reason=f"cache tensors occupy {measured} B, analytic size is {analytic} B"))
+        else:
+            out.append(Measurement("cache_bytes", float(measured), **where, **facts))
+        # check before timing: a cached step must give the full forward's last logits (these calls warm up)
+        step = tokens[:, context:]
+        uncached_s, full = _seconds(lambda: model(tokens), ctx.device)
+        for metric, net in (("decode_latency", fast), ("decode_latency_kernel", model)):
+            first, (logits, _) = _seconds(lambda net=net: net(step, caches=caches), ctx.device)
+            error = float((logits[:, -1] - full[:, -1]).abs().max())
+            extra = {"max_error_vs_full": error}
+            allowed = DECODE_ATOL.get(ctx.dtype, 1e-4)
+            if error > allowed:
+                out.append(Measurement(metric, None, status="failed", reason=f"cached step logits differ from the full "
+                                       f"forward by {error:.2e} > {allowed:g}", **where, extra=extra))
+                continue
+            out.append(self._timed(metric, lambda net=net: net(step, caches=caches), profile, {**where, "extra": extra},
+                                   ctx.device, first))
+        out.append(self._timed("uncached_latency", lambda: model(tokens), profile, dict(where), ctx.device, uncached_s))
+        return out
+
+    def _paths(self, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext) -> List[Measurement]:
+        heads, dim = profile.path_heads, profile.path_head_dim
+        kv_heads = heads if spec.n_kv_heads is None else spec.n_kv_heads
+        where = dict(x=float(context), x_name="cached_tokens")
+        if heads % kv_heads:
+            return [Measurement("decode_path_latency", None, status="unsupported", **where, extra={"path": p},
+                                reason=f"{kv_heads} key/value heads do not divide {heads} query heads") for p in DECODE_PATHS]
+        gen = torch.Generator().manual_seed(seed + 7 * context)
+
+        def randn(*shape):
+            return torch.randn(*shape, generator=gen).to(device=ctx.device, dtype=ctx.dtype)
+
+        q, k, v = randn(profile.batch, heads, 1, dim), randn(profile.batch, kv_heads, context, dim), randn(profile.batch, kv_heads, context, dim)
+        position = positions.get(spec.position)(heads * dim, heads, dim, context)
+        bias = position.score_bias(1, context, context - 1, ctx.dtype)  # (H, 1, S) for ALiBi, else None
+        bias = None if bias is None else bias.to(ctx.device)
+        want = DECODE_PATHS["repeat"](q.double(), k.double(), v.double(), None if bias is None else bias.double())
+        out = []
+        for name, path in DECODE_PATHS.items():
+            extra = {"path": name, "heads": heads, "kv_heads": kv_heads, "head_dim": dim, "bias": bias is not None}
+            error = float((path(q, k, v, bias).double() - want).abs().max())
+            extra["max_error"] = error
+            if error > DECODE_ATOL.get(ctx.dtype, 1e-4) / 10 * max(1.0, float(want.abs().max())):
+                out.append(Measurement("decode_path_latency", None, status="failed", **where, extra=extra,
+                                       reason=f"decode path {name} differs from float64 by {error:.2e}"))
+                continue
+            out.append(self._timed("decode_path_latency", lambda path=path: path(q, k, v, bias), profile,
+                                   {**where, "extra": extra}, ctx.device))
+        return out
+
+    def report(self, records, out_dir: Path) -> List[Path]:
+        from suites._kv_cache_report import write_report
+
+        return write_report(self, records, out_dir)
+
+
+suites.add("kv_cache", KVCache())

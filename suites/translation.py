@@ -1,0 +1,182 @@
+"""Translation: corpus BLEU and chrF of seq2seq models, and BLEU by source-sentence length.
+
+Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473): an encoder-decoder that squeezes the source into one
+fixed vector loses long sentences (BLEU falls past ~20 words, their Figure 2), and attention over the
+encoder's states removes the bottleneck. Every variant trains on the same pairs with the same budget and
+translates the same test split (greedy or beam search); sacrebleu scores it as a whole and per bucket of
+source length in words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+from tqdm.auto import tqdm
+
+from harness.context import JobContext
+from harness.train import TrainSettings, train
+from suites._bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
+from suites._seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
+from suites._suite import Measurement, Metric, Profile, Suite, suites
+from suites.data.parallel import BUILT_IN
+from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+
+
+@dataclass(frozen=True)
+class TranslationProfile(Profile):
+    """Corpus, model sizes, training budget and decoding of one run."""
+
+    data: str = "numbers_en_fr"
+    #: joint BPE vocabulary size, trained on the training split
+    vocab_size: int = 400
+    #: the longest side of a pair in tokens (EOS included); longer pairs are dropped and counted
+    max_len: int = 128
+    # the RNN encoder-decoder
+    d_embed: int = 64
+    d_hidden: int = 128
+    rnn_layers: int = 1
+    # the Transformer encoder-decoder
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    dropout: float = 0.0
+    batch_size: int = 32
+    steps: int = 1500
+    lr: float = 3e-3
+    warmup_steps: int = 30
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0
+    #: 1 = greedy decoding
+    beam_size: int = 1
+    #: alpha of the length penalty ((5 + |Y|) / 6)^alpha (Wu et al. 2016); 0 ranks by log-probability
+    length_penalty: float = 0.6
+    decode_batch: int = 100
+    #: upper bounds (words, inclusive) of the source-length buckets; one more bucket holds longer sources
+    length_buckets: Tuple[int, ...] = (10, 20, 30)
+    #: a bucket with fewer test sentences gets no BLEU (recorded as unsupported, with the count)
+    min_bucket_sentences: int = 20
+    #: translate only the first N test pairs (0 = all)
+    test_limit: int = 0
+
+
+PROFILES = {
+    "quick": TranslationProfile(
+        name="quick", description="numbers_en_fr, LSTM 128 / Transformer d 64, 1500 steps of 32 pairs, greedy: under 10 minutes on 2 CPU cores",
+    ),
+    "standard": TranslationProfile(
+        name="standard", description="bible_en_es, 8000 BPE, LSTM 256 / Transformer d 256, 6000 steps, beam 4, 3 seeds: a long CPU run or a GPU",
+        seeds=(0, 1, 2), data="bible_en_es", vocab_size=8000, max_len=256, d_embed=256, d_hidden=256, d_model=256,
+        n_layers=3, n_heads=4, dropout=0.1, batch_size=64, steps=6000, lr=1e-3, warmup_steps=400, beam_size=4,
+        length_buckets=(10, 20, 30, 40, 50),
+    ),
+}
+
+
+class Translation(Suite):
+    """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
+
+    name = "translation"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("bleu", "BLEU", True, "sacrebleu corpus BLEU on the test split"),
+        Metric("chrf", "chrF", True, "sacrebleu corpus chrF on the test split"),
+        Metric("bleu_by_length", "BLEU", True, "corpus BLEU of the test sentences in one source-length bucket"),
+        Metric("valid_loss", "nats/token", False, "teacher-forced cross-entropy on the validation split"),
+        Metric("train_loss", "nats/token", False, "mean training loss over the last 10% of steps"),
+        Metric("train_time", "s", False, "wall time of training"),
+        Metric("train_throughput", "tokens/s", True, "target tokens trained on per second"),
+        Metric("decode_time", "s", False, "wall time of translating the test split"),
+    )
+    profiles = PROFILES
+    default_variants = ("rnn", "lstm", "lstm+additive", "lstm+dot", "lstm+general", "transformer")
+    options = {"data": None}
+
+    def resolved_profile(self, profile: TranslationProfile, options: Dict[str, Any]) -> TranslationProfile:
+        if options.get("data"):
+            profile = dataclasses.replace(profile, data=options["data"])
+        return profile
+
+    def _encoded(self, profile: TranslationProfile) -> EncodedCorpus:
+        return encode_corpus(profile.data, profile.vocab_size, profile.max_len)
+
+    def spec_for(self, variant: str, profile: TranslationProfile, options: Dict[str, Any]) -> Seq2SeqSpec:
+        """A variant naming an RNN cell is an RNNSeq2SeqSpec; any other a Seq2SeqTransformerSpec."""
+        vocab = self._encoded(profile).vocab.size
+        rnn = RNNSeq2SeqSpec(vocab_size=vocab, d_embed=profile.d_embed, d_hidden=profile.d_hidden,
+                             n_layers=profile.rnn_layers, dropout=profile.dropout)
+        transformer = Seq2SeqTransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
+                                             n_heads=profile.n_heads, max_len=profile.max_len, dropout=profile.dropout)
+        return resolve_seq2seq(variant, rnn, transformer)
+
+    def data_checksum(self, profile: TranslationProfile, options: Dict[str, Any]) -> str:
+        return self._encoded(profile).corpus.checksum
+
+    def run_job(self, spec: Seq2SeqSpec, profile: TranslationProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        data = self._encoded(profile)
+        torch.manual_seed(seed)
+        model = build(spec).to(ctx.device)
+        test = data.test[: profile.test_limit or None]
+        texts = data.test_pairs[: profile.test_limit or None]
+        ctx.facts.update(
+            parameters=model.num_parameters(), corpus=data.corpus.name, corpus_description=data.corpus.description,
+            languages=f"{data.corpus.source_lang}-{data.corpus.target_lang}", vocab_size=data.vocab.size,
+            train_pairs=len(data.train), test_sentences=len(test), dropped_pairs=dict(data.dropped),
+            decoding="greedy" if profile.beam_size == 1 else f"beam {profile.beam_size}, length penalty alpha {profile.length_penalty:g}",
+        )
+        gen = torch.Generator().manual_seed(seed)
+        batches = length_batches(data.train, profile.batch_size, gen)
+
+        def step_loss(m, step):
+            src, tgt_in, tgt_out = teacher_batch(next(batches), ctx.device)
+            return seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum())
+
+        settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
+                                 weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
+        result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
+        out = [Measurement("train_loss", result.final_loss), Measurement("train_time", result.wall_time_s),
+               Measurement("train_throughput", result.tokens_per_s),
+               Measurement("valid_loss", mean_loss(model, data.valid, device=ctx.device))]
+
+        t0 = time.perf_counter()
+        with tqdm(total=len(test), desc=f"{ctx.label or 'test'} decode", disable=not ctx.progress, leave=False, unit="sent") as bar:
+            ids = translate(model, [src for src, _ in test], beam_size=profile.beam_size, alpha=profile.length_penalty,
+                            batch_size=profile.decode_batch, device=ctx.device, progress=bar)
+        hyps = data.vocab.decode(ids)
+        out.append(Measurement("decode_time", time.perf_counter() - t0))
+        return out + self._scores(hyps, texts, profile)
+
+    def _scores(self, hyps: List[str], texts, profile: TranslationProfile) -> List[Measurement]:
+        """Corpus BLEU and chrF, samples, and BLEU per source-length bucket."""
+        refs = [tgt for _, tgt in texts]
+        lengths = [len(src.split()) for src, _ in texts]
+        whole = corpus_scores(hyps, refs)
+        samples = [{"source": texts[i][0], "reference": refs[i], "hypothesis": hyps[i], "source_words": lengths[i]}
+                   for i in sample_indices(lengths, profile.length_buckets)]
+        extra = {"signature": whole.bleu_signature, "protocol": BLEU_PROTOCOL, "samples": samples}
+        out = [Measurement("bleu", whole.bleu, extra=extra),
+               Measurement("chrf", whole.chrf, extra={"signature": whole.chrf_signature})]
+        for lo, hi in bucket_bounds(profile.length_buckets, max(lengths)):
+            idx = [i for i, n in enumerate(lengths) if lo <= n <= hi]
+            where = dict(x=float(hi), x_name="source_length")
+            info = {"bucket": bucket_label(lo, hi, profile.length_buckets), "low": lo, "sentences": len(idx)}
+            if len(idx) < profile.min_bucket_sentences:
+                out.append(Measurement("bleu_by_length", None, status="unsupported", extra=info, **where,
+                                       reason=f"{len(idx)} test sentences of {info['bucket']} words, fewer than {profile.min_bucket_sentences}"))
+                continue
+            part = corpus_scores([hyps[i] for i in idx], [refs[i] for i in idx])
+            out.append(Measurement("bleu_by_length", part.bleu, extra={**info, "chrf": part.chrf}, **where))
+        return out
+
+    def report(self, records, out_dir: Path) -> List[Path]:
+        from suites._translation_report import write_report
+
+        return write_report(self, records, out_dir)
+
+
+suites.add("translation", Translation())

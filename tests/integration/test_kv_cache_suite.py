@@ -1,0 +1,48 @@
+"""kv_cache end to end at a tiny size: exact bytes, identical greedy tokens, checked decode paths, report."""
+
+import json
+
+import pytest
+
+from harness.cli import main
+
+TINY = ["suite=kv_cache", "set.contexts=[8,32]", "set.d_model=32", "set.n_layers=2", "set.n_heads=4", "set.generate=6",
+        "set.prompt_len=4", "set.path_contexts=[64]", "set.path_heads=8", "set.path_head_dim=16", "set.min_repeats=3",
+        "set.min_run_time=0.005", "set.threads=1", "progress=false"]
+
+
+def load(results):
+    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
+
+
+def test_kv_cache_end_to_end_with_report(tmp_path):
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    assert main(["run", f"results_dir={results}", *TINY, "variants=[rope,alibi+mqa,rope+gqa2]"]) == 0
+    records = load(results)
+    assert {r["status"] for r in records} == {"ok"}
+    measured = {(r["variant"], r["x"]): r["value"] for r in records if r["metric"] == "cache_bytes"}
+    analytic = {(r["variant"], r["x"]): r["value"] for r in records if r["metric"] == "cache_bytes_analytic"}
+    assert measured == analytic
+    assert measured[("alibi+mqa", 32.0)] == 2 * 2 * 1 * 8 * 32 * 1 * 4  # 2 x layers x kv_heads x head_dim x tokens x batch x 4 B
+    assert all(r["value"] == 1.0 for r in records if r["metric"] == "greedy_match")
+    paths = [r for r in records if r["metric"] == "decode_path_latency"]
+    assert {r["extra"]["path"] for r in paths} == {"repeat", "enable_gqa", "grouped"}
+    assert {r["extra"]["kv_heads"] for r in paths} == {8, 1, 2}
+    assert all(r["extra"]["max_error"] < 1e-5 for r in paths)
+    for metric in ("decode_latency", "decode_latency_kernel", "uncached_latency"):
+        assert len([r for r in records if r["metric"] == metric]) == 3 * 2
+
+    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
+    text = (reports / "kv_cache.md").read_text()
+    for phrase in ("2,147,483,648", "3,355,443,200", "1,342,177,280", "10,737,418,240", "Ainslie et al. 2023",
+                   "uncached / cached", "enable_gqa / grouped", "identical"):
+        assert phrase in text, phrase
+    assert "| NO" not in text
+    assert (reports / "figures" / "kv_cache.png").stat().st_size > 10_000
+
+
+@pytest.mark.gpu
+def test_kv_cache_on_cuda(tmp_path):
+    assert main(["run", f"results_dir={tmp_path}", *TINY, "device=cuda", "variants=[rope+gqa2]"]) == 0
+    records = load(tmp_path)
+    assert all(r["status"] == "ok" and r["device"] == "cuda" for r in records)

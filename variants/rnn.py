@@ -1,0 +1,118 @@
+"""RNN encoder-decoder (Cho et al. 2014; Sutskever et al. 2014) with optional attention (Bahdanau et al. 2014).
+
+The encoder reads the source (optionally both ways) and the decoder starts from its final state. Without
+attention that state is all the decoder ever sees of the source: the fixed-vector bottleneck whose BLEU
+falls on long sentences (Bahdanau et al. 2014, Figure 2). With attention the decoder also reads a
+context vector over every encoder state at every step, in the global-attention form of Luong et al. 2015
+(arXiv 1508.04025): the decoder state h_t scores the source states, the context c_t joins h_t in the
+attentional state tanh(W_c [c_t; h_t]) that predicts the next word. The score function (additive, dot,
+general) is the spec's ``scoring`` axis (``variants/rnn_attention.py``). Source and target share one
+embedding table (one joint vocabulary). Training is teacher-forced: the decoder reads the reference prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .rnn_attention import GlobalAttention
+from .seq2seq_spec import PAD, RNNSeq2SeqSpec
+
+CELL_CLASSES = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
+
+State = Dict[str, torch.Tensor]  # every tensor batch-first, so beam search can reorder it with index_select
+
+
+class RNNSeq2Seq(nn.Module):
+    """Source tokens (B, S) and target prefix (B, T) -> next-token logits (B, T, V)."""
+
+    def __init__(self, spec: RNNSeq2SeqSpec):
+        super().__init__()
+        self.spec = spec
+        H, L = spec.d_hidden, spec.n_layers
+        self.is_lstm = spec.cell == "lstm"
+        cls = CELL_CLASSES[spec.cell]
+        kwargs = dict(batch_first=True, dropout=spec.dropout if L > 1 else 0.0)
+        if spec.cell == "rnn":
+            kwargs["nonlinearity"] = "tanh"
+        self.embed = nn.Embedding(spec.vocab_size, spec.d_embed, padding_idx=PAD)
+        self.encoder = cls(spec.d_embed, H, L, bidirectional=spec.bidirectional, **kwargs)
+        self.decoder = cls(spec.d_embed, H, L, **kwargs)
+        if spec.bidirectional:
+            # Bahdanau et al. 2014, appendix A.2.2: the decoder's first state is tanh(W_s [h_fwd; h_bwd])
+            self.bridge_h = nn.Linear(2 * H, H)
+            self.bridge_c = nn.Linear(2 * H, H) if self.is_lstm else None
+            self.memory_proj = nn.Linear(2 * H, H, bias=False) if spec.scoring != "none" else None
+        self.attention: Optional[GlobalAttention] = None
+        if spec.scoring != "none":
+            self.attention = GlobalAttention(spec.scoring, H, spec.d_attn or H)
+            self.combine = nn.Linear(2 * H, H, bias=False)  # W_c of tanh(W_c [c_t; h_t])
+        self.drop = nn.Dropout(spec.dropout)
+        self.out = nn.Linear(H, spec.vocab_size)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+    # --- encoder
+    def start(self, src: torch.Tensor) -> State:
+        """Encode src (B, S), right-padded with PAD; returns the decoder's initial state and the memory."""
+        B, S = src.shape
+        pad = src.eq(PAD)  # (B, S)
+        lengths = (~pad).sum(1).clamp(min=1)
+        packed = pack_padded_sequence(self.drop(self.embed(src)), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        outputs, final = self.encoder(packed)
+        memory = pad_packed_sequence(outputs, batch_first=True, total_length=S)[0]  # (B, S, H or 2H)
+        h, c = final if self.is_lstm else (final, None)  # each (L * dirs, B, H)
+        if self.spec.bidirectional:
+            h = torch.tanh(self.bridge_h(self._join_directions(h)))  # (L, B, H)
+            c = self.bridge_c(self._join_directions(c)) if c is not None else None
+            if self.memory_proj is not None:
+                memory = self.memory_proj(memory)
+        state: State = {"h": h.transpose(0, 1), "pad": pad}  # h: (B, L, H)
+        if c is not None:
+            state["c"] = c.transpose(0, 1)
+        if self.attention is not None:
+            state["memory"] = memory
+            state["keys"] = self.attention.prepare(memory)
+        return state
+
+    def _join_directions(self, x: torch.Tensor) -> torch.Tensor:
+        """(L * 2, B, H) final states, forward and backward per layer -> (L, B, 2H)."""
+        L2, B, H = x.shape
+        return x.view(L2 // 2, 2, B, H).transpose(1, 2).reshape(L2 // 2, B, 2 * H)
+
+    # --- decoder
+    def _decode(self, state: State, tokens: torch.Tensor) -> Tuple[torch.Tensor, State, Optional[torch.Tensor]]:
+        """tokens (B, T) -> logits (B, T, V), the state after them, attention weights (B, T, S) or None."""
+        hidden = state["h"].transpose(0, 1).contiguous()  # (L, B, H)
+        if self.is_lstm:
+            hidden = (hidden, state["c"].transpose(0, 1).contiguous())
+        outputs, hidden = self.decoder(self.drop(self.embed(tokens)), hidden)  # (B, T, H)
+        weights = None
+        if self.attention is not None:
+            context, weights = self.attention(outputs, state["keys"], state["memory"], state["pad"])
+            outputs = torch.tanh(self.combine(torch.cat((context, outputs), dim=-1)))  # attentional state
+        new = dict(state)
+        h, c = hidden if self.is_lstm else (hidden, None)
+        new["h"] = h.transpose(0, 1)
+        if c is not None:
+            new["c"] = c.transpose(0, 1)
+        return self.out(self.drop(outputs)), new, weights
+
+    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor, return_attention: bool = False):
+        """Teacher forcing: src (B, S), tgt_in (B, T) = BOS + reference -> logits (B, T, V)."""
+        logits, _, weights = self._decode(self.start(src), tgt_in)
+        return (logits, weights) if return_attention else logits
+
+    def step(self, state: State, tokens: torch.Tensor) -> Tuple[torch.Tensor, State]:
+        """One decoding step: tokens (N,) -> next-token log-probabilities (N, V) and the new state."""
+        logits, new, _ = self._decode(state, tokens.unsqueeze(1))
+        return torch.log_softmax(logits[:, -1].float(), dim=-1), new
+
+
+def build(spec: RNNSeq2SeqSpec) -> RNNSeq2Seq:
+    """The model a spec describes."""
+    return RNNSeq2Seq(spec)

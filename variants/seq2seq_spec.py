@@ -1,0 +1,151 @@
+"""Specs of the sequence-to-sequence families and how a variant expression picks one.
+
+Two families translate a source sentence into a target sentence:
+- the RNN encoder-decoder (``RNNSeq2SeqSpec``): a cell (``rnn``, ``gru``, ``lstm``), an optional
+  bidirectional encoder, and an attention ``scoring``: ``none`` (the fixed-vector bottleneck of Cho et al.
+  2014 and Sutskever et al. 2014: the decoder starts from the encoder's final state and sees nothing
+  else), ``additive`` (Bahdanau et al. 2014), ``dot`` or ``general`` (Luong et al. 2015);
+- the Transformer encoder-decoder (``Seq2SeqTransformerSpec``), a TransformerSpec with cross-attention,
+  so every Transformer preset (``rope``, ``gqa2``, ``naive``, ...) applies to it.
+
+A variant that names an RNN cell is an RNN encoder-decoder; any other is the Transformer. The attention
+field of the RNN family is called ``scoring``, as the Transformer's score-function axis, so the words
+``additive``, ``dot`` and ``general`` mean the same score function in both families; ``noattn`` is the
+RNN's "no attention" word (``none`` already means position=none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Union
+
+import torch
+
+from .presets import Preset, find_preset
+from .spec import PresetConflictError, TransformerSpec, preset_fields, split_expression, stable_hash
+
+#: token ids every sequence-to-sequence model and tokenizer agree on
+PAD, BOS, EOS, UNK = 0, 1, 2, 3
+
+CELLS = ("rnn", "gru", "lstm")
+RNN_SCORINGS = ("none", "additive", "dot", "general")
+NORM_PLACEMENTS = ("pre", "post")
+
+#: score-function words the RNN family understands even where no global preset defines them
+RNN_SCORING_PRESETS: Dict[str, Preset] = {
+    "additive": Preset("additive", {"scoring": "additive"}, "Additive (concat) attention score v^T tanh(W q + U k) (Bahdanau et al. 2014)."),
+    "dot": Preset("dot", {"scoring": "dot"}, "Dot-product attention score q . k, unscaled (Luong et al. 2015)."),
+    "general": Preset("general", {"scoring": "general"}, "Bilinear attention score q^T W k (Luong et al. 2015)."),
+}
+
+
+@dataclass(frozen=True)
+class RNNSeq2SeqSpec:
+    """An RNN encoder-decoder, one field per axis."""
+
+    vocab_size: int = 256
+    #: the recurrent cell: rnn (Elman, tanh), gru (Cho et al. 2014) or lstm (Hochreiter & Schmidhuber 1997)
+    cell: str = "lstm"
+    #: attention score function: none (fixed-vector bottleneck), additive, dot or general
+    scoring: str = "none"
+    #: the encoder reads the source both ways (Bahdanau et al. 2014) and a bridge maps its states to the decoder's
+    bidirectional: bool = False
+    d_embed: int = 64
+    d_hidden: int = 128
+    n_layers: int = 1
+    #: hidden size of the additive score's MLP; None = d_hidden
+    d_attn: Optional[int] = None
+    dropout: float = 0.0
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"family": "rnn_seq2seq", **dataclasses.asdict(self)}
+
+    def content_hash(self) -> str:
+        return stable_hash(self.to_dict())
+
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+        """Every reason this spec cannot be built and run (empty if it can)."""
+        reasons = []
+        if self.cell not in CELLS:
+            reasons.append(f"unknown cell '{self.cell}'; choose one of {', '.join(CELLS)}")
+        if self.scoring not in RNN_SCORINGS:
+            reasons.append(f"the RNN encoder-decoder has no attention scoring '{self.scoring}'; choose one of {', '.join(RNN_SCORINGS)}")
+        for name in ("vocab_size", "d_embed", "d_hidden", "n_layers"):
+            if getattr(self, name) < 1:
+                reasons.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if device not in ("cpu", "cuda"):
+            reasons.append(f"the RNN encoder-decoder runs on cpu/cuda, not {device}")
+        return reasons
+
+
+@dataclass(frozen=True)
+class Seq2SeqTransformerSpec(TransformerSpec):
+    """A Transformer encoder-decoder: the TransformerSpec axes, n_layers in the encoder and in the decoder."""
+
+    #: where each sub-layer's LayerNorm sits: pre (Xiong et al. 2020) or post (Vaswani et al. 2017)
+    norm_placement: str = "pre"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"family": "transformer_seq2seq", **dataclasses.asdict(self)}
+
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+        """Reasons beyond the Transformer's own (which ``variants.spec.problems`` adds)."""
+        reasons = []
+        if self.norm_placement not in NORM_PLACEMENTS:
+            reasons.append(f"unknown norm_placement '{self.norm_placement}'; choose one of {', '.join(NORM_PLACEMENTS)}")
+        # a Transformer axis this model does not implement must not be silently ignored
+        defaults = TransformerSpec()
+        for f in dataclasses.fields(TransformerSpec):
+            if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name):
+                reasons.append(f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}")
+        return reasons
+
+
+#: TransformerSpec fields the encoder-decoder honours; any other field must keep its default
+SUPPORTED_TRANSFORMER_FIELDS = frozenset({
+    "vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_len", "position", "kernel",
+    "dropout", "norm_placement",
+})
+
+Seq2SeqSpec = Union[RNNSeq2SeqSpec, Seq2SeqTransformerSpec]
+
+
+def is_rnn_expression(expr: str) -> bool:
+    """Whether a variant expression names an RNN cell (and so the RNN encoder-decoder)."""
+    return any(word in CELLS for word in split_expression(expr))
+
+
+def resolve_seq2seq(expr: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2SeqTransformerSpec) -> Seq2SeqSpec:
+    """The spec of a translation variant: ``lstm+additive`` -> RNNSeq2SeqSpec, ``transformer+rope`` -> Transformer."""
+    words = split_expression(expr)
+    cells = [w for w in words if w in CELLS]
+    if cells and "transformer" in words:
+        raise PresetConflictError(f"'{expr}' names both the Transformer and an RNN cell ({cells[0]}); keep one of them.")
+    rnn = bool(cells)
+    fallback = {k: v for k, v in RNN_SCORING_PRESETS.items() if find_preset(k) is None} if rnn else {}
+    fields = preset_fields(expr, fallback)
+    base = rnn_base if rnn else transformer_base
+    names = {f.name for f in dataclasses.fields(base)}
+    for word in words:
+        preset = find_preset(word) or fallback.get(word)
+        foreign = sorted(set(preset.fields) - names)
+        if foreign:
+            family = "the RNN encoder-decoder" if rnn else "the Transformer encoder-decoder"
+            hint = " For an RNN without attention write 'noattn'." if rnn and word == "none" else ""
+            hint = hint or (" Name a cell (rnn, gru, lstm) for the RNN encoder-decoder." if not rnn else "")
+            raise PresetConflictError(
+                f"Preset '{word}' in '{expr}' sets {', '.join(foreign)}, which {family} ({type(base).__name__}) does not have.{hint}"
+            )
+    return dataclasses.replace(base, **fields)
+
+
+def build(spec: Seq2SeqSpec):
+    """The model a sequence-to-sequence spec describes (RNNSeq2Seq or TransformerSeq2Seq)."""
+    if isinstance(spec, RNNSeq2SeqSpec):
+        from .rnn import RNNSeq2Seq
+
+        return RNNSeq2Seq(spec)
+    from .seq2seq_transformer import TransformerSeq2Seq
+
+    return TransformerSeq2Seq(spec)

@@ -138,10 +138,10 @@ def _figures(ok: pd.DataFrame, variants: List[str], folder: Path, name: str):
 
     folder.mkdir(parents=True, exist_ok=True)
     made = []
-    probe = ok[ok.metric.isin(["score_variance", "softmax_entropy", "query_grad_norm"])]
+    probe = ok[ok.metric.isin(["score_variance", "softmax_entropy", "softmax_saturated_fraction"])]
     if len(probe):
         panels = [("score_variance", "variance of the score", True), ("softmax_entropy", "softmax entropy (nats)", False),
-                  ("query_grad_norm", "||dL/dq|| through the softmax", True)]
+                  ("softmax_saturated_fraction", "share of saturated queries", False)]
         fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
         for ax, (metric, label, log) in zip(axes, panels):
             part = probe[probe.metric == metric].rename(columns={"x": "d_k", "value": label})

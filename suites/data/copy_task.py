@@ -28,7 +28,6 @@ class CopyTask:
     lag: int
     symbols: int = 3
     alphabet: int = 8
-    distract: bool = False
 
     def __post_init__(self):
         if self.lag < self.symbols + 1:
@@ -58,8 +57,6 @@ class CopyTask:
         """(inputs, targets), each (batch_size, lag + symbols) int64; targets are IGNORE off the recall steps."""
         data = torch.randint(0, self.alphabet, (batch_size, self.symbols), generator=generator)
         inputs = torch.full((batch_size, self.length), self.blank, dtype=torch.long)
-        if self.distract:
-            inputs = torch.randint(0, self.alphabet, (batch_size, self.length), generator=generator)
         inputs[:, : self.symbols] = data
         inputs[:, self.lag - 1] = self.cue
         targets = torch.full_like(inputs, IGNORE)

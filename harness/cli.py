@@ -64,10 +64,10 @@ def _is_user_error(exc: Exception) -> bool:
     from suites.data.text import CorpusError
     from variants._registry import UnknownNameError
     from variants.presets import AmbiguousPresetError
-    from variants.spec import PresetConflictError
+    from variants.spec import PresetConflictError, PresetFieldError
 
-    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, AmbiguousPresetError, CorruptResultsError,
-                            CorpusError))
+    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, PresetFieldError, AmbiguousPresetError,
+                            CorruptResultsError, CorpusError))
 
 
 def cmd_run(args: List[str]) -> int:

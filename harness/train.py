@@ -1,4 +1,4 @@
-"""The training loop shared by suites: AdamW, linear warm-up then cosine decay, gradient clipping.
+"""The training loop shared by suites: AdamW (or SGD), linear warm-up then cosine decay, gradient clipping.
 
 Weight decay applies to matrices only (not to norms, biases or embeddings' duplicates), as in GPT-2 and
 nanoGPT. A non-finite loss, or a loss far above its starting value, stops training with Diverged.
@@ -31,6 +31,9 @@ class TrainSettings:
     grad_clip: float = 1.0
     #: a loss this many times above the first step's counts as diverged
     divergence_factor: float = 3.0
+    #: "adamw" or "sgd" (plain SGD with ``momentum``; Pascanu et al. 2013 study clipping under SGD)
+    optimizer: str = "adamw"
+    momentum: float = 0.0
 
 
 @dataclass
@@ -61,12 +64,19 @@ def lr_at(step: int, s: TrainSettings) -> float:
     return s.lr * (s.min_lr_ratio + (1 - s.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
 
 
+OPTIMIZERS = ("adamw", "sgd")
+
+
 def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
-    """AdamW with weight decay on weight matrices (dim >= 2) only."""
+    """AdamW (or SGD) with weight decay on weight matrices (dim >= 2) only."""
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
     groups = [{"params": decay, "weight_decay": s.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    if s.optimizer == "sgd":
+        return torch.optim.SGD(groups, lr=s.lr, momentum=s.momentum)
+    if s.optimizer != "adamw":
+        raise ValueError(f"Unknown optimizer '{s.optimizer}'; choose one of {', '.join(OPTIMIZERS)}.")
     return torch.optim.AdamW(groups, lr=s.lr, betas=s.betas)
 
 

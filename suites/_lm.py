@@ -65,3 +65,19 @@ def evaluate_nll(
             total += nll[row, first:].sum().item()
             count += length - first
     return total, count
+
+
+def xavier_init(model) -> None:
+    """Xavier-uniform every linear layer but the output layer tied to the embedding.
+
+    The original Transformer's initialisation (tensor2tensor, fairseq): a projection keeps unit-variance
+    inputs at unit variance, so queries and keys start with unit-variance components, the regime that
+    Vaswani et al.'s 1/sqrt(d_k) argument and Xiong et al.'s Post-LN analysis assume. The models' own
+    default (std 0.02, GPT-2) starts with scores near zero, where neither effect shows at initialisation.
+    """
+    from torch import nn
+
+    tied = model.embed.weight
+    for module in model.modules():
+        if isinstance(module, nn.Linear) and module.weight is not tied:
+            nn.init.xavier_uniform_(module.weight)

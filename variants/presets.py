@@ -52,13 +52,15 @@ _add("mha", "Multi-head attention: one key/value head per query head (Vaswani et
 _add("mqa", "Multi-query attention: one key/value head shared by all query heads (Shazeer 2019).", n_kv_heads=1)
 _add("pre_ln", "Pre-LN: x + f(norm(x)), final norm before the output (Xiong et al. 2020).", norm_placement="pre")
 _add("post_ln", "Post-LN: norm(x + f(x)), as in the original Transformer (Vaswani et al. 2017).", norm_placement="post")
-# sequence-to-sequence families (variants/seq2seq_spec.py): naming a cell selects the RNN encoder-decoder
-_add("rnn", "RNN encoder-decoder with Elman tanh cells (Elman 1990; Cho et al. 2014).", cell="rnn")
-_add("gru", "RNN encoder-decoder with GRU cells (Cho et al. 2014).", cell="gru")
-_add("lstm", "RNN encoder-decoder with LSTM cells (Hochreiter & Schmidhuber 1997; Sutskever et al. 2014).", cell="lstm")
+# model families named by their recurrent cell (variants/seq2seq_spec.py, variants/recurrent.py): in translation a
+# cell selects the RNN encoder-decoder, in gradient_flow a recurrent LM; any other expression is the Transformer
+_add("rnn", "Elman RNN, tanh cells (Elman 1990); in translation the RNN encoder-decoder (Cho et al. 2014).", cell="rnn")
+_add("rnn_relu", "Elman RNN with ReLU cells (Le et al. 2015, arXiv 1504.00941).", cell="rnn_relu")
+_add("gru", "GRU cells (Cho et al. 2014); in translation the RNN encoder-decoder.", cell="gru")
+_add("lstm", "LSTM cells (Hochreiter & Schmidhuber 1997); in translation the RNN encoder-decoder (Sutskever et al. 2014).", cell="lstm")
 _add("noattn", "RNN encoder-decoder without attention: the fixed-vector bottleneck (Cho et al. 2014).", scoring="none")
 _add("bidirectional", "RNN encoder that reads the source both ways (Bahdanau et al. 2014).", bidirectional=True)
-_add("transformer", "The Transformer; in translation, the encoder-decoder with cross-attention (Vaswani et al. 2017).")
+_add("transformer", "The Transformer (Vaswani et al. 2017); in translation the encoder-decoder, elsewhere the suite's decoder.")
 
 
 def find_preset(name: str) -> Optional[Preset]:

@@ -29,6 +29,10 @@ class PresetConflictError(ValueError):
     """Two presets of one expression set the same field to different values."""
 
 
+class PresetFieldError(ValueError):
+    """A preset sets a field the suite's kind of spec does not have (``gru`` on a Transformer)."""
+
+
 @dataclass(frozen=True)
 class TransformerSpec:
     """A Transformer language model, one field per architectural axis."""
@@ -105,13 +109,14 @@ def preset_fields(expr: str) -> Dict[str, Any]:
     return merged
 
 
-def resolve(expr: str, base: Optional[TransformerSpec] = None) -> TransformerSpec:
-    """The spec a variant expression describes, on top of ``base`` (a profile's model size)."""
+def resolve(expr: str, base: Optional[Any] = None) -> Any:
+    """The spec a variant expression describes, on top of ``base`` (a profile's model size; any spec dataclass)."""
     base = base or TransformerSpec()
     fields = preset_fields(expr)
     unknown = set(fields) - {f.name for f in dataclasses.fields(base)}
     if unknown:
-        raise ValueError(f"Preset expression '{expr}' sets {sorted(unknown)}, which {type(base).__name__} does not have.")
+        raise PresetFieldError(f"Preset expression '{expr}' sets {', '.join(sorted(unknown))}, which a "
+                               f"{type(base).__name__} does not have; this suite does not compare such variants.")
     return dataclasses.replace(base, **fields)
 
 
@@ -143,4 +148,4 @@ def problems(
     return reasons
 
 
-__all__ = ["TransformerSpec", "Preset", "resolve", "problems", "preset_fields", "stable_hash", "PresetConflictError"]
+__all__ = ["TransformerSpec", "Preset", "resolve", "problems", "preset_fields", "stable_hash", "PresetConflictError", "PresetFieldError"]

@@ -1,0 +1,155 @@
+"""Why the dot product is scaled: score variance, softmax entropy and gradients against d_k, then training at large d_k.
+
+Vaswani et al. 2017, section 3.2.1 (arXiv 1706.03762): q.k of unit-variance components has variance d_k;
+unscaled, large-d_k scores saturate the softmax and starve it of gradient, and additive attention
+outperforms the unscaled dot product at large d_k. Each variant is a scoring (variants/scoring/). For
+every d_k of the profile it is applied at initialisation to unit-variance Gaussian queries and keys: the
+variance of q.k and of the score, the entropy of the softmax, the norm of the softmax's Jacobian (and the
+share of queries where it is saturated) and of the gradient reaching the query. Then a character-level
+Transformer LM with heads of a large d_k (``train_d_k``) and Xavier-initialised projections (so queries
+and keys start at unit variance) trains for a short budget.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import torch
+
+from harness.context import JobContext
+from harness.train import TrainSettings, train
+from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
+from suites._softmax_probe import softmax_stats, unit_gaussians
+from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
+from suites.data.text import DEFAULT_CORPUS, CharVocab, load_corpus, split_text
+from variants.scoring._base import scorings
+from variants.spec import TransformerSpec
+from variants.transformer import build
+
+
+@dataclass(frozen=True)
+class ScalingProfile(Profile):
+    """The d_k sweep at initialisation and the budget of the training comparison."""
+
+    d_ks: Tuple[int, ...] = (16, 64, 256)
+    n_queries: int = 2048
+    #: keys each query attends over
+    n_keys: int = 64
+    #: the training comparison: train_heads heads of size train_d_k (d_model = their product)
+    train_d_k: int = 128
+    train_heads: int = 1
+    n_layers: int = 2
+    train_len: int = 64
+    batch_size: int = 16
+    steps: int = 200
+    lr: float = 1e-3
+    warmup_steps: int = 20
+    grad_clip: float = 1.0
+    #: training loss is recorded as the mean of each window of this many steps
+    curve_every: int = 10
+    heldout_fraction: float = 0.1
+    eval_tokens: int = 8192
+
+
+PROFILES = {
+    "quick": ScalingProfile(
+        name="quick", description="d_k 16/64/256, then 2 layers of one 128-wide head for 200 steps: about 3 minutes on 2 CPU cores",
+    ),
+    "standard": ScalingProfile(
+        name="standard", description="d_k 16-512, 8192 queries, 4 layers of two 256-wide heads for 2000 steps, 3 seeds",
+        seeds=(0, 1, 2), d_ks=(16, 32, 64, 128, 256, 512), n_queries=8192, n_keys=128, train_d_k=256, train_heads=2, n_layers=4,
+        train_len=128, batch_size=32, steps=2000, warmup_steps=100, curve_every=50, eval_tokens=32768,
+    ),
+}
+
+
+class AttentionScaling(Suite):
+    """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
+
+    name = "attention_scaling"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("qk_variance", "", False, "variance of q.k for unit-variance q, k at d_k = x (theory: d_k)"),
+        Metric("score_variance", "", False, "variance of the scoring's score at d_k = x"),
+        Metric("softmax_entropy", "nats", True, "entropy of the attention weights over n_keys keys at d_k = x"),
+        Metric("softmax_jacobian_norm", "", True, "Frobenius norm of the softmax Jacobian at d_k = x"),
+        Metric("softmax_saturated_fraction", "", False,
+               "share of queries whose softmax Jacobian norm is below a tenth of a uniform softmax's, at d_k = x"),
+        Metric("query_grad_norm", "", True, "||dL/dq|| through the softmax at d_k = x"),
+        Metric("train_loss_curve", "nats/char", False, "mean training loss of the window of steps ending at step x"),
+        Metric("heldout_loss", "nats/char", False, "held-out cross-entropy after the training comparison"),
+        Metric("train_time", "s", False, "wall time of the training comparison"),
+    )
+    profiles = PROFILES
+    default_variants = ("scaled_dot", "dot", "additive+naive")
+    options = {"data": None}
+
+    def _data(self, options: Dict[str, Any]):
+        return load_corpus(options.get("data") or DEFAULT_CORPUS)
+
+    def base_spec(self, profile: ScalingProfile, options: Dict[str, Any]) -> TransformerSpec:
+        train_text, _ = split_text(self._data(options).text, profile.heldout_fraction)
+        return TransformerSpec(vocab_size=CharVocab.from_text(train_text).size, d_model=profile.train_d_k * profile.train_heads,
+                               n_layers=profile.n_layers, n_heads=profile.train_heads, max_len=profile.train_len)
+
+    def data_checksum(self, profile: ScalingProfile, options: Dict[str, Any]) -> str:
+        return self._data(options).checksum
+
+    def run_job(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        out: List[Measurement] = []
+        gen = torch.Generator().manual_seed(seed)
+        for d_k in profile.d_ks:
+            torch.manual_seed(seed)  # the scoring's own parameters (additive, general)
+            scoring = scorings.get(spec.scoring)(d_k)
+            stats = softmax_stats(scoring, *unit_gaussians(profile.n_queries, profile.n_keys, d_k, gen))
+            where = dict(x=float(d_k), x_name="d_k")
+            out += [
+                Measurement("qk_variance", stats.qk_variance, **where),
+                Measurement("score_variance", stats.score_variance, **where),
+                Measurement("softmax_entropy", stats.entropy, extra={"uniform": math.log(profile.n_keys)}, **where),
+                Measurement("softmax_jacobian_norm", stats.jacobian_norm, **where),
+                Measurement("softmax_saturated_fraction", stats.saturated_fraction, **where),
+                Measurement("query_grad_norm", stats.query_grad_norm, **where),
+            ]
+        return out + self._train(spec, profile, seed, ctx)
+
+    def _train(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        corpus = self._data(ctx.options)
+        train_text, heldout_text = split_text(corpus.text, profile.heldout_fraction)
+        vocab = CharVocab.from_text(train_text)
+        train_ids, heldout_ids = vocab.encode(train_text), vocab.encode(heldout_text)
+        n_eval = min(profile.eval_tokens, heldout_ids.numel() - 1) // profile.train_len * profile.train_len
+        torch.manual_seed(seed)
+        model = build(spec).to(ctx.device)
+        xavier_init(model)
+        ctx.facts.update(parameters=model.num_parameters(), corpus=corpus.name, eval_chars=n_eval, head_dim=spec.head_dim)
+        gen = torch.Generator().manual_seed(seed)
+
+        def step_loss(m, step):
+            x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
+            return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
+
+        settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
+                                 grad_clip=profile.grad_clip)
+        try:
+            result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.scoring)
+        except Diverged as exc:
+            return [Measurement("heldout_loss", None, status="diverged", reason=str(exc))]
+        out = []
+        for end in range(profile.curve_every, len(result.losses) + 1, profile.curve_every):
+            window = result.losses[end - profile.curve_every : end]
+            out.append(Measurement("train_loss_curve", sum(window) / len(window), x=float(end), x_name="step"))
+        nll, count = evaluate_nll(model, heldout_ids[: n_eval + 1], profile.train_len, device=ctx.device)
+        return out + [Measurement("heldout_loss", nll / count), Measurement("train_time", result.wall_time_s)]
+
+    def report(self, records, out_dir: Path) -> List[Path]:
+        from suites._scaling_report import write_report
+
+        return write_report(self, records, out_dir)
+
+
+suites.add("attention_scaling", AttentionScaling())

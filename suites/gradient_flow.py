@@ -1,0 +1,208 @@
+"""Gradient flow through time: how far back the loss's gradient reaches in RNNs, GRUs, LSTMs and Transformers.
+
+Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): the gradient of a late loss with respect to an early
+hidden state vanishes when the recurrent weight's largest eigenvalue is below 1 and can explode only
+above 1; clipping the gradient's norm keeps training stable. Each variant is measured on one copy task
+(recall a symbol after ``lag`` steps, suites/data/copy_task.py): ||dL/dh_k|| against the distance from
+k to the loss, at initialisation and after training; for the Elman RNNs, the same at initialisation
+with the recurrent weight rescaled to each spectral radius of a sweep; the accuracy reached at each
+lag; and training at large SGD learning rates with and without gradient-norm clipping.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import torch
+from torch.nn import functional as F
+
+from harness.context import JobContext
+from harness.train import TrainSettings, train
+from suites._gradient_probe import by_distance, hidden_gradient_norms
+from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
+from suites.data.copy_task import IGNORE, CopyTask
+from variants import recurrent, transformer
+from variants.recurrent import RecurrentSpec
+from variants.spec import TransformerSpec, preset_fields, resolve
+
+
+@dataclass(frozen=True)
+class GradientFlowProfile(Profile):
+    """Model sizes, the copy task, and the budgets of the lag sweep and the clipping study."""
+
+    d_hidden: int = 64
+    n_layers: int = 1
+    d_model: int = 64
+    transformer_layers: int = 2
+    n_heads: int = 4
+    alphabet: int = 8
+    symbols: int = 1
+    #: one model is trained per lag; the gradient probe uses the longest
+    lags: Tuple[int, ...] = (5, 10, 20, 50)
+    steps: int = 500
+    batch_size: int = 32
+    lr: float = 3e-3
+    warmup_steps: int = 20
+    grad_clip: float = 1.0
+    eval_sequences: int = 1000
+    #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
+    learned_accuracy: float = 0.9
+    probe_batch: int = 64
+    radii: Tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
+    #: the clipping study: SGD with momentum at each learning rate, clipped at grad_clip and not at all
+    clip_lag: int = 10
+    clip_steps: int = 300
+    clip_lrs: Tuple[float, ...] = (0.1, 0.3)
+    clip_momentum: float = 0.9
+
+
+PROFILES = {
+    "quick": GradientFlowProfile(
+        name="quick", description="width 64, lags 5-50, 500 steps per lag: five models in about 5 minutes on 2 CPU cores",
+    ),
+    "standard": GradientFlowProfile(
+        name="standard", description="width 128, lags 5-200, 3000 steps per lag, 3 seeds: a long CPU run or a GPU",
+        seeds=(0, 1, 2), d_hidden=128, d_model=128, lags=(5, 10, 20, 50, 100, 200), steps=3000, warmup_steps=100,
+        clip_steps=1000, clip_lrs=(0.01, 0.03, 0.1, 0.3, 1.0), radii=(0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0),
+    ),
+}
+
+#: cells whose recurrence is one weight matrix, the case Pascanu et al.'s bound is about
+SWEPT_CELLS = ("rnn", "rnn_relu")
+
+
+class GradientFlow(Suite):
+    """||dL/dh_k|| against distance, a spectral-radius sweep, lags learned and clipping (Pascanu et al. 2013)."""
+
+    name = "gradient_flow"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("hidden_grad_norm", "nats per unit of h", False, "||dL/dh_k|| at distance x = T - 1 - k from the loss (extra.phase: init or trained)"),
+        Metric("radius_hidden_grad_norm", "nats per unit of h", False, "the same at initialisation, recurrent weight at extra.radius"),
+        Metric("copy_accuracy", "", True, "held-out recall accuracy of a model trained at lag x"),
+        Metric("copy_final_loss", "nats", False, "mean training loss over the last 10% of steps at lag x"),
+        Metric("clip_final_loss", "nats", False, "final training loss at SGD learning rate x (extra.clipping)"),
+        Metric("train_time", "s", False, "wall time of all training in the job"),
+    )
+    profiles = PROFILES
+    default_variants = ("rnn", "rnn_relu", "gru", "lstm", "transformer")
+
+    def _task(self, profile: GradientFlowProfile, lag: int) -> CopyTask:
+        return CopyTask(lag=lag, symbols=profile.symbols, alphabet=profile.alphabet)
+
+    def base_spec(self, profile: GradientFlowProfile, options: Dict[str, Any]) -> TransformerSpec:
+        task = self._task(profile, max(profile.lags))
+        return TransformerSpec(vocab_size=task.vocab_size, d_model=profile.d_model, n_layers=profile.transformer_layers,
+                               n_heads=profile.n_heads, max_len=task.length, position="rope")
+
+    def spec_for(self, variant: str, profile: GradientFlowProfile, options: Dict[str, Any]):
+        """Presets that set a recurrent cell build a RecurrentSpec; every other expression a TransformerSpec."""
+        if "cell" in preset_fields(variant):
+            base = RecurrentSpec(vocab_size=self._task(profile, max(profile.lags)).vocab_size,
+                                 d_hidden=profile.d_hidden, n_layers=profile.n_layers)
+            return resolve(variant, base)
+        return resolve(variant, self.base_spec(profile, options))
+
+    def run_job(self, spec, profile: GradientFlowProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        build = recurrent.build if isinstance(spec, RecurrentSpec) else transformer.build
+
+        def fresh():
+            torch.manual_seed(seed)  # every model of the job starts from the same initialisation
+            return build(spec).to(ctx.device)
+
+        longest = self._task(profile, max(profile.lags))
+        probe_x, probe_y = longest.batch(profile.probe_batch, torch.Generator().manual_seed(seed + 20_000))
+        probe = probe_x.to(ctx.device), probe_y[:, -1].to(ctx.device)
+        out: List[Measurement] = []
+        model = fresh()
+        ctx.facts.update(parameters=model.num_parameters(), probe_length=longest.length)
+        out += _flow(model, probe, "hidden_grad_norm", {"phase": "init"})
+
+        if isinstance(spec, RecurrentSpec) and spec.cell in SWEPT_CELLS:
+            for radius in profile.radii:
+                model = fresh()
+                model.set_spectral_radius(radius)
+                top = float(torch.linalg.matrix_norm(model.recurrent_weights()[0].detach(), ord=2))
+                out += _flow(model, probe, "radius_hidden_grad_norm", {"radius": radius, "largest_singular_value": top})
+
+        train_time = 0.0
+        trained = None
+        for lag in profile.lags:
+            task, model = self._task(profile, lag), fresh()
+            settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
+                                     grad_clip=profile.grad_clip, weight_decay=0.0)
+            where = dict(x=float(lag), x_name="lag")
+            try:
+                result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, f"{ctx.label} lag {lag}")
+            except Diverged as exc:
+                out += [Measurement(m, None, status="diverged", reason=str(exc), **where)
+                        for m in ("copy_accuracy", "copy_final_loss")]
+                continue
+            train_time += result.wall_time_s
+            accuracy = _recall_accuracy(model, task, profile.eval_sequences, seed, ctx.device)
+            out.append(Measurement("copy_accuracy", accuracy, extra={"chance": task.chance_accuracy}, **where))
+            out.append(Measurement("copy_final_loss", result.final_loss, **where))
+            if lag == max(profile.lags):
+                trained = model
+        if trained is not None:
+            out += _flow(trained, probe, "hidden_grad_norm", {"phase": "trained", "trained_lag": max(profile.lags)})
+
+        task = self._task(profile, profile.clip_lag)
+        for lr in profile.clip_lrs:
+            for clip in (profile.grad_clip, math.inf):
+                label = "none" if math.isinf(clip) else f"{clip:g}"
+                settings = TrainSettings(steps=profile.clip_steps, lr=lr, grad_clip=clip, weight_decay=0.0,
+                                         optimizer="sgd", momentum=profile.clip_momentum)
+                where = dict(x=lr, x_name="lr")
+                try:
+                    result = _train_copy(fresh(), task, settings, profile.batch_size, seed, ctx,
+                                         f"{ctx.label} sgd {lr:g} clip {label}")
+                except Diverged as exc:
+                    out.append(Measurement("clip_final_loss", None, status="diverged", reason=str(exc),
+                                           extra={"clipping": label}, **where))
+                    continue
+                train_time += result.wall_time_s
+                norms = result.grad_norms
+                out.append(Measurement("clip_final_loss", result.final_loss, **where, extra={
+                    "clipping": label, "max_grad_norm": max(norms),
+                    "clipped_fraction": sum(n > profile.grad_clip for n in norms) / len(norms)}))
+        out.append(Measurement("train_time", train_time))
+        return out
+
+    def report(self, records, out_dir: Path) -> List[Path]:
+        from suites._gradient_flow_report import write_report
+
+        return write_report(self, records, out_dir)
+
+
+def _flow(model, probe: Tuple[torch.Tensor, torch.Tensor], metric: str, extra: Dict[str, Any]) -> List[Measurement]:
+    """One measurement per distance d = 0 .. T-1 of ||dL/dh_{T-1-d}|| (mean over the probe's sequences)."""
+    norms = by_distance(hidden_gradient_norms(model, *probe))
+    return [Measurement(metric, value, x=float(d), x_name="distance", extra=extra) for d, value in enumerate(norms.tolist())]
+
+
+def _train_copy(model, task: CopyTask, settings: TrainSettings, batch_size: int, seed: int, ctx: JobContext, desc: str):
+    gen = torch.Generator().manual_seed(seed)
+
+    def step_loss(m, step):
+        x, y = task.batch(batch_size, gen)
+        logits = m(x.to(ctx.device))  # (B, T, V)
+        return F.cross_entropy(logits.flatten(0, 1), y.to(ctx.device).flatten(), ignore_index=IGNORE), x.numel()
+
+    return train(model, step_loss, settings, progress=ctx.progress, desc=desc)
+
+
+@torch.no_grad()
+def _recall_accuracy(model, task: CopyTask, n: int, seed: int, device: str) -> float:
+    """Fraction of recalled symbols right on ``n`` held-out sequences (a generator the training never sees)."""
+    x, y = task.batch(n, torch.Generator().manual_seed(seed + 10_000))
+    predicted = model(x.to(device)).argmax(dim=-1).cpu()  # (n, T)
+    due = y != IGNORE
+    return float((predicted[due] == y[due]).float().mean())
+
+
+suites.add("gradient_flow", GradientFlow())

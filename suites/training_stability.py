@@ -1,0 +1,195 @@
+"""Training stability of Post-LN and Pre-LN Transformers across depth, peak learning rate and warm-up.
+
+Xiong et al. 2020 (arXiv 2002.04745): at initialisation a Post-LN Transformer's gradients are largest near
+the output, so a large learning rate throws it off unless it is warmed up; Pre-LN's gradients are
+well-behaved and it trains without warm-up. Each variant (a norm placement) is measured at every depth:
+the gradient norm of each layer's feed-forward weights at initialisation, averaged over a few batches;
+then one character-level LM per (peak learning rate, warm-up) trained with Adam on the same text and
+scored on held-out text. A run whose loss becomes non-finite, or ends above its starting value, is
+recorded as diverged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import torch
+from torch import nn
+
+from harness.context import JobContext
+from harness.errors import UsageError
+from harness.train import TrainSettings, train
+from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
+from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
+from suites.data.text import DEFAULT_CORPUS, CharVocab, load_corpus, split_text
+from variants.spec import TransformerSpec
+from variants.transformer import build
+
+INITS = ("xavier", "model")
+
+
+@dataclass(frozen=True)
+class StabilityProfile(Profile):
+    """Model width, the depth x learning-rate x warm-up grid and the budget of each run."""
+
+    d_model: int = 64
+    n_heads: int = 4
+    depths: Tuple[int, ...] = (2, 6, 12)
+    #: peak learning rates (Adam, betas 0.9 / 0.98 as in Xiong et al.)
+    lrs: Tuple[float, ...] = (1e-3, 1e-2)
+    #: warm-up steps; 0 = none
+    warmups: Tuple[int, ...] = (0, 30)
+    train_len: int = 64
+    batch_size: int = 16
+    steps: int = 100
+    weight_decay: float = 0.0
+    #: gradient-norm clipping; 0 = none (clipping would hide the instability this suite looks for)
+    grad_clip: float = 0.0
+    #: "xavier": every linear layer Xavier-uniform, as in Xiong et al. (fairseq); "model": the model's own init
+    init: str = "xavier"
+    #: batches averaged for the per-layer gradient norms at initialisation
+    probe_batches: int = 4
+    heldout_fraction: float = 0.1
+    eval_tokens: int = 8192
+
+
+PROFILES = {
+    "quick": StabilityProfile(
+        name="quick", description="d 64, depths 2/6/12, lr 1e-3/1e-2, warm-up 0/30, 100 steps: about 4 minutes on 2 CPU cores",
+    ),
+    "standard": StabilityProfile(
+        name="standard", description="d 128, depths 2/6/12, three learning rates, 1500 steps, 3 seeds: a GPU or a long CPU run",
+        seeds=(0, 1, 2), d_model=128, lrs=(5e-4, 1e-3, 3e-3), warmups=(0, 300), train_len=128, batch_size=32,
+        steps=1500, probe_batches=16, eval_tokens=32768,
+    ),
+}
+
+
+class TrainingStability(Suite):
+    """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
+
+    name = "training_stability"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("ffn_grad_norm", "", False, "||dL/dW|| of layer x's feed-forward weights at initialisation (extra.depth)"),
+        Metric("heldout_loss", "nats/char", False, "held-out cross-entropy after training at peak lr x (extra: depth, warmup)"),
+        Metric("final_train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
+        Metric("initial_loss", "nats/char", False, "training loss of the first step"),
+        Metric("train_time", "s", False, "wall time of one run"),
+    )
+    profiles = PROFILES
+    default_variants = ("post_ln", "pre_ln")
+    options = {"data": None}
+
+    def _data(self, options: Dict[str, Any]):
+        return load_corpus(options.get("data") or DEFAULT_CORPUS)
+
+    def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
+        if profile.init not in INITS:
+            raise UsageError(f"Unknown init '{profile.init}' (set.init); choose one of {', '.join(INITS)}.")
+        train_text, _ = split_text(self._data(options).text, profile.heldout_fraction)
+        return TransformerSpec(vocab_size=CharVocab.from_text(train_text).size, d_model=profile.d_model,
+                               n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
+
+    def data_checksum(self, profile: StabilityProfile, options: Dict[str, Any]) -> str:
+        return self._data(options).checksum
+
+    def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        corpus = self._data(ctx.options)
+        train_text, heldout_text = split_text(corpus.text, profile.heldout_fraction)
+        vocab = CharVocab.from_text(train_text)
+        train_ids, heldout_ids = vocab.encode(train_text), vocab.encode(heldout_text)
+        n_eval = min(profile.eval_tokens, heldout_ids.numel() - 1) // profile.train_len * profile.train_len
+        eval_ids = heldout_ids[: n_eval + 1]
+        ctx.facts.update(corpus=corpus.name, eval_chars=n_eval, unigram_loss=unigram_loss(train_ids, eval_ids[1:], vocab.size))
+        out: List[Measurement] = []
+        for depth in profile.depths:
+            layered = _with_depth(spec, depth)
+
+            def fresh():
+                torch.manual_seed(seed)  # every run at this depth starts from the same weights
+                model = build(layered).to(ctx.device)
+                if profile.init == "xavier":
+                    xavier_init(model)
+                return model
+
+            gen = torch.Generator().manual_seed(seed + 10_000)
+            probes = [random_batch(train_ids, profile.batch_size, profile.train_len, gen) for _ in range(profile.probe_batches)]
+            model = fresh()
+            extra = {"depth": depth, "parameters": model.num_parameters()}
+            for layer, norm in enumerate(ffn_gradient_norms(model, probes, ctx.device), start=1):
+                out.append(Measurement("ffn_grad_norm", norm, x=float(layer), x_name="layer", extra=extra))
+            for lr in profile.lrs:
+                for warmup in profile.warmups:
+                    where = dict(x=lr, x_name="lr", extra={"depth": depth, "warmup": warmup})
+                    out += _train_one(fresh(), profile, lr, warmup, train_ids, eval_ids, seed, ctx, where)
+        return out
+
+    def report(self, records, out_dir: Path) -> List[Path]:
+        from suites._stability_report import write_report
+
+        return write_report(self, records, out_dir)
+
+
+def _with_depth(spec: TransformerSpec, depth: int) -> TransformerSpec:
+    import dataclasses
+
+    return dataclasses.replace(spec, n_layers=depth)
+
+
+def unigram_loss(train_ids: torch.Tensor, eval_ids: torch.Tensor, vocab_size: int) -> float:
+    """Held-out cross-entropy (nats/char) of character frequencies counted on the training text (add-one).
+
+    A model whose held-out loss is no better than this learned nothing beyond which characters are common.
+    """
+    counts = torch.bincount(train_ids, minlength=vocab_size).double() + 1
+    return float(-(counts / counts.sum()).log()[eval_ids].mean())
+
+
+def ffn_gradient_norms(model: nn.Module, batches, device: str) -> List[float]:
+    """Per block, ||dL/dW|| over all feed-forward parameters, averaged over ``batches`` of (inputs, targets)."""
+    totals = [0.0] * len(model.blocks)
+    for x, y in batches:
+        model.zero_grad(set_to_none=True)
+        lm_loss(model, x.to(device), y.to(device)).backward()
+        for i, block in enumerate(model.blocks):
+            totals[i] += float(torch.cat([p.grad.flatten() for p in block.ffn.parameters()]).norm())
+    model.zero_grad(set_to_none=True)
+    return [t / len(batches) for t in totals]
+
+
+def _train_one(model, profile: StabilityProfile, lr: float, warmup: int, train_ids, eval_ids, seed: int,
+               ctx: JobContext, where: Dict[str, Any]) -> List[Measurement]:
+    gen = torch.Generator().manual_seed(seed)
+
+    def step_loss(m, step):
+        x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
+        return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
+
+    # Adam as in Xiong et al. (betas 0.9, 0.98); cosine decay after the warm-up
+    settings = TrainSettings(steps=profile.steps, lr=lr, warmup_steps=warmup, weight_decay=profile.weight_decay,
+                             betas=(0.9, 0.98), grad_clip=profile.grad_clip or math.inf)
+    desc = f"{ctx.label} depth {where['extra']['depth']} lr {lr:g} warm-up {warmup}"
+    try:
+        result = train(model, step_loss, settings, progress=ctx.progress, desc=desc)
+    except Diverged as exc:
+        return [Measurement(m, None, status="diverged", reason=str(exc), **where)
+                for m in ("heldout_loss", "final_train_loss")]
+    start = result.losses[0]
+    out = [Measurement("initial_loss", start, **where), Measurement("train_time", result.wall_time_s, **where)]
+    if result.final_loss >= start:
+        reason = f"final training loss {result.final_loss:.3g} is not below its starting value {start:.3g}"
+        return out + [Measurement(m, None, status="diverged", reason=reason, **where)
+                      for m in ("heldout_loss", "final_train_loss")]
+    nll, count = evaluate_nll(model, eval_ids, profile.train_len, device=ctx.device)
+    if not math.isfinite(nll):
+        return out + [Measurement("heldout_loss", None, status="diverged", reason=f"held-out loss is {nll}", **where),
+                      Measurement("final_train_loss", result.final_loss, **where)]
+    return out + [Measurement("heldout_loss", nll / count, **where), Measurement("final_train_loss", result.final_loss, **where)]
+
+
+suites.add("training_stability", TrainingStability())

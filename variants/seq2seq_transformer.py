@@ -27,7 +27,7 @@ from .position._base import PositionEncoding, positions
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
 from .transformer import Attention
 
-State = Dict[str, torch.Tensor]  # batch-first tensors: memory (B, S, D), pad (B, S), prefix (B, t)
+State = Dict[str, torch.Tensor]  # batch-first: memory (B, S, D), pad (B, S), per-layer caches (B, Hkv, t, Dh)
 
 
 def mirrored(bias: torch.Tensor) -> torch.Tensor:
@@ -42,29 +42,42 @@ def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return bias.masked_fill(key_padding, float("-inf"))[:, None, None, :]
 
 
+KV = Tuple[torch.Tensor, torch.Tensor]  # (B, Hkv, S, Dh) keys and values
+
+
 class SeqAttention(Attention):
     """Self-attention (causal or not) or cross-attention to a memory, with source padding masked."""
 
     def forward(self, x: torch.Tensor, memory: Optional[torch.Tensor] = None, *, causal: bool = False,
-                key_padding: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """x (B, T, D) queries; keys/values from memory (B, S, D) or, when None, from x itself."""
+                key_padding: Optional[torch.Tensor] = None, past: Optional[KV] = None) -> Tuple[torch.Tensor, KV]:
+        """x (B, T, D) queries; keys/values from memory (B, S, D) or, when None, from x itself.
+
+        ``past``: in self-attention the keys/values of the positions before x (a decoding cache); in
+        cross-attention the memory's keys/values, computed once. Returns (B, T, D) and the keys/values used.
+        """
         B, T, _ = x.shape
-        source = x if memory is None else memory
-        S = source.shape[1]
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
-        k, v = self.kv_proj(source).view(B, S, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hkv, S, Dh)
         bias = None
         if memory is None:  # positions act within a sequence only
-            q, k = self.position.rotate(q, k)
-            bias = self.position.score_bias(T, S, 0, q.dtype)  # (H, T, S) or None
+            offset = 0 if past is None else past[0].shape[2]
+            k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hkv, T, Dh)
+            q, k = self.position.rotate(q, k, q_offset=offset, k_offset=offset)
+            if past is not None:
+                k, v = torch.cat((past[0], k), dim=2), torch.cat((past[1], v), dim=2)  # (B, Hkv, S, Dh)
+            bias = self.position.score_bias(T, k.shape[2], offset, q.dtype)  # (H, T, S) or None
             if bias is not None and not causal:
                 bias = mirrored(bias)
+        elif past is not None:
+            k, v = past
+        else:
+            S = memory.shape[1]
+            k, v = self.kv_proj(memory).view(B, S, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)
         if key_padding is not None:
             pad = padding_bias(key_padding, q.dtype)
             bias = pad if bias is None else bias + pad  # (B, H, T, S)
         y = self.kernel.attend(self.scoring.query(q), k, v, causal=causal, bias=bias, scale=self.scoring.scale(),
                                **self.scoring.kernel_options())  # (B, H, T, Dh)
-        return self.out_proj(y.transpose(1, 2).reshape(B, T, -1))
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), (k, v)
 
 
 class Sublayer(nn.Module):
@@ -88,7 +101,7 @@ class EncoderLayer(nn.Module):
         self.sub1, self.sub2 = Sublayer(spec), Sublayer(spec)
 
     def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
-        x = self.sub1(x, lambda h: self.attn(h, key_padding=pad))
+        x = self.sub1(x, lambda h: self.attn(h, key_padding=pad)[0])
         return self.sub2(x, self.ffn)
 
 
@@ -100,10 +113,21 @@ class DecoderLayer(nn.Module):
         self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
         self.sub1, self.sub2, self.sub3 = Sublayer(spec), Sublayer(spec), Sublayer(spec)
 
-    def forward(self, y: torch.Tensor, memory: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
-        y = self.sub1(y, lambda h: self.self_attn(h, causal=True))
-        y = self.sub2(y, lambda h: self.cross_attn(h, memory, key_padding=pad))
-        return self.sub3(y, self.ffn)
+    def forward(self, y: torch.Tensor, memory: torch.Tensor, pad: torch.Tensor, self_past: Optional[KV] = None,
+                cross_kv: Optional[KV] = None) -> Tuple[torch.Tensor, KV, KV]:
+        """y (B, T, D) -> (B, T, D), with the self-attention keys/values (cache) and the memory's keys/values."""
+        kv = {}
+
+        def self_attention(h):
+            out, kv["self"] = self.self_attn(h, causal=True, past=self_past)
+            return out
+
+        def cross_attention(h):
+            out, kv["cross"] = self.cross_attn(h, memory, key_padding=pad, past=cross_kv)
+            return out
+
+        y = self.sub3(self.sub2(self.sub1(y, self_attention), cross_attention), self.ffn)
+        return y, kv["self"], kv["cross"]
 
 
 class TransformerSeq2Seq(nn.Module):
@@ -136,8 +160,8 @@ class TransformerSeq2Seq(nn.Module):
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
 
-    def _embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.drop(self.position.embed(self.embed(tokens) * self.embed_scale))  # (B, T, D)
+    def _embed(self, tokens: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        return self.drop(self.position.embed(self.embed(tokens) * self.embed_scale, offset=offset))  # (B, T, D)
 
     def start(self, src: torch.Tensor) -> State:
         """Encode src (B, S), right-padded with PAD."""
@@ -145,26 +169,34 @@ class TransformerSeq2Seq(nn.Module):
         x = self._embed(src)
         for layer in self.encoder:
             x = layer(x, pad)
-        return {"memory": self.enc_norm(x), "pad": pad, "prefix": src.new_zeros(src.shape[0], 0)}
+        state = {"memory": self.enc_norm(x), "pad": pad}
+        empty = x.new_zeros(x.shape[0], self.spec.kv_heads, 0, self.spec.head_dim)  # (B, Hkv, 0, Dh)
+        for i in range(len(self.decoder)):
+            state[f"k{i}"], state[f"v{i}"] = empty, empty  # the decoder's self-attention cache
+        return state
 
-    def _decode(self, state: State, tokens: torch.Tensor) -> torch.Tensor:
-        y = self._embed(tokens)
-        for layer in self.decoder:
-            y = layer(y, state["memory"], state["pad"])
-        return self.head(self.dec_norm(y))  # (B, T, V)
+    def _decode(self, state: State, tokens: torch.Tensor, cached: bool = False) -> Tuple[torch.Tensor, State]:
+        """tokens (B, T) after the cached prefix (cached) or from the start -> logits (B, T, V), new state."""
+        new = dict(state)
+        y = self._embed(tokens, offset=state["k0"].shape[2] if cached else 0)
+        for i, layer in enumerate(self.decoder):
+            self_past = (state[f"k{i}"], state[f"v{i}"]) if cached else None
+            cross = (state[f"ck{i}"], state[f"cv{i}"]) if f"ck{i}" in state else None
+            y, (new[f"k{i}"], new[f"v{i}"]), (new[f"ck{i}"], new[f"cv{i}"]) = layer(y, state["memory"], state["pad"], self_past, cross)
+        return self.head(self.dec_norm(y)), new  # (B, T, V)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:
         """Teacher forcing: src (B, S), tgt_in (B, T) = BOS + reference -> logits (B, T, V)."""
-        return self._decode(self.start(src), tgt_in)
+        return self._decode(self.start(src), tgt_in)[0]
 
     def step(self, state: State, tokens: torch.Tensor) -> Tuple[torch.Tensor, State]:
         """One decoding step: tokens (N,) -> log-probabilities (N, V) of the next token, new state.
 
-        The decoder reruns over the whole prefix (no key/value cache): exact, and cheap at sentence length.
+        Keys and values of earlier target positions are cached per layer, and the memory's are computed
+        on the first step only, so a step costs one position.
         """
-        prefix = torch.cat((state["prefix"], tokens.unsqueeze(1)), dim=1)  # (N, t + 1)
-        logits = self._decode(state, prefix)[:, -1]
-        return torch.log_softmax(logits.float(), dim=-1), {**state, "prefix": prefix}
+        logits, state = self._decode(state, tokens.unsqueeze(1), cached=True)
+        return torch.log_softmax(logits[:, -1].float(), dim=-1), state
 
     def length_problem(self, length: int) -> Optional[str]:
         return self.position.length_problem(length)

@@ -136,3 +136,18 @@ def test_post_ln_transformer_trains_and_differs_from_pre_ln(vocab):
     torch.manual_seed(4)
     b = build(post)(src, tgt_in)
     assert a.shape == b.shape and not torch.allclose(a, b)
+
+
+@pytest.mark.parametrize("expr", ["transformer", "transformer+rope+gqa2", "transformer+alibi+naive", "transformer+learned+post_ln"])
+def test_cached_transformer_decoding_matches_the_full_prefix(vocab, expr):
+    """Each step with the key/value cache gives the log-probabilities of a full forward pass over the prefix."""
+    torch.manual_seed(5)
+    model = build(spec(expr, vocab.size)).eval()
+    src = teacher_batch(encoded(vocab))[0]
+    state, prefix = model.start(src), torch.full((src.shape[0], 1), 1)
+    with torch.no_grad():
+        for _ in range(4):
+            log_probs, state = model.step(state, prefix[:, -1])
+            full = torch.log_softmax(model(src, prefix)[:, -1], dim=-1)
+            assert torch.allclose(log_probs, full, atol=1e-5)
+            prefix = torch.cat((prefix, log_probs.argmax(-1, keepdim=True)), dim=1)

@@ -39,7 +39,7 @@ class LanguageModelingProfile(Profile):
     n_heads: int = 8
     train_len: int = 64
     batch_size: int = 32
-    steps: int = 200
+    steps: int = 180
     lr: float = 3e-3
     warmup_steps: int = 20
     weight_decay: float = 0.1
@@ -51,7 +51,7 @@ class LanguageModelingProfile(Profile):
 
 PROFILES = {
     "quick": LanguageModelingProfile(
-        name="quick", description="2 layers, d 128, L 64, 200 steps, 1 seed: the ten default variants in under 5 minutes on 2 idle CPU cores",
+        name="quick", description="2 layers, d 128, L 64, 180 steps, 1 seed: the ten default variants in under 5 minutes on 2 idle CPU cores",
     ),
     "standard": LanguageModelingProfile(
         name="standard", description="4 layers, d 256, L 128, 3000 steps, 3 seeds: a long CPU run or a GPU",

@@ -6,6 +6,7 @@ differs between Python versions, so every record carries the corpus checksum.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ class TextCorpus:
     name: str
     text: str
 
-    @property
+    @functools.cached_property
     def checksum(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
@@ -40,12 +41,24 @@ def pydoc_text() -> str:
 
 
 def load_corpus(source: str = DEFAULT_CORPUS) -> TextCorpus:
-    """``'pydoc'`` or the path of a UTF-8 text file."""
+    """``'pydoc'`` or the path of a UTF-8 text file.
+
+    A plan asks for the corpus once per variant (its vocabulary sizes the model) and each job once more,
+    so the text and its checksum are read and hashed once per process; a file edited since is read anew.
+    """
     if source == DEFAULT_CORPUS:
-        return TextCorpus("pydoc_data.topics", pydoc_text())
+        return _read_corpus(DEFAULT_CORPUS, 0)
     path = Path(source).expanduser()
     if not path.is_file():
         raise CorpusError(f"data='{source}' is neither 'pydoc' nor a readable text file.")
+    return _read_corpus(str(path), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_corpus(source: str, mtime_ns: int) -> TextCorpus:
+    if source == DEFAULT_CORPUS:
+        return TextCorpus("pydoc_data.topics", pydoc_text())
+    path = Path(source)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

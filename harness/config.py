@@ -46,6 +46,22 @@ class ReportConfig:
     suite: Optional[str] = None
     results_dir: str = "results"
     reports_dir: str = "reports"
+    #: which group of records to report (harness/groups.py); unset keys match any, and the newest match wins
+    profile: Optional[str] = None
+    device: Optional[str] = None
+    dtype: Optional[str] = None
+    suite_version: Optional[int] = None
+    #: a prefix of the data checksum
+    data: Optional[str] = None
+    #: one profile setting, written ``set.steps=100``, for runs that differ only by overrides
+    set: Dict[str, Any] = field(default_factory=dict)
+
+    def selection(self) -> Dict[str, Any]:
+        """The group keys given, ``set.FIELD`` included."""
+        keys = {"profile": self.profile, "device": self.device, "dtype": self.dtype,
+                "suite_version": self.suite_version, "data": self.data}
+        keys.update({f"set.{name}": value for name, value in self.set.items()})
+        return {k: v for k, v in keys.items() if v is not None}
 
 
 def parse(args: List[str], schema: type) -> Any:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import pandas as pd
 
 from harness.errors import UsageError
+from harness.groups import Group, describe, select, selection, split_groups
 from harness.store import ResultsStore
 
 
@@ -51,8 +52,14 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return frame.to_markdown(index=False)
 
 
-def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path) -> List[Path]:
-    """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix."""
+def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
+                  wanted: Optional[Mapping[str, Any]] = None) -> Tuple[List[Path], List[str]]:
+    """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix.
+
+    Each report covers one group of records (harness/groups.py): the newest, or the newest matching
+    ``wanted`` (profile, device, dtype, suite_version, data, set.FIELD). Returns the paths written and
+    lines telling which groups were found and how to report the others.
+    """
     from suites._suite import suites
 
     store = ResultsStore(results_dir)
@@ -63,11 +70,42 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path) ->
         raise UsageError(f"No results under {results_dir}/; run `bench run` first.")
     from harness.support import write_support_matrix
 
-    paths: List[Path] = []
+    wanted = {k: v for k, v in (wanted or {}).items() if v is not None}
+    chosen: Dict[str, Tuple[Group, List[Group]]] = {}
+    misses: List[UsageError] = []
     for name in names:
         records = store.load(name)
         if not records:
             raise UsageError(f"No results for suite {name} under {results_dir}/{name}/; run `bench run suite={name}` first.")
-        paths += suites.get(name).report(records_frame(records), reports_dir)
+        found = split_groups(records_frame(records))
+        try:
+            chosen[name] = (select(found, name, wanted), found)
+        except UsageError as exc:
+            if suite:
+                raise
+            misses.append(exc)  # over every suite, a selection need only match some of them
+    if not chosen:
+        raise misses[0]
+    paths: List[Path] = []
+    lines: List[str] = []
+    for name, (group, found) in chosen.items():
+        paths += suites.get(name).report(group.frame, reports_dir)
+        lines += group_lines(name, group, found)
+    lines += [f"{n}: no group matches the selection; not reported." for n in names if n not in chosen]
     paths.append(write_support_matrix(reports_dir))
-    return paths
+    return paths, lines
+
+
+def group_lines(suite: str, reported: Group, found: List[Group]) -> List[str]:
+    """Which groups a suite's results hold, which one was reported, and the command that reports each other."""
+    if len(found) == 1:
+        return [f"{suite}: 1 group of records: {describe(reported)}"]
+    which = "the newest" if reported is found[0] else "the one selected"
+    lines = [f"{suite}: {len(found)} groups of records (a report never mixes them); reported {which}:"]
+    for group in found:
+        if group is reported:
+            lines.append(f"  * {describe(group, found)}")
+            continue
+        keys = " ".join(f"{k}={v}" for k, v in selection(group, found).items())
+        lines.append(f"    {describe(group, found)} -> bench report suite={suite} {keys}".rstrip())
+    return lines

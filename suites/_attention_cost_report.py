@@ -13,6 +13,7 @@ import torch
 
 from harness.measure import MAX_OTHER_CPU, MAX_STALL, bootstrap_ratio
 from harness.report import fmt_mean_ci, markdown_table
+from harness.groups import code_line
 from suites._attention_check import TOLERANCES
 from suites._attention_cost_figures import latency_and_memory_figures
 
@@ -217,8 +218,8 @@ def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> List[str]:
         f"naive attention on {settings['check_rows']} sampled query rows; allowed error {atol:g} + {rtol:g} x max|reference| in {dtype}.",
         f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {first.get('timing_threads')} threads "
         f"while measuring, flush denormals {first.get('flush_denormal')}, allocator {first.get('allocator')}; matmul peak "
-        f"{peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); code "
-        f"{str(first.git_commit)[:10]}{' (dirty tree)' if first.git_dirty else ''}.",
+        f"{peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); "
+        f"{code_line(df)}.",
         f"- Contention: a repeat is dropped when other processes used over {MAX_OTHER_CPU} cores or kept a CPU "
         f"waiting over {MAX_STALL:.0%} of its time (Linux PSI). {kept} of {repeats} repeats were clean; {contaminated} of "
         f"{len(lat)} timed cases had fewer than 3 clean repeats and keep all of them. Median other-process CPU during "

@@ -9,6 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.groups import code_line
 
 PUBLISHED = (
     "Press et al. 2022 (arXiv 2108.12409, WikiText-103, L=512, non-overlapping windows) report ALiBi flat or "
@@ -59,7 +60,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "") + ".",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
         f"flush denormals {first.get('flush_denormal')}, {first.get('num_threads')} threads, allocator {first.get('allocator')}; "
-        f"code {str(first.git_commit)[:10]}{' (dirty tree)' if first.git_dirty else ''}.",
+        f"{code_line(df)}.",
         "",
     ]
 

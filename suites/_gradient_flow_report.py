@@ -9,6 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.groups import code_line
 
 PUBLISHED = (
     "Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): with the recurrent weight's largest singular value "
@@ -76,8 +77,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"warm-up) at each learning rate, gradient norm clipped at {s['grad_clip']:g} or not at all; a run diverges "
         "when its loss is non-finite or above 3x its first value.",
         f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
-        f"{first.torch_version}, {first.get('num_threads')} threads; code {str(first.git_commit)[:10]}"
-        f"{' (dirty tree)' if first.git_dirty else ''}.", "",
+        f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
     ]
     flow = _reach(_with_extra(ok[ok.metric == "hidden_grad_norm"], "phase"), "phase")
     sweep = _reach(_with_extra(ok[ok.metric == "radius_hidden_grad_norm"], "radius"), "radius")

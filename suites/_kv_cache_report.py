@@ -11,6 +11,7 @@ import torch
 
 from harness.measure import bootstrap_ratio
 from harness.report import markdown_table
+from harness.groups import code_line
 from suites.kv_cache import DECODE_ATOL
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
@@ -97,8 +98,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         + (" These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
            if len(lat) and contaminated > len(lat) / 4 else ""),
         f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {first.get('timing_threads')} threads, "
-        f"flush denormals {first.get('flush_denormal')}, allocator {first.get('allocator')}; code {str(first.git_commit)[:10]}"
-        f"{' (dirty tree)' if first.git_dirty else ''}.", "",
+        f"flush denormals {first.get('flush_denormal')}, allocator {first.get('allocator')}; {code_line(df)}.", "",
     ]
     lines += _bytes_section(df, variants)
     lines += ["## Calculator: published models at 4096 tokens, fp16, batch 1", "",

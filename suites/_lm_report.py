@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.groups import code_line
 
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
 FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
@@ -123,8 +124,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              "- Attention implementation per variant (as dispatched): "
              + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
              f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
-             f"{first.get('flush_denormal')}, threads {first.get('num_threads')}; code {str(first.git_commit)[:10]}"
-             f"{' (dirty tree)' if first.git_dirty else ''}.", ""]
+             f"{first.get('flush_denormal')}, threads {first.get('num_threads')}; {code_line(df)}.", ""]
 
     lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline)", "",
               f"Δ ppl is the per-seed relative change against the baseline of the same seed. A variant whose parameter count "

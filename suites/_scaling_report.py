@@ -9,6 +9,7 @@ from typing import List
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.groups import code_line
 
 PUBLISHED = (
     "Vaswani et al. 2017 (arXiv 1706.03762, section 3.2.1): for q and k with independent unit-variance components, "
@@ -52,7 +53,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"lr {s['lr']:g} (warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; held-out loss on "
              f"{int(first.get('eval_chars', 0)):,} characters.",
              f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
-             f"{first.torch_version}; code {str(first.git_commit)[:10]}{' (dirty tree)' if first.git_dirty else ''}.", ""]
+             f"{first.torch_version}; {code_line(df)}.", ""]
     rows = []
     for v in variants:
         for d in d_ks:

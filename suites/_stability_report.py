@@ -9,6 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.groups import code_line
 
 PUBLISHED = (
     "Xiong et al. 2020 (arXiv 2002.04745): Post-LN on IWSLT14 De-En with Adam reaches BLEU 8.45 without warm-up and "
@@ -54,8 +55,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              "- Diverged: the loss became non-finite or exceeded 3x its start during training, or the final training loss "
              "(mean of the last 10% of steps) is not below the first step's.",
              f"- Held-out loss: {int(first.get('eval_chars', 0)):,} held-out characters in non-overlapping windows of "
-             f"{s['train_len']}. Device {first.device} ({first.device_name}), torch {first.torch_version}; code "
-             f"{str(first.git_commit)[:10]}{' (dirty tree)' if first.git_dirty else ''}.", ""]
+             f"{s['train_len']}. Device {first.device} ({first.device_name}), torch {first.torch_version}; "
+             f"{code_line(df)}.", ""]
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
     grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
     unigram = float(first.get("unigram_loss", float("nan")))

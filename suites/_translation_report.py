@@ -9,6 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.groups import code_line
 
 PUBLISHED = (
     "Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473, WMT'14 English-French) report test BLEU 13.93 for the "
@@ -120,8 +121,7 @@ def _setup(df, ok, first, settings, seeds) -> List[str]:
         f"- Decoding: {get('decoding')}. {protocol[0].upper() + protocol[1:] if protocol else ''}.",
         f"- BLEU signature `{signature}`; chrF signature `{chrf_sig}`.",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
-        f"{first.get('num_threads')} threads, allocator {first.get('allocator')}; code {str(first.git_commit)[:10]}"
-        f"{' (dirty tree)' if first.git_dirty else ''}.",
+        f"{first.get('num_threads')} threads, allocator {first.get('allocator')}; {code_line(df)}.",
         "",
     ]
 

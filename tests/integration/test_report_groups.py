@@ -1,0 +1,68 @@
+"""`bench report` covers one group of records: the newest by default, another when its keys are given."""
+
+import pytest
+
+from harness.cli import main
+from harness.store import ResultsStore
+
+SUITE = "position_extrapolation"
+TINY = ["set.steps=2", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
+        "set.eval_tokens=256", "set.warmup_steps=1", "progress=false"]
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """A real tiny quick run, and beside it an older 'standard' group made from its records, from two commits."""
+    root = tmp_path_factory.mktemp("groups") / "results"
+    assert main(["run", f"suite={SUITE}", "variants=[rope]", "seeds=[0]", "profile=quick", f"results_dir={root}", *TINY]) == 0
+    store = ResultsStore(root)
+    quick = store.load(SUITE)
+    assert {r["profile"] for r in quick} == {"quick"}
+    for seed, commit in ((0, "feedfacecafe0000"), (1, "0ddba11c0ffee000")):
+        older = [{**r, "profile": "standard", "profile_settings": {**r["profile_settings"], "steps": 3}, "seed": seed,
+                  "git_commit": commit, "git_dirty": False, "timestamp": "2020-01-0%dT00:00:00+00:00" % (seed + 1)} for r in quick]
+        store.write(SUITE, f"standard{seed}", f"rope-s{seed}", older)
+    return root
+
+
+def test_report_covers_the_newest_group_and_lists_the_others(capsys, results, tmp_path):
+    code, out, _ = run_cli(capsys, "report", f"suite={SUITE}", f"results_dir={results}", f"reports_dir={tmp_path}")
+    assert code == 0
+    assert f"{SUITE}: 2 groups of records" in out and "reported the newest" in out
+    assert f"-> bench report suite={SUITE} profile=standard" in out
+    text = (tmp_path / f"{SUITE}.md").read_text()
+    assert "profile `quick`" in text and "standard" not in text
+    assert "seeds [0]" in text and "code from" not in text
+
+
+def test_profile_selects_the_other_group_whose_setup_names_both_commits(capsys, results, tmp_path):
+    code, out, _ = run_cli(capsys, "report", f"suite={SUITE}", "profile=standard", f"results_dir={results}",
+                           f"reports_dir={tmp_path}")
+    assert code == 0 and "reported the one selected" in out
+    text = (tmp_path / f"{SUITE}.md").read_text()
+    assert "profile `standard`" in text and "seeds [0, 1]" in text and "3 steps" in text
+    assert "code from 2 commits (0ddba11c0f, feedfaceca)" in text
+
+
+def test_report_over_all_suites_still_works(capsys, results, tmp_path):
+    code, out, _ = run_cli(capsys, "report", f"results_dir={results}", f"reports_dir={tmp_path}")
+    assert code == 0 and (tmp_path / f"{SUITE}.md").exists()
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["profile=huge"], "No position_extrapolation results have profile=huge; present: quick, standard."),
+    (["device=cuda"], "device=cuda; present: cpu."),
+    (["set.stepz=3"], "no setting 'stepz'"),
+    (["profle=quick"], "Did you mean 'profile'?"),
+])
+def test_an_unknown_group_key_is_one_sentence_with_exit_status_2(capsys, results, tmp_path, args, expected):
+    code, _, err = run_cli(capsys, "report", f"suite={SUITE}", *args, f"results_dir={results}", f"reports_dir={tmp_path}")
+    assert code == 2 and expected in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())  # nothing was written

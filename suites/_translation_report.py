@@ -1,14 +1,15 @@
-"""The translation report: setup, BLEU and chrF per variant, BLEU by source length, samples, the published finding."""
+"""The translation report: setup, baselines, BLEU and chrF per variant, BLEU by source length, samples, the published finding."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from suites._translation_baselines import BASELINES, LEARNED_MARGIN, best_baseline, unlearned
 from harness.groups import code_line
 
 PUBLISHED = (
@@ -19,15 +20,53 @@ PUBLISHED = (
 )
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
-#: an attention model whose best bucket stays below this BLEU did not learn the task
+#: without recorded baselines (records of suite version 1), a model whose best bucket stays below this BLEU did not learn
 LEARNED = 5.0
 FIGURE = "translation_bleu_by_length.png"
 
 
+def _decoder(spec: dict) -> str:
+    """The RNN attention decoder of a stored spec (records before the field existed used Luong's)."""
+    return spec.get("decoder", "luong")
+
+
 def _family(spec: dict) -> str:
     if spec.get("family") == "rnn_seq2seq":
-        return "RNN, no attention" if spec["scoring"] == "none" else f"RNN, {spec['scoring']} attention"
+        if spec["scoring"] == "none":
+            return "RNN, no attention"
+        return f"RNN, {_decoder(spec).capitalize()} decoder, {spec['scoring']} attention"
     return "Transformer"
+
+
+def _is_rnnsearch(spec: dict) -> bool:
+    """Bahdanau et al.'s RNNsearch: their decoder with their additive score."""
+    return spec.get("family") == "rnn_seq2seq" and _decoder(spec) == "bahdanau" and spec["scoring"] == "additive"
+
+
+def _baselines(ok: pd.DataFrame) -> Optional[Mapping[str, Mapping[str, Any]]]:
+    """The baselines the jobs recorded (one test split, so the first record's), or None for older records."""
+    if "baselines" not in ok:
+        return None
+    found = [b for b in ok.baselines if isinstance(b, dict) and b]
+    return found[0] if found else None
+
+
+def flag_unlearned(ok: pd.DataFrame, variants: List[str]) -> Dict[str, str]:
+    """Variants that did not learn, with the reason: BLEU not clearly above the better baseline.
+
+    Records without baselines fall back to the best length bucket staying below BLEU ``LEARNED``.
+    """
+    baselines = _baselines(ok)
+    if baselines is not None:
+        means = {v: mean_ci(ok[(ok.variant == v) & (ok.metric == "bleu")].value)[0] for v in variants}
+        return unlearned(means, baselines)
+    flagged = {}
+    for v in variants:
+        rows = ok[(ok.variant == v) & (ok.metric == "bleu_by_length")]
+        best = max((mean_ci(rows[rows.x == x].value)[0] for x in rows.x.unique()), default=math.nan)
+        if not best >= LEARNED:
+            flagged[v] = f"best length bucket BLEU {best:.1f}, below {LEARNED:g} (these records carry no baselines)"
+    return flagged
 
 
 def _order(variants: List[str], specs: Dict[str, dict]) -> List[str]:
@@ -52,8 +91,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              suite.description.strip().splitlines()[0], ""]
     lines += _setup(df, ok, first, settings, seeds)
 
-    # --- scores per variant
-    lines += ["## Test BLEU and chrF (mean ± 95% interval over seeds)", ""]
+    # --- scores per variant, against the baselines
+    flagged = flag_unlearned(ok, variants)
+    lines += ["## Test BLEU and chrF (mean ± 95% interval over seeds)", ""] + _baseline_lines(ok)
     rows = []
     for v in variants:
         got = lambda metric: ok[(ok.variant == v) & (ok.metric == metric)].value  # noqa: E731
@@ -62,10 +102,12 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         rows.append({
             "variant": v, "model": _family(specs[v]), "parameters": f"{int(params.iloc[0]):,}" if len(params) else "-",
             "BLEU": fmt_mean_ci(got("bleu")) if len(got("bleu")) else (bad.status.iloc[0] if len(bad) else "-"),
-            "chrF": fmt_mean_ci(got("chrf")), "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3),
-            "train time (s)": fmt_mean_ci(got("train_time"), 0),
+            "chrF": fmt_mean_ci(got("chrf")), "learned": "did not learn" if v in flagged else "yes",
+            "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3), "train time (s)": fmt_mean_ci(got("train_time"), 0),
         })
     lines += [markdown_table(pd.DataFrame(rows)), ""]
+    if flagged:
+        lines += ["Did not learn:", ""] + [f"- `{v}`: {why}" for v, why in flagged.items()] + [""]
 
     # --- BLEU by source length
     by_len = df[df.metric == "bleu_by_length"]
@@ -89,7 +131,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", "",
               "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.", ""]
     lines += _samples(ok, variants)
-    lines += ["## Against the published finding", "", PUBLISHED + " " + _verdict(ok, variants, specs, labels), ""]
+    lines += ["## Against the published finding", "", PUBLISHED + " " + _verdict(ok, variants, specs, labels, flagged), ""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
@@ -110,8 +152,9 @@ def _setup(df, ok, first, settings, seeds) -> List[str]:
         f"{get('vocab_size')} tokens trained on the training split; pairs over {settings['max_len']} tokens dropped "
         f"({', '.join(f'{k} {v}' for k, v in dropped.items()) or 'none'}).",
         f"- RNN encoder-decoders: embedding {settings['d_embed']}, hidden {settings['d_hidden']}, {settings['rnn_layers']} {'layer' if settings['rnn_layers'] == 1 else 'layers'}; "
-        f"attention in the global form of Luong et al. 2015 (decoder state scores the encoder states; additive is "
-        f"Bahdanau's score). Transformer encoder-decoder: d_model {settings['d_model']}, {settings['n_layers']} encoder and "
+        f"attention decoders as in the model column: Bahdanau et al. 2014 (the previous state s_(i-1) scores the encoder "
+        f"states, the context is fed into the RNN step, a maxout layer reads out) or Luong et al. 2015 (the new state h_t "
+        f"scores them, tanh(W_c [c_t; h_t]) reads out), each with the named score. Transformer encoder-decoder: d_model {settings['d_model']}, {settings['n_layers']} encoder and "
         f"{settings['n_layers']} decoder layers, {settings['n_heads']} heads, tied embeddings.",
         f"- Training: {settings['steps']} steps of {settings['batch_size']} sentence pairs (teacher forcing), AdamW with "
         f"warm-up and cosine decay: lr {settings['lr']:g} after {settings['warmup_steps']} warm-up steps for the RNNs, "
@@ -124,6 +167,21 @@ def _setup(df, ok, first, settings, seeds) -> List[str]:
         f"{first.get('num_threads')} threads, allocator {first.get('allocator')}; {code_line(df)}.",
         "",
     ]
+
+
+def _baseline_lines(ok: pd.DataFrame) -> List[str]:
+    """The two trivial translations of the test split, so the table's numbers can be read as learned or not."""
+    baselines = _baselines(ok)
+    if baselines is None:
+        return ["These records carry no baselines (they predate them); a model counts as not learned when every "
+                f"length bucket stays below BLEU {LEARNED:g}.", ""]
+    rows = [{"baseline": BASELINES[name], "BLEU": f"{b['bleu']:.1f}", "chrF": f"{b['chrf']:.1f}"} for name, b in baselines.items()]
+    frequent = baselines.get("most_frequent_target", {})
+    name, best = best_baseline(baselines)
+    return [f"Baselines on the same test split and scorer (the most frequent training target is \"{frequent.get('sentence', '?')}\", "
+            f"{frequent.get('count', '?')} times):", "", markdown_table(pd.DataFrame(rows)), "",
+            f"A variant whose mean BLEU is not at least {LEARNED_MARGIN:g} above the better baseline ({best:.1f}) is marked "
+            "\"did not learn\" and left out of the comparison with the paper.", ""]
 
 
 def _samples(ok: pd.DataFrame, variants: List[str]) -> List[str]:
@@ -140,9 +198,16 @@ def _samples(ok: pd.DataFrame, variants: List[str]) -> List[str]:
     return lines
 
 
-def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labels: Dict[float, str]) -> str:
+def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labels: Dict[float, str],
+             flagged: Optional[Mapping[str, str]] = None) -> str:
+    """Whether this run reproduces Bahdanau et al.'s finding, from the RNN variants that learned.
+
+    The attention side is their model (the bahdanau decoder with the additive score) when the run has it,
+    otherwise the other attention RNNs, said so; variants in ``flagged`` (did not learn) are left out.
+    """
     if not labels:
         return "This run has no BLEU by source length, so it cannot be compared."
+    flagged = dict(flagged or {})
     means: Dict[str, Dict[float, float]] = {}
     for v in variants:
         rows = ok[(ok.variant == v) & (ok.metric == "bleu_by_length")]
@@ -150,9 +215,27 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     longest = max(labels)
     rnn = [v for v in variants if specs[v].get("family") == "rnn_seq2seq" and longest in means[v]]
     plain = [v for v in rnn if specs[v]["scoring"] == "none"]
-    attn = [v for v in rnn if specs[v]["scoring"] != "none"]
+    searches = [v for v in rnn if _is_rnnsearch(specs[v])]
+    attn = searches or [v for v in rnn if specs[v]["scoring"] != "none"]
     if not plain or not attn:
         return "This run lacks RNN encoder-decoders with and without attention on the longest bucket, so it cannot be compared."
+    short = "Bahdanau's attention" if searches else "attention"
+    side = (f"{short} (the bahdanau decoder with the additive score)" if searches else
+            "attention (none is Bahdanau's model, the bahdanau decoder with the additive score, so this compares "
+            "attention in general)")
+    out = [v for v in plain + attn if v in flagged]
+    sentences = []
+    if out:
+        sentences.append(
+            f"Here {len(out)} of the {len(plain + attn)} RNN variants compared {'is' if len(out) == 1 else 'are'} left out "
+            f"because {'it' if len(out) == 1 else 'they'} did not learn (mean BLEU not at least {LEARNED_MARGIN:g} above the "
+            f"better baseline): " + ", ".join(f"{v} ({flagged[v]})" for v in out) + ".")
+    plain = [v for v in plain if v not in flagged]
+    attn = [v for v in attn if v not in flagged]
+    if not attn:
+        return " ".join(sentences + [f"No model with {short} learned the task with this budget, so this run cannot test the finding."])
+    if not plain:
+        return " ".join(sentences + ["No model without attention learned the task, so this run cannot test the finding."])
 
     def kept(v):
         peak = max(means[v].values())
@@ -162,18 +245,9 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
         return ", ".join(f"{v} {means[v][longest]:.1f} ({kept(v):.0%} of its best bucket)" for v in vs)
 
     bucket = labels[longest].split(" (")[0]
-    text = (f"Here, on the longest bucket ({bucket}), the RNNs without attention reach BLEU {describe(plain)}, "
-            f"and those with attention {describe(attn)}.")
-    if any(max(means[v].values()) < LEARNED for v in attn):
-        return text + (f" An attention model stays below BLEU {LEARNED:g} on every bucket: it did not learn the task "
-                       f"with this budget, so this run cannot test the finding.")
-    unlearned = [v for v in plain if max(means[v].values()) < LEARNED]
-    if unlearned:
-        text += (f" {', '.join(unlearned)} stayed below BLEU {LEARNED:g} on every bucket (it did not learn the task), so "
-                 f"only the other models without attention can show the bottleneck's length effect.")
-    plain = [v for v in plain if v not in unlearned]
-    if not plain:
-        return text + " No model without attention learned the task, so this run cannot test the finding."
+    sentences.append(f"{'Of the others' if out else 'Here'}, on the longest bucket ({bucket}), the RNNs without attention "
+                     f"reach BLEU {describe(plain)}, and those with {side} {describe(attn)}.")
+    text = " ".join(sentences)
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
     better = min(means[v][longest] for v in attn) > max(means[v][longest] for v in plain)

@@ -59,6 +59,10 @@ _add("rnn_relu", "Elman RNN with ReLU cells (Le et al. 2015, arXiv 1504.00941)."
 _add("gru", "GRU cells (Cho et al. 2014); in translation the RNN encoder-decoder.", cell="gru")
 _add("lstm", "LSTM cells (Hochreiter & Schmidhuber 1997); in translation the RNN encoder-decoder (Sutskever et al. 2014).", cell="lstm")
 _add("noattn", "RNN encoder-decoder without attention: the fixed-vector bottleneck (Cho et al. 2014).", scoring="none")
+_add("bahdanau", "RNN attention decoder of Bahdanau et al. 2014: score from s_{i-1}, context fed into the RNN step "
+     "(1409.0473, 3.1); the default with additive.", decoder="bahdanau")
+_add("luong", "RNN attention decoder of Luong et al. 2015: score from the new h_t, then tanh(W_c [c_t; h_t]) "
+     "(1508.04025, 3); the default with dot and general.", decoder="luong")
 _add("bidirectional", "RNN encoder that reads the source both ways (Bahdanau et al. 2014).", bidirectional=True)
 _add("transformer", "The Transformer (Vaswani et al. 2017); in translation the encoder-decoder, elsewhere the suite's decoder.")
 

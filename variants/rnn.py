@@ -1,13 +1,19 @@
-"""RNN encoder-decoder (Cho et al. 2014; Sutskever et al. 2014) with optional attention (Bahdanau et al. 2014).
+"""RNN encoder-decoder (Cho et al. 2014; Sutskever et al. 2014), with Bahdanau's or Luong's attention decoder.
 
 The encoder reads the source (optionally both ways) and the decoder starts from its final state. Without
 attention that state is all the decoder ever sees of the source: the fixed-vector bottleneck whose BLEU
 falls on long sentences (Bahdanau et al. 2014, Figure 2). With attention the decoder also reads a
-context vector over every encoder state at every step, in the global-attention form of Luong et al. 2015
-(arXiv 1508.04025): the decoder state h_t scores the source states, the context c_t joins h_t in the
-attentional state tanh(W_c [c_t; h_t]) that predicts the next word. The score function (additive, dot,
-general) is the spec's ``scoring`` axis, from the registry the Transformer uses (``variants/rnn_attention.py``). Source and target share one
-embedding table (one joint vocabulary). Training is teacher-forced: the decoder reads the reference prefix.
+context vector over every encoder state at every step; the spec's ``decoder`` says where in the step:
+- ``bahdanau`` (Bahdanau, Cho & Bengio 2014, arXiv 1409.0473, section 3.1 and appendix A.2.2): the
+  previous state s_{i-1} scores the source states, the context c_i joins the previous word's embedding as
+  the RNN's input, s_i = f(s_{i-1}, y_{i-1}, c_i), and a maxout layer over [s_i; c_i; E y_{i-1}]
+  predicts y_i (section 3.1, eq. 4, conditions on s_i; the appendix writes s_{i-1});
+- ``luong`` (Luong, Pham & Manning 2015, arXiv 1508.04025, section 3): the RNN steps first, the new state
+  h_t scores the source states, and the attentional state tanh(W_c [c_t; h_t]) predicts the next word
+  (no input feeding).
+The score function (additive, dot, general) is the spec's ``scoring`` axis, from the registry the
+Transformer uses (``variants/rnn_attention.py``). Source and target share one embedding table (one joint
+vocabulary). Training is teacher-forced: the decoder reads the reference prefix.
 """
 
 from __future__ import annotations
@@ -40,7 +46,9 @@ class RNNSeq2Seq(nn.Module):
             kwargs["nonlinearity"] = "tanh"
         self.embed = nn.Embedding(spec.vocab_size, spec.d_embed, padding_idx=PAD)
         self.encoder = cls(spec.d_embed, H, L, bidirectional=spec.bidirectional, **kwargs)
-        self.decoder = cls(spec.d_embed, H, L, **kwargs)
+        # the Bahdanau decoder reads [E y_{i-1}; c_i] at each step (c_i has size H: memory_proj maps 2H -> H)
+        self.bahdanau = spec.scoring != "none" and spec.decoder == "bahdanau"
+        self.decoder = cls(spec.d_embed + (H if self.bahdanau else 0), H, L, **kwargs)
         if spec.bidirectional:
             # Bahdanau et al. 2014, appendix A.2.2: the decoder's first state is tanh(W_s [h_fwd; h_bwd])
             self.bridge_h = nn.Linear(2 * H, H)
@@ -49,7 +57,11 @@ class RNNSeq2Seq(nn.Module):
         self.attention: Optional[GlobalAttention] = None
         if spec.scoring != "none":
             self.attention = GlobalAttention(spec.scoring, H)
-            self.combine = nn.Linear(2 * H, H, bias=False)  # W_c of tanh(W_c [c_t; h_t])
+            if self.bahdanau:
+                # t~_i = U_o s_i + C_o c_i + V_o E y_{i-1}, maxout over pairs -> H (appendix A.2.2)
+                self.readout = nn.Linear(2 * H + spec.d_embed, 2 * H)
+            else:
+                self.combine = nn.Linear(2 * H, H, bias=False)  # W_c of tanh(W_c [c_t; h_t])
         self.drop = nn.Dropout(spec.dropout)
         self.out = nn.Linear(H, spec.vocab_size)
 
@@ -89,17 +101,39 @@ class RNNSeq2Seq(nn.Module):
         hidden = state["h"].transpose(0, 1).contiguous()  # (L, B, H)
         if self.is_lstm:
             hidden = (hidden, state["c"].transpose(0, 1).contiguous())
-        outputs, hidden = self.decoder(self.drop(self.embed(tokens)), hidden)  # (B, T, H)
+        embedded = self.drop(self.embed(tokens))  # (B, T, E)
         weights = None
-        if self.attention is not None:
-            context, weights = self.attention(outputs, state["memory"], state["memory"], state["pad"])
-            outputs = torch.tanh(self.combine(torch.cat((context, outputs), dim=-1)))  # attentional state
+        if self.bahdanau:
+            outputs, hidden, weights = self._bahdanau_steps(state, embedded, hidden)
+        else:
+            outputs, hidden = self.decoder(embedded, hidden)  # (B, T, H): h_t of the top layer
+            if self.attention is not None:  # Luong: score from the new state h_t, then combine
+                context, weights = self.attention(outputs, state["memory"], state["memory"], state["pad"])
+                outputs = torch.tanh(self.combine(torch.cat((context, outputs), dim=-1)))  # attentional state
         new = dict(state)
         h, c = hidden if self.is_lstm else (hidden, None)
         new["h"] = h.transpose(0, 1)
         if c is not None:
             new["c"] = c.transpose(0, 1)
         return self.out(self.drop(outputs)), new, weights
+
+    def _bahdanau_steps(self, state: State, embedded: torch.Tensor, hidden):
+        """Bahdanau et al. 2014, section 3.1: c_i from s_{i-1}, then s_i = f(s_{i-1}, y_{i-1}, c_i), one step at a time.
+
+        embedded (B, T, E); returns the maxout outputs (B, T, H), the final hidden state and the weights (B, T, S).
+        The context enters the recurrence, so the T steps cannot run as one fused RNN call.
+        """
+        memory, pad = state["memory"], state["pad"]  # (B, S, H), (B, S)
+        outputs, weights = [], []
+        for i in range(embedded.shape[1]):
+            previous = (hidden[0] if self.is_lstm else hidden)[-1].unsqueeze(1)  # s_{i-1}: top layer, (B, 1, H)
+            context, w = self.attention(previous, memory, memory, pad)  # (B, 1, H), (B, 1, S)
+            word = embedded[:, i : i + 1]  # E y_{i-1}, (B, 1, E)
+            s, hidden = self.decoder(torch.cat((word, context), dim=-1), hidden)  # s_i, (B, 1, H)
+            t = self.readout(torch.cat((s, context, word), dim=-1))  # (B, 1, 2H)
+            outputs.append(t.unflatten(-1, (-1, 2)).amax(-1))  # maxout with pools of 2 -> (B, 1, H)
+            weights.append(w)
+        return torch.cat(outputs, 1), hidden, torch.cat(weights, 1)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor, return_attention: bool = False):
         """Teacher forcing: src (B, S), tgt_in (B, T) = BOS + reference -> logits (B, T, V)."""

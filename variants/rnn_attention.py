@@ -1,8 +1,9 @@
 """Global attention of an RNN decoder over the encoder's states, scored by any registered scoring.
 
-Luong, Pham & Manning 2015 (arXiv 1508.04025), section 3.1: at target step t the decoder state h_t scores
-every source state h_s, a softmax over the real (unpadded) source positions gives the weights a_t, and
-the context is c_t = sum_s a_t(s) h_s. The score function is the ``scoring`` axis shared with the
+Luong, Pham & Manning 2015 (arXiv 1508.04025), section 3.1: at target step t a decoder state scores every
+source state h_s, a softmax over the real (unpadded) source positions gives the weights a_t, and the
+context is c_t = sum_s a_t(s) h_s. The query is the new state h_t in Luong's decoder and the previous
+state s_{i-1} in Bahdanau's (variants/rnn.py). The score function is the ``scoring`` axis shared with the
 Transformer (variants/scoring/), built for the hidden size: ``additive`` v^T tanh(W h_t + U h_s) (Bahdanau,
 Cho & Bengio 2014, arXiv 1409.0473), ``dot`` h_t . h_s and ``general`` h_t^T W h_s (Luong et al. 2015).
 """

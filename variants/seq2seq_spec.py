@@ -2,16 +2,21 @@
 
 Two families translate a source sentence into a target sentence:
 - the RNN encoder-decoder (``RNNSeq2SeqSpec``): a cell (``rnn``, ``gru``, ``lstm``), an optional
-  bidirectional encoder, and an attention ``scoring``: ``none`` (the fixed-vector bottleneck of Cho et al.
+  bidirectional encoder, an attention ``scoring``: ``none`` (the fixed-vector bottleneck of Cho et al.
   2014 and Sutskever et al. 2014: the decoder starts from the encoder's final state and sees nothing
-  else), ``additive`` (Bahdanau et al. 2014), ``dot`` or ``general`` (Luong et al. 2015);
+  else), ``additive`` (Bahdanau et al. 2014), ``dot`` or ``general`` (Luong et al. 2015), and the
+  attention ``decoder`` that uses it: ``bahdanau`` (attend from the previous state, feed the context into
+  the RNN step) or ``luong`` (attend from the new state, combine after it);
 - the Transformer encoder-decoder (``Seq2SeqTransformerSpec``), a TransformerSpec with cross-attention,
   so every Transformer preset (``rope``, ``gqa2``, ``naive``, ...) applies to it.
 
 A variant that names an RNN cell is an RNN encoder-decoder; any other is the Transformer. The attention
 field of the RNN family is called ``scoring``, as the Transformer's score-function axis, so the words
 ``additive``, ``dot`` and ``general`` mean the same score function in both families; ``noattn`` is the
-RNN's "no attention" word (``none`` already means position=none).
+RNN's "no attention" word (``none`` already means position=none). Without ``bahdanau`` or ``luong`` the
+decoder follows the paper of the score: ``additive`` alone is Bahdanau's model (``lstm+additive`` =
+``lstm+bahdanau+additive``), ``dot`` and ``general`` are Luong's; ``lstm+luong+additive`` or
+``gru+bahdanau+dot`` cross them.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ PAD, BOS, EOS, UNK = 0, 1, 2, 3
 
 CELLS = ("rnn", "gru", "lstm")
 RNN_SCORINGS = ("none", "additive", "dot", "general")
+#: where attention sits in the decoder step (variants/rnn.py): Bahdanau et al. 2014 or Luong et al. 2015
+RNN_DECODERS = ("bahdanau", "luong")
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,8 @@ class RNNSeq2SeqSpec:
     cell: str = "lstm"
     #: attention score function: none (fixed-vector bottleneck), additive, dot or general
     scoring: str = "none"
+    #: bahdanau: score from s_{i-1}, context into the RNN input; luong: score from h_t, tanh(W_c [c_t; h_t]) after it
+    decoder: str = "luong"
     #: the encoder reads the source both ways (Bahdanau et al. 2014) and a bridge maps its states to the decoder's
     bidirectional: bool = False
     d_embed: int = 64
@@ -61,6 +70,11 @@ class RNNSeq2SeqSpec:
             reasons.append(f"unknown cell '{self.cell}'; choose one of {', '.join(CELLS)}")
         if self.scoring not in RNN_SCORINGS:
             reasons.append(f"the RNN encoder-decoder has no attention scoring '{self.scoring}'; choose one of {', '.join(RNN_SCORINGS)}")
+        if self.decoder not in RNN_DECODERS:
+            reasons.append(f"unknown RNN attention decoder '{self.decoder}'; choose one of {', '.join(RNN_DECODERS)}")
+        elif self.decoder == "bahdanau" and self.scoring == "none":
+            reasons.append("the bahdanau decoder attends, so it needs a scoring (additive, dot or general); "
+                           "for no attention write the cell alone")
         for name in ("vocab_size", "d_embed", "d_hidden", "n_layers"):
             if getattr(self, name) < 1:
                 reasons.append(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -119,7 +133,17 @@ def resolve_seq2seq(expr: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2S
             raise PresetConflictError(
                 f"Preset '{word}' in '{expr}' sets {', '.join(foreign)}, which {family} ({type(base).__name__}) does not have.{hint}"
             )
+    if rnn and "decoder" not in fields:
+        fields["decoder"] = default_decoder(fields.get("scoring", base.scoring))
+    elif rnn and fields["decoder"] == "bahdanau" and fields.get("scoring", base.scoring) == "none":
+        raise PresetConflictError(f"'{expr}' names the bahdanau attention decoder but no attention scoring; "
+                                  f"add one (additive is Bahdanau's model: {expr}+additive).")
     return dataclasses.replace(base, **fields)
+
+
+def default_decoder(scoring: str) -> str:
+    """The decoder of the paper a scoring comes from: additive -> bahdanau (1409.0473), dot/general/none -> luong."""
+    return "bahdanau" if scoring == "additive" else "luong"
 
 
 def build(spec: Seq2SeqSpec):

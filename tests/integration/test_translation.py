@@ -36,11 +36,14 @@ def test_the_quick_profile_end_to_end_with_report(tmp_path):
     assert "tok:13a" in bleu["extra"]["signature"] and len(bleu["extra"]["samples"]) == 3
     assert 0.0 <= bleu["value"] <= 100.0 and bleu["corpus"] == "numbers_en_fr" and bleu["parameters"] > 0
     assert bleu["decoding"] == "greedy"
+    assert set(bleu["baselines"]) == {"copy_source", "most_frequent_target"}
+    assert bleu["spec"]["decoder"] == "bahdanau"  # additive alone is Bahdanau's model
 
     assert main(["report", "suite=translation", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "translation.md").read_text()
     for phrase in ("BLEU signature `nrefs:1", "chrF signature", "31-3", "Bahdanau", "(n=1)", "Sample translations",
-                   "RNN, additive attention", "Transformer", "numbers_en_fr"):
+                   "RNN, Bahdanau decoder, additive attention", "RNN, Luong decoder, dot attention", "Transformer",
+                   "numbers_en_fr", "the source sentence, copied", "did not learn"):
         assert phrase in text, phrase
     assert (reports / "figures" / "translation_bleu_by_length.png").stat().st_size > 10_000
 

@@ -44,7 +44,8 @@ def test_subword_decoding_restores_the_text(vocab):
     assert vocab.tokenizer.token_to_id("<pad>") == PAD and vocab.tokenizer.token_to_id("</s>") == EOS
 
 
-@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "transformer"])
+@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "lstm+bahdanau+additive", "gru+luong+general",
+                                  "transformer"])
 def test_a_tiny_model_overfits_a_handful_of_pairs_to_bleu_100(vocab, expr):
     torch.manual_seed(0)
     model = build(spec(expr, vocab.size))
@@ -57,7 +58,8 @@ def test_a_tiny_model_overfits_a_handful_of_pairs_to_bleu_100(vocab, expr):
     assert vocab.decode(translate(model, [s for s, _ in encoded(vocab)], beam_size=3, alpha=0.6)) == hyps
 
 
-@pytest.mark.parametrize("expr", ["rnn", "lstm+dot", "gru+general", "lstm+additive+bidirectional", "transformer+rope"])
+@pytest.mark.parametrize("expr", ["rnn", "lstm+dot", "gru+general", "lstm+additive+bidirectional", "gru+bahdanau+dot",
+                                  "lstm+luong+additive", "transformer+rope"])
 def test_beam_search_with_one_beam_is_greedy_decoding(vocab, expr):
     torch.manual_seed(1)
     model = build(spec(expr, vocab.size)).eval()
@@ -100,7 +102,8 @@ def test_length_penalty_follows_wu_et_al():
     assert length_penalty(torch.tensor([30]), 0.0).item() == 1.0
 
 
-@pytest.mark.parametrize("expr", ["lstm+additive", "lstm+dot", "gru+general", "rnn+dot+bidirectional"])
+@pytest.mark.parametrize("expr", ["lstm+additive", "lstm+dot", "gru+general", "rnn+dot+bidirectional", "lstm+luong+additive",
+                                  "gru+bahdanau+general+bidirectional"])
 def test_attention_weights_sum_to_one_and_ignore_source_padding(vocab, expr):
     torch.manual_seed(2)
     model = build(spec(expr, vocab.size)).eval()
@@ -111,7 +114,7 @@ def test_attention_weights_sum_to_one_and_ignore_source_padding(vocab, expr):
     assert torch.all(weights.masked_select(src.eq(PAD).unsqueeze(1).expand_as(weights)) == 0)
 
 
-@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "transformer", "transformer+alibi+naive",
+@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "lstm+bahdanau+dot", "transformer", "transformer+alibi+naive",
                                   "transformer+additive+naive+rmsnorm+swiglu+post_ln", "transformer+rope+gqa2+dot"])
 def test_padding_does_not_change_a_translation(vocab, expr):
     """A sentence alone or padded in a batch with a longer one gets the same output (to 1e-5)."""

@@ -162,7 +162,8 @@ def _by_length(curves):
 
 SPECS = {"lstm": {"family": "rnn_seq2seq", "scoring": "none", "cell": "lstm"},
          "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
-         "lstm+dot": {"family": "rnn_seq2seq", "scoring": "dot", "cell": "lstm"}}
+         "lstm+dot": {"family": "rnn_seq2seq", "scoring": "dot", "cell": "lstm"},
+         "lstm+additive": {"family": "rnn_seq2seq", "scoring": "additive", "cell": "lstm", "decoder": "bahdanau"}}
 LABELS = {10.0: "1-10 words (n=9)", 20.0: "11-20 words (n=9)", 30.0: "21-30 words (n=9)", 40.0: "31-40 words (n=9)"}
 
 
@@ -170,9 +171,40 @@ def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls()
     from suites._translation_report import _verdict
 
     agree = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
-                     ["rnn", "lstm", "lstm+dot"], SPECS, LABELS)
-    assert "This run agrees" in agree and "rnn stayed below BLEU 5" in agree
+                     ["rnn", "lstm", "lstm+dot"], SPECS, LABELS, {"rnn": "BLEU 3.0, not 5 above"})
+    assert "This run agrees" in agree and "1 of the 3 RNN variants compared is left out" in agree and "rnn (BLEU 3.0" in agree
+    assert "attention in general" in agree  # no bahdanau+additive variant here
     flat = _verdict(_by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS)
     assert "does not fully reproduce" in flat and "keeps its BLEU" in flat
-    untrained = _verdict(_by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}), ["lstm", "lstm+dot"], SPECS, LABELS)
-    assert "cannot test the finding" in untrained
+    untrained = _verdict(_by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}), ["lstm", "lstm+dot"], SPECS, LABELS,
+                         {"lstm+dot": "BLEU 1.0"})
+    assert "cannot test the finding" in untrained and "left out" in untrained
+
+
+def test_the_verdict_compares_bahdanaus_model_when_the_run_has_it():
+    from suites._translation_report import _verdict
+
+    curves = {"lstm": [40, 30, 20, 10], "lstm+additive": [98, 97, 97, 95], "lstm+dot": [90, 60, 40, 20]}
+    text = _verdict(_by_length(curves), ["lstm", "lstm+additive", "lstm+dot"], SPECS, LABELS)
+    assert "This run agrees" in text and "Bahdanau's attention (the bahdanau decoder" in text and "lstm+dot" not in text
+
+
+def test_variants_not_clearly_above_the_better_baseline_are_flagged():
+    import pandas as pd
+
+    from suites._translation_baselines import baseline_scores, did_not_learn
+    from suites._translation_report import flag_unlearned
+
+    baselines = {"copy_source": {"bleu": 12.0, "chrf": 30.0},
+                 "most_frequent_target": {"bleu": 2.0, "chrf": 10.0, "sentence": "un", "count": 3}}
+    bleu = {"good": [30.0, 32.0], "edge": [17.0, 17.0], "close": [16.9, 17.0], "bad": [1.0, 0.5]}
+    rows = [{"variant": v, "metric": "bleu", "value": b, "seed": s, "baselines": baselines}
+            for v, values in bleu.items() for s, b in enumerate(values)]
+    flagged = flag_unlearned(pd.DataFrame(rows), list(bleu))
+    assert set(flagged) == {"close", "bad"}  # 17.0 is exactly 5 above the copy baseline: learned
+    assert flagged["close"] == "BLEU 16.9 against the better baseline's 12.0"
+    assert did_not_learn(float("nan"), baselines)
+
+    scores = baseline_scores(["deux", "un", "un"], [("un", "un"), ("deux", "deux trois")])
+    assert scores["most_frequent_target"]["sentence"] == "un" and scores["most_frequent_target"]["count"] == 2
+    assert scores["copy_source"]["chrf"] > scores["most_frequent_target"]["chrf"]

@@ -30,6 +30,8 @@ def family_of(spec: Dict, base: Dict) -> str:
     axes = changed - {"kernel"}
     if not axes:
         return "kernel"
+    if "n_kv_heads" in axes:  # a grouped variant's FFN widened to match parameters (variants/param_match.py)
+        axes.discard("d_ff")
     families = {FAMILY_OF_FIELD.get(k, "combined") for k in axes}
     return families.pop() if len(families) == 1 else "combined"
 
@@ -45,6 +47,20 @@ def _baseline_spec(df: pd.DataFrame) -> Dict:
     spec.update({k: default[k] for k in FAMILY_OF_FIELD if k in default})
     spec["kernel"] = default["kernel"]
     return spec
+
+
+def ffn_width(spec: Dict) -> int:
+    """The FFN hidden size d_ff a stored spec builds (None means 4 x d_model)."""
+    return spec.get("d_ff") or 4 * spec["d_model"]
+
+
+def widening(spec: Dict, base: Dict) -> Optional[str]:
+    """How a grouped (gqa<g>/mqa) variant's FFN relates to the baseline's: widened to match, or unmatched; else None."""
+    if spec.get("n_kv_heads") in (None, spec.get("n_heads")) or spec.get("n_kv_heads") == base.get("n_kv_heads"):
+        return None
+    if ffn_width(spec) != ffn_width(base):
+        return f"matched: d_ff widened to {ffn_width(spec)} (baseline {ffn_width(base)})"
+    return f"unmatched: d_ff kept at {ffn_width(spec)}"
 
 
 def _per_seed(ok: pd.DataFrame, variant: str, metric: str) -> Dict[int, float]:
@@ -128,7 +144,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 
     lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline)", "",
               f"Δ ppl is the per-seed relative change against the baseline of the same seed. A variant whose parameter count "
-              f"differs from the baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget.", ""]
+              f"differs from the baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
+              "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
+              "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
+              "variant keeps the default FFN.", ""]
     families = [f for f in FAMILY_ORDER if f in s.family.values()]
     for fam in families:
         members = [s.baseline] + sorted(v for v, f in s.family.items() if f == fam) if s.baseline else sorted(
@@ -151,6 +170,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 def _row(s: Summary, v: str) -> Dict[str, str]:
     delta = s.param_delta(v)
     flagged = delta is not None and abs(delta) > PARAM_TOLERANCE
+    widened = widening(_spec(s, v), s.base)
     ppl = s.ppl.get(v, {})
     deltas = s.ppl_delta_pct(v) if v != s.baseline else []
     return {
@@ -160,8 +180,16 @@ def _row(s: Summary, v: str) -> Dict[str, str]:
         "training FLOPs": _fmt_count(s.flops.get(v)),
         "held-out ppl": fmt_mean_ci(ppl.values(), 3) if ppl else s.status(v),
         "Δ ppl vs baseline": _fmt_pct(deltas),
-        "budget": f"flagged: params {100 * delta:+.0f}% vs baseline" if flagged else "matched",
+        "budget": _budget(delta if flagged else None, widened),
     }
+
+
+def _budget(flagged_delta: Optional[float], widened: Optional[str]) -> str:
+    """'matched', 'flagged: params -12% vs baseline', and for gqa<g>/mqa the FFN width it was compared at."""
+    flag = None if flagged_delta is None else f"flagged: params {100 * flagged_delta:+.0f}% vs baseline"
+    if widened is None:
+        return flag or "matched"
+    return f"{flag}; {widened}" if flag else widened
 
 
 def _fmt_pct(values: List[float]) -> str:
@@ -216,11 +244,13 @@ def _verdicts(s: Summary) -> List[str]:
     out.append(text)
 
     groups = {v: _field(s, v, "n_kv_heads") for v, f in s.family.items() if f == "head grouping"}
-    mqa = [v for v, g in groups.items() if g == 1]
-    gqa = [v for v, g in groups.items() if g not in (None, 1)]
+    unmatched = {v for v in groups if (widening(_spec(s, v), s.base) or "").startswith("unmatched")}
+    mqa = sorted((v for v, g in groups.items() if g == 1), key=lambda v: v in unmatched)  # matched ones first
+    gqa = sorted((v for v, g in groups.items() if g not in (None, 1)), key=lambda v: v in unmatched)
     text = ("Ainslie et al. 2023 (T5-XXL, average score, higher is better): MHA 47.2, GQA-8 47.1, MQA 46.6, i.e. grouped "
             "key/value heads keep nearly all of MHA's quality and a single one loses a little (their models are uptrained "
-            "from MHA checkpoints; here each is trained from scratch with fewer parameters, flagged above). ")
+            "from MHA checkpoints; here each is trained from scratch, its FFN widened to the baseline's parameter count "
+            "unless marked unmatched above). ")
     if mqa and gqa:
         g, m = _cmp(s, gqa[0]), _cmp(s, mqa[0])
         agrees = not math.isnan(g[0]) and not math.isnan(m[0]) and g[0] <= m[0] and g[0] <= SIMILAR
@@ -241,6 +271,11 @@ def _verdicts(s: Summary) -> List[str]:
                 + ("agrees (Post-LN is worse)." if worse else "does not show Post-LN worse at this size and warm-up."))
         out.append(text)
     return out
+
+
+def _spec(s: Summary, variant: str) -> Dict:
+    rows = s.df[s.df.variant == variant]
+    return rows.iloc[0].spec if len(rows) else {}
 
 
 def _field(s: Summary, variant: str, key: str):

@@ -5,7 +5,9 @@ LayerNorm, GELU) on one axis: scoring (Vaswani et al. 2017; Luong et al. 2015; B
 grouping (Shazeer 2019; Ainslie et al. 2023), norm placement (Xiong et al. 2020), norm type (Zhang &
 Sennrich 2019) or feed-forward layer (Shazeer 2020). All train on the same text with the same steps, and
 each is scored on the same held-out characters at the training length, beside its parameter count and
-training FLOPs, so that a variant that wins by being bigger is visible as such.
+training FLOPs, so that a variant that wins by being bigger is visible as such. Grouped key/value heads
+(``gqa<g>``, ``mqa``) are compared at matched parameters: their FFN is widened until the model is within 2%
+of the same spec with MHA (``variants/param_match.py``); ``gqa2+unmatched`` keeps the default FFN.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch
 from suites._suite import Measurement, Metric, Profile, Suite, suites
 from suites.data.text import DEFAULT_CORPUS, CharVocab, CorpusError, load_corpus, split_text
-from variants.spec import TransformerSpec
+from variants.param_match import match_head_grouping
+from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.transformer import build
 
 PROTOCOL = "nonoverlapping"
@@ -88,6 +91,14 @@ class LanguageModeling(Suite):
             vocab_size=CharVocab.from_text(train_text).size, d_model=profile.d_model, n_layers=profile.n_layers,
             n_heads=profile.n_heads, max_len=profile.train_len,
         )
+
+    def spec_for(self, variant: str, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
+        """Presets on the base spec; a gqa<g>/mqa spec gets the d_ff that matches its MHA twin's parameter count.
+
+        An expression that sets d_ff itself (``unmatched`` sets the default) keeps it: the unmatched comparison.
+        """
+        spec = resolve(variant, self.base_spec(profile, options))
+        return spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
 
     def data_checksum(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> str:
         return self._data(options).checksum

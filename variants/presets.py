@@ -50,6 +50,8 @@ def _add(name: str, summary: str, **fields: Any) -> None:
 _add("baseline", "The suite's base spec unchanged (scaled_dot, MHA, Pre-LN, layernorm, gelu, sdpa).")
 _add("mha", "Multi-head attention: one key/value head per query head (Vaswani et al. 2017).", n_kv_heads=None)
 _add("mqa", "Multi-query attention: one key/value head shared by all query heads (Shazeer 2019).", n_kv_heads=1)
+_add("unmatched", "Keep the FFN at its default width: language_modeling then compares gqa<g>/mqa at fewer parameters "
+     "instead of widening d_ff to the baseline's count.", d_ff=None)
 _add("pre_ln", "Pre-LN: x + f(norm(x)), final norm before the output (Xiong et al. 2020).", norm_placement="pre")
 _add("post_ln", "Post-LN: norm(x + f(x)), as in the original Transformer (Vaswani et al. 2017).", norm_placement="post")
 # model families named by their recurrent cell (variants/seq2seq_spec.py, variants/recurrent.py): in translation a

@@ -15,28 +15,32 @@ def load(results):
 
 def test_language_modeling_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    variants = "variants=[baseline,additive+naive,additive,mqa,post_ln,swiglu]"
+    variants = "variants=[baseline,additive+naive,additive,mqa,mqa+unmatched,post_ln,swiglu]"
     assert main(["run", f"results_dir={results}", variants, *TINY]) == 0
     records = load(results)
     by = {(r["variant"], r["metric"]): r for r in records}
     skipped = by[("additive", "job")]
     assert skipped["status"] == "skipped" and "scoring 'additive' is not one" in skipped["reason"]
-    for v in ("baseline", "additive+naive", "mqa", "post_ln", "swiglu"):
+    for v in ("baseline", "additive+naive", "mqa", "mqa+unmatched", "post_ln", "swiglu"):
         ppl, flops = by[(v, "perplexity")], by[(v, "train_flops")]
         assert ppl["status"] == "ok" and ppl["value"] > 1 and ppl["x"] == 8.0
         assert flops["value"] == flops["extra"]["flops_per_step"] * 4 > 0
         assert ppl["parameters"] > 0 and ppl["attention_backend"]
     assert by[("additive+naive", "perplexity")]["attention_backend"] == "naive"
     assert by[("baseline", "perplexity")]["attention_backend"].startswith("sdpa:")
-    assert by[("mqa", "perplexity")]["parameters"] < 0.9 * by[("baseline", "perplexity")]["parameters"]
+    baseline_params = by[("baseline", "perplexity")]["parameters"]
+    assert by[("mqa+unmatched", "perplexity")]["parameters"] < 0.9 * baseline_params
+    assert abs(by[("mqa", "perplexity")]["parameters"] - baseline_params) <= 0.02 * baseline_params  # FFN widened
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "language_modeling.md").read_text()
     for phrase in ("### scoring", "### head grouping", "### norm placement", "### FFN", "flagged: params", "(n=1)",
                    "non-overlapping", "FlopCounterMode", "Vaswani et al. 2017", "Ainslie et al. 2023", "skipped"):
         assert phrase in text, phrase
-    mqa_row = next(line for line in text.splitlines() if line.startswith("| mqa"))
-    assert "flagged" in mqa_row
+    mqa_row = next(line for line in text.splitlines() if line.startswith("| mqa "))
+    assert "matched: d_ff widened to" in mqa_row and "flagged" not in mqa_row
+    unmatched_row = next(line for line in text.splitlines() if line.startswith("| mqa+unmatched"))
+    assert "flagged" in unmatched_row and "unmatched: d_ff kept at 128" in unmatched_row
     swiglu_row = next(line for line in text.splitlines() if line.startswith("| swiglu"))
     assert "matched" in swiglu_row
     assert (reports / "figures" / "language_modeling.png").stat().st_size > 10_000

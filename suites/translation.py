@@ -4,7 +4,8 @@ Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473): an encoder-decoder that squeezes 
 fixed vector loses long sentences (BLEU falls past ~20 words, their Figure 2), and attention over the
 encoder's states removes the bottleneck. Every variant trains on the same pairs with the same budget and
 translates the same test split (greedy or beam search); sacrebleu scores it as a whole and per bucket of
-source length in words.
+source length in words. Copying the source and emitting the most frequent training target are scored the
+same way (suites/_translation_baselines.py), so the report can tell a model that learned from one that did not.
 """
 
 from __future__ import annotations

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from harness.groups import code_line
+from suites._learning import LearningCheck, learning_checks, learning_section, usable
 
 PUBLISHED = (
     "Vaswani et al. 2017 (arXiv 1706.03762, section 3.2.1): for q and k with independent unit-variance components, "
@@ -49,9 +50,13 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              "scoring's own parameters (additive: W, U, v) use their default initialisation.",
              f"- Training comparison: decoder-only Transformer, {spec['n_layers']} layers, {spec['n_heads']} head(s) of "
              f"d_k = {spec['d_model'] // spec['n_heads']}, {spec['position']} positions, Pre-LN, Xavier-uniform projections; "
-             f"{s['steps']} AdamW steps of {s['batch_size']} x {s['train_len']} characters of {first.get('corpus', '?')}, "
+             f"{s['steps']} AdamW steps of {s['batch_size']} x {s['train_len']} characters, "
              f"lr {s['lr']:g} (warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; held-out loss on "
-             f"{int(first.get('eval_chars', 0)):,} characters.",
+             f"{int(first.get('eval_chars') or 0):,} characters.",
+             f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
+             f"{first.get('split') or 'last ' + format(s['heldout_fraction'], '.0%') + ' held out'}; "
+             f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} "
+             "times by the training comparison.",
              f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
              f"{first.torch_version}; {code_line(df)}.", ""]
     rows = []
@@ -87,9 +92,12 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += [f"## Training at d_k = {spec['d_model'] // spec['n_heads']}", "",
               "Training loss is the mean over the window of steps ending at the step named.", "",
               markdown_table(pd.DataFrame(train_rows)), ""]
+    checks = learning_checks(df, "heldout_loss", None, "train_loss")
+    lines += learning_section(checks, variants, "scoring")
     figures = _figures(ok, variants, out_dir / "figures", suite.name)
     lines += ["## Figures", ""] + [f"![{name}](figures/{p.name})" for name, p in figures] + [""]
-    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in _verdicts(ok, variants, d_ks)] + [""]
+    verdicts = _verdicts(ok, variants, d_ks) + training_verdict(ok, variants, checks)
+    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in verdicts] + [""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path] + [p for _, p in figures]
@@ -120,14 +128,36 @@ def _verdicts(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> List[
                    + f" (The gradient reaching the query, ||dL/dq||, is still {grad['dot'] / grad['scaled_dot']:.1f}x larger "
                    "unscaled at this d_k: the unscaled score lacks the 1/sqrt(d_k) factor on q, which outweighs the "
                    "saturation for the queries that are not saturated.)")
-    held = {v: _mean(ok, v, "heldout_loss") for v in variants}
-    add = next((v for v in variants if v.startswith("additive")), None)
-    if "dot" in held and add and held["dot"] == held["dot"] and held[add] == held[add]:
-        out.append(f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot {held['dot']:.3f}"
-                   + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "") + "; this run "
-                   + ("agrees that additive attention beats the unscaled dot product at large d_k."
-                      if held[add] < held["dot"] else "does not show additive attention beating the unscaled dot product."))
     return out
+
+
+def training_verdict(ok: pd.DataFrame, variants: List[str], checks: Dict[str, LearningCheck]) -> List[str]:
+    """Additive against unscaled dot at large d_k, from held-out losses of scorings that learned and did not memorise.
+
+    Without the unscaled dot product or an additive scoring among those, no verdict, and the sentence says which
+    scoring was left out and why; every other left-out scoring is named too.
+    """
+    add = next((v for v in variants if v.startswith("additive")), None)
+    if "dot" not in variants or add is None:
+        return []
+    kept, left_out = usable({v: checks[v] for v in variants if v in checks})
+    note = f" {left_out}" if left_out else ""
+    missing = [v for v in ("dot", add) if v not in kept]
+    if missing:
+        return ["Training at large d_k: no verdict, as " + " and ".join(f"`{v}` {_short_reason(checks.get(v))}" for v in missing)
+                + "." + note]
+    held = {v: _mean(ok, v, "heldout_loss") for v in kept}
+    return [f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot {held['dot']:.3f}"
+            + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "") + "; this run "
+            + ("agrees that additive attention beats the unscaled dot product at large d_k."
+               if held[add] < held["dot"] else "does not show additive attention beating the unscaled dot product.")
+            + note]
+
+
+def _short_reason(check) -> str:
+    if check is None or not check.heldout:
+        return "has no held-out loss"
+    return " and ".join(why for why, flag in (("did not learn", check.did_not_learn), ("memorised", check.memorised)) if flag)
 
 
 def _figures(ok: pd.DataFrame, variants: List[str], folder: Path, name: str):

@@ -1,4 +1,8 @@
-"""The training_stability report: the warm-up table, per-layer gradient ratios and profile, the published finding."""
+"""The training_stability report: the warm-up table, whether each run learned, per-layer gradient ratios, the finding.
+
+Divergence is the finding here, so diverged runs always count; only the comparison of two runs' held-out losses
+(did dropping the warm-up make a run worse?) needs both to have learned and not memorised.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from harness.groups import code_line
+from suites._learning import LearningCheck, learning_checks, learning_section
 
 PUBLISHED = (
     "Xiong et al. 2020 (arXiv 2002.04745): Post-LN on IWSLT14 De-En with Adam reaches BLEU 8.45 without warm-up and "
@@ -50,8 +55,12 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              + "; variants differ only in norm placement.",
              f"- Training: {s['steps']} Adam steps (betas 0.9/0.98, weight decay {s['weight_decay']:g}, "
              f"{'no clipping' if not s['grad_clip'] else 'clipping at %g' % s['grad_clip']}) of {s['batch_size']} x "
-             f"{s['train_len']} characters of {first.get('corpus', '?')}; peak learning rates {list(s['lrs'])}, warm-up "
+             f"{s['train_len']} characters; peak learning rates {list(s['lrs'])}, warm-up "
              f"steps {list(s['warmups'])} (linear), then cosine decay; seeds {seeds}; profile `{first.profile}`.",
+             f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
+             f"{first.get('split') or 'last ' + format(s['heldout_fraction'], '.0%') + ' held out'}; "
+             f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} "
+             "times by each run.",
              "- Diverged: the loss became non-finite or exceeded 3x its start during training, or the final training loss "
              "(mean of the last 10% of steps) is not below the first step's.",
              f"- Held-out loss: {int(first.get('eval_chars', 0)):,} held-out characters in non-overlapping windows of "
@@ -60,8 +69,12 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
     grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
     unigram = float(first.get("unigram_loss", float("nan")))
-    warm_lines, warm = _warmup_table(runs, variants, s, unigram)
+    checks = run_checks(df, variants)
+    warm_lines, warm = _warmup_table(runs, variants, s, unigram, checks)
     lines += warm_lines
+    lines += learning_section(checks, label="run")
+    lines += ["Only runs that finished are in this table. The flags decide which held-out losses the warm-up verdict may "
+              "compare; diverged runs, and runs no better than the unigram loss, stay the evidence of instability they are.", ""]
     ratio_lines, ratios = _ratio_table(grads, variants)
     lines += ratio_lines
     figure = _figure(grads, variants, out_dir / "figures" / f"{suite.name}.png")
@@ -73,6 +86,31 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
+
+
+def run_label(variant: str, depth: int, lr: float, warmup: int) -> str:
+    """How a report names one training run (a variant at one depth, peak learning rate and warm-up)."""
+    return f"{variant}, depth {int(depth)}, lr {lr:g}, " + ("no warm-up" if int(warmup) == 0 else f"warm-up {int(warmup)}")
+
+
+def run_checks(df: pd.DataFrame, variants: List[str]) -> Dict[str, LearningCheck]:
+    """Whether each training run that finished learned and did not memorise, by run_label, in table order."""
+    runs = _expand(df[df.metric.isin(["heldout_loss", "final_train_loss"])], "depth", "warmup")
+    if not len(runs):
+        return {}
+    keys = {}
+    for r in runs[(runs.metric == "heldout_loss") & (runs.status == "ok")].itertuples():
+        rank = variants.index(r.variant) if r.variant in variants else len(variants)
+        keys[run_label(r.variant, r.depth, r.x, r.warmup)] = (rank, r.variant, int(r.depth), float(r.x), int(r.warmup))
+    runs["run"] = [run_label(r.variant, r.depth, r.x, r.warmup) for r in runs.itertuples()]
+    checks = learning_checks(runs[runs.run.isin(keys)], "heldout_loss", None, "final_train_loss", by="run")
+    return {k: checks[k] for k in sorted(keys, key=keys.get)}
+
+
+def _short_reason(check: LearningCheck) -> str:
+    if not check.heldout:
+        return "no held-out loss"
+    return ", ".join(why for why, flag in (("did not learn", check.did_not_learn), ("memorised", check.memorised)) if flag)
 
 
 def _stuck(values, unigram: float) -> bool:
@@ -88,12 +126,17 @@ def _cell(part: pd.DataFrame, unigram: float) -> str:
     return text or "-"
 
 
-def _warmup_table(runs: pd.DataFrame, variants: List[str], s: Dict, unigram: float):
-    """The table, and per variant counts of (depth, lr) cells where no warm-up diverged or trained worse."""
+def _warmup_table(runs: pd.DataFrame, variants: List[str], s: Dict, unigram: float, checks: Dict[str, LearningCheck]):
+    """The table, and per variant counts of (depth, lr) cells where no warm-up diverged or trained worse.
+
+    A cell where neither run diverged turns on the two held-out losses; it is left out (its runs listed under
+    ``left_out`` with the reason) unless both runs learned and did not memorise.
+    """
     warmups = sorted(int(w) for w in runs.warmup.dropna().unique())
     lrs = sorted(runs.x.dropna().unique())
     rows = []
-    summary = {v: {"cells": 0, "hurt": 0, "diverged_without": 0, "diverged_with": 0, "runs": 0, "stuck": 0} for v in variants}
+    summary = {v: {"cells": 0, "hurt": 0, "diverged_without": 0, "diverged_with": 0, "runs": 0, "stuck": 0,
+                   "left_out": []} for v in variants}
     for depth in sorted(int(d) for d in runs.depth.dropna().unique()):
         for v in variants:
             row = {"depth": depth, "variant": v}
@@ -106,32 +149,45 @@ def _warmup_table(runs: pd.DataFrame, variants: List[str], s: Dict, unigram: flo
                         summary[v]["stuck"] += int(_stuck(part[part.status == "ok"].value, unigram)
                                                    or (part.status == "diverged").all())
                 if 0 in warmups and len(warmups) > 1:
-                    _count(summary[v], runs[(runs.variant == v) & (runs.depth == depth) & (runs.x == lr)], warmups)
+                    _count(summary[v], runs[(runs.variant == v) & (runs.depth == depth) & (runs.x == lr)], warmups,
+                           {w: checks.get(run_label(v, depth, lr, w)) for w in (0, max(warmups))},
+                           {w: run_label(v, depth, lr, w) for w in (0, max(warmups))})
             rows.append(row)
     lines = ["## Warm-up: held-out loss by depth, peak learning rate and warm-up", "",
              "Held-out loss in nats/char (mean ± 95% interval over seeds, n = seeds); `diverged k/n` counts diverged seeds; "
              f"† marks a loss within {WORSE_BY:g} of the unigram loss ({unigram:.2f}: character frequencies of the training "
              "text), a run that learned nothing more.", "",
              markdown_table(pd.DataFrame(rows)) if rows else "No training runs.", ""]
-    if any(c["cells"] for c in summary.values()):
+    if any(c["cells"] or c["left_out"] for c in summary.values()):
         table = [{"variant": v, "(depth, lr) cells": c["cells"], "diverged without warm-up": c["diverged_without"],
                   "diverged with warm-up": c["diverged_with"],
                   f"no warm-up diverged or > {WORSE_BY:g} nats worse": c["hurt"],
+                  "cells left out": len(c["left_out"]),
                   "runs diverged or no better than unigram": f"{c['stuck']} of {c['runs']}"} for v, c in summary.items()]
-        lines += ["What dropping the warm-up costs each variant (a cell is one depth at one peak learning rate, mean over seeds):",
+        lines += ["What dropping the warm-up costs each variant (a cell is one depth at one peak learning rate, mean over seeds). "
+                  "A cell where neither run diverged is compared on held-out loss only if both runs learned and did not "
+                  "memorise (see the next section); otherwise it is left out.",
                   "", markdown_table(pd.DataFrame(table)), ""]
     return lines, summary
 
 
-def _count(c: Dict, cell: pd.DataFrame, warmups: List[int]) -> None:
+def _count(c: Dict, cell: pd.DataFrame, warmups: List[int], checks: Dict[int, LearningCheck], labels: Dict[int, str]) -> None:
     without = cell[cell.warmup == 0]
     with_ = cell[cell.warmup == max(warmups)]
     if not len(without) or not len(with_):
         return
-    c["cells"] += 1
     div_without = (without.status == "diverged").any()
+    div_with = (with_.status == "diverged").any()
+    if not div_without and not div_with:
+        # the cell turns on the two held-out losses, which mean something only for models that learned
+        left = [(labels[w], "no held-out loss" if checks[w] is None else _short_reason(checks[w]))
+                for w in (0, max(warmups)) if checks[w] is None or not checks[w].usable]
+        if left:
+            c["left_out"].append(left)
+            return
+    c["cells"] += 1
     c["diverged_without"] += int(div_without)
-    c["diverged_with"] += int((with_.status == "diverged").any())
+    c["diverged_with"] += int(div_with)
     a, b = without[without.status == "ok"].value, with_[with_.status == "ok"].value
     worse = len(a) and len(b) and mean_ci(a)[0] > mean_ci(b)[0] + WORSE_BY
     c["hurt"] += int(bool(div_without or worse))
@@ -175,6 +231,7 @@ def _verdicts(warm: Dict, ratios: Dict) -> List[str]:
                "; Pre-LN's profile is not flatter here" + (" (its gradients shrink toward the output instead)."
                                                            if any(r < 1 for r in pre) else ".")))
     p, q = warm.get("post_ln"), warm.get("pre_ln")
+    left_note = _left_note(warm)
     if p and q and p["runs"] and q["runs"]:
         out.append(f"Trainability: {p['stuck']} of {p['runs']} Post-LN runs diverged or learned no more than character "
                    f"frequencies, against {q['stuck']} of {q['runs']} Pre-LN runs; this run "
@@ -187,8 +244,24 @@ def _verdicts(warm: Dict, ratios: Dict) -> List[str]:
             f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
             + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does (by {p['hurt'] - q['hurt']} of "
                f"{p['cells']} cells{', a thin margin for one seed' if p['hurt'] - q['hurt'] == 1 else ''})." if agrees else
-               "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget."))
+               "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget.")
+            + (" " + left_note if left_note else ""))
+    elif p and q and left_note:
+        empty = [name for name, c in (("Post-LN", p), ("Pre-LN", q)) if not c["cells"]]
+        out.append("Warm-up: no verdict, " + " and ".join(empty) + (" have" if len(empty) > 1 else " has")
+                   + " no (depth, lr) cell decided by a divergence or by two runs that learned. " + left_note)
     return out
+
+
+def _left_note(warm: Dict) -> str:
+    """The sentence naming the (depth, lr) cells left out of the warm-up comparison and why ('' when none is)."""
+    cells = [cell for c in warm.values() for cell in c["left_out"]]
+    if not cells:
+        return ""
+    total = sum(c["cells"] + len(c["left_out"]) for c in warm.values())
+    runs = [f"`{label}` ({why})" for cell in cells for label, why in cell]
+    return (f"{len(cells)} of {total} (depth, lr) cells were left out of this comparison because a run in them did not "
+            "learn, memorised or has no held-out loss: " + "; ".join(runs) + ".")
 
 
 def _figure(grads: pd.DataFrame, variants: List[str], path: Path) -> Path:

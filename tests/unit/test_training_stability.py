@@ -41,3 +41,52 @@ def test_xavier_init_leaves_the_tied_output_layer_alone():
     assert torch.equal(model.embed.weight, before) and model.head.weight is model.embed.weight
     bound = (6 / (16 + 64)) ** 0.5  # the FFN's up projection, 16 -> 64
     assert model.blocks[0].ffn.up.weight.abs().max() <= bound
+
+
+def stability_records(variant, depth, lr, warmup, heldout, train, status="ok"):
+    """Made-up records of one training run: its held-out and final training loss, with the corpus's bigram entropy."""
+    common = dict(variant=variant, seed=0, x=lr, extra={"depth": depth, "warmup": warmup}, bigram_entropy=2.5,
+                  unigram_entropy=3.2)
+    return [dict(common, metric="heldout_loss", value=heldout, status=status),
+            dict(common, metric="final_train_loss", value=train, status=status)]
+
+
+def warmup_verdict(rows):
+    import pandas as pd
+
+    from suites._stability_report import _expand, _verdicts, _warmup_table, run_checks
+
+    df = pd.DataFrame(rows)
+    variants = ["post_ln", "pre_ln"]
+    checks = run_checks(df, variants)
+    _, warm = _warmup_table(_expand(df[df.metric == "heldout_loss"], "depth", "warmup"), variants, {}, 3.3, checks)
+    return checks, warm, " ".join(_verdicts(warm, {}))
+
+
+def test_a_run_that_did_not_learn_is_left_out_of_the_warm_up_comparison_and_named():
+    rows = (stability_records("post_ln", 2, 0.01, 0, None, None, status="diverged")  # the finding: kept
+            + stability_records("post_ln", 2, 0.01, 30, 2.0, 1.95)
+            + stability_records("post_ln", 2, 0.001, 0, 2.1, 2.05) + stability_records("post_ln", 2, 0.001, 30, 2.0, 1.95)
+            + stability_records("pre_ln", 2, 0.01, 0, 2.0, 1.95) + stability_records("pre_ln", 2, 0.01, 30, 2.0, 1.95)
+            # 2.4 is not 0.3 below the bigram entropy 2.5: a comparison with it would mean nothing
+            + stability_records("pre_ln", 2, 0.001, 0, 2.4, 2.35) + stability_records("pre_ln", 2, 0.001, 30, 2.0, 1.95))
+    checks, warm, text = warmup_verdict(rows)
+    assert "post_ln, depth 2, lr 0.01, no warm-up" not in checks  # diverged: not a run that finished
+    assert checks["pre_ln, depth 2, lr 0.001, no warm-up"].did_not_learn
+    assert list(checks)[0] == "post_ln, depth 2, lr 0.001, no warm-up"
+    # Post-LN: the diverged cell and a compared cell (0.1 worse without warm-up); Pre-LN: one compared cell
+    assert (warm["post_ln"]["cells"], warm["post_ln"]["hurt"], warm["post_ln"]["diverged_without"]) == (2, 2, 1)
+    assert (warm["pre_ln"]["cells"], warm["pre_ln"]["hurt"]) == (1, 0)
+    assert "in 2 of 2 (depth, lr) cells and Pre-LN in 0 of 1" in text and "agrees" in text
+    assert "1 of 4 (depth, lr) cells were left out" in text
+    assert "`pre_ln, depth 2, lr 0.001, no warm-up` (did not learn)" in text
+
+
+def test_no_warm_up_verdict_when_every_comparison_rests_on_a_run_that_did_not_learn():
+    rows = (stability_records("post_ln", 2, 0.01, 0, 2.1, 2.05) + stability_records("post_ln", 2, 0.01, 30, 2.45, 2.4)
+            + stability_records("pre_ln", 2, 0.01, 0, 2.0, 1.95) + stability_records("pre_ln", 2, 0.01, 30, 2.0, 1.5))
+    _, warm, text = warmup_verdict(rows)
+    assert warm["post_ln"]["cells"] == warm["pre_ln"]["cells"] == 0
+    assert "Warm-up: no verdict, Post-LN and Pre-LN have no (depth, lr) cell" in text
+    assert "`post_ln, depth 2, lr 0.01, warm-up 30` (did not learn)" in text
+    assert "`pre_ln, depth 2, lr 0.01, warm-up 30` (memorised)" in text

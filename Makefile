@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test report list bench gpu-check clean-results
+.PHONY: run test report list bench gpu-check clean-results reference
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,3 +45,17 @@ gpu-check: $(STAMP)
 	  'variants=[rope,rope+gqa2,rope+mqa,alibi+mqa]' 'set.contexts=[512,4096,8192]' 'set.path_contexts=[4096,65536]'
 	$(BIN)/bench report suite=attention_cost
 	$(BIN)/bench report suite=kv_cache
+
+# Reference results: the standard profile of each suite (3 seeds) on this machine, one suite after another.
+# Records go to reference/results/, reports to reference/reports/, and the README's Results section is
+# regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash), so it can
+# run in pieces: `make reference REFERENCE_SUITES=language_modeling`.
+REFERENCE_SUITES ?= position_extrapolation language_modeling attention_scaling training_stability gradient_flow translation
+REFERENCE_DIR    ?= reference
+reference: $(STAMP)
+	set -e; for suite in $(REFERENCE_SUITES); do \
+	  extra=; [ $$suite = translation ] && extra=data=bible_en_es; \
+	  $(BIN)/bench run suite=$$suite profile=standard $$extra progress=false results_dir=$(REFERENCE_DIR)/results; \
+	  $(BIN)/bench report suite=$$suite profile=standard results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \
+	done
+	$(BIN)/python -m harness.results_section $(REFERENCE_DIR)/results $(REFERENCE_DIR)/reports README.md

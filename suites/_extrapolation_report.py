@@ -9,6 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from suites._learning import learning_checks, learning_section, usable
 from harness.groups import code_line
 
 PUBLISHED = (
@@ -17,7 +18,9 @@ PUBLISHED = (
     "rises steeply (20.05, 43.54, 178.97) and rotary in between (20.07, 21.37, 35.54)."
 )
 #: a variant whose perplexity at L is this much above the best variant's did not train comparably
-NOT_COMPARABLE = 1.25
+NOT_COMPARABLE = 1.15
+#: the published shape: ALiBi's ppl(8L)/ppl(L) at most FLAT, sinusoidal's at least RISES
+FLAT, RISES = 1.15, 2.0
 
 
 def _order(variants: List[str], preferred=("none", "sinusoidal", "learned", "rope", "alibi")) -> List[str]:
@@ -54,8 +57,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"- Training: {settings['steps']} steps of {settings['batch_size']} x {train_len} characters (L = {train_len}), "
         f"AdamW lr {settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay "
         f"{settings['weight_decay']:g}, gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
-        f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), last "
-        f"{settings['heldout_fraction']:.0%} held out; {int(first.get('eval_chars', 0)):,} held-out characters scored at every length.",
+        f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
+        f"{first.get('split') or 'last ' + format(settings['heldout_fraction'], '.0%') + ' held out'}; "
+        f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} times; "
+        f"{int(first.get('eval_chars', 0)):,} held-out characters scored at every length.",
         f"- Protocol: **{settings['protocol']}** windows"
         + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "") + ".",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
@@ -80,43 +85,57 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         lines += ["Cells that are not numbers:", ""]
         lines += [f"- `{r.variant}`: {r.status}: {r.reason}" for r in reasons.itertuples()] + [""]
 
-    # --- did each variant train, and how flat is it
+    # --- did each variant learn, and how flat is it
+    checks = learning_checks(df, "loss", float(train_len))
+    lines += learning_section(checks, variants)
+    kept, left_out = usable(checks)
     at_l = _per_seed(ok, "perplexity", float(train_len))
     at_8l = _per_seed(ok, "perplexity", float(8 * train_len))
-    best_l = min((mean_ci(s.values())[0] for s in at_l.values()), default=math.nan)
+    best_l = min((mean_ci(at_l[v].values())[0] for v in kept if v in at_l), default=math.nan)
     summary, ratios = [], {}
     for v in variants:
-        train = ok[(ok.variant == v) & (ok.metric == "train_loss")].value
         l_vals = at_l.get(v, {})
         ratio_vals = [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
-        ratios[v] = mean_ci(ratio_vals)[0] if ratio_vals else math.nan
+        ratios[v] = ratio_vals
         comparable = bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * best_l
         summary.append({
-            "variant": v, "final train loss (nats/char)": fmt_mean_ci(train, 3), "ppl at L": fmt_mean_ci(l_vals.values()),
+            "variant": v, "ppl at L": fmt_mean_ci(l_vals.values()),
             "ppl(8L) / ppl(L)": fmt_mean_ci(ratio_vals) if ratio_vals else "n/a",
-            "comparable": "yes" if comparable else f"no: ppl at L > {NOT_COMPARABLE:.2f} x best",
+            "comparable at L": "yes" if comparable else f"no: ppl at L > {NOT_COMPARABLE:.2f} x best learned",
         })
-    lines += ["## Did each variant train, and does it extrapolate?", "",
-              "A flat curve from a model that never learned is not extrapolation: a variant whose perplexity at L is "
-              f"more than {NOT_COMPARABLE - 1:.0%} above the best variant's is marked as not comparable.", "",
+    lines += ["## Does it extrapolate?", "",
+              "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
+              f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the best "
+              "variant that learned is marked as not comparable.", "",
               markdown_table(pd.DataFrame(summary)), ""]
 
     figure = _figure(ok, variants, train_len, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
-    lines += ["## Against the published finding", "", PUBLISHED + " " + _verdict(ratios), ""]
+    comparable = {v for v in kept if v in at_l and mean_ci(at_l[v].values())[0] <= NOT_COMPARABLE * best_l}
+    lines += ["## Against the published finding", "", PUBLISHED + " " + verdict(ratios, comparable)
+              + (" " + left_out if left_out else ""), ""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
 
 
-def _verdict(ratios: Dict[str, float]) -> str:
-    a, s = ratios.get("alibi", math.nan), ratios.get("sinusoidal", math.nan)
-    if math.isnan(a) or math.isnan(s):
-        return "This run lacks ALiBi or sinusoidal results at L and 8L, so it cannot be compared."
-    agrees = a < s and a <= 1.25
-    return (f"Here ppl(8L)/ppl(L) is {a:.2f} for ALiBi and {s:.2f} for sinusoidal: this run "
-            + ("agrees (ALiBi stays nearly flat while sinusoidal rises)." if agrees else
-               "does not reproduce the finding at this size (" + ("ALiBi also rises." if a > 1.25 else "sinusoidal does not rise more than ALiBi.") + ")"))
+def verdict(ratios: Dict[str, List[float]], comparable: set) -> str:
+    """Agrees when ALiBi's ppl(8L)/ppl(L) is at most FLAT and sinusoidal's at least RISES, both from models that
+    learned and are comparable at L; disagrees when ALiBi rises past FLAT or does not stay below sinusoidal."""
+    missing = [v for v in ("alibi", "sinusoidal") if v not in comparable or not ratios.get(v)]
+    if missing:
+        return ("This run cannot be compared: " + " and ".join(f"`{v}`" for v in missing)
+                + " did not learn, memorised, is not comparable at L, or lacks results at L and 8L (see above).")
+    a, s = (mean_ci(ratios[v]) for v in ("alibi", "sinusoidal"))
+    shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(ratios['alibi'])} for ALiBi and {fmt_mean_ci(ratios['sinusoidal'])} "
+             f"for sinusoidal")
+    if a[0] <= FLAT and s[0] >= RISES:
+        return shown + f": this run **agrees** (ALiBi within {FLAT - 1:.0%} of flat, sinusoidal at least {RISES:g}x)."
+    if a[0] > FLAT or s[0] <= a[0]:
+        return shown + ": this run **disagrees** (" + (
+            f"ALiBi rises more than {FLAT - 1:.0%}." if a[0] > FLAT else "sinusoidal does not rise more than ALiBi.") + ")"
+    return shown + (f": **inconclusive** (ALiBi stays flat, but sinusoidal rises less than {RISES:g}x, short of the "
+                    "published blow-up).")
 
 
 def _figure(ok: pd.DataFrame, variants: List[str], train_len: int, path: Path) -> Path:

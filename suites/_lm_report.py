@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from suites._learning import learning_checks, learning_section, usable
 from harness.groups import code_line
 
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
@@ -130,8 +131,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"- Training: {settings['steps']} steps of {settings['batch_size']} x {settings['train_len']} characters, AdamW lr "
              f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
              f"gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
-             f"- Evaluation: perplexity per character on {int(first.get('eval_chars') or 0):,} held-out characters (the last "
-             f"{settings['heldout_fraction']:.0%} of {first.get('corpus', '?')}, sha256 {str(first.data_checksum)[:16]}...) in "
+             f"- Evaluation: perplexity per character on {int(first.get('eval_chars') or 0):,} held-out characters of "
+             f"{first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...; "
+             f"{first.get('split') or 'last ' + format(settings['heldout_fraction'], '.0%') + ' held out'}; training split "
+             f"{int(first.get('train_chars') or 0):,} characters, read {float(first.get('train_passes') or 0):.2f} times) in "
              f"**non-overlapping** windows of the training length {settings['train_len']}.",
              "- Training FLOPs: torch.utils.flop_counter.FlopCounterMode on one training step (forward and backward) x steps, "
              "counted on a copy of the model with the `naive` kernel (the counter cannot see inside fused CPU kernels); "
@@ -161,7 +164,15 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 
     figure = _figure(s, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
-    lines += ["## Against the published findings", "", _seed_note(s), ""] + [f"- {t}" for t in _verdicts(s)] + [""]
+    checks = learning_checks(df, "loss", float(settings["train_len"]))
+    lines += learning_section(checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None)
+    kept, left_out = usable(checks)
+    learned = Summary(df[df.variant.isin(kept)]) if s.baseline in kept else None
+    verdicts = _verdicts(learned) if learned else [
+        f"No verdict: the baseline `{s.baseline}` {checks[s.baseline].reason() if s.baseline in checks else 'did not run'}, "
+        "so no variant can be compared with it."]
+    lines += (["## Against the published findings", "", _seed_note(s), ""] + ([left_out, ""] if left_out else [])
+              + [f"- {t}" for t in verdicts] + [""])
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]

@@ -1,7 +1,8 @@
-"""Character-level text corpora: the standard library's pydoc prose by default, or a user's text file.
+"""Character-level text corpora: the standard library's pydoc prose, the World English Bible, or a text file.
 
 ``pydoc_data.topics`` ships with CPython: about 465 KB of English prose from the Python reference. It
-differs between Python versions, so every record carries the corpus checksum.
+differs between Python versions, so every record carries the corpus checksum. ``bible`` (4.6 MB of
+training text, suites/data/english_bible.py) is large enough that a long run does not memorise it.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import torch
 
 DEFAULT_CORPUS = "pydoc"
+BIBLE = "bible"
 
 
 class CorpusError(ValueError):
@@ -23,14 +25,29 @@ class CorpusError(ValueError):
 
 @dataclass(frozen=True)
 class TextCorpus:
-    """A named text and its SHA-256."""
+    """A named text and its SHA-256; a corpus with a fixed held-out text (whole books) carries it apart."""
 
     name: str
     text: str
+    heldout: Optional[str] = None
+    #: how the held-out text was chosen, when the corpus fixes it
+    split: str = ""
 
     @functools.cached_property
     def checksum(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(self.text.encode("utf-8"))
+        if self.heldout is not None:
+            digest.update(b"\0" + self.heldout.encode("utf-8"))
+        return digest.hexdigest()
+
+    def train_heldout(self, heldout_fraction: float) -> Tuple[str, str]:
+        """(train, held-out): the corpus's own split, else the final ``heldout_fraction`` of the text."""
+        if self.heldout is not None:
+            return self.text, self.heldout
+        return split_text(self.text, heldout_fraction)
+
+    def split_description(self, heldout_fraction: float) -> str:
+        return self.split or f"last {heldout_fraction:.0%} held out"
 
 
 def pydoc_text() -> str:
@@ -41,16 +58,16 @@ def pydoc_text() -> str:
 
 
 def load_corpus(source: str = DEFAULT_CORPUS) -> TextCorpus:
-    """``'pydoc'`` or the path of a UTF-8 text file.
+    """``'pydoc'``, ``'bible'`` or the path of a UTF-8 text file.
 
     A plan asks for the corpus once per variant (its vocabulary sizes the model) and each job once more,
     so the text and its checksum are read and hashed once per process; a file edited since is read anew.
     """
-    if source == DEFAULT_CORPUS:
-        return _read_corpus(DEFAULT_CORPUS, 0)
+    if source in (DEFAULT_CORPUS, BIBLE):
+        return _read_corpus(source, 0)
     path = Path(source).expanduser()
     if not path.is_file():
-        raise CorpusError(f"data='{source}' is neither 'pydoc' nor a readable text file.")
+        raise CorpusError(f"data='{source}' is neither 'pydoc', 'bible' nor a readable text file.")
     return _read_corpus(str(path), path.stat().st_mtime_ns)
 
 
@@ -58,6 +75,10 @@ def load_corpus(source: str = DEFAULT_CORPUS) -> TextCorpus:
 def _read_corpus(source: str, mtime_ns: int) -> TextCorpus:
     if source == DEFAULT_CORPUS:
         return TextCorpus("pydoc_data.topics", pydoc_text())
+    if source == BIBLE:
+        from suites.data.english_bible import load_english_bible
+
+        return load_english_bible()
     path = Path(source)
     try:
         text = path.read_text(encoding="utf-8")

@@ -42,11 +42,13 @@ def test_default_variants_end_to_end_with_report(dirs):
             assert key in r, key
     assert all(r["status"] == "ok" for r in ppl if r["variant"] != "learned")
     assert all(r["flush_denormal"] is True for r in records)
+    ok = [r for r in records if r["status"] == "ok"]
+    assert all(2.0 < r["bigram_entropy"] < r["unigram_entropy"] < 3.5 for r in ok)  # pydoc: 2.48 and 3.25 nats
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "position_extrapolation.md").read_text()
     for phrase in ("nonoverlapping", "ppl(8L) / ppl(L)", "comparable", "Press et al. 2022", "(n=1)", "unsupported",
-                   "lr 0.003", "sha256"):
+                   "lr 0.006", "sha256", "Did each model learn?", "bigram entropy", "did not learn", "read "):
         assert phrase in text, phrase
     assert (reports / "figures" / "position_extrapolation.png").stat().st_size > 10_000
 
@@ -118,7 +120,7 @@ def test_a_user_text_file_and_the_sliding_protocol(dirs, tmp_path):
 def test_a_missing_data_file_is_a_clear_error(dirs, capsys):
     results, _ = dirs
     assert run(results, "data=/no/such/file.txt") == 2
-    assert "neither 'pydoc' nor a readable text file" in capsys.readouterr().err
+    assert "is neither 'pydoc', 'bible' nor a readable text file" in capsys.readouterr().err
 
 
 def test_bfloat16_runs_under_autocast_and_is_recorded(dirs):

@@ -22,11 +22,11 @@ RUN_HELP = """bench run key=value ...
 
   suite=NAME          suite to run (bench list suites)            [position_extrapolation]
   variants=[A,B+C]    preset expressions (bench list variants)    [the suite's defaults]
-  profile=NAME        compute budget: quick or standard           [quick]
+  profile=NAME        compute budget: quick, standard or large    [quick]
   seeds=[0,1,2]       seeds                                       [the profile's]
   device=auto|cpu|cuda                                            [auto]
   dtype=float32|bfloat16  (bfloat16: autocast, float32 weights)   [float32]
-  data=pydoc|PATH     corpus: the standard library's pydoc text or a UTF-8 file
+  data=pydoc|bible|PATH  corpus: pydoc (stdlib), the World English Bible (sword-text-web) or a UTF-8 file
   data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop

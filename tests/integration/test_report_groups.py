@@ -4,16 +4,9 @@ import pytest
 
 from harness.cli import main
 from harness.store import ResultsStore
+from test_cli import TINY, run_cli
 
 SUITE = "position_extrapolation"
-TINY = ["set.steps=2", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
-        "set.eval_tokens=256", "set.warmup_steps=1", "progress=false"]
-
-
-def run_cli(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ class ExtrapolationProfile(Profile):
     grad_clip: float = 1.0
     heldout_fraction: float = 0.1
     #: held-out tokens scored at every length (at most the held-out split, a multiple of the longest length)
-    eval_tokens: int = 65536
+    eval_tokens: int = 32768
     protocol: str = "nonoverlapping"
     #: sliding-window stride in tokens (0 = the training length)
     stride: int = 0

@@ -97,11 +97,13 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         l_vals = at_l.get(v, {})
         ratio_vals = [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
         ratios[v] = ratio_vals
-        comparable = bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * best_l
+        flags = [name for name, on in (("did not learn", checks[v].did_not_learn), ("memorised", checks[v].memorised)) if on]
+        comparable = not flags and bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * best_l
         summary.append({
             "variant": v, "ppl at L": fmt_mean_ci(l_vals.values()),
             "ppl(8L) / ppl(L)": fmt_mean_ci(ratio_vals) if ratio_vals else "n/a",
-            "comparable at L": "yes" if comparable else f"no: ppl at L > {NOT_COMPARABLE:.2f} x best learned",
+            "comparable at L": "yes" if comparable else "no: " + (
+                " and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
         })
     lines += ["## Does it extrapolate?", "",
               "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "

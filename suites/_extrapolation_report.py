@@ -114,20 +114,27 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     figure = _figure(ok, variants, train_len, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
     comparable = {v for v in kept if v in at_l and mean_ci(at_l[v].values())[0] <= NOT_COMPARABLE * best_l}
-    lines += ["## Against the published finding", "", PUBLISHED + " " + verdict(ratios, comparable)
+    lines += ["## Against the published finding", "", PUBLISHED + " " + verdict(ratios, comparable, set(kept))
               + (" " + left_out if left_out else ""), ""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
 
 
-def verdict(ratios: Dict[str, List[float]], comparable: set) -> str:
-    """Agrees when ALiBi's ppl(8L)/ppl(L) is at most FLAT and sinusoidal's at least RISES, both from models that
-    learned and are comparable at L; disagrees when ALiBi rises past FLAT or does not stay below sinusoidal."""
-    missing = [v for v in ("alibi", "sinusoidal") if v not in comparable or not ratios.get(v)]
+def verdict(ratios: Dict[str, List[float]], comparable: set, learned: set) -> str:
+    """Agrees when ALiBi's ppl(8L)/ppl(L) is at most FLAT and sinusoidal's at least RISES; disagrees when ALiBi
+    rises past FLAT or does not stay below sinusoidal.
+
+    Both must come from models that learned and did not memorise; ALiBi must also be comparable at L (within
+    NOT_COMPARABLE of the best), since a flat curve from a weaker model is not extrapolation. A rising curve
+    needs no such condition: a weaker model would flatten it, not steepen it.
+    """
+    missing = [f"`{v}` {why}" for v, ok, why in (
+        ("alibi", "alibi" in comparable, "did not learn, memorised or is not comparable at L"),
+        ("sinusoidal", "sinusoidal" in learned, "did not learn or memorised")) if not ok]
+    missing += [f"`{v}` lacks results at L and 8L" for v in ("alibi", "sinusoidal") if not ratios.get(v)]
     if missing:
-        return ("This run cannot be compared: " + " and ".join(f"`{v}`" for v in missing)
-                + " did not learn, memorised, is not comparable at L, or lacks results at L and 8L (see above).")
+        return "This run cannot be compared: " + "; ".join(missing) + " (see above)."
     a, s = (mean_ci(ratios[v]) for v in ("alibi", "sinusoidal"))
     shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(ratios['alibi'])} for ALiBi and {fmt_mean_ci(ratios['sinusoidal'])} "
              f"for sinusoidal")

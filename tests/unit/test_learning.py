@@ -63,13 +63,16 @@ def test_a_variant_without_a_heldout_loss_is_left_out():
     assert kept == ["ok"] and "no held-out loss" in note
 
 
-def test_extrapolation_verdict_needs_both_shapes_from_comparable_models():
+def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
     flat, rises, mild = [1.0, 0.98], [2.6, 3.1], [1.4, 1.5]
-    assert "**agrees**" in verdict({"alibi": flat, "sinusoidal": rises}, {"alibi", "sinusoidal"})
-    assert "**inconclusive**" in verdict({"alibi": flat, "sinusoidal": mild}, {"alibi", "sinusoidal"})
-    assert "**disagrees**" in verdict({"alibi": [1.4], "sinusoidal": rises}, {"alibi", "sinusoidal"})
-    assert "**disagrees**" in verdict({"alibi": [1.1], "sinusoidal": [1.05]}, {"alibi", "sinusoidal"})
-    assert "cannot be compared" in verdict({"alibi": flat, "sinusoidal": rises}, {"alibi"})
+    both = {"alibi", "sinusoidal"}
+    assert "**agrees**" in verdict({"alibi": flat, "sinusoidal": rises}, both, both)
+    assert "**agrees**" in verdict({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)  # a rising curve need not be comparable
+    assert "**inconclusive**" in verdict({"alibi": flat, "sinusoidal": mild}, both, both)
+    assert "**disagrees**" in verdict({"alibi": [1.4], "sinusoidal": rises}, both, both)
+    assert "**disagrees**" in verdict({"alibi": [1.1], "sinusoidal": [1.05]}, both, both)
+    assert "cannot be compared: `alibi`" in verdict({"alibi": flat, "sinusoidal": rises}, {"sinusoidal"}, both)
+    assert "cannot be compared: `sinusoidal` did not learn" in verdict({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})
 
 
 def test_the_english_bible_corpus_is_large_and_split_by_book():

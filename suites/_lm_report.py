@@ -11,6 +11,7 @@ import pandas as pd
 
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites._learning import learning_checks, learning_section, usable
+from suites._lm_figure import perplexity_figure
 from harness.groups import code_line
 
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
@@ -162,7 +163,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     if len(reasons):
         lines += ["Cells that are not numbers:", ""] + [f"- `{r.variant}`: {r.status}: {r.reason}" for r in reasons.itertuples()] + [""]
 
-    figure = _figure(s, out_dir / "figures" / f"{suite.name}.png")
+    figure = perplexity_figure(s, out_dir / "figures" / f"{suite.name}.png", FAMILY_ORDER, PARAM_TOLERANCE)
     lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
     checks = learning_checks(df, "loss", float(settings["train_len"]))
     lines += learning_section(checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None)
@@ -292,56 +293,3 @@ def _spec(s: Summary, variant: str) -> Dict:
 def _field(s: Summary, variant: str, key: str):
     rows = s.df[s.df.variant == variant]
     return rows.iloc[0].spec.get(key) if len(rows) else None
-
-
-def _label_points(ax, points, gap: float = 0.045) -> None:
-    """Name each point; labels of points close on the x axis are stacked upwards so they do not overlap."""
-    to_axes = ax.transAxes.inverted()
-    placed: List[Tuple[float, float]] = []
-    for x, y, name in sorted(points, key=lambda p: p[1]):
-        fx, fy = to_axes.transform(ax.transData.transform((x, y)))
-        label_y = fy
-        for px, py in placed:
-            if abs(px - fx) < 0.2 and label_y - py < gap:
-                label_y = py + gap
-        placed.append((fx, label_y))
-        ax.annotate(name, xy=(x, y), xytext=(fx + 0.03, label_y), textcoords="axes fraction", fontsize=8, va="center",
-                    arrowprops=dict(arrowstyle="-", color="grey", linewidth=0.5))
-
-
-def _figure(s: Summary, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
-    import seaborn as sns
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for v, seeds in s.ppl.items():
-        if s.params.get(v) is None:
-            continue
-        for seed, ppl in seeds.items():
-            rows.append({"variant": v, "family": s.family[v], "parameters": s.params[v], "perplexity": ppl})
-    data = pd.DataFrame(rows, columns=["variant", "family", "parameters", "perplexity"])
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    if len(data):
-        order = ["baseline"] + [f for f in FAMILY_ORDER if f in set(data.family)]
-        sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
-                      errorbar=("ci", 95), markers="o", ax=ax)
-        if s.baseline in s.params and s.params[s.baseline]:
-            for side in (1 - PARAM_TOLERANCE, 1 + PARAM_TOLERANCE):
-                ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)
-        ax.set_yscale("log")
-        plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
-        ax.yaxis.set_major_formatter(plain)
-        ax.yaxis.set_minor_formatter(plain)
-        _label_points(ax, [(g.parameters.iloc[0], g.perplexity.mean(), v) for v, g in data.groupby("variant")])
-    ax.set_xlabel("parameters (dotted: baseline ± 10%)")
-    ax.set_ylabel("held-out perplexity per character")
-    ax.set_title("Perplexity against parameter count, by variant family")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path

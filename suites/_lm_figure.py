@@ -1,0 +1,64 @@
+"""The language_modeling figure: held-out perplexity against parameter count, by variant family."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Tuple
+
+import pandas as pd
+
+def _label_points(ax, points, gap: float = 0.045) -> None:
+    """Name each point; labels of points close on the x axis are stacked upwards so they do not overlap."""
+    to_axes = ax.transAxes.inverted()
+    placed: List[Tuple[float, float]] = []
+    for x, y, name in sorted(points, key=lambda p: p[1]):
+        fx, fy = to_axes.transform(ax.transData.transform((x, y)))
+        label_y = fy
+        for px, py in placed:
+            if abs(px - fx) < 0.2 and label_y - py < gap:
+                label_y = py + gap
+        placed.append((fx, label_y))
+        ax.annotate(name, xy=(x, y), xytext=(fx + 0.03, label_y), textcoords="axes fraction", fontsize=8, va="center",
+                    arrowprops=dict(arrowstyle="-", color="grey", linewidth=0.5))
+
+
+def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: float) -> Path:
+    """Held-out perplexity against parameter count, one point per variant coloured by family.
+
+    ``s`` is the report's Summary; dotted lines mark the baseline's parameter count +- ``tolerance``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    import seaborn as sns
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for v, seeds in s.ppl.items():
+        if s.params.get(v) is None:
+            continue
+        for seed, ppl in seeds.items():
+            rows.append({"variant": v, "family": s.family[v], "parameters": s.params[v], "perplexity": ppl})
+    data = pd.DataFrame(rows, columns=["variant", "family", "parameters", "perplexity"])
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    if len(data):
+        order = ["baseline"] + [f for f in family_order if f in set(data.family)]
+        sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
+                      errorbar=("ci", 95), markers="o", ax=ax)
+        if s.baseline in s.params and s.params[s.baseline]:
+            for side in (1 - tolerance, 1 + tolerance):
+                ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)
+        ax.set_yscale("log")
+        plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        _label_points(ax, [(g.parameters.iloc[0], g.perplexity.mean(), v) for v, g in data.groupby("variant")])
+    ax.set_xlabel(f"parameters (dotted: baseline ± {tolerance:.0%})")
+    ax.set_ylabel("held-out perplexity per character")
+    ax.set_title("Perplexity against parameter count, by variant family")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -124,10 +124,11 @@ class RNNSeq2Seq(nn.Module):
         The context enters the recurrence, so the T steps cannot run as one fused RNN call.
         """
         memory, pad = state["memory"], state["pad"]  # (B, S, H), (B, S)
+        prepared = self.attention.prepare(memory)  # U_a h_j once per sentence, not once per target step
         outputs, weights = [], []
         for i in range(embedded.shape[1]):
             previous = (hidden[0] if self.is_lstm else hidden)[-1].unsqueeze(1)  # s_{i-1}: top layer, (B, 1, H)
-            context, w = self.attention(previous, memory, memory, pad)  # (B, 1, H), (B, 1, S)
+            context, w = self.attention(previous, memory, memory, pad, prepared)  # (B, 1, H), (B, 1, S)
             word = embedded[:, i : i + 1]  # E y_{i-1}, (B, 1, E)
             s, hidden = self.decoder(torch.cat((word, context), dim=-1), hidden)  # s_i, (B, 1, H)
             t = self.readout(torch.cat((s, context, word), dim=-1))  # (B, 1, 2H)

@@ -10,7 +10,7 @@ Cho & Bengio 2014, arXiv 1409.0473), ``dot`` h_t . h_s and ``general`` h_t^T W h
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import torch
 from torch import nn
@@ -25,9 +25,14 @@ class GlobalAttention(nn.Module):
         super().__init__()
         self.scoring = scorings.get(scoring)(d_model)
 
-    def forward(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                key_padding: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-        """query (B, T, D), keys and values (B, S, D), key_padding (B, S) True at padding."""
-        scores = self.scoring.score(query, keys).masked_fill(key_padding.unsqueeze(1), float("-inf"))  # (B, T, S)
+    def prepare(self, keys: torch.Tensor) -> torch.Tensor:
+        """The keys' share of the score, (B, S, D) -> (B, S, D'): computed once when queries come one at a time."""
+        return self.scoring.prepare_keys(keys)
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, key_padding: torch.Tensor,
+                prepared: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+        """query (B, T, D), keys and values (B, S, D), key_padding (B, S) True at padding; ``prepared``: prepare(keys)."""
+        prepared = self.prepare(keys) if prepared is None else prepared
+        scores = self.scoring.score_prepared(query, prepared).masked_fill(key_padding.unsqueeze(1), float("-inf"))  # (B, T, S)
         weights = torch.softmax(scores, dim=-1)  # padding gets exactly 0
         return weights @ values, weights

@@ -53,7 +53,19 @@ class Scoring(nn.Module):
 
     def score(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """Scores (..., T, S) of queries (..., T, dim) against keys (..., S, dim)."""
-        return (self.query(q) @ k.transpose(-2, -1)) * self.scale()
+        return self.score_prepared(q, self.prepare_keys(k))
+
+    def prepare_keys(self, k: torch.Tensor) -> torch.Tensor:
+        """The part of the score that depends on the keys alone, (..., S, dim) -> (..., S, dim'); the keys by default.
+
+        An RNN decoder that scores one query at a time against the same source computes it once per sentence
+        (Bahdanau et al. 2014, appendix A.1.2: U_a h_j "can be pre-computed").
+        """
+        return k
+
+    def score_prepared(self, q: torch.Tensor, prepared: torch.Tensor) -> torch.Tensor:
+        """Scores (..., T, S) of queries (..., T, dim) against ``prepare_keys(k)`` (..., S, dim')."""
+        return (self.query(q) @ prepared.transpose(-2, -1)) * self.scale()
 
     def kernel_options(self) -> Dict[str, Any]:
         """Extra keyword arguments for ``AttentionKernel.attend`` (a score function when not a dot product)."""

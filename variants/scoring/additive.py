@@ -29,6 +29,9 @@ class Additive(Scoring):
     def scale(self) -> float:
         return 1.0
 
-    def score(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        hidden = torch.tanh(self.w_query(q).unsqueeze(-2) + self.w_key(k).unsqueeze(-3))  # (..., T, S, dim)
+    def prepare_keys(self, k: torch.Tensor) -> torch.Tensor:
+        return self.w_key(k)  # U k: (..., S, dim)
+
+    def score_prepared(self, q: torch.Tensor, prepared: torch.Tensor) -> torch.Tensor:
+        hidden = torch.tanh(self.w_query(q).unsqueeze(-2) + prepared.unsqueeze(-3))  # (..., T, S, dim)
         return self.v(hidden).squeeze(-1)  # (..., T, S)

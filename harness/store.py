@@ -1,91 +1,271 @@
 """The results store: one JSON-lines file per job under results/<suite>/, written atomically.
 
-A job's file is named by its content hash, so a sweep that is interrupted and restarted finds the jobs
-it already finished and runs only the rest. Files are written to a temporary name and renamed, so a
-crash never leaves half a file; a file that cannot be parsed is reported by name, never deleted.
+A job is its content hash (harness/plan.py: resolved spec, suite and version, profile settings, seed,
+device type, dtype, data checksum, code), never the name it was asked under. Its file is named
+``<first name>-s<seed>-<hash>.jsonl``; each record lists in ``names`` every name the job was asked under
+(``variant`` is the first), and ``load`` gives each record once per name, so every name finds the job.
+
+A save writes a temporary file and renames it into place, so a crash never leaves half a file. Each
+record carries the number of records in its file (``records_in_file``), so a file cut at a line
+boundary is seen as incomplete. A file that cannot be read whole (a damaged line, junk, a cut) is
+reported on stderr with its line and skipped: its job counts as not done. A save never deletes what the
+store holds: it replaces only an earlier attempt of the same job, and moves a damaged file of that job
+aside to ``<name>.corrupt``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
+import socket
+import sys
+import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from harness.errors import UsageError
+from harness.locks import JobLock
+
+COUNT_KEY = "records_in_file"
+TMP_PREFIX = ".tmp-"
+#: a save takes well under a second, so an older temporary file was left by a killed process
+STALE_TMP_S = 60.0
+
+Record = Dict[str, Any]
 
 
 class CorruptResultsError(ValueError):
-    """A results file that is not valid JSON lines."""
+    """A results file that cannot be read whole: a damaged line, a line that is no record, or a cut."""
 
 
 class ResultsStore:
     """Reads and writes job records under a root folder (default ``results/``)."""
 
-    def __init__(self, root: Path | str = "results") -> None:
+    def __init__(self, root: Path | str = "results", warn: Optional[Callable[[str], None]] = None) -> None:
         self.root = Path(root)
+        self._warn = warn or _to_stderr
+        self._said: set = set()
+
+    def say(self, message: str) -> None:
+        """Tell the user once per store (planning and running look at the same files)."""
+        if message not in self._said:
+            self._said.add(message)
+            self._warn(message)
 
     def path_for(self, suite: str, job_hash: str, label: str) -> Path:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
         return self.root / suite / f"{safe}-{job_hash}.jsonl"
 
     def find(self, suite: str, job_hash: str) -> Optional[Path]:
-        """The stored file of a job, or None."""
-        matches = sorted((self.root / suite).glob(f"*-{job_hash}.jsonl"))
-        return matches[0] if matches else None
+        """The whole stored file of a job, or None; a damaged file of the job is reported and passed over."""
+        for path in sorted((self.root / suite).glob(f"*-{job_hash}.jsonl")):
+            if self._whole(path) is not None:
+                return path
+        return None
 
-    def write(self, suite: str, job_hash: str, label: str, records: Iterable[Dict[str, Any]]) -> Path:
-        """Atomically write a job's records (replacing an earlier attempt of the same job)."""
-        path = self.path_for(suite, job_hash, label)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        old = self.find(suite, job_hash)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".jsonl")
+    def write(self, suite: str, job_hash: str, label: str, records: Iterable[Record]) -> Path:
+        """Atomically store a job's records, keeping every name the job was stored under before.
+
+        An earlier attempt of the job (a failure being retried) is replaced in its own file; a damaged
+        file of the job is moved aside, never deleted.
+        """
+        records = list(records)  # an error while producing them leaves the store as it was
+        (self.root / suite).mkdir(parents=True, exist_ok=True)
+        stored = self.find(suite, job_hash)
+        prior = names_of(self.read_file(stored)) if stored is not None else []
+        path = stored or self.path_for(suite, job_hash, label)
+        self._set_aside_damaged(suite, job_hash)
+        self._replace(path, with_names(records, prior + names_of(records)))
+        return path
+
+    def add_names(self, suite: str, job_hash: str, names: List[str]) -> bool:
+        """Add names to a stored job's records; True when the file changed."""
+        path = self.find(suite, job_hash)
+        if path is None:
+            return False
+        records = self.read_file(path)
+        known = names_of(records)
+        if all(name in known for name in names):
+            return False
+        self._replace(path, with_names(records, known + list(names)))
+        return True
+
+    def read_file(self, path: Path) -> List[Record]:
+        """The records of one file; raises CorruptResultsError naming the file and line when it is not whole."""
+        records: List[Record] = []
+        counts = set()
+        lineno = 0
+        with open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                    raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} ({why}).") from None
+                if not isinstance(record, dict) or "metric" not in record or "status" not in record:
+                    raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} (not a bench record).")
+                counts.add(record.pop(COUNT_KEY, None))
+                records.append(record)
+        if not records:
+            raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno + 1} (it holds no records).")
+        # files written before the count existed have none and are taken as they are
+        if counts != {None} and counts != {len(records)}:
+            expected = ", ".join(str(c) for c in sorted(counts, key=str))
+            raise CorruptResultsError(f"Results file {path} is incomplete after line {lineno} "
+                                      f"(it holds {len(records)} records, its records say {expected}).")
+        return records
+
+    def files(self, suite: Optional[str] = None) -> List[Path]:
+        """Record files of one suite (or of all): hidden and temporary files are not records."""
+        base = self.root / suite if suite else self.root
+        pattern = "*.jsonl" if suite else "*/*.jsonl"
+        return sorted(p for p in base.glob(pattern) if not any(part.startswith(".") for part in p.relative_to(base).parts))
+
+    def load(self, suite: Optional[str] = None) -> List[Record]:
+        """Every record of one suite (or of all suites), once per name of its job; damaged files are skipped."""
+        records: List[Record] = []
+        for path in self.files(suite):
+            for record in self._whole(path) or []:
+                records.extend(per_name(record))
+        return records
+
+    def suites(self) -> List[str]:
+        """Names of the suites that have readable results."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir()
+                      if p.is_dir() and not p.name.startswith(".") and any(self._whole(f) for f in self.files(p.name)))
+
+    def lock(self, suite: str, job_hash: str) -> JobLock:
+        """The lock a run takes before it trains a job (harness/locks.py)."""
+        (self.root / suite).mkdir(parents=True, exist_ok=True)
+        return JobLock(self.root / suite / f".lock-{job_hash}")
+
+    def prepare(self, suite: str) -> None:
+        """Before any job trains: check that the suite's folder can be written, and remove killed saves' files."""
+        folder = self.root / suite
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = _temp_path(folder)
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            probe.unlink()
+        except OSError as exc:
+            raise UsageError(f"results_dir={self.root} cannot be written ({exc.strerror or exc}); "
+                             f"choose a folder in which you can create files.") from None
+        for tmp in sorted(self.root.glob(f"*/{TMP_PREFIX}*")):
+            if _abandoned(tmp):
+                tmp.unlink(missing_ok=True)
+                self.say(f"removed {tmp}, left by a save that was interrupted (its job was not stored).")
+
+    def _whole(self, path: Path) -> Optional[List[Record]]:
+        try:
+            return self.read_file(path)
+        except CorruptResultsError as exc:
+            self.say(f"warning: {exc} Skipped: its records are left out and its job counts as not done, "
+                     f"so a run trains it again; the file is kept.")
+            return None
+
+    def _set_aside_damaged(self, suite: str, job_hash: str) -> None:
+        """Rename the damaged files of a job that is being stored again; they stay for inspection."""
+        for path in sorted((self.root / suite).glob(f"*-{job_hash}.jsonl")):
+            try:
+                self.read_file(path)
+                continue
+            except CorruptResultsError:
+                pass
+            aside, n = path.with_name(path.name + ".corrupt"), 1
+            while aside.exists():
+                aside, n = path.with_name(f"{path.name}.corrupt{n}"), n + 1
+            path.rename(aside)
+            self.say(f"moved the damaged {path.name} aside to {aside.name}; its job is stored anew.")
+
+    def _replace(self, path: Path, records: List[Record]) -> None:
+        """Write records to a temporary file and rename it onto ``path``: readers see the old file or the new."""
+        tmp = _temp_path(path.parent)
+        # 0o666 less the user's umask (normally 0644), like any file the user creates; mkstemp would give 0600
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(fd, "w") as fh:
                 for record in records:
-                    fh.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+                    fh.write(json.dumps({**record, COUNT_KEY: len(records)}, sort_keys=True, default=str) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
-        if old is not None and old != path:
-            old.unlink(missing_ok=True)
-        return path
+        _sync_dir(path.parent)
 
-    def read_file(self, path: Path) -> List[Dict[str, Any]]:
-        """The records of one file; a malformed line raises CorruptResultsError naming file and line."""
-        records = []
-        with open(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CorruptResultsError(
-                        f"Results file {path} is corrupt at line {lineno} ({exc.msg}); move it aside or delete it "
-                        f"to rerun that job (other results are untouched)."
-                    ) from None
-                if not isinstance(record, dict) or "metric" not in record or "status" not in record:
-                    raise CorruptResultsError(f"Results file {path} line {lineno} is not a bench record; move it aside.")
-                records.append(record)
+
+def names_of(records: Iterable[Record]) -> List[str]:
+    """Every name a job's records were stored under, in the order first asked."""
+    names: List[str] = []
+    for record in records:
+        for name in record.get("names") or ([record["variant"]] if record.get("variant") is not None else []):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def with_names(records: List[Record], names: List[str]) -> List[Record]:
+    """Records that list ``names`` (duplicates dropped), the first as their ``variant``."""
+    names = list(dict.fromkeys(names))
+    if not names:
         return records
+    return [{**record, "names": names, "variant": names[0]} for record in records]
 
-    def files(self, suite: Optional[str] = None) -> List[Path]:
-        base = self.root / suite if suite else self.root
-        pattern = "*.jsonl" if suite else "*/*.jsonl"
-        return sorted(p for p in base.glob(pattern) if not p.name.startswith(".tmp-"))
 
-    def load(self, suite: Optional[str] = None) -> List[Dict[str, Any]]:
-        """Every record of one suite (or of all suites)."""
-        records: List[Dict[str, Any]] = []
-        for path in self.files(suite):
-            records.extend(self.read_file(path))
-        return records
+def per_name(record: Record) -> List[Record]:
+    """One copy of a record for each name its job was asked under."""
+    names = record.get("names")
+    if not isinstance(names, list) or len(names) < 2:
+        return [record]
+    return [{**record, "variant": name} for name in names]
 
-    def suites(self) -> List[str]:
-        """Names of the suites that have stored results."""
-        if not self.root.exists():
-            return []
-        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and any(p.glob("*.jsonl")))
+
+def _to_stderr(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr)
+
+
+def _temp_path(folder: Path) -> Path:
+    """A temporary file name that says which process writes it, so a leftover can be told from a live save."""
+    return folder / f"{TMP_PREFIX}{os.getpid()}@{socket.gethostname()}-{secrets.token_hex(4)}.jsonl"
+
+
+def _abandoned(tmp: Path) -> bool:
+    """Whether a temporary file was left by a dead process: its writer is gone, or it is older than any save."""
+    owner = tmp.name[len(TMP_PREFIX):].rsplit("-", 1)[0]
+    pid, _, host = owner.partition("@")
+    if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
+        return True
+    try:
+        return time.time() - tmp.stat().st_mtime > STALE_TMP_S
+    except FileNotFoundError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sync_dir(folder: Path) -> None:
+    """Make a rename durable (a crash right after a save keeps it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

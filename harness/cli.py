@@ -116,11 +116,13 @@ def cmd_run(args: List[str]) -> int:
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")
         return 0
-    counts = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
-    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing new to run"
-    print(f"Done: {summary}. Records in {Path(cfg.results_dir) / suite.name}/; "
-          f"`bench report suite={suite.name}` rebuilds the report.")
-    return 0
+    summary = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
+    print("\n".join(summary.lines()))
+    print(f"Records in {Path(cfg.results_dir) / suite.name}/; `bench report suite={suite.name}` rebuilds the report.")
+    if summary.exit_status:
+        print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
+              f"exit status 1. A rerun retries them.", file=sys.stderr)
+    return summary.exit_status
 
 
 def cmd_list(args: List[str]) -> int:

@@ -55,7 +55,12 @@ class Plan:
 
     @property
     def to_run(self) -> List[Job]:
-        return [j for j in self.jobs if j.skip_reason is None and j.stored is None]
+        """Jobs to train: not stored, not skipped, and not a second name of a spec listed before."""
+        return [j for j in self.jobs if j.skip_reason is None and j.stored is None and self.first_of(j) is j]
+
+    def first_of(self, job: Job) -> Job:
+        """The first job of the plan with this job's hash: two names of one spec are one job, run once."""
+        return next(j for j in self.jobs if j.job_hash == job.job_hash)
 
     @property
     def skipped(self) -> List[Job]:
@@ -69,6 +74,8 @@ class Plan:
                 action = "stored, not rerun"
             elif job.skip_reason:
                 action = f"skip: {job.skip_reason}"
+            elif self.first_of(job) is not job:
+                action = f"same spec as {self.first_of(job).label}: run once, stored under both names"
             else:
                 action = "run"
             rows.append([job.variant, job.seed, job.job_hash, action])

@@ -2,6 +2,9 @@
 
 A job that diverges, runs out of memory, is unsupported or raises is recorded with that status and
 its reason, and the sweep goes on. Jobs already stored are not rerun, so an interrupted sweep resumes.
+Before each job the run takes the job's lock and looks in the store again, so a job stored meanwhile
+(by another name of the same spec, or by another process on the same results folder) is not trained
+twice; a job locked by another process is left for the end of the sweep and waited for then.
 """
 
 from __future__ import annotations
@@ -10,13 +13,15 @@ import datetime as dt
 import random
 import time
 import traceback
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import torch
 from tqdm.auto import tqdm
 
 from harness.context import JobContext
 from harness.env import prepare_device, provenance
+from harness.locks import owner_text
+from harness.outcomes import Outcome, RunSummary, job_status
 from harness.plan import DTYPES, Job, Plan
 from harness.store import ResultsStore
 from suites._suite import Diverged, Measurement, Unsupported
@@ -35,7 +40,7 @@ def job_records(job: Job, measurements: List[Measurement], facts: Dict[str, Any]
     for m in measurements:
         records.append({
             "suite": job.suite, "suite_version": _suite_version(job), "task": job.suite,
-            "variant": job.variant, "spec": job.spec.to_dict(), "spec_hash": job.spec.content_hash(),
+            "variant": job.variant, "names": [job.variant], "spec": job.spec.to_dict(), "spec_hash": job.spec.content_hash(),
             "job_hash": job.job_hash, "profile": job.profile.name, "profile_settings": job.profile.settings(),
             "seed": job.seed, "metric": m.metric, "value": m.value, "unit": _unit(job, m.metric),
             "higher_is_better": _higher(job, m.metric), "x": m.x, "x_name": m.x_name,
@@ -70,8 +75,8 @@ def outcome_record(status: str, reason: str) -> Measurement:
     return Measurement("job", None, status=status, reason=reason)
 
 
-def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> str:
-    """Run one job and store its records; returns its status."""
+def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> List[Dict[str, Any]]:
+    """Run one job and store its records, which it returns (it takes no lock: ``settle`` does)."""
     seed_everything(job.seed)
     settings = prepare_device(job.device)
     env = {**provenance(job.device), **settings}
@@ -91,30 +96,76 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
         reason = f"{type(exc).__name__}: {exc} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
         measurements = [outcome_record("failed", reason)]
     wall = time.perf_counter() - start
-    store.write(job.suite, job.job_hash, job.label, job_records(job, measurements, ctx.facts, env, wall))
-    statuses = {m.status for m in measurements}
-    # cases a job itself skipped or found unsupported are recorded outcomes, not a failed job
-    return "ok" if statuses <= {"ok", "unsupported", "skipped"} and "ok" in statuses else sorted(statuses - {"ok"})[0]
+    records = job_records(job, measurements, ctx.facts, env, wall)
+    store.write(job.suite, job.job_hash, job.label, records)
+    return records
 
 
-def record_skips(plan: Plan, store: ResultsStore) -> None:
-    """Store a 'skipped' record, with its reason, for every job the plan cannot run."""
-    for job in plan.skipped:
-        env = provenance(job.device)
-        store.write(job.suite, job.job_hash, job.label,
-                    job_records(job, [outcome_record("skipped", job.skip_reason or "")], {}, env, 0.0))
+def skip_records(job: Job) -> List[Dict[str, Any]]:
+    """The one 'skipped' record, with its reason, of a job the plan cannot run."""
+    return job_records(job, [outcome_record("skipped", job.skip_reason or "")], {}, provenance(job.device), 0.0)
 
 
-def execute(plan: Plan, store: ResultsStore, progress: bool = True) -> Dict[str, int]:
-    """Run every job of the plan that is not stored yet; returns a count per status."""
-    record_skips(plan, store)
-    counts: Dict[str, int] = {}
-    jobs = plan.to_run
-    bar = tqdm(jobs, desc=f"{plan.suite.name}", unit="job", disable=not progress or not jobs, dynamic_ncols=True)
-    for job in bar:
+def _reason(records: List[Dict[str, Any]]) -> Optional[str]:
+    return next((r.get("reason") for r in records if r.get("status") != "ok" and r.get("reason")), None)
+
+
+def settle(plan: Plan, job: Job, store: ResultsStore, since: float, progress: bool = True, wait: bool = False,
+           settled: Optional[Dict[str, str]] = None) -> Optional[Outcome]:
+    """Take the job's lock, look in the store again, then train the job, record its skip, or name it.
+
+    ``since`` is when this run started: a failed record older than that is retried (the plan's choice), a
+    newer one is this sweep's attempt and stands. ``settled`` maps the job hashes stored by this process
+    to their labels. Returns None, without waiting, when another process holds the lock and not ``wait``.
+    """
+    settled = {} if settled is None else settled
+    lock = store.lock(job.suite, job.job_hash)
+    if not lock.acquire(wait=wait):
+        return None
+    with lock:
+        path = store.find(job.suite, job.job_hash)
+        if path is not None:
+            records = store.read_file(path)
+            status = job_status(r.get("status", "failed") for r in records)
+            if status != "failed" or job.job_hash in settled or path.stat().st_mtime >= since:
+                store.add_names(job.suite, job.job_hash, [job.variant])
+                how = "shared" if job.job_hash in settled else "stored" if job.stored else "elsewhere"
+                other = settled.get(job.job_hash) if how == "shared" else None
+                return Outcome(job.label, status, how, _reason(records), other)
+        if job.skip_reason:
+            records, how = skip_records(job), "skipped"
+            store.write(job.suite, job.job_hash, job.label, records)
+        else:
+            records, how = run_job(plan, job, store, progress), "ran"
+        settled[job.job_hash] = job.label
+        return Outcome(job.label, job_status(r["status"] for r in records), how, _reason(records))
+
+
+def execute(plan: Plan, store: ResultsStore, progress: bool = True) -> RunSummary:
+    """Settle every job of the plan in order (see ``settle``); jobs locked by another process at the end."""
+    store.prepare(plan.suite.name)
+    since, settled, summary, later = time.time(), {}, RunSummary(), []
+    to_run = {id(job) for job in plan.to_run}
+    bar = tqdm(total=len(to_run), desc=f"{plan.suite.name}", unit="job", disable=not progress or not to_run,
+               dynamic_ncols=True)
+    for job in plan.jobs:
         bar.set_postfix_str(job.label)
-        status = run_job(plan, job, store, progress)
-        counts[status] = counts.get(status, 0) + 1
-        if status != "ok":
-            tqdm.write(f"  {job.label}: {status} (recorded with its reason)")
-    return counts
+        outcome = settle(plan, job, store, since, progress, wait=False, settled=settled)
+        if outcome is None:
+            lock = store.lock(job.suite, job.job_hash).path
+            tqdm.write(f"  {job.label}: being run by {owner_text(lock)}; waiting for it at the end")
+            later.append(job)
+            continue
+        _record(summary, outcome, bar, id(job) in to_run)
+    for job in later:
+        _record(summary, settle(plan, job, store, since, progress, wait=True, settled=settled), bar, id(job) in to_run)
+    bar.close()
+    return summary
+
+
+def _record(summary: RunSummary, outcome: Outcome, bar, counted: bool) -> None:
+    summary.add(outcome)
+    if counted:
+        bar.update(1)
+    if outcome.how == "ran" and outcome.status != "ok":
+        tqdm.write(f"  {outcome.label}: {outcome.status} (recorded with its reason)")

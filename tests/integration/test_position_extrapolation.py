@@ -100,7 +100,7 @@ def test_failed_and_diverged_jobs_are_recorded_and_the_sweep_goes_on(dirs, monke
         return original(self, spec, profile, seed, ctx)
 
     monkeypatch.setattr(PositionExtrapolation, "run_job", flaky)
-    assert run(results, "variants=[rope,none,alibi]") == 0
+    assert run(results, "variants=[rope,none,alibi]") == 1  # the failed job; a diverged one alone exits 0
     status = {r["variant"]: (r["status"], r["reason"]) for r in load(results) if r["metric"] == "job"}
     assert status["rope"] == ("diverged", "loss became nan at step 3")
     assert status["none"][0] == "failed" and "RuntimeError: boom" in status["none"][1]

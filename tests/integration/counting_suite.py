@@ -1,0 +1,73 @@
+"""A suite that trains nothing, for tests of the run loop: each job appends its label and pid to a log.
+
+``BENCH_COUNTING_LOG`` names the log and ``BENCH_COUNTING_SLEEP`` how long a job takes (seconds);
+``BENCH_COUNTING_BARRIER=DIR,N`` holds each process's first job until N processes have reached theirs,
+so that concurrent runs really overlap. The FFN or norm preset picks an outcome: ``relu`` raises (failed), ``rmsnorm`` diverges, ``swiglu`` is
+unsupported; any other spec measures one value. Run as a script, it registers itself and runs ``bench``.
+"""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from suites._suite import Diverged, Measurement, Metric, Profile, Suite, Unsupported, suites
+from variants.spec import TransformerSpec
+
+NAME = "counting"
+
+
+class CountingSuite(Suite):
+    """Counts its jobs in a log file instead of training."""
+
+    name = NAME
+    metrics = (Metric("loss", "nats", False),)
+    profiles = {"quick": Profile(name="quick")}
+    default_variants = ("baseline",)
+
+    def base_spec(self, profile, options):
+        return TransformerSpec(vocab_size=16, d_model=16, n_layers=1, n_heads=2, max_len=8)
+
+    def run_job(self, spec, profile, seed, ctx):
+        _barrier()
+        with open(os.environ["BENCH_COUNTING_LOG"], "a") as log:
+            log.write(f"{ctx.label} {os.getpid()}\n")
+        time.sleep(float(os.environ.get("BENCH_COUNTING_SLEEP", "0")))
+        if spec.ffn == "relu":
+            raise RuntimeError("boom")
+        if spec.norm == "rmsnorm":
+            raise Diverged("loss became nan at step 3")
+        if spec.ffn == "swiglu":
+            raise Unsupported("swiglu is not supported by this suite")
+        return [Measurement("loss", 1.0)]
+
+    def report(self, records, out_dir):
+        return []
+
+
+def _barrier() -> None:
+    if not os.environ.get("BENCH_COUNTING_BARRIER"):
+        return
+    folder, n = os.environ.pop("BENCH_COUNTING_BARRIER").split(",")  # popped: only the first job waits
+    (Path(folder) / str(os.getpid())).touch()
+    deadline = time.time() + 120
+    while len(list(Path(folder).iterdir())) < int(n) and time.time() < deadline:
+        time.sleep(0.05)
+
+
+def register() -> None:
+    """Add the suite to the registry once per process."""
+    if NAME not in suites:
+        suites.add(NAME, CountingSuite())
+
+
+def trainings(log: Path):
+    """The labels trained, in order, from the log."""
+    return [line.split()[0] for line in log.read_text().splitlines()] if log.exists() else []
+
+
+if __name__ == "__main__":
+    register()
+    from harness.cli import main
+
+    sys.exit(main(sys.argv[1:]))

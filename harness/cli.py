@@ -86,12 +86,9 @@ def cmd_run(args: List[str]) -> int:
     profile_name = cfg.profile or suite.default_profile
     if profile_name not in suite.profiles:
         raise UsageError(f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}.")
-    if cfg.dtype not in DTYPES:
-        raise UsageError(f"Unknown dtype '{cfg.dtype}'; choose one of {', '.join(DTYPES)}.")
     if cfg.dtype not in suite.dtypes:
-        raise UsageError(f"Suite {suite.name} does not compute in {cfg.dtype}; choose one of {', '.join(suite.dtypes)}.")
-    if cfg.device not in ("auto", "cpu", "cuda") and not cfg.device.startswith("cuda:"):
-        raise UsageError(f"Unknown device '{cfg.device}'; choose auto, cpu or cuda.")
+        what = f"Suite {suite.name} does not compute in {cfg.dtype}" if cfg.dtype in DTYPES else f"Unknown dtype '{cfg.dtype}'"
+        raise UsageError(f"{what}; choose dtype={' or dtype='.join(suite.dtypes)}.")
     options = {"data": cfg.data, "protocol": cfg.protocol}
     for key, value in options.items():
         allowed = suite.options.get(key, ()) if key in suite.options else ()
@@ -101,6 +98,10 @@ def cmd_run(args: List[str]) -> int:
             raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
     if cfg.executor not in EXECUTORS:
         raise UsageError(f"Unknown executor '{cfg.executor}'; choose one of {', '.join(EXECUTORS)}.")
+    if cfg.submitit and cfg.executor != "submitit":
+        first = next(iter(cfg.submitit))
+        raise UsageError(f"submitit.{first} is a submitit parameter, but executor={cfg.executor}; "
+                         f"add executor=submitit or leave the submitit.* options out.")
     try:
         device = resolve_device(cfg.device)
     except ValueError as exc:
@@ -108,8 +109,6 @@ def cmd_run(args: List[str]) -> int:
     profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
     variants = list(cfg.variants) if cfg.variants is not None else list(suite.default_variants)
-    if not variants or not seeds:
-        raise UsageError("variants and seeds must not be empty lists.")
     store = ResultsStore(cfg.results_dir)
     plan = make_plan(suite, profile, variants, seeds, device, cfg.dtype, options, store)
     print(plan.describe(), flush=True)

@@ -85,10 +85,14 @@ class Plan:
 
 
 def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
-    """The profile with ``set.<field>=value`` overrides applied, each checked against its field's type."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
+    """The profile with ``set.<field>=value`` overrides applied, each converted to its field's type.
 
+    Text values (from the command line) are converted by the field's type (harness/config.py); a value of
+    the wrong type is a UsageError naming ``set.FIELD``, the value and what the field takes. Ranges are
+    checked with the whole profile (``Profile.check``) when the plan is made.
+    """
+    from harness.config import convert
+    from harness.rules import rule_for, shapes, show
     from variants._registry import close_matches
 
     names = [f.name for f in dataclasses.fields(profile) if f.name not in ("name", "description")]
@@ -99,12 +103,15 @@ def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
             raise UsageError(f"Unknown profile setting 'set.{key}'.{hint} Settings of this suite: {', '.join(names)}.")
     if not overrides:
         return profile
-    try:
-        merged = OmegaConf.merge(OmegaConf.structured(profile), overrides)
-    except OmegaConfBaseException as exc:
-        raise UsageError(f"Bad profile override: {str(exc).splitlines()[0]}") from None
-    values = OmegaConf.to_container(merged)
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    kinds = shapes(type(profile))
+    values = {}
+    for key, value in overrides.items():
+        shape, rule = kinds[key], rule_for(type(profile), key)
+        text = value if isinstance(value, str) else show(value)  # a caller in code may pass typed values
+        value = convert(f"set.{key}", text, shape, rule, "Bad profile override")
+        if shape.kind is float:
+            value = [float(v) for v in value] if shape.is_list else float(value)
+        values[key] = tuple(value) if shape.is_list else value
     return dataclasses.replace(profile, **values)
 
 
@@ -119,6 +126,7 @@ def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, d
 def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[int], device: str, dtype: str,
               options: Dict[str, Any], store: ResultsStore) -> Plan:
     """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate."""
+    suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
     plan = Plan(suite, profile, options)
     checksum = suite.data_checksum(profile, options)
     torch_dtype = DTYPES[dtype]

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from harness.errors import UsageError
+from harness.rules import between, check_fields
 from variants._registry import Registry
 
 if TYPE_CHECKING:
@@ -39,6 +41,20 @@ class Profile:
     name: str = "quick"
     description: str = ""
     seeds: Tuple[int, ...] = (0,)
+
+    #: what each field accepts beyond its type's default rule (harness/rules.py: int >= 1, float > 0,
+    #: non-empty text, non-empty lists of distinct items); subclasses declare only their exceptions
+    rules = {"seeds": between(0, 2**31 - 1)}
+
+    def check(self) -> None:
+        """Raise a UsageError naming the first setting outside its rule, or the first broken relation between settings."""
+        check_fields(self)
+        for problem in self.problems():
+            raise UsageError(problem)
+
+    def problems(self) -> List[str]:
+        """Relations between settings that this profile breaks, one sentence each naming the settings (none here)."""
+        return []
 
     def settings(self) -> Dict[str, Any]:
         """The fields that change a job's results (not its name, description or the list of seeds)."""
@@ -98,6 +114,14 @@ class Suite:
         names = {f.name for f in dataclasses.fields(profile)}
         updates = {k: v for k, v in options.items() if v is not None and k in names}
         return dataclasses.replace(profile, **updates) if updates else profile
+
+    def check(self, profile: Profile, options: Dict[str, Any]) -> None:
+        """Every setting of ``profile`` within its rule and the data large enough for it, or a UsageError; no compute."""
+        profile.check()
+        self.check_data(profile, options)
+
+    def check_data(self, profile: Profile, options: Dict[str, Any]) -> None:
+        """Raise a UsageError naming ``data`` when the corpus cannot feed this profile's training and evaluation."""
 
     def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
         """The spec a variant expression stands for in this suite (default: presets on the base spec)."""

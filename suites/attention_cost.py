@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from harness.context import JobContext
-from harness.errors import UsageError
+from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
 from suites._attention_check import compare, make_case, reference
 from suites._suite import Measurement, Metric, Profile, Suite, suites
@@ -52,6 +52,8 @@ class AttentionCostProfile(Profile):
     matmul_sizes: Tuple[int, ...] = (1024, 2048)
     #: intra-op threads while measuring (0: torch's default); 1 is steadier on a shared machine
     threads: int = 0
+
+    rules = {"passes": one_of(*PASSES), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
 
 
 PROFILES = {
@@ -128,14 +130,6 @@ class AttentionCost(Suite):
     def default_variants(self) -> Tuple[str, ...]:
         """Every registered kernel with MHA, GQA (2 key/value heads) and MQA."""
         return tuple(f"{k}{g}" for k in kernels.names() for g in GROUPINGS)
-
-    def resolved_profile(self, profile: AttentionCostProfile, options: Dict[str, Any]) -> AttentionCostProfile:
-        bad = [p for p in profile.passes if p not in PASSES]
-        if bad:
-            raise UsageError(f"Unknown pass '{bad[0]}' in set.passes; choose from {', '.join(PASSES)}.")
-        if not profile.lengths or min(profile.lengths) < 1:
-            raise UsageError(f"set.lengths must be positive sequence lengths, got {list(profile.lengths)}.")
-        return profile
 
     def base_spec(self, profile: AttentionCostProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(d_model=profile.n_heads * profile.head_dim, n_heads=profile.n_heads, n_layers=1,

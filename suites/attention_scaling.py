@@ -25,7 +25,8 @@ from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites._softmax_probe import softmax_stats, unit_gaussians
 from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
-from suites.data.char_lm import char_lm_data
+from harness.rules import at_least, between
+from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
 from variants.scoring._base import scorings
 from variants.spec import TransformerSpec
@@ -56,6 +57,18 @@ class ScalingProfile(Profile):
     eval_tokens: int = 8192
     #: the corpus (``data=`` on the command line): pydoc, bible or a text file
     data: str = DEFAULT_CORPUS
+
+    rules = {"warmup_steps": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True)}
+
+    def problems(self) -> List[str]:
+        out = []
+        if self.curve_every > self.steps:
+            out.append(f"set.curve_every={self.curve_every} exceeds set.steps={self.steps}, so the loss curve would be empty; "
+                       f"give a whole number from 1 to {self.steps}.")
+        if self.eval_tokens < self.train_len:
+            out.append(f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
+                       f"give at least {self.train_len}.")
+        return out
 
 
 PROFILES = {
@@ -102,6 +115,9 @@ class AttentionScaling(Suite):
 
     def _data(self, profile: ScalingProfile, options: Dict[str, Any]):
         return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
+
+    def check_data(self, profile: ScalingProfile, options: Dict[str, Any]) -> None:
+        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: ScalingProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size,

@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from harness.context import JobContext
 from harness.train import TrainSettings, train
 from suites._gradient_probe import by_distance, hidden_gradient_norms
+from harness.rules import at_least, between
 from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
 from suites.data.copy_task import IGNORE, CopyTask
 from variants import recurrent, transformer
@@ -57,6 +58,17 @@ class GradientFlowProfile(Profile):
     clip_steps: int = 300
     clip_lrs: Tuple[float, ...] = (0.1, 0.3)
     clip_momentum: float = 0.9
+
+    rules = {"alphabet": at_least(2), "warmup_steps": at_least(0),
+             "learned_accuracy": between(0, 1, low_open=True), "clip_momentum": between(0, 1, high_open=True)}
+
+    def problems(self) -> List[str]:
+        short = [lag for lag in (*self.lags, self.clip_lag) if lag <= self.symbols]
+        if short:
+            key = "set.clip_lag" if short[0] == self.clip_lag and short[0] not in self.lags else "set.lags"
+            return [f"{key} has the lag {short[0]}, which must exceed set.symbols={self.symbols} so that the cue comes "
+                    f"after the symbols; give lags of at least {self.symbols + 1}."]
+        return []
 
 
 PROFILES = {

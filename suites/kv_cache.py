@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from harness.context import JobContext
-from harness.errors import UsageError
+from harness.rules import at_least
 from harness.measure import synchronize, threads, time_call
 from suites._suite import Measurement, Metric, Profile, Suite, suites
 from variants.kernel._decode import DECODE_PATHS, use_grouped_decode
@@ -54,6 +54,8 @@ class KVCacheProfile(Profile):
     max_call_s: float = 2.0
     #: intra-op threads while measuring (0: torch's default)
     threads: int = 0
+
+    rules = {"vocab_size": at_least(2), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
 
 
 PROFILES = {
@@ -93,11 +95,6 @@ class KVCache(Suite):
     )
     profiles = PROFILES
     default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa")
-
-    def resolved_profile(self, profile: KVCacheProfile, options: Dict[str, Any]) -> KVCacheProfile:
-        if not profile.contexts or min(profile.contexts) < 1 or profile.prompt_len < 1 or profile.generate < 1:
-            raise UsageError("set.contexts, set.prompt_len and set.generate must be positive.")
-        return profile
 
     def base_spec(self, profile: KVCacheProfile, options: Dict[str, Any]) -> TransformerSpec:
         longest = max(max(profile.contexts), profile.prompt_len + profile.generate) + 1

@@ -16,7 +16,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import torch
 
@@ -25,7 +25,8 @@ from harness.flops import count_flops
 from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch
 from suites._suite import Measurement, Metric, Profile, Suite, suites
-from suites.data.char_lm import char_lm_data
+from harness.rules import Rule, at_least, between
+from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -55,6 +56,22 @@ class LanguageModelingProfile(Profile):
     data: str = DEFAULT_CORPUS
     #: the baseline's position encoding (RoPE, Su et al. 2021: the modern default; every variant keeps it)
     position: str = "rope"
+
+    rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True),
+             "position": Rule(check=lambda key, value: _unknown_position(key, value))}
+
+    def problems(self) -> List[str]:
+        if self.eval_tokens < self.train_len:
+            return [f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
+                    f"give at least {self.train_len}."]
+        return []
+
+
+def _unknown_position(key: str, value: str) -> Optional[str]:
+    from variants.position._base import positions
+
+    names = positions.names()
+    return None if value in names else f"{key}={value} is not a position encoding; choose one of {', '.join(names)}."
 
 
 PROFILES = {
@@ -94,6 +111,9 @@ class LanguageModeling(Suite):
 
     def _data(self, profile: LanguageModelingProfile, options: Dict[str, Any]):
         return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
+
+    def check_data(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> None:
+        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(

@@ -19,7 +19,8 @@ from harness.context import JobContext
 from harness.train import TrainSettings, train
 from suites._lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from suites._suite import Measurement, Metric, Profile, Suite, suites
-from suites.data.char_lm import char_lm_data
+from harness.rules import at_least, between, one_of
+from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -48,6 +49,22 @@ class ExtrapolationProfile(Profile):
     stride: int = 0
     #: the corpus (``data=`` on the command line): pydoc, bible or a text file
     data: str = DEFAULT_CORPUS
+
+    rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True),
+             "protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length")}
+
+    def problems(self) -> List[str]:
+        out = []
+        longest = self.train_len * max(self.eval_multipliers)
+        if self.eval_tokens < longest:
+            out.append(f"set.eval_tokens={self.eval_tokens} is below the longest evaluation length {longest} "
+                       f"(set.train_len={self.train_len} x {max(self.eval_multipliers)}, the largest of set.eval_multipliers); "
+                       f"give at least {longest}.")
+        shortest = self.train_len * min(self.eval_multipliers)
+        if self.stride > shortest:
+            out.append(f"set.stride={self.stride} exceeds the shortest evaluation length {shortest}; "
+                       f"set.stride takes a whole number from 0 (the training length) to {shortest}.")
+        return out
 
 
 PROFILES = {
@@ -87,6 +104,10 @@ class PositionExtrapolation(Suite):
 
     def _data(self, profile: ExtrapolationProfile, options: Dict[str, Any]):
         return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
+
+    def check_data(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> None:
+        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
+                   profile.train_len * max(profile.eval_multipliers), "set.train_len x the largest of set.eval_multipliers")
 
     def base_spec(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(

@@ -21,11 +21,11 @@ import torch
 from torch import nn
 
 from harness.context import JobContext
-from harness.errors import UsageError
 from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
-from suites.data.char_lm import char_lm_data
+from harness.rules import at_least, between, one_of
+from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -58,6 +58,15 @@ class StabilityProfile(Profile):
     eval_tokens: int = 8192
     #: the corpus (``data=`` on the command line): pydoc, bible or a text file
     data: str = DEFAULT_CORPUS
+
+    rules = {"warmups": at_least(0, "0 = none"), "weight_decay": at_least(0), "grad_clip": at_least(0, "0 = none"),
+             "init": one_of(*INITS), "heldout_fraction": between(0, 1, low_open=True, high_open=True)}
+
+    def problems(self) -> List[str]:
+        if self.eval_tokens < self.train_len:
+            return [f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
+                    f"give at least {self.train_len}."]
+        return []
 
 
 PROFILES = {
@@ -98,9 +107,10 @@ class TrainingStability(Suite):
     def _data(self, profile: StabilityProfile, options: Dict[str, Any]):
         return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
+    def check_data(self, profile: StabilityProfile, options: Dict[str, Any]) -> None:
+        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
+
     def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
-        if profile.init not in INITS:
-            raise UsageError(f"Unknown init '{profile.init}' (set.init); choose one of {', '.join(INITS)}.")
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
 

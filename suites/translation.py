@@ -20,6 +20,8 @@ import torch
 from tqdm.auto import tqdm
 
 from harness.context import JobContext
+from harness.errors import UsageError
+from harness.rules import Rule, at_least, between
 from harness.train import TrainSettings, train
 from suites._bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
 from suites._seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
@@ -67,6 +69,11 @@ class TranslationProfile(Profile):
     min_bucket_sentences: int = 20
     #: translate only the first N test pairs (0 = all)
     test_limit: int = 0
+
+    rules = {"vocab_size": at_least(5, "4 special tokens and at least one subword"), "max_len": at_least(2),
+             "dropout": between(0, 1, high_open=True), "warmup_steps": at_least(0), "transformer_warmup_steps": at_least(0),
+             "weight_decay": at_least(0), "length_penalty": at_least(0, "0 ranks by log-probability"),
+             "length_buckets": Rule(low=1, increasing=True), "test_limit": at_least(0, "0 = all")}
 
 
 PROFILES = {
@@ -127,6 +134,13 @@ class Translation(Suite):
         transformer = Seq2SeqTransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
                                              n_heads=profile.n_heads, max_len=profile.max_len, dropout=profile.dropout)
         return resolve_seq2seq(variant, rnn, transformer)
+
+    def check_data(self, profile: TranslationProfile, options: Dict[str, Any]) -> None:
+        data = self._encoded(profile)
+        for split in ("train", "valid", "test"):
+            if not getattr(data, split):
+                raise UsageError(f"set.max_len={profile.max_len} keeps no {split} pair of data={profile.data} (all "
+                                 f"{data.dropped[split]} have a side of {profile.max_len} tokens or more); give a larger set.max_len.")
 
     def data_checksum(self, profile: TranslationProfile, options: Dict[str, Any]) -> str:
         return self._encoded(profile).corpus.checksum

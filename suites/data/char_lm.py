@@ -75,11 +75,35 @@ def char_lm_data(source: str | None, heldout_fraction: float) -> CharLMData:
     return _prepare(corpus, heldout_fraction)
 
 
+def check_fits(source: str | None, heldout_fraction: float, train_len: int, eval_len: int,
+               eval_settings: str = "set.train_len") -> None:
+    """A UsageError naming ``data`` when the corpus's splits cannot hold random training windows of
+    ``train_len`` and one evaluation window of ``eval_len`` (``eval_settings`` says which settings make it).
+
+    Checked when the plan is made, so that a tiny ``data=`` file is refused before any model is built.
+    """
+    from harness.errors import UsageError
+
+    name = source or DEFAULT_CORPUS
+    data = char_lm_data(source, heldout_fraction)
+    have, need = int(data.train_ids.numel()), train_len + 2
+    if have < need:
+        raise UsageError(f"data={name} is too small for set.train_len={train_len}: its training split has {have} "
+                         f"characters and training windows need at least {need}; use a larger corpus "
+                         f"(data=pydoc, data=bible) or a smaller set.train_len.")
+    have, need = int(data.heldout_ids.numel()), eval_len + 1
+    if have < need:
+        raise UsageError(f"data={name} is too small for evaluation at length {eval_len} ({eval_settings}): its held-out "
+                         f"split ({data.split}) has {have} characters and needs at least {need}; use a larger corpus "
+                         f"(data=pydoc, data=bible), a larger set.heldout_fraction or shorter evaluation lengths.")
+
+
 @functools.lru_cache(maxsize=4)
 def _prepare(corpus: TextCorpus, heldout_fraction: float) -> CharLMData:
     train_text, heldout_text = corpus.train_heldout(heldout_fraction)
     if len(train_text) < 2:
-        raise CorpusError(f"The training split of {corpus.name} has {len(train_text)} characters; it needs at least 2.")
+        raise CorpusError(f"data={corpus.name} is too small: its training split has {len(train_text)} characters; "
+                          f"it needs at least 2 (data=pydoc, data=bible or a larger text file).")
     vocab = CharVocab.from_text(train_text)
     train_ids, heldout_ids = vocab.encode(train_text), vocab.encode(heldout_text)
     h1, h2 = ngram_entropies(train_ids, vocab.size)

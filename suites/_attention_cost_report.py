@@ -12,6 +12,7 @@ import pandas as pd
 import torch
 
 from harness.measure import MAX_OTHER_CPU, MAX_STALL, bootstrap_ratio
+from harness.findings import Claim, Estimate, Finding, finding, sentences
 from harness.report import fmt_mean_ci, markdown_table
 from harness.groups import code_line
 from suites._attention_check import TOLERANCES
@@ -24,6 +25,17 @@ PUBLISHED = (
     "heads, d 64), and at 2048 tokens causal forward takes ~51 ms and ~4 MB against ~367 ms and ~132 MB for the "
     "math path."
 )
+
+MEMORY = Claim(
+    "fused_attention_linear_memory", "attention_cost", "Fused (flash) attention's memory grows linearly in length; "
+    "naive attention's quadratically", "Dao et al. 2022 (arXiv 2205.14135)",
+    "exact attention in memory linear in sequence length; the score matrix is quadratic", ("naive", "sdpa"))
+PEAK = Claim(
+    "sdpa_share_of_peak", "attention_cost", "PyTorch's fused SDPA reaches most of the matmul peak at 4096 tokens",
+    "REFERENCES.md (2-core CPU, forward, 8 heads of 64)", "~69% of the fp32 matmul peak non-causal, ~59% causal",
+    ("naive", "sdpa"))
+CLAIMS = (MEMORY, PEAK)
+NO_PAIRS = "These records lack the naive and SDPA pairs needed for a comparison."
 
 
 def _grouping(heads: int, kv_heads: int) -> str:
@@ -154,14 +166,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     df = _frame(df)
     first = df.iloc[0]
     settings = first.profile_settings
-    cases = df[df["pass"].notna()]
-    lengths = sorted(cases.x.dropna().unique())
-    keys = sorted({(r.variant, r.causal, r["pass"]) for _, r in cases.iterrows()},
-                  key=lambda k: (k[2], k[1], k[0]))
-    spec_of = df.groupby("variant").spec.first()
-    # each kernel is compared with naive of the same head grouping
-    by_grouping = {(s["n_kv_heads"], s["position"]): v for v, s in spec_of.items() if s["kernel"] == "naive"}
-    reference = {v: by_grouping.get((s["n_kv_heads"], s["position"])) for v, s in spec_of.items()}
+    lengths, keys, reference = _cases(df)
     seeds = sorted(int(s) for s in df.seed.unique())
     peaks = df[(df.metric == "matmul_peak") & (df.status == "ok")].value
     dtype = str(first["dtype"])
@@ -194,7 +199,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
               slope_table, ""]
     figures = latency_and_memory_figures(df, out_dir / "figures")
     lines += ["## Figures", ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
-    lines += ["## Against the published findings", "", PUBLISHED + " " + _verdict(df, slopes, reference, lengths), ""]
+    said = sentences(_findings(df, slopes, reference, lengths))
+    lines += ["## Against the published findings", "", PUBLISHED + " " + (" ".join(said) or NO_PAIRS), ""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, *figures]
@@ -272,8 +278,34 @@ def _correctness(df, keys) -> List[str]:
     return ["## Correctness against naive", "", markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.", ""]
 
 
-def _verdict(df, slopes, reference, lengths) -> str:
-    parts = []
+def _cases(df: pd.DataFrame):
+    """(lengths, (variant, causal, pass) keys in table order, the naive reference of each variant).
+
+    Each kernel is compared with naive attention of the same head grouping and position encoding.
+    """
+    cases = df[df["pass"].notna()]
+    lengths = sorted(cases.x.dropna().unique())
+    keys = sorted({(r.variant, r.causal, r["pass"]) for _, r in cases.iterrows()}, key=lambda k: (k[2], k[1], k[0]))
+    spec_of = df.groupby("variant").spec.first()
+    by_grouping = {(s["n_kv_heads"], s["position"]): v for v, s in spec_of.items() if s["kernel"] == "naive"}
+    reference = {v: by_grouping.get((s["n_kv_heads"], s["position"])) for v, s in spec_of.items()}
+    return lengths, keys, reference
+
+
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdicts on FlashAttention's linear memory and the published SDPA share of the matmul peak."""
+    df = _frame(df)
+    lengths, keys, reference = _cases(df)
+    return _findings(df, _slopes(df, keys)[1], reference, lengths)
+
+
+def _findings(df, slopes, reference, lengths) -> List[Finding]:
+    return [_memory_finding(df, slopes, reference, lengths), _peak_finding(df)]
+
+
+def _memory_finding(df, slopes, reference, lengths) -> Finding:
+    """Fused kernels' forward memory grows about linearly (slope < 1.3) where naive's grows quadratically (> 1.7)."""
+    parts, agree, estimates = [], [], []
     for (variant, causal, pass_), entry in sorted(slopes.items()):
         if causal or pass_ != "fwd":
             continue
@@ -284,6 +316,8 @@ def _verdict(df, slopes, reference, lengths) -> str:
         if mine is None or theirs is None:
             continue
         agrees = mine < 1.3 and theirs > 1.7
+        agree.append(agrees)
+        estimates.append(Estimate(f"memory slope {variant} (vs {ref} {theirs:.2f})", mine, seeds=0))
         parts.append(f"`{variant}`'s forward peak memory grows with slope {mine:.2f} against {theirs:.2f} for `{ref}`"
                      + (" (linear against quadratic: agrees)." if agrees else " (does not show linear against quadratic growth)."))
     lat = df[(df.metric == "latency") & (df.status == "ok")]
@@ -300,6 +334,13 @@ def _verdict(df, slopes, reference, lengths) -> str:
                 parts.append(f"At {int(x)} tokens ({'causal' if causal else 'full'} forward, the longest both timed) "
                              f"`{variant}` takes {b:.1f} ms and {mb:.1f} MiB against {a:.1f} ms and {ma:.1f} MiB for `{ref}` "
                              f"({a / b:.1f}x faster, {ma / mb:.0f}x less memory).")
+    verdict = "not run" if not agree else "agrees" if all(agree) else "disagrees" if not any(agree) else "inconclusive"
+    return finding(MEMORY, verdict, " ".join(parts), estimates, int(df.seed.nunique()))
+
+
+def _peak_finding(df) -> Finding:
+    """SDPA's forward FLOP/s share of the matmul peak at 4096 tokens is within 15 points of the published share."""
+    parts, labels, estimates = [], [], []
     frac = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df["pass"] == "fwd") & (df.kernel == "sdpa")
               & (df.grouping == "MHA")]
     if len(frac):
@@ -310,13 +351,21 @@ def _verdict(df, slopes, reference, lengths) -> str:
                 got = sel.value.mean()
                 if got > 100:
                     verdict = "above 100%, so this run's peak is not trustworthy (the machine's load changed between the two)."
+                    labels.append("inconclusive")
                 elif x != 4096:
                     verdict = "measured at a different length, so not comparable."
+                    labels.append("inconclusive")
                 else:
-                    verdict = "close to it." if abs(got - published) <= 15 else "not the published share."
+                    close = abs(got - published) <= 15
+                    verdict = "close to it." if close else "not the published share."
+                    labels.append("agrees" if close else "disagrees")
+                estimates.append(Estimate.of(f"SDPA share of matmul peak, {'causal' if causal else 'non-causal'}, "
+                                             f"{int(x)} tokens", sel.groupby("seed").value.mean(), "%"))
                 parts.append(f"SDPA reaches {got:.0f}% of the matmul peak at {int(x)} tokens {'causal' if causal else 'non-causal'} "
                              f"forward against ~{published}% published for 4096 tokens: {verdict}")
-    return " ".join(parts) if parts else "These records lack the naive and SDPA pairs needed for a comparison."
+    verdict = ("not run" if not labels else labels[0] if len(set(labels)) == 1
+               else "inconclusive" if "inconclusive" in labels else "disagrees")
+    return finding(PEAK, verdict, " ".join(parts), estimates)
 
 
 def _has(frame, variant, causal, x) -> bool:

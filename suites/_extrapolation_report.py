@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List
 
 import pandas as pd
 
+from harness.findings import Claim, Estimate, Finding, finding, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites._learning import learning_checks, learning_section, usable
 from harness.groups import code_line
@@ -17,6 +19,12 @@ PUBLISHED = (
     "improving past the training length (perplexity 19.73 at L, 18.73 at ~2L, 18.40 at ~7L) while sinusoidal "
     "rises steeply (20.05, 43.54, 178.97) and rotary in between (20.07, 21.37, 35.54)."
 )
+EXTRAPOLATION = Claim(
+    "alibi_extrapolates", "position_extrapolation", "ALiBi extrapolates past the training length; sinusoidal does not",
+    "Press et al. 2022 (arXiv 2108.12409)",
+    "ppl at L, ~2L, ~7L on WikiText-103 (L = 512): ALiBi 19.73, 18.73, 18.40; sinusoidal 20.05, 43.54, 178.97",
+    ("sinusoidal", "alibi"))
+CLAIMS = (EXTRAPOLATION,)
 #: a variant whose perplexity at L is this much above the best variant's did not train comparably
 NOT_COMPARABLE = 1.15
 #: the published shape: ALiBi's ppl(8L)/ppl(L) at most FLAT, sinusoidal's at least RISES
@@ -86,22 +94,17 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         lines += [f"- `{r.variant}`: {r.status}: {r.reason}" for r in reasons.itertuples()] + [""]
 
     # --- did each variant learn, and how flat is it
-    checks = learning_checks(df, "loss", float(train_len))
-    lines += learning_section(checks, variants)
-    kept, left_out = usable(checks)
-    at_l = _per_seed(ok, "perplexity", float(train_len))
-    at_8l = _per_seed(ok, "perplexity", float(8 * train_len))
-    best_l = min((mean_ci(at_l[v].values())[0] for v in kept if v in at_l), default=math.nan)
-    summary, ratios = [], {}
+    shape = Shape(df)
+    lines += learning_section(shape.checks, variants)
+    summary = []
     for v in variants:
-        l_vals = at_l.get(v, {})
-        ratio_vals = [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
-        ratios[v] = ratio_vals
-        flags = [name for name, on in (("did not learn", checks[v].did_not_learn), ("memorised", checks[v].memorised)) if on]
-        comparable = not flags and bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * best_l
+        l_vals = shape.at_l.get(v, {})
+        flags = [name for name, on in (("did not learn", shape.checks[v].did_not_learn),
+                                        ("memorised", shape.checks[v].memorised)) if on]
+        comparable = not flags and bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * shape.best_l
         summary.append({
             "variant": v, "ppl at L": fmt_mean_ci(l_vals.values()),
-            "ppl(8L) / ppl(L)": fmt_mean_ci(ratio_vals) if ratio_vals else "n/a",
+            "ppl(8L) / ppl(L)": fmt_mean_ci(shape.ratios[v]) if shape.ratios[v] else "n/a",
             "comparable at L": "yes" if comparable else "no: " + (
                 " and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
         })
@@ -113,15 +116,39 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 
     figure = _figure(ok, variants, train_len, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
-    comparable = {v for v in kept if v in at_l and mean_ci(at_l[v].values())[0] <= NOT_COMPARABLE * best_l}
-    lines += ["## Against the published finding", "", PUBLISHED + " " + verdict(ratios, comparable, set(kept))
-              + (" " + left_out if left_out else ""), ""]
+    lines += ["## Against the published finding", "", PUBLISHED + " " + " ".join(sentences(findings(df))), ""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
 
 
-def verdict(ratios: Dict[str, List[float]], comparable: set, learned: set) -> str:
+class Shape:
+    """What the verdict and the summary table share: per-seed perplexity at L and 8L, their ratio, the learning checks."""
+
+    def __init__(self, df: pd.DataFrame):
+        ok = df[df.status == "ok"]
+        train_len = float(df.iloc[0].profile_settings["train_len"])
+        self.checks = learning_checks(df, "loss", train_len)
+        self.kept, self.left_out = usable(self.checks)
+        self.at_l = _per_seed(ok, "perplexity", train_len)
+        at_8l = _per_seed(ok, "perplexity", 8 * train_len)
+        self.best_l = min((mean_ci(self.at_l[v].values())[0] for v in self.kept if v in self.at_l), default=math.nan)
+        self.ratios = {v: [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
+                       for v, l_vals in ((v, self.at_l.get(v, {})) for v in df.variant.unique())}
+        self.comparable = {v for v in self.kept if v in self.at_l
+                           and mean_ci(self.at_l[v].values())[0] <= NOT_COMPARABLE * self.best_l}
+
+
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdict on Press et al.'s finding from one group of records."""
+    shape = Shape(df)
+    found = verdict(shape.ratios, shape.comparable, set(shape.kept))
+    if shape.left_out and found.sentence:
+        found = replace(found, sentence=found.sentence + " " + shape.left_out)
+    return [found]
+
+
+def verdict(ratios: Dict[str, List[float]], comparable: set, learned: set) -> Finding:
     """Agrees when ALiBi's ppl(8L)/ppl(L) is at most FLAT and sinusoidal's at least RISES; disagrees when ALiBi
     rises past FLAT or does not stay below sinusoidal.
 
@@ -129,22 +156,29 @@ def verdict(ratios: Dict[str, List[float]], comparable: set, learned: set) -> st
     NOT_COMPARABLE of the best), since a flat curve from a weaker model is not extrapolation. A rising curve
     needs no such condition: a weaker model would flatten it, not steepen it.
     """
+    estimates = [Estimate.of(f"{name} ppl(8L)/ppl(L)", ratios[v]) for v, name in (("alibi", "ALiBi"), ("sinusoidal", "sinusoidal"))
+                 if ratios.get(v)]
+    absent = [v for v in ("alibi", "sinusoidal") if not ratios.get(v)]
     missing = [f"`{v}` {why}" for v, ok, why in (
         ("alibi", "alibi" in comparable, "did not learn, memorised or is not comparable at L"),
         ("sinusoidal", "sinusoidal" in learned, "did not learn or memorised")) if not ok]
-    missing += [f"`{v}` lacks results at L and 8L" for v in ("alibi", "sinusoidal") if not ratios.get(v)]
+    missing += [f"`{v}` lacks results at L and 8L" for v in absent]
     if missing:
-        return "This run cannot be compared: " + "; ".join(missing) + " (see above)."
+        return finding(EXTRAPOLATION, "not run" if absent else "inconclusive",
+                       "This run cannot be compared: " + "; ".join(missing) + " (see above).", estimates)
     a, s = (mean_ci(ratios[v]) for v in ("alibi", "sinusoidal"))
     shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(ratios['alibi'])} for ALiBi and {fmt_mean_ci(ratios['sinusoidal'])} "
              f"for sinusoidal")
     if a[0] <= FLAT and s[0] >= RISES:
-        return shown + f": this run **agrees** (ALiBi within {FLAT - 1:.0%} of flat, sinusoidal at least {RISES:g}x)."
+        return finding(EXTRAPOLATION, "agrees", shown + f": this run **agrees** (ALiBi within {FLAT - 1:.0%} of flat, "
+                       f"sinusoidal at least {RISES:g}x).", estimates)
     if a[0] > FLAT or s[0] <= a[0]:
-        return shown + ": this run **disagrees** (" + (
-            f"ALiBi rises more than {FLAT - 1:.0%}." if a[0] > FLAT else "sinusoidal does not rise more than ALiBi.") + ")"
-    return shown + (f": **inconclusive** (ALiBi stays flat, but sinusoidal rises less than {RISES:g}x, short of the "
-                    "published blow-up).")
+        return finding(EXTRAPOLATION, "disagrees", shown + ": this run **disagrees** (" + (
+            f"ALiBi rises more than {FLAT - 1:.0%}." if a[0] > FLAT else "sinusoidal does not rise more than ALiBi.") + ")",
+            estimates)
+    return finding(EXTRAPOLATION, "inconclusive", shown + (
+        f": **inconclusive** (ALiBi stays flat, but sinusoidal rises less than {RISES:g}x, short of the published blow-up)."),
+        estimates)
 
 
 def _figure(ok: pd.DataFrame, variants: List[str], train_len: int, path: Path) -> Path:

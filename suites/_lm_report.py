@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
+from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites._learning import learning_checks, learning_section, usable
 from suites._lm_figure import perplexity_figure
@@ -18,6 +19,20 @@ from harness.groups import code_line
 FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
                    "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position"}
 FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "kernel", "combined")
+SCORING = Claim(
+    "scorings_similar_small_dk", "language_modeling", "At small d_k additive and dot-product scores are similar",
+    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1)",
+    "similar at small d_k; Table 3 moves BLEU by at most 0.9 (25.8 base) across head counts and key sizes",
+    ("baseline", "dot", "additive+naive"))
+GROUPING = Claim(
+    "gqa_keeps_mha_quality", "language_modeling", "GQA keeps MHA quality; MQA loses a little",
+    "Ainslie et al. 2023 (arXiv 2305.13245)", "T5-XXL average score: MHA 47.2, GQA-8 47.1, MQA 46.6",
+    ("baseline", "gqa2", "mqa"))
+POST_LN = Claim(
+    "post_ln_trains_worse", "language_modeling", "Post-LN trains worse than Pre-LN without a long warm-up",
+    "Xiong et al. 2020 (arXiv 2002.04745)", "Post-LN BLEU 8.45 without warm-up vs ~34 with 4000 steps (IWSLT14 De-En)",
+    ("baseline", "post_ln"))
+CLAIMS = (SCORING, GROUPING, POST_LN)
 #: a variant whose parameter count differs from the baseline's by more than this is flagged
 PARAM_TOLERANCE = 0.10
 #: perplexity differences within this fraction of the baseline count as "about the same"
@@ -167,13 +182,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
     checks = learning_checks(df, "loss", float(settings["train_len"]))
     lines += learning_section(checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None)
-    kept, left_out = usable(checks)
-    learned = Summary(df[df.variant.isin(kept)]) if s.baseline in kept else None
-    verdicts = _verdicts(learned) if learned else [
-        f"No verdict: the baseline `{s.baseline}` {checks[s.baseline].reason() if s.baseline in checks else 'did not run'}, "
-        "so no variant can be compared with it."]
+    left_out = usable(checks)[1]
     lines += (["## Against the published findings", "", _seed_note(s), ""] + ([left_out, ""] if left_out else [])
-              + [f"- {t}" for t in verdicts] + [""])
+              + [f"- {t}" for t in sentences(findings(df))] + [""])
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
@@ -230,31 +241,72 @@ def _seed_note(s: Summary) -> str:
             "smaller than that are within seed-to-seed noise.")
 
 
-def _verdicts(s: Summary) -> List[str]:
-    out = []
-    b = s.mean_ppl(s.baseline)
-    if math.isnan(b):
-        return ["This run has no baseline perplexity, so it cannot be compared with the literature."]
-    base_txt = f"baseline (scaled_dot) {b:.3f}"
-    head = s.base["d_model"] // s.base["n_heads"]
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdicts on Vaswani et al.'s scorings, Ainslie et al.'s GQA and Xiong et al.'s Post-LN.
 
+    Only variants that learned and did not memorise are compared; without a usable baseline every claim is
+    inconclusive (or not run, when no baseline ran), with one sentence saying why.
+    """
+    s = Summary(df)
+    checks = learning_checks(df, "loss", float(df.iloc[0].profile_settings["train_len"]))
+    kept = usable(checks)[0]
+    if s.baseline not in kept:
+        why = checks[s.baseline].reason() if s.baseline in checks else "did not run"
+        sentence = f"No verdict: the baseline `{s.baseline}` {why}, so no variant can be compared with it."
+        verdict = "inconclusive" if s.baseline in checks else "not run"
+        return [finding(claim, verdict, sentence) for claim in CLAIMS]
+    learned = Summary(df[df.variant.isin(kept)])
+    if math.isnan(learned.mean_ppl(learned.baseline)):
+        sentence = "This run has no baseline perplexity, so it cannot be compared with the literature."
+        return [finding(claim, "not run", sentence) for claim in CLAIMS]
+    return [_scoring(learned, s), _grouping(learned, s), _post_ln(learned, s)]
+
+
+def _delta(s: Summary, v: str, label: str) -> Estimate:
+    """The paired per-seed change of a variant's perplexity against the baseline's, in %."""
+    return Estimate.of(f"{label} Δ ppl vs baseline", s.ppl_delta_pct(v), "%")
+
+
+def _unlearned(s: Summary, everyone: Summary, family: str) -> List[str]:
+    """Variants of a family that ran but are left out of the verdicts (did not learn or memorised)."""
+    return sorted(v for v, f in everyone.family.items() if f == family and v not in s.family)
+
+
+def _left_out_text(names: List[str]) -> str:
+    return ("no verdict, as " + ", ".join(f"`{v}`" for v in names)
+            + " did not learn or memorised (see above).")
+
+
+def _base_txt(s: Summary) -> str:
+    return f"baseline (scaled_dot) {s.mean_ppl(s.baseline):.3f}"
+
+
+def _scoring(s: Summary, everyone: Summary) -> Finding:
+    """Vaswani et al. 2017: at small d_k the scorings are similar (agrees when every change is within SIMILAR)."""
+    head = s.base["d_model"] // s.base["n_heads"]
     dot = [v for v, f in s.family.items() if f == "scoring" and "dot" == _field(s, v, "scoring")]
     add = [v for v, f in s.family.items() if f == "scoring" and "additive" == _field(s, v, "scoring")]
     text = ("Vaswani et al. 2017 (3.2.1) find additive and dot-product attention similar for small key sizes d_k, and "
             "additive better than unscaled dot products at large d_k, which is why they scale by 1/sqrt(d_k); their "
             "Table 3 (En-De dev, base 25.8 BLEU, PPL 4.92) moves BLEU by at most 0.9 across head counts (1 head 24.9, 16 "
             f"heads 25.8, 32 heads 25.4) and key size (d_k 16: 25.1). Here d_k = {head}, a small key size: ")
-    if dot or add:
-        parts = [f"{v} {_cmp(s, v)[1]} ({100 * _cmp(s, v)[0]:+.1f}%)" for v in dot + add]
-        deltas = [abs(_cmp(s, v)[0]) for v in dot + add if not math.isnan(_cmp(s, v)[0])]
-        agrees = bool(deltas) and max(deltas) <= SIMILAR
-        text += (f"{base_txt} vs " + ", ".join(parts) + ". This run " +
-                 ("agrees: at small d_k the scorings are within " if agrees else "does not show the scorings as similar: "
-                  "the largest change exceeds ") + f"{SIMILAR:.0%} of the baseline.")
-    else:
-        text += "this run has no unscaled-dot or additive variant to compare."
-    out.append(text)
+    if not dot and not add:
+        left = [v for v in _unlearned(s, everyone, "scoring") if _field(everyone, v, "scoring") in ("dot", "additive")]
+        if left:
+            return finding(SCORING, "inconclusive", text + _left_out_text(left))
+        return not_run(SCORING, text + "this run has no unscaled-dot or additive variant to compare.")
+    parts = [f"{v} {_cmp(s, v)[1]} ({100 * _cmp(s, v)[0]:+.1f}%)" for v in dot + add]
+    deltas = [abs(_cmp(s, v)[0]) for v in dot + add if not math.isnan(_cmp(s, v)[0])]
+    agrees = bool(deltas) and max(deltas) <= SIMILAR
+    text += (f"{_base_txt(s)} vs " + ", ".join(parts) + ". This run " +
+             ("agrees: at small d_k the scorings are within " if agrees else "does not show the scorings as similar: "
+              "the largest change exceeds ") + f"{SIMILAR:.0%} of the baseline.")
+    verdict = "agrees" if agrees else ("disagrees" if deltas else "inconclusive")
+    return finding(SCORING, verdict, text, [_delta(s, v, v) for v in dot + add])
 
+
+def _grouping(s: Summary, everyone: Summary) -> Finding:
+    """Ainslie et al. 2023: GQA keeps MHA's quality, MQA loses a little (agrees: GQA within SIMILAR and no worse than MQA)."""
     groups = {v: _field(s, v, "n_kv_heads") for v, f in s.family.items() if f == "head grouping"}
     unmatched = {v for v in groups if (widening(_spec(s, v), s.base) or "").startswith("unmatched")}
     mqa = sorted((v for v, g in groups.items() if g == 1), key=lambda v: v in unmatched)  # matched ones first
@@ -263,26 +315,38 @@ def _verdicts(s: Summary) -> List[str]:
             "key/value heads keep nearly all of MHA's quality and a single one loses a little (their models are uptrained "
             "from MHA checkpoints; here each is trained from scratch, its FFN widened to the baseline's parameter count "
             "unless marked unmatched above). ")
-    if mqa and gqa:
-        g, m = _cmp(s, gqa[0]), _cmp(s, mqa[0])
-        agrees = not math.isnan(g[0]) and not math.isnan(m[0]) and g[0] <= m[0] and g[0] <= SIMILAR
-        text += (f"Here {base_txt} (MHA), {gqa[0]} {g[1]} ({100 * g[0]:+.1f}%), {mqa[0]} {m[1]} ({100 * m[0]:+.1f}%): this run "
-                 + ("agrees (GQA at most " + f"{SIMILAR:.0%} worse than MHA, and no worse than MQA)." if agrees else
-                    "does not reproduce the ordering MHA ≈ GQA ≤ MQA in perplexity at this size."))
-    else:
-        text += "This run lacks a GQA or MQA variant to compare."
-    out.append(text)
+    if not (mqa and gqa):
+        left = _unlearned(s, everyone, "head grouping")
+        if left:
+            return finding(GROUPING, "inconclusive", text + _left_out_text(left)[0].upper() + _left_out_text(left)[1:])
+        return not_run(GROUPING, text + "This run lacks a GQA or MQA variant to compare.")
+    g, m = _cmp(s, gqa[0]), _cmp(s, mqa[0])
+    agrees = not math.isnan(g[0]) and not math.isnan(m[0]) and g[0] <= m[0] and g[0] <= SIMILAR
+    text += (f"Here {_base_txt(s)} (MHA), {gqa[0]} {g[1]} ({100 * g[0]:+.1f}%), {mqa[0]} {m[1]} ({100 * m[0]:+.1f}%): this run "
+             + ("agrees (GQA at most " + f"{SIMILAR:.0%} worse than MHA, and no worse than MQA)." if agrees else
+                "does not reproduce the ordering MHA ≈ GQA ≤ MQA in perplexity at this size."))
+    missing = math.isnan(g[0]) or math.isnan(m[0])
+    verdict = "agrees" if agrees else ("inconclusive" if missing else "disagrees")
+    return finding(GROUPING, verdict, text, [_delta(s, gqa[0], gqa[0]), _delta(s, mqa[0], mqa[0])])
 
+
+def _post_ln(s: Summary, everyone: Summary) -> Finding:
+    """Xiong et al. 2020: Post-LN trains worse than Pre-LN without a long warm-up (agrees: it diverged or is worse)."""
     post = [v for v, f in s.family.items() if f == "norm placement" and _field(s, v, "norm_placement") == "post"]
-    if post:
-        change, shown = _cmp(s, post[0])
-        worse = s.status(post[0]) == "diverged" or (not math.isnan(change) and change > 0)
-        text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one "
-                f"(here {s.df.iloc[0].profile_settings['warmup_steps']} warm-up steps). {base_txt} (Pre-LN) vs {post[0]} {shown}"
-                + ("" if math.isnan(change) else f" ({100 * change:+.1f}%)") + ": this run "
-                + ("agrees (Post-LN is worse)." if worse else "does not show Post-LN worse at this size and warm-up."))
-        out.append(text)
-    return out
+    if not post:
+        left = [v for v in _unlearned(s, everyone, "norm placement") if _field(everyone, v, "norm_placement") == "post"]
+        if left:
+            return finding(POST_LN, "inconclusive", "Xiong et al. 2020: Post-LN trains worse than Pre-LN without a long "
+                           "warm-up; " + _left_out_text(left))
+        return not_run(POST_LN)
+    change, shown = _cmp(s, post[0])
+    worse = s.status(post[0]) == "diverged" or (not math.isnan(change) and change > 0)
+    text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one "
+            f"(here {s.df.iloc[0].profile_settings['warmup_steps']} warm-up steps). {_base_txt(s)} (Pre-LN) vs {post[0]} {shown}"
+            + ("" if math.isnan(change) else f" ({100 * change:+.1f}%)") + ": this run "
+            + ("agrees (Post-LN is worse)." if worse else "does not show Post-LN worse at this size and warm-up."))
+    verdict = "agrees" if worse else ("inconclusive" if math.isnan(change) else "disagrees")
+    return finding(POST_LN, verdict, text, [_delta(s, post[0], post[0])])
 
 
 def _spec(s: Summary, variant: str) -> Dict:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import pandas as pd
 
+from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from harness.groups import code_line
 from suites._learning import LearningCheck, learning_checks, learning_section
@@ -22,6 +23,20 @@ PUBLISHED = (
     "without warm-up; at initialisation the FFN weights' gradient norm grows with layer index for Post-LN and is "
     "roughly flat for Pre-LN."
 )
+WARMUP = Claim(
+    "post_ln_needs_warmup", "training_stability", "Post-LN needs a learning-rate warm-up; Pre-LN does not",
+    "Xiong et al. 2020 (arXiv 2002.04745)",
+    "Post-LN IWSLT14 De-En BLEU 8.45 without warm-up, ~34 with 4000 steps; Pre-LN trains without one",
+    ("post_ln", "pre_ln"))
+GRADIENTS = Claim(
+    "post_ln_gradient_grows", "training_stability", "At initialisation Post-LN's FFN gradients grow toward the output; "
+    "Pre-LN's stay flat", "Xiong et al. 2020 (arXiv 2002.04745), Fig. 3",
+    "gradient norm of the FFN weights grows with layer index for Post-LN, roughly flat for Pre-LN", ("post_ln", "pre_ln"))
+TRAINABILITY = Claim(
+    "post_ln_harder_to_train", "training_stability", "Post-LN diverges or stalls more often than Pre-LN",
+    "Xiong et al. 2020 (arXiv 2002.04745)", "Post-LN BLEU 2.77 at lr 1e-3 with 500 warm-up steps; Pre-LN trains at both rates",
+    ("post_ln", "pre_ln"))
+CLAIMS = (GRADIENTS, TRAINABILITY, WARMUP)
 #: a run without warm-up "trains worse" when its held-out loss exceeds the warmed-up run's by this much (nats/char);
 #: a run within this much of the unigram loss learned no more than character frequencies
 WORSE_BY = 0.05
@@ -75,11 +90,11 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += learning_section(checks, label="run")
     lines += ["Only runs that finished are in this table. The flags decide which held-out losses the warm-up verdict may "
               "compare; diverged runs, and runs no better than the unigram loss, stay the evidence of instability they are.", ""]
-    ratio_lines, ratios = _ratio_table(grads, variants)
+    ratio_lines, ratios, per_seed = _ratio_table(grads, variants)
     lines += ratio_lines
     figure = _figure(grads, variants, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![FFN gradient norm by layer at initialisation](figures/{figure.name})", ""]
-    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in _verdicts(warm, ratios)] + [""]
+    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in sentences(_findings(warm, ratios, per_seed, len(seeds)))] + [""]
     failed = df[df.status.isin(["failed", "oom", "skipped"])].drop_duplicates(["variant", "status", "reason"])
     if len(failed):
         lines += ["## Jobs that did not run", ""] + [f"- `{r.variant}`: {r.status}: {r.reason}" for r in failed.itertuples()] + [""]
@@ -194,7 +209,7 @@ def _count(c: Dict, cell: pd.DataFrame, warmups: List[int], checks: Dict[int, Le
 
 
 def _ratio_table(grads: pd.DataFrame, variants: List[str]):
-    rows, ratios = [], {}
+    rows, ratios, spread = [], {}, {}
     for v in variants:
         for depth in sorted(int(d) for d in grads.depth.dropna().unique()):
             part = grads[(grads.variant == v) & (grads.depth == depth)]
@@ -206,51 +221,77 @@ def _ratio_table(grads: pd.DataFrame, variants: List[str]):
                 if len(last) and len(first):
                     per_seed.append(float(last.iloc[0]) / float(first.iloc[0]))
             ratios[(v, depth)] = mean_ci(per_seed)[0]
+            spread[(v, depth)] = per_seed
             rows.append({"variant": v, "depth": depth, "first layer": fmt_mean_ci(part[part.x == 1].value, 3),
                          "last layer": fmt_mean_ci(part[part.x == depth].value, 3),
                          "last / first": fmt_mean_ci(per_seed)})
     return ["## Gradient norm of each layer's FFN weights at initialisation", "",
             "||dL/dW|| over the feed-forward parameters of the first and last layer (mean over the probe batches, then "
-            "over seeds) and their ratio per seed.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], ratios
+            "over seeds) and their ratio per seed.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], \
+        ratios, spread
 
 
-def _verdicts(warm: Dict, ratios: Dict) -> List[str]:
-    out = []
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdicts on Xiong et al.'s findings from one group of records."""
+    first = df.iloc[0]
+    variants = _order(df.variant.unique())
+    runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
+    grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
+    checks = run_checks(df, variants)
+    warm = _warmup_table(runs, variants, first.profile_settings, float(first.get("unigram_loss", float("nan"))), checks)[1]
+    _, ratios, per_seed = _ratio_table(grads, variants)
+    return _findings(warm, ratios, per_seed, df.seed.nunique())
+
+
+def _findings(warm: Dict, ratios: Dict, per_seed: Optional[Dict] = None, seeds: int = 0) -> List[Finding]:
+    """One finding per claim from the warm-up summary (``_warmup_table``) and the last/first gradient ratios
+    (``_ratio_table``: their means, and per seed); ``seeds`` is the number of seeds of the group."""
+    per_seed = per_seed or {}
+    out = {}
     deep = sorted({d for _, d in ratios if d > 2}) or sorted({d for _, d in ratios})
     post = [ratios[("post_ln", d)] for d in deep if ("post_ln", d) in ratios]
     pre = [ratios[("pre_ln", d)] for d in deep if ("pre_ln", d) in ratios]
     if post and pre:
         grows = all(r > 1 for r in post)
         flatter = all(abs(math.log(b)) < abs(math.log(a)) for a, b in zip(post, pre))
-        out.append(
-            f"Per-layer gradients at initialisation (depths {deep}): last/first FFN gradient ratio "
-            + ", ".join(f"{r:.2f}" for r in post) + " for Post-LN and " + ", ".join(f"{r:.2f}" for r in pre)
-            + " for Pre-LN. " + ("This agrees that Post-LN's gradients grow toward the output" if grows else
-                                 "Post-LN's gradients do not grow toward the output at every depth here")
-            + (", and Pre-LN's profile is flatter." if flatter else
-               "; Pre-LN's profile is not flatter here" + (" (its gradients shrink toward the output instead)."
-                                                           if any(r < 1 for r in pre) else ".")))
+        verdict = "agrees" if grows and flatter else ("disagrees" if not grows and not flatter else "inconclusive")
+        estimates = [Estimate.of(f"{name} last/first FFN gradient, depth {d}", per_seed.get((v, d)) or [ratios[(v, d)]])
+                     for v, name in (("post_ln", "Post-LN"), ("pre_ln", "Pre-LN")) for d in deep if (v, d) in ratios]
+        text = (f"Per-layer gradients at initialisation (depths {deep}): last/first FFN gradient ratio "
+                + ", ".join(f"{r:.2f}" for r in post) + " for Post-LN and " + ", ".join(f"{r:.2f}" for r in pre)
+                + " for Pre-LN. " + ("This agrees that Post-LN's gradients grow toward the output" if grows else
+                                     "Post-LN's gradients do not grow toward the output at every depth here")
+                + (", and Pre-LN's profile is flatter." if flatter else
+                   "; Pre-LN's profile is not flatter here" + (" (its gradients shrink toward the output instead)."
+                                                               if any(r < 1 for r in pre) else ".")))
+        out[GRADIENTS.key] = finding(GRADIENTS, verdict, text, estimates)
     p, q = warm.get("post_ln"), warm.get("pre_ln")
     left_note = _left_note(warm)
     if p and q and p["runs"] and q["runs"]:
-        out.append(f"Trainability: {p['stuck']} of {p['runs']} Post-LN runs diverged or learned no more than character "
-                   f"frequencies, against {q['stuck']} of {q['runs']} Pre-LN runs; this run "
-                   + ("agrees that Post-LN is the harder one to train." if p["stuck"] > q["stuck"] else
-                      "does not show Post-LN harder to train."))
+        harder = p["stuck"] > q["stuck"]
+        text = (f"Trainability: {p['stuck']} of {p['runs']} Post-LN runs diverged or learned no more than character "
+                f"frequencies, against {q['stuck']} of {q['runs']} Pre-LN runs; this run "
+                + ("agrees that Post-LN is the harder one to train." if harder else "does not show Post-LN harder to train."))
+        counts = [Estimate("Post-LN runs diverged or unlearned", p["stuck"], unit=f"of {p['runs']}", seeds=0),
+                  Estimate("Pre-LN", q["stuck"], unit=f"of {q['runs']}", seeds=0)]
+        out[TRAINABILITY.key] = finding(TRAINABILITY, "agrees" if harder else "disagrees", text, counts, seeds)
     if p and q and p["cells"] and q["cells"]:
         agrees = p["hurt"] > q["hurt"]
-        out.append(
-            f"Warm-up: without it Post-LN diverged or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
-            f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
-            + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does (by {p['hurt'] - q['hurt']} of "
-               f"{p['cells']} cells{', a thin margin for one seed' if p['hurt'] - q['hurt'] == 1 else ''})." if agrees else
-               "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget.")
-            + (" " + left_note if left_note else ""))
+        text = (f"Warm-up: without it Post-LN diverged or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
+                f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
+                + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does (by {p['hurt'] - q['hurt']} of "
+                   f"{p['cells']} cells{', a thin margin for one seed' if p['hurt'] - q['hurt'] == 1 else ''})." if agrees
+                   else "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget.")
+                + (" " + left_note if left_note else ""))
+        counts = [Estimate("Post-LN (depth, lr) cells hurt without warm-up", p["hurt"], unit=f"of {p['cells']}", seeds=0),
+                  Estimate("Pre-LN", q["hurt"], unit=f"of {q['cells']}", seeds=0)]
+        out[WARMUP.key] = finding(WARMUP, "agrees" if agrees else "disagrees", text, counts, seeds)
     elif p and q and left_note:
         empty = [name for name, c in (("Post-LN", p), ("Pre-LN", q)) if not c["cells"]]
-        out.append("Warm-up: no verdict, " + " and ".join(empty) + (" have" if len(empty) > 1 else " has")
-                   + " no (depth, lr) cell decided by a divergence or by two runs that learned. " + left_note)
-    return out
+        out[WARMUP.key] = finding(WARMUP, "inconclusive", "Warm-up: no verdict, " + " and ".join(empty)
+                                  + (" have" if len(empty) > 1 else " has")
+                                  + " no (depth, lr) cell decided by a divergence or by two runs that learned. " + left_note)
+    return [out.get(claim.key) or not_run(claim) for claim in CLAIMS]
 
 
 def _left_note(warm: Dict) -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from harness.context import JobContext
+    from harness.findings import Claim, Finding
 
 suites: Registry["Suite"] = Registry("suite", package="suites", list_command="bench list suites")
 
@@ -101,6 +102,9 @@ class Suite:
     trains: bool = True
     #: options a user may set on the command line (key -> allowed values; None = free text)
     options: Dict[str, Optional[Tuple[str, ...]]] = {}
+    #: the module that turns records into the report and the verdicts: write_report(suite, df, out_dir),
+    #: CLAIMS (the published findings the suite tests) and findings(df) -> one Finding per claim
+    report_module: str = ""
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
@@ -137,6 +141,25 @@ class Suite:
         """Train/measure one variant with one seed; raise Diverged/Unsupported for those outcomes."""
         raise NotImplementedError
 
+    def _reporter(self):
+        """The suite's report module (``report_module``), imported on first use."""
+        import importlib
+
+        if not self.report_module:
+            raise NotImplementedError(f"suite {self.name} names no report_module")
+        return importlib.import_module(self.report_module)
+
     def report(self, records: "pd.DataFrame", out_dir: Path) -> List[Path]:
         """Write this suite's Markdown report (and figures) from stored records; return the paths."""
-        raise NotImplementedError
+        return self._reporter().write_report(self, records, out_dir)
+
+    @property
+    def claims(self) -> Tuple["Claim", ...]:
+        """The published findings this suite tests (its report module's CLAIMS), in the order it reports them."""
+        return tuple(getattr(self._reporter(), "CLAIMS", ())) if self.report_module else ()
+
+    def findings(self, records: "pd.DataFrame") -> List["Finding"]:
+        """One verdict per claim from one group of records (its report module's ``findings``)."""
+        if not self.report_module or not hasattr(self._reporter(), "findings"):
+            return []
+        return list(self._reporter().findings(records))

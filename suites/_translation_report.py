@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
+from harness.findings import Claim, Estimate, Finding, finding, not_run
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites._translation_baselines import BASELINES, LEARNED_MARGIN, best_baseline, unlearned
 from harness.groups import code_line
@@ -18,6 +19,12 @@ PUBLISHED = (
     "against 26.75 for the models trained on sentences of up to 50 words; in their Figure 2 the models without "
     "attention lose BLEU steeply once sources pass about 20 words, while RNNsearch-50 stays flat to 50 words and more."
 )
+BOTTLENECK = Claim(
+    "attention_long_sentences", "translation", "Attention removes the fixed-vector bottleneck on long sentences",
+    "Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473)",
+    "WMT'14 En-Fr test BLEU 13.93 without attention vs 21.50 with (17.82 vs 26.75 at 50 words); no loss to 50+ words",
+    ("rnn", "lstm", "lstm+bahdanau+additive"))
+CLAIMS = (BOTTLENECK,)
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
 #: without recorded baselines (records of suite version 1), a model whose best bucket stays below this BLEU did not learn
@@ -131,7 +138,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", "",
               "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.", ""]
     lines += _samples(ok, variants)
-    lines += ["## Against the published finding", "", PUBLISHED + " " + _verdict(ok, variants, specs, labels, flagged), ""]
+    lines += ["## Against the published finding", "", PUBLISHED + " " + findings(df)[0].sentence, ""]
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]
@@ -198,15 +205,25 @@ def _samples(ok: pd.DataFrame, variants: List[str]) -> List[str]:
     return lines
 
 
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdict on Bahdanau et al.'s finding from one group of records."""
+    ok = df[df.status == "ok"]
+    specs = {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
+    variants = _order(list(specs), specs)
+    buckets = df[df.metric == "bleu_by_length"].drop_duplicates("x").sort_values("x")
+    labels = {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
+    return [_verdict(ok, variants, specs, labels, flag_unlearned(ok, variants))]
+
+
 def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labels: Dict[float, str],
-             flagged: Optional[Mapping[str, str]] = None) -> str:
+             flagged: Optional[Mapping[str, str]] = None) -> Finding:
     """Whether this run reproduces Bahdanau et al.'s finding, from the RNN variants that learned.
 
     The attention side is their model (the bahdanau decoder with the additive score) when the run has it,
     otherwise the other attention RNNs, said so; variants in ``flagged`` (did not learn) are left out.
     """
     if not labels:
-        return "This run has no BLEU by source length, so it cannot be compared."
+        return not_run(BOTTLENECK, "This run has no BLEU by source length, so it cannot be compared.")
     flagged = dict(flagged or {})
     means: Dict[str, Dict[float, float]] = {}
     for v in variants:
@@ -218,7 +235,8 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     searches = [v for v in rnn if _is_rnnsearch(specs[v])]
     attn = searches or [v for v in rnn if specs[v]["scoring"] != "none"]
     if not plain or not attn:
-        return "This run lacks RNN encoder-decoders with and without attention on the longest bucket, so it cannot be compared."
+        return not_run(BOTTLENECK, "This run lacks RNN encoder-decoders with and without attention on the longest bucket, "
+                       "so it cannot be compared.")
     short = "Bahdanau's attention" if searches else "attention"
     side = (f"{short} (the bahdanau decoder with the additive score)" if searches else
             "attention (none is Bahdanau's model, the bahdanau decoder with the additive score, so this compares "
@@ -233,9 +251,11 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     plain = [v for v in plain if v not in flagged]
     attn = [v for v in attn if v not in flagged]
     if not attn:
-        return " ".join(sentences + [f"No model with {short} learned the task with this budget, so this run cannot test the finding."])
+        return finding(BOTTLENECK, "inconclusive", " ".join(
+            sentences + [f"No model with {short} learned the task with this budget, so this run cannot test the finding."]))
     if not plain:
-        return " ".join(sentences + ["No model without attention learned the task, so this run cannot test the finding."])
+        return finding(BOTTLENECK, "inconclusive", " ".join(
+            sentences + ["No model without attention learned the task, so this run cannot test the finding."]))
 
     def kept(v):
         peak = max(means[v].values())
@@ -251,9 +271,11 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
     better = min(means[v][longest] for v in attn) > max(means[v][longest] for v in plain)
+    estimates = [Estimate.of(f"BLEU on {bucket}, {v}", ok[(ok.variant == v) & (ok.metric == "bleu_by_length")
+                                                                 & (ok.x == longest)].value) for v in attn + plain]
     if holds and falls and better:
-        return text + (f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
-                       f"bucket) while the fixed-vector models fall below it.")
+        return finding(BOTTLENECK, "agrees", text + (f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
+                       f"bucket) while the fixed-vector models fall below it."), estimates)
     why = []
     if not holds:
         why.append("an attention model also loses BLEU on long sources")
@@ -261,7 +283,8 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
         why.append("a model without attention keeps its BLEU on long sources")
     if not better:
         why.append("attention does not beat every model without attention on the longest bucket")
-    return text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}."
+    return finding(BOTTLENECK, "disagrees",
+                   text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates)
 
 
 def _figure(ok: pd.DataFrame, variants: List[str], labels: Dict[float, str], path: Path) -> Path:

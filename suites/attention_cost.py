@@ -110,6 +110,7 @@ class AttentionCost(Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
     name = "attention_cost"
+    report_module = "suites._attention_cost_report"
     version = 1
     description = __doc__
     metrics = (
@@ -258,10 +259,6 @@ class AttentionCost(Suite):
         ]
         return out, None
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._attention_cost_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 suites.add("attention_cost", AttentionCost())

@@ -94,6 +94,7 @@ class AttentionScaling(Suite):
     """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
 
     name = "attention_scaling"
+    report_module = "suites._scaling_report"
     version = 2
     description = __doc__
     metrics = (
@@ -174,10 +175,6 @@ class AttentionScaling(Suite):
         return out + [Measurement("heldout_loss", nll / count), Measurement("train_loss", result.final_loss),
                       Measurement("train_time", result.wall_time_s)]
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._scaling_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 suites.add("attention_scaling", AttentionScaling())

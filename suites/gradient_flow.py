@@ -96,6 +96,7 @@ class GradientFlow(Suite):
     """||dL/dh_k|| against distance, a spectral-radius sweep, lags learned and clipping (Pascanu et al. 2013)."""
 
     name = "gradient_flow"
+    report_module = "suites._gradient_flow_report"
     version = 1
     description = __doc__
     metrics = (
@@ -191,10 +192,6 @@ class GradientFlow(Suite):
         out.append(Measurement("train_time", train_time))
         return out
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._gradient_flow_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 def _flow(model, probe: Tuple[torch.Tensor, torch.Tensor], metric: str, extra: Dict[str, Any]) -> List[Measurement]:

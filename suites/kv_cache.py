@@ -82,6 +82,7 @@ class KVCache(Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
     name = "kv_cache"
+    report_module = "suites._kv_cache_report"
     version = 1
     description = __doc__
     metrics = (
@@ -205,10 +206,6 @@ class KVCache(Suite):
                                    {**where, "extra": extra}, ctx.device))
         return out
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._kv_cache_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 suites.add("kv_cache", KVCache())

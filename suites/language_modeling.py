@@ -95,6 +95,7 @@ class LanguageModeling(Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
     name = "language_modeling"
+    report_module = "suites._lm_report"
     version = 2
     description = __doc__
     metrics = (
@@ -176,10 +177,6 @@ class LanguageModeling(Suite):
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
         return count_flops(lambda: lm_loss(twin, x.to(device), y.to(device)))
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._lm_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 suites.add("language_modeling", LanguageModeling())

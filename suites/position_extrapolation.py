@@ -88,6 +88,7 @@ class PositionExtrapolation(Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
     name = "position_extrapolation"
+    report_module = "suites._extrapolation_report"
     version = 2
     description = __doc__
     metrics = (
@@ -167,10 +168,6 @@ class PositionExtrapolation(Suite):
             out.append(Measurement("perplexity", float(torch.tensor(loss).exp()), **where))
         return out
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._extrapolation_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 suites.add("position_extrapolation", PositionExtrapolation())

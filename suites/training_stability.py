@@ -91,6 +91,7 @@ class TrainingStability(Suite):
     """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
 
     name = "training_stability"
+    report_module = "suites._stability_report"
     version = 2
     description = __doc__
     metrics = (
@@ -147,10 +148,6 @@ class TrainingStability(Suite):
                     out += _train_one(fresh(), profile, lr, warmup, train_ids, eval_ids, seed, ctx, where)
         return out
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._stability_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 def _with_depth(spec: TransformerSpec, depth: int) -> TransformerSpec:

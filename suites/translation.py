@@ -101,6 +101,7 @@ class Translation(Suite):
     """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
 
     name = "translation"
+    report_module = "suites._translation_report"
     version = 2
     description = __doc__
     metrics = (
@@ -205,10 +206,6 @@ class Translation(Suite):
             out.append(Measurement("bleu_by_length", part.bleu, extra={**info, "chrf": part.chrf}, **where))
         return out
 
-    def report(self, records, out_dir: Path) -> List[Path]:
-        from suites._translation_report import write_report
-
-        return write_report(self, records, out_dir)
 
 
 suites.add("translation", Translation())

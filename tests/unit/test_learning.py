@@ -66,13 +66,29 @@ def test_a_variant_without_a_heldout_loss_is_left_out():
 def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
     flat, rises, mild = [1.0, 0.98], [2.6, 3.1], [1.4, 1.5]
     both = {"alibi", "sinusoidal"}
-    assert "**agrees**" in verdict({"alibi": flat, "sinusoidal": rises}, both, both)
-    assert "**agrees**" in verdict({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)  # a rising curve need not be comparable
-    assert "**inconclusive**" in verdict({"alibi": flat, "sinusoidal": mild}, both, both)
-    assert "**disagrees**" in verdict({"alibi": [1.4], "sinusoidal": rises}, both, both)
-    assert "**disagrees**" in verdict({"alibi": [1.1], "sinusoidal": [1.05]}, both, both)
-    assert "cannot be compared: `alibi`" in verdict({"alibi": flat, "sinusoidal": rises}, {"sinusoidal"}, both)
-    assert "cannot be compared: `sinusoidal` did not learn" in verdict({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})
+
+    def said(ratios, comparable, learned):
+        found = verdict(ratios, comparable, learned)
+        return found.verdict, found.sentence
+
+    assert said({"alibi": flat, "sinusoidal": rises}, both, both)[0] == "agrees"
+    assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, both, both)[1]
+    assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)[1]  # a rising curve need not be comparable
+    assert said({"alibi": flat, "sinusoidal": mild}, both, both)[0] == "inconclusive"
+    assert "**disagrees**" in said({"alibi": [1.4], "sinusoidal": rises}, both, both)[1]
+    assert said({"alibi": [1.1], "sinusoidal": [1.05]}, both, both)[0] == "disagrees"
+    verdict_, text = said({"alibi": flat, "sinusoidal": rises}, {"sinusoidal"}, both)
+    assert verdict_ == "inconclusive" and "cannot be compared: `alibi`" in text
+    assert "cannot be compared: `sinusoidal` did not learn" in said({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})[1]
+    assert said({"alibi": flat}, both, both)[0] == "not run"  # no sinusoidal results at all
+
+
+def test_the_extrapolation_finding_carries_its_measurement():
+    found = verdict({"alibi": [1.0, 0.98], "sinusoidal": [2.6, 3.1]}, {"alibi", "sinusoidal"}, {"alibi", "sinusoidal"})
+    alibi, sinusoidal = found.estimates
+    assert alibi.label == "ALiBi ppl(8L)/ppl(L)" and alibi.value == pytest.approx(0.99) and alibi.seeds == 2
+    assert alibi.low < 0.99 < alibi.high and found.seeds == 2
+    assert found.claim.source.startswith("Press et al. 2022")
 
 
 def test_the_english_bible_corpus_is_large_and_split_by_book():

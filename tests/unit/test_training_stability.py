@@ -54,13 +54,13 @@ def stability_records(variant, depth, lr, warmup, heldout, train, status="ok"):
 def warmup_verdict(rows):
     import pandas as pd
 
-    from suites._stability_report import _expand, _verdicts, _warmup_table, run_checks
+    from suites._stability_report import _expand, _findings, _warmup_table, run_checks
 
     df = pd.DataFrame(rows)
     variants = ["post_ln", "pre_ln"]
     checks = run_checks(df, variants)
     _, warm = _warmup_table(_expand(df[df.metric == "heldout_loss"], "depth", "warmup"), variants, {}, 3.3, checks)
-    return checks, warm, " ".join(_verdicts(warm, {}))
+    return checks, warm, " ".join(f.sentence for f in _findings(warm, {}))
 
 
 def test_a_run_that_did_not_learn_is_left_out_of_the_warm_up_comparison_and_named():

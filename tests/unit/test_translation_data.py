@@ -170,14 +170,19 @@ LABELS = {10.0: "1-10 words (n=9)", 20.0: "11-20 words (n=9)", 30.0: "21-30 word
 def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls():
     from suites._translation_report import _verdict
 
-    agree = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
+    found = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
                      ["rnn", "lstm", "lstm+dot"], SPECS, LABELS, {"rnn": "BLEU 3.0, not 5 above"})
+    agree = found.sentence
+    assert found.verdict == "agrees" and [e.label for e in found.estimates] == ["BLEU on 31-40 words, lstm+dot",
+                                                                                 "BLEU on 31-40 words, lstm"]
     assert "This run agrees" in agree and "1 of the 3 RNN variants compared is left out" in agree and "rnn (BLEU 3.0" in agree
     assert "attention in general" in agree  # no bahdanau+additive variant here
-    flat = _verdict(_by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS)
+    flat = _verdict(_by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS).sentence
     assert "does not fully reproduce" in flat and "keeps its BLEU" in flat
     untrained = _verdict(_by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}), ["lstm", "lstm+dot"], SPECS, LABELS,
                          {"lstm+dot": "BLEU 1.0"})
+    assert untrained.verdict == "inconclusive"
+    untrained = untrained.sentence
     assert "cannot test the finding" in untrained and "left out" in untrained
 
 
@@ -185,7 +190,7 @@ def test_the_verdict_compares_bahdanaus_model_when_the_run_has_it():
     from suites._translation_report import _verdict
 
     curves = {"lstm": [40, 30, 20, 10], "lstm+additive": [98, 97, 97, 95], "lstm+dot": [90, 60, 40, 20]}
-    text = _verdict(_by_length(curves), ["lstm", "lstm+additive", "lstm+dot"], SPECS, LABELS)
+    text = _verdict(_by_length(curves), ["lstm", "lstm+additive", "lstm+dot"], SPECS, LABELS).sentence
     assert "This run agrees" in text and "Bahdanau's attention (the bahdanau decoder" in text and "lstm+dot" not in text
 
 

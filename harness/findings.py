@@ -1,0 +1,132 @@
+"""Published findings and this benchmark's verdicts on them: what a suite's verdict function returns.
+
+A suite's report module lists the published findings it tests (``CLAIMS``, one ``Claim`` each) and
+computes one ``Finding`` per claim from a group of records (``findings(df)``). Its own report prints each
+finding's sentence, and the index (harness/index.py) puts every suite's findings on one scoreboard, so a
+verdict is decided in one place: the suite's report module.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from harness.report import mean_ci
+
+#: the verdicts a finding can have; "not run" means the records lack what the claim needs
+VERDICTS = ("agrees", "disagrees", "inconclusive", "not run")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A published finding one suite tests: its short name, who published it and the figure they report."""
+
+    key: str
+    suite: str
+    name: str
+    source: str
+    published: str
+    #: the variant expressions a run of the suite needs to test it (empty: the suite's defaults)
+    variants: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One measured quantity: the mean over seeds with its 95% Student-t interval (none for one seed or an exact count)."""
+
+    label: str
+    value: float
+    low: Optional[float] = None
+    high: Optional[float] = None
+    unit: str = ""
+    seeds: int = 1
+
+    @classmethod
+    def of(cls, label: str, values: Iterable[float], unit: str = "") -> "Estimate":
+        """The estimate of per-seed values (NaN values and None are left out)."""
+        mean, half, n = mean_ci(values)
+        if n < 2 or math.isnan(half):
+            return cls(label, mean, None, None, unit, n)
+        return cls(label, mean, mean - half, mean + half, unit, n)
+
+    def _num(self, value: float) -> str:
+        if math.isnan(value):
+            return "-"
+        if self.unit == "B" or (abs(value) >= 1e4 and float(value).is_integer()):
+            return f"{value:,.0f}"
+        return f"{value:.3g}"
+
+    def text(self) -> str:
+        """'ALiBi ppl(8L)/ppl(L) 1.02' with the unit when it has one."""
+        return f"{self.label} {self._num(self.value)}" + (f" {self.unit}" if self.unit else "")
+
+    def interval_text(self) -> str:
+        """'[0.98, 1.06]', or why there is none: one seed, or an exact count or formula (seeds 0)."""
+        if math.isnan(self.value):
+            return "-"
+        if self.low is None or self.high is None:
+            return "none (1 seed)" if self.seeds == 1 else ("exact" if self.seeds == 0 else "none")
+        return f"[{self._num(self.low)}, {self._num(self.high)}]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A verdict on one claim from one group of records, with what it rests on.
+
+    ``sentence`` is what the suite's own report prints (empty when it prints nothing for this claim);
+    ``estimates`` are the measured quantities the verdict turns on; ``seeds`` how many seeds stand behind them.
+    """
+
+    claim: Claim
+    verdict: str
+    sentence: str = ""
+    estimates: Tuple[Estimate, ...] = ()
+    seeds: int = 0
+    command: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
+
+    @property
+    def name(self) -> str:
+        return self.claim.name
+
+    @property
+    def source(self) -> str:
+        return self.claim.source
+
+    @property
+    def published(self) -> str:
+        return self.claim.published
+
+    def measurement(self) -> str:
+        """Our measurement in words: every estimate, '; '-separated."""
+        return "; ".join(e.text() for e in self.estimates)
+
+    def interval(self) -> str:
+        """The 95% interval of every estimate, in the order of ``measurement``; said once when none has one."""
+        texts = [e.interval_text() for e in self.estimates]
+        if len(set(texts)) == 1 and not texts[0].startswith("["):
+            return texts[0]
+        return "; ".join(texts)
+
+
+def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
+            seeds: Optional[int] = None) -> Finding:
+    """A Finding whose seed count defaults to the most seeds behind any of its estimates."""
+    estimates = tuple(e for e in estimates if e is not None)
+    n = seeds if seeds is not None else max((e.seeds for e in estimates), default=0)
+    return Finding(claim, verdict, sentence, estimates, n)
+
+
+def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:
+    """The finding of a claim the records cannot test; the index adds the command that would run what it needs."""
+    return Finding(claim, "not run", sentence, (), 0, command)
+
+
+def sentences(findings: Iterable[Finding]) -> List[str]:
+    """The report sentences of findings, each once, in order (several claims may share one 'no verdict' sentence)."""
+    return list(dict.fromkeys(f.sentence for f in findings if f.sentence))
+

@@ -25,7 +25,8 @@ def _variants() -> str:
         fields = ", ".join(f"{k}={v}" for k, v in preset.fields.items())
         rows.append([name, fields, preset.summary])
     text = tabulate(rows, headers=["preset", "sets", "description"], tablefmt="simple")
-    return text + "\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2]; gqa<g> works for any g."
+    return text + ("\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2,rope+yarn]; gqa<g> works for any g, "
+                   "and <rope scaling><s> (yarn4, pi2) fixes a RoPE scaling's s.")
 
 
 def _axis(registry, heading: str) -> str:
@@ -35,8 +36,11 @@ def _axis(registry, heading: str) -> str:
 
 def _positions() -> str:
     from variants.position._base import positions
+    from variants.rope_scaling._base import rope_scalings
 
-    return _axis(positions, "position")
+    return (_axis(positions, "position") + "\n\n" + _axis(rope_scalings, "rope_scaling")
+            + "\nA RoPE scaling extends a rope model at evaluation: rope+yarn (s = evaluation length / training length), "
+            "rope+yarn4 (s = 4).")
 
 
 def _scorings() -> str:

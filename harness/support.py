@@ -1,7 +1,7 @@
 """The support matrix: which variant runs on which kernel, and the reason when it cannot.
 
-Rows are the single-axis variants (every registered position, scoring, head grouping, norm placement,
-norm and FFN, each on the default spec); columns are the registered kernels. A cell is ``ok`` or a
+Rows are the single-axis variants (every registered position, every RoPE scaling on rope, scoring, head
+grouping, norm placement, norm and FFN, each on the default spec); columns are the registered kernels. A cell is ``ok`` or a
 numbered reason from ``problems(spec, device, dtype)``, listed under the table. The matrix is built from
 the registries and this installation (missing packages count), not from results, so it can be printed
 (`bench list support`) or written beside the reports (`bench report` writes reports/support_matrix.md).
@@ -25,14 +25,16 @@ SETTINGS: Tuple[Tuple[str, torch.dtype, bool], ...] = (
 
 
 def single_axis_variants() -> List[str]:
-    """Every preset that sets one axis, in axis order (positions, scorings, groupings, placements, norms, FFNs)."""
+    """Every preset that sets one axis, in axis order (positions, RoPE scalings on rope, scorings, groupings,
+    placements, norms, FFNs)."""
     from variants.ffn._base import ffns
     from variants.norm._base import norms
     from variants.position._base import positions
+    from variants.rope_scaling._base import rope_scalings
     from variants.scoring._base import scorings
 
-    return (positions.names() + scorings.names() + ["mha", "gqa2", "mqa", "pre_ln", "post_ln"]
-            + norms.names() + ffns.names())
+    return (positions.names() + [f"rope+{s}" for s in rope_scalings.names()] + scorings.names()
+            + ["mha", "gqa2", "mqa", "pre_ln", "post_ln"] + norms.names() + ffns.names())
 
 
 def support_table(device: str, dtype: torch.dtype, training: bool) -> Tuple[pd.DataFrame, List[str]]:
@@ -81,7 +83,7 @@ def render_markdown() -> str:
     """The whole support matrix as Markdown: kernel availability, then one table per setting."""
     lines = ["# Support matrix: variant x kernel", "",
              "Generated from the registries and this installation (`bench list support`); each variant is one preset "
-             "on the default spec (sinusoidal, scaled_dot, MHA, Pre-LN, layernorm, gelu). `ok` means `problems(spec)` "
+             "on the default spec (sinusoidal, scaled_dot, MHA, Pre-LN, layernorm, gelu), a RoPE scaling on rope. `ok` means `problems(spec)` "
              "found nothing; otherwise the numbered reasons follow each table. Every `ok` kernel is checked against "
              "`naive` by tests/unit/test_equivalence.py before it is timed.", "",
              f"torch {torch.__version__}; CUDA available: {torch.cuda.is_available()}.", "",

@@ -3,7 +3,8 @@
 Three kinds of names resolve to presets: every registered component of an axis is a preset of that axis
 (``rope`` sets position, ``naive`` kernel, ``additive`` scoring, ``rmsnorm`` norm, ``swiglu`` ffn); the
 named presets registered here; and the parametric ``gqa<g>`` (grouped-query attention with g key/value
-heads, Ainslie et al. 2023). A name registered on two axes would be ambiguous and is an error.
+heads, Ainslie et al. 2023) and ``<rope scaling><s>`` (``yarn4``: YaRN at a fixed s = 4 instead of
+``auto``). A name registered on two axes would be ambiguous and is an error.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .ffn._base import ffns
 from .kernel._base import kernels
 from .norm._base import norms
 from .position._base import positions
+from .rope_scaling._base import rope_scalings
 from .scoring._base import scorings
 
 
@@ -38,9 +40,11 @@ presets: Registry[Preset] = Registry("preset", list_command="bench list variants
 #: (registry, spec field): every key of the registry is a preset setting that field
 AXES: Tuple[Tuple[Registry, str], ...] = (
     (positions, "position"), (kernels, "kernel"), (scorings, "scoring"), (norms, "norm"), (ffns, "ffn"),
+    (rope_scalings, "rope_scaling"),
 )
 
 _GQA = re.compile(r"^gqa(\d+)$")
+_SCALED = re.compile(r"^([a-z_]+?)(\d+(?:\.\d+)?)$")  # a rope scaling at a fixed s: yarn4, pi2.5
 
 
 def _add(name: str, summary: str, **fields: Any) -> None:
@@ -66,6 +70,8 @@ _add("bahdanau", "RNN attention decoder of Bahdanau et al. 2014: score from s_{i
 _add("luong", "RNN attention decoder of Luong et al. 2015: score from the new h_t, then tanh(W_c [c_t; h_t]) "
      "(1508.04025, 3); the default with dot and general.", decoder="luong")
 _add("bidirectional", "RNN encoder that reads the source both ways (Bahdanau et al. 2014).", bidirectional=True)
+_add("loop", "A recurrent layer run as a Python loop over nn.LSTMCell/nn.GRUCell, one call per token, instead of the "
+     "fused multi-step module (sequence_cost).", recurrence="loop")
 _add("transformer", "The Transformer (Vaswani et al. 2017); in translation the encoder-decoder, elsewhere the suite's decoder.")
 
 
@@ -84,12 +90,17 @@ def find_preset(name: str) -> Optional[Preset]:
     if match and int(match.group(1)) >= 1:
         groups = int(match.group(1))
         return Preset(name, {"n_kv_heads": groups}, f"Grouped-query attention with {groups} key/value heads (Ainslie et al. 2023).")
+    match = _SCALED.match(name)
+    if match and match.group(1) in rope_scalings:
+        scaling, s = match.group(1), float(match.group(2))
+        return Preset(name, {"rope_scaling": scaling, "rope_scale": s},
+                      f"Rope scaling '{scaling}' at a fixed s = {s:g} instead of auto (evaluation length / training length).")
     return None
 
 
 def all_preset_names() -> List[str]:
     """Every concrete preset name (the parametric family shown as examples)."""
-    names = set(presets.names()) | {"gqa2", "gqa4"}
+    names = set(presets.names()) | {"gqa2", "gqa4", "yarn4"}
     for registry, _ in AXES:
         names |= set(registry.names())
     return sorted(names)

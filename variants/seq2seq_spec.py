@@ -88,7 +88,7 @@ class Seq2SeqTransformerSpec(TransformerSpec):
     """A Transformer encoder-decoder: the TransformerSpec axes, n_layers in the encoder and in the decoder."""
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"family": "transformer_seq2seq", **dataclasses.asdict(self)}
+        return {"family": "transformer_seq2seq", **super().to_dict()}
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Reasons beyond the Transformer's own (which ``variants.spec.problems`` adds)."""

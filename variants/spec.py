@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 import torch
 
@@ -22,6 +22,7 @@ from .kernel._base import kernels
 from .norm._base import norms, placements
 from .position._base import positions
 from .presets import Preset, all_preset_names, find_preset
+from .rope_scaling._base import rope_scalings, scale_problem
 from .scoring._base import scorings
 
 
@@ -58,6 +59,10 @@ class TransformerSpec:
     #: attention kernel (variants/kernel/); sdpa_<backend> pins one SDPA backend
     kernel: str = "sdpa"
     dropout: float = 0.0
+    #: a RoPE context extension applied at evaluation (variants/rope_scaling/: pi, ntk, dynamic_ntk, yarn), or None
+    rope_scaling: Optional[str] = None
+    #: its scale s: a number >= 1, or "auto" = max(1, evaluation length / max_len)
+    rope_scale: Union[str, float] = "auto"
 
     @property
     def head_dim(self) -> int:
@@ -68,11 +73,25 @@ class TransformerSpec:
         return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
 
     def to_dict(self) -> Dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every field, except fields added after results were stored when they keep their default (so the
+        hashes of earlier jobs, and their stored results, stay valid)."""
+        values = dataclasses.asdict(self)
+        for name, default in LATE_DEFAULTS.items():
+            if values.get(name, default) == default:
+                values.pop(name, None)
+        return values
+
+    def without_rope_scaling(self) -> "TransformerSpec":
+        """The spec a RoPE scaling is applied to: the same weights, trained with plain RoPE."""
+        return dataclasses.replace(self, rope_scaling=None, rope_scale="auto")
 
     def content_hash(self) -> str:
         """A short stable hash of every field (part of a job's identity)."""
         return stable_hash(self.to_dict())
+
+
+#: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
+LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto"}
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
@@ -143,9 +162,21 @@ def problems(
     if unknown:
         return reasons + unknown
     reasons += positions.get(spec.position).problems(spec)
+    reasons += _rope_scaling_problems(spec)
     reasons += scorings.get(spec.scoring).problems(spec)
     reasons += kernels.get(spec.kernel).problems(spec, device, dtype, training=training)
     return reasons
+
+
+def _rope_scaling_problems(spec: TransformerSpec) -> List[str]:
+    if spec.rope_scaling is None:
+        problem = scale_problem(spec.rope_scale)
+        if spec.rope_scale != "auto":
+            return [problem or f"rope_scale={spec.rope_scale!r} is set but no rope scaling is named (pi, ntk, yarn, ...)"]
+        return []
+    if spec.rope_scaling not in rope_scalings:
+        return [rope_scalings.unknown_message(spec.rope_scaling)]
+    return rope_scalings.get(spec.rope_scaling).problems(spec)
 
 
 __all__ = ["TransformerSpec", "Preset", "resolve", "problems", "preset_fields", "stable_hash", "PresetConflictError", "PresetFieldError"]

@@ -20,7 +20,7 @@ from torch import nn
 from .ffn._base import FeedForward, ffns
 from .kernel._base import AttentionKernel, kernels
 from .norm._base import norms, placements
-from .position._base import PositionEncoding, positions
+from .position._base import PositionEncoding, build_position
 from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
@@ -97,7 +97,7 @@ class DecoderLM(nn.Module):
     def __init__(self, spec: TransformerSpec):
         super().__init__()
         self.spec = spec
-        self.position = positions.get(spec.position)(spec.d_model, spec.n_heads, spec.head_dim, spec.max_len)
+        self.position = build_position(spec)  # with the spec's RoPE scaling, if any
         kernel = kernels.get(spec.kernel)
         self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
         self.drop = nn.Dropout(spec.dropout)
@@ -123,6 +123,10 @@ class DecoderLM(nn.Module):
     def length_problem(self, length: int) -> Optional[str]:
         """Why this model cannot process ``length`` tokens at once, or None."""
         return self.position.length_problem(length)
+
+    def set_context_length(self, length: Optional[int]) -> None:
+        """Announce the evaluation length (a RoPE scaling with rope_scale=auto takes s = length / max_len)."""
+        self.position.set_context_length(length)
 
     def forward(self, tokens: torch.Tensor, caches: Optional[List[KVCache]] = None):
         """tokens (B, T) -> logits (B, T, V); with ``caches`` also returns the updated caches."""

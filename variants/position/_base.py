@@ -6,7 +6,10 @@ A position encoding acts in exactly one of three places:
 - ``score_bias``: adds a bias to the attention scores (ALiBi).
 The defaults do nothing, so an encoding overrides only the hook it uses. An encoding with a score bias
 may also write it as a FlexAttention ``score_mod``, which the flex kernel computes without an (H, T, S)
-tensor; attention hands kernels both forms through ``attention_bias``.
+tensor; attention hands kernels both forms through ``attention_bias``. Three smaller hooks: attention that
+sees later keys too (an encoder) asks ``bidirectional_bias`` (by default the causal bias mirrored); a suite
+announces the length it evaluates at with ``set_context_length`` (read by RoPE scalings); a RoPE
+encoding (``rotary``) takes a scaling through ``scale_rope``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ class PositionEncoding(nn.Module):
 
     #: the longest sequence the encoding can represent (None: any length)
     max_positions: Optional[int] = None
+    #: rotates queries and keys by RoPE, so a RoPE scaling (variants/rope_scaling) applies
+    rotary: bool = False
+    #: its score bias has trainable parameters (a kernel must pass gradients to the bias)
+    learned_bias: bool = False
 
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__()
@@ -67,11 +74,47 @@ class PositionEncoding(nn.Module):
         """``score_bias`` as a FlexAttention score_mod (score, b, h, q_idx, kv_idx) -> score, or None."""
         return None
 
+    def bidirectional_bias(self, q_len: int, k_len: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+        """The (H, T, S) score bias of attention that also sees later keys (an encoder), or None.
+
+        By default the causal bias mirrored onto the keys after each query (ALiBi: -m |i - j|).
+        """
+        bias = self.score_bias(q_len, k_len, 0, dtype)
+        return None if bias is None else mirrored(bias)
+
+    def enable_bidirectional(self) -> None:
+        """Called by a model with bidirectional attention before its weights are initialised; an encoding
+        with separate state for it (T5's encoder buckets) creates that state here."""
+
+    def set_context_length(self, length: Optional[int]) -> None:
+        """The length the model is about to be evaluated at (None: as trained); RoPE scalings read it."""
+
+    def scale_rope(self, scaling, scale="auto") -> None:
+        """Take a RoPE scaling (variants/rope_scaling); only a ``rotary`` encoding can."""
+        if scaling is not None:
+            raise ValueError(f"{type(self).__name__} does not rotate by RoPE, so rope scaling '{scaling.name}' cannot apply")
+
     def attention_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[ScoreBias]:
         """What attention hands its kernel: None, or the bias as a lazy (H, T, S) tensor and a score_mod."""
         if not adds_score_bias(type(self)):
             return None
         return ScoreBias(lambda: self.score_bias(q_len, k_len, q_offset, dtype), self.score_mod(q_offset))
+
+
+def mirrored(bias: torch.Tensor) -> torch.Tensor:
+    """(H, T, T) causal score bias -> the bias of bidirectional attention: key j > i gets bias[j, i]."""
+    upper = torch.ones(bias.shape[-2:], dtype=torch.bool, device=bias.device).triu(1)
+    return torch.where(upper, bias.transpose(-1, -2), bias)
+
+
+def build_position(spec: "TransformerSpec") -> PositionEncoding:
+    """The position encoding of a spec, with its RoPE scaling when the spec names one."""
+    from ..rope_scaling._base import rope_scalings
+
+    encoding = positions.get(spec.position)(spec.d_model, spec.n_heads, spec.head_dim, spec.max_len)
+    name = getattr(spec, "rope_scaling", None)
+    encoding.scale_rope(rope_scalings.get(name) if name else None, getattr(spec, "rope_scale", "auto"))
+    return encoding
 
 
 def adds_score_bias(cls: type) -> bool:

@@ -3,45 +3,74 @@
 Queries and keys are rotated pairwise by angles proportional to their position, so the score
 <R(m) q, R(n) k> depends on the offset m - n alone. Pairs follow the half-split convention (dimension
 i pairs with i + Dh/2, as in GPT-NeoX and Hugging Face Llama); the interleaved convention of the
-original paper is the same up to a fixed permutation of dimensions.
+original paper is the same up to a fixed permutation of dimensions. A RoPE scaling (variants/rope_scaling:
+PI, NTK-aware, dynamic NTK, YaRN) changes the frequencies for lengths past training without new weights.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import List, Tuple
+from typing import List, Optional, Tuple, Union
 
 import torch
 
+from ..rope_scaling._base import BASE, RopeScaling, rope_frequencies, scale_factor
 from ._base import PositionEncoding, positions
 
 
-def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = 10000.0) -> torch.Tensor:
-    """(length, head_dim/2) rotation angles theta_p,i = p * base^(-2i/Dh)."""
-    inv_freq = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
+                inv_freq: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """(length, head_dim/2) rotation angles p * theta_i, theta_i = base^(-2i/Dh) unless ``inv_freq`` is given."""
+    inv_freq = rope_frequencies(head_dim, base) if inv_freq is None else inv_freq
     pos = torch.arange(offset, offset + length, dtype=torch.float64)
     return torch.outer(pos, inv_freq)
 
 
-@functools.lru_cache(maxsize=32)
-def _cos_sin(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str):
+@functools.lru_cache(maxsize=64)
+def _cos_sin(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
+             scaling: Optional[RopeScaling] = None, s: float = 1.0, train_len: int = 0):
     # built outside inference mode, so a table first made during evaluation can serve training too
     with torch.inference_mode(False):
-        angles = rope_angles(length, head_dim, offset, base)
-        return angles.cos().to(device=device, dtype=dtype), angles.sin().to(device=device, dtype=dtype)
+        inv_freq = None if scaling is None else scaling.frequencies(head_dim, s, train_len, base)
+        angles = rope_angles(length, head_dim, offset, base, inv_freq)
+        factor = 1.0 if scaling is None else scaling.attention_factor(s)  # YaRN's sqrt(1/t) on q and k each
+        return ((factor * angles.cos()).to(device=device, dtype=dtype),
+                (factor * angles.sin()).to(device=device, dtype=dtype))
 
 
-def apply_rope(x: torch.Tensor, offset: int = 0, base: float = 10000.0) -> torch.Tensor:
-    """Rotate x: (B, H, T, Dh) for positions offset..offset+T-1 (half-split pairs)."""
-    # the tables depend on shape only, so they are cached (computed in float64 once, then cast)
-    cos, sin = _cos_sin(x.shape[-2], x.shape[-1], offset, base, x.dtype, str(x.device))  # (T, Dh/2)
-    x1, x2 = x.chunk(2, dim=-1)  # each (B, H, T, Dh/2)
+def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """x (..., T, Dh) rotated by cos, sin broadcastable to (..., T, Dh/2), half-split pairs."""
+    x1, x2 = x.chunk(2, dim=-1)  # each (..., T, Dh/2)
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
+
+
+def apply_rope(x: torch.Tensor, offset: int = 0, base: float = BASE, scaling: Optional[RopeScaling] = None,
+               s: float = 1.0, train_len: int = 0) -> torch.Tensor:
+    """Rotate x: (B, H, T, Dh) for positions offset..offset+T-1 (half-split pairs), with a scaling at scale s."""
+    # the tables depend on shape and scale only, so they are cached (computed in float64 once, then cast)
+    cos, sin = _cos_sin(x.shape[-2], x.shape[-1], offset, base, x.dtype, str(x.device), scaling, s, train_len)  # (T, Dh/2)
+    return rotate_pairs(x, cos, sin)
+
+
+def apply_rope_at(x: torch.Tensor, pos: torch.Tensor, base: float = BASE) -> torch.Tensor:
+    """Rotate x: (B, H, T, Dh) for explicit positions pos: (B, T) (randomized positions)."""
+    angles = pos.to(torch.float64)[..., None] * rope_frequencies(x.shape[-1], base).to(pos.device)  # (B, T, Dh/2)
+    cos, sin = angles.cos().to(x.dtype)[:, None], angles.sin().to(x.dtype)[:, None]  # (B, 1, T, Dh/2)
+    return rotate_pairs(x, cos, sin)
 
 
 @positions.register()
 class Rope(PositionEncoding):
     """Rotary embedding of queries and keys; scores depend on relative offset only."""
+
+    #: takes a RoPE scaling (variants/rope_scaling)
+    rotary = True
+
+    def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
+        super().__init__(d_model, n_heads, head_dim, max_len)
+        self.scaling: Optional[RopeScaling] = None
+        self.scale: Union[str, float] = "auto"
+        self.context_len: Optional[int] = None
 
     @classmethod
     def problems(cls, spec) -> List[str]:
@@ -50,7 +79,22 @@ class Rope(PositionEncoding):
             return [f"rope needs an even head dimension, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)"]
         return []
 
+    def scale_rope(self, scaling: Optional[RopeScaling], scale: Union[str, float] = "auto") -> None:
+        self.scaling, self.scale = scaling, scale
+
+    def set_context_length(self, length: Optional[int]) -> None:
+        self.context_len = length
+
+    def scale_at(self, length: int) -> float:
+        """s for a sequence of ``length`` tokens (1 without a scaling); max_len is the training length L."""
+        if self.scaling is None:
+            return 1.0
+        target = length if self.scaling.dynamic or self.context_len is None else self.context_len
+        return scale_factor(self.scale, target, self.max_len)
+
     def rotate(
         self, q: torch.Tensor, k: torch.Tensor, q_offset: int = 0, k_offset: int = 0
     ) -> Tuple[torch.Tensor, torch.Tensor]:
-        return apply_rope(q, q_offset), apply_rope(k, k_offset)
+        s = self.scale_at(max(q_offset + q.shape[-2], k_offset + k.shape[-2]))
+        extra = dict(scaling=self.scaling, s=s, train_len=self.max_len)
+        return apply_rope(q, q_offset, **extra), apply_rope(k, k_offset, **extra)

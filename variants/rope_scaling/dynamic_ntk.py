@@ -1,0 +1,24 @@
+"""Dynamic NTK: NTK-aware scaling with s = max(1, l/L) for the current length l (emozilla 2023; in Peng et al. 2023, arXiv 2309.00071).
+
+The base is recomputed for every sequence, so lengths up to L are encoded exactly as in training. A
+sequence's length is its last position + 1 (with a KV cache: cached + new tokens), so keys cached at a
+shorter length keep the rotation of that length, as in the Hugging Face implementation. Evaluated on
+windows of exactly the evaluation length it gives the same numbers as ``ntk`` with ``rope_scale=auto``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._base import rope_scalings
+from .ntk import NtkAware
+
+
+@dataclass(frozen=True)
+class DynamicNtk(NtkAware):
+    """NTK-aware frequencies at s = max(1, sequence length / L)."""
+
+    dynamic: bool = True
+
+
+rope_scalings.add("dynamic_ntk", DynamicNtk())

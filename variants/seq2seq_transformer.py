@@ -8,8 +8,9 @@ cross-attention), head grouping (n_kv_heads), the norm and its placement (Pre-LN
 2020; Post-LN as in the original), the feed-forward layer and the attention kernel. Source, target and
 output embeddings are one tied table over the joint vocabulary, scaled by sqrt(d_model).
 
-A score bias defined for causal attention (ALiBi: -m (i - j) for keys j <= i) is mirrored onto the keys
-after each query in the encoder, giving the symmetric -m |i - j|.
+The encoder's self-attention takes the position's bidirectional bias: by default a score bias defined for
+causal attention (ALiBi: -m (i - j) for keys j <= i) mirrored onto the keys after each query, giving the
+symmetric -m |i - j|; T5's buckets have encoder buckets of their own, split by the sign of the offset.
 """
 
 from __future__ import annotations
@@ -23,17 +24,11 @@ from torch import nn
 from .ffn._base import ffns
 from .kernel._base import AttentionKernel, kernels
 from .norm._base import norms, placements
-from .position._base import PositionEncoding, positions
+from .position._base import PositionEncoding, mirrored, positions  # noqa: F401 (mirrored: re-exported)
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
 from .transformer import Attention
 
 State = Dict[str, torch.Tensor]  # batch-first: memory (B, S, D), pad (B, S), per-layer caches (B, Hkv, t, Dh)
-
-
-def mirrored(bias: torch.Tensor) -> torch.Tensor:
-    """(H, T, T) causal score bias -> the bias of bidirectional attention: key j > i gets bias[j, i]."""
-    upper = torch.ones(bias.shape[-2:], dtype=torch.bool, device=bias.device).triu(1)
-    return torch.where(upper, bias.transpose(-1, -2), bias)
 
 
 def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -64,9 +59,9 @@ class SeqAttention(Attention):
             q, k = self.position.rotate(q, k, q_offset=offset, k_offset=offset)
             if past is not None:
                 k, v = torch.cat((past[0], k), dim=2), torch.cat((past[1], v), dim=2)  # (B, Hkv, S, Dh)
-            bias = self.position.score_bias(T, k.shape[2], offset, q.dtype)  # (H, T, S) or None
-            if bias is not None and not causal:
-                bias = mirrored(bias)
+            # (H, T, S) or None; attention that sees later keys too (the encoder) takes the bidirectional form
+            bias = (self.position.score_bias(T, k.shape[2], offset, q.dtype) if causal
+                    else self.position.bidirectional_bias(T, k.shape[2], q.dtype))
         elif past is not None:
             k, v = past
         else:
@@ -137,6 +132,7 @@ class TransformerSeq2Seq(nn.Module):
         super().__init__()
         self.spec = spec
         self.position = positions.get(spec.position)(spec.d_model, spec.n_heads, spec.head_dim, spec.max_len)
+        self.position.enable_bidirectional()  # the encoder's self-attention sees every source token
         kernel = kernels.get(spec.kernel)
         self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
         self.drop = nn.Dropout(spec.dropout)

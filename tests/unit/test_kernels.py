@@ -11,7 +11,7 @@ import torch
 
 from variants.kernel._base import kernels
 from variants.position._base import positions
-from variants.spec import TransformerSpec, resolve
+from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build
 
 POSITIONS = positions.names()
@@ -59,7 +59,8 @@ def test_kernels_match_naive_directly_with_bias_and_gqa(kernel, groups):
     assert torch.allclose(ref, out, atol=ATOL_FP32, rtol=0)
 
 
-@pytest.mark.parametrize("position,kernel", list(itertools.product(POSITIONS, KERNELS)))
+@pytest.mark.parametrize("position,kernel", [(p, k) for p, k in itertools.product(POSITIONS, KERNELS)
+                                             if not problems(resolve(f"{p}+{k}", SMALL), "cpu")])  # t5_bias+sdpa_flash: no bias gradient
 def test_changing_a_later_token_never_changes_an_earlier_logit(position, kernel):
     model = tiny(f"{position}+{kernel}")
     tokens = torch.randint(0, 23, (1, 16))

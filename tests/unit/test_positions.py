@@ -105,3 +105,104 @@ def test_rope_tables_made_during_inference_can_be_used_in_training():
     y = torch.randn(1, 2, 5, 8, requires_grad=True)
     apply_rope(y, 3).sum().backward()
     assert y.grad is not None
+
+
+def _t5_reference_bucket(relative_position: int, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128) -> int:
+    """T5's bucket rule written out for one offset (key - query), as in Raffel et al.'s mesh_tensorflow code."""
+    bucket = 0
+    n = -relative_position
+    if bidirectional:
+        num_buckets //= 2
+        bucket += num_buckets if n < 0 else 0
+        n = abs(n)
+    else:
+        n = max(n, 0)
+    max_exact = num_buckets // 2
+    if n < max_exact:
+        return bucket + n
+    large = max_exact + int(math.log(n / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
+    return bucket + min(large, num_buckets - 1)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_t5_buckets_follow_t5s_rule_for_every_offset(bidirectional):
+    from variants.position.t5_bias import relative_bucket
+
+    offsets = torch.arange(-300, 301)
+    got = relative_bucket(offsets, bidirectional).tolist()
+    assert got == [_t5_reference_bucket(o, bidirectional) for o in offsets.tolist()]
+
+
+def test_t5_buckets_exact_for_small_offsets_log_spaced_after_and_split_by_sign_when_bidirectional():
+    from variants.position.t5_bias import relative_bucket
+
+    back = relative_bucket(-torch.arange(0, 400), bidirectional=False)  # keys at or before the query (causal)
+    assert back[:16].tolist() == list(range(16))  # half the buckets exact
+    assert back[16].item() == 16 and back[127].item() == 31 and back[128:].eq(31).all()  # log-spaced to 128, then the last
+    assert relative_bucket(torch.tensor([1, 5, 500]), bidirectional=False).tolist() == [0, 0, 0]  # later keys: masked anyway
+    both = relative_bucket(torch.tensor([0, -1, 1, -7, 7, -8, 8, -200, 200]), bidirectional=True).tolist()
+    assert both == [0, 1, 17, 7, 23, 8, 24, 15, 31]  # 16 buckets per sign, 8 of them exact
+
+
+def test_t5_bias_is_the_learned_scalar_of_each_heads_bucket():
+    from variants.position.t5_bias import T5Bias, relative_bucket
+
+    t5 = T5Bias(32, 4, 8, 256)
+    assert t5.max_distance == 128 and T5Bias(32, 4, 8, 32).max_distance == 32  # the training length when shorter
+    with torch.no_grad():
+        t5.causal_table.copy_(torch.randn(4, 32))
+    bias = t5.score_bias(6, 10, 4, torch.float32)  # queries at positions 4..9, keys 0..9
+    assert bias.shape == (4, 6, 10)
+    assert bias[2, 5, 1].item() == t5.causal_table[2, relative_bucket(torch.tensor(1 - 9), False)].item()
+    assert torch.equal(bias, t5.score_bias(10, 10, 0, torch.float32)[:, 4:])  # an offset gives the last rows
+    assert [n for n, _ in t5.named_parameters()] == ["causal_table"]  # a decoder LM has no encoder table
+    t5.enable_bidirectional()
+    with torch.no_grad():
+        t5.bidirectional_table.copy_(torch.randn(4, 32))
+    enc = t5.bidirectional_bias(5, 5, torch.float32)
+    assert enc[0, 1, 3].item() == t5.bidirectional_table[0, 16 + 2].item()  # key 2 after the query: upper half
+    assert enc[0, 3, 1].item() == t5.bidirectional_table[0, 2].item()
+
+
+def test_t5_bias_trains_through_the_sdpa_kernel():
+    from variants.spec import TransformerSpec, resolve
+    from variants.transformer import build
+
+    model = build(resolve("t5_bias+sdpa", TransformerSpec(vocab_size=11, d_model=16, n_heads=2, n_layers=1, max_len=8)))
+    model(torch.randint(0, 11, (2, 8))).logsumexp(-1).sum().backward()
+    assert model.position.causal_table.grad.abs().sum() > 0
+
+
+def test_randomized_training_positions_are_sorted_distinct_samples_of_the_larger_range():
+    from variants.position.randomized import sorted_sample
+
+    pos = sorted_sample(64, 32, 512)
+    assert pos.shape == (64, 32) and pos.min() >= 0 and pos.max() < 512
+    assert (pos[:, 1:] > pos[:, :-1]).all()  # sorted, no position twice
+    assert pos.max() > 100  # drawn from the whole range, not 0..T-1
+
+
+def test_randomized_positions_are_rope_at_0_to_n_in_evaluation_and_random_in_training():
+    from variants.spec import TransformerSpec, resolve
+    from variants.transformer import build
+
+    small = TransformerSpec(vocab_size=11, d_model=16, n_heads=2, n_layers=2, max_len=8)
+    tokens = torch.randint(0, 11, (3, 8))
+    torch.manual_seed(0)
+    rand, rope = build(resolve("randomized", small)), build(resolve("rope", small))
+    with torch.no_grad():  # sharper attention than at initialisation, so positions show in the output
+        for name, p in rand.named_parameters():
+            if name.endswith(("q_proj.weight", "kv_proj.weight")):
+                p.mul_(50)
+    rope.load_state_dict(rand.state_dict())
+    rand.eval(), rope.eval()
+    assert torch.allclose(rand(tokens), rope(tokens), atol=1e-6)  # evaluation: positions 0..T-1
+    assert rand.position._sampled is None
+    rand.train()
+    torch.manual_seed(1)
+    first = rand(tokens)
+    sampled = rand.position._sampled  # (B, T): one draw per sequence, used by every layer of this pass
+    assert sampled.shape == (3, 8) and sampled.max() < 16 * 8 and (sampled[:, 1:] > sampled[:, :-1]).all()
+    assert not torch.allclose(first, rope(tokens), atol=1e-4)
+    torch.manual_seed(1)
+    assert torch.equal(rand(tokens), first)  # the draw follows the global seed

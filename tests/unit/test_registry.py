@@ -11,7 +11,7 @@ from variants.position._base import positions
 
 
 def test_builtin_modules_are_discovered_without_an_import_list():
-    assert positions.names() == ["alibi", "learned", "none", "rope", "sinusoidal"]
+    assert positions.names() == ["alibi", "learned", "none", "randomized", "rope", "sinusoidal", "t5_bias"]
     assert {"naive", "sdpa"} <= set(kernels.names())
 
 
@@ -30,7 +30,7 @@ def test_unknown_name_suggests_close_matches_and_the_list_command():
 
 
 def test_wildcard_listing():
-    assert positions.names("*i*") == ["alibi", "sinusoidal"]
+    assert positions.names("*i*") == ["alibi", "randomized", "sinusoidal", "t5_bias"]
 
 
 def test_summary_is_the_first_docstring_line():

@@ -6,8 +6,9 @@ attention). For dot-product scorings score(q, k) = q k^T * scale, which every ke
 that materialises the scores (``any_scoring``) also accepts any scoring's ``score_fn``. The last T of
 the S key positions are the queries' own (a KV cache holds the first S - T), so query i may attend keys
 0 .. S - T + i. A kernel declares its devices, dtypes (per device), scorings, whether it takes a score
-bias, whether it groups key/value heads natively and on which devices it has a backward pass, so
-`problems(spec)` can explain, before anything runs, why a combination is not possible.
+bias (and passes gradients to a learned one), whether it groups key/value heads natively and on which
+devices it has a backward pass, so `problems(spec)` can explain, before anything runs, why a combination
+is not possible.
 """
 
 from __future__ import annotations
@@ -96,6 +97,10 @@ class AttentionKernel:
     def takes_score_bias_on(self, device: str) -> bool:
         return self.takes_score_bias
 
+    def trains_score_bias_on(self, device: str) -> bool:
+        """Whether the backward pass on ``device`` reaches a score bias that requires gradients (T5's buckets)."""
+        return self.takes_score_bias_on(device)
+
     def trains_on(self, device: str) -> bool:
         return device in (self.backward_devices if self.backward_devices is not None else self.devices)
 
@@ -124,6 +129,10 @@ class AttentionKernel:
             reasons.append(f"kernel '{self.name}' computes dot-product scores only, and scoring '{spec.scoring}' is not one")
         if spec.position in positions and adds_score_bias(positions.get(spec.position)) and not self.takes_score_bias_on(device):
             reasons.append(f"kernel '{self.name}' takes no score bias on {device}, which position '{spec.position}' adds")
+        elif (training and spec.position in positions and positions.get(spec.position).learned_bias
+              and not self.trains_score_bias_on(device)):
+            reasons.append(f"kernel '{self.name}' passes no gradient to a score bias on {device}, and position "
+                           f"'{spec.position}' learns its bias, so it cannot train")
         if training and not self.trains_on(device):
             reasons.append(f"kernel '{self.name}' has no backward pass on {device} (inference only), so it cannot train")
         return reasons

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, Optional
 
 import torch
@@ -23,3 +24,6 @@ class JobContext:
     options: Dict[str, Any] = field(default_factory=dict)
     facts: Dict[str, Any] = field(default_factory=dict)
     seed: Optional[int] = None
+    #: a folder next to the stored results where a job may keep trained weights for other jobs of the same
+    #: training to reuse (suites/_checkpoints.py); None keeps nothing
+    checkpoint_dir: Optional[Path] = None

@@ -81,7 +81,7 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
     settings = prepare_device(job.device)
     env = {**provenance(job.device), **settings}
     ctx = JobContext(device=job.device, dtype=DTYPES[job.dtype], progress=progress, label=job.label,
-                     options=plan.options, seed=job.seed)
+                     options=plan.options, seed=job.seed, checkpoint_dir=store.root / job.suite / ".checkpoints")
     start = time.perf_counter()
     try:
         measurements = plan.suite.run_job(job.spec, job.profile, job.seed, ctx)

@@ -12,6 +12,7 @@ import pandas as pd
 from harness.findings import Claim, Estimate, Finding, finding, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites._learning import learning_checks, learning_section, usable
+from suites._rope_extension_report import section as rope_extension_section
 from harness.groups import code_line
 
 PUBLISHED = (
@@ -117,6 +118,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     figure = _figure(ok, variants, train_len, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
     lines += ["## Against the published finding", "", PUBLISHED + " " + " ".join(sentences(findings(df))), ""]
+    lines += rope_extension_section(df, train_len)  # empty unless the run has rope+<scaling> variants
     path = out_dir / f"{suite.name}.md"
     path.write_text("\n".join(lines))
     return [path, figure]

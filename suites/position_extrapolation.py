@@ -4,6 +4,15 @@ Press, Smith & Lewis 2022, "Train Short, Test Long" (arXiv 2108.12409): sinusoid
 soon after the training length, rotary later, and ALiBi stays flat. Each variant is trained on the
 same text with the same budget; held-out text is scored at every evaluation length on the same tokens,
 under a named protocol (non-overlapping windows by default, sliding windows as an option).
+
+RoPE context extension (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, arXiv 2309.00071): the
+variants ``rope+pi``, ``rope+ntk``, ``rope+dynamic_ntk`` and ``rope+yarn`` evaluate the weights of ``rope``
+(trained once, kept in results/<suite>/.checkpoints/ for every job of that training: suites/_checkpoints.py)
+with the scaling applied at every length, s = length / L; ``set.finetune_steps=N`` adds a second score
+after N steps of fine-tuning at each length past L. More position encodings: ``t5_bias`` (Raffel et al.
+2020) and ``randomized`` (Ruoss et al. 2023). The default variants stay the five of the quick profile
+(its 3-minute budget); a full standard run is
+``bench run suite=position_extrapolation profile=standard 'variants=[none,sinusoidal,learned,rope,alibi,t5_bias,randomized,rope+pi,rope+ntk,rope+dynamic_ntk,rope+yarn]'``.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import torch
 
 from harness.context import JobContext
 from harness.train import TrainSettings, train
+from suites._checkpoints import train_once, training_key
 from suites._lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from suites._suite import Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, between, one_of
@@ -49,9 +59,13 @@ class ExtrapolationProfile(Profile):
     stride: int = 0
     #: the corpus (``data=`` on the command line): pydoc, bible or a text file
     data: str = DEFAULT_CORPUS
+    #: steps of fine-tuning at each evaluation length past L, then a second score (0: none); Chen et al. 2023
+    #: fine-tune PI for about 1000 steps
+    finetune_steps: int = 0
 
     rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True),
-             "protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length")}
+             "protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length"),
+             "finetune_steps": at_least(0, "0 = no fine-tuning")}
 
     def problems(self) -> List[str]:
         out = []
@@ -65,6 +79,18 @@ class ExtrapolationProfile(Profile):
             out.append(f"set.stride={self.stride} exceeds the shortest evaluation length {shortest}; "
                        f"set.stride takes a whole number from 0 (the training length) to {shortest}.")
         return out
+
+    def settings(self) -> Dict[str, Any]:
+        values = super().settings()
+        if not values["finetune_steps"]:  # added after version 2's records: left out at 0 so they keep their identity
+            values.pop("finetune_steps")
+        return values
+
+
+#: profile settings that change only the evaluation, not the trained weights
+EVAL_SETTINGS = ("eval_multipliers", "eval_tokens", "protocol", "stride", "finetune_steps")
+#: fine-tuning runs at this fraction of the training learning rate, constant after a 10% warm-up, no weight decay
+FINETUNE_LR = 0.1
 
 
 PROFILES = {
@@ -97,6 +123,8 @@ class PositionExtrapolation(Suite):
         Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
         Metric("train_time", "s", False, "wall time of training"),
         Metric("train_throughput", "tokens/s", True, "training tokens per second"),
+        Metric("finetuned_loss", "nats/char", False, "held-out cross-entropy after set.finetune_steps at that length"),
+        Metric("finetuned_perplexity", "", False, "exp(finetuned_loss)"),
     )
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
@@ -125,48 +153,94 @@ class PositionExtrapolation(Suite):
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len * max(profile.eval_multipliers))
         n_eval = eval_ids.numel() - 1  # the same tokens are scored at every length
 
+        # a RoPE scaling changes no weight: train with plain RoPE (once per training: suites/_checkpoints.py)
+        train_spec = spec.without_rope_scaling()
         torch.manual_seed(seed)
-        model = build(spec).to(ctx.device)
+        model = build(train_spec).to(ctx.device)
         ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr,
                          steps=profile.steps, train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
                          **data.facts(),
                          attention_backend=model.attention_dispatch(profile.batch_size, profile.train_len))
         gen = torch.Generator().manual_seed(seed)
 
-        # weights stay float32; bfloat16 runs the matmuls under autocast (mixed precision)
-        def autocast():
-            return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype, enabled=ctx.dtype != torch.float32)
-
         def step_loss(m, step):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
-            with autocast():
+            with self._autocast(ctx):
                 return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
         settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
                                  weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
-        result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.position)
+        key = training_key(self.name, train_spec, {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS},
+                           seed, ctx.device, ctx.dtype, data.corpus.checksum)
+        result = train_once(model, key, ctx.checkpoint_dir, label=ctx.label, train=lambda: train(
+            model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.position))
+        ctx.facts.update(weights=result.source, training_key=key)
         out = [
             Measurement("train_loss", result.final_loss),
             Measurement("train_time", result.wall_time_s),
             Measurement("train_throughput", result.tokens_per_s),
         ]
+        state = model.state_dict()
+        model = _with_weights(spec, state, ctx.device)  # the variant itself, RoPE scaling included
         for mult in profile.eval_multipliers:
             length = profile.train_len * mult
-            where = dict(x=float(length), x_name="eval_length", extra={"multiplier": mult})
+            tune = profile.finetune_steps > 0 and mult > 1
             problem = model.length_problem(length)
             if problem:
-                for metric in ("loss", "perplexity"):
-                    out.append(Measurement(metric, None, status="unsupported", reason=problem, **where))
+                for metric in ("loss", "perplexity") + (("finetuned_loss", "finetuned_perplexity") if tune else ()):
+                    out.append(Measurement(metric, None, status="unsupported", reason=problem, x=float(length),
+                                           x_name="eval_length", extra={"multiplier": mult}))
                 continue
-            t0 = time.perf_counter()
-            with autocast():
-                nll, count = evaluate_nll(model, eval_ids, length, protocol=profile.protocol,
-                                          stride=profile.stride or profile.train_len, device=ctx.device)
-            loss = nll / count
-            where["extra"] = {"multiplier": mult, "scored_tokens": count, "eval_time_s": time.perf_counter() - t0}
-            out.append(Measurement("loss", loss, **where))
-            out.append(Measurement("perplexity", float(torch.tensor(loss).exp()), **where))
+            out += self._scored(model, eval_ids, length, mult, profile, ctx)
+            if tune:
+                tuned = self._finetuned(spec, state, length, profile, seed, train_ids, ctx)
+                out += self._scored(tuned, eval_ids, length, mult, profile, ctx, prefix="finetuned_")
         return out
+
+    @staticmethod
+    def _autocast(ctx: JobContext):
+        # weights stay float32; bfloat16 runs the matmuls under autocast (mixed precision)
+        return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype, enabled=ctx.dtype != torch.float32)
+
+    def _scored(self, model, eval_ids: torch.Tensor, length: int, mult: int, profile: ExtrapolationProfile,
+                ctx: JobContext, prefix: str = "") -> List[Measurement]:
+        """Held-out loss and perplexity at ``length`` (a RoPE scaling with rope_scale=auto takes s = length / L)."""
+        model.set_context_length(length)
+        t0 = time.perf_counter()
+        with self._autocast(ctx):
+            nll, count = evaluate_nll(model, eval_ids, length, protocol=profile.protocol,
+                                      stride=profile.stride or profile.train_len, device=ctx.device)
+        loss = nll / count
+        where = dict(x=float(length), x_name="eval_length",
+                     extra={"multiplier": mult, "scored_tokens": count, "eval_time_s": time.perf_counter() - t0})
+        return [Measurement(prefix + "loss", loss, **where), Measurement(prefix + "perplexity", float(torch.tensor(loss).exp()), **where)]
+
+    def _finetuned(self, spec: TransformerSpec, state, length: int, profile: ExtrapolationProfile, seed: int,
+                   train_ids: torch.Tensor, ctx: JobContext):
+        """The trained weights after ``finetune_steps`` steps at ``length``, the variant's scaling applied (as PI fine-tunes)."""
+        torch.manual_seed(seed + length)
+        model = _with_weights(spec, state, ctx.device)
+        model.set_context_length(length)
+        batch = max(1, profile.batch_size * profile.train_len // length)  # about the training's tokens per step
+        gen = torch.Generator().manual_seed(seed + length)
+
+        def step_loss(m, step):
+            x, y = random_batch(train_ids, batch, length, gen)
+            with self._autocast(ctx):
+                return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
+
+        steps = profile.finetune_steps
+        settings = TrainSettings(steps=steps, lr=FINETUNE_LR * profile.lr, warmup_steps=max(1, steps // 10),
+                                 min_lr_ratio=1.0, weight_decay=0.0, grad_clip=profile.grad_clip)
+        train(model, step_loss, settings, progress=ctx.progress, desc=f"{ctx.label or spec.position} fine-tune at {length}")
+        return model
+
+
+def _with_weights(spec: TransformerSpec, state, device: str):
+    """The model of ``spec`` holding ``state`` (trained weights of the same architecture), in eval mode."""
+    model = build(spec).to(device)
+    model.load_state_dict(state)
+    return model.eval()
 
 
 

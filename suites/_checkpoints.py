@@ -1,0 +1,92 @@
+"""Trained weights kept next to the results, so that one training serves every job that evaluates it.
+
+A job that would train the same weights as another (``rope+ntk`` and ``rope+yarn`` evaluate the weights of
+``rope``: a RoPE scaling changes no weight) names its training by a content hash of everything that
+determines it: suite, the spec it trains, the profile's training settings, seed, device type, dtype, data
+checksum and code version. The first job to run trains and saves the state_dict with its training summary
+under ``results/<suite>/.checkpoints/<hash>.pt`` (written atomically; the store ignores hidden folders); the
+others load it. Each job still stores its own records, so variants stay separate and an interrupted sweep
+resumes: a job that finds the checkpoint reuses it, one that does not trains it. Two processes that reach
+the same training at once may both train it; the later save replaces the earlier one.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional
+
+import torch
+from torch import nn
+
+from harness.env import code_version
+from harness.train import TrainResult
+from variants.spec import stable_hash
+
+
+@dataclass(frozen=True)
+class Training:
+    """What a job reports about its training, whether it trained here or loaded the weights."""
+
+    final_loss: float
+    wall_time_s: float
+    tokens_per_s: float
+    #: "trained by this job" or "checkpoint of job <label>"
+    source: str
+    key: str
+
+
+def training_key(suite: str, spec: Any, settings: Dict[str, Any], seed: int, device: str, dtype: torch.dtype,
+                 data_checksum: str) -> str:
+    """Content hash of one training: equal keys train equal weights."""
+    return stable_hash({"suite": suite, "spec": spec.to_dict(), "settings": settings, "seed": seed,
+                        "device": device.split(":")[0], "dtype": str(dtype), "data": data_checksum,
+                        "code": code_version()})
+
+
+def path_for(folder: Path, key: str) -> Path:
+    return Path(folder) / f"{key}.pt"
+
+
+def train_once(model: nn.Module, key: str, folder: Optional[Path], train: Callable[[], TrainResult],
+               label: str = "") -> Training:
+    """Load the weights of training ``key`` into ``model`` from ``folder``, or run ``train()`` and save them there."""
+    path = path_for(folder, key) if folder is not None else None
+    saved = load(path) if path is not None else None
+    if saved is not None:
+        model.load_state_dict(saved["state_dict"])
+        model.eval()
+        return Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
+                        f"checkpoint of job {saved['label']}", key)
+    result = train()
+    if path is not None:
+        state = {name: t.detach().cpu() for name, t in model.state_dict().items()}
+        save(path, {"state_dict": state, "final_loss": result.final_loss, "wall_time_s": result.wall_time_s,
+                    "tokens_per_s": result.tokens_per_s, "label": label, "key": key})
+    return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key)
+
+
+def load(path: Path) -> Optional[Dict[str, Any]]:
+    """The saved training at ``path``, or None when there is none or it cannot be read (then it is retrained)."""
+    if not path.exists():
+        return None
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # a damaged file is replaced by the next save
+        return None
+
+
+def save(path: Path, payload: Dict[str, Any]) -> None:
+    """Write ``payload`` to ``path`` atomically (a temporary file in the same folder, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".tmp-{uuid.uuid4().hex}.pt"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to the results
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(payload, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

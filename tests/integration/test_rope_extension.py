@@ -1,0 +1,55 @@
+"""position_extrapolation with RoPE extensions: one training serves every scaling, fine-tuning, the report section."""
+
+import json
+
+from harness.cli import main
+
+TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
+        "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]
+
+
+def load(results):
+    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
+
+
+def run(results, *args):
+    return main(["run", f"results_dir={results}", *TINY, *args])
+
+
+def test_one_training_of_rope_serves_every_extension_and_each_variant_keeps_its_records(tmp_path):
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    assert run(results, "variants=[rope,rope+ntk,rope+yarn,t5_bias,randomized]") == 0
+    records = load(results)
+    first = {r["variant"]: r for r in records}
+    assert set(first) == {"rope", "rope+ntk", "rope+yarn", "t5_bias", "randomized"}
+    checkpoints = sorted((results / "position_extrapolation" / ".checkpoints").glob("*.pt"))
+    assert len(checkpoints) == 3  # rope (shared by both scalings), t5_bias, randomized
+    assert first["rope"]["weights"] == "trained by this job"
+    for v in ("rope+ntk", "rope+yarn"):
+        assert first[v]["weights"] == "checkpoint of job rope-s0"
+        assert first[v]["training_key"] == first["rope"]["training_key"]
+    ppl = {(r["variant"], r["x"]): r["value"] for r in records if r["metric"] == "perplexity"}
+    assert ppl[("rope+ntk", 8.0)] == ppl[("rope", 8.0)]  # s = 1 at the training length
+    assert ppl[("rope+ntk", 64.0)] != ppl[("rope", 64.0)]
+    assert all(r["status"] == "ok" for r in records)
+
+    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
+    text = (reports / "position_extrapolation.md").read_text()
+    for phrase in ("RoPE context extension without retraining", "share one training per seed", "Peng et al. 2023",
+                   "| rope+yarn", "t5_bias", "randomized"):
+        assert phrase in text, phrase
+
+
+def test_extensions_after_a_short_fine_tune_at_each_longer_length(tmp_path):
+    results = tmp_path / "results"
+    assert run(results, "variants=[rope,rope+pi]", "set.finetune_steps=2", "set.eval_multipliers=[1,2]") == 0
+    records = load(results)
+    tuned = [r for r in records if r["metric"] == "finetuned_perplexity"]
+    assert {(r["variant"], r["x"]) for r in tuned} == {("rope", 16.0), ("rope+pi", 16.0)}
+    assert all(r["profile_settings"]["finetune_steps"] == 2 for r in records)
+    assert {r["weights"] for r in records if r["variant"] == "rope+pi"} == {"checkpoint of job rope-s0"}
+    # the fine-tune changes only the evaluation: a run without it reuses the same training
+    assert run(results, "variants=[rope+ntk]", "set.eval_multipliers=[1,2]") == 0
+    ntk = [r for r in load(results) if r["variant"] == "rope+ntk"]
+    assert {r["weights"] for r in ntk} == {"checkpoint of job rope-s0"}
+    assert all("finetune_steps" not in r["profile_settings"] for r in ntk)  # 0: left out, as before it existed

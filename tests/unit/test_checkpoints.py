@@ -1,0 +1,37 @@
+"""Trained weights kept by training key: trained once, loaded after, retrained when missing or damaged."""
+
+import torch
+from torch import nn
+
+from harness.train import TrainResult
+from suites._checkpoints import path_for, train_once
+
+
+def _trainer(model, calls):
+    def train():
+        calls.append(1)
+        with torch.no_grad():
+            model.weight.fill_(len(calls))
+        return TrainResult(losses=[1.0, 0.5], wall_time_s=2.0, tokens=10)
+    return train
+
+
+def test_the_first_job_trains_and_saves_and_the_next_loads(tmp_path):
+    calls = []
+    first = nn.Linear(3, 3)
+    trained = train_once(first, "abc", tmp_path, _trainer(first, calls), label="rope-s0")
+    assert trained.source == "trained by this job" and path_for(tmp_path, "abc").exists()
+    second = nn.Linear(3, 3)
+    loaded = train_once(second, "abc", tmp_path, _trainer(second, calls), label="rope+ntk-s0")
+    assert calls == [1] and loaded.source == "checkpoint of job rope-s0"
+    assert torch.equal(second.weight, first.weight) and loaded.final_loss == trained.final_loss == 0.5
+    assert loaded.wall_time_s == 2.0 and not list(tmp_path.glob(".tmp-*"))
+
+
+def test_without_a_folder_or_with_a_damaged_file_it_trains(tmp_path):
+    calls = []
+    model = nn.Linear(3, 3)
+    train_once(model, "abc", None, _trainer(model, calls))
+    path_for(tmp_path, "abc").write_bytes(b"not a checkpoint")
+    assert train_once(model, "abc", tmp_path, _trainer(model, calls)).source == "trained by this job"
+    assert calls == [1, 1] and train_once(model, "abc", tmp_path, _trainer(model, calls)).source.startswith("checkpoint")

@@ -1,0 +1,65 @@
+"""The RoPE-extension verdicts of the position_extrapolation report on hand-made records of the published shape."""
+
+import math
+
+import pandas as pd
+
+from suites._rope_extension_report import section, verdicts
+
+L = 32
+
+
+def records(curves, seeds=(0, 1)):
+    """curves: variant -> (rope_scaling or None, rope_scale, [ppl at 1L, 2L, 4L, 8L])."""
+    rows = []
+    for variant, (scaling, scale, ppl) in curves.items():
+        spec = {"position": "rope"} if scaling is None else {"position": "rope", "rope_scaling": scaling, "rope_scale": scale}
+        for seed in seeds:
+            base = dict(variant=variant, seed=seed, status="ok", spec=spec, training_key=f"k{seed}", bigram_entropy=2.5,
+                        profile_settings={"train_len": L})
+            rows.append({**base, "metric": "train_loss", "x": None, "value": 1.4})
+            for mult, p in zip((1, 2, 4, 8), ppl):
+                value = p * (1 + 0.01 * seed)
+                rows.append({**base, "metric": "perplexity", "x": float(mult * L), "value": value})
+                rows.append({**base, "metric": "loss", "x": float(mult * L), "value": math.log(value)})
+    return pd.DataFrame(rows)
+
+
+PUBLISHED_SHAPE = {
+    "rope": (None, "auto", [4.2, 5.3, 15.0, 27.0]),
+    "rope+pi": ("pi", "auto", [4.2, 4.9, 5.6, 6.5]),
+    "rope+ntk": ("ntk", "auto", [4.2, 4.3, 4.6, 5.5]),
+    "rope+yarn": ("yarn", "auto", [4.2, 4.25, 4.5, 5.0]),
+}
+
+
+def test_the_published_shape_agrees_on_every_statement():
+    found = {v.key: v.verdict for v in verdicts(records(PUBLISHED_SHAPE), L)}
+    assert found == {"rope_blows_up": "agrees", "pi_short": "agrees", "ntk_close": "agrees", "yarn_close": "agrees"}
+
+
+def test_a_run_where_nothing_helps_disagrees():
+    flat_rope = dict(PUBLISHED_SHAPE, rope=(None, "auto", [4.2, 4.3, 4.4, 4.5]),
+                     **{"rope+ntk": ("ntk", "auto", [4.2, 5.0, 9.0, 20.0]), "rope+pi": ("pi", "auto", [4.2, 4.2, 4.3, 4.4])})
+    found = {v.key: v.verdict for v in verdicts(records(flat_rope), L)}
+    assert found["rope_blows_up"] == "disagrees" and found["ntk_close"] == "disagrees" and found["pi_short"] == "disagrees"
+
+
+def test_pi_at_a_fixed_scale_is_judged_at_the_training_length():
+    curves = {"rope": PUBLISHED_SHAPE["rope"], "rope+pi4": ("pi", 4.0, [4.6, 4.8, 5.0, 9.0])}
+    (pi,) = [v for v in verdicts(records(curves), L) if v.key == "pi_short"]
+    assert pi.verdict == "agrees" and "ppl(1L)" in pi.sentence
+
+
+def test_no_verdict_when_plain_rope_did_not_learn_and_no_section_without_extensions():
+    unlearned = records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)  # held-out loss above the bigram entropy
+    (only,) = verdicts(unlearned, L)
+    assert only.verdict == "inconclusive" and "did not learn" in only.sentence
+    assert section(records({"rope": PUBLISHED_SHAPE["rope"]}), L) == []
+
+
+def test_the_section_has_the_table_the_single_training_and_the_verdicts():
+    text = "\n".join(section(records(PUBLISHED_SHAPE), L))
+    for phrase in ("| rope+yarn", "ppl(4L) / rope ppl(L)", "share one training per seed (2 seed(s))", "**agrees**",
+                   "Chen et al. 2023", "Peng et al. 2023"):
+        assert phrase in text, phrase

@@ -57,8 +57,9 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
     """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix.
 
     Each report covers one group of records (harness/groups.py): the newest, or the newest matching
-    ``wanted`` (profile, device, dtype, suite_version, data, set.FIELD). Returns the paths written and
-    lines telling which groups were found and how to report the others.
+    ``wanted`` (profile, device, dtype, suite_version, data, set.FIELD). The index (harness/index.py) is
+    rebuilt over the groups reported, and for a one-suite report over every other suite's newest group too.
+    Returns the paths written and lines telling which groups were found and how to report the others.
     """
     from suites._suite import suites
 
@@ -93,7 +94,19 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
         lines += group_lines(name, group, found)
     lines += [f"{n}: no group matches the selection; not reported." for n in names if n not in chosen]
     paths.append(write_support_matrix(reports_dir))
+    paths.append(_index(store, chosen, names, suite, results_dir, reports_dir))
     return paths, lines
+
+
+def _index(store: ResultsStore, chosen: Mapping[str, Tuple[Group, List[Group]]], names: List[str], suite: Optional[str],
+           results_dir: Path, reports_dir: Path) -> Path:
+    """reports/index.md over the groups just reported; a one-suite report takes every other suite's newest group."""
+    from harness.index import index_groups, write_index
+
+    reported = {name: group for name, (group, _) in chosen.items()}
+    groups = index_groups(store, reported) if suite else reported
+    left_out = [f"{n}: no group matches the selection; its findings say not run." for n in names if n not in chosen]
+    return write_index(groups, reports_dir, str(results_dir), left_out)
 
 
 def group_lines(suite: str, reported: Group, found: List[Group]) -> List[str]:

@@ -2,10 +2,11 @@
 
     python -m harness.results_section reference/results reference/reports README.md
 
-For each suite with reference records (the newest group of each, as ``bench report`` chooses): the
-machine, torch version, seeds and summed job wall time from the records; the headline table and figure
-and the verdict lines of the suite's own report. Everything between the two markers in README.md is
-replaced; nothing there is typed by hand.
+First a link to the index (reports/index.md, written by ``bench report``: every finding on one page and
+each variant's quality against its cost). Then, for each suite with reference records (the newest group
+of each, as ``bench report`` chooses): the machine, torch version, seeds and summed job wall time from the
+records; the headline table and figure and the verdict lines of the suite's own report. Everything
+between the two markers in README.md is replaced; nothing there is typed by hand.
 """
 
 from __future__ import annotations
@@ -77,12 +78,23 @@ def frame_corpus(first) -> str:
     return f"corpus {corpus}, " if isinstance(corpus, str) and corpus else ""
 
 
+def index_line(results: Path, reports: Path, readme_dir: Path) -> str:
+    """The link to the index (reports/index.md: findings scoreboard, quality x cost per variant, Pareto figure)."""
+    rel = os.path.relpath(reports / "index.md", readme_dir)
+    if (reports / "index.md").is_file():
+        return (f"Every finding on one page, with each variant's quality against its cost: [{rel}]({rel}) "
+                "(the findings scoreboard, the quality x cost table and the Pareto figure).")
+    return f"(no index at {rel} yet; `bench report results_dir={results} reports_dir={reports}` writes it)"
+
+
 def render(results: Path, reports: Path, readme_dir: Path) -> str:
     store = ResultsStore(results)
     lines = [BEGIN, ""]
     names = store.suites()
     if not names:
         lines += ["No reference results yet: `make reference` runs them.", ""]
+    else:
+        lines += [index_line(results, reports, readme_dir), ""]
     for suite in names:
         lines += suite_block(suite, results, reports, readme_dir)
     return "\n".join(lines + [END])

@@ -317,7 +317,7 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
             continue
         agrees = mine < 1.3 and theirs > 1.7
         agree.append(agrees)
-        estimates.append(Estimate(f"memory slope {variant} (vs {ref} {theirs:.2f})", mine, seeds=0))
+        estimates.append(Estimate(f"memory slope {variant} (vs {ref} {theirs:.2f})", mine, seeds=int(df.seed.nunique())))
         parts.append(f"`{variant}`'s forward peak memory grows with slope {mine:.2f} against {theirs:.2f} for `{ref}`"
                      + (" (linear against quadratic: agrees)." if agrees else " (does not show linear against quadratic growth)."))
     lat = df[(df.metric == "latency") & (df.status == "ok")]

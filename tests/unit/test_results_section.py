@@ -34,6 +34,11 @@ def test_results_section_is_built_from_records_and_the_report(tmp_path):
     assert "6.0 minutes of job wall time" in block  # the newest group only: 3 x 120 s, not the quick run
     assert "| alibi | 4.5 |" in block and "![ppl](reports/figures/pe.png)" in block
     assert "this run **agrees**" in block
+    assert "no index at reports/index.md yet" in block  # linked once `bench report` writes it
+    (reports / "index.md").write_text("# Which variant should I use?\n")
+    update_readme(readme, results, reports)
+    block = readme.read_text().split(BEGIN)[1].split(END)[0]
+    assert block.lstrip().startswith("Every finding on one page") and "[reports/index.md](reports/index.md)" in block
 
 
 def test_a_readme_without_markers_is_refused(tmp_path):

@@ -1,0 +1,72 @@
+"""The index's findings scoreboard: one row per published finding a suite tests, with this benchmark's verdict.
+
+Every verdict comes from the suite's own report module (``Suite.findings``: harness/findings.py), computed
+on the group of records its report covers; a claim no record tests says "not run" and the command that
+would run what it needs.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Optional
+
+import pandas as pd
+
+from harness.findings import Finding, not_run
+from harness.fill import run_command
+
+COLUMNS = ("finding", "source", "published", "our measurement", "95% interval", "seeds", "profile, corpus, device",
+           "verdict")
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def setting(frame: Optional[pd.DataFrame]) -> str:
+    """'standard, World English Bible (engWEB2015eb), cpu' of a group of records."""
+    if frame is None or not len(frame):
+        return "-"
+    ok = frame[frame.status == "ok"]
+    first = (ok if len(ok) else frame).iloc[0]
+    corpus = first.get("corpus")
+    return f"{first.profile}, {corpus if isinstance(corpus, str) and corpus else 'no corpus'}, {first.device}"
+
+
+def row(found: Finding, frame: Optional[pd.DataFrame], profile: Optional[str], results_dir: Optional[str],
+        report: Optional[str] = None) -> dict:
+    """One scoreboard row; a finding that was not run gives the command that would run its claim."""
+    claim = found.claim
+    name = f"[{claim.name}]({report})" if report else claim.name
+    if found.verdict == "not run":
+        command = found.command or run_command(claim.suite, claim.variants, profile, results_dir)
+        measured, interval, seeds = f"not run: `{command}`", "-", "-"
+    else:
+        # a verdict without numbers (no verdict: a model did not learn) says why in its sentence
+        measured = found.measurement() or found.sentence or "see the report"
+        n = found.seeds or (int(frame.seed.nunique()) if frame is not None and "seed" in frame else 0)
+        interval, seeds = found.interval() or "-", str(n)
+    return {"finding": name, "source": claim.source, "published": claim.published, "our measurement": measured,
+            "95% interval": interval, "seeds": seeds, "profile, corpus, device": setting(frame),
+            "verdict": found.verdict}
+
+
+def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optional[str]] = lambda s: None,
+               results_dir: Optional[str] = None, reports: Mapping[str, str] = {}) -> pd.DataFrame:
+    """The scoreboard over every registered suite with claims; ``groups`` maps a suite to the records it reports.
+
+    ``reports`` maps a suite to its report's relative path (the finding's name links there).
+    """
+    from suites._suite import suites
+
+    rows = []
+    for name in suites.names():
+        suite = suites.get(name)
+        frame = groups.get(name)
+        found = {f.claim.key: f for f in suite.findings(frame)} if frame is not None and len(frame) else {}
+        for claim in suite.claims:
+            finding = found.get(claim.key) or not_run(claim)
+            report = reports.get(name) if frame is not None else None
+            rows.append(row(finding, frame if finding.verdict != "not run" else None, profile_for(name), results_dir, report))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    return frame.apply(lambda col: col.map(_cell))

@@ -1,0 +1,174 @@
+"""reports/index.md from made-up records of three suites: scoreboard, quality x cost table, Pareto figure."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from harness.groups import split_groups
+from harness.index import render, write_index
+from harness.scoreboard import scoreboard
+from harness.tradeoffs import build
+
+SEEDS = (0, 1, 2)
+L = 16
+
+
+def _spec(suite, variant):
+    from suites._suite import suites
+
+    s = suites.get(suite)
+    return s.spec_for(variant, s.profiles["quick"], {}).to_dict()
+
+
+def _common(suite, variant, seed, **extra):
+    return dict(suite=suite, suite_version=2, variant=variant, seed=seed, status="ok", profile="quick",
+                profile_settings={"train_len": L, "batch": 1}, device="cpu", device_name="Test CPU", dtype="float32",
+                data_checksum="abc", timestamp="2026-12-01T00:00:00+00:00", spec=_spec(suite, variant), reason=None,
+                extra={}, x=None, **extra)
+
+
+def lm_like(suite, variant, seed, ppl_l, ppl_8l=None, throughput=20000.0, flops=None):
+    """Records of a character LM that learned: loss and perplexity at L (and 8L), training loss and throughput."""
+    facts = dict(bigram_entropy=2.5, unigram_entropy=3.0, parameters=800_000, corpus="Test corpus")
+    rows = [dict(_common(suite, variant, seed, **facts), metric="loss", x=float(L), value=math.log(ppl_l)),
+            dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(L), value=ppl_l),
+            dict(_common(suite, variant, seed, **facts), metric="train_loss", value=math.log(ppl_l) - 0.05),
+            dict(_common(suite, variant, seed, **facts), metric="train_throughput", value=throughput)]
+    if ppl_8l is not None:
+        rows.append(dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(8 * L), value=ppl_8l))
+    if flops is not None:
+        rows.append(dict(_common(suite, variant, seed, **facts), metric="train_flops", value=flops))
+    return rows
+
+
+def kv(variant, seed, kv_heads, ms):
+    """kv_cache records: cache bytes at two contexts and a decode step at each."""
+    rows = []
+    for context in (128.0, 512.0):
+        per_token = 2 * 2 * kv_heads * 16 * 4  # 2 layers, head_dim 16, float32
+        rows.append(dict(_common("kv_cache", variant, seed), metric="cache_bytes", x=context, value=per_token * context,
+                         extra={"batch": 1, "kv_heads": kv_heads}))
+        rows.append(dict(_common("kv_cache", variant, seed), metric="decode_latency", x=context,
+                         value=ms * context / 512, extra={"noise": 0.04}))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def groups():
+    pe = []
+    for seed in SEEDS:
+        pe += lm_like("position_extrapolation", "sinusoidal", seed, 5.0 + 0.1 * seed, 21.0 + seed)
+        pe += lm_like("position_extrapolation", "alibi", seed, 4.5 + 0.1 * seed, 4.4 + 0.1 * seed)
+        pe += lm_like("position_extrapolation", "rope", seed, 4.2 + 0.1 * seed, 30.0 + seed)
+    lm = []
+    for seed in SEEDS:
+        lm += lm_like("language_modeling", "baseline", seed, 4.2 + 0.1 * seed, flops=5.3e12)
+        lm += lm_like("language_modeling", "mqa", seed, 4.3 + 0.1 * seed, flops=5.3e12)
+    cache = []
+    for seed in SEEDS:
+        cache += kv("rope", seed, 4, 2.0 + 0.01 * seed) + kv("rope+mqa", seed, 1, 1.5 + 0.01 * seed)
+        cache += kv("alibi", seed, 4, 2.2 + 0.01 * seed)
+    return {name: split_groups(pd.DataFrame(rows))[0]
+            for name, rows in (("position_extrapolation", pe), ("language_modeling", lm), ("kv_cache", cache))}
+
+
+def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_a_command(groups):
+    board = scoreboard({name: g.frame for name, g in groups.items()}, lambda suite: "quick")
+    rows = {r["finding"]: r for r in board.to_dict("records")}
+    alibi = rows["ALiBi extrapolates past the training length; sinusoidal does not"]
+    assert alibi["verdict"] == "agrees" and alibi["seeds"] == "3"
+    assert alibi["our measurement"].startswith("ALiBi ppl(8L)/ppl(L) 0.97") and alibi["95% interval"].startswith("[")
+    assert alibi["source"].startswith("Press et al. 2022") and alibi["profile, corpus, device"] == "quick, Test corpus, cpu"
+    assert rows["KV-cache bytes = 2 x layers x kv_heads x head_dim x tokens x batch x bytes"]["verdict"] == "agrees"
+    decode = rows["Fewer key/value heads make the memory-bound decode step faster"]
+    assert decode["verdict"] == "agrees" and decode["our measurement"].startswith("MHA / MQA step time, rope")
+    post_ln = rows["Post-LN trains worse than Pre-LN without a long warm-up"]
+    assert post_ln["verdict"] == "not run"
+    command = "bench run suite=language_modeling variants=[baseline,post_ln] profile=quick"
+    assert post_ln["our measurement"] == f"not run: `{command}`"
+    warmup = rows["Post-LN needs a learning-rate warm-up; Pre-LN does not"]  # a suite without any record
+    assert warmup["verdict"] == "not run" and "bench run suite=training_stability" in warmup["our measurement"]
+    assert set(board.verdict) <= {"agrees", "disagrees", "inconclusive", "not run"}
+
+
+def test_the_verdicts_are_the_suites_own(groups):
+    """The index holds no verdict logic: its rows are exactly what each suite's findings() returns."""
+    from suites._suite import suites
+
+    frames = {name: g.frame for name, g in groups.items()}
+    board = scoreboard(frames)
+    for name, frame in frames.items():
+        for found in suites.get(name).findings(frame):
+            assert (board[board.finding == found.claim.name].verdict == found.verdict).all()
+
+
+def test_the_quality_cost_table_joins_suites_on_the_design(groups):
+    table = build({name: g.frame for name, g in groups.items()}, lambda suite: "quick")
+    rows = table.frame.set_index("variant")
+    letters = {v.split(":")[0]: k for k, v in table.sources.items()}
+    pe, lm, cache = (letters[s] for s in ("position_extrapolation", "language_modeling", "kv_cache"))
+    rope = rows.loc["rope = baseline"]  # position_extrapolation's rope is language_modeling's baseline
+    ppl = rope["held-out ppl at L (per char)"]
+    assert ppl.startswith("4.300 ± ") and ppl.endswith(f"[{pe}]")
+    assert rope["held-out ppl at 8L (per char)"].startswith("31.000 ± ")
+    assert rope["KV cache (B/token)"] == f"1,024 [{cache}]"
+    assert rope["decode (ms/token at 512 tokens)"].startswith("2.010 ± ")
+    assert rope["training FLOPs"] == f"5.3T [{lm}]"
+    assert table.sources[pe].startswith("position_extrapolation: profile `quick`, cpu (Test CPU), float32")
+    # alibi: KV bytes depend on the grouping only, the decode step on the position too
+    assert rows.loc["alibi", "KV cache (B/token)"] == f"1,024 [{cache}]"
+    assert rows.loc["alibi", "decode (ms/token at 512 tokens)"].startswith("2.210")
+    # a design only kv_cache ran: the quality cells name the run that would fill them
+    mqa_row = rows.loc["rope+mqa"]
+    assert mqa_row["KV cache (B/token)"] == f"256 [{cache}]" and mqa_row["held-out ppl at L (per char)"].startswith("not run [")
+    commands = {n: c for c, n in table.commands.items()}
+    number = int(mqa_row["held-out ppl at L (per char)"].split("[")[1].rstrip("]"))
+    assert commands[number] == "`bench run suite=position_extrapolation variants=[rope+mqa] profile=quick`"
+    # language_modeling's mqa widens its FFN: a different design from kv_cache's, and named so
+    assert rows.loc["mqa", "design"] == "rope, MQA, d_ff widened to match MHA parameters"
+    assert "attention (ms at 4096 tokens, causal fwd)" in rows.columns
+    assert rows.loc["alibi", "attention (ms at 4096 tokens, causal fwd)"].startswith("not run [")
+    assert any(c.startswith("`bench run suite=attention_cost variants=[") for c in table.suite_commands())
+
+
+def test_the_index_has_its_three_parts_and_a_pareto_figure(groups, tmp_path):
+    path = write_index(groups, tmp_path)
+    text = path.read_text()
+    assert text.startswith("# Which variant should I use?")
+    for heading in ("## Findings scoreboard", "## Quality and cost per variant", "## Quality against cost"):
+        assert heading in text
+    assert "![held-out perplexity against KV-cache bytes per token and decode latency](figures/index_pareto.png)" in text
+    assert (tmp_path / "figures" / "index_pareto.png").stat().st_size > 10_000
+    assert "- position_extrapolation: profile=quick cpu float32" in text
+
+
+def test_pareto_front_keeps_the_points_nothing_beats_on_both_axes():
+    from harness.pareto import front
+
+    data = pd.DataFrame({"variant": list("abcd"), "x": [1.0, 2.0, 2.0, 3.0], "y": [5.0, 4.0, 6.0, 1.0]})
+    assert list(front(data).variant) == ["a", "b", "d"]
+
+
+def test_without_a_cost_the_index_says_which_run_would_give_one(groups, tmp_path):
+    only = {"position_extrapolation": groups["position_extrapolation"]}
+    text = render(only, tmp_path)
+    assert "No variant design has both a perplexity" in text and "`bench run suite=kv_cache profile=quick`" in text
+    assert not (tmp_path / "figures" / "index_pareto.png").exists()
+
+
+def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, tmp_path, monkeypatch):
+    from harness.report import build_reports
+    from harness.store import ResultsStore
+    from suites._suite import Suite
+
+    monkeypatch.setattr(Suite, "report", lambda self, records, out_dir: [])  # the suites' own reports are tested elsewhere
+    store = ResultsStore(tmp_path / "results")
+    for name, group in groups.items():
+        for (variant, seed), part in group.frame.groupby(["variant", "seed"]):
+            store.write(name, f"{variant}-{seed}".replace("+", "_"), f"{variant}-s{seed}", part.to_dict("records"))
+    paths, _ = build_reports("position_extrapolation", tmp_path / "results", tmp_path / "reports")
+    assert tmp_path / "reports" / "index.md" in paths
+    text = (tmp_path / "reports" / "index.md").read_text()
+    assert "- kv_cache: profile=quick" in text and "- language_modeling: profile=quick" in text
+    assert f"results_dir={tmp_path / 'results'}" in text  # commands name the results folder that was reported

@@ -3,6 +3,7 @@
     bench run suite=position_extrapolation variants=[rope,alibi] profile=quick seeds=[0,1,2]
     bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
     bench report [suite=position_extrapolation] [profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V]
+    bench compare rope alibi [suite=S metric=M results_dir=DIR profile=P ...]   (paired over seeds, 95% interval)
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
 before any compute starts.
@@ -43,7 +44,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(USAGE)
         return 0
     command, rest = argv[0], argv[1:]
-    commands = {"run": cmd_run, "list": cmd_list, "report": cmd_report}
+    commands = {"run": cmd_run, "list": cmd_list, "report": cmd_report, "compare": cmd_compare}
     if command not in commands:
         print(f"bench: unknown command '{command}'; choose one of {', '.join(commands)}.", file=sys.stderr)
         return 2
@@ -145,6 +146,13 @@ def cmd_report(args: List[str]) -> int:
     for path in paths:
         print(f"wrote {path}")
     return 0
+
+
+def cmd_compare(args: List[str]) -> int:
+    """Two variants compared seed by seed in every suite where both ran (harness/compare_command.py)."""
+    from harness.compare_command import run
+
+    return run(args)
 
 
 if __name__ == "__main__":

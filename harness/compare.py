@@ -1,0 +1,145 @@
+"""Paired comparison of two variants over seeds: the difference B - A with a 95% interval and a one-line verdict.
+
+Two variants of one group of records ran with the same seeds, so seed s of A and seed s of B saw the same
+initialisation seed and the same data order; the difference is taken per seed and its Student-t interval
+over the seeds both ran is far narrower than comparing two unpaired means. A ``Comparison`` reads as a
+sentence for the terminal (``bench compare``) and as an ``Estimate`` for a finding (harness/findings.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from harness.findings import Estimate
+from harness.report import mean_ci
+
+#: record ``extra`` keys that say under which condition a value was measured (a training run's depth and
+#: warm-up, a kernel's pass and mask, a probe's phase); values are paired only under the same condition
+CONDITION_KEYS = ("depth", "warmup", "pass", "causal", "phase", "radius", "clipping", "path", "bucket")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """B - A of one metric at one x (and condition), paired by seed."""
+
+    a: str
+    b: str
+    metric: str
+    unit: str
+    higher_is_better: Optional[bool]
+    at: str
+    mean_a: float
+    mean_b: float
+    diffs: Tuple[float, ...]
+    #: the x the metric was measured at (None when it has none)
+    x: Optional[float] = None
+
+    @property
+    def n(self) -> int:
+        return len(self.diffs)
+
+    @property
+    def interval(self) -> Tuple[float, float, float]:
+        """(mean difference, low, high) of the 95% interval; low and high are NaN with one seed."""
+        mean, half, _ = mean_ci(self.diffs)
+        return mean, mean - half, mean + half
+
+    def _num(self, value: float) -> str:
+        return f"{value:+.4g}" + (f" {self.unit}" if self.unit else "")
+
+    def direction(self) -> str:
+        """'better', 'worse', 'no detectable difference', or 'one seed' / 'no shared seed' when it cannot tell."""
+        if self.n == 0:
+            return "no shared seed"
+        mean, low, high = self.interval
+        if self.n == 1 or math.isnan(low):
+            return "one seed"
+        if low <= 0 <= high:
+            return "no detectable difference"
+        if self.higher_is_better is None:
+            return "higher" if mean > 0 else "lower"
+        return "better" if (mean > 0) == self.higher_is_better else "worse"
+
+    def verdict(self) -> str:
+        """One line: '`alibi` vs `rope`, perplexity at x=64: B - A = -0.25 [-0.31, -0.19] over 3 seeds: alibi is better.'"""
+        head = f"`{self.b}` vs `{self.a}`, {self.metric}{self.at}: "
+        if self.n == 0:
+            return head + "the two share no seed, so no paired difference (run both with the same seeds)."
+        mean, low, high = self.interval
+        said = f"{self.b} - {self.a} = {self._num(mean)}"
+        relative = f" ({100 * mean / abs(self.mean_a):+.1f}% of {self.a})" if self.mean_a else ""
+        direction = self.direction()
+        if direction == "one seed":
+            return head + f"{said}{relative} from one shared seed: no interval, run more seeds before trusting it."
+        spread = f" [95% interval {low:+.4g} to {self._num(high)}] over {self.n} seeds"
+        if direction == "no detectable difference":
+            return head + f"{said}{relative}{spread}: no detectable difference (the interval includes 0)."
+        return head + f"{said}{relative}{spread}: {self.b} is {direction} than {self.a}."
+
+    def estimate(self) -> Estimate:
+        """The difference as an Estimate a finding can carry."""
+        mean, low, high = self.interval
+        if self.n < 2:
+            return Estimate(f"{self.b} - {self.a} {self.metric}{self.at}", mean, unit=self.unit, seeds=self.n)
+        return Estimate(f"{self.b} - {self.a} {self.metric}{self.at}", mean, low, high, self.unit, self.n)
+
+
+def conditions(frame: pd.DataFrame) -> pd.Series:
+    """Each record's measuring condition from ``extra`` (CONDITION_KEYS), as text ('' for none)."""
+    def one(extra) -> str:
+        if not isinstance(extra, dict):
+            return ""
+        return ", ".join(f"{k} {extra[k]}" for k in CONDITION_KEYS if k in extra and not isinstance(extra[k], (dict, list)))
+
+    return frame["extra"].map(one) if "extra" in frame else pd.Series("", index=frame.index)
+
+
+def _per_seed(rows: pd.DataFrame) -> Dict[int, float]:
+    return {int(seed): float(value) for seed, value in rows.groupby("seed").value.mean().items()}
+
+
+def _at(x, x_name, condition: str) -> str:
+    """' at eval_length=64 (pass fwd, causal True)': where a value was measured."""
+    where = "" if x is None or (isinstance(x, float) and math.isnan(x)) else f" at {x_name or 'x'}={x:g}"
+    return where + (f" ({condition})" if condition else "")
+
+
+def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]] = None) -> List[Comparison]:
+    """One Comparison per metric, x and condition that both variants measured (status ok), in record order."""
+    ok = frame[(frame.status == "ok") & frame.variant.isin([a, b]) & frame.value.notna()].copy()
+    if metrics:
+        ok = ok[ok.metric.isin(metrics)]
+    if not len(ok):
+        return []
+    ok["condition"] = conditions(ok)
+    ok["x_key"] = ok.x.fillna(-math.inf) if "x" in ok else -math.inf
+    out = []
+    for (metric, x_key, condition), rows in ok.groupby(["metric", "x_key", "condition"], sort=False):
+        va, vb = _per_seed(rows[rows.variant == a]), _per_seed(rows[rows.variant == b])
+        if not va or not vb:
+            continue
+        first = rows.iloc[0]
+        seeds = sorted(set(va) & set(vb))
+        hib = first.get("higher_is_better")
+        x = None if x_key == -math.inf else float(x_key)
+        out.append(Comparison(a, b, metric, str(first.get("unit") or ""), None if pd.isna(hib) else bool(hib),
+                              _at(x, first.get("x_name"), condition), mean_ci(va.values())[0], mean_ci(vb.values())[0],
+                              tuple(vb[s] - va[s] for s in seeds), x))
+    return out
+
+
+def table(comparisons: Sequence[Comparison]) -> pd.DataFrame:
+    """The comparisons as rows for the terminal: metric, where, both means, B - A with its interval, seeds, verdict."""
+    rows = []
+    for c in comparisons:
+        mean, low, high = c.interval
+        rows.append({"metric": c.metric + (f" ({c.unit})" if c.unit else ""), "at": c.at.strip().removeprefix("at ") or "-",
+                     c.a: f"{c.mean_a:.4g}", c.b: f"{c.mean_b:.4g}",
+                     f"{c.b} - {c.a}": "-" if c.n == 0 else f"{mean:+.4g}",
+                     "95% interval": "-" if math.isnan(low) else f"[{low:+.4g}, {high:+.4g}]", "seeds": c.n,
+                     "verdict": c.direction()})
+    return pd.DataFrame(rows)

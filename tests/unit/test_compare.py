@@ -1,0 +1,82 @@
+"""bench compare: two variants paired by seed, the difference with a 95% interval and a one-line verdict."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from harness.compare import paired
+
+
+def records(variant, values, metric="perplexity", x=64.0, extra=None, higher_is_better=False):
+    return [dict(suite="position_extrapolation", suite_version=2, variant=variant, seed=seed, metric=metric, x=x,
+                 x_name="eval_length", value=value, unit="", higher_is_better=higher_is_better, status="ok",
+                 profile="quick", profile_settings={"train_len": 64}, device="cpu", dtype="float32", data_checksum="abc",
+                 timestamp="2026-12-01T00:00:00+00:00", extra=extra or {}, spec={"position": variant})
+            for seed, value in enumerate(values)]
+
+
+def test_the_difference_is_paired_by_seed():
+    # seed-to-seed spread (4 to 6) dwarfs the difference, but every seed of alibi is 0.2 below rope's
+    frame = pd.DataFrame(records("rope", [4.0, 5.0, 6.0]) + records("alibi", [3.8, 4.8, 5.8]))
+    (c,) = paired(frame, "rope", "alibi")
+    mean, low, high = c.interval
+    assert c.n == 3 and mean == pytest.approx(-0.2) and low == pytest.approx(-0.2) and high == pytest.approx(-0.2)
+    assert c.direction() == "better"  # lower perplexity is better
+    line = c.verdict()
+    assert line.startswith("`alibi` vs `rope`, perplexity at eval_length=64: alibi - rope = -0.2 (-4.0% of rope)")
+    assert line.endswith("over 3 seeds: alibi is better than rope.")
+    assert c.estimate().seeds == 3 and c.estimate().low == pytest.approx(-0.2)
+
+
+def test_an_interval_that_includes_zero_is_no_detectable_difference():
+    frame = pd.DataFrame(records("rope", [4.0, 5.0, 6.0]) + records("alibi", [4.3, 4.8, 5.9]))
+    (c,) = paired(frame, "rope", "alibi")
+    assert c.direction() == "no detectable difference" and "the interval includes 0" in c.verdict()
+
+
+def test_higher_is_better_turns_the_direction():
+    frame = pd.DataFrame(records("rnn", [10.0, 11.0, 12.0], "bleu", None, higher_is_better=True)
+                         + records("lstm", [12.0, 13.1, 14.0], "bleu", None, higher_is_better=True))
+    (c,) = paired(frame, "rnn", "lstm")
+    assert c.at == "" and c.direction() == "better"
+
+
+def test_one_shared_seed_gives_no_interval_and_no_shared_seed_no_difference():
+    one = pd.DataFrame(records("rope", [4.0, 5.0]) + records("alibi", [3.9]))
+    (c,) = paired(one, "rope", "alibi")
+    assert c.n == 1 and c.direction() == "one seed" and "run more seeds" in c.verdict()
+    apart = pd.DataFrame(records("rope", [4.0]) + [dict(r, seed=7) for r in records("alibi", [3.9])])
+    (c,) = paired(apart, "rope", "alibi")
+    assert c.n == 0 and math.isnan(c.interval[0]) and "share no seed" in c.verdict()
+
+
+def test_values_are_paired_only_under_the_same_condition():
+    frame = pd.DataFrame(records("naive", [2.0, 2.1], "latency", 512.0, {"pass": "fwd", "causal": True})
+                         + records("naive", [5.0, 5.2], "latency", 512.0, {"pass": "fwd+bwd", "causal": True})
+                         + records("sdpa", [1.0, 1.1], "latency", 512.0, {"pass": "fwd", "causal": True})
+                         + records("sdpa", [2.0, 2.2], "latency", 512.0, {"pass": "fwd+bwd", "causal": True}))
+    found = {c.at: c for c in paired(frame, "naive", "sdpa")}
+    assert set(found) == {" at eval_length=512 (pass fwd, causal True)", " at eval_length=512 (pass fwd+bwd, causal True)"}
+    assert found[" at eval_length=512 (pass fwd, causal True)"].interval[0] == pytest.approx(-1.0)
+
+
+def test_bench_compare_prints_a_table_and_a_verdict_and_refuses_what_it_cannot_compare(tmp_path, capsys):
+    from harness.cli import main
+    from harness.store import ResultsStore
+
+    store = ResultsStore(tmp_path)
+    for variant, values in (("rope", [4.0, 5.0, 6.0]), ("alibi", [3.8, 4.8, 5.8]), ("sinusoidal", [4.0])):
+        for r in records(variant, values):
+            store.write("position_extrapolation", f"{variant}{r['seed']}", f"{variant}-s{r['seed']}", [r])
+    assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("position_extrapolation: profile=quick cpu float32")
+    assert "| perplexity | eval_length=64 |" in out and "Verdict: `alibi` vs `rope`" in out
+    assert main(["compare", "rope", f"results_dir={tmp_path}"]) == 2
+    assert "takes two variants" in capsys.readouterr().err
+    assert main(["compare", "rope", "gqa2", f"results_dir={tmp_path}"]) == 2
+    assert "holds both `rope` and `gqa2`" in capsys.readouterr().err
+    assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}", "profile=standard"]) == 2
+    assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}", "colour=red"]) == 2
+    assert "Unknown option 'colour'" in capsys.readouterr().err

@@ -1,0 +1,88 @@
+"""Results in a notebook: one call returns a suite's records of one group as a DataFrame, another rebuilds its report.
+
+    from harness.api import records, report
+
+    df = records("position_extrapolation", results_dir="reference/results", profile="standard")
+    df[(df.metric == "perplexity") & (df.position == "alibi")].groupby("x").value.mean()
+    report(df[df.position.isin(["sinusoidal", "alibi"])], "my_reports")   # my_reports/position_extrapolation.md
+
+``records`` gives one row per measurement (metric, x, value, unit, seed, status and every provenance
+field) with the fields of the variant's resolved spec as columns (``position``, ``n_kv_heads``, ...),
+for the group of records a report would cover: the newest, or the newest matching the selection
+(``profile``, ``device``, ``dtype``, ``suite_version``, ``data``, ``settings={"steps": 100}``). The
+``spec`` dict stays, so ``report`` can rebuild the suite's report from any slice of the frame.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pandas as pd
+
+from harness.errors import UsageError
+
+
+def records(suite: str, results_dir: str | Path = "results", settings: Optional[Dict[str, Any]] = None,
+            **selection: Any) -> pd.DataFrame:
+    """The records of one group of ``suite`` under ``results_dir``, one row per measurement, spec fields as columns.
+
+    A spec field that a record already holds with other values (a fact of the same name) is added as
+    ``spec_<field>``. ``frame.attrs`` keeps the suite and a description of the group.
+    """
+    from harness.groups import describe, select, split_groups
+    from harness.report import records_frame
+    from harness.store import ResultsStore
+    from suites._suite import suites
+
+    suites.get(suite)  # an unknown suite is a clear error
+    found = ResultsStore(results_dir).load(suite)
+    if not found:
+        raise UsageError(f"No results for suite {suite} under {results_dir}/{suite}/; run `bench run suite={suite}` first.")
+    wanted = dict(selection)
+    wanted.update({f"set.{name}": value for name, value in (settings or {}).items()})
+    groups = split_groups(records_frame(found))
+    group = select(groups, suite, wanted)
+    frame = with_spec_columns(group.frame)
+    frame.attrs.update(suite=suite, group=describe(group, groups))
+    return frame
+
+
+def with_spec_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with one column per spec field (``spec_<field>`` where a different column of that name exists)."""
+    specs = pd.DataFrame([s if isinstance(s, dict) else {} for s in frame.spec], index=frame.index)
+    out = frame.copy()
+    added = []
+    for name in specs.columns:
+        column = specs[name]
+        if name in out.columns:
+            if out[name].equals(column):
+                continue
+            name = f"spec_{name}"
+        out[name] = column
+        added.append(name)
+    out.attrs["spec_columns"] = added
+    return out
+
+
+def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Path]:
+    """Rebuild the suite's report (and figures) under ``reports_dir`` from a frame of ``records`` (or a slice of it).
+
+    The frame must hold one suite's records of one group, as ``records`` returns them; the spec columns it
+    added are dropped again. Returns the paths written.
+    """
+    from harness.groups import split_groups
+    from suites._suite import suites
+
+    if not len(frame):
+        raise UsageError("The frame holds no records; nothing to report.")
+    names = sorted(set(frame.suite)) if "suite" in frame else [frame.attrs.get("suite")]
+    if len(names) != 1 or names[0] is None:
+        raise UsageError(f"A report covers one suite; this frame holds {', '.join(map(str, names))}.")
+    groups = split_groups(frame)
+    if len(groups) != 1:
+        raise UsageError(f"A report never mixes groups of records; this frame holds {len(groups)} (select one with "
+                         "records(..., profile=..., device=...)).")
+    added = frame.attrs.get("spec_columns") or [c for c in frame.columns if c.startswith("spec_")]
+    plain = frame.drop(columns=[c for c in added if c in frame.columns]).reset_index(drop=True)
+    return suites.get(names[0]).report(plain, Path(reports_dir))

@@ -80,7 +80,8 @@ def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
 
 
 def test_a_kernel_that_disagrees_with_naive_is_a_failure_not_a_timing(tmp_path, extra_kernels):
-    assert run(tmp_path, "variants=[wrong_scale,forward_only]", "set.lengths=[16]") == 0
+    # a kernel that disagrees with naive is a failed job, so the run exits 1 (its records are still stored)
+    assert run(tmp_path, "variants=[wrong_scale,forward_only]", "set.lengths=[16]") == 1
     records = load(tmp_path / "results")
     wrong = [r for r in records if r["variant"] == "wrong_scale" and r["metric"] != "matmul_peak"]
     assert wrong and all(r["status"] == "failed" and "differs from naive" in r["reason"] for r in wrong)

@@ -23,7 +23,21 @@ class Naive(AttentionKernel):
     any_scoring: bool = True
 
     def attend(self, q, k, v, *, causal: bool, bias=None, scale=None, score_fn=None):
-        k, v = repeat_kv(k, q.shape[1]), repeat_kv(v, q.shape[1])  # (B, H, S, Dh)
+        v = repeat_kv(v, q.shape[1])  # (B, H, S, Dh)
+        # the scores stay alive through the value product, so the peak holds both (B, H, T, S) tensors
+        scores, weights = self._scores_and_weights(q, k, causal, bias, scale, score_fn)
+        return weights @ v  # (B, H, T, Dh)
+
+    def weights(self, q, k, *, causal: bool, bias=None, scale=None, score_fn=None):
+        """The attention probabilities softmax(score(q, k) + bias, causal), (B, H, T, S); each row sums to 1.
+
+        What ``attend`` multiplies the values by, for suites that read what heads attend to (attention_heads).
+        """
+        return self._scores_and_weights(q, k, causal, bias, scale, score_fn)[1]
+
+    def _scores_and_weights(self, q, k, causal, bias, scale, score_fn):
+        """(masked scores, softmax of them), each (B, H, T, S)."""
+        k = repeat_kv(k, q.shape[1])  # (B, H, S, Dh)
         if score_fn is None:
             scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
             scores = (q @ k.transpose(-2, -1)) * scale  # (B, H, T, S)
@@ -34,8 +48,7 @@ class Naive(AttentionKernel):
             scores = scores + bias
         if causal:
             scores = scores.masked_fill(causal_mask(q.shape[-2], k.shape[-2], q.device), float("-inf"))
-        weights = torch.softmax(scores, dim=-1)
-        return weights @ v  # (B, H, T, Dh)
+        return scores, torch.softmax(scores, dim=-1)
 
 
 kernels.add("naive", Naive())

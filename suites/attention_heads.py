@@ -1,0 +1,220 @@
+"""Attention heads: what each head of a trained character LM attends to (Clark et al. 2019), per layer and head.
+
+The models of position_extrapolation (same data, training recipe and sizes per profile: loaded from its
+checkpoints when a run of it with the same weights is stored next to these results, trained here otherwise;
+suites/_extrapolation_models.py) are read on held-out windows of the training length: per head, the entropy of its attention (nats), the mean
+distance to the keys it attends to (tokens), and the shares of its attention on the previous token, on
+the first token of the window (an attention sink, Xiao et al. 2023, arXiv 2309.17453) and on delimiter
+characters (space, newline, punctuation). Clark et al. 2019 (arXiv 1906.04341) found BERT heads that
+put most of their attention on a fixed offset or on delimiters, and broad attention (high entropy) in
+the lowest layers; Voita et al. 2019 (arXiv 1905.09418) that a few specialised heads do most of the work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Tuple
+
+import torch
+from torch.nn import functional as F
+
+from harness.context import JobContext
+from harness.rules import at_least, between
+from suites._extrapolation_models import autocast, trained_model
+from suites._head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
+from suites._suite import Measurement, Metric, Profile, Suite, suites
+from suites.data.char_lm import CharLMData, char_lm_data, check_fits
+from suites.data.text import BIBLE, DEFAULT_CORPUS
+from variants.spec import TransformerSpec
+
+#: how the heads whose attention maps are kept are chosen: (name, statistic, largest or smallest)
+MAP_CRITERIA: Tuple[Tuple[str, str, bool], ...] = (
+    ("previous token", "previous_token_share", True),
+    ("first token", "first_token_share", True),
+    ("delimiters", "delimiter_excess", True),
+    ("sharpest", "entropy", False),
+    ("longest reach", "mean_distance", True),
+)
+#: the query at position 0 of a window can only attend to itself: statistics score queries 1 .. L-1
+FIRST_QUERY = 1
+
+
+@dataclass(frozen=True)
+class AttentionHeadsProfile(Profile):
+    """The position_extrapolation model and training budget of the same profile name, and what is read after."""
+
+    d_model: int = 96
+    n_layers: int = 4
+    n_heads: int = 12
+    train_len: int = 32
+    batch_size: int = 96
+    steps: int = 260
+    lr: float = 6e-3
+    warmup_steps: int = 26
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    heldout_fraction: float = 0.1
+    #: held-out windows of train_len characters read after training (non-overlapping, from the split's start)
+    eval_windows: int = 256
+    #: windows per forward pass while reading
+    eval_batch: int = 64
+    #: characters of the first held-out window shown in each kept attention map (at most train_len)
+    map_len: int = 32
+    #: the corpus (``data=`` on the command line): pydoc, bible or a text file
+    data: str = DEFAULT_CORPUS
+
+    rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0),
+             "heldout_fraction": between(0, 1, low_open=True, high_open=True)}
+
+    def problems(self) -> List[str]:
+        if self.map_len > self.train_len:
+            return [f"set.map_len={self.map_len} exceeds set.train_len={self.train_len}: a map shows part of one "
+                    f"window of the training length; give at most {self.train_len}."]
+        return []
+
+
+PROFILES = {
+    "quick": AttentionHeadsProfile(
+        name="quick", description="position_extrapolation's quick models (4 layers x 12 heads, d 96, L 32, 260 steps on "
+        "pydoc), 256 held-out windows read: five variants in about 3 minutes on 2 CPU cores, seconds when position_extrapolation's "
+        "quick weights are stored",
+    ),
+    "standard": AttentionHeadsProfile(
+        name="standard", description="position_extrapolation's standard models (4 layers x 8 heads, d 128, L 64, 1000 "
+        "steps on the World English Bible), 512 windows read, 3 seeds: about 30 minutes on 2 CPU cores",
+        seeds=(0, 1, 2), d_model=128, n_layers=4, n_heads=8, train_len=64, batch_size=32, steps=1000, lr=3e-3,
+        warmup_steps=100, eval_windows=512, map_len=48, data=BIBLE,
+    ),
+    "large": AttentionHeadsProfile(
+        name="large", description="position_extrapolation's large models (6 layers x 8 heads, d 256, L 128, 5000 steps "
+        "on the World English Bible), 512 windows read, 3 seeds: a GPU",
+        seeds=(0, 1, 2), d_model=256, n_layers=6, n_heads=8, train_len=128, batch_size=32, steps=5000, lr=1e-3,
+        warmup_steps=300, eval_windows=512, map_len=64, data=BIBLE,
+    ),
+}
+
+
+class AttentionHeads(Suite):
+    """Per layer and head of a trained char LM: attention entropy, distance, previous/first-token and delimiter shares."""
+
+    name = "attention_heads"
+    report_module = "suites._attention_heads_report"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("entropy", "nats", False, "attention entropy of a head, mean over scored queries (x: layer, extra.head)"),
+        Metric("mean_distance", "tokens", False, "sum_j a_ij |i - j|, mean over scored queries"),
+        Metric("previous_token_share", "", True, "attention on the previous token, mean over scored queries"),
+        Metric("first_token_share", "", True, "attention on the first token of the window (attention sink)"),
+        Metric("delimiter_share", "", True, "attention on space, newline, tab and punctuation characters"),
+        Metric("offset_share", "", True, "attention at the head's most attended fixed offset (extra.offset; 1 = previous)"),
+        Metric("delimiter_base", "", False, "the delimiter share of a head attending evenly over the keys it may see"),
+        Metric("uniform_entropy", "nats", False, "the entropy of a head attending evenly over the keys it may see"),
+        Metric("attention_map", "", True, "one kept head's attention map on the first held-out window (extra.weights); "
+               "the value is the statistic it was chosen by"),
+        Metric("loss", "nats/char", False, "held-out cross-entropy on the windows read"),
+        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
+        Metric("train_time", "s", False, "wall time of training"),
+    )
+    profiles = PROFILES
+    default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
+    options = {"data": None}
+    dtypes = ("float32", "bfloat16")
+
+    def _data(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> CharLMData:
+        return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
+
+    def check_data(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> None:
+        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
+
+    def base_spec(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> TransformerSpec:
+        return TransformerSpec(
+            vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
+            n_heads=profile.n_heads, max_len=profile.train_len,
+        )
+
+    def data_checksum(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> str:
+        return self._data(profile, options).corpus.checksum
+
+    def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        data = self._data(profile, ctx.options)
+        length = profile.train_len
+        ids = data.eval_ids(profile.eval_windows * length, length)
+        windows = ids[:-1].view(-1, length)  # (N, L) inputs
+        targets = ids[1:].view(-1, length)  # (N, L) next characters
+        model, result = trained_model(spec, profile, data, seed, ctx, self.name)
+        ctx.facts.update(parameters=model.num_parameters(), steps=profile.steps, lr=profile.lr, weights=result.source,
+                         training_key=result.key,
+                         train_passes=data.passes(profile.steps * profile.batch_size * length),
+                         eval_windows=int(windows.shape[0]), **data.facts())
+        delimiters = delimiter_mask("?" + data.vocab.chars)  # by id; id 0 (unseen character) is not a delimiter
+        delimiters[0] = False
+        stats, loss, first = _read(model, windows, targets, delimiters, profile, ctx)
+        out = [
+            Measurement("train_loss", result.final_loss),
+            Measurement("train_time", result.wall_time_s, extra={"tokens_per_s": result.tokens_per_s}),
+            Measurement("loss", loss, extra={"scored_tokens": int(targets.numel())}),
+            Measurement("delimiter_base", stats.delimiter_base),
+            Measurement("uniform_entropy", stats.uniform_entropy),
+        ]
+        table = stats.result()
+        for layer in range(spec.n_layers):
+            for head in range(spec.n_heads):
+                where = dict(x=float(layer), x_name="layer")
+                for name, _ in STATS:
+                    extra = {"layer": layer, "head": head}
+                    if name == "offset_share":
+                        extra["offset"] = int(table["best_offset"][layer, head])
+                    out.append(Measurement(name, float(table[name][layer, head]), extra=extra, **where))
+        text = data.vocab.decode(windows[0, : profile.map_len])
+        for criterion, layer, head, value in distinct_heads(table, stats.delimiter_base):
+            weights = first[layer][0, head, : profile.map_len, : profile.map_len]
+            out.append(Measurement("attention_map", value, x=float(layer), x_name="layer", extra={
+                "layer": layer, "head": head, "criterion": criterion, "text": text,
+                "weights": [[round(float(w), 4) for w in row] for row in weights.tolist()]}))
+        return out
+
+
+@torch.inference_mode()
+def _read(model, windows: torch.Tensor, targets: torch.Tensor, delimiters: torch.Tensor, profile: AttentionHeadsProfile,
+          ctx: JobContext) -> Tuple[HeadStats, float, Dict[int, torch.Tensor]]:
+    """(per-head statistics over every window, held-out loss in nats/char, each layer's probabilities of the first batch)."""
+    spec = model.spec
+    stats = HeadStats(spec.n_layers, spec.n_heads, FIRST_QUERY)
+    nll, first = 0.0, {}
+    with recorded_attention(model) as sink:
+        for start in range(0, windows.shape[0], profile.eval_batch):
+            x = windows[start: start + profile.eval_batch].to(ctx.device)
+            y = targets[start: start + profile.eval_batch].to(ctx.device)
+            with autocast(ctx):
+                logits = model(x)
+            nll += float(F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), reduction="sum"))
+            keys = delimiters.to(ctx.device)[x]  # (b, L)
+            for layer in range(spec.n_layers):
+                stats.add(layer, sink[layer].float(), keys)
+            if not first:
+                first = {layer: w[:1].float().cpu() for layer, w in sink.items()}
+    return stats, nll / targets.numel(), first
+
+
+def distinct_heads(table: Dict[str, torch.Tensor], delimiter_base: float) -> List[Tuple[str, int, int, float]]:
+    """(criterion, layer, head, the statistic it was chosen by) of the most distinct heads: the largest
+    previous-token, first-token and delimiter share (ranked by its excess over the even-attention share),
+    the smallest entropy and the largest mean distance. A head chosen by an earlier criterion gives way to
+    the next one of a later criterion, so each head is shown once."""
+    ranked = dict(table, delimiter_excess=table["delimiter_share"] - delimiter_base)
+    n_heads = table["entropy"].shape[1]
+    chosen: List[Tuple[str, int, int, float]] = []
+    for criterion, stat, largest in MAP_CRITERIA:
+        taken = {(layer, head) for _, layer, head, _ in chosen}
+        order = torch.argsort(ranked[stat].flatten(), descending=largest, stable=True).tolist()
+        free = [divmod(i, n_heads) for i in order if divmod(i, n_heads) not in taken]
+        if not free:
+            break
+        layer, head = free[0]
+        shown = "delimiter_share" if stat == "delimiter_excess" else stat
+        chosen.append((criterion, layer, head, float(table[shown][layer, head])))
+    return chosen
+
+
+suites.add("attention_heads", AttentionHeads())

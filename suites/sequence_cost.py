@@ -1,0 +1,283 @@
+"""Sequence cost: one LSTM, GRU or Transformer layer of the same width, latency and device utilisation against length.
+
+Recurrence against attention on the same hardware (Vaswani et al. 2017, arXiv 1706.03762, Table 1: per
+layer O(n d^2) work and O(n) sequential operations for a recurrent layer, O(n^2 d) work and O(1)
+sequential operations for self-attention). For one layer of width d at a fixed batch: the LSTM
+(Hochreiter & Schmidhuber 1997) and GRU (Cho et al. 2014, arXiv 1406.1078) as the library's fused module
+and as a Python loop over their cells, against a causal Transformer block with SDPA attention (Dao et al.
+2022, arXiv 2205.14135); forward and forward+backward latency (torch.utils.benchmark), tokens/s, FLOP/s
+as a share of the measured matmul peak, the ATen operators one call dispatches and the sequential steps
+on its critical path. Every layer is checked against a float64 reference before it is timed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from harness.context import JobContext
+from harness.rules import one_of
+from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
+from suites._attention_check import TOLERANCES
+from suites._suite import Measurement, Metric, Profile, Suite, suites
+from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
+from variants.spec import TransformerSpec, preset_fields, resolve
+
+PASSES = ("fwd", "fwd+bwd")
+CASE_METRICS = ("latency", "tokens_per_s", "flops", "throughput", "peak_fraction", "dispatched_ops", "sequential_steps")
+
+
+@dataclass(frozen=True)
+class SequenceCostProfile(Profile):
+    """The layer's width, the batch, the lengths swept and the timing budget of each case."""
+
+    d_model: int = 256
+    #: attention heads of the Transformer block (head size d_model / n_heads)
+    n_heads: int = 4
+    batch: int = 8
+    lengths: Tuple[int, ...] = (64, 128, 256, 512, 1024)
+    passes: Tuple[str, ...] = PASSES
+    #: length of the check against the float64 reference (before any timing)
+    check_len: int = 32
+    min_repeats: int = 5
+    min_run_time: float = 0.1
+    #: a case whose first call takes longer is not timed, and longer lengths of the same pass are skipped
+    max_call_s: float = 1.0
+    #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
+    matmul_sizes: Tuple[int, ...] = (512, 1024)
+
+    rules = {"passes": one_of(*PASSES)}
+
+    def problems(self) -> List[str]:
+        if self.d_model % self.n_heads:
+            return [f"set.d_model={self.d_model} is not divisible by set.n_heads={self.n_heads}; give a width that is "
+                    f"a multiple of the head count."]
+        return []
+
+
+PROFILES = {
+    "quick": SequenceCostProfile(
+        name="quick", description="width 256, batch 8, lengths 64-1024, calls over 1 s not timed: five layers in about "
+        "3 minutes on 2 CPU cores",
+    ),
+    "standard": SequenceCostProfile(
+        name="standard", description="width 256, batch 8, lengths 64-4096, 7+ repeats, calls under 20 s timed: a long "
+        "CPU run",
+        lengths=(64, 128, 256, 512, 1024, 2048, 4096), min_repeats=7, min_run_time=0.5, max_call_s=20.0,
+        matmul_sizes=(1024, 2048),
+    ),
+    "large": SequenceCostProfile(
+        name="large", description="width 1024, batch 16, 16 heads, lengths 64-4096 on a CUDA device",
+        d_model=1024, n_heads=16, batch=16, lengths=(64, 128, 256, 512, 1024, 2048, 4096), min_repeats=10,
+        min_run_time=0.2, max_call_s=10.0, matmul_sizes=(4096, 8192),
+    ),
+}
+
+
+class _OpCounter(TorchDispatchMode):
+    """Counts the ATen operators dispatched while it is active (forward and autograd's backward alike)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def dispatched_ops(fn: Callable[[], Any]) -> int:
+    """How many ATen operators one call of ``fn`` dispatches (a fused kernel is one; a Python loop adds its steps')."""
+    with _OpCounter() as counter:
+        fn()
+    return counter.count
+
+
+def useful_flops(spec, batch: int, length: int, backward: bool) -> float:
+    """Matmul FLOPs of one call, counted by torch.utils.flop_counter on the meta device.
+
+    A recurrent layer is counted as its step loop (the same products the fused module computes): one step and
+    two steps are counted and the per-step difference extended to ``length`` steps, exact since every step
+    is the same. The Transformer block is counted with the naive kernel, then the masked half of the score
+    and value products removed (the causal share (T + 1) / 2T is the useful one, as in attention_cost).
+    """
+    if isinstance(spec, RecurrentLayerSpec):
+        one, two = (_count(dataclasses.replace(spec, recurrence="loop"), batch, t, backward) for t in (1, 2))
+        return one + (length - 1) * (two - one)
+    counted = _count(dataclasses.replace(spec, kernel="naive"), batch, length, backward)
+    from variants.kernel._base import kernels
+
+    def attention():
+        shape = (batch, spec.n_heads, length, spec.head_dim)
+        q, k, v = (torch.empty(shape, device="meta", requires_grad=backward) for _ in range(3))
+        out = kernels.get("naive").attend(q, k, v, causal=True)
+        return torch.autograd.grad(out, (q, k, v), torch.empty_like(out)) if backward else out
+
+    scores = count_flops(attention)[0]
+    return counted - scores * (1 - (length + 1) / (2 * length))
+
+
+def _count(spec, batch: int, length: int, backward: bool) -> float:
+    with torch.device("meta"):
+        layer = build_layer(spec)
+        x = torch.empty(batch, length, spec.d_model, requires_grad=backward)
+
+    def run():  # .backward(), not autograd.grad: the counter's module hooks refuse the latter
+        y = layer(x)
+        if backward:
+            y.backward(torch.empty_like(y))
+        return y
+
+    return float(count_flops(run)[0])
+
+
+class SequenceCost(Suite):
+    """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
+
+    name = "sequence_cost"
+    report_module = "suites._sequence_cost_report"
+    version = 1
+    description = __doc__
+    metrics = (
+        Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
+        Metric("tokens_per_s", "tokens/s", True, "batch x length / median latency"),
+        Metric("flops", "GFLOP", False, "matmul FLOPs of one call (flop_counter; causal share of attention only)"),
+        Metric("throughput", "GFLOP/s", True, "FLOPs / median latency"),
+        Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak"),
+        Metric("dispatched_ops", "", False, "ATen operators one call dispatches"),
+        Metric("sequential_steps", "", False, "steps that must run one after another: one per token for recurrence "
+               "(twice with the backward pass), one for attention"),
+        Metric("max_error", "", False, "max |layer - float64 reference| over the output (and input gradient) at check_len"),
+        Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
+    )
+    profiles = PROFILES
+    default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer")
+    dtypes = ("float32", "bfloat16")
+    #: forward passes are measured on their own; the fwd+bwd cases time the backward pass too
+    trains = False
+
+    def base_spec(self, profile: SequenceCostProfile, options: Dict[str, Any]) -> TransformerSpec:
+        """One causal Transformer block of the profile's width, no position encoding, SDPA attention."""
+        return TransformerSpec(d_model=profile.d_model, n_heads=profile.n_heads, n_layers=1, position="none",
+                               kernel="sdpa", max_len=max(profile.lengths))
+
+    def spec_for(self, variant: str, profile: SequenceCostProfile, options: Dict[str, Any]):
+        """Expressions with a recurrent cell (``lstm``, ``gru+loop``) build a RecurrentLayerSpec; others a block."""
+        if "cell" in preset_fields(variant):
+            return resolve(variant, RecurrentLayerSpec(d_model=profile.d_model))
+        return resolve(variant, self.base_spec(profile, options))
+
+    def run_job(self, spec, profile: SequenceCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        device, dtype = ctx.device, ctx.dtype
+        warm_up_tools()
+        peak, peak_detail = matmul_peak(device, dtype, profile.matmul_sizes)
+        torch.manual_seed(seed)
+        layer = build_layer(spec).to(device=device, dtype=dtype)
+        ctx.facts.update(parameters=num_parameters(layer), d_model=profile.d_model, batch=profile.batch,
+                         layer=_kind(spec), matmul_peak_gflops=peak / 1e9)
+        out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
+        error, allowed = _check(layer, spec, profile, seed, device, dtype)
+        check = {"check_len": profile.check_len, "allowed_error": allowed}
+        if not error <= allowed:
+            reason = f"differs from the float64 reference by {error:.3g} (allowed {allowed:.3g}) at length {profile.check_len}"
+            out.append(Measurement("max_error", error, status="failed", reason=reason, extra=check))
+            return out + [Measurement(m, None, x=float(n), x_name="seq_len", status="failed", reason=reason,
+                                      extra={"pass": p}) for p in profile.passes for n in profile.lengths for m in CASE_METRICS]
+        out.append(Measurement("max_error", error, extra=check))
+        gen = torch.Generator(device=device).manual_seed(seed)
+        for pass_ in profile.passes:
+            stop: Optional[str] = None
+            for length in profile.lengths:
+                where = dict(x=float(length), x_name="seq_len", extra={"pass": pass_})
+                if stop:
+                    out += [Measurement(m, None, status="skipped", reason=stop, **where) for m in CASE_METRICS]
+                    continue
+                measured, stop = self._case(layer, spec, profile, length, pass_, peak, gen, ctx, where)
+                out += measured
+        return out
+
+    def _case(self, layer, spec, profile: SequenceCostProfile, length: int, pass_: str, peak: float,
+              gen: torch.Generator, ctx: JobContext, where: Dict[str, Any]):
+        """Measurements of one (length, pass) and, if it went over budget, why to stop."""
+        backward = pass_ == "fwd+bwd"
+        x = torch.randn(profile.batch, length, profile.d_model, device=ctx.device, generator=gen).to(ctx.dtype)
+        x.requires_grad_(backward)
+        grad = torch.randn(x.shape, device=ctx.device, generator=gen).to(ctx.dtype)
+        params = [p for p in layer.parameters()]
+
+        def call():
+            if not backward:
+                with torch.no_grad():
+                    return layer(x)
+            y = layer(x)
+            return torch.autograd.grad(y, [x, *params], grad)
+
+        steps = layer.sequential_steps(length) * (2 if backward else 1)
+        flops = useful_flops(spec, profile.batch, length, backward)
+        ops = dispatched_ops(call)
+        synchronize(ctx.device)
+        start = time.perf_counter()
+        call()
+        synchronize(ctx.device)
+        first_call_s = time.perf_counter() - start
+        extra = {**where["extra"], "first_call_s": first_call_s}
+        where = {**where, "extra": extra}
+        out = [Measurement("flops", flops / 1e9, **where), Measurement("dispatched_ops", float(ops), **where),
+               Measurement("sequential_steps", float(steps), **where)]
+        if first_call_s > profile.max_call_s:
+            reason = (f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
+                      f"(set.max_call_s=... to time it)")
+            out += [Measurement(m, None, status="skipped", reason=reason, **where)
+                    for m in ("latency", "tokens_per_s", "throughput", "peak_fraction")]
+            return out, f"at length {length} {reason}"
+        timing = time_call(call, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first_call_s)
+        median = timing.median
+        out += [
+            Measurement("latency", median * 1e3, **{**where, "extra": {**extra, **timing.summary()}}),
+            Measurement("tokens_per_s", profile.batch * length / median, **where),
+            Measurement("throughput", flops / median / 1e9, **where),
+            Measurement("peak_fraction", 100.0 * flops / median / peak, **where),
+        ]
+        return out, None
+
+
+def _kind(spec) -> str:
+    """'LSTM, fused', 'GRU, step loop' or 'Transformer block, sdpa'."""
+    if isinstance(spec, RecurrentLayerSpec):
+        return f"{spec.cell.upper()}, {'step loop' if spec.recurrence == 'loop' else 'fused'}"
+    return f"Transformer block, {spec.kernel}"
+
+
+def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dtype: torch.dtype) -> Tuple[float, float]:
+    """(largest error of the output and the input gradient against a float64 reference, the error allowed).
+
+    The reference is the same weights in float64: a recurrent layer's step loop, or the block with the naive
+    kernel. Allowed: atol + rtol x the largest reference magnitude (attention_cost's tolerances per dtype).
+    """
+    reference_spec = (dataclasses.replace(spec, recurrence="loop") if isinstance(spec, RecurrentLayerSpec)
+                      else dataclasses.replace(spec, kernel="naive"))
+    reference = build_layer(reference_spec).to(device=device, dtype=torch.float64)
+    reference.load_state_dict({k: v.to(torch.float64) for k, v in layer.state_dict().items()})
+    gen = torch.Generator(device=device).manual_seed(seed + 1)
+    x64 = torch.randn(profile.batch, profile.check_len, profile.d_model, device=device, dtype=torch.float64, generator=gen)
+    g64 = torch.randn(x64.shape, device=device, dtype=torch.float64, generator=gen)
+    got_x = x64.to(dtype).requires_grad_(True)
+    got = layer(got_x)
+    (got_grad,) = torch.autograd.grad(got, got_x, g64.to(dtype))
+    want_x = x64.clone().requires_grad_(True)
+    want = reference(want_x)
+    (want_grad,) = torch.autograd.grad(want, want_x, g64)
+    atol, rtol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    error, allowed = 0.0, 0.0
+    for a, b in ((got, want), (got_grad, want_grad)):
+        error = max(error, float((a.detach().double() - b.detach()).abs().max()))
+        allowed = max(allowed, atol + rtol * float(b.detach().abs().max()))
+    return error, allowed
+
+
+suites.add("sequence_cost", SequenceCost())

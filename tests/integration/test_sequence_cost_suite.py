@@ -1,0 +1,65 @@
+"""sequence_cost end to end at a tiny size: every layer checked then timed, budgets, bad input, and the report."""
+
+import json
+
+import pytest
+
+from harness.cli import main
+
+TINY = ["suite=sequence_cost", "set.lengths=[16,32]", "set.d_model=32", "set.n_heads=2", "set.batch=2", "set.check_len=8",
+        "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "progress=false"]
+
+
+def load(results):
+    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
+
+
+def run(tmp_path, *args):
+    return main(["run", f"results_dir={tmp_path / 'results'}", *TINY, *args])
+
+
+def test_default_layers_end_to_end_with_report(tmp_path):
+    assert run(tmp_path) == 0
+    records = load(tmp_path / "results")
+    assert {r["variant"] for r in records} == {"lstm", "gru", "lstm+loop", "gru+loop", "transformer"}
+    assert {r["status"] for r in records} == {"ok"}
+    cases = [r for r in records if r["metric"] not in ("matmul_peak", "max_error")]
+    assert len(cases) == 5 * 2 * 2 * 7  # variants x lengths x passes x metrics
+    steps = {(r["variant"], r["x"], r["extra"]["pass"]): r["value"] for r in records if r["metric"] == "sequential_steps"}
+    assert steps[("lstm+loop", 32.0, "fwd")] == 32 and steps[("gru", 32.0, "fwd+bwd")] == 64
+    assert steps[("transformer", 32.0, "fwd")] == 1
+    lat = [r for r in records if r["metric"] == "latency"]
+    assert all(len(r["extra"]["times"]) >= 3 for r in lat)
+    assert all(r["layer"] and r["matmul_peak_gflops"] > 0 for r in records)
+
+    reports = tmp_path / "reports"
+    assert main(["report", f"results_dir={tmp_path / 'results'}", f"reports_dir={reports}"]) == 0
+    text = (reports / "sequence_cost.md").read_text()
+    for phrase in ("Check before timing", "LSTM step loop", "Transformer block (sdpa)", "share of the matmul peak",
+                   "Sequential steps", "Judged on fwd+bwd"):
+        assert phrase in text, phrase
+    assert (reports / "figures" / "sequence_cost.png").stat().st_size > 10_000
+
+
+def test_a_case_over_the_time_budget_stops_longer_lengths(tmp_path):
+    assert run(tmp_path, "variants=[lstm+loop]", "set.max_call_s=0.000001", "set.passes=[fwd]") == 0
+    records = {(r["metric"], r["x"]): r for r in load(tmp_path / "results")}
+    assert records[("flops", 16.0)]["status"] == "ok" and records[("dispatched_ops", 16.0)]["status"] == "ok"
+    assert records[("latency", 16.0)]["status"] == "skipped" and "max_call_s=1e-06" in records[("latency", 16.0)]["reason"]
+    assert all(records[(m, 32.0)]["status"] == "skipped" for m in ("latency", "flops"))
+
+
+@pytest.mark.parametrize("args,message", [(["set.passes=[backward]"], "each one of fwd, fwd+bwd"),
+                                          (["variants=[transformer+loop]"], "does not have")])
+def test_bad_input_is_a_clear_error(tmp_path, capsys, args, message):
+    assert run(tmp_path, *args) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+def test_sequence_cost_on_cuda(tmp_path):
+    assert run(tmp_path, "device=cuda", "set.lengths=[64,256]", "set.d_model=256", "set.n_heads=4", "set.batch=8",
+               "set.matmul_sizes=[1024]") == 0
+    records = load(tmp_path / "results")
+    assert all(r["device"] == "cuda" and r["status"] == "ok" for r in records)
+    assert any(r["metric"] == "peak_fraction" for r in records)

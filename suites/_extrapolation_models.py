@@ -54,7 +54,7 @@ def autocast(ctx: JobContext):
 def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, suite: str) -> Tuple[DecoderLM, Training]:
     """position_extrapolation's model of ``spec`` after training with the profile's budget (fields ``batch_size``,
     ``train_len``, ``steps``, ``lr``, ``warmup_steps``, ``weight_decay``, ``grad_clip``), in eval mode, and
-    where its weights came from."""
+    where its weights came from. A RoPE scaling is trained without, then applied to the trained weights."""
     train_spec = spec.without_rope_scaling()
     torch.manual_seed(seed)
     model = build(train_spec).to(ctx.device)
@@ -63,9 +63,8 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
     saved = load(path_for(theirs, key)) if theirs is not None else None
     if saved is not None:
         model.load_state_dict(saved["state_dict"])
-        model.eval()
-        return model, Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
-                               f"checkpoint of {SUITE} job {saved['label']}", key)
+        return _variant(spec, model, ctx), Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
+                                                    f"checkpoint of {SUITE} job {saved['label']}", key)
     gen = torch.Generator().manual_seed(seed)
 
     def step_loss(m, step):
@@ -78,8 +77,18 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
     own_key = training_key(suite, train_spec, {"extrapolation_key": key}, seed, ctx.device, ctx.dtype, data.corpus.checksum)
     result = train_once(model, own_key, ctx.checkpoint_dir, label=ctx.label, train=lambda: train(
         model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.position))
-    model.eval()
-    return model, result
+    return _variant(spec, model, ctx), result
+
+
+def _variant(spec, trained: DecoderLM, ctx: JobContext) -> DecoderLM:
+    """The model of ``spec`` itself (its RoPE scaling included) with the trained weights, in eval mode, told that
+    it reads windows of its training length."""
+    model = trained
+    if spec != trained.spec:
+        model = build(spec).to(ctx.device)
+        model.load_state_dict(trained.state_dict())
+    model.set_context_length(spec.max_len)
+    return model.eval()
 
 
 def _extrapolation_folder(own: Optional[Path]) -> Optional[Path]:

@@ -32,7 +32,8 @@ TABLES = (
      "the causal half of attention's score and value products) / median latency / the fastest square matmul measured "
      "in the same job."),
     ("dispatched_ops", "ATen operators dispatched per call", "Counted with a TorchDispatchMode over one call: a fused "
-     "kernel is one operator whatever the length; a loop dispatches its operators once per step."),
+     "kernel is one operator whatever the length; a loop dispatches its operators once per step. A fused module whose count "
+     "grows with the length runs its steps as separate operators from a loop in C++ instead of Python."),
 )
 
 

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Callable, Dict, Generic, Iterator, List, Optional, TypeVar
 
+from .errors import UserError
+
 T = TypeVar("T")
 
 PLUGIN_GROUP = "bench.plugins"
 
 
-class UnknownNameError(KeyError):
+class UnknownNameError(UserError, KeyError):
     """An unknown registry key; the message names close matches and the command that lists all."""
 
     def __str__(self) -> str:  # KeyError quotes its message; show it plainly

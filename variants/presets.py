@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ._registry import Registry
+from .errors import UserError
 from .ffn._base import ffns
 from .kernel._base import kernels
 from .norm._base import norms
@@ -22,7 +23,7 @@ from .rope_scaling._base import rope_scalings
 from .scoring._base import scorings
 
 
-class AmbiguousPresetError(ValueError):
+class AmbiguousPresetError(UserError, ValueError):
     """A preset name registered on more than one axis."""
 
 

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Union
 import torch
 
 from ._registry import UnknownNameError, close_matches
+from .errors import UserError
 from .ffn._base import ffns
 from .kernel._base import kernels
 from .norm._base import norms, placements
@@ -26,11 +27,11 @@ from .rope_scaling._base import rope_scalings, scale_problem
 from .scoring._base import scorings
 
 
-class PresetConflictError(ValueError):
+class PresetConflictError(UserError, ValueError):
     """Two presets of one expression set the same field to different values."""
 
 
-class PresetFieldError(ValueError):
+class PresetFieldError(UserError, ValueError):
     """A preset sets a field the suite's kind of spec does not have (``gru`` on a Transformer)."""
 
 

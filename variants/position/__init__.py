@@ -1,1 +1,5 @@
 """Position encodings: each module registers one under its file name."""
+
+from ._base import PositionEncoding, adds_score_bias, positions
+
+__all__ = ["PositionEncoding", "adds_score_bias", "positions"]

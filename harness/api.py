@@ -33,7 +33,7 @@ def records(suite: str, results_dir: str | Path = "results", settings: Optional[
     from harness.groups import describe, select, split_groups
     from harness.report import records_frame
     from harness.store import ResultsStore
-    from suites._suite import suites
+    from harness.contract import suites
 
     suites.get(suite)  # an unknown suite is a clear error
     found = ResultsStore(results_dir).load(suite)
@@ -72,7 +72,7 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Pat
     added are dropped again. Returns the paths written.
     """
     from harness.groups import split_groups
-    from suites._suite import suites
+    from harness.contract import suites
 
     if not len(frame):
         raise UsageError("The frame holds no records; nothing to report.")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from harness.errors import UsageError
+from harness.errors import UsageError, UserError
 
 USAGE = __doc__.split("\n\n")[1]
 
@@ -53,22 +53,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("bench: interrupted; finished jobs are stored and a rerun resumes from them.", file=sys.stderr)
         return 130
-    except Exception as exc:
-        if _is_user_error(exc):
-            print(f"bench: {exc}", file=sys.stderr)
-            return 2
-        raise
-
-
-def _is_user_error(exc: Exception) -> bool:
-    from harness.store import CorruptResultsError
-    from suites.data.text import CorpusError
-    from variants._registry import UnknownNameError
-    from variants.presets import AmbiguousPresetError
-    from variants.spec import PresetConflictError, PresetFieldError
-
-    return isinstance(exc, (UsageError, UnknownNameError, PresetConflictError, PresetFieldError, AmbiguousPresetError,
-                            CorruptResultsError, CorpusError))
+    except UserError as exc:  # every mistake a user can fix (harness/errors.py); anything else is a bug
+        print(f"bench: {exc}", file=sys.stderr)
+        return 2
 
 
 def cmd_run(args: List[str]) -> int:
@@ -80,7 +67,7 @@ def cmd_run(args: List[str]) -> int:
     from harness.plan import DTYPES, apply_overrides, make_plan
     from harness.executors import EXECUTORS, run_plan
     from harness.store import ResultsStore
-    from suites._suite import suites
+    from harness.contract import suites
 
     cfg: RunConfig = parse(args, RunConfig)
     suite = suites.get(cfg.suite)

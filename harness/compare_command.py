@@ -64,7 +64,7 @@ def run(args: List[str], out=print) -> int:
     from harness.groups import describe
     from harness.report import markdown_table
     from harness.store import ResultsStore
-    from suites._suite import suites
+    from harness.contract import suites
 
     a, b, rest = split(args)
     cfg: CompareConfig = parse(rest, CompareConfig)

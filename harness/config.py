@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from harness.errors import UsageError
 from harness.rules import Rule, Shape, between, rule_for, shape_of, show, takes, value_problem
-from variants._registry import close_matches
+from variants import close_matches
 
 LIST_KEYS = ("variants", "seeds")
 #: the largest seed: suites add offsets of at most 20000 and torch and numpy take 32-bit seeds

@@ -1,29 +1,9 @@
-"""What a running job may know about where it runs: device, dtype, progress and scratch values."""
+"""Transition shim: ``JobContext`` moved to ``harness/contract.py`` with the rest of the suite contract.
 
-from __future__ import annotations
+Kept only while suites written against the old path are still in flight; nothing in the project imports
+it (tests/unit/test_import_direction.py checks that).
+"""
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Dict, Optional
+from harness.contract import JobContext
 
-import torch
-
-
-@dataclass
-class JobContext:
-    """Handed to ``Suite.run_job``: where to run and a place to report job-level facts.
-
-    ``facts`` collects values every record of the job should carry (parameter count, training
-    settings actually used); the runner copies them into each record.
-    """
-
-    device: str = "cpu"
-    dtype: torch.dtype = torch.float32
-    progress: bool = True
-    label: str = ""
-    options: Dict[str, Any] = field(default_factory=dict)
-    facts: Dict[str, Any] = field(default_factory=dict)
-    seed: Optional[int] = None
-    #: a folder next to the stored results where a job may keep trained weights for other jobs of the same
-    #: training to reuse (suites/_checkpoints.py); None keeps nothing
-    checkpoint_dir: Optional[Path] = None
+__all__ = ["JobContext"]

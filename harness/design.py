@@ -34,7 +34,7 @@ def is_transformer(spec: Any) -> bool:
 
 def score_bias(position: Any) -> str:
     """The position encoding when it adds a bias to attention scores (what attention alone costs), else 'none'."""
-    from variants.position._base import adds_score_bias, positions
+    from variants.position import adds_score_bias, positions
 
     if position is None or position not in positions:
         return "none"

@@ -27,7 +27,7 @@ FIGURE = "index_pareto.png"
 
 def profile_chooser(frames: Mapping[str, pd.DataFrame]):
     """The profile a command for a suite should use: its reported group's, else the one profile all groups share."""
-    from suites._suite import suites
+    from harness.contract import suites
 
     used = {name: str(frame.iloc[0].profile) for name, frame in frames.items() if len(frame)}
     common = set(used.values())

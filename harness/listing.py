@@ -10,7 +10,7 @@ SECTIONS = ("suites", "variants", "positions", "scorings", "norms", "ffns", "ker
 
 
 def _suites() -> str:
-    from suites._suite import suites
+    from harness.contract import suites
 
     rows = [[e.name, ", ".join(e.obj.profiles), e.summary] for e in suites.entries()]
     return tabulate(rows, headers=["suite", "profiles", "description"], tablefmt="simple")
@@ -35,8 +35,8 @@ def _axis(registry, heading: str) -> str:
 
 
 def _positions() -> str:
-    from variants.position._base import positions
-    from variants.rope_scaling._base import rope_scalings
+    from variants.position import positions
+    from variants.rope_scaling import rope_scalings
 
     return (_axis(positions, "position") + "\n\n" + _axis(rope_scalings, "rope_scaling")
             + "\nA RoPE scaling extends a rope model at evaluation: rope+yarn (s = evaluation length / training length), "
@@ -44,20 +44,20 @@ def _positions() -> str:
 
 
 def _scorings() -> str:
-    from variants.scoring._base import scorings
+    from variants.scoring import scorings
 
     return _axis(scorings, "scoring") + "\nDot-product scorings run on every kernel; the others only on kernels that materialise scores (naive)."
 
 
 def _norms() -> str:
-    from variants.norm._base import norms, placements
+    from variants.norm import norms, placements
 
     return (_axis(norms, "norm") + "\n\n" + _axis(placements, "norm_placement")
             + "\nPresets pre_ln and post_ln set norm_placement.")
 
 
 def _ffns() -> str:
-    from variants.ffn._base import ffns
+    from variants.ffn import ffns
 
     return _axis(ffns, "ffn")
 
@@ -76,7 +76,7 @@ def _support() -> str:
 
 
 def _plugins() -> str:
-    from variants._registry import plugin_statuses
+    from variants import plugin_statuses
 
     statuses = plugin_statuses()
     if not statuses:
@@ -92,12 +92,14 @@ RENDERERS = {"suites": _suites, "variants": _variants, "positions": _positions, 
 def render(what: str = "all") -> str:
     """The text of one section, or of every section."""
     # the support matrix is long; `bench list support` prints it on its own
+    from variants import plugin_statuses
+
     names: List[str] = [s for s in SECTIONS if s != "support"] if what == "all" else [what]
     parts = []
     for name in names:
         body = RENDERERS[name]()
         parts.append(f"== {name} ==\n{body}" if what == "all" else body)
-    broken = [s for s in __import__("variants._registry", fromlist=["x"]).plugin_statuses() if s.error]
+    broken = [s for s in plugin_statuses() if s.error]
     if broken and what != "plugins":
         parts.append("Warning: " + "; ".join(f"plugin '{s.name}' failed to load ({s.error})" for s in broken)
                      + ". The other components are listed above.")

@@ -14,10 +14,10 @@ from typing import Any, Dict, List, Optional
 import torch
 from tabulate import tabulate
 
+from harness.contract import Profile, Suite
 from harness.env import code_version
 from harness.errors import UsageError
 from harness.store import ResultsStore
-from suites._suite import Profile, Suite
 from variants.spec import TransformerSpec, problems, stable_hash
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -93,7 +93,7 @@ def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
     """
     from harness.config import convert
     from harness.rules import rule_for, shapes, show
-    from variants._registry import close_matches
+    from variants import close_matches
 
     names = [f.name for f in dataclasses.fields(profile) if f.name not in ("name", "description")]
     for key in overrides:

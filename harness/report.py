@@ -61,7 +61,7 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
     rebuilt over the groups reported, and for a one-suite report over every other suite's newest group too.
     Returns the paths written and lines telling which groups were found and how to report the others.
     """
-    from suites._suite import suites
+    from harness.contract import suites
 
     store = ResultsStore(results_dir)
     names = [suite] if suite else store.suites()

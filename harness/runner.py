@@ -18,13 +18,12 @@ from typing import Any, Dict, List, Optional
 import torch
 from tqdm.auto import tqdm
 
-from harness.context import JobContext
+from harness.contract import Diverged, JobContext, Measurement, Unsupported
 from harness.env import prepare_device, provenance
 from harness.locks import owner_text
 from harness.outcomes import Outcome, RunSummary, job_status
 from harness.plan import DTYPES, Job, Plan
 from harness.store import ResultsStore
-from suites._suite import Diverged, Measurement, Unsupported
 
 
 def seed_everything(seed: int) -> None:
@@ -51,7 +50,7 @@ def job_records(job: Job, measurements: List[Measurement], facts: Dict[str, Any]
 
 
 def _suite_obj(job: Job):
-    from suites._suite import suites
+    from harness.contract import suites
 
     return suites.get(job.suite)
 

@@ -57,7 +57,7 @@ def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], 
 
     ``reports`` maps a suite to its report's relative path (the finding's name links there).
     """
-    from suites._suite import suites
+    from harness.contract import suites
 
     rows = []
     for name in suites.names():

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
-from harness.errors import UsageError
+from harness.errors import UsageError, UserError
 from harness.locks import JobLock
 
 COUNT_KEY = "records_in_file"
@@ -35,7 +35,7 @@ STALE_TMP_S = 60.0
 Record = Dict[str, Any]
 
 
-class CorruptResultsError(ValueError):
+class CorruptResultsError(UserError, ValueError):
     """A results file that cannot be read whole: a damaged line, a line that is no record, or a cut."""
 
 

@@ -27,11 +27,11 @@ SETTINGS: Tuple[Tuple[str, torch.dtype, bool], ...] = (
 def single_axis_variants() -> List[str]:
     """Every preset that sets one axis, in axis order (positions, RoPE scalings on rope, scorings, groupings,
     placements, norms, FFNs)."""
-    from variants.ffn._base import ffns
-    from variants.norm._base import norms
-    from variants.position._base import positions
-    from variants.rope_scaling._base import rope_scalings
-    from variants.scoring._base import scorings
+    from variants.ffn import ffns
+    from variants.norm import norms
+    from variants.position import positions
+    from variants.rope_scaling import rope_scalings
+    from variants.scoring import scorings
 
     return (positions.names() + [f"rope+{s}" for s in rope_scalings.names()] + scorings.names()
             + ["mha", "gqa2", "mqa", "pre_ln", "post_ln"] + norms.names() + ffns.names())
@@ -39,7 +39,7 @@ def single_axis_variants() -> List[str]:
 
 def support_table(device: str, dtype: torch.dtype, training: bool) -> Tuple[pd.DataFrame, List[str]]:
     """(table of variant x kernel cells, numbered reasons) for one device, dtype and mode."""
-    from variants.kernel._base import kernels
+    from variants.kernel import kernels
     from variants.spec import problems, resolve
 
     reasons: Dict[str, int] = {}
@@ -59,8 +59,8 @@ def support_table(device: str, dtype: torch.dtype, training: bool) -> Tuple[pd.D
 
 def availability_table() -> pd.DataFrame:
     """One row per kernel: available here (or why not), devices, dtypes per device, scorings, bias, GQA, backward."""
-    from variants.kernel._base import dtype_name, kernels
-    from variants.scoring._base import scorings
+    from variants.kernel import dtype_name, kernels
+    from variants.scoring import scorings
 
     rows = []
     for entry in kernels.entries():

@@ -148,7 +148,7 @@ def _letter(table: Table, suite: str, frame: pd.DataFrame) -> str:
 def fill(col: Column, design: dict, names: List[str], profile_for) -> Tuple[str, Optional[str], Optional[str]]:
     """(suite, variant expression, profile) of the first of the column's suites that can express the design;
     the expression is None when none can."""
-    from suites._suite import suites
+    from harness.contract import suites
 
     for suite in col.suites:
         expr = expression_for(suites.get(suite), design, col.fields, profile_for(suite), names)

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from suites._suite import Diverged
+from harness.contract import Diverged
 
 
 @dataclass(frozen=True)

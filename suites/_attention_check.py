@@ -15,7 +15,7 @@ from typing import Dict, Optional, Tuple
 
 import torch
 
-from variants.kernel._base import AttentionKernel, kernels
+from variants.kernel import AttentionKernel, kernels
 
 #: (absolute, relative to the largest reference magnitude) tolerance of a kernel against naive, per dtype
 TOLERANCES: Dict[torch.dtype, Tuple[float, float]] = {

@@ -16,13 +16,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from harness.context import JobContext
+from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
 from suites._attention_check import compare, make_case, reference
-from suites._suite import Measurement, Metric, Profile, Suite, suites
-from variants.kernel._base import AttentionKernel, kernels
-from variants.position._base import positions
+from variants.kernel import AttentionKernel, kernels
+from variants.position import positions
 from variants.spec import TransformerSpec, stable_hash
 
 PASSES = ("fwd", "fwd+bwd")

@@ -20,15 +20,14 @@ from typing import Any, Dict, List, Tuple
 
 import torch
 
-from harness.context import JobContext
+from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites._softmax_probe import softmax_stats, unit_gaussians
-from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, between
 from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
-from variants.scoring._base import scorings
+from variants.scoring import scorings
 from variants.spec import TransformerSpec
 from variants.transformer import build
 

@@ -19,11 +19,10 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch.nn import functional as F
 
-from harness.context import JobContext
+from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites._gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between
-from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
 from suites.data.copy_task import IGNORE, CopyTask
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec

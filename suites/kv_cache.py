@@ -18,13 +18,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from harness.context import JobContext
+from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least
 from harness.measure import synchronize, threads, time_call
-from suites._suite import Measurement, Metric, Profile, Suite, suites
-from variants.kernel._decode import DECODE_PATHS, use_grouped_decode
+from variants.kernel import DECODE_PATHS, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
-from variants.position._base import positions
+from variants.position import positions
 from variants.spec import TransformerSpec
 from variants.transformer import build
 

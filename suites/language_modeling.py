@@ -20,11 +20,10 @@ from typing import Any, Dict, List, Optional
 
 import torch
 
-from harness.context import JobContext
+from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.flops import count_flops
 from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch
-from suites._suite import Measurement, Metric, Profile, Suite, suites
 from harness.rules import Rule, at_least, between
 from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
@@ -68,7 +67,7 @@ class LanguageModelingProfile(Profile):
 
 
 def _unknown_position(key: str, value: str) -> Optional[str]:
-    from variants.position._base import positions
+    from variants.position import positions
 
     names = positions.names()
     return None if value in names else f"{key}={value} is not a position encoding; choose one of {', '.join(names)}."

@@ -24,11 +24,10 @@ from typing import Any, Dict, List, Tuple
 
 import torch
 
-from harness.context import JobContext
+from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites._checkpoints import train_once, training_key
 from suites._lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
-from suites._suite import Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, between, one_of
 from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS

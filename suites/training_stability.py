@@ -20,10 +20,9 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch import nn
 
-from harness.context import JobContext
+from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
-from suites._suite import Diverged, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, between, one_of
 from suites.data.char_lm import char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS

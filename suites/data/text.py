@@ -15,12 +15,14 @@ from typing import Dict, Optional, Tuple
 
 import torch
 
+from harness.errors import UserError
+
 DEFAULT_CORPUS = "pydoc"
 BIBLE = "bible"
 
 
-class CorpusError(ValueError):
-    """A corpus that cannot be read or is too small for the requested lengths."""
+class CorpusError(UserError, ValueError):
+    """A corpus that cannot be read or is too small for the requested lengths (a mistake the user can fix)."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from suites._suite import Diverged, Measurement, Metric, Profile, Suite, Unsupported, suites
+from harness.contract import Diverged, Measurement, Metric, Profile, Suite, Unsupported, suites
 from variants.spec import TransformerSpec
 
 NAME = "counting"

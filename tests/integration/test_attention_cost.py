@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from harness.cli import main
-from suites._suite import suites
+from harness.contract import suites
 from variants.kernel._base import AttentionKernel, kernels
 
 TINY = ["suite=attention_cost", "set.lengths=[16,32]", "set.n_heads=4", "set.head_dim=8", "set.check_rows=8",

@@ -15,7 +15,7 @@ from harness.config import RunConfig, parse, usable_device
 from harness.errors import UsageError
 from harness.plan import apply_overrides
 from harness.rules import problems_of
-from suites._suite import suites
+from harness.contract import suites
 
 LM_TINY = ["set.steps=2", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
            "set.eval_tokens=256", "set.warmup_steps=1"]

@@ -87,7 +87,7 @@ def test_an_interrupted_sweep_keeps_finished_jobs(dirs, monkeypatch):
 
 
 def test_failed_and_diverged_jobs_are_recorded_and_the_sweep_goes_on(dirs, monkeypatch):
-    from suites._suite import Diverged
+    from harness.contract import Diverged
 
     results, _ = dirs
     original = PositionExtrapolation.run_job

@@ -14,7 +14,7 @@ SETTINGS = dict(train_len=16, steps=10, batch_size=4, lr=3e-3, warmup_steps=2, w
 
 
 def pe_records(variant, seed, ppl, profile="quick"):
-    from suites._suite import suites
+    from harness.contract import suites
 
     suite = suites.get("position_extrapolation")
     spec = suite.spec_for(variant, suite.profiles["quick"], {}).to_dict()

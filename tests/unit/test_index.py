@@ -15,7 +15,7 @@ L = 16
 
 
 def _spec(suite, variant):
-    from suites._suite import suites
+    from harness.contract import suites
 
     s = suites.get(suite)
     return s.spec_for(variant, s.profiles["quick"], {}).to_dict()
@@ -94,7 +94,7 @@ def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_
 
 def test_the_verdicts_are_the_suites_own(groups):
     """The index holds no verdict logic: its rows are exactly what each suite's findings() returns."""
-    from suites._suite import suites
+    from harness.contract import suites
 
     frames = {name: g.frame for name, g in groups.items()}
     board = scoreboard(frames)
@@ -160,7 +160,7 @@ def test_without_a_cost_the_index_says_which_run_would_give_one(groups, tmp_path
 def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, tmp_path, monkeypatch):
     from harness.report import build_reports
     from harness.store import ResultsStore
-    from suites._suite import Suite
+    from harness.contract import Suite
 
     monkeypatch.setattr(Suite, "report", lambda self, records, out_dir: [])  # the suites' own reports are tested elsewhere
     store = ResultsStore(tmp_path / "results")

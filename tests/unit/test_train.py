@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from harness.train import TrainSettings, lr_at, train
-from suites._suite import Diverged
+from harness.contract import Diverged
 
 
 def test_warmup_is_linear_then_cosine_decays_to_the_floor():

@@ -1,0 +1,188 @@
+"""The contract between the harness and a suite: Suite, Profile, Metric, Measurement, JobContext, the
+outcomes Diverged and Unsupported, and the registry of suites.
+
+A suite names what it compares (default variants), how much compute each comparison gets (profiles),
+what it measures (metrics, each with a unit and a direction), how one job runs, and how its stored
+records become a report. Suites register under their module's file name in ``suites``; the registry
+imports the ``suites`` package on first lookup, so the harness never imports a suite itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+import torch
+
+from harness.errors import UsageError
+from harness.rules import between, check_fields
+from variants import Registry
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.findings import Claim, Finding
+
+suites: Registry["Suite"] = Registry("suite", package="suites", list_command="bench list suites")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A measured quantity: its unit and whether higher is better."""
+
+    name: str
+    unit: str
+    higher_is_better: bool
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A compute budget. Suites subclass it with their own typed fields (steps, sizes, ...)."""
+
+    name: str = "quick"
+    description: str = ""
+    seeds: Tuple[int, ...] = (0,)
+
+    #: what each field accepts beyond its type's default rule (harness/rules.py: int >= 1, float > 0,
+    #: non-empty text, non-empty lists of distinct items); subclasses declare only their exceptions
+    rules = {"seeds": between(0, 2**31 - 1)}
+
+    def check(self) -> None:
+        """Raise a UsageError naming the first setting outside its rule, or the first broken relation between settings."""
+        check_fields(self)
+        for problem in self.problems():
+            raise UsageError(problem)
+
+    def problems(self) -> List[str]:
+        """Relations between settings that this profile breaks, one sentence each naming the settings (none here)."""
+        return []
+
+    def settings(self) -> Dict[str, Any]:
+        """The fields that change a job's results (not its name, description or the list of seeds)."""
+        values = dataclasses.asdict(self)
+        for key in ("name", "description", "seeds"):
+            values.pop(key)
+        return values
+
+
+@dataclass
+class Measurement:
+    """One value a job measured, before the harness adds provenance to make it a record."""
+
+    metric: str
+    value: Optional[float]
+    x: Optional[float] = None
+    x_name: Optional[str] = None
+    status: str = "ok"
+    reason: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class JobContext:
+    """Handed to ``Suite.run_job``: where to run and a place to report job-level facts.
+
+    ``facts`` collects values every record of the job should carry (parameter count, training
+    settings actually used); the runner copies them into each record.
+    """
+
+    device: str = "cpu"
+    dtype: torch.dtype = torch.float32
+    progress: bool = True
+    label: str = ""
+    options: Dict[str, Any] = field(default_factory=dict)
+    facts: Dict[str, Any] = field(default_factory=dict)
+    seed: Optional[int] = None
+    #: a folder next to the stored results where a job may keep trained weights for other jobs of the same
+    #: training to reuse (suites/_checkpoints.py); None keeps nothing
+    checkpoint_dir: Optional[Path] = None
+
+
+class Unsupported(Exception):
+    """A job that cannot run on this input or device; recorded with status ``unsupported``."""
+
+
+class Diverged(Exception):
+    """Training produced a non-finite or exploding loss; recorded with status ``diverged``."""
+
+
+class Suite:
+    """Base class of suites. Subclasses set the class attributes and implement run_job and report."""
+
+    name: str = ""
+    version: int = 1
+    description: str = ""
+    metrics: Tuple[Metric, ...] = ()
+    profiles: Dict[str, Profile] = {}
+    default_profile: str = "quick"
+    default_variants: Tuple[str, ...] = ()
+    #: dtypes this suite can compute in (float32 weights; lower precision through autocast)
+    dtypes: Tuple[str, ...] = ("float32",)
+    #: whether jobs train (need a backward pass); a suite of forward passes only sets False
+    trains: bool = True
+    #: options a user may set on the command line (key -> allowed values; None = free text)
+    options: Dict[str, Optional[Tuple[str, ...]]] = {}
+    #: the module that turns records into the report and the verdicts: write_report(suite, df, out_dir),
+    #: CLAIMS (the published findings the suite tests) and findings(df) -> one Finding per claim
+    report_module: str = ""
+
+    def metric(self, name: str) -> Metric:
+        return next(m for m in self.metrics if m.name == name)
+
+    def base_spec(self, profile: Profile, options: Dict[str, Any]):
+        """The spec every variant expression is applied on top of (model size from the profile)."""
+        raise NotImplementedError
+
+    def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
+        """The profile with command-line options that name one of its fields applied (protocol=...)."""
+        names = {f.name for f in dataclasses.fields(profile)}
+        updates = {k: v for k, v in options.items() if v is not None and k in names}
+        return dataclasses.replace(profile, **updates) if updates else profile
+
+    def check(self, profile: Profile, options: Dict[str, Any]) -> None:
+        """Every setting of ``profile`` within its rule and the data large enough for it, or a UsageError; no compute."""
+        profile.check()
+        self.check_data(profile, options)
+
+    def check_data(self, profile: Profile, options: Dict[str, Any]) -> None:
+        """Raise a UsageError naming ``data`` when the corpus cannot feed this profile's training and evaluation."""
+
+    def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
+        """The spec a variant expression stands for in this suite (default: presets on the base spec)."""
+        from variants.spec import resolve
+
+        return resolve(variant, self.base_spec(profile, options))
+
+    def data_checksum(self, profile: Profile, options: Dict[str, Any]) -> str:
+        """A checksum of the data a job reads (part of its identity)."""
+        return ""
+
+    def run_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
+        """Train/measure one variant with one seed; raise Diverged/Unsupported for those outcomes."""
+        raise NotImplementedError
+
+    def _reporter(self):
+        """The suite's report module (``report_module``), imported on first use."""
+        import importlib
+
+        if not self.report_module:
+            raise NotImplementedError(f"suite {self.name} names no report_module")
+        return importlib.import_module(self.report_module)
+
+    def report(self, records: "pd.DataFrame", out_dir: Path) -> List[Path]:
+        """Write this suite's Markdown report (and figures) from stored records; return the paths."""
+        return self._reporter().write_report(self, records, out_dir)
+
+    @property
+    def claims(self) -> Tuple["Claim", ...]:
+        """The published findings this suite tests (its report module's CLAIMS), in the order it reports them."""
+        return tuple(getattr(self._reporter(), "CLAIMS", ())) if self.report_module else ()
+
+    def findings(self, records: "pd.DataFrame") -> List["Finding"]:
+        """One verdict per claim from one group of records (its report module's ``findings``)."""
+        if not self.report_module or not hasattr(self._reporter(), "findings"):
+            return []
+        return list(self._reporter().findings(records))

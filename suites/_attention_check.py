@@ -15,15 +15,7 @@ from typing import Dict, Optional, Tuple
 
 import torch
 
-from variants.kernel import AttentionKernel, kernels
-
-#: (absolute, relative to the largest reference magnitude) tolerance of a kernel against naive, per dtype
-TOLERANCES: Dict[torch.dtype, Tuple[float, float]] = {
-    torch.float64: (1e-10, 1e-9),
-    torch.float32: (1e-5, 1e-4),
-    torch.float16: (2e-3, 1e-2),
-    torch.bfloat16: (1e-2, 3e-2),
-}
+from variants.kernel import AttentionKernel, kernels, tolerance
 
 
 @dataclass
@@ -106,8 +98,8 @@ class CheckResult:
 
 
 def compare(case: Case, got: Dict[str, torch.Tensor], want: Dict[str, torch.Tensor]) -> CheckResult:
-    """Each tensor must satisfy max|got - want| <= atol + rtol * max|want| (TOLERANCES of the inputs' dtype)."""
-    atol, rtol = TOLERANCES.get(case.q.dtype, TOLERANCES[torch.float32])
+    """Each tensor must satisfy max|got - want| <= atol + rtol * max|want| (the kernel layer's tolerance of the inputs' dtype)."""
+    atol, rtol = tolerance(case.q.dtype)
     rows = case.rows.to(case.q.device)
     worst, errors = None, {}
     for name, ref in want.items():

@@ -15,8 +15,8 @@ from harness.measure import MAX_OTHER_CPU, MAX_STALL, bootstrap_ratio
 from harness.findings import Claim, Estimate, Finding, finding, sentences
 from harness.report import fmt_mean_ci, markdown_table
 from harness.groups import code_line
-from suites._attention_check import TOLERANCES
 from suites._attention_cost_figures import latency_and_memory_figures
+from variants.kernel import tolerance
 
 PUBLISHED = (
     "FlashAttention (Dao et al. 2022, arXiv 2205.14135) is exact attention whose memory grows linearly in sequence "
@@ -170,7 +170,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     seeds = sorted(int(s) for s in df.seed.unique())
     peaks = df[(df.metric == "matmul_peak") & (df.status == "ok")].value
     dtype = str(first["dtype"])
-    atol, rtol = TOLERANCES.get(getattr(torch, dtype, None), TOLERANCES[torch.float32])
+    atol, rtol = tolerance(getattr(torch, dtype, None))
     lines = [f"# Attention kernel cost ({suite.name}, suite version {first.suite_version})", "",
              suite.description.strip().splitlines()[0], ""]
     lines += _setup(df, first, settings, seeds, peaks, dtype, atol, rtol)

@@ -13,7 +13,7 @@ from harness.measure import bootstrap_ratio
 from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.report import markdown_table
 from harness.groups import code_line
-from suites.kv_cache import DECODE_ATOL
+from variants.kernel import tolerance
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
 #: REFERENCES.md: KV cache at 4096 tokens, fp16, batch 1
@@ -61,6 +61,12 @@ def _ratio(a: pd.DataFrame, b: pd.DataFrame) -> str:
     return f"{point:.3g}x [{lo:.3g}-{hi:.3g}]"
 
 
+def _tolerance_text(dtype: str, of: str) -> str:
+    """'1e-05 + 0.0001 x max |logit|': the kernel layer's tolerance of the records' dtype (variants/kernel/_tolerance.py)."""
+    atol, rtol = tolerance(getattr(torch, str(dtype), None))
+    return f"{atol:g} + {rtol:g} x max |{of}|"
+
+
 def calculator_table(shapes: Optional[Dict[str, tuple]] = None, tokens: int = 4096, bytes_per_element: int = 2) -> pd.DataFrame:
     """KV bytes of the published models (and 70B as if it were MHA) from ``kv_cache_bytes``."""
     rows = []
@@ -98,10 +104,11 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"{sorted(int(s) for s in df.seed.unique())}.",
         f"- Per-token latency at context L: *cached* is one step of one token over a cache of L tokens (attention by "
         f"grouped queries); *cached, kernel* the same step through the spec's kernel; *uncached* one forward over the L + 1 "
-        f"tokens. Each cached step is first checked against the full forward's last logits (within "
-        f"{DECODE_ATOL.get(getattr(torch, str(first['dtype'])), 1e-4):g}).",
+        f"tokens. Each cached step is first checked against the full forward's last logits (max |error| within "
+        f"{_tolerance_text(first['dtype'], 'logit')}).",
         f"- Decode paths: {settings['path_heads']} query heads of dimension {settings['path_head_dim']}, key/value heads "
-        f"from the variant, each path checked against float64 before timing.",
+        f"from the variant, each path checked against float64 before timing (within "
+        f"{_tolerance_text(first['dtype'], 'output')}).",
         f"- Timing: torch.utils.benchmark.Timer, at least {settings['min_repeats']} repeats, median of the repeats free of "
         f"other processes' CPU use; ± is half the IQR over the median; `*` marks cells with fewer than 3 clean repeats "
         f"({contaminated} of {len(lat)}; median other-process CPU {statistics.median(others) if others else float('nan'):.2f} cores)."

@@ -21,15 +21,11 @@ import torch
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least
 from harness.measure import synchronize, threads, time_call
-from variants.kernel import DECODE_PATHS, use_grouped_decode
+from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
 from variants.position import positions
 from variants.spec import TransformerSpec
 from variants.transformer import build
-
-#: a cached decode step's logits must match the full forward's last position within this, per dtype
-DECODE_ATOL = {torch.float64: 1e-8, torch.float32: 1e-4, torch.float16: 2e-2, torch.bfloat16: 1e-1}
-
 
 @dataclass(frozen=True)
 class KVCacheProfile(Profile):
@@ -165,7 +161,7 @@ class KVCache(Suite):
             first, (logits, _) = _seconds(lambda net=net: net(step, caches=caches), ctx.device)
             error = float((logits[:, -1] - full[:, -1]).abs().max())
             extra = {"max_error_vs_full": error}
-            allowed = DECODE_ATOL.get(ctx.dtype, 1e-4)
+            allowed = tolerance(ctx.dtype).allowed(full[:, -1])  # the kernel layer's, as every "matches" check
             if error > allowed:
                 out.append(Measurement(metric, None, status="failed", reason=f"cached step logits differ from the full "
                                        f"forward by {error:.2e} > {allowed:g}", **where, extra=extra))
@@ -197,7 +193,7 @@ class KVCache(Suite):
             extra = {"path": name, "heads": heads, "kv_heads": kv_heads, "head_dim": dim, "bias": bias is not None}
             error = float((path(q, k, v, bias).double() - want).abs().max())
             extra["max_error"] = error
-            if error > DECODE_ATOL.get(ctx.dtype, 1e-4) / 10 * max(1.0, float(want.abs().max())):
+            if error > tolerance(ctx.dtype).allowed(want):
                 out.append(Measurement("decode_path_latency", None, status="failed", **where, extra=extra,
                                        reason=f"decode path {name} differs from float64 by {error:.2e}"))
                 continue

@@ -23,8 +23,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from harness.context import JobContext
 from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
-from suites._attention_check import TOLERANCES
 from suites._suite import Measurement, Metric, Profile, Suite, suites
+from variants.kernel import tolerance
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
 
@@ -257,7 +257,7 @@ def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dt
     """(largest error of the output and the input gradient against a float64 reference, the error allowed).
 
     The reference is the same weights in float64: a recurrent layer's step loop, or the block with the naive
-    kernel. Allowed: atol + rtol x the largest reference magnitude (attention_cost's tolerances per dtype).
+    kernel. Allowed: atol + rtol x the largest reference magnitude (the kernel layer's tolerance of the dtype).
     """
     reference_spec = (dataclasses.replace(spec, recurrence="loop") if isinstance(spec, RecurrentLayerSpec)
                       else dataclasses.replace(spec, kernel="naive"))
@@ -272,7 +272,7 @@ def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dt
     want_x = x64.clone().requires_grad_(True)
     want = reference(want_x)
     (want_grad,) = torch.autograd.grad(want, want_x, g64)
-    atol, rtol = TOLERANCES.get(dtype, TOLERANCES[torch.float32])
+    atol, rtol = tolerance(dtype)
     error, allowed = 0.0, 0.0
     for a, b in ((got, want), (got_grad, want_grad)):
         error = max(error, float((a.detach().double() - b.detach()).abs().max()))

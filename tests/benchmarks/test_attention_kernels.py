@@ -1,18 +1,23 @@
 """Microbenchmarks of every available attention kernel and of the three decode paths (pytest-benchmark).
 
-Each kernel's output is compared with naive attention on the same input before it is timed. Run with
+Each kernel's output is compared with naive attention on the same input before it is timed, within the kernel
+layer's float32 tolerance (variants/kernel/_tolerance.py). Run with
 ``make bench``; save a run with ``--benchmark-save=NAME`` and compare runs with ``--benchmark-compare``.
 """
 
 import pytest
 import torch
 
-from variants.kernel._base import kernels
-from variants.kernel._decode import DECODE_PATHS
+from variants.kernel import DECODE_PATHS, kernels, tolerance
 from variants.spec import TransformerSpec
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 SPEC = TransformerSpec(d_model=512, n_heads=8)
+
+
+def matches(got: torch.Tensor, want: torch.Tensor) -> bool:
+    error, allowed = tolerance(torch.float32).check(got, want)
+    return error <= allowed
 
 
 def _available():
@@ -32,7 +37,7 @@ def test_forward(benchmark, kernel, length, causal):
     q, k, v = (torch.randn(1, 8, length, 64, device=DEVICE) for _ in range(3))
     attend = kernels.get(kernel).attend
     want = kernels.get("naive").attend(q, k, v, causal=causal)
-    assert torch.allclose(attend(q, k, v, causal=causal), want, atol=1e-5, rtol=0)
+    assert matches(attend(q, k, v, causal=causal), want)
     benchmark.extra_info.update(kernel=kernel, length=length, causal=causal, threads=torch.get_num_threads())
     benchmark(lambda: attend(q, k, v, causal=causal) if DEVICE == "cpu" else (attend(q, k, v, causal=causal), torch.cuda.synchronize()))
 
@@ -48,7 +53,7 @@ def test_forward_backward_gqa(benchmark, kernel):
         return torch.autograd.grad(attend(q, k, v, causal=True), (q, k, v), grad)
 
     want = torch.autograd.grad(kernels.get("naive").attend(q, k, v, causal=True), (q, k, v), grad)
-    assert all(torch.allclose(a, b, atol=1e-4, rtol=1e-4) for a, b in zip(step(), want))
+    assert all(matches(a, b) for a, b in zip(step(), want))
     benchmark.extra_info.update(kernel=kernel, length=1024, kv_heads=2)
     benchmark(step)
 
@@ -60,6 +65,6 @@ def test_decode_step(benchmark, path, kv_heads):
     k, v = (torch.randn(1, kv_heads, 1024, 128, device=DEVICE) for _ in range(2))
     fn = DECODE_PATHS[path]
     want = kernels.get("naive").attend(q, k, v, causal=True)
-    assert torch.allclose(fn(q, k, v), want, atol=1e-5, rtol=0)
+    assert matches(fn(q, k, v), want)
     benchmark.extra_info.update(path=path, kv_heads=kv_heads, cached_tokens=1024)
     benchmark(lambda: fn(q, k, v))

@@ -1,7 +1,8 @@
 """Every kernel that trains on CPU matches the naive reference, and every model is causal.
 
-Tolerance: 1e-5 absolute in float32 (the fused SDPA kernel sums in a different order). The full gate over
-position x scoring x head grouping x kernel, with per-dtype tolerances and GPU cases, is test_equivalence.py.
+Tolerance: the kernel layer's float32 row (variants/kernel/_tolerance.py; the fused SDPA kernel sums in a
+different order). The full gate over position x scoring x head grouping x kernel, in other dtypes and on GPU
+too, is test_equivalence.py.
 """
 
 import itertools
@@ -9,16 +10,20 @@ import itertools
 import pytest
 import torch
 
-from variants.kernel._base import kernels
+from variants.kernel import kernels, tolerance
 from variants.position._base import positions
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build
 
 POSITIONS = positions.names()
-ATOL_FP32 = 1e-5
 SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=16)
 #: kernels that can run and train here on CPU (the others are declared for CUDA, need a package or cannot train)
 KERNELS = [k for k in kernels.names() if not kernels.get(k).problems(SMALL, "cpu")]
+
+
+def assert_matches(got: torch.Tensor, want: torch.Tensor) -> None:
+    error, allowed = tolerance(torch.float32).check(got, want)
+    assert error <= allowed, f"max |error| {error:.3g} > allowed {allowed:.3g}"
 
 
 def tiny(expr: str, **overrides) -> torch.nn.Module:
@@ -34,7 +39,7 @@ def test_sdpa_matches_naive_in_fp32_for_every_position(position):
     tokens = torch.randint(0, 23, (3, 16))
     naive, sdpa = tiny(f"{position}+naive"), tiny(f"{position}+sdpa")
     sdpa.load_state_dict(naive.state_dict())
-    assert torch.allclose(naive(tokens), sdpa(tokens), atol=ATOL_FP32, rtol=0)
+    assert_matches(sdpa(tokens), naive(tokens))
 
 
 @pytest.mark.parametrize("position", POSITIONS)
@@ -45,7 +50,7 @@ def test_sdpa_gradients_match_naive(position):
         model = tiny(f"{position}+{kernel}")
         model(tokens).logsumexp(-1).sum().backward()
         grads.append(torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]))
-    assert torch.allclose(grads[0], grads[1], atol=1e-4, rtol=1e-4)
+    assert_matches(grads[1], grads[0])
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -56,7 +61,7 @@ def test_kernels_match_naive_directly_with_bias_and_gqa(kernel, groups):
     bias = torch.randn(4, 9, 9)
     ref = kernels.get("naive").attend(q, k, v, causal=True, bias=bias)
     out = kernels.get(kernel).attend(q, k, v, causal=True, bias=bias)
-    assert torch.allclose(ref, out, atol=ATOL_FP32, rtol=0)
+    assert_matches(out, ref)
 
 
 @pytest.mark.parametrize("position,kernel", [(p, k) for p, k in itertools.product(POSITIONS, KERNELS)
@@ -89,4 +94,24 @@ def test_decoding_with_a_kv_cache_matches_the_full_forward(position):
     for t in range(8, 12):
         logits, caches = model(tokens[:, t : t + 1], caches=caches)
         steps.append(logits)
-    assert torch.allclose(full, torch.cat(steps, dim=1), atol=1e-5)
+    assert_matches(torch.cat(steps, dim=1), full)
+
+
+def test_one_tolerance_per_dtype_every_kernel_dtype_covered_and_looser_as_precision_drops():
+    from variants.kernel import TOLERANCES
+    from variants.kernel._base import ALL_DTYPES
+
+    assert set(ALL_DTYPES) <= set(TOLERANCES)
+    order = [TOLERANCES[d] for d in (torch.float64, torch.float32, torch.float16, torch.bfloat16)]
+    assert all(a.atol < b.atol and a.rtol < b.rtol for a, b in zip(order, order[1:]))
+    assert tolerance(None) == tolerance(torch.float32)  # a dtype the table lacks reads float32's
+
+
+def test_tolerance_scales_with_the_largest_reference_magnitude_and_measures_in_float64():
+    tol = tolerance(torch.float32)
+    want = torch.tensor([0.0, -10.0, 2.0])
+    assert tol.allowed(want) == tol.atol + tol.rtol * 10.0
+    error, allowed = tol.check(want + torch.tensor([0.0, 0.0, 5e-4]), want)
+    assert allowed == tol.allowed(want) and abs(error - 5e-4) < 1e-7 and error <= allowed
+    atol, rtol = tol  # (atol, rtol) unpacks, as the checks that print both read it
+    assert (atol, rtol) == (tol.atol, tol.rtol)

@@ -17,14 +17,7 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch import nn
 
-#: cell -> (torch module, nonlinearity, gates stacked in the recurrent weight); "rnn" is the tanh Elman RNN,
-#: as in the translation suite's encoder-decoder
-CELLS: Dict[str, Tuple[type, str, int]] = {
-    "rnn": (nn.RNN, "tanh", 1),
-    "rnn_relu": (nn.RNN, "relu", 1),
-    "gru": (nn.GRU, "", 3),
-    "lstm": (nn.LSTM, "", 4),
-}
+from .rnn_cells import RNN_CELLS
 
 
 @dataclass(frozen=True)
@@ -50,8 +43,8 @@ class RecurrentSpec:
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         reasons = []
-        if self.cell not in CELLS:
-            reasons.append(f"Unknown recurrent cell '{self.cell}'; choose one of {', '.join(CELLS)}.")
+        if self.cell not in RNN_CELLS:
+            reasons.append(f"Unknown recurrent cell '{self.cell}'; choose one of {', '.join(RNN_CELLS)}.")
         for name in ("vocab_size", "d_hidden", "n_layers"):
             if getattr(self, name) < 1:
                 reasons.append(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -64,12 +57,12 @@ class RecurrentLM(nn.Module):
     def __init__(self, spec: RecurrentSpec):
         super().__init__()
         self.spec = spec
-        module, nonlinearity, self.gates = CELLS[spec.cell]
+        cell = RNN_CELLS[spec.cell]
+        self.gates = cell.gates
         d_embed = spec.d_embed or spec.d_hidden
         self.embed = nn.Embedding(spec.vocab_size, d_embed)
-        kwargs = {"nonlinearity": nonlinearity} if nonlinearity else {}
-        self.rnn = module(d_embed, spec.d_hidden, num_layers=spec.n_layers, batch_first=True,
-                          dropout=spec.dropout if spec.n_layers > 1 else 0.0, **kwargs)
+        self.rnn = cell.module(d_embed, spec.d_hidden, num_layers=spec.n_layers, batch_first=True,
+                               dropout=spec.dropout if spec.n_layers > 1 else 0.0, **cell.options)
         self.head = nn.Linear(spec.d_hidden, spec.vocab_size)
         # Zaremba et al. 2014 (and PyTorch's word-language-model example) draw embeddings from U(-0.1, 0.1):
         # inputs then barely perturb the recurrence at initialisation (pre-activation variance ~1e-3 from

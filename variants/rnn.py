@@ -25,9 +25,8 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .rnn_attention import GlobalAttention
+from .rnn_cells import RNN_CELLS
 from .seq2seq_spec import PAD, RNNSeq2SeqSpec
-
-CELL_CLASSES = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}
 
 State = Dict[str, torch.Tensor]  # every tensor batch-first, so beam search can reorder it with index_select
 
@@ -40,10 +39,9 @@ class RNNSeq2Seq(nn.Module):
         self.spec = spec
         H, L = spec.d_hidden, spec.n_layers
         self.is_lstm = spec.cell == "lstm"
-        cls = CELL_CLASSES[spec.cell]
-        kwargs = dict(batch_first=True, dropout=spec.dropout if L > 1 else 0.0)
-        if spec.cell == "rnn":
-            kwargs["nonlinearity"] = "tanh"
+        cell = RNN_CELLS[spec.cell]  # spec.problems() admits rnn (tanh), gru and lstm (seq2seq_spec.CELLS)
+        cls = cell.module
+        kwargs = dict(batch_first=True, dropout=spec.dropout if L > 1 else 0.0, **cell.options)
         self.embed = nn.Embedding(spec.vocab_size, spec.d_embed, padding_idx=PAD)
         self.encoder = cls(spec.d_embed, H, L, bidirectional=spec.bidirectional, **kwargs)
         # the Bahdanau decoder reads [E y_{i-1}; c_i] at each step (c_i has size H: memory_proj maps 2H -> H)

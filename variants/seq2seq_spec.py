@@ -33,6 +33,7 @@ from .spec import PresetConflictError, TransformerSpec, preset_fields, split_exp
 #: token ids every sequence-to-sequence model and tokenizer agree on
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 
+#: the rows of variants/rnn_cells.py the encoder-decoder builds (the tanh Elman RNN, the GRU and the LSTM)
 CELLS = ("rnn", "gru", "lstm")
 RNN_SCORINGS = ("none", "additive", "dot", "general")
 #: where attention sits in the decoder step (variants/rnn.py): Bahdanau et al. 2014 or Luong et al. 2015

@@ -18,10 +18,11 @@ from typing import Any, Dict, List
 import torch
 from torch import nn
 
+from .rnn_cells import RNN_CELLS
 from .spec import TransformerSpec, stable_hash
 
-#: recurrent cells: (multi-step module, single-step cell, gates in the recurrent weight)
-RECURRENT_CELLS = {"lstm": (nn.LSTM, nn.LSTMCell, 4), "gru": (nn.GRU, nn.GRUCell, 3)}
+#: the rows of variants/rnn_cells.py one layer is built from (multi-step module and single-step cell of each)
+LAYER_CELLS = ("lstm", "gru")
 #: how a recurrent layer runs its steps
 RECURRENCES = ("fused", "loop")
 
@@ -43,8 +44,8 @@ class RecurrentLayerSpec:
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         reasons = []
-        if self.cell not in RECURRENT_CELLS:
-            reasons.append(f"Unknown recurrent cell '{self.cell}' for one layer; choose one of {', '.join(RECURRENT_CELLS)}.")
+        if self.cell not in LAYER_CELLS:
+            reasons.append(f"Unknown recurrent cell '{self.cell}' for one layer; choose one of {', '.join(LAYER_CELLS)}.")
         if self.recurrence not in RECURRENCES:
             reasons.append(f"Unknown recurrence '{self.recurrence}'; choose one of {', '.join(RECURRENCES)}.")
         if self.d_model < 1:
@@ -61,10 +62,11 @@ class RecurrentLayer(nn.Module):
 
     def __init__(self, spec: RecurrentLayerSpec):
         super().__init__()
-        module, cell, self.gates = RECURRENT_CELLS[spec.cell]
+        row = RNN_CELLS[spec.cell]
+        self.gates = row.gates
         self.spec = spec
-        self.rnn = module(spec.d_model, spec.d_model, batch_first=True)
-        self.cell = cell(spec.d_model, spec.d_model)
+        self.rnn = row.module(spec.d_model, spec.d_model, batch_first=True, **row.options)
+        self.cell = row.step(spec.d_model, spec.d_model, **row.options)
         # one set of weights: the cell's parameters are the multi-step module's (same layout and gate order)
         for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
             setattr(self.cell, name, getattr(self.rnn, f"{name}_l0"))

@@ -70,3 +70,16 @@ def test_the_copy_task_asks_for_each_symbol_lag_steps_later():
 def test_a_lag_too_short_for_the_symbols_is_an_error():
     with pytest.raises(ValueError, match="lag 3 must exceed the number of symbols 3"):
         CopyTask(lag=3, symbols=3)
+
+
+def test_one_rnn_cell_table_serves_every_recurrent_model():
+    """variants/rnn_cells.py is the only map from cell names to torch modules; each model takes rows of it."""
+    from variants.rnn_cells import RNN_CELLS
+    from variants.seq2seq_spec import CELLS as SEQ2SEQ_CELLS
+    from variants.sequence_layer import LAYER_CELLS
+
+    assert set(SEQ2SEQ_CELLS) <= set(RNN_CELLS) and set(LAYER_CELLS) <= set(RNN_CELLS)
+    for row in RNN_CELLS.values():
+        module, step = row.module(3, 5, **row.options), row.step(3, 5, **row.options)
+        assert module.weight_hh_l0.shape == step.weight_hh.shape == (row.gates * 5, 5)
+        assert getattr(module, "nonlinearity", "") == row.nonlinearity

@@ -20,7 +20,7 @@ from typing import Optional, Tuple
 
 import torch
 
-from harness.context import JobContext
+from harness.contract import JobContext
 from harness.train import TrainSettings, train
 from suites._checkpoints import Training, load, path_for, train_once, training_key
 from suites._lm import lm_loss, random_batch

@@ -22,7 +22,7 @@ from typing import Dict, Iterator, List, Tuple
 import torch
 from torch.nn import functional as F
 
-from variants.kernel._base import kernels, repeat_kv
+from variants.kernel import kernels, repeat_kv
 
 #: characters that count as delimiters: whitespace and ASCII punctuation
 DELIMITERS = frozenset(" \n\t\r" + string.punctuation)

@@ -18,11 +18,10 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch.nn import functional as F
 
-from harness.context import JobContext
+from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, between
 from suites._extrapolation_models import autocast, trained_model
 from suites._head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
-from suites._suite import Measurement, Metric, Profile, Suite, suites
 from suites.data.char_lm import CharLMData, char_lm_data, check_fits
 from suites.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec

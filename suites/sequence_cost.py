@@ -20,10 +20,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from harness.context import JobContext
+from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
-from suites._suite import Measurement, Metric, Profile, Suite, suites
 from variants.kernel import tolerance
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -110,7 +109,7 @@ def useful_flops(spec, batch: int, length: int, backward: bool) -> float:
         one, two = (_count(dataclasses.replace(spec, recurrence="loop"), batch, t, backward) for t in (1, 2))
         return one + (length - 1) * (two - one)
     counted = _count(dataclasses.replace(spec, kernel="naive"), batch, length, backward)
-    from variants.kernel._base import kernels
+    from variants.kernel import kernels
 
     def attention():
         shape = (batch, spec.n_heads, length, spec.head_dim)

@@ -8,7 +8,7 @@ import torch
 
 from suites._attention_heads_report import CLAIMS, findings, write_report
 from suites._head_stats import HeadStats, at_offset, delimiter_mask, recorded_attention
-from suites._suite import suites
+from harness.contract import suites
 from suites.attention_heads import MAP_CRITERIA, distinct_heads
 from variants.spec import TransformerSpec
 from variants.transformer import build

@@ -97,7 +97,7 @@ class JobContext:
     facts: Dict[str, Any] = field(default_factory=dict)
     seed: Optional[int] = None
     #: a folder next to the stored results where a job may keep trained weights for other jobs of the same
-    #: training to reuse (suites/_checkpoints.py); None keeps nothing
+    #: training to reuse (suites/common/checkpoints.py); None keeps nothing
     checkpoint_dir: Optional[Path] = None
 
 

@@ -4,7 +4,7 @@ Every such error subclasses ``UserError``, so the command line catches one class
 ``variants/errors.py`` (the lowest layer: variants imports nothing else of the project, yet raises unknown
 names and conflicting presets) and re-exported here, where the harness and suites import it from:
 ``UsageError`` (a bad command-line value), ``harness.store.CorruptResultsError`` (a damaged results file),
-``suites.data.text.CorpusError`` (a corpus that cannot be read), ``variants.UnknownNameError`` and the preset
+``suites.common.data.text.CorpusError`` (a corpus that cannot be read), ``variants.UnknownNameError`` and the preset
 errors of ``variants.spec`` and ``variants.presets``. A new kind of user mistake subclasses ``UserError``;
 the command line needs no change.
 """

@@ -12,7 +12,7 @@ from harness.findings import Claim, Estimate, Finding, finding, not_run, sentenc
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites._attention_heads_figures import figure_names, grid_figure, maps_figure
-from suites._learning import learning_checks, learning_section, usable
+from suites.common.learning import learning_checks, learning_section, usable
 
 OFFSET_HEADS = Claim(
     "offset_heads", "attention_heads", "Some heads specialise in a fixed offset (the previous token)",

@@ -1,12 +1,12 @@
 """The models of position_extrapolation, for suites that study them after training (attention_heads).
 
 The recipe of suites/position_extrapolation.py: random windows of ``train_len`` characters from the
-training split (suites/data/char_lm.py), next-character cross-entropy, AdamW with linear warm-up and
+training split (suites/common/data/char_lm.py), next-character cross-entropy, AdamW with linear warm-up and
 cosine decay, gradient-norm clipping (harness/train.py); weights in float32, matmuls under autocast when
 the job's dtype is lower. A RoPE scaling changes no weight, so a variant is trained without it.
 
 When position_extrapolation has already trained the same weights (same spec, training settings, seed,
-device type, dtype, data and code: its training key, suites/_checkpoints.py) next to the same results,
+device type, dtype, data and code: its training key, suites/common/checkpoints.py) next to the same results,
 its checkpoint is loaded instead of training again. Otherwise the model is trained here and kept in the
 calling suite's own checkpoint folder, never in position_extrapolation's.
 """
@@ -22,9 +22,9 @@ import torch
 
 from harness.contract import JobContext
 from harness.train import TrainSettings, train
-from suites._checkpoints import Training, load, path_for, train_once, training_key
-from suites._lm import lm_loss, random_batch
-from suites.data.char_lm import CharLMData
+from suites.common.checkpoints import Training, load, path_for, train_once, training_key
+from suites.common.lm import lm_loss, random_batch
+from suites.common.data.char_lm import CharLMData
 from suites.position_extrapolation import EVAL_SETTINGS, ExtrapolationProfile
 from variants.transformer import DecoderLM, build
 

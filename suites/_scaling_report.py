@@ -11,7 +11,7 @@ import pandas as pd
 from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from harness.groups import code_line
-from suites._learning import LearningCheck, learning_checks, learning_section, usable
+from suites.common.learning import LearningCheck, learning_checks, learning_section, usable
 
 PUBLISHED = (
     "Vaswani et al. 2017 (arXiv 1706.03762, section 3.2.1): for q and k with independent unit-variance components, "

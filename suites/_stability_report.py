@@ -15,7 +15,7 @@ import pandas as pd
 from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from harness.groups import code_line
-from suites._learning import LearningCheck, learning_checks, learning_section
+from suites.common.learning import LearningCheck, learning_checks, learning_section
 
 PUBLISHED = (
     "Xiong et al. 2020 (arXiv 2002.04745): Post-LN on IWSLT14 De-En with Adam reaches BLEU 8.45 without warm-up and "

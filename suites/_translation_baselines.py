@@ -13,7 +13,7 @@ import math
 from collections import Counter
 from typing import Any, Dict, Mapping, Sequence, Tuple
 
-from suites._bleu import corpus_scores
+from suites.common.bleu import corpus_scores
 
 #: name -> what the baseline emits for every test sentence
 BASELINES = {

@@ -22,8 +22,8 @@ from harness.contract import JobContext, Measurement, Metric, Profile, Suite, su
 from harness.rules import at_least, between
 from suites._extrapolation_models import autocast, trained_model
 from suites._head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
-from suites.data.char_lm import CharLMData, char_lm_data, check_fits
-from suites.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.char_lm import CharLMData, char_lm_data, check_fits
+from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 
 #: how the heads whose attention maps are kept are chosen: (name, statistic, largest or smallest)

@@ -8,7 +8,7 @@ variance of q.k and of the score, the entropy of the softmax, the norm of the so
 share of queries where it is saturated) and of the gradient reaching the query. Then a character-level
 Transformer LM with heads of a large d_k (``train_d_k``) and Xavier-initialised projections (so queries
 and keys start at unit variance) trains for a short budget; its verdict uses only scorings that learned and
-did not memorise (suites/_learning.py).
+did not memorise (suites/common/learning.py).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import torch
 
 from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
-from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
+from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites._softmax_probe import softmax_stats, unit_gaussians
 from harness.rules import at_least, between
-from suites.data.char_lm import char_lm_data, check_fits
-from suites.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
 from variants.transformer import build

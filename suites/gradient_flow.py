@@ -3,7 +3,7 @@
 Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): the gradient of a late loss with respect to an early
 hidden state vanishes when the recurrent weight's largest eigenvalue is below 1 and can explode only
 above 1; clipping the gradient's norm keeps training stable. Each variant is measured on one copy task
-(recall a symbol after ``lag`` steps, suites/data/copy_task.py): ||dL/dh_k|| against the distance from
+(recall a symbol after ``lag`` steps, suites/common/data/copy_task.py): ||dL/dh_k|| against the distance from
 k to the loss, at initialisation and after training; for the Elman RNNs, the same at initialisation
 with the recurrent weight rescaled to each spectral radius of a sweep; the accuracy reached at each
 lag; and training at large SGD learning rates with and without gradient-norm clipping.
@@ -23,7 +23,7 @@ from harness.contract import Diverged, JobContext, Measurement, Metric, Profile,
 from harness.train import TrainSettings, train
 from suites._gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between
-from suites.data.copy_task import IGNORE, CopyTask
+from suites.common.data.copy_task import IGNORE, CopyTask
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve

@@ -23,10 +23,10 @@ import torch
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.flops import count_flops
 from harness.train import TrainSettings, train
-from suites._lm import evaluate_nll, lm_loss, random_batch
+from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from harness.rules import Rule, at_least, between
-from suites.data.char_lm import char_lm_data, check_fits
-from suites.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.transformer import build

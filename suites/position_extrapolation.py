@@ -7,7 +7,7 @@ under a named protocol (non-overlapping windows by default, sliding windows as a
 
 RoPE context extension (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, arXiv 2309.00071): the
 variants ``rope+pi``, ``rope+ntk``, ``rope+dynamic_ntk`` and ``rope+yarn`` evaluate the weights of ``rope``
-(trained once, kept in results/<suite>/.checkpoints/ for every job of that training: suites/_checkpoints.py)
+(trained once, kept in results/<suite>/.checkpoints/ for every job of that training: suites/common/checkpoints.py)
 with the scaling applied at every length, s = length / L; ``set.finetune_steps=N`` adds a second score
 after N steps of fine-tuning at each length past L. More position encodings: ``t5_bias`` (Raffel et al.
 2020) and ``randomized`` (Ruoss et al. 2023). The default variants stay the five of the quick profile
@@ -26,11 +26,11 @@ import torch
 
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
-from suites._checkpoints import train_once, training_key
-from suites._lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
+from suites.common.checkpoints import train_once, training_key
+from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from harness.rules import at_least, between, one_of
-from suites.data.char_lm import char_lm_data, check_fits
-from suites.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
@@ -152,7 +152,7 @@ class PositionExtrapolation(Suite):
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len * max(profile.eval_multipliers))
         n_eval = eval_ids.numel() - 1  # the same tokens are scored at every length
 
-        # a RoPE scaling changes no weight: train with plain RoPE (once per training: suites/_checkpoints.py)
+        # a RoPE scaling changes no weight: train with plain RoPE (once per training: suites/common/checkpoints.py)
         train_spec = spec.without_rope_scaling()
         torch.manual_seed(seed)
         model = build(train_spec).to(ctx.device)

@@ -7,7 +7,7 @@ the gradient norm of each layer's feed-forward weights at initialisation, averag
 then one character-level LM per (peak learning rate, warm-up) trained with Adam on the same text and
 scored on held-out text. A run whose loss becomes non-finite, or ends above its starting value, is
 recorded as diverged; of the runs that finish, only those that learned and did not memorise
-(suites/_learning.py) are compared on held-out loss.
+(suites/common/learning.py) are compared on held-out loss.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from torch import nn
 
 from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
-from suites._lm import evaluate_nll, lm_loss, random_batch, xavier_init
+from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from harness.rules import at_least, between, one_of
-from suites.data.char_lm import char_lm_data, check_fits
-from suites.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 from variants.transformer import build
 

@@ -23,10 +23,10 @@ from harness.contract import JobContext, Measurement, Metric, Profile, Suite, su
 from harness.errors import UsageError
 from harness.rules import Rule, at_least, between
 from harness.train import TrainSettings, train
-from suites._bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
-from suites._seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
+from suites.common.bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
+from suites.common.seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
 from suites._translation_baselines import baseline_scores
-from suites.data.parallel import BUILT_IN
+from suites.common.data.parallel import BUILT_IN
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
 

@@ -60,7 +60,7 @@ def scaling_records(variant, heldout, train, bigram=2.5):
 def training_sentence(rows, variants=("scaled_dot", "dot", "additive+naive")):
     import pandas as pd
 
-    from suites._learning import learning_checks
+    from suites.common.learning import learning_checks
     from suites._scaling_report import training_verdict
 
     df = pd.DataFrame(rows)

@@ -4,7 +4,7 @@ import torch
 from torch import nn
 
 from harness.train import TrainResult
-from suites._checkpoints import path_for, train_once
+from suites.common.checkpoints import path_for, train_once
 
 
 def _trainer(model, calls):

@@ -5,7 +5,7 @@ import pytest
 from harness import cli
 from harness.errors import UsageError, UserError
 from harness.store import CorruptResultsError
-from suites.data.text import CorpusError
+from suites.common.data.text import CorpusError
 from variants import UnknownNameError
 from variants import UserError as VariantsUserError
 from variants.presets import AmbiguousPresetError

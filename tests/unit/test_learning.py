@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from suites._extrapolation_report import verdict
-from suites._learning import LEARN_MARGIN, learning_checks, learning_table, usable
-from suites.data.char_lm import char_lm_data, ngram_entropies
+from suites.common.learning import LEARN_MARGIN, learning_checks, learning_table, usable
+from suites.common.data.char_lm import char_lm_data, ngram_entropies
 
 
 def records(variant, heldout, train, bigram=2.5, seeds=(0,), x=64.0):
@@ -92,8 +92,8 @@ def test_the_extrapolation_finding_carries_its_measurement():
 
 
 def test_the_english_bible_corpus_is_large_and_split_by_book():
-    from suites.data.english_bible import MODULE
-    from suites.data.sword import module_dir, module_missing
+    from suites.common.data.english_bible import MODULE
+    from suites.common.data.sword import module_dir, module_missing
 
     if module_missing(module_dir(MODULE)):
         pytest.skip("the SWORD module engWEB2015eb is not installed (apt-get install sword-text-web)")
@@ -105,8 +105,8 @@ def test_the_english_bible_corpus_is_large_and_split_by_book():
 
 
 def test_a_missing_bible_module_says_how_to_install_it(tmp_path, monkeypatch):
-    from suites.data.english_bible import load_english_bible
-    from suites.data.text import CorpusError
+    from suites.common.data.english_bible import load_english_bible
+    from suites.common.data.text import CorpusError
 
     monkeypatch.setenv("SWORD_PATH", str(tmp_path))
     with pytest.raises(CorpusError, match="apt-get install sword-text-web"):

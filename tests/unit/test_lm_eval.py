@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from suites._lm import eval_windows, evaluate_nll
+from suites.common.lm import eval_windows, evaluate_nll
 
 
 @pytest.mark.parametrize("protocol,stride", [("nonoverlapping", 0), ("sliding", 16)])

@@ -4,7 +4,7 @@ import functools
 
 import torch
 
-from suites._lm import random_batch, xavier_init
+from suites.common.lm import random_batch, xavier_init
 from suites.training_stability import ffn_gradient_norms
 from variants.spec import TransformerSpec
 from variants.transformer import build

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from suites._bleu import bucket_bounds, corpus_scores, sample_indices
-from suites.data import parallel
-from suites.data.bible import ENGLISH, SPANISH, load_bible
-from suites.data.numbers import generate
-from suites.data.sword import module_dir, osis_to_text, read_slots, read_verses
-from suites.data.text import CorpusError
+from suites.common.bleu import bucket_bounds, corpus_scores, sample_indices
+from suites.common.data import parallel
+from suites.common.data.bible import ENGLISH, SPANISH, load_bible
+from suites.common.data.numbers import generate
+from suites.common.data.sword import module_dir, osis_to_text, read_slots, read_verses
+from suites.common.data.text import CorpusError
 
 
 def write_ztext(folder: Path, testament: str, slots, per_block: int = 3) -> None:

@@ -8,8 +8,8 @@ the King James Bible), so no chapter is split between training and evaluation: 4
 
 from __future__ import annotations
 
-from suites.data.sword import module_dir, module_missing, read_verses, sword_root
-from suites.data.text import CorpusError, TextCorpus
+from suites.common.data.sword import module_dir, module_missing, read_verses, sword_root
+from suites.common.data.text import CorpusError, TextCorpus
 
 MODULE, PACKAGE = "engWEB2015eb", "sword-text-web"
 #: whole books held out (OSIS names), about 4.8% of the text: narrative, prophecy, gospel and letters

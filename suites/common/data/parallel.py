@@ -1,9 +1,9 @@
 """Parallel corpora for translation: fixed train/valid/test splits of (source, target) sentence pairs.
 
 ``data=`` names one of:
-- ``numbers_en_fr``: English number phrases to French, generated with num2words (suites/data/numbers.py);
+- ``numbers_en_fr``: English number phrases to French, generated with num2words (suites/common/data/numbers.py);
 - ``bible_en_es``: the King James Bible (English) to the Reina-Valera 1909 (Spanish), aligned verse by
-  verse and split by book (suites/data/bible.py); needs Debian's sword-text-kjv and sword-text-sparv;
+  verse and split by book (suites/common/data/bible.py); needs Debian's sword-text-kjv and sword-text-sparv;
 - ``SOURCE.txt,TARGET.txt``: two UTF-8 files of one sentence per line, line i of one translating line i
   of the other. Pairs are shuffled with a fixed seed; 10% (at most 1000) are the test split, 5% (at
   most 500) the validation split, the rest train.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Tuple
 
-from suites.data.text import CorpusError
+from suites.common.data.text import CorpusError
 
 Pair = Tuple[str, str]
 BUILT_IN = ("numbers_en_fr", "bible_en_es")
@@ -49,7 +49,7 @@ class ParallelCorpus:
 
 def load_parallel(source: str = DEFAULT) -> ParallelCorpus:
     """A built-in corpus by name, or ``SOURCE,TARGET`` file paths; bad input raises CorpusError."""
-    from suites.data.sword import sword_root
+    from suites.common.data.sword import sword_root
 
     return _load(source, str(sword_root()) if source == "bible_en_es" else "")
 
@@ -58,13 +58,13 @@ def load_parallel(source: str = DEFAULT) -> ParallelCorpus:
 def _load(source: str, sword_root: str) -> ParallelCorpus:
     """``load_parallel``, remembered per process (the SWORD library root is part of the key)."""
     if source == "numbers_en_fr":
-        from suites.data.numbers import MAX_WORDS, generate
+        from suites.common.data.numbers import MAX_WORDS, generate
 
         train, valid, test = generate()
         return ParallelCorpus("numbers_en_fr", "en", "fr", tuple(train), tuple(valid), tuple(test),
                               f"English number phrases (1-{MAX_WORDS} words) to French, generated with num2words")
     if source == "bible_en_es":
-        from suites.data.bible import load_bible
+        from suites.common.data.bible import load_bible
 
         return load_bible()
     if "," in source:

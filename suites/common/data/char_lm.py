@@ -14,7 +14,7 @@ from typing import Any, Dict, Tuple
 
 import torch
 
-from suites.data.text import DEFAULT_CORPUS, CharVocab, CorpusError, TextCorpus, load_corpus
+from suites.common.data.text import DEFAULT_CORPUS, CharVocab, CorpusError, TextCorpus, load_corpus
 
 
 def ngram_entropies(ids: torch.Tensor, vocab_size: int) -> Tuple[float, float]:

@@ -14,8 +14,8 @@ from typing import Dict, Iterator, List, Sequence, Tuple
 import torch
 from torch.nn import functional as F
 
-from suites.data.parallel import ParallelCorpus, load_parallel
-from suites.data.subword import SubwordVocab
+from suites.common.data.parallel import ParallelCorpus, load_parallel
+from suites.common.data.subword import SubwordVocab
 from variants.decoding import beam_search, greedy
 from variants.seq2seq_spec import BOS, EOS, PAD
 

@@ -9,9 +9,9 @@ books and validation books below are held out whole.
 
 from __future__ import annotations
 
-from suites.data.parallel import ParallelCorpus
-from suites.data.sword import module_dir, module_missing, read_verses, sword_root
-from suites.data.text import CorpusError
+from suites.common.data.parallel import ParallelCorpus
+from suites.common.data.sword import module_dir, module_missing, read_verses, sword_root
+from suites.common.data.text import CorpusError
 
 ENGLISH, SPANISH = "engKJV2006eb", "spaRV1909eb"
 PACKAGES = "sword-text-kjv sword-text-sparv"

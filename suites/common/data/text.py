@@ -2,7 +2,7 @@
 
 ``pydoc_data.topics`` ships with CPython: about 465 KB of English prose from the Python reference. It
 differs between Python versions, so every record carries the corpus checksum. ``bible`` (4.6 MB of
-training text, suites/data/english_bible.py) is large enough that a long run does not memorise it.
+training text, suites/common/data/english_bible.py) is large enough that a long run does not memorise it.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _read_corpus(source: str, mtime_ns: int) -> TextCorpus:
     if source == DEFAULT_CORPUS:
         return TextCorpus("pydoc_data.topics", pydoc_text())
     if source == BIBLE:
-        from suites.data.english_bible import load_english_bible
+        from suites.common.data.english_bible import load_english_bible
 
         return load_english_bible()
     path = Path(source)

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from harness.cli import main
-from suites.position_extrapolation import PositionExtrapolation
+from suites.position_extrapolation.suite import PositionExtrapolation
 
 TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
         "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]

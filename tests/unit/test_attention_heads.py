@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 import torch
 
-from suites._attention_heads_report import CLAIMS, findings, write_report
-from suites._head_stats import HeadStats, at_offset, delimiter_mask, recorded_attention
+from suites.attention_heads.report import CLAIMS, findings, write_report
+from suites.attention_heads.head_stats import HeadStats, at_offset, delimiter_mask, recorded_attention
 from harness.contract import suites
-from suites.attention_heads import MAP_CRITERIA, distinct_heads
+from suites.attention_heads.suite import MAP_CRITERIA, distinct_heads
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
@@ -198,9 +198,9 @@ def test_a_delimiter_head_must_beat_twice_the_even_share():
 
 
 def test_each_profile_trains_position_extrapolations_model_of_the_same_name():
-    from suites._extrapolation_models import training_fields
-    from suites.attention_heads import PROFILES
-    from suites.position_extrapolation import PROFILES as EXTRAPOLATION
+    from suites.position_extrapolation.models import training_fields
+    from suites.attention_heads.suite import PROFILES
+    from suites.position_extrapolation.suite import PROFILES as EXTRAPOLATION
 
     for name, profile in PROFILES.items():
         theirs = EXTRAPOLATION[name]

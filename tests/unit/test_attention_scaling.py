@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from suites._softmax_probe import softmax_stats, unit_gaussians
+from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
 from variants.scoring._base import scorings
 
 
@@ -61,7 +61,7 @@ def training_sentence(rows, variants=("scaled_dot", "dot", "additive+naive")):
     import pandas as pd
 
     from suites.common.learning import learning_checks
-    from suites._scaling_report import training_verdict
+    from suites.attention_scaling.report import training_verdict
 
     df = pd.DataFrame(rows)
     return training_verdict(df[df.status == "ok"], list(variants), learning_checks(df, "heldout_loss", None, "train_loss")).sentence

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from suites._gradient_probe import by_distance, hidden_gradient_norms, reach
+from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms, reach
 from suites.common.data.copy_task import CopyTask
 from variants.recurrent import RecurrentSpec, build
 from variants.spec import TransformerSpec

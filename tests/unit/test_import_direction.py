@@ -107,11 +107,11 @@ def test_the_scan_sees_every_kind_of_import(tmp_path):
     assert ("variants.kernel._base", False) in found  # from ..kernel._base import ScoreBias
     assert ("variants.spec", False) in found  # under TYPE_CHECKING
     assert ("variants.rope_scaling._base", True) in found  # inside a function
-    assert any(i.target == "harness.contract" for i in imports_of(ROOT / "suites" / "kv_cache.py"))
+    assert any(i.target == "harness.contract" for i in imports_of(ROOT / "suites" / "kv_cache" / "suite.py"))
     probe = tmp_path / "probe.py"
-    probe.write_text("import importlib\nfrom ...harness import contract\n\ndef f():\n    importlib.import_module('suites.kv_cache')\n")
+    probe.write_text("import importlib\nfrom ...harness import contract\n\ndef f():\n    importlib.import_module('suites.kv_cache.suite')\n")
     found = [(i.target, i.nested) for i in imports_of(probe, "variants.position.probe") if top(i.target) in ("harness", "suites")]
-    assert found == [("harness", False), ("harness.contract", False), ("suites.kv_cache", True)]
+    assert found == [("harness", False), ("harness.contract", False), ("suites.kv_cache.suite", True)]
 
 
 def test_variants_import_nothing_of_the_project_outside_variants():

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from suites._extrapolation_report import verdict
+from suites.position_extrapolation.report import verdict
 from suites.common.learning import LEARN_MARGIN, learning_checks, learning_table, usable
 from suites.common.data.char_lm import char_lm_data, ngram_entropies
 

@@ -5,7 +5,7 @@ import torch
 
 from harness.measure import (CpuSnapshot, Timing, bootstrap_ratio, contention, count_flops, peak_memory, threads,
                              time_call)
-from suites._attention_check import Case, check_rows, compare, make_case, reference
+from suites.attention_cost.check import Case, check_rows, compare, make_case, reference
 from variants.kernel._base import kernels
 
 MiB = 2**20

@@ -2,7 +2,7 @@
 
 import pytest
 
-from suites.language_modeling import PROFILES, LanguageModeling
+from suites.language_modeling.suite import PROFILES, LanguageModeling
 from variants.param_match import TOLERANCE, count_parameters, match_head_grouping, match_parameters
 from variants.spec import TransformerSpec, resolve
 from variants.transformer import build
@@ -56,7 +56,7 @@ def test_the_match_is_the_closest_width_and_counts_like_the_built_model():
 
 
 def test_the_report_keeps_widened_variants_in_head_grouping_and_names_their_width():
-    from suites._lm_report import _budget, family_of, widening
+    from suites.language_modeling.report import _budget, family_of, widening
 
     base = resolve("baseline", SUITE.base_spec(PROFILES["quick"], {})).to_dict()
     matched = SUITE.spec_for("gqa2", PROFILES["quick"], {}).to_dict()

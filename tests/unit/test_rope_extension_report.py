@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from suites._rope_extension_report import section, verdicts
+from suites.position_extrapolation.rope_extension_report import section, verdicts
 
 L = 32
 

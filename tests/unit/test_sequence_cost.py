@@ -7,9 +7,9 @@ import pytest
 import torch
 from torch import nn
 
-from suites._sequence_cost_report import CLAIMS, findings, write_report
+from suites.sequence_cost.report import CLAIMS, findings, write_report
 from harness.contract import suites
-from suites.sequence_cost import PROFILES, _check, dispatched_ops, useful_flops
+from suites.sequence_cost.suite import PROFILES, _check, dispatched_ops, useful_flops
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, resolve
 

@@ -5,7 +5,7 @@ import functools
 import torch
 
 from suites.common.lm import random_batch, xavier_init
-from suites.training_stability import ffn_gradient_norms
+from suites.training_stability.suite import ffn_gradient_norms
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
@@ -54,7 +54,7 @@ def stability_records(variant, depth, lr, warmup, heldout, train, status="ok"):
 def warmup_verdict(rows):
     import pandas as pd
 
-    from suites._stability_report import _expand, _findings, _warmup_table, run_checks
+    from suites.training_stability.report import _expand, _findings, _warmup_table, run_checks
 
     df = pd.DataFrame(rows)
     variants = ["post_ln", "pre_ln"]

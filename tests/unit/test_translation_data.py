@@ -168,7 +168,7 @@ LABELS = {10.0: "1-10 words (n=9)", 20.0: "11-20 words (n=9)", 30.0: "21-30 word
 
 
 def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls():
-    from suites._translation_report import _verdict
+    from suites.translation.report import _verdict
 
     found = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
                      ["rnn", "lstm", "lstm+dot"], SPECS, LABELS, {"rnn": "BLEU 3.0, not 5 above"})
@@ -187,7 +187,7 @@ def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls()
 
 
 def test_the_verdict_compares_bahdanaus_model_when_the_run_has_it():
-    from suites._translation_report import _verdict
+    from suites.translation.report import _verdict
 
     curves = {"lstm": [40, 30, 20, 10], "lstm+additive": [98, 97, 97, 95], "lstm+dot": [90, 60, 40, 20]}
     text = _verdict(_by_length(curves), ["lstm", "lstm+additive", "lstm+dot"], SPECS, LABELS).sentence
@@ -197,8 +197,8 @@ def test_the_verdict_compares_bahdanaus_model_when_the_run_has_it():
 def test_variants_not_clearly_above_the_better_baseline_are_flagged():
     import pandas as pd
 
-    from suites._translation_baselines import baseline_scores, did_not_learn
-    from suites._translation_report import flag_unlearned
+    from suites.translation.baselines import baseline_scores, did_not_learn
+    from suites.translation.report import flag_unlearned
 
     baselines = {"copy_source": {"bleu": 12.0, "chrf": 30.0},
                  "most_frequent_target": {"bleu": 2.0, "chrf": 10.0, "sentence": "un", "count": 3}}

@@ -1,7 +1,7 @@
 """How close a computation must come to its reference to count as the same: one tolerance per dtype.
 
 Every "matches naive" check of the project reads this table: attention_cost's check of each kernel
-against float64 naive (suites/_attention_check.py), sequence_cost's check of each layer against float64,
+against float64 naive (suites/attention_cost/check.py), sequence_cost's check of each layer against float64,
 kv_cache's cached decode step against the full forward and its decode paths against float64, and the
 kernel equivalence gate (tests/unit/test_equivalence.py, test_kernels.py). The rule is one number per
 comparison: max |got - want| <= atol + rtol * max |want|, the relative part scaled by the reference's

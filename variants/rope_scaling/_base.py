@@ -5,7 +5,7 @@ RoPE rotates pair i of a head of dimension d at angle m * theta_i, theta_i = b^(
 only these frequencies: Position Interpolation divides them all by s (Chen et al. 2023, arXiv 2306.15595),
 NTK-aware scaling raises the base, dynamic NTK recomputes s per sequence, and YaRN interpolates the long
 wavelengths only and sharpens the softmax (Peng et al. 2023, arXiv 2309.00071). A scaling adds no weights,
-so one trained RoPE model serves every scaling (suites/position_extrapolation.py trains it once).
+so one trained RoPE model serves every scaling (suites/position_extrapolation/suite.py trains it once).
 
 The scale s is a spec field, ``rope_scale``: a number, or ``auto`` = max(1, evaluation length / L), where the
 evaluation length is the one a suite sets with ``set_context_length`` (else the sequence's own length).

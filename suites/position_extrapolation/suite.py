@@ -113,7 +113,7 @@ class PositionExtrapolation(Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
     name = "position_extrapolation"
-    report_module = "suites._extrapolation_report"
+    report_module = "suites.position_extrapolation.report"
     version = 2
     description = __doc__
     metrics = (

@@ -5,7 +5,7 @@ fixed vector loses long sentences (BLEU falls past ~20 words, their Figure 2), a
 encoder's states removes the bottleneck. Every variant trains on the same pairs with the same budget and
 translates the same test split (greedy or beam search); sacrebleu scores it as a whole and per bucket of
 source length in words. Copying the source and emitting the most frequent training target are scored the
-same way (suites/_translation_baselines.py), so the report can tell a model that learned from one that did not.
+same way (suites/translation/baselines.py), so the report can tell a model that learned from one that did not.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from harness.rules import Rule, at_least, between
 from harness.train import TrainSettings, train
 from suites.common.bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
 from suites.common.seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
-from suites._translation_baselines import baseline_scores
+from suites.translation.baselines import baseline_scores
 from suites.common.data.parallel import BUILT_IN
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
@@ -100,7 +100,7 @@ class Translation(Suite):
     """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
 
     name = "translation"
-    report_module = "suites._translation_report"
+    report_module = "suites.translation.report"
     version = 2
     description = __doc__
     metrics = (

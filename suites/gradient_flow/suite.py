@@ -21,7 +21,7 @@ from torch.nn import functional as F
 
 from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
-from suites._gradient_probe import by_distance, hidden_gradient_norms
+from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between
 from suites.common.data.copy_task import IGNORE, CopyTask
 from variants import recurrent, transformer
@@ -95,7 +95,7 @@ class GradientFlow(Suite):
     """||dL/dh_k|| against distance, a spectral-radius sweep, lags learned and clipping (Pascanu et al. 2013)."""
 
     name = "gradient_flow"
-    report_module = "suites._gradient_flow_report"
+    report_module = "suites.gradient_flow.report"
     version = 1
     description = __doc__
     metrics = (

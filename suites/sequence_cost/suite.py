@@ -139,7 +139,7 @@ class SequenceCost(Suite):
     """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
 
     name = "sequence_cost"
-    report_module = "suites._sequence_cost_report"
+    report_module = "suites.sequence_cost.report"
     version = 1
     description = __doc__
     metrics = (

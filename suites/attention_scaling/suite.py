@@ -23,7 +23,7 @@ import torch
 from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
-from suites._softmax_probe import softmax_stats, unit_gaussians
+from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
 from harness.rules import at_least, between
 from suites.common.data.char_lm import char_lm_data, check_fits
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
@@ -93,7 +93,7 @@ class AttentionScaling(Suite):
     """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
 
     name = "attention_scaling"
-    report_module = "suites._scaling_report"
+    report_module = "suites.attention_scaling.report"
     version = 2
     description = __doc__
     metrics = (

@@ -11,7 +11,7 @@ import pandas as pd
 from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
-from suites._attention_heads_figures import figure_names, grid_figure, maps_figure
+from suites.attention_heads.figures import figure_names, grid_figure, maps_figure
 from suites.common.learning import learning_checks, learning_section, usable
 
 OFFSET_HEADS = Claim(

@@ -2,7 +2,7 @@
 
 The models of position_extrapolation (same data, training recipe and sizes per profile: loaded from its
 checkpoints when a run of it with the same weights is stored next to these results, trained here otherwise;
-suites/_extrapolation_models.py) are read on held-out windows of the training length: per head, the entropy of its attention (nats), the mean
+suites/position_extrapolation/models.py) are read on held-out windows of the training length: per head, the entropy of its attention (nats), the mean
 distance to the keys it attends to (tokens), and the shares of its attention on the previous token, on
 the first token of the window (an attention sink, Xiao et al. 2023, arXiv 2309.17453) and on delimiter
 characters (space, newline, punctuation). Clark et al. 2019 (arXiv 1906.04341) found BERT heads that
@@ -20,8 +20,8 @@ from torch.nn import functional as F
 
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, between
-from suites._extrapolation_models import autocast, trained_model
-from suites._head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
+from suites.position_extrapolation.models import autocast, trained_model
+from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
 from suites.common.data.char_lm import CharLMData, char_lm_data, check_fits
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
@@ -97,7 +97,7 @@ class AttentionHeads(Suite):
     """Per layer and head of a trained char LM: attention entropy, distance, previous/first-token and delimiter shares."""
 
     name = "attention_heads"
-    report_module = "suites._attention_heads_report"
+    report_module = "suites.attention_heads.report"
     version = 1
     description = __doc__
     metrics = (

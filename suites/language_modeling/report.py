@@ -12,7 +12,7 @@ import pandas as pd
 from harness.findings import Claim, Estimate, Finding, finding, not_run, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks, learning_section, usable
-from suites._lm_figure import perplexity_figure
+from suites.language_modeling.figure import perplexity_figure
 from harness.groups import code_line
 
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)

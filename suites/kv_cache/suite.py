@@ -77,7 +77,7 @@ class KVCache(Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
     name = "kv_cache"
-    report_module = "suites._kv_cache_report"
+    report_module = "suites.kv_cache.report"
     version = 1
     description = __doc__
     metrics = (

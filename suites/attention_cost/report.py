@@ -15,7 +15,7 @@ from harness.measure import MAX_OTHER_CPU, MAX_STALL, bootstrap_ratio
 from harness.findings import Claim, Estimate, Finding, finding, sentences
 from harness.report import fmt_mean_ci, markdown_table
 from harness.groups import code_line
-from suites._attention_cost_figures import latency_and_memory_figures
+from suites.attention_cost.figures import latency_and_memory_figures
 from variants.kernel import tolerance
 
 PUBLISHED = (

@@ -10,7 +10,7 @@ import pandas as pd
 
 from harness.findings import Claim, Estimate, Finding, finding, not_run
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
-from suites._translation_baselines import BASELINES, LEARNED_MARGIN, best_baseline, unlearned
+from suites.translation.baselines import BASELINES, LEARNED_MARGIN, best_baseline, unlearned
 from harness.groups import code_line
 
 PUBLISHED = (

@@ -19,7 +19,7 @@ import torch
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
-from suites._attention_check import compare, make_case, reference
+from suites.attention_cost.check import compare, make_case, reference
 from variants.kernel import AttentionKernel, kernels
 from variants.position import positions
 from variants.spec import TransformerSpec, stable_hash
@@ -109,7 +109,7 @@ class AttentionCost(Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
     name = "attention_cost"
-    report_module = "suites._attention_cost_report"
+    report_module = "suites.attention_cost.report"
     version = 1
     description = __doc__
     metrics = (

@@ -12,7 +12,7 @@ import pandas as pd
 from harness.findings import Claim, Estimate, Finding, finding, sentences
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks, learning_section, usable
-from suites._rope_extension_report import section as rope_extension_section
+from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
 from harness.groups import code_line
 
 PUBLISHED = (

@@ -90,7 +90,7 @@ class TrainingStability(Suite):
     """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
 
     name = "training_stability"
-    report_module = "suites._stability_report"
+    report_module = "suites.training_stability.report"
     version = 2
     description = __doc__
     metrics = (

@@ -1,6 +1,6 @@
 """The models of position_extrapolation, for suites that study them after training (attention_heads).
 
-The recipe of suites/position_extrapolation.py: random windows of ``train_len`` characters from the
+The recipe of suites/position_extrapolation/suite.py: random windows of ``train_len`` characters from the
 training split (suites/common/data/char_lm.py), next-character cross-entropy, AdamW with linear warm-up and
 cosine decay, gradient-norm clipping (harness/train.py); weights in float32, matmuls under autocast when
 the job's dtype is lower. A RoPE scaling changes no weight, so a variant is trained without it.
@@ -25,7 +25,7 @@ from harness.train import TrainSettings, train
 from suites.common.checkpoints import Training, load, path_for, train_once, training_key
 from suites.common.lm import lm_loss, random_batch
 from suites.common.data.char_lm import CharLMData
-from suites.position_extrapolation import EVAL_SETTINGS, ExtrapolationProfile
+from suites.position_extrapolation.suite import EVAL_SETTINGS, ExtrapolationProfile
 from variants.transformer import DecoderLM, build
 
 SUITE = "position_extrapolation"

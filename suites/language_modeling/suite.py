@@ -94,7 +94,7 @@ class LanguageModeling(Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
     name = "language_modeling"
-    report_module = "suites._lm_report"
+    report_module = "suites.language_modeling.report"
     version = 2
     description = __doc__
     metrics = (

@@ -1,0 +1,11 @@
+"""The attention_heads suite, registered when this package is imported (suite discovery imports each package of ``suites``).
+
+- ``suite``: the suite: its profiles, metrics and how one job runs;
+- ``report``: its report and verdicts (the suite's report_module);
+- ``figures``: the report's figures;
+- ``head_stats``: what each head attends to, read from its attention probabilities.
+"""
+
+from suites.attention_heads.suite import AttentionHeads  # registers the suite
+
+__all__ = ["AttentionHeads"]

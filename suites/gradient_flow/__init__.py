@@ -1,0 +1,10 @@
+"""The gradient_flow suite, registered when this package is imported (suite discovery imports each package of ``suites``).
+
+- ``suite``: the suite: its profiles, metrics and how one job runs;
+- ``report``: its report and verdicts (the suite's report_module);
+- ``gradient_probe``: the probe of how far the loss's gradient reaches back in time.
+"""
+
+from suites.gradient_flow.suite import GradientFlow  # registers the suite
+
+__all__ = ["GradientFlow"]

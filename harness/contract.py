@@ -3,8 +3,9 @@ outcomes Diverged and Unsupported, and the registry of suites.
 
 A suite names what it compares (default variants), how much compute each comparison gets (profiles),
 what it measures (metrics, each with a unit and a direction), how one job runs, and how its stored
-records become a report. Suites register under their module's file name in ``suites``; the registry
-imports the ``suites`` package on first lookup, so the harness never imports a suite itself.
+records become a report. A suite is a package under ``suites/`` whose ``__init__`` imports its suite module,
+which registers it in ``suites`` under the folder's name; on first lookup the registry imports each package
+directly below ``suites`` (``suites/common`` registers nothing), so the harness never imports a suite itself.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from harness.findings import Claim, Finding
 
-suites: Registry["Suite"] = Registry("suite", package="suites", list_command="bench list suites")
+suites: Registry["Suite"] = Registry("suite", package="suites", list_command="bench list suites", scan="packages")
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 One small generic class, one instance per kind (positions, kernels, presets, suites, ...). A built-in
 component lives in a module whose file name is its registry key (``variants/position/rope.py``
-registers ``rope``); the package that holds such modules is scanned on first use, so there is no
-hand-kept import list. Third-party packages add components through the entry-point group
+registers ``rope``), or in a package of its own whose ``__init__`` registers it under the folder's name
+(``suites/position_extrapolation/``); the package that holds them is scanned on first use, so there is
+no hand-kept import list. Third-party packages add components through the entry-point group
 ``bench.plugins``: each entry point names a module (or a callable) that registers when loaded.
 """
 
@@ -62,13 +63,16 @@ def close_matches(name: str, choices: List[str], n: int = 3) -> List[str]:
 class Registry(Generic[T]):
     """A name -> component map for one kind of component.
 
-    ``package`` is the dotted name of the package whose modules are imported on first lookup;
-    ``list_command`` is the command a user runs to see every key (quoted in errors).
+    ``package`` is the dotted name of the package scanned on first lookup, ``scan`` how: "modules" imports
+    every module below it whose name does not start with an underscore (a file per component), "packages"
+    imports each package directly below it, whose ``__init__`` registers what it holds, or nothing (a folder
+    per component); ``list_command`` is the command a user runs to see every key (quoted in errors).
     """
 
     kind: str
     package: Optional[str] = None
     list_command: str = "bench list"
+    scan: str = "modules"
     _entries: Dict[str, Entry[T]] = field(default_factory=dict)
     _discovered: bool = False
 
@@ -120,12 +124,12 @@ class Registry(Generic[T]):
             yield self._entries[name]
 
     def discover(self) -> None:
-        """Import every module of ``package`` once (each registers itself), then the plugins."""
+        """Import the modules or packages of ``package`` once (each registers itself), then the plugins."""
         if self._discovered:
             return
         self._discovered = True
         if self.package:
-            import_submodules(self.package)
+            (import_subpackages if self.scan == "packages" else import_submodules)(self.package)
         load_plugins()
 
 
@@ -134,6 +138,14 @@ def import_submodules(package: str) -> None:
     pkg = importlib.import_module(package)
     for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
         if not info.name.rsplit(".", 1)[-1].startswith("_"):
+            importlib.import_module(info.name)
+
+
+def import_subpackages(package: str) -> None:
+    """Import each package directly below ``package`` (its ``__init__`` registers what it holds, if anything)."""
+    pkg = importlib.import_module(package)
+    for info in pkgutil.iter_modules(pkg.__path__, prefix=package + "."):
+        if info.ispkg:
             importlib.import_module(info.name)
 
 

@@ -74,3 +74,19 @@ def test_bench_list_reports_a_broken_plugin(monkeypatch):
     text = render("all")
     assert "bad" in text and "ImportError: boom" in text
     assert "rope" in text  # the other components are still listed
+
+
+def test_suites_are_found_by_registration_one_package_each():
+    """Every package below suites/ except common registers the suite of its folder's name (suites.add in its suite
+    module, imported by its __init__); discovery reads no file names, so no other module of suites/ registers one."""
+    from pathlib import Path
+
+    import suites as package
+    from harness.contract import suites
+
+    root = Path(package.__file__).parent
+    folders = sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file() and p.name != "common")
+    builtin = {e.name: e.source for e in suites.entries() if e.source.startswith("suites.")}
+    assert sorted(builtin) == folders
+    for name, source in builtin.items():
+        assert source.startswith(f"suites.{name}.suite."), (name, source)

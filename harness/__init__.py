@@ -1,8 +1,8 @@
 """The machinery: command line, plans, the runner, training, the results store and reports.
 
 Imports point one way: ``variants`` <- ``harness`` <- ``suites``. The harness imports nothing of ``suites``
-(it finds suites through the registry in ``harness.contract``, which imports the suites package on first
-lookup); suites import the harness only through the modules named in ``SUITE_API``, and neither imports a
+(it finds suites through the registry in ``harness.contract``, which imports each package of ``suites`` on
+first lookup); suites import the harness only through the modules named in ``SUITE_API``, and neither imports a
 ``_private`` module of ``variants`` (tests/unit/test_import_direction.py checks all three rules).
 """
 

@@ -1,12 +1,15 @@
-"""Imports point one way: variants <- harness <- suites.
+"""Imports point one way: variants <- harness <- suites, and inside suites, suites.common <- each suite.
 
 Every module's imports are read with ``ast`` (module level, inside functions and under TYPE_CHECKING
 alike; relative imports resolved; ``importlib.import_module``/``__import__`` of a literal name too), and:
 - ``variants`` imports nothing of the project outside ``variants``;
 - ``harness`` imports no module of ``suites`` at all: it finds suites through the registry
-  (``harness.contract.suites``), which imports the suites package on first lookup;
+  (``harness.contract.suites``), which imports each package of ``suites`` on first lookup;
 - ``suites`` import the harness only through ``harness.SUITE_API``, and neither suites nor the harness import a
   ``_private`` module of ``variants`` (each component package re-exports what others use);
+- inside ``suites``, arrows point from a suite's package to ``suites.common``: common imports no suite, and a suite
+  imports no other suite's package except the modules listed in ``READS`` (attention_heads studies the models
+  position_extrapolation trains);
 - every import of a project module names a module that exists (a moved module leaves no stale import behind,
   not even inside a function that no test calls).
 A failure names the file, the line and the import.
@@ -27,6 +30,12 @@ import harness
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("variants", "harness", "suites")
+#: what several suites share (suites/common/); every other package below suites/ is one suite
+COMMON = "suites.common"
+SUITE_PACKAGES = tuple(sorted(f"suites.{p.name}" for p in (ROOT / "suites").iterdir()
+                              if (p / "__init__.py").is_file() and f"suites.{p.name}" != COMMON))
+#: the modules of another suite's package that a suite may import: suite -> modules
+READS = {"suites.attention_heads": ("suites.position_extrapolation.models",)}
 
 
 @dataclass(frozen=True)
@@ -87,13 +96,19 @@ def imports_of(path: Path, module: Optional[str] = None) -> Iterator[Import]:
 def project_imports(*packages: str) -> List[Import]:
     found = []
     for package in packages:
-        for path in sorted((ROOT / package).rglob("*.py")):
+        for path in sorted(ROOT.joinpath(*package.split(".")).rglob("*.py")):
             found += [i for i in imports_of(path) if i.target.split(".")[0] in PACKAGES]
     return found
 
 
 def top(name: str) -> str:
     return name.split(".")[0]
+
+
+def suite_package(name: str) -> Optional[str]:
+    """The package below suites/ that the dotted ``name`` lies in (suites.common included), or None."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if parts[0] == "suites" and len(parts) > 1 else None
 
 
 def is_private(target: str) -> bool:
@@ -108,6 +123,7 @@ def test_the_scan_sees_every_kind_of_import(tmp_path):
     assert ("variants.spec", False) in found  # under TYPE_CHECKING
     assert ("variants.rope_scaling._base", True) in found  # inside a function
     assert any(i.target == "harness.contract" for i in imports_of(ROOT / "suites" / "kv_cache" / "suite.py"))
+    assert any(i.target == "suites.common.lm" for i in imports_of(ROOT / "suites" / "language_modeling" / "suite.py"))
     probe = tmp_path / "probe.py"
     probe.write_text("import importlib\nfrom ...harness import contract\n\ndef f():\n    importlib.import_module('suites.kv_cache.suite')\n")
     found = [(i.target, i.nested) for i in imports_of(probe, "variants.position.probe") if top(i.target) in ("harness", "suites")]
@@ -133,6 +149,29 @@ def test_suites_import_only_the_harness_public_api():
                        "meant for suites):\n" + "\n".join(wrong))
 
 
+def test_the_layout_is_common_and_one_package_per_suite():
+    assert COMMON.split(".")[1] in {p.name for p in (ROOT / "suites").iterdir()}
+    assert "suites.position_extrapolation" in SUITE_PACKAGES and "suites.translation" in SUITE_PACKAGES
+    assert not [p.name for p in (ROOT / "suites").glob("*.py") if p.name != "__init__.py"], "a suite is a package, not a module"
+
+
+def test_common_imports_no_suite():
+    wrong = [str(i) for i in project_imports(COMMON) if suite_package(i.target) in SUITE_PACKAGES]
+    assert not wrong, ("suites/common serves every suite and imports none of them (move what it needs from a suite "
+                       "into common):\n" + "\n".join(wrong))
+
+
+def test_a_suite_imports_no_other_suite_beyond_what_it_reads():
+    wrong = []
+    for package in SUITE_PACKAGES:
+        for i in project_imports(package):
+            other = suite_package(i.target)
+            if other in SUITE_PACKAGES and other != package and i.target not in READS.get(package, ()):
+                wrong.append(str(i))
+    assert not wrong, ("a suite imports its own package, suites.common, the harness API and variants; another suite's "
+                       "module only when READS lists it:\n" + "\n".join(wrong))
+
+
 def test_no_private_module_of_variants_is_imported_from_outside():
     wrong = [str(i) for i in project_imports("harness", "suites") if top(i.target) == "variants" and is_private(i.target)]
     assert not wrong, ("import what variants offers from its packages (variants, variants.kernel, variants.position, "
@@ -145,13 +184,14 @@ def test_every_import_of_the_project_names_a_module_that_exists():
                        + "\n".join(wrong))
 
 
-@pytest.mark.parametrize("package, forbidden", [("variants", ("harness", "suites")), ("harness", ("suites",))])
+@pytest.mark.parametrize("package, forbidden", [("variants", ("harness", "suites")), ("harness", ("suites",)),
+                                              (COMMON, SUITE_PACKAGES)])
 def test_importing_a_package_loads_nothing_above_it(package, forbidden):
     """Every module of the package imported in a fresh interpreter leaves no module of the packages above it loaded."""
-    names = sorted(module_name(p) for p in (ROOT / package).rglob("*.py"))
+    names = sorted(module_name(p) for p in ROOT.joinpath(*package.split(".")).rglob("*.py"))
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n    importlib.import_module(name)\n"
-            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {forbidden!r}))")
+            f"print(sorted(m for m in sys.modules if any(m == f or m.startswith(f + '.') for f in {forbidden!r})))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", f"importing {package} loaded {done.stdout.strip()}"

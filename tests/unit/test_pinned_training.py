@@ -1,0 +1,213 @@
+"""CPU training, evaluation and records are bit-identical to those pinned before the GPU-path changes.
+
+Stored reference results depend on the numbers a seed gives on CPU, so changes made for the GPU
+(device-side loss bookkeeping in harness/train.py, position tables cached on the device, the preallocated
+KV cache) must not move a single bit on CPU. tests/unit/pinned_training.json holds, as float.hex, the
+losses and gradient norms of short trainings of every position encoding, their losses at longer lengths,
+a tiny encoder-decoder's training, the records of a tiny position_extrapolation job per variant (timings
+left out) and the reasons two diverging trainings give. It was written by the code before those changes
+(``python tests/unit/test_pinned_training.py`` rewrites it) on one thread; it is compared only where torch's
+version and CPU capability match the recording, since other builds and instruction sets round differently.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+PINNED = Path(__file__).with_name("pinned_training.json")
+POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5_bias", "rope+gqa2", "alibi+mqa", "rope+yarn",
+             "sinusoidal+naive", "alibi+naive")
+SUITE_VARIANTS = ("none", "sinusoidal", "learned", "rope", "alibi", "rope+yarn")
+
+
+def environment():
+    return {"torch": torch.__version__, "cpu": torch.backends.cpu.get_cpu_capability()}
+
+
+def _hex(values):
+    return [float(v).hex() for v in values]
+
+
+def _corpus(n: int = 4096, vocab: int = 13) -> torch.Tensor:
+    """A learnable token stream: a fixed cycle with random substitutions."""
+    gen = torch.Generator().manual_seed(1234)
+    ids = torch.arange(n) % vocab
+    noise = torch.randint(0, vocab, (n,), generator=gen)
+    keep = torch.rand(n, generator=gen) < 0.8
+    return torch.where(keep, ids, noise)
+
+
+def _batch(ids, batch, length, gen):
+    starts = torch.randint(0, ids.numel() - length - 1, (batch,), generator=gen)
+    window = torch.stack([ids[s: s + length + 1] for s in starts.tolist()])
+    return window[:, :-1], window[:, 1:]
+
+
+def lm_runs():
+    """Per variant: training losses and gradient norms, then held-out losses at 1x, 2x and 4x the length."""
+    from harness.train import TrainSettings, train
+    from variants.spec import TransformerSpec, resolve
+    from variants.transformer import build
+
+    ids = _corpus()
+    out = {}
+    for expr in POSITIONS:
+        spec = resolve(expr, TransformerSpec(vocab_size=13, d_model=16, n_layers=2, n_heads=4, max_len=32))
+        torch.manual_seed(0)
+        model = build(spec)
+        gen = torch.Generator().manual_seed(0)
+
+        def step_loss(m, step):
+            x, y = _batch(ids, 4, 16, gen)
+            logits = m(x)
+            return F.cross_entropy(logits.flatten(0, 1), y.flatten()), x.numel()
+
+        result = train(model, step_loss, TrainSettings(steps=8, lr=3e-3, warmup_steps=2), progress=False)
+        evals = []
+        with torch.inference_mode():
+            for length in (16, 32, 64):
+                if model.length_problem(length):
+                    evals.append(None)
+                    continue
+                model.set_context_length(length)
+                x, y = ids[: 2 * length].view(2, length), ids[1: 2 * length + 1].view(2, length)
+                evals.append(float(F.cross_entropy(model(x).flatten(0, 1), y.flatten())).hex())
+        out[expr] = {"losses": _hex(result.losses), "grad_norms": _hex(result.grad_norms), "eval": evals}
+    return out
+
+
+def seq2seq_run():
+    """A tiny sinusoidal encoder-decoder trained for a few steps: its losses and gradient norms."""
+    from harness.train import TrainSettings, train
+    from variants.seq2seq_spec import Seq2SeqTransformerSpec
+    from variants.seq2seq_transformer import build
+
+    spec = Seq2SeqTransformerSpec(vocab_size=17, d_model=16, n_layers=1, n_heads=2, max_len=32)
+    torch.manual_seed(0)
+    model = build(spec)
+    gen = torch.Generator().manual_seed(0)
+
+    def step_loss(m, step):
+        src = torch.randint(4, 17, (4, 9), generator=gen)
+        tgt = torch.randint(4, 17, (4, 8), generator=gen)
+        logits = m(src, tgt[:, :-1])
+        return F.cross_entropy(logits.flatten(0, 1), tgt[:, 1:].flatten()), tgt.numel()
+
+    result = train(model, step_loss, TrainSettings(steps=6, lr=3e-3, warmup_steps=1), progress=False)
+    return {"losses": _hex(result.losses), "grad_norms": _hex(result.grad_norms)}
+
+
+def divergence_reasons():
+    """The Diverged message of a training whose loss explodes and of one whose loss becomes NaN."""
+    from harness.contract import Diverged
+    from harness.train import TrainSettings, train
+    from variants.spec import TransformerSpec
+    from variants.transformer import build
+
+    ids = _corpus()
+    reasons = {}
+    for name, scale, lr in (("explodes", 1.0, 30.0), ("nan", math.nan, 3e-3)):
+        torch.manual_seed(0)
+        model = build(TransformerSpec(vocab_size=13, d_model=16, n_layers=1, n_heads=2, max_len=16))
+        gen = torch.Generator().manual_seed(0)
+
+        def step_loss(m, step, scale=scale):
+            x, y = _batch(ids, 4, 16, gen)
+            loss = F.cross_entropy(m(x).flatten(0, 1), y.flatten())
+            return (loss * scale if step == 5 else loss), x.numel()
+
+        settings = TrainSettings(steps=40, lr=lr, grad_clip=math.inf, weight_decay=0.0)
+        try:
+            train(model, step_loss, settings, progress=False)
+            reasons[name] = None
+        except Diverged as exc:
+            reasons[name] = str(exc)
+    return reasons
+
+
+def suite_records():
+    """The records of a tiny position_extrapolation job per variant, timings left out."""
+    import dataclasses
+
+    from harness.contract import JobContext, suites
+
+    suite = suites.get("position_extrapolation")
+    profile = dataclasses.replace(suite.profiles["quick"], steps=6, d_model=16, n_layers=1, n_heads=2, train_len=8,
+                                  batch_size=4, eval_tokens=512, warmup_steps=2, finetune_steps=2,
+                                  eval_multipliers=(1, 2, 4))
+    out = {}
+    for variant in SUITE_VARIANTS:
+        spec = suite.spec_for(variant, profile, {})
+        ctx = JobContext(device="cpu", progress=False)
+        rows = []
+        for m in suite.run_job(spec, profile, 0, ctx):
+            if m.metric in ("train_time", "train_throughput"):
+                continue
+            extra = {k: v for k, v in m.extra.items() if not k.endswith("_time_s")}
+            rows.append([m.metric, m.x, None if m.value is None else float(m.value).hex(), m.status, m.reason, extra])
+        facts = {k: v for k, v in ctx.facts.items() if k not in ("weights",)}
+        out[variant] = {"records": rows, "facts": json.loads(json.dumps(facts, default=str))}
+    return out
+
+
+def record_all():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return {"environment": environment(), "lm": lm_runs(), "seq2seq": seq2seq_run(),
+                "divergence": divergence_reasons(), "suite": suite_records()}
+    finally:
+        torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def pinned():
+    want = json.loads(PINNED.read_text())
+    if want["environment"] != environment():
+        pytest.skip(f"pinned on {want['environment']}, this is {environment()}: other builds round differently")
+    return want
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_training_losses_gradient_norms_and_evaluations_are_bit_identical(pinned, one_thread):
+    got = lm_runs()
+    for expr in POSITIONS:
+        assert got[expr] == pinned["lm"][expr], expr
+
+
+def test_encoder_decoder_training_is_bit_identical(pinned, one_thread):
+    assert seq2seq_run() == pinned["seq2seq"]
+
+
+def test_divergence_is_detected_with_the_same_reason(pinned, one_thread):
+    got = divergence_reasons()
+    assert got == pinned["divergence"]
+    assert all(got.values())
+
+
+def test_suite_records_are_bit_identical(pinned, one_thread):
+    got = suite_records()
+    for variant in SUITE_VARIANTS:
+        assert got[variant]["records"] == pinned["suite"][variant]["records"], variant
+        assert got[variant]["facts"] == pinned["suite"][variant]["facts"], variant
+
+
+if __name__ == "__main__":
+    if "--write" not in sys.argv:
+        sys.exit("python tests/unit/test_pinned_training.py --write  rewrites the pinned numbers (only on the code they pin)")
+    PINNED.write_text(json.dumps(record_all(), indent=1) + "\n")
+    print(f"wrote {PINNED}")

@@ -2,14 +2,21 @@
 
 Weight decay applies to matrices only (not to norms, biases or embeddings' duplicates), as in GPT-2 and
 nanoGPT. A non-finite loss, or a loss far above its starting value, stops training with Diverged.
+
+The loop does not wait for the device: losses and gradient norms stay on it as 0-d tensors and are read
+back every ``check_every`` steps and after the last, so a GPU queues steps ahead instead of synchronising
+with the host twice per step. A divergence is found at the check after it, and its reason names the step
+where the loss first went wrong, as when every step was checked; the steps between it and the check
+still run (on weights that no longer matter). On CPU the numbers are those of checking every step.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -34,6 +41,11 @@ class TrainSettings:
     #: "adamw" or "sgd" (plain SGD with ``momentum``; Pascanu et al. 2013 study clipping under SGD)
     optimizer: str = "adamw"
     momentum: float = 0.0
+    #: steps between reading the losses back from the device to check for divergence (and after the last)
+    check_every: int = 50
+    #: run the loss function on ``torch.compile(model)`` (the same parameters); None: as the job asks
+    #: (``set.compile=true``, see ``compiling``)
+    compile: Optional[bool] = None
 
 
 @dataclass
@@ -68,7 +80,7 @@ OPTIMIZERS = ("adamw", "sgd")
 
 
 def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
-    """AdamW (or SGD) with weight decay on weight matrices (dim >= 2) only."""
+    """AdamW (or SGD) with weight decay on weight matrices (dim >= 2) only; AdamW fused on CUDA."""
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
@@ -77,7 +89,39 @@ def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
         return torch.optim.SGD(groups, lr=s.lr, momentum=s.momentum)
     if s.optimizer != "adamw":
         raise ValueError(f"Unknown optimizer '{s.optimizer}'; choose one of {', '.join(OPTIMIZERS)}.")
-    return torch.optim.AdamW(groups, lr=s.lr, betas=s.betas)
+    # on CUDA the fused kernel updates every parameter in one launch; on CPU the default path, as before
+    fused = {"fused": True} if params and all(p.is_cuda for p in params) else {}
+    return torch.optim.AdamW(groups, lr=s.lr, betas=s.betas, **fused)
+
+
+_COMPILE: List[bool] = [False]
+
+
+@contextlib.contextmanager
+def compiling(enabled: bool):
+    """Within this block ``train`` compiles the model unless its settings say otherwise (the runner sets it
+    from a profile's ``compile`` field, so ``set.compile=true`` reaches every training of a job)."""
+    _COMPILE.append(bool(enabled))
+    try:
+        yield
+    finally:
+        _COMPILE.pop()
+
+
+def compile_requested(settings: TrainSettings) -> bool:
+    """Whether training with ``settings`` runs the compiled model (its own ``compile``, else the job's)."""
+    return _COMPILE[-1] if settings.compile is None else settings.compile
+
+
+def _first_divergence(values: List[float], first: int, start: float, s: TrainSettings) -> Optional[str]:
+    """The reason of the first diverged loss among ``values`` (the losses of steps first, first + 1, ...), or None."""
+    for offset, value in enumerate(values):
+        step = first + offset
+        if not math.isfinite(value):
+            return f"loss became {value} at step {step}"
+        if step > 0 and value > s.divergence_factor * max(start, 1e-8):
+            return f"loss {value:.3g} at step {step} exceeds {s.divergence_factor}x its start {start:.3g}"
+    return None
 
 
 def train(
@@ -88,30 +132,56 @@ def train(
     progress: bool = True,
     desc: str = "train",
 ) -> TrainResult:
-    """Run ``settings.steps`` optimiser steps; ``loss_fn(model, step)`` returns (loss, tokens in batch)."""
+    """Run ``settings.steps`` optimiser steps; ``loss_fn(model, step)`` returns (loss, tokens in batch).
+
+    ``loss_fn`` receives ``torch.compile(model)`` when compiling is asked for (the same parameters).
+    Raises Diverged for the first step whose loss is not finite or exceeds ``divergence_factor`` times the
+    first step's, found at the first check after it.
+    """
     opt = make_optimizer(model, settings)
     result = TrainResult()
     model.train()
+    runner = torch.compile(model) if compile_requested(settings) else model
+    losses: List[torch.Tensor] = []  # 0-d, on the model's device; read back at each check
+    norms: List[torch.Tensor] = []
+    every = max(1, settings.check_every)
+
+    def check() -> None:
+        """Read the unchecked losses and norms back, then raise Diverged for the first bad one."""
+        first = len(result.losses)
+        if first == len(losses):
+            return
+        values = torch.stack(losses[first:]).tolist()
+        start = result.losses[0] if result.losses else values[0]
+        reason = _first_divergence(values, first, start, settings)
+        if reason is not None:
+            raise Diverged(reason)
+        result.losses.extend(values)
+        result.grad_norms.extend(torch.stack(norms[first:]).tolist())
+        bar.set_postfix(loss=f"{values[-1]:.3f}", lr=f"{lr_at(first + len(values) - 1, settings):.2e}")
+
     start = time.perf_counter()
     bar = tqdm(range(settings.steps), desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
-    for step in bar:
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, settings)
-        loss, tokens = loss_fn(model, step)
-        value = loss.item()
-        if not math.isfinite(value):
-            raise Diverged(f"loss became {value} at step {step}")
-        if result.losses and value > settings.divergence_factor * max(result.losses[0], 1e-8):
-            raise Diverged(f"loss {value:.3g} at step {step} exceeds {settings.divergence_factor}x its start {result.losses[0]:.3g}")
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), settings.grad_clip)
-        opt.step()
-        result.losses.append(value)
-        result.grad_norms.append(float(norm))
-        result.tokens += tokens
-        if step % 10 == 0:
-            bar.set_postfix(loss=f"{value:.3f}", lr=f"{lr_at(step, settings):.2e}")
+    try:
+        for step in bar:
+            for group in opt.param_groups:
+                group["lr"] = lr_at(step, settings)
+            loss, tokens = loss_fn(runner, step)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), settings.grad_clip)
+            opt.step()
+            losses.append(loss.detach())
+            norms.append(norm.detach())
+            result.tokens += tokens
+            if (step + 1) % every == 0:
+                check()
+        check()
+    except Diverged:
+        raise
+    except Exception:
+        check()  # a step that failed on diverged weights reports the divergence, not the symptom
+        raise
     result.wall_time_s = time.perf_counter() - start
     model.eval()
     return result

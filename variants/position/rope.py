@@ -9,13 +9,13 @@ PI, NTK-aware, dynamic NTK, YaRN) changes the frequencies for lengths past train
 
 from __future__ import annotations
 
-import functools
 from typing import List, Optional, Tuple, Union
 
 import torch
 
 from ..rope_scaling._base import BASE, RopeScaling, rope_frequencies, scale_factor
 from ._base import PositionEncoding, positions
+from ._tables import table_rows
 
 
 def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
@@ -26,16 +26,23 @@ def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
     return torch.outer(pos, inv_freq)
 
 
-@functools.lru_cache(maxsize=64)
+def _cos_sin_table(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
+                   scaling: Optional[RopeScaling] = None, s: float = 1.0, train_len: int = 0):
+    """(cos, sin), each (length, head_dim/2), of positions offset .. offset + length - 1, built afresh."""
+    inv_freq = None if scaling is None else scaling.frequencies(head_dim, s, train_len, base)
+    angles = rope_angles(length, head_dim, offset, base, inv_freq)
+    factor = 1.0 if scaling is None else scaling.attention_factor(s)  # YaRN's sqrt(1/t) on q and k each
+    return ((factor * angles.cos()).to(device=device, dtype=dtype),
+            (factor * angles.sin()).to(device=device, dtype=dtype))
+
+
 def _cos_sin(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
              scaling: Optional[RopeScaling] = None, s: float = 1.0, train_len: int = 0):
-    # built outside inference mode, so a table first made during evaluation can serve training too
-    with torch.inference_mode(False):
-        inv_freq = None if scaling is None else scaling.frequencies(head_dim, s, train_len, base)
-        angles = rope_angles(length, head_dim, offset, base, inv_freq)
-        factor = 1.0 if scaling is None else scaling.attention_factor(s)  # YaRN's sqrt(1/t) on q and k each
-        return ((factor * angles.cos()).to(device=device, dtype=dtype),
-                (factor * angles.sin()).to(device=device, dtype=dtype))
+    """The rows of ``_cos_sin_table`` from one table per (shape, scale, dtype, device), grown on demand."""
+    def build(capacity: int):
+        return _cos_sin_table(capacity, head_dim, 0, base, dtype, device, scaling, s, train_len)
+
+    return table_rows(("rope", head_dim, base, dtype, device, scaling, s, train_len), offset, length, build)
 
 
 def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -47,7 +54,8 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 def apply_rope(x: torch.Tensor, offset: int = 0, base: float = BASE, scaling: Optional[RopeScaling] = None,
                s: float = 1.0, train_len: int = 0) -> torch.Tensor:
     """Rotate x: (B, H, T, Dh) for positions offset..offset+T-1 (half-split pairs), with a scaling at scale s."""
-    # the tables depend on shape and scale only, so they are cached (computed in float64 once, then cast)
+    # the tables depend on shape and scale only, so they are cached on the device (computed in float64, then
+    # cast) and grown on demand: decoding token by token slices one table instead of building one per step
     cos, sin = _cos_sin(x.shape[-2], x.shape[-1], offset, base, x.dtype, str(x.device), scaling, s, train_len)  # (T, Dh/2)
     return rotate_pairs(x, cos, sin)
 

@@ -2,7 +2,8 @@
 
 PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(p / 10000^(2i/d)). Every component is bounded
 by 1 and PE(p + k) is a fixed linear map (a rotation per frequency) of PE(p), the property the paper
-hoped would let the model attend by relative position and extrapolate.
+hoped would let the model attend by relative position and extrapolate. The table is built once per device
+and dtype and grown on demand (variants/position/_tables.py), not rebuilt on the host at every forward.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 import torch
 
 from ._base import PositionEncoding, positions
+from ._tables import table_rows
 
 
 def sinusoid_table(length: int, d_model: int, offset: int = 0, base: float = 10000.0) -> torch.Tensor:
@@ -30,5 +32,11 @@ class Sinusoidal(PositionEncoding):
     """Sinusoidal vectors added to the token embeddings, computed for any length."""
 
     def embed(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        table = sinusoid_table(x.shape[1], self.d_model, offset).to(device=x.device, dtype=x.dtype)
+        d_model = self.d_model
+
+        def build(capacity: int):
+            return (sinusoid_table(capacity, d_model).to(device=x.device, dtype=x.dtype),)
+
+        # one table per device and dtype, grown on demand; equal to sinusoid_table(T, d, offset) row for row
+        (table,) = table_rows(("sinusoid", d_model, x.device, x.dtype), offset, x.shape[1], build)
         return x + table  # (B, T, D) + (T, D)

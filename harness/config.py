@@ -71,11 +71,11 @@ def usable_device(key: str, value: str) -> Optional[str]:
     return None
 
 
-def variant_expressions(key: str, value: List[str]) -> Optional[str]:
-    """Why one of the variant expressions is malformed ('rope+', '+alibi'), or None; names are checked at planning."""
-    for expr in value:
-        if any(not part.strip() for part in expr.split("+")):
-            return (f"{key}={show(value)} has the expression '{show(expr)}' with an empty part; join preset names "
+def well_formed_variants(key: str, value: List[str]) -> Optional[str]:
+    """Why one of the variants is malformed ('rope+', '+alibi'), or None; its presets are checked at planning."""
+    for variant in value:
+        if any(not preset.strip() for preset in variant.split("+")):
+            return (f"{key}={show(value)} has the expression '{show(variant)}' with an empty part; join preset names "
                     f"with '+', e.g. {key}=[alibi+sdpa].")
     return None
 
@@ -105,7 +105,7 @@ class RunConfig:
 
     rules = {
         "seeds": between(0, MAX_SEED),
-        "variants": Rule(check=variant_expressions),
+        "variants": Rule(check=well_formed_variants),
         "device": Rule(check=usable_device),
         "results_dir": Rule(check=writable_folder),
         "reports_dir": Rule(check=writable_folder),

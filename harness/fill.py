@@ -25,16 +25,16 @@ def run_command(suite: str, variants: Sequence[str] = (), profile: Optional[str]
     return " ".join(parts)
 
 
-def _resolved_design(suite, expr: str, profile) -> Optional[dict]:
+def _resolved_design(suite, variant: str, profile) -> Optional[dict]:
     try:
-        spec = suite.spec_for(expr, profile, {})
-    except Exception:  # an expression this suite cannot resolve is simply not a candidate
+        spec = suite.spec_for(variant, profile, {})
+    except Exception:  # a variant this suite cannot resolve is simply not a candidate
         return None
     data = spec.to_dict() if hasattr(spec, "to_dict") else dict(spec)
     return design_of(data) if "n_heads" in data else None
 
 
-def expression_for(suite, wanted: Mapping[str, Any], fields: Sequence[str] = FIELDS, profile_name: Optional[str] = None,
+def variant_for(suite, wanted: Mapping[str, Any], fields: Sequence[str] = FIELDS, profile_name: Optional[str] = None,
                    candidates: Iterable[str] = ()) -> Optional[str]:
     """A variant expression whose spec in ``suite`` has ``wanted``'s values of ``fields``, or None.
 
@@ -47,29 +47,29 @@ def expression_for(suite, wanted: Mapping[str, Any], fields: Sequence[str] = FIE
     profile = suite.resolved_profile(suite.profiles[name], {})
     goal = key(wanted, tuple(fields))
 
-    def fits(expr: str) -> bool:
-        got = _resolved_design(suite, expr, profile)
+    def fits(variant: str) -> bool:
+        got = _resolved_design(suite, variant, profile)
         return got is not None and key(got, tuple(fields)) == goal
 
     if "kernel" not in fields:  # a kernel-keyed column (attention_cost) reads best as the kernel's own name
-        named = next((expr for expr in dict.fromkeys(candidates) if fits(expr)), None)
+        named = next((variant for variant in dict.fromkeys(candidates) if fits(variant)), None)
         if named:
             return named
     base = _resolved_design(suite, "baseline", profile)
     if base is None:
         return None
-    names = []
+    presets = []
     for field in fields:
         if base.get(field) != wanted.get(field):
-            names.append(preset_for(field, wanted.get(field)))
-    if None in names:
-        return next((expr for expr in dict.fromkeys(candidates) if fits(expr)), None)
+            presets.append(preset_for(field, wanted.get(field)))
+    if None in presets:
+        return next((variant for variant in dict.fromkeys(candidates) if fits(variant)), None)
     # no field differs from the base spec: name the kernel when it matters (attention_cost's variants are kernels)
-    expr = "+".join(names) or (str(wanted["kernel"]) if "kernel" in fields and wanted.get("kernel") else "baseline")
-    if fits(expr):
-        return expr
-    got = _resolved_design(suite, expr, profile) or {}
+    variant = "+".join(presets) or (str(wanted["kernel"]) if "kernel" in fields and wanted.get("kernel") else "baseline")
+    if fits(variant):
+        return variant
+    got = _resolved_design(suite, variant, profile) or {}
     extra = [preset_for(f, wanted.get(f)) for f in fields if got.get(f) != wanted.get(f)]
-    if extra and None not in extra and fits("+".join(names + extra)):
-        return "+".join(names + extra)
-    return next((expr for expr in dict.fromkeys(candidates) if fits(expr)), None)
+    if extra and None not in extra and fits("+".join(presets + extra)):
+        return "+".join(presets + extra)
+    return next((variant for variant in dict.fromkeys(candidates) if fits(variant)), None)

@@ -20,10 +20,10 @@ def _variants() -> str:
     from variants.presets import all_preset_names, find_preset
 
     rows = []
-    for name in all_preset_names():
-        preset = find_preset(name)
-        fields = ", ".join(f"{k}={v}" for k, v in preset.fields.items())
-        rows.append([name, fields, preset.summary])
+    for preset in all_preset_names():
+        found = find_preset(preset)
+        fields = ", ".join(f"{k}={v}" for k, v in found.fields.items())
+        rows.append([preset, fields, found.summary])
     text = tabulate(rows, headers=["preset", "sets", "description"], tablefmt="simple")
     return text + ("\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2,rope+yarn]; gqa<g> works for any g, "
                    "and <rope scaling><s> (yarn4, pi2) fixes a RoPE scaling's s.")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from harness.columns import Column, Reading, columns
 from harness.design import FIELDS, describe, design_of, is_transformer, key
-from harness.fill import expression_for, run_command
+from harness.fill import run_command, variant_for
 
 #: suites whose variants become rows (the attention_cost kernels only fill cells)
 ROW_SUITES = ("position_extrapolation", "language_modeling", "kv_cache")
@@ -37,18 +37,18 @@ class Table:
 
     def note(self, fill: Tuple[Optional[str], Optional[str], Optional[str]], why: str, results_dir: Optional[str]) -> str:
         """'not run [n]' for a (suite, expression, profile) fill, numbering each distinct command once."""
-        suite, expr, profile = fill
-        command = f"`{run_command(suite, [expr], profile, results_dir)}`" if expr else why
-        if expr:
+        suite, variant, profile = fill
+        command = f"`{run_command(suite, [variant], profile, results_dir)}`" if variant else why
+        if variant:
             wanted = self.fills.setdefault(suite, (profile, []))[1]
-            if expr not in wanted:
-                wanted.append(expr)
+            if variant not in wanted:
+                wanted.append(variant)
         number = self.commands.setdefault(command, len(self.commands) + 1)
         return f"not run [{number}]"
 
     def suite_commands(self, results_dir: Optional[str] = None) -> List[str]:
         """One `bench run` per suite that fills all of its not-run cells."""
-        return [f"`{run_command(s, exprs, profile, results_dir)}`" for s, (profile, exprs) in self.fills.items()]
+        return [f"`{run_command(s, variants, profile, results_dir)}`" for s, (profile, variants) in self.fills.items()]
 
 
 def _with_designs(frame: pd.DataFrame) -> pd.DataFrame:
@@ -59,7 +59,7 @@ def _with_designs(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rows(frames: Mapping[str, pd.DataFrame]) -> List[Tuple[dict, List[str]]]:
-    """(design, the names it ran under) for each design the row suites ran, in their order."""
+    """(design, the variants it ran under) for each design the row suites ran, in their order."""
     found: Dict[tuple, Tuple[dict, List[str]]] = {}
     for suite in ROW_SUITES:
         frame = frames.get(suite)
@@ -98,19 +98,19 @@ def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optio
     cols = columns(frames.get("kv_cache"))
     table = Table(pd.DataFrame(), columns=cols)
     rows = []
-    for design, names in _rows(frames):
-        label = " = ".join(names)
+    for design, variants in _rows(frames):
+        label = " = ".join(variants)
         row = {"variant": label, "design": describe(design)}
         for col in cols:
-            row[col.title] = _cell(table, col, design, names, label, frames) or table.note(
-                fill(col, design, names, profile_for), f"no {' or '.join(col.suites)} variant expression has this design",
+            row[col.title] = _cell(table, col, design, label, frames) or table.note(
+                fill(col, design, variants, profile_for), f"no {' or '.join(col.suites)} variant expression has this design",
                 results_dir)
         rows.append(row)
     table.frame = pd.DataFrame(rows, columns=["variant", "design"] + [c.title for c in cols])
     return table
 
 
-def _cell(table: Table, col: Column, design: dict, names: List[str], label: str, frames) -> Optional[str]:
+def _cell(table: Table, col: Column, design: dict, label: str, frames) -> Optional[str]:
     """The first measured reading of the column's suites for records matching the row, with its source letter.
 
     A matching record that measured nothing (skipped, unsupported, failed) gives its status when no other
@@ -145,15 +145,15 @@ def _letter(table: Table, suite: str, frame: pd.DataFrame) -> str:
     return letter
 
 
-def fill(col: Column, design: dict, names: List[str], profile_for) -> Tuple[str, Optional[str], Optional[str]]:
+def fill(col: Column, design: dict, variants: List[str], profile_for) -> Tuple[str, Optional[str], Optional[str]]:
     """(suite, variant expression, profile) of the first of the column's suites that can express the design;
     the expression is None when none can."""
     from harness.contract import suites
 
     for suite in col.suites:
-        expr = expression_for(suites.get(suite), design, col.fields, profile_for(suite), names)
-        if expr is not None:
-            return suite, expr, profile_for(suite)
+        variant = variant_for(suites.get(suite), design, col.fields, profile_for(suite), variants)
+        if variant is not None:
+            return suite, variant, profile_for(suite)
     return col.suites[0], None, None
 
 

@@ -48,8 +48,8 @@ _GQA = re.compile(r"^gqa(\d+)$")
 _SCALED = re.compile(r"^([a-z_]+?)(\d+(?:\.\d+)?)$")  # a rope scaling at a fixed s: yarn4, pi2.5
 
 
-def _add(name: str, summary: str, **fields: Any) -> None:
-    presets.add(name, Preset(name, fields, summary), summary=summary)
+def _add(preset: str, summary: str, **fields: Any) -> None:
+    presets.add(preset, Preset(preset, fields, summary), summary=summary)
 
 
 _add("baseline", "The suite's base spec unchanged (scaled_dot, MHA, Pre-LN, layernorm, gelu, sdpa).")
@@ -76,25 +76,25 @@ _add("loop", "A recurrent layer run as a Python loop over nn.LSTMCell/nn.GRUCell
 _add("transformer", "The Transformer (Vaswani et al. 2017); in translation the encoder-decoder, elsewhere the suite's decoder.")
 
 
-def find_preset(name: str) -> Optional[Preset]:
-    """The preset a name stands for, or None when no kind of preset matches."""
-    found = [(registry, key) for registry, key in AXES if name in registry]
-    if len(found) + (name in presets) > 1:
-        kinds = [r.kind for r, _ in found] + (["named preset"] if name in presets else [])
-        raise AmbiguousPresetError(f"Preset '{name}' is ambiguous: it is registered as a {' and a '.join(kinds)}; rename one.")
-    if name in presets:
-        return presets.get(name)
-    if found:
-        registry, key = found[0]
-        return Preset(name, {key: name}, registry._entries[name].summary)
-    match = _GQA.match(name)
+def find_preset(preset: str) -> Optional[Preset]:
+    """The Preset one part of a variant stands for (``gqa2`` of ``rope+gqa2``), or None when no kind of preset matches."""
+    axes = [(registry, spec_field) for registry, spec_field in AXES if preset in registry]
+    if len(axes) + (preset in presets) > 1:
+        kinds = [r.kind for r, _ in axes] + (["named preset"] if preset in presets else [])
+        raise AmbiguousPresetError(f"Preset '{preset}' is ambiguous: it is registered as a {' and a '.join(kinds)}; rename one.")
+    if preset in presets:
+        return presets.get(preset)
+    if axes:
+        registry, spec_field = axes[0]
+        return Preset(preset, {spec_field: preset}, registry._entries[preset].summary)
+    match = _GQA.match(preset)
     if match and int(match.group(1)) >= 1:
         groups = int(match.group(1))
-        return Preset(name, {"n_kv_heads": groups}, f"Grouped-query attention with {groups} key/value heads (Ainslie et al. 2023).")
-    match = _SCALED.match(name)
+        return Preset(preset, {"n_kv_heads": groups}, f"Grouped-query attention with {groups} key/value heads (Ainslie et al. 2023).")
+    match = _SCALED.match(preset)
     if match and match.group(1) in rope_scalings:
         scaling, s = match.group(1), float(match.group(2))
-        return Preset(name, {"rope_scaling": scaling, "rope_scale": s},
+        return Preset(preset, {"rope_scaling": scaling, "rope_scale": s},
                       f"Rope scaling '{scaling}' at a fixed s = {s:g} instead of auto (evaluation length / training length).")
     return None
 

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Union
 import torch
 
 from .presets import find_preset
-from .spec import PresetConflictError, TransformerSpec, preset_fields, split_expression, stable_hash
+from .spec import PresetConflictError, TransformerSpec, preset_fields, split_variant, stable_hash
 
 #: token ids every sequence-to-sequence model and tokenizer agree on
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
@@ -109,36 +109,35 @@ SUPPORTED_TRANSFORMER_FIELDS = frozenset({
 Seq2SeqSpec = Union[RNNSeq2SeqSpec, Seq2SeqTransformerSpec]
 
 
-def is_rnn_expression(expr: str) -> bool:
-    """Whether a variant expression names an RNN cell (and so the RNN encoder-decoder)."""
-    return any(word in CELLS for word in split_expression(expr))
+def is_rnn_variant(variant: str) -> bool:
+    """Whether a variant names an RNN cell (and so the RNN encoder-decoder)."""
+    return any(preset in CELLS for preset in split_variant(variant))
 
 
-def resolve_seq2seq(expr: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2SeqTransformerSpec) -> Seq2SeqSpec:
+def resolve_seq2seq(variant: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2SeqTransformerSpec) -> Seq2SeqSpec:
     """The spec of a translation variant: ``lstm+additive`` -> RNNSeq2SeqSpec, ``transformer+rope`` -> Transformer."""
-    words = split_expression(expr)
-    cells = [w for w in words if w in CELLS]
-    if cells and "transformer" in words:
-        raise PresetConflictError(f"'{expr}' names both the Transformer and an RNN cell ({cells[0]}); keep one of them.")
+    presets = split_variant(variant)
+    cells = [preset for preset in presets if preset in CELLS]
+    if cells and "transformer" in presets:
+        raise PresetConflictError(f"'{variant}' names both the Transformer and an RNN cell ({cells[0]}); keep one of them.")
     rnn = bool(cells)
-    fields = preset_fields(expr)
+    fields = preset_fields(variant)
     base = rnn_base if rnn else transformer_base
-    names = {f.name for f in dataclasses.fields(base)}
-    for word in words:
-        preset = find_preset(word)
-        foreign = sorted(set(preset.fields) - names)
+    own = {f.name for f in dataclasses.fields(base)}
+    for preset in presets:
+        foreign = sorted(set(find_preset(preset).fields) - own)
         if foreign:
             family = "the RNN encoder-decoder" if rnn else "the Transformer encoder-decoder"
-            hint = " For an RNN without attention write 'noattn'." if rnn and word == "none" else ""
+            hint = " For an RNN without attention write 'noattn'." if rnn and preset == "none" else ""
             hint = hint or (" Name a cell (rnn, gru, lstm) for the RNN encoder-decoder." if not rnn else "")
             raise PresetConflictError(
-                f"Preset '{word}' in '{expr}' sets {', '.join(foreign)}, which {family} ({type(base).__name__}) does not have.{hint}"
+                f"Preset '{preset}' in '{variant}' sets {', '.join(foreign)}, which {family} ({type(base).__name__}) does not have.{hint}"
             )
     if rnn and "decoder" not in fields:
         fields["decoder"] = default_decoder(fields.get("scoring", base.scoring))
     elif rnn and fields["decoder"] == "bahdanau" and fields.get("scoring", base.scoring) == "none":
-        raise PresetConflictError(f"'{expr}' names the bahdanau attention decoder but no attention scoring; "
-                                  f"add one (additive is Bahdanau's model: {expr}+additive).")
+        raise PresetConflictError(f"'{variant}' names the bahdanau attention decoder but no attention scoring; "
+                                  f"add one (additive is Bahdanau's model: {variant}+additive).")
     return dataclasses.replace(base, **fields)
 
 

@@ -4,6 +4,10 @@ A spec is a frozen dataclass with one field per axis: a registry key (``position
 ``scoring="additive"``, ``norm="rmsnorm"``, ``norm_placement="post"``, ``ffn="swiglu"``, ``kernel="flex"``)
 or a number (``n_kv_heads=2``). A preset is a named partial spec; a variant is a preset expression such as
 ``alibi+sdpa``: presets compose with ``+``, and two presets that set one field differently are an error.
+
+One name per concept along the path from the command line to the preset table: ``variants`` is a list of
+variant expressions (``variants=[rope,alibi+gqa2]``), ``variant`` one of them (``alibi+gqa2``), ``preset``
+one of its ``+``-separated parts (``gqa2``), and ``find_preset(preset)`` the Preset it stands for (its fields).
 """
 
 from __future__ import annotations
@@ -101,41 +105,41 @@ def stable_hash(obj: Any, length: int = 16) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
-def split_expression(expr: str) -> List[str]:
-    """``'alibi+gqa2'`` -> ``['alibi', 'gqa2']``; empty parts are an error."""
-    parts = [p.strip() for p in str(expr).split("+")]
-    if not expr or any(not p for p in parts):
-        raise ValueError(f"Variant expression '{expr}' has an empty part; write presets joined by '+', e.g. 'alibi+sdpa'.")
-    return parts
+def split_variant(variant: str) -> List[str]:
+    """The presets of a variant: ``'alibi+gqa2'`` -> ``['alibi', 'gqa2']``; empty parts are an error."""
+    presets = [preset.strip() for preset in str(variant).split("+")]
+    if not variant or any(not preset for preset in presets):
+        raise ValueError(f"Variant expression '{variant}' has an empty part; write presets joined by '+', e.g. 'alibi+sdpa'.")
+    return presets
 
 
-def preset_fields(expr: str) -> Dict[str, Any]:
-    """The merged field values of a preset expression; unknown or disagreeing presets raise."""
+def preset_fields(variant: str) -> Dict[str, Any]:
+    """The merged field values of a variant's presets; unknown or disagreeing presets raise."""
     merged: Dict[str, Any] = {}
-    origin: Dict[str, str] = {}
-    for name in split_expression(expr):
-        preset = find_preset(name)
-        if preset is None:
-            matches = close_matches(name, all_preset_names())
+    origin: Dict[str, str] = {}  # spec field -> the preset that set it
+    for preset in split_variant(variant):
+        found = find_preset(preset)
+        if found is None:
+            matches = close_matches(preset, all_preset_names())
             hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
-            raise UnknownNameError(f"Unknown variant preset '{name}' in '{expr}'.{hint} Run `bench list variants` to see all.")
-        for key, value in preset.fields.items():
-            if key in merged and merged[key] != value:
+            raise UnknownNameError(f"Unknown variant preset '{preset}' in '{variant}'.{hint} Run `bench list variants` to see all.")
+        for field, value in found.fields.items():
+            if field in merged and merged[field] != value:
                 raise PresetConflictError(
-                    f"Presets '{origin[key]}' and '{name}' in '{expr}' disagree on {key} "
-                    f"({merged[key]!r} vs {value!r}); keep one of them."
+                    f"Presets '{origin[field]}' and '{preset}' in '{variant}' disagree on {field} "
+                    f"({merged[field]!r} vs {value!r}); keep one of them."
                 )
-            merged[key], origin[key] = value, name
+            merged[field], origin[field] = value, preset
     return merged
 
 
-def resolve(expr: str, base: Optional[Any] = None) -> Any:
-    """The spec a variant expression describes, on top of ``base`` (a profile's model size; any spec dataclass)."""
+def resolve(variant: str, base: Optional[Any] = None) -> Any:
+    """The spec a variant describes, on top of ``base`` (a profile's model size; any spec dataclass)."""
     base = base or TransformerSpec()
-    fields = preset_fields(expr)
+    fields = preset_fields(variant)
     unknown = set(fields) - {f.name for f in dataclasses.fields(base)}
     if unknown:
-        raise PresetFieldError(f"Preset expression '{expr}' sets {', '.join(sorted(unknown))}, which a "
+        raise PresetFieldError(f"Preset expression '{variant}' sets {', '.join(sorted(unknown))}, which a "
                                f"{type(base).__name__} does not have; this suite does not compare such variants.")
     return dataclasses.replace(base, **fields)
 

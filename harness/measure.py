@@ -288,6 +288,40 @@ def _register_cpu_attention_flops() -> None:
 _register_cpu_attention_flops()
 
 
+def _with_query_heads(query_shape, *shapes):
+    """``shapes`` (key, value, ...: (B, Hkv, S, D)) with Hkv widened to the query's H when H is a multiple of it."""
+    if len(query_shape) != 4:
+        return shapes
+    heads = query_shape[1]
+    return tuple(tuple(s) if len(s) != 4 or s[1] == heads or heads % s[1] else (s[0], heads, *s[2:]) for s in shapes)
+
+
+def _count_grouped_attention_flops() -> None:
+    """Let torch's attention FLOP formulas count grouped K/V (GQA/MQA) as the K/V heads broadcast to the queries.
+
+    Before torch 2.12 (pytorch/pytorch#177188) ``sdpa_flop_count`` asserted equal head counts, so counting FLOPs
+    of a fused SDPA call with ``enable_gqa`` (flash or cuDNN on CUDA in bfloat16) raised AssertionError and the
+    case was recorded as failed; where the formula already takes grouped heads the count is unchanged.
+    """
+    from torch.utils import flop_counter as fc
+
+    forward, backward = fc.sdpa_flop_count, fc.sdpa_backward_flop_count
+    if getattr(forward, "_bench_grouped", False):
+        return
+
+    def sdpa_flop_count(query_shape, key_shape, value_shape):
+        return forward(query_shape, *_with_query_heads(query_shape, key_shape, value_shape))
+
+    def sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape, value_shape):
+        return backward(grad_out_shape, query_shape, *_with_query_heads(query_shape, key_shape, value_shape))
+
+    sdpa_flop_count._bench_grouped = sdpa_backward_flop_count._bench_grouped = True
+    fc.sdpa_flop_count, fc.sdpa_backward_flop_count = sdpa_flop_count, sdpa_backward_flop_count
+
+
+_count_grouped_attention_flops()
+
+
 def count_flops(fn: Callable[[], Any]) -> Tuple[int, Any]:
     """(FLOPs torch.utils.flop_counter counts while ``fn`` runs, its result)."""
     from torch.utils.flop_counter import FlopCounterMode

@@ -125,6 +125,8 @@ class AttentionCost(Suite):
     default_profile = "quick"
     #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not
     trains = False
+    #: inputs are made in the job's dtype; kernels that do not take it on the device are skipped with the reason
+    dtypes = ("float32", "bfloat16")
 
     @property
     def default_variants(self) -> Tuple[str, ...]:

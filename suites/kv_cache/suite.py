@@ -91,6 +91,8 @@ class KVCache(Suite):
     )
     profiles = PROFILES
     default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa")
+    #: the model's weights, cache and decode-path inputs are made in the job's dtype
+    dtypes = ("float32", "bfloat16")
 
     def base_spec(self, profile: KVCacheProfile, options: Dict[str, Any]) -> TransformerSpec:
         longest = max(max(profile.contexts), profile.prompt_len + profile.generate) + 1

@@ -6,9 +6,10 @@ attention). For dot-product scorings score(q, k) = q k^T * scale, which every ke
 that materialises the scores (``any_scoring``) also accepts any scoring's ``score_fn``. The last T of
 the S key positions are the queries' own (a KV cache holds the first S - T), so query i may attend keys
 0 .. S - T + i. A kernel declares its devices, dtypes (per device), scorings, whether it takes a score
-bias (and passes gradients to a learned one), whether it groups key/value heads natively and on which
-devices it has a backward pass, so `problems(spec)` can explain, before anything runs, why a combination
-is not possible.
+bias (and passes gradients to a learned one), whether it groups key/value heads natively, the smallest
+head dimension it takes per device and on which devices it has a backward pass, so `problems(spec)` can
+explain, before anything runs, why a combination is not possible. Facts of the machine (a device present,
+an optional library's op that really runs) come from one table, variants/kernel/_capabilities.py.
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def dense_bias(bias: Bias) -> Optional[torch.Tensor]:
 
 
 def device_present(device: str) -> bool:
-    """Whether torch can use a device of this type here."""
-    return device == "cpu" or (device == "cuda" and torch.cuda.is_available())
+    """Whether torch can use a device of this type here (as the device table in force says: _capabilities.py)."""
+    from ._capabilities import current
+
+    return current().present(device)
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -71,6 +74,8 @@ class AttentionKernel:
     backward_devices: Optional[Tuple[str, ...]] = None
     #: compiles on its first call for each shape (measure only after an unmeasured warm-up call)
     compiles: bool = False
+    #: (device, smallest head dimension the kernel takes there) pairs; a device not named takes any
+    min_head_dims: Tuple[Tuple[str, int], ...] = ()
     notes: List[str] = field(default_factory=list)
 
     @property
@@ -96,6 +101,10 @@ class AttentionKernel:
 
     def takes_score_bias_on(self, device: str) -> bool:
         return self.takes_score_bias
+
+    def min_head_dim_on(self, device: str) -> int:
+        """The smallest head dimension this kernel takes on ``device`` (1: any)."""
+        return dict(self.min_head_dims).get(device, 1)
 
     def trains_score_bias_on(self, device: str) -> bool:
         """Whether the backward pass on ``device`` reaches a score bias that requires gradients (T5's buckets)."""
@@ -125,6 +134,10 @@ class AttentionKernel:
         if dtype not in self.dtypes_on(device):
             allowed = ", ".join(dtype_name(d) for d in self.dtypes_on(device))
             reasons.append(f"kernel '{self.name}' does not support {dtype_name(dtype)} on {device} (only {allowed})")
+        head_dim = spec.d_model // spec.n_heads if spec.n_heads else 0
+        if head_dim < self.min_head_dim_on(device):
+            reasons.append(f"kernel '{self.name}' needs a head dimension of at least {self.min_head_dim_on(device)} on "
+                           f"{device}, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)")
         if spec.scoring in scorings and not self.supports_scoring(scorings.get(spec.scoring)):
             reasons.append(f"kernel '{self.name}' computes dot-product scores only, and scoring '{spec.scoring}' is not one")
         if spec.position in positions and adds_score_bias(positions.get(spec.position)) and not self.takes_score_bias_on(device):

@@ -4,6 +4,8 @@
 masked blocks are skipped), ALiBi enters as a ``score_mod`` computed inside the kernel (no (H, T, S) bias
 tensor), and grouped-query attention is native. The first call for each shape compiles, which takes tens of
 seconds on CPU. With torch 2.13 the CPU kernel has no backward pass, so on CPU it serves inference only.
+On CUDA the compiled kernel needs a head dimension of at least 16 (declared, so smaller heads are skipped
+with that reason instead of failing in Inductor).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class Flex(AttentionKernel):
     native_gqa: bool = True
     backward_devices: Optional[Tuple[str, ...]] = ("cuda",)
     compiles: bool = True
+    #: Inductor's CUDA flex template: "NYI: embedding dimension of the query, key, and value must be at least 16"
+    min_head_dims: Tuple[Tuple[str, int], ...] = (("cuda", 16),)
 
     def missing(self) -> Optional[str]:
         if importlib.util.find_spec("torch.nn.attention.flex_attention") is None:

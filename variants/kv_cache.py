@@ -4,6 +4,12 @@ Decoding one token at a time, each layer keeps the keys and values of every earl
 attends to them without recomputing them: 2 (K and V) x layers x kv_heads x head_dim x tokens x batch
 x bytes per element. Grouped-query and multi-query attention (Ainslie et al. 2023, arXiv 2305.13245;
 Shazeer 2019) shrink it by the number of query heads per key/value head.
+
+A decode step reads the cache; it does not copy it. Each layer's keys and values live in buffers of
+(B, Hkv, capacity, Dh) allocated once (``empty_caches(..., capacity=N)``) and written in place, one slice
+per step, and attention reads the first ``length`` positions as views of them. A cache without room grows
+to at least twice its capacity (one copy per doubling, not one per token); a cache started empty, as the
+kv_cache suite starts it, is allocated at exactly its prefill, so its bytes still equal the formula.
 """
 
 from __future__ import annotations
@@ -14,7 +20,77 @@ from typing import Dict, List, Optional, Tuple
 import torch
 from torch import nn
 
-KVCache = Tuple[torch.Tensor, torch.Tensor]  # (B, Hkv, S, Dh) keys and values of one layer
+class LayerCache:
+    """Keys and values of one attention layer: buffers (B, Hkv, capacity, Dh) holding ``length`` tokens.
+
+    ``keys`` and ``values`` are views of the first ``length`` positions. ``append(k, v)`` writes k, v
+    (B, Hkv, T, Dh) at positions length .. length + T - 1 in place and returns the cache of length + T
+    over the same buffers; this object keeps its length, so appending to it again writes the same slots
+    (a step can be repeated, as timing does) but overwrites what a later cache of the same buffers held
+    there: one cache is one timeline. Iterating gives (keys, values), as the (K, V) pairs it replaces did.
+    """
+
+    __slots__ = ("key_buffer", "value_buffer", "length")
+
+    def __init__(self, key_buffer: torch.Tensor, value_buffer: torch.Tensor, length: int = 0) -> None:
+        self.key_buffer, self.value_buffer, self.length = key_buffer, value_buffer, length
+
+    @classmethod
+    def empty(cls, batch: int, kv_heads: int, head_dim: int, capacity: int = 0, dtype=None, device=None) -> "LayerCache":
+        """No tokens yet, room for ``capacity`` (allocated now, uninitialised)."""
+        shape = (batch, kv_heads, capacity, head_dim)
+        return cls(torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device))
+
+    @classmethod
+    def of(cls, cache) -> "LayerCache":
+        """A LayerCache as is, or a (K, V) pair of (B, Hkv, S, Dh) tensors as a full cache of S tokens."""
+        if isinstance(cache, LayerCache):
+            return cache
+        keys, values = cache
+        return cls(keys, values, keys.shape[2])
+
+    @property
+    def capacity(self) -> int:
+        return self.key_buffer.shape[2]
+
+    @property
+    def keys(self) -> torch.Tensor:
+        """(B, Hkv, length, Dh), a view of the buffer."""
+        return self.key_buffer[:, :, : self.length]
+
+    @property
+    def values(self) -> torch.Tensor:
+        return self.value_buffer[:, :, : self.length]
+
+    def __iter__(self):
+        return iter((self.keys, self.values))
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return (self.keys, self.values)[index]
+
+    def __len__(self) -> int:
+        return 2
+
+    def append(self, keys: torch.Tensor, values: torch.Tensor) -> "LayerCache":
+        """The cache with ``keys``, ``values`` (B, Hkv, T, Dh) written after its ``length`` tokens."""
+        start, end = self.length, self.length + keys.shape[2]
+        if torch.is_grad_enabled() and (keys.requires_grad or values.requires_grad):
+            # a graph that may be differentiated keeps every step's tensors intact: concatenate, as before
+            return LayerCache(torch.cat((self.keys, keys), dim=2), torch.cat((self.values, values), dim=2), end)
+        key_buffer, value_buffer = self.key_buffer, self.value_buffer
+        if end > self.capacity:  # no room: grow to at least twice the capacity, keeping the tokens held
+            capacity = max(end, 2 * self.capacity)
+            shape = (*keys.shape[:2], capacity, keys.shape[3])
+            key_buffer = torch.empty(shape, dtype=self.key_buffer.dtype, device=self.key_buffer.device)
+            value_buffer = torch.empty(shape, dtype=self.value_buffer.dtype, device=self.value_buffer.device)
+            key_buffer[:, :, :start] = self.keys
+            value_buffer[:, :, :start] = self.values
+        key_buffer[:, :, start:end] = keys
+        value_buffer[:, :, start:end] = values
+        return LayerCache(key_buffer, value_buffer, end)
+
+
+KVCache = LayerCache
 
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
@@ -45,7 +121,8 @@ PUBLISHED: Dict[str, ModelShape] = {
 
 
 def measured_cache_bytes(caches: List[KVCache]) -> int:
-    """Bytes of the distinct storages behind the cache tensors (a view of a larger buffer counts it whole)."""
+    """Bytes of the distinct storages behind the cache tensors (a view of a larger buffer counts it whole,
+    so a preallocated cache counts its capacity)."""
     storages = {}
     for k, v in caches:
         for t in (k, v):
@@ -54,14 +131,17 @@ def measured_cache_bytes(caches: List[KVCache]) -> int:
     return sum(storages.values())
 
 
-def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = None, device=None) -> List[KVCache]:
-    """One (K, V) pair of zero length per layer of a DecoderLM: (B, Hkv, 0, Dh) each."""
+def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = None, device=None,
+                 capacity: int = 0) -> List[KVCache]:
+    """One empty cache per layer of a DecoderLM, with room for ``capacity`` tokens (B, Hkv, capacity, Dh).
+
+    With the default 0 the first call allocates exactly the tokens it writes (the prefill) and a later
+    one that does not fit grows the buffers; give the whole length to decode without any copy.
+    """
     spec = model.spec
     param = next(model.parameters())
-    shape = (batch, spec.kv_heads, 0, spec.head_dim)
     dtype, device = dtype or param.dtype, device or param.device
-    return [(torch.zeros(shape, dtype=dtype, device=device), torch.zeros(shape, dtype=dtype, device=device))
-            for _ in range(spec.n_layers)]
+    return [LayerCache.empty(batch, spec.kv_heads, spec.head_dim, capacity, dtype, device) for _ in range(spec.n_layers)]
 
 
 @torch.inference_mode()
@@ -73,7 +153,8 @@ def greedy_generate(model: nn.Module, prompt: torch.Tensor, steps: int, use_cach
     computations may round to different tokens).
     """
     tokens, out, margin = prompt, [], float("inf")
-    caches = empty_caches(model, prompt.shape[0]) if use_cache else None
+    # room for the whole generation: every step writes its keys and values in place
+    caches = empty_caches(model, prompt.shape[0], capacity=prompt.shape[1] + steps) if use_cache else None
     step_input = prompt
     for _ in range(steps):
         if use_cache:

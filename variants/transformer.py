@@ -19,12 +19,14 @@ from torch import nn
 
 from .ffn._base import FeedForward, ffns
 from .kernel._base import AttentionKernel, kernels
+from .kv_cache import LayerCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, build_position
 from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
-KVCache = Tuple[torch.Tensor, torch.Tensor]  # (B, Hkv, S, Dh) keys and values of one layer
+#: one layer's keys and values: a LayerCache (buffers written in place) or a (K, V) pair of (B, Hkv, S, Dh)
+KVCache = Union[LayerCache, Tuple[torch.Tensor, torch.Tensor]]
 
 
 class Attention(nn.Module):
@@ -44,31 +46,37 @@ class Attention(nn.Module):
         self.scoring = scorings.get(scoring)(self.head_dim) if isinstance(scoring, str) else scoring
 
     def _project(self, x: torch.Tensor, cache: Optional[KVCache]):
-        """(q, k, v, bias): q (B, H, T, Dh); k, v (B, Hkv, S, Dh) with the cache prepended; the position's bias."""
+        """(q, k, v, bias, cache): q (B, H, T, Dh); k, v (B, Hkv, S, Dh), the cache's S - T earlier positions
+        then x's, read from the cache's buffers after x's are written into them; the position's bias."""
         B, T, _ = x.shape
-        past = 0 if cache is None else cache[0].shape[2]
+        cache = None if cache is None else LayerCache.of(cache)
+        past = 0 if cache is None else cache.length
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
         k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hkv, T, Dh)
         q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
-        if cache is not None:
-            k, v = torch.cat((cache[0], k), dim=2), torch.cat((cache[1], v), dim=2)  # (B, Hkv, S, Dh)
+        if cache is None:
+            cache = (k, v)  # this forward's keys and values (training and full-sequence runs keep no cache)
+        else:
+            cache = cache.append(k, v)  # written in place: nothing already cached is copied
+            k, v = cache.keys, cache.values  # (B, Hkv, S, Dh) views of the buffers
         bias = self.position.attention_bias(T, k.shape[2], past, q.dtype)  # ScoreBias of (H, T, S), or None
-        return self.scoring.query(q), k, v, bias
+        return self.scoring.query(q), k, v, bias, cache
 
     def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None) -> Tuple[torch.Tensor, KVCache]:
-        """x: (B, T, D); cache holds the S - T earlier keys/values. Returns (B, T, D) and the new cache."""
+        """x: (B, T, D); cache holds the S - T earlier keys/values. Returns (B, T, D) and the cache with x's
+        (without a cache: x's keys and values)."""
         B, T, _ = x.shape
-        q, k, v, bias = self._project(x, cache)
+        q, k, v, bias, cache = self._project(x, cache)
         y = self.kernel.attend(q, k, v, causal=True, bias=bias, scale=self.scoring.scale(),
                                **self.scoring.kernel_options())  # (B, H, T, Dh)
-        return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), (k, v)
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), cache
 
     def dispatch(self, x: torch.Tensor) -> str:
         """The implementation the kernel runs for input x (B, T, D), e.g. 'sdpa:flash' (recorded with results).
 
         Run with gradients enabled it answers for training, since some backends differ with requires_grad.
         """
-        q, k, v, bias = self._project(x, None)
+        q, k, v, bias, _ = self._project(x, None)
         return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self.scoring.scale())
 
 
@@ -129,8 +137,11 @@ class DecoderLM(nn.Module):
         self.position.set_context_length(length)
 
     def forward(self, tokens: torch.Tensor, caches: Optional[List[KVCache]] = None):
-        """tokens (B, T) -> logits (B, T, V); with ``caches`` also returns the updated caches."""
-        past = 0 if caches is None else caches[0][0].shape[2]
+        """tokens (B, T) -> logits (B, T, V); with ``caches`` (one per layer, variants/kv_cache.py) also returns
+        the caches holding these tokens too."""
+        if caches is not None:
+            caches = [LayerCache.of(c) for c in caches]
+        past = 0 if caches is None else caches[0].length
         x = self.drop(self.position.embed(self.embed(tokens) * self.embed_scale, offset=past))  # (B, T, D)
         new_caches = []
         for i, block in enumerate(self.blocks):
@@ -155,4 +166,4 @@ def build(spec: TransformerSpec) -> DecoderLM:
     return DecoderLM(spec)
 
 
-__all__ = ["Attention", "Block", "DecoderLM", "FeedForward", "KVCache", "build"]
+__all__ = ["Attention", "Block", "DecoderLM", "FeedForward", "KVCache", "LayerCache", "build"]

@@ -7,6 +7,7 @@ import torch
 
 from variants.kernel._base import kernels
 from variants.kernel._decode import DECODE_PATHS, GroupedDecode, grouped_decode, use_grouped_decode
+from variants.kernel import tolerance
 from variants.kv_cache import PUBLISHED, empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
 from variants.position.alibi import alibi_slopes
 from variants.spec import TransformerSpec, resolve
@@ -35,10 +36,17 @@ def test_measured_cache_bytes_equal_the_formula_after_prefill_and_decode(groupin
     model = build(resolve(f"rope+{grouping}", SMALL)).eval()
     spec = model.spec
     with torch.inference_mode():
+        # started empty: the prefill allocates exactly its tokens; a step past that doubles the room
         _, caches = model(torch.randint(0, 31, (3, 10)), caches=empty_caches(model, 3))
         assert measured_cache_bytes(caches) == kv_cache_bytes(2, spec.kv_heads, 4, 10, 3, 4)
         _, caches = model(torch.randint(0, 31, (3, 1)), caches=caches)
-        assert measured_cache_bytes(caches) == kv_cache_bytes(2, spec.kv_heads, 4, 11, 3, 4)
+        assert caches[0].length == 11 and caches[0].capacity == 20
+        assert measured_cache_bytes(caches) == kv_cache_bytes(2, spec.kv_heads, 4, 20, 3, 4)
+        # preallocated: the storage is the capacity, before and after decoding
+        _, caches = model(torch.randint(0, 31, (3, 10)), caches=empty_caches(model, 3, capacity=16))
+        assert measured_cache_bytes(caches) == kv_cache_bytes(2, spec.kv_heads, 4, 16, 3, 4)
+        _, caches = model(torch.randint(0, 31, (3, 1)), caches=caches)
+        assert measured_cache_bytes(caches) == kv_cache_bytes(2, spec.kv_heads, 4, 16, 3, 4)
 
 
 def test_a_cache_that_views_a_larger_buffer_is_measured_whole():
@@ -99,3 +107,110 @@ def test_the_wrapper_routes_only_single_token_steps_and_keeps_full_forwards_bit_
         assert torch.equal(model(tokens), fast(tokens))
     use_grouped_decode(fast)  # wrapping twice changes nothing
     assert all(isinstance(b.attn.kernel.inner, type(kernels.get("sdpa"))) for b in fast.blocks)
+
+
+# --- the cache is written in place and read as views: decoding equals full-prefix decoding
+
+
+def _step_logits_with_and_without_the_cache(model, tokens, prompt_len, capacity):
+    """(logits of each position from a prefill then one-token cached steps, logits of the full forward)."""
+    with torch.inference_mode():
+        full = model(tokens)
+        caches = empty_caches(model, tokens.shape[0], capacity=capacity)
+        logits, caches = model(tokens[:, :prompt_len], caches=caches)
+        steps = [logits]
+        for t in range(prompt_len, tokens.shape[1]):
+            logits, caches = model(tokens[:, t : t + 1], caches=caches)
+            steps.append(logits)
+    return torch.cat(steps, dim=1), full, caches
+
+
+@pytest.mark.parametrize("expr", ["rope", "rope+gqa2", "alibi+mqa", "sinusoidal", "learned+naive", "t5_bias",
+                                  "alibi+gqa2+sdpa_math", "rope+mqa+sdpa_flash", "randomized", "rope+dynamic_ntk"])
+@pytest.mark.parametrize("capacity", [0, 7, 40])  # grown from empty, outgrown mid-way, preallocated
+def test_cached_decoding_equals_the_full_forward_at_every_position(expr, capacity):
+    torch.manual_seed(0)
+    model = build(resolve(expr, SMALL)).eval()
+    tokens = torch.randint(0, 31, (2, 20))
+    stepped, full, caches = _step_logits_with_and_without_the_cache(model, tokens, 5, capacity)
+    assert caches[0].length == 20 and caches[0].capacity >= 20
+    error, allowed = tolerance(torch.float32).check(stepped, full)
+    assert error <= allowed, f"{error:.3g} > {allowed:.3g}"
+
+
+def test_a_preallocated_cache_is_written_in_place_and_read_without_copies():
+    model = use_grouped_decode(build(resolve("rope+gqa2", SMALL)).eval())
+    tokens = torch.randint(0, 31, (2, 12))
+    with torch.inference_mode():
+        caches = empty_caches(model, 2, capacity=12)
+        buffers = [(c.key_buffer.data_ptr(), c.value_buffer.data_ptr()) for c in caches]
+        _, caches = model(tokens[:, :4], caches=caches)
+        for t in range(4, 12):
+            _, caches = model(tokens[:, t : t + 1], caches=caches)
+            assert [(c.key_buffer.data_ptr(), c.value_buffer.data_ptr()) for c in caches] == buffers
+            keys, values = caches[0]
+            assert keys.data_ptr() == buffers[0][0] and keys.shape[2] == t + 1  # a view, not a copy
+    assert caches[0].length == 12
+
+
+def test_the_projection_path_concatenates_nothing_while_decoding(monkeypatch):
+    model = build(resolve("alibi+mqa", SMALL)).eval()
+    tokens = torch.randint(0, 31, (2, 9))
+    with torch.inference_mode():
+        _, caches = model(tokens[:, :4], caches=empty_caches(model, 2, capacity=9))
+        sizes = []
+        real_cat = torch.cat
+        monkeypatch.setattr(torch, "cat", lambda xs, *a, **k: sizes.append([x.shape for x in xs]) or real_cat(xs, *a, **k))
+        for t in range(4, 9):
+            _, caches = model(tokens[:, t : t + 1], caches=caches)
+    assert sizes == []
+
+
+def test_a_step_repeated_from_the_same_cache_writes_the_same_slot():
+    """The kv_cache suite times one step many times from the same cache: each call must give the same logits."""
+    model = build(resolve("rope+mqa", SMALL)).eval()
+    tokens = torch.randint(0, 31, (2, 9))
+    with torch.inference_mode():
+        _, caches = model(tokens[:, :8], caches=empty_caches(model, 2, capacity=16))
+        first, after = model(tokens[:, 8:], caches=caches)
+        again, _ = model(tokens[:, 8:], caches=caches)
+    assert torch.equal(first, again) and caches[0].length == 8 and after[0].length == 9
+
+
+def test_old_style_key_value_pairs_still_serve_as_caches():
+    model = build(resolve("rope+gqa2", SMALL)).eval()
+    tokens = torch.randint(0, 31, (2, 6))
+    kv = model.spec.kv_heads
+    with torch.inference_mode():
+        full = model(tokens)
+        pairs = [(torch.zeros(2, kv, 0, 4), torch.zeros(2, kv, 0, 4)) for _ in range(2)]
+        logits, caches = model(tokens[:, :5], caches=pairs)
+        last, _ = model(tokens[:, 5:], caches=[(c.keys, c.values) for c in caches])
+    assert torch.allclose(torch.cat((logits, last), 1), full, atol=1e-5)
+
+
+def test_decoding_under_autograd_keeps_every_step_differentiable():
+    model = build(resolve("rope", SMALL))
+    tokens = torch.randint(0, 31, (1, 6))
+    logits, caches = model(tokens[:, :5], caches=empty_caches(model, 1, capacity=8))
+    last, _ = model(tokens[:, 5:], caches=caches)
+    (logits.sum() + last.sum()).backward()
+    assert all(p.grad is not None for p in model.parameters() if p.requires_grad)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", ["sdpa", "sdpa_flash", "sdpa_efficient", "sdpa_cudnn", "naive"])
+def test_cached_decoding_on_cuda_reads_strided_views_of_the_buffers(kernel):
+    from variants.spec import problems
+
+    spec = resolve(f"rope+gqa2+{kernel}", TransformerSpec(vocab_size=31, d_model=128, n_layers=2, n_heads=8, max_len=64))
+    found = problems(spec, "cuda", torch.bfloat16, training=False)
+    if found:
+        pytest.skip("; ".join(found))
+    torch.manual_seed(0)
+    model = build(spec).to(device="cuda", dtype=torch.bfloat16).eval()
+    tokens = torch.randint(0, 31, (2, 24), device="cuda")
+    stepped, full, caches = _step_logits_with_and_without_the_cache(model, tokens, 8, 32)
+    assert caches[0].capacity == 32 and caches[0].keys.stride(1) == 32 * spec.head_dim  # strided views
+    error, allowed = tolerance(torch.bfloat16).check(stepped.float(), full.float())
+    assert error <= allowed, f"{error:.3g} > {allowed:.3g}"

@@ -46,6 +46,9 @@ class Profile:
     name: str = "quick"
     description: str = ""
     seeds: Tuple[int, ...] = (0,)
+    #: train through torch.compile (``set.compile=true``; harness/train.py): every training of the job runs the
+    #: compiled model. Its numbers differ from eager ones, so it is part of the job's identity when true
+    compile: bool = False
 
     #: what each field accepts beyond its type's default rule (harness/rules.py: int >= 1, float > 0,
     #: non-empty text, non-empty lists of distinct items); subclasses declare only their exceptions
@@ -66,6 +69,8 @@ class Profile:
         values = dataclasses.asdict(self)
         for key in ("name", "description", "seeds"):
             values.pop(key)
+        if not values["compile"]:  # added after records were stored: left out when off so they keep their identity
+            values.pop("compile")
         return values
 
 

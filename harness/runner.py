@@ -19,6 +19,7 @@ import torch
 from tqdm.auto import tqdm
 
 from harness.contract import Diverged, JobContext, Measurement, Unsupported
+from harness.train import compiling
 from harness.env import prepare_device, provenance
 from harness.locks import owner_text
 from harness.outcomes import Outcome, RunSummary, job_status
@@ -83,7 +84,8 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
                      options=plan.options, seed=job.seed, checkpoint_dir=store.root / job.suite / ".checkpoints")
     start = time.perf_counter()
     try:
-        measurements = plan.suite.run_job(job.spec, job.profile, job.seed, ctx)
+        with compiling(getattr(job.profile, "compile", False)):  # set.compile=true reaches every training of the job
+            measurements = plan.suite.run_job(job.spec, job.profile, job.seed, ctx)
     except Diverged as exc:
         measurements = [outcome_record("diverged", str(exc))]
     except Unsupported as exc:

@@ -1,5 +1,6 @@
 """The training loop: schedule, clipping, divergence detection."""
 
+import json
 import math
 
 import pytest
@@ -205,3 +206,41 @@ def test_training_on_cuda_synchronises_only_at_checks():
         torch.cuda.set_sync_debug_mode("default")
     syncs = [w for w in caught if "synchroniz" in str(w.message).lower()]
     assert len(syncs) <= 2 * 2, [str(w.message) for w in syncs]  # losses and norms at the two checks
+
+
+# --- set.compile=true: a profile setting that reaches every training of a job
+
+def test_compile_is_a_profile_setting_left_out_of_the_identity_when_off():
+    import dataclasses
+
+    from harness.contract import suites
+    from harness.plan import apply_overrides
+
+    for name in suites.names():
+        for profile in suites.get(name).profiles.values():
+            assert "compile" not in profile.settings(), (name, profile.name)  # stored jobs keep their hashes
+            on = apply_overrides(profile, {"compile": "true"})
+            assert on.compile is True and on.settings()["compile"] is True
+            assert dataclasses.replace(on, compile=False).settings() == profile.settings()
+
+
+def test_set_compile_true_runs_every_training_of_the_job_compiled(tmp_path, monkeypatch):
+    from harness.cli import main
+
+    compiled = []
+
+    def fake_compile(model):
+        compiled.append(type(model).__name__)
+        return model
+
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    args = ["run", f"results_dir={tmp_path}", "suite=position_extrapolation", "variants=[rope]", "set.steps=2",
+            "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
+            "set.eval_tokens=256", "set.warmup_steps=1", "set.finetune_steps=1", "set.eval_multipliers=[1,2]",
+            "progress=false"]
+    assert main(args) == 0
+    assert compiled == []
+    assert main(args + ["set.compile=true"]) == 0  # a different job: it runs, compiled
+    assert compiled == ["DecoderLM", "DecoderLM"]  # the training and the fine-tune at 2L
+    records = [json.loads(line) for p in tmp_path.glob("*/*.jsonl") for line in p.read_text().splitlines()]
+    assert {r["profile_settings"].get("compile", False) for r in records} == {False, True}

@@ -26,7 +26,8 @@ RUN_HELP = """bench run key=value ...
   profile=NAME        compute budget: quick, standard or large    [quick]
   seeds=[0,1,2]       seeds                                       [the profile's]
   device=auto|cpu|cuda                                            [auto]
-  dtype=float32|bfloat16  (bfloat16: autocast, float32 weights)   [float32]
+  dtype=auto|float32|bfloat16  (bfloat16: autocast, float32 weights)
+                      [auto: bfloat16 for a training suite that takes it on CUDA, else float32]
   data=pydoc|bible|PATH  corpus: pydoc (stdlib), the World English Bible (sword-text-web) or a UTF-8 file
   data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
@@ -64,7 +65,7 @@ def cmd_run(args: List[str]) -> int:
         return 0
     from harness.config import RunConfig, parse
     from harness.env import resolve_device
-    from harness.plan import DTYPES, apply_overrides, make_plan
+    from harness.plan import DTYPES, apply_overrides, make_plan, resolve_dtype
     from harness.executors import EXECUTORS, run_plan
     from harness.store import ResultsStore
     from harness.contract import suites
@@ -74,7 +75,7 @@ def cmd_run(args: List[str]) -> int:
     profile_name = cfg.profile or suite.default_profile
     if profile_name not in suite.profiles:
         raise UsageError(f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}.")
-    if cfg.dtype not in suite.dtypes:
+    if cfg.dtype != "auto" and cfg.dtype not in suite.dtypes:
         what = f"Suite {suite.name} does not compute in {cfg.dtype}" if cfg.dtype in DTYPES else f"Unknown dtype '{cfg.dtype}'"
         raise UsageError(f"{what}; choose dtype={' or dtype='.join(suite.dtypes)}.")
     options = {"data": cfg.data, "protocol": cfg.protocol}
@@ -98,7 +99,7 @@ def cmd_run(args: List[str]) -> int:
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
     variants = list(cfg.variants) if cfg.variants is not None else list(suite.default_variants)
     store = ResultsStore(cfg.results_dir)
-    plan = make_plan(suite, profile, variants, seeds, device, cfg.dtype, options, store)
+    plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store)
     print(plan.describe(), flush=True)
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")

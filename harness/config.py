@@ -89,7 +89,8 @@ class RunConfig:
     profile: Optional[str] = None
     seeds: Optional[List[int]] = None
     device: str = "auto"
-    dtype: str = "float32"
+    #: auto: bfloat16 autocast for a training suite that takes it on CUDA, else float32 (harness/plan.py)
+    dtype: str = "auto"
     dry_run: bool = False
     data: Optional[str] = None
     protocol: Optional[str] = None

@@ -23,6 +23,17 @@ from variants.spec import TransformerSpec, problems, stable_hash
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
+def resolve_dtype(requested: str, suite: Suite, device: str) -> str:
+    """``dtype=auto``: bfloat16 (autocast) for a suite that trains and computes in it on CUDA, else float32.
+
+    On CPU auto is always float32, so CPU jobs keep their identity and numbers; an explicit dtype is kept.
+    """
+    if requested != "auto":
+        return requested
+    on_cuda = device.split(":")[0] == "cuda"
+    return "bfloat16" if on_cuda and suite.trains and "bfloat16" in suite.dtypes else "float32"
+
+
 @dataclass
 class Job:
     """One (variant, seed) of a suite, with the identity under which its records are stored."""

@@ -191,3 +191,27 @@ def test_a_flop_formula_that_asserts_equal_heads_still_counts_grouped_attention(
     assert fc.sdpa_flop_count((2, 8, 5, 4), (2, 1, 7, 4), (2, 1, 7, 4)) == 4 * 2 * 8 * 5 * 7 * 4
     assert fc.sdpa_backward_flop_count((2, 8, 5, 4), (2, 8, 5, 4), (2, 2, 7, 4), (2, 2, 7, 4)) == 8 * 2 * 8 * 5 * 7 * 4
     assert fc.sdpa_flop_count((2, 8, 5, 4), (2, 8, 7, 4), (2, 8, 7, 4)) == 4 * 2 * 8 * 5 * 7 * 4
+
+
+# --- dtype=auto: bfloat16 autocast for training on CUDA, float32 on CPU (CPU jobs keep their identity)
+
+def test_auto_dtype_is_bfloat16_for_training_suites_on_cuda_and_float32_elsewhere():
+    from harness.contract import suites
+    from harness.plan import resolve_dtype
+
+    extrapolation, cost, lm = (suites.get(n) for n in ("position_extrapolation", "attention_cost", "language_modeling"))
+    assert resolve_dtype("auto", extrapolation, "cuda") == resolve_dtype("auto", extrapolation, "cuda:1") == "bfloat16"
+    assert resolve_dtype("auto", extrapolation, "cpu") == "float32"
+    assert resolve_dtype("auto", cost, "cuda") == "float32"  # a cost suite measures what it is told to
+    assert resolve_dtype("auto", lm, "cuda") == ("bfloat16" if "bfloat16" in lm.dtypes else "float32")
+    assert resolve_dtype("float32", extrapolation, "cuda") == "float32"
+
+
+def test_the_default_dtype_on_cpu_plans_float32_jobs(tmp_path, capsys):
+    from harness.cli import main
+
+    args = ["run", "variants=[rope]", "dry_run=true", f"results_dir={tmp_path}", "device=cpu", "progress=false"]
+    assert main(args) == 0
+    default = capsys.readouterr().out
+    assert main(args + ["dtype=float32"]) == 0
+    assert capsys.readouterr().out == default  # the same jobs, the same hashes

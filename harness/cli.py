@@ -33,6 +33,7 @@ RUN_HELP = """bench run key=value ...
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
   set.FIELD=VALUE     override one profile setting (set.steps=100)
+  set.compile=true    train through torch.compile (every training of each job; a different job identity)
   executor=local|submitit           run jobs here, or as SLURM jobs through submitit
   submitit.KEY=VALUE  submitit parameters (submitit.slurm_partition=gpu submitit.cluster=local)
   results_dir=DIR, reports_dir=DIR                                 [results, reports]

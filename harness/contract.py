@@ -125,7 +125,8 @@ class Suite:
     profiles: Dict[str, Profile] = {}
     default_profile: str = "quick"
     default_variants: Tuple[str, ...] = ()
-    #: dtypes this suite can compute in (float32 weights; lower precision through autocast)
+    #: dtypes this suite can compute in (a training suite: float32 weights, lower precision through autocast;
+    #: a cost suite: its tensors made in that dtype); ``dtype=auto`` picks one (harness/plan.py resolve_dtype)
     dtypes: Tuple[str, ...] = ("float32",)
     #: whether jobs train (need a backward pass); a suite of forward passes only sets False
     trains: bool = True

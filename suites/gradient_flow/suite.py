@@ -75,10 +75,10 @@ PROFILES = {
         name="quick", description="width 64, lags 5-50, 500 steps per lag: five models in about 5 minutes on 2 CPU cores",
     ),
     "standard": GradientFlowProfile(
-        name="standard", description="width 128, lags 5-100, 1200 steps per lag, SGD at 3 learning rates, 3 seeds: about 30 "
+        name="standard", description="width 128, lags 5-100, 800 steps per lag, SGD at 3 learning rates, 3 seeds: about 20 "
         "minutes on 2 CPU cores",
-        seeds=(0, 1, 2), d_hidden=128, d_model=128, lags=(5, 10, 20, 50, 100), steps=1200, warmup_steps=100,
-        clip_steps=500, clip_lrs=(0.01, 0.1, 1.0), radii=(0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0),
+        seeds=(0, 1, 2), d_hidden=128, d_model=128, lags=(5, 10, 20, 50, 100), steps=800, warmup_steps=100,
+        clip_steps=300, clip_lrs=(0.01, 0.1, 1.0), radii=(0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0),
     ),
     "large": GradientFlowProfile(
         name="large", description="width 128, lags 5-200, 3000 steps per lag, 3 seeds: a GPU",

@@ -291,3 +291,15 @@ def test_an_alibi_bias_first_built_under_inference_mode_serves_training():
     scores = torch.randn(2, 4, 4, requires_grad=True)
     (scores + enc.score_bias(4, 4, 0, torch.float32)).sum().backward()
     assert scores.grad is not None
+
+
+def test_t5_bias_of_a_short_training_length_is_finite_far_past_it():
+    from variants.position.t5_bias import T5Bias
+
+    for max_len in (4, 8, 16, 17):
+        pe = T5Bias(d_model=16, n_heads=2, head_dim=8, max_len=max_len)
+        with torch.no_grad():
+            pe.causal_table.copy_(torch.arange(64.0).view(2, 32))
+        bias = pe.score_bias(64, 64, 0, torch.float32)  # (H, T, S)
+        assert torch.isfinite(bias).all(), max_len
+        assert bias[0, 63, 0] == 31.0  # the farthest offset lands in the last bucket

@@ -6,7 +6,8 @@ decoder) spends all buckets on keys at or before the query; bidirectional attent
 them by the sign of the offset and has a table of its own, as T5's encoder and decoder do. One table per
 stack is shared by all its layers, as in T5; the bias is added after the 1/sqrt(d) scaling and starts at
 zero. T5's maximum distance is 128 with training sequences of 512, so every bucket is trained; here it is
-128 or the training length if shorter, which keeps that property for short training lengths.
+128 or the training length if shorter (but at least 32, so the log-spaced buckets have a range), which
+keeps that property for short training lengths.
 Press et al. 2022 (Table: 19.65 at L, 22.91 at ~7L) find it extrapolates nearly as well as ALiBi.
 """
 
@@ -48,7 +49,8 @@ class T5Bias(PositionEncoding):
 
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)
-        self.max_distance = min(MAX_DISTANCE, max_len)
+        # the log-spaced buckets need max_distance > the exact ones (16 causal): at least NUM_BUCKETS
+        self.max_distance = max(min(MAX_DISTANCE, max_len), NUM_BUCKETS)
         self.causal_table = nn.Parameter(torch.zeros(n_heads, NUM_BUCKETS))  # (H, buckets)
         self.bidirectional_table: Optional[nn.Parameter] = None
 

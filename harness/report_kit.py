@@ -1,0 +1,162 @@
+"""The report toolkit: what every suite's report module shares, so a report module states only what is its own.
+
+- the title block and the seeds, first usable record and code line of a group (``title``, ``seeds``,
+  ``first_ok``; ``code_line`` from harness/groups.py is the provenance at the end of each Setup);
+- the order variants are listed in (``in_order``);
+- notes on records that are not numbers (failed, diverged, oom, skipped: ``status_notes``);
+- means with intervals and Markdown tables (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``fmt_count``,
+  ``markdown_table``);
+- figures (``pyplot``, ``save_figure``, ``figure_links``) with labelled axes (``axis_label``: a metric's
+  name and unit);
+- writing the Markdown (``write_markdown``);
+- verdict helpers that read a metric's direction (``metric``, ``better``, ``worse``) and fold several
+  comparisons into one verdict (``combine``).
+
+The group of records a report covers is chosen by harness/groups.py (``bench report`` hands each report
+one group); mean and interval arithmetic lives in harness/report.py and is re-exported here.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
+
+import pandas as pd
+
+from harness.contract import Metric
+from harness.groups import code_line
+from harness.report import fmt_mean_ci, markdown_table, mean_ci
+
+__all__ = ["title", "seeds", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
+           "fmt_pct", "fmt_count", "markdown_table", "pyplot", "save_figure", "figure_links", "axis_label",
+           "write_markdown", "metric", "better", "worse", "combine"]
+
+
+# --- the group's facts -------------------------------------------------------------------------------
+
+def title(suite, heading: str, first) -> List[str]:
+    """'# Heading (suite, suite version V)', then the first line of the suite's description."""
+    return [f"# {heading} ({suite.name}, suite version {first.suite_version})", "",
+            suite.description.strip().splitlines()[0], ""]
+
+
+def seeds(df: pd.DataFrame) -> List[int]:
+    """The seeds of a group, sorted."""
+    return sorted(int(s) for s in df.seed.unique())
+
+
+def first_ok(df: pd.DataFrame):
+    """The first record that ran (skipped and failed records carry no job facts), else the first record."""
+    ok = df[df.status == "ok"]
+    return ok.iloc[0] if len(ok) else df.iloc[0]
+
+
+# --- order and status ----------------------------------------------------------------------------------
+
+def in_order(variants: Iterable[str], preferred: Sequence[str] = ()) -> List[str]:
+    """Variants in the suite's preferred order, the others after them alphabetically."""
+    preferred = tuple(preferred)
+    return sorted(variants, key=lambda v: (preferred.index(v) if v in preferred else len(preferred), v))
+
+
+def status_notes(df: pd.DataFrame, line: Union[str, Callable[[Any], str]] = "- `{variant}`: {status}: {reason}",
+                 statuses: Optional[Sequence[str]] = None,
+                 keys: Sequence[str] = ("variant", "status", "reason")) -> List[str]:
+    """One line per distinct record that is not a number (failed, diverged, oom, skipped, unsupported).
+
+    ``statuses`` picks which (default: every status but ok); ``keys`` which columns make two records the
+    same note; ``line`` is formatted with the record's columns (or called with the record).
+    """
+    bad = df[df.status.isin(statuses)] if statuses is not None else df[df.status != "ok"]
+    say = line if callable(line) else (lambda r: line.format(**r._asdict()))
+    return [say(r) for r in bad.drop_duplicates(list(keys)).itertuples()]
+
+
+# --- numbers -------------------------------------------------------------------------------------------
+
+def fmt_pct(values: Iterable[float]) -> str:
+    """'+1.2% ± 0.4 (n=3)' of per-seed percentage changes, '+1.2% (n=1)' for one seed, '-' for none."""
+    mean, half, n = mean_ci(values)
+    if n == 0:
+        return "-"
+    return f"{mean:+.1f}%" + ("" if math.isnan(half) else f" ± {half:.1f}") + f" (n={n})"
+
+
+def fmt_count(n: Optional[float]) -> str:
+    """A count with an SI suffix: 1.23M, 456k; '-' when missing."""
+    if n is None or (isinstance(n, float) and math.isnan(n)):
+        return "-"
+    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.3g}{unit}"
+    return f"{n:.0f}"
+
+
+# --- figures and the Markdown file ---------------------------------------------------------------------
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (reports are written without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: Path, dpi: int = 110) -> Path:
+    """Save a figure (its folder made) and close it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
+
+
+def figure_links(figures: Iterable[Path], heading: str = "## Figures") -> List[str]:
+    """A report's figure section: one Markdown image per figure (alt text: the file's stem)."""
+    return [heading, ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
+
+
+def axis_label(m: Metric, name: Optional[str] = None) -> str:
+    """An axis label from a metric: 'latency (ms)', or the name alone when the metric has no unit."""
+    name = name or m.name.replace("_", " ")
+    return f"{name} ({m.unit})" if m.unit else name
+
+
+def write_markdown(suite, lines: List[str], out_dir: Path) -> Path:
+    """Write ``<out_dir>/<suite>.md`` from its lines."""
+    path = out_dir / f"{suite.name}.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# --- verdicts ------------------------------------------------------------------------------------------
+
+def metric(suite: str, name: str) -> Metric:
+    """The declared Metric ``name`` of a registered suite (its unit and direction)."""
+    from harness.contract import suites
+
+    for m in suites.get(suite).metrics:
+        if m.name == name:
+            return m
+    raise KeyError(f"suite {suite} declares no metric {name!r}")
+
+
+def better(m: Metric, new: float, old: float) -> bool:
+    """Whether ``new`` is strictly better than ``old`` by the metric's direction (NaN is never better)."""
+    if math.isnan(new) or math.isnan(old):
+        return False
+    return new > old if m.higher_is_better else new < old
+
+
+def worse(m: Metric, new: float, old: float) -> bool:
+    """Whether ``new`` is strictly worse than ``old`` by the metric's direction (NaN is never worse)."""
+    return better(m, old, new)
+
+
+def combine(labels: Sequence[str]) -> str:
+    """One verdict from several comparisons: 'not run' with none, the common one when all agree, else 'inconclusive'."""
+    if not labels:
+        return "not run"
+    return labels[0] if len(set(labels)) == 1 else "inconclusive"

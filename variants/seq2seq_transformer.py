@@ -26,53 +26,12 @@ from .kernel._base import AttentionKernel, kernels
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, mirrored, positions  # noqa: F401 (mirrored: re-exported)
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
-from .transformer import Attention
+from .transformer import Attention, padding_bias  # noqa: F401 (padding_bias: re-exported)
 
 State = Dict[str, torch.Tensor]  # batch-first: memory (B, S, D), pad (B, S), per-layer caches (B, Hkv, t, Dh)
 
 
-def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """(B, S) True at padding -> (B, 1, 1, S) additive bias: -inf at padding, 0 elsewhere."""
-    bias = torch.zeros(key_padding.shape, dtype=dtype, device=key_padding.device)
-    return bias.masked_fill(key_padding, float("-inf"))[:, None, None, :]
-
-
 KV = Tuple[torch.Tensor, torch.Tensor]  # (B, Hkv, S, Dh) keys and values
-
-
-class SeqAttention(Attention):
-    """Self-attention (causal or not) or cross-attention to a memory, with source padding masked."""
-
-    def forward(self, x: torch.Tensor, memory: Optional[torch.Tensor] = None, *, causal: bool = False,
-                key_padding: Optional[torch.Tensor] = None, past: Optional[KV] = None) -> Tuple[torch.Tensor, KV]:
-        """x (B, T, D) queries; keys/values from memory (B, S, D) or, when None, from x itself.
-
-        ``past``: in self-attention the keys/values of the positions before x (a decoding cache); in
-        cross-attention the memory's keys/values, computed once. Returns (B, T, D) and the keys/values used.
-        """
-        B, T, _ = x.shape
-        q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
-        bias = None
-        if memory is None:  # positions act within a sequence only
-            offset = 0 if past is None else past[0].shape[2]
-            k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hkv, T, Dh)
-            q, k = self.position.rotate(q, k, q_offset=offset, k_offset=offset)
-            if past is not None:
-                k, v = torch.cat((past[0], k), dim=2), torch.cat((past[1], v), dim=2)  # (B, Hkv, S, Dh)
-            # (H, T, S) or None; attention that sees later keys too (the encoder) takes the bidirectional form
-            bias = (self.position.score_bias(T, k.shape[2], offset, q.dtype) if causal
-                    else self.position.bidirectional_bias(T, k.shape[2], q.dtype))
-        elif past is not None:
-            k, v = past
-        else:
-            S = memory.shape[1]
-            k, v = self.kv_proj(memory).view(B, S, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)
-        if key_padding is not None:
-            pad = padding_bias(key_padding, q.dtype)
-            bias = pad if bias is None else bias + pad  # (B, H, T, S)
-        y = self.kernel.attend(self.scoring.query(q), k, v, causal=causal, bias=bias, scale=self.scoring.scale(),
-                               **self.scoring.kernel_options())  # (B, H, T, Dh)
-        return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), (k, v)
 
 
 class Sublayer(nn.Module):
@@ -91,20 +50,20 @@ class Sublayer(nn.Module):
 class EncoderLayer(nn.Module):
     def __init__(self, spec: Seq2SeqTransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
         super().__init__()
-        self.attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
         self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
         self.sub1, self.sub2 = Sublayer(spec), Sublayer(spec)
 
     def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
-        x = self.sub1(x, lambda h: self.attn(h, key_padding=pad)[0])
+        x = self.sub1(x, lambda h: self.attn(h, causal=False, key_padding=pad)[0])
         return self.sub2(x, self.ffn)
 
 
 class DecoderLayer(nn.Module):
     def __init__(self, spec: Seq2SeqTransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
         super().__init__()
-        self.self_attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
-        self.cross_attn = SeqAttention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.self_attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.cross_attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
         self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
         self.sub1, self.sub2, self.sub3 = Sublayer(spec), Sublayer(spec), Sublayer(spec)
 
@@ -114,11 +73,11 @@ class DecoderLayer(nn.Module):
         kv = {}
 
         def self_attention(h):
-            out, kv["self"] = self.self_attn(h, causal=True, past=self_past)
+            out, kv["self"] = self.self_attn(h, self_past)
             return out
 
         def cross_attention(h):
-            out, kv["cross"] = self.cross_attn(h, memory, key_padding=pad, past=cross_kv)
+            out, kv["cross"] = self.cross_attn(h, cross_kv, memory=memory, causal=False, key_padding=pad)
             return out
 
         y = self.sub3(self.sub2(self.sub1(y, self_attention), cross_attention), self.ffn)

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from .ffn._base import FeedForward, ffns
-from .kernel._base import AttentionKernel, kernels
+from .kernel._base import AttentionKernel, ScoreBias, kernels
 from .kv_cache import LayerCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, build_position
@@ -30,9 +30,13 @@ KVCache = Union[LayerCache, Tuple[torch.Tensor, torch.Tensor]]
 
 
 class Attention(nn.Module):
-    """Multi-head (or grouped-query) causal self-attention with a pluggable scoring and kernel.
+    """Multi-head (or grouped-query) attention with a pluggable scoring and kernel: causal self-attention (the
+    decoder LM, the encoder-decoder's decoder), bidirectional self-attention (its encoder) or cross-attention to a
+    memory (its decoder reading the encoder's output), with padded keys masked.
 
-    ``scoring`` is a registry key or a Scoring module built for the head size (default: scaled dot product).
+    The position's hooks act in self-attention (rotation, and the bias through ``attention_bias``); cross-attention
+    has none, as in T5. ``scoring`` is a registry key or a Scoring module built for the head size (default: scaled
+    dot product).
     """
 
     def __init__(self, d_model: int, n_heads: int, n_kv_heads: int, position: PositionEncoding, kernel: AttentionKernel,
@@ -45,39 +49,84 @@ class Attention(nn.Module):
         self.position, self.kernel = position, kernel
         self.scoring = scorings.get(scoring)(self.head_dim) if isinstance(scoring, str) else scoring
 
-    def _project(self, x: torch.Tensor, cache: Optional[KVCache]):
-        """(q, k, v, bias, cache): q (B, H, T, Dh); k, v (B, Hkv, S, Dh), the cache's S - T earlier positions
-        then x's, read from the cache's buffers after x's are written into them; the position's bias."""
+    def _keys_values(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """x (B, S, D) -> keys and values, each (B, Hkv, S, Dh)."""
+        B, S, _ = x.shape
+        return self.kv_proj(x).view(B, S, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+
+    def _project(self, x: torch.Tensor, cache: Optional[KVCache], memory: Optional[torch.Tensor] = None,
+                 causal: bool = True, key_padding: Optional[torch.Tensor] = None):
+        """(q, k, v, bias, cache): q (B, H, T, Dh); k, v (B, Hkv, S, Dh); the bias the kernel adds (ScoreBias or
+        None); the cache to return.
+
+        Self-attention (no memory): keys are the cache's S - T earlier positions then x's. A LayerCache is written
+        in place and read back as views of its buffers; a (K, V) pair is extended by concatenation. Cross-attention:
+        keys are the memory's, or the cache's when given (the memory's keys and values, computed once)."""
         B, T, _ = x.shape
-        cache = None if cache is None else LayerCache.of(cache)
-        past = 0 if cache is None else cache.length
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, Dh)
-        k, v = self.kv_proj(x).view(B, T, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (B, Hkv, T, Dh)
-        q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
-        if cache is None:
-            cache = (k, v)  # this forward's keys and values (training and full-sequence runs keep no cache)
+        if memory is not None:  # cross-attention: no position hooks
+            k, v = cache if cache is not None else self._keys_values(memory)
+            cache, bias = (k, v), None
         else:
-            cache = cache.append(k, v)  # written in place: nothing already cached is copied
-            k, v = cache.keys, cache.values  # (B, Hkv, S, Dh) views of the buffers
-        bias = self.position.attention_bias(T, k.shape[2], past, q.dtype)  # ScoreBias of (H, T, S), or None
+            past = 0 if cache is None else LayerCache.of(cache).length
+            k, v = self._keys_values(x)  # (B, Hkv, T, Dh)
+            q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
+            if cache is None:
+                cache = (k, v)  # this forward's keys and values (training and full-sequence runs keep no cache)
+            elif isinstance(cache, LayerCache):
+                cache = cache.append(k, v)  # written in place: nothing already cached is copied
+                k, v = cache.keys, cache.values  # (B, Hkv, S, Dh) views of the buffers
+            else:
+                k, v = torch.cat((cache[0], k), dim=2), torch.cat((cache[1], v), dim=2)  # (B, Hkv, S, Dh)
+                cache = (k, v)
+            bias = self.position.attention_bias(T, k.shape[2], past, q.dtype, causal=causal)  # of (H, T, S), or None
+        if key_padding is not None:
+            bias = with_key_padding(bias, key_padding, q.dtype)  # of (B, H, T, S)
         return self.scoring.query(q), k, v, bias, cache
 
-    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None) -> Tuple[torch.Tensor, KVCache]:
-        """x: (B, T, D); cache holds the S - T earlier keys/values. Returns (B, T, D) and the cache with x's
-        (without a cache: x's keys and values)."""
+    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None, *, memory: Optional[torch.Tensor] = None,
+                causal: bool = True, key_padding: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, KVCache]:
+        """x: (B, T, D) queries; keys and values from x (self-attention) or ``memory`` (B, S, D) (cross-attention);
+        ``key_padding`` (B, S) True at keys to mask. Returns (B, T, D) and the cache with x's keys and values (without
+        a cache: x's), or in cross-attention the memory's keys and values."""
         B, T, _ = x.shape
-        q, k, v, bias, cache = self._project(x, cache)
-        y = self.kernel.attend(q, k, v, causal=True, bias=bias, scale=self.scoring.scale(),
+        q, k, v, bias, cache = self._project(x, cache, memory, causal, key_padding)
+        y = self.kernel.attend(q, k, v, causal=causal, bias=bias, scale=self.scoring.scale(),
                                **self.scoring.kernel_options())  # (B, H, T, Dh)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), cache
 
     def dispatch(self, x: torch.Tensor) -> str:
-        """The implementation the kernel runs for input x (B, T, D), e.g. 'sdpa:flash' (recorded with results).
+        """The implementation the kernel runs for causal self-attention on x (B, T, D), e.g. 'sdpa:flash'
+        (recorded with results).
 
         Run with gradients enabled it answers for training, since some backends differ with requires_grad.
         """
         q, k, v, bias, _ = self._project(x, None)
         return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self.scoring.scale())
+
+
+def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """(B, S) True at padding -> (B, 1, 1, S) additive bias: -inf at padding, 0 elsewhere."""
+    bias = torch.zeros(key_padding.shape, dtype=dtype, device=key_padding.device)
+    return bias.masked_fill(key_padding, float("-inf"))[:, None, None, :]
+
+
+def with_key_padding(bias: Optional[ScoreBias], key_padding: torch.Tensor, dtype: torch.dtype) -> ScoreBias:
+    """A position's bias (or None) with padded keys masked: the dense (B, H, T, S) sum, and a score_mod when the
+    position's bias has one (or there is none), so FlexAttention still computes it in the kernel."""
+    pad = padding_bias(key_padding, dtype)  # (B, 1, 1, S)
+    if bias is None:
+        dense, inner = (lambda: pad), None
+    else:
+        dense, inner = (lambda: bias.dense() + pad), bias.score_mod
+    if bias is not None and inner is None:
+        return ScoreBias(dense)  # the position's bias exists as a tensor only
+    row = pad[:, 0, 0, :]  # (B, S)
+
+    def padded(score, b, h, q_idx, kv_idx):
+        return (score if inner is None else inner(score, b, h, q_idx, kv_idx)) + row[b, kv_idx]
+
+    return ScoreBias(dense, padded)
 
 
 class Block(nn.Module):

@@ -7,7 +7,8 @@ A position encoding acts in exactly one of three places:
 The defaults do nothing, so an encoding overrides only the hook it uses. An encoding with a score bias
 may also write it as a FlexAttention ``score_mod``, which the flex kernel computes without an (H, T, S)
 tensor; attention hands kernels both forms through ``attention_bias``. Three smaller hooks: attention that
-sees later keys too (an encoder) asks ``bidirectional_bias`` (by default the causal bias mirrored); a suite
+sees later keys too (an encoder) asks ``bidirectional_bias`` (by default the causal bias mirrored; through
+``attention_bias(..., causal=False)``, with ``bidirectional_score_mod`` as its FlexAttention form); a suite
 announces the length it evaluates at with ``set_context_length`` (read by RoPE scalings); a RoPE
 encoding (``rotary``) takes a scaling through ``scale_rope``.
 """
@@ -94,10 +95,18 @@ class PositionEncoding(nn.Module):
         if scaling is not None:
             raise ValueError(f"{type(self).__name__} does not rotate by RoPE, so rope scaling '{scaling.name}' cannot apply")
 
-    def attention_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[ScoreBias]:
-        """What attention hands its kernel: None, or the bias as a lazy (H, T, S) tensor and a score_mod."""
+    def bidirectional_score_mod(self) -> Optional[Callable]:
+        """``bidirectional_bias`` as a FlexAttention score_mod, or None (the kernel then adds the tensor)."""
+        return None
+
+    def attention_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype,
+                       causal: bool = True) -> Optional[ScoreBias]:
+        """What attention hands its kernel: None, or the bias as a lazy (H, T, S) tensor and a score_mod;
+        ``causal=False`` (attention that sees later keys too, an encoder's) gives the bidirectional form."""
         if not adds_score_bias(type(self)):
             return None
+        if not causal:
+            return ScoreBias(lambda: self.bidirectional_bias(q_len, k_len, dtype), self.bidirectional_score_mod())
         return ScoreBias(lambda: self.score_bias(q_len, k_len, q_offset, dtype), self.score_mod(q_offset))
 
 

@@ -1,0 +1,125 @@
+"""The language_modeling per-variant summary its tables, figure and verdicts share: families, parameters, perplexities."""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Tuple
+
+import pandas as pd
+
+from harness.report_kit import mean_ci
+
+#: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
+FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
+                   "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position"}
+
+
+FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "kernel", "combined")
+
+
+#: a variant whose parameter count differs from the baseline's by more than this is flagged
+PARAM_TOLERANCE = 0.10
+
+
+#: perplexity differences within this fraction of the baseline count as "about the same"
+SIMILAR = 0.03
+
+
+def family_of(spec: Dict, base: Dict) -> str:
+    """The family of a spec relative to the baseline spec: the axis it changes ('baseline' when none)."""
+    changed = {k for k in spec if spec[k] != base.get(k)}
+    if not changed:
+        return "baseline"
+    axes = changed - {"kernel"}
+    if not axes:
+        return "kernel"
+    if "n_kv_heads" in axes:  # a grouped variant's FFN widened to match parameters (variants/param_match.py)
+        axes.discard("d_ff")
+    families = {FAMILY_OF_FIELD.get(k, "combined") for k in axes}
+    return families.pop() if len(families) == 1 else "combined"
+
+
+def baseline_spec(df: pd.DataFrame) -> Dict:
+    rows = df[df.variant == "baseline"]
+    if len(rows):
+        return rows.iloc[0].spec
+    from variants.spec import TransformerSpec
+
+    default = TransformerSpec().to_dict()
+    spec = dict(df.iloc[0].spec)
+    spec.update({k: default[k] for k in FAMILY_OF_FIELD if k in default})
+    spec["kernel"] = default["kernel"]
+    return spec
+
+
+def ffn_width(spec: Dict) -> int:
+    """The FFN hidden size d_ff a stored spec builds (None means 4 x d_model)."""
+    return spec.get("d_ff") or 4 * spec["d_model"]
+
+
+def widening(spec: Dict, base: Dict) -> Optional[str]:
+    """How a grouped (gqa<g>/mqa) variant's FFN relates to the baseline's: widened to match, or unmatched; else None."""
+    if spec.get("n_kv_heads") in (None, spec.get("n_heads")) or spec.get("n_kv_heads") == base.get("n_kv_heads"):
+        return None
+    if ffn_width(spec) != ffn_width(base):
+        return f"matched: d_ff widened to {ffn_width(spec)} (baseline {ffn_width(base)})"
+    return f"unmatched: d_ff kept at {ffn_width(spec)}"
+
+
+def per_seed(ok: pd.DataFrame, variant: str, metric: str) -> Dict[int, float]:
+    rows = ok[(ok.variant == variant) & (ok.metric == metric)]
+    return {int(r.seed): float(r.value) for r in rows.itertuples()}
+
+
+class Summary:
+    """Per-variant numbers the tables, verdicts and figure share."""
+
+    def __init__(self, df: pd.DataFrame):
+        self.df, self.ok = df, df[df.status == "ok"]
+        self.base = baseline_spec(df)
+        specs = df.drop_duplicates("variant").set_index("variant").spec
+        self.family = {v: family_of(specs[v], self.base) for v in specs.index}
+        base_names = [v for v, f in self.family.items() if f == "baseline"]
+        self.baseline = "baseline" if "baseline" in base_names else (base_names[0] if base_names else None)
+        self.params = {v: self._fact(v, "parameters") for v in specs.index}
+        self.ppl = {v: per_seed(self.ok, v, "perplexity") for v in specs.index}
+        self.flops = {v: mean_ci(per_seed(self.ok, v, "train_flops").values())[0] for v in specs.index}
+
+    def _fact(self, variant: str, column: str) -> Optional[float]:
+        if column not in self.ok:
+            return None
+        vals = self.ok[self.ok.variant == variant][column].dropna()
+        return float(vals.iloc[0]) if len(vals) else None
+
+    def mean_ppl(self, v: str) -> float:
+        return mean_ci(self.ppl.get(v, {}).values())[0] if v else math.nan
+
+    def param_delta(self, v: str) -> Optional[float]:
+        b, p = self.params.get(self.baseline), self.params.get(v)
+        return None if b is None or p is None else (p - b) / b
+
+    def ppl_delta_pct(self, v: str) -> List[float]:
+        """Per-seed (ppl_v / ppl_baseline - 1) x 100 over the seeds both ran."""
+        base = self.ppl.get(self.baseline, {})
+        return [100 * (p / base[s] - 1) for s, p in self.ppl.get(v, {}).items() if s in base]
+
+    def status(self, v: str) -> str:
+        bad = self.df[(self.df.variant == v) & (self.df.status != "ok")]
+        return bad.status.iloc[0] if len(bad) else "-"
+
+
+def cmp(s: Summary, v: str) -> Tuple[float, str]:
+    """(relative ppl change vs baseline, 'ppl X (n=k)') of a variant; NaN when missing."""
+    m, b = s.mean_ppl(v), s.mean_ppl(s.baseline)
+    n = len(s.ppl.get(v, {}))
+    return (m / b - 1 if b and not math.isnan(m) else math.nan), (f"{m:.3f} (n={n})" if n else f"{s.status(v)}")
+
+
+def spec_of(s: Summary, variant: str) -> Dict:
+    rows = s.df[s.df.variant == variant]
+    return rows.iloc[0].spec if len(rows) else {}
+
+
+def field(s: Summary, variant: str, key: str):
+    rows = s.df[s.df.variant == variant]
+    return rows.iloc[0].spec.get(key) if len(rows) else None

@@ -15,73 +15,18 @@ symmetric -m |i - j|; T5's buckets have encoder buckets of their own, split by t
 
 from __future__ import annotations
 
-import math
 from typing import Dict, Optional, Tuple
 
 import torch
 from torch import nn
 
-from .ffn._base import ffns
-from .kernel._base import AttentionKernel, kernels
+from .kernel._base import kernels
 from .norm._base import norms, placements
-from .position._base import PositionEncoding, mirrored, positions  # noqa: F401 (mirrored: re-exported)
+from .position._base import positions
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
-from .transformer import Attention, padding_bias  # noqa: F401 (padding_bias: re-exported)
+from .transformer import Block, init_weights
 
 State = Dict[str, torch.Tensor]  # batch-first: memory (B, S, D), pad (B, S), per-layer caches (B, Hkv, t, Dh)
-
-
-KV = Tuple[torch.Tensor, torch.Tensor]  # (B, Hkv, S, Dh) keys and values
-
-
-class Sublayer(nn.Module):
-    """A residual sub-layer, its norm on the input (Pre-LN) or on the residual sum (Post-LN)."""
-
-    def __init__(self, spec: Seq2SeqTransformerSpec):
-        super().__init__()
-        norm = norms.get(spec.norm)
-        self.norm_in, self.norm_out = placements.get(spec.norm_placement).slots(lambda: norm(spec.d_model))
-        self.drop = nn.Dropout(spec.dropout)
-
-    def forward(self, x: torch.Tensor, fn) -> torch.Tensor:
-        return self.norm_out(x + self.drop(fn(self.norm_in(x))))
-
-
-class EncoderLayer(nn.Module):
-    def __init__(self, spec: Seq2SeqTransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
-        super().__init__()
-        self.attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
-        self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
-        self.sub1, self.sub2 = Sublayer(spec), Sublayer(spec)
-
-    def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
-        x = self.sub1(x, lambda h: self.attn(h, causal=False, key_padding=pad)[0])
-        return self.sub2(x, self.ffn)
-
-
-class DecoderLayer(nn.Module):
-    def __init__(self, spec: Seq2SeqTransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
-        super().__init__()
-        self.self_attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
-        self.cross_attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
-        self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
-        self.sub1, self.sub2, self.sub3 = Sublayer(spec), Sublayer(spec), Sublayer(spec)
-
-    def forward(self, y: torch.Tensor, memory: torch.Tensor, pad: torch.Tensor, self_past: Optional[KV] = None,
-                cross_kv: Optional[KV] = None) -> Tuple[torch.Tensor, KV, KV]:
-        """y (B, T, D) -> (B, T, D), with the self-attention keys/values (cache) and the memory's keys/values."""
-        kv = {}
-
-        def self_attention(h):
-            out, kv["self"] = self.self_attn(h, self_past)
-            return out
-
-        def cross_attention(h):
-            out, kv["cross"] = self.cross_attn(h, cross_kv, memory=memory, causal=False, key_padding=pad)
-            return out
-
-        y = self.sub3(self.sub2(self.sub1(y, self_attention), cross_attention), self.ffn)
-        return y, kv["self"], kv["cross"]
 
 
 class TransformerSeq2Seq(nn.Module):
@@ -95,22 +40,16 @@ class TransformerSeq2Seq(nn.Module):
         kernel = kernels.get(spec.kernel)
         self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
         self.drop = nn.Dropout(spec.dropout)
-        self.encoder = nn.ModuleList(EncoderLayer(spec, self.position, kernel) for _ in range(spec.n_layers))
-        self.decoder = nn.ModuleList(DecoderLayer(spec, self.position, kernel) for _ in range(spec.n_layers))
+        self.encoder = nn.ModuleList(Block(spec, self.position, kernel, norms_first=False) for _ in range(spec.n_layers))
+        self.decoder = nn.ModuleList(Block(spec, self.position, kernel, cross=True, norms_first=False)
+                                     for _ in range(spec.n_layers))
         # Pre-LN stacks end with a norm; Post-LN outputs are normalised already
         final = placements.get(spec.norm_placement).final
         self.enc_norm = final(lambda: norms.get(spec.norm)(spec.d_model))
         self.dec_norm = final(lambda: norms.get(spec.norm)(spec.d_model))
         self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
         self.head.weight = self.embed.weight  # tied
-        for module in self.modules():
-            if isinstance(module, nn.Linear):
-                nn.init.normal_(module.weight, std=0.02)
-        nn.init.normal_(self.embed.weight, std=spec.d_model ** -0.5)  # unit scale after * sqrt(d_model)
-        self.embed_scale = math.sqrt(spec.d_model)
-        for name, p in self.named_parameters():  # GPT-2: residual projections scaled by depth
-            if name.endswith(("out_proj.weight", "down.weight")):
-                nn.init.normal_(p, std=0.02 / math.sqrt(3 * spec.n_layers))
+        init_weights(self, spec, branches=3)  # a decoder layer has three residual sublayers
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
@@ -122,8 +61,8 @@ class TransformerSeq2Seq(nn.Module):
         """Encode src (B, S), right-padded with PAD."""
         pad = src.eq(PAD)
         x = self._embed(src)
-        for layer in self.encoder:
-            x = layer(x, pad)
+        for block in self.encoder:
+            x, _ = block(x, causal=False, padding=pad)
         state = {"memory": self.enc_norm(x), "pad": pad}
         empty = x.new_zeros(x.shape[0], self.spec.kv_heads, 0, self.spec.head_dim)  # (B, Hkv, 0, Dh)
         for i in range(len(self.decoder)):
@@ -134,10 +73,11 @@ class TransformerSeq2Seq(nn.Module):
         """tokens (B, T) after the cached prefix (cached) or from the start -> logits (B, T, V), new state."""
         new = dict(state)
         y = self._embed(tokens, offset=state["k0"].shape[2] if cached else 0)
-        for i, layer in enumerate(self.decoder):
+        for i, block in enumerate(self.decoder):
             self_past = (state[f"k{i}"], state[f"v{i}"]) if cached else None
             cross = (state[f"ck{i}"], state[f"cv{i}"]) if f"ck{i}" in state else None
-            y, (new[f"k{i}"], new[f"v{i}"]), (new[f"ck{i}"], new[f"cv{i}"]) = layer(y, state["memory"], state["pad"], self_past, cross)
+            y, (new[f"k{i}"], new[f"v{i}"]), (new[f"ck{i}"], new[f"cv{i}"]) = block(
+                y, self_past, memory=state["memory"], memory_padding=state["pad"], memory_cache=cross)
         return self.head(self.dec_norm(y)), new  # (B, T, V)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:

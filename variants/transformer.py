@@ -130,22 +130,51 @@ def with_key_padding(bias: Optional[ScoreBias], key_padding: torch.Tensor, dtype
 
 
 class Block(nn.Module):
-    """Residual block of attention then feed-forward, the norm placed before (Pre-LN) or after (Post-LN) each."""
+    """Residual block: self-attention, then (``cross``: the encoder-decoder's decoder) cross-attention to a memory,
+    then feed-forward; each sublayer's norm placed before it (Pre-LN) or on its residual sum (Post-LN).
 
-    def __init__(self, spec: TransformerSpec, position: PositionEncoding, kernel: AttentionKernel):
+    ``norms_first`` registers the norm layers before the sublayers (the decoder LM) or after them (the
+    encoder-decoder). The order changes no function, but it is the order of ``parameters()``, in which the
+    gradient norm is summed, so each model keeps the order its pinned numbers were computed in.
+    """
+
+    def __init__(self, spec: TransformerSpec, position: PositionEncoding, kernel: AttentionKernel, *,
+                 cross: bool = False, norms_first: bool = True):
         super().__init__()
-        placement, norm = placements.get(spec.norm_placement), norms.get(spec.norm)
-        # each sublayer has an input slot (Pre-LN) and a residual-sum slot (Post-LN); the other is the identity
-        self.norm1_in, self.norm1_out = placement.slots(lambda: norm(spec.d_model))
-        self.norm2_in, self.norm2_out = placement.slots(lambda: norm(spec.d_model))
+        if norms_first:
+            self._add_norms(spec, cross)
         self.attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        if cross:
+            self.cross_attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
         self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)
+        if not norms_first:
+            self._add_norms(spec, cross)
         self.drop = nn.Dropout(spec.dropout)
 
-    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None) -> Tuple[torch.Tensor, KVCache]:
-        a, new_cache = self.attn(self.norm1_in(x), cache)
+    def _add_norms(self, spec: TransformerSpec, cross: bool) -> None:
+        """Each sublayer has an input slot (Pre-LN) and a residual-sum slot (Post-LN); the other is the identity."""
+        placement, norm = placements.get(spec.norm_placement), norms.get(spec.norm)
+        self.norm1_in, self.norm1_out = placement.slots(lambda: norm(spec.d_model))  # self-attention
+        if cross:
+            self.cross_norm_in, self.cross_norm_out = placement.slots(lambda: norm(spec.d_model))
+        self.norm2_in, self.norm2_out = placement.slots(lambda: norm(spec.d_model))  # feed-forward
+
+    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None, *, causal: bool = True,
+                padding: Optional[torch.Tensor] = None, memory: Optional[torch.Tensor] = None,
+                memory_padding: Optional[torch.Tensor] = None, memory_cache: Optional[KVCache] = None):
+        """x (B, T, D) -> (x, cache); with ``memory`` (B, S, D), which a ``cross`` block reads, (x, cache,
+        memory_cache): the self-attention cache (Attention.forward) and the memory's keys and values.
+
+        ``padding`` (B, T) and ``memory_padding`` (B, S): True at keys to mask in self- and cross-attention.
+        """
+        a, cache = self.attn(self.norm1_in(x), cache, causal=causal, key_padding=padding)
         x = self.norm1_out(x + self.drop(a))
-        return self.norm2_out(x + self.drop(self.ffn(self.norm2_in(x)))), new_cache
+        if memory is not None:
+            c, memory_cache = self.cross_attn(self.cross_norm_in(x), memory_cache, memory=memory, causal=False,
+                                              key_padding=memory_padding)
+            x = self.cross_norm_out(x + self.drop(c))
+        x = self.norm2_out(x + self.drop(self.ffn(self.norm2_in(x))))
+        return (x, cache) if memory is None else (x, cache, memory_cache)
 
 
 class DecoderLM(nn.Module):
@@ -162,20 +191,7 @@ class DecoderLM(nn.Module):
         self.norm = placements.get(spec.norm_placement).final(lambda: norms.get(spec.norm)(spec.d_model))
         self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
         self.head.weight = self.embed.weight  # tied input/output embeddings
-        self.apply(self._init_weights)
-        # Vaswani et al. 2017, 3.4: token embeddings are multiplied by sqrt(d_model); initialised with std
-        # d_model^-0.5 they enter with unit scale, comparable to added position vectors (sinusoid RMS 0.71)
-        # that would otherwise swamp them, and the tied output layer starts with unit-scale logits.
-        nn.init.normal_(self.embed.weight, std=spec.d_model ** -0.5)
-        self.embed_scale = math.sqrt(spec.d_model)
-        for name, p in self.named_parameters():  # GPT-2: scale residual projections by depth
-            if name.endswith(("out_proj.weight", "down.weight")):
-                nn.init.normal_(p, std=0.02 / math.sqrt(2 * spec.n_layers))
-
-    @staticmethod
-    def _init_weights(module: nn.Module) -> None:
-        if isinstance(module, (nn.Linear, nn.Embedding)):
-            nn.init.normal_(module.weight, std=0.02)
+        init_weights(self, spec, branches=2, drawn=(nn.Linear, nn.Embedding))
 
     def length_problem(self, length: int) -> Optional[str]:
         """Why this model cannot process ``length`` tokens at once, or None."""
@@ -210,9 +226,36 @@ class DecoderLM(nn.Module):
         return self.blocks[0].attn.dispatch(x)
 
 
+def init_weights(model: nn.Module, spec: TransformerSpec, branches: int, drawn: Tuple[type, ...] = (nn.Linear,)) -> None:
+    """The initialisation of both Transformers, after GPT-2 (Radford et al. 2019), on ``model.embed`` (tied).
+
+    Every weight of a module of the types ``drawn`` is drawn from N(0, 0.02), visiting modules as ``apply`` does
+    (a module shared by several layers, the position encoding, once per holder); the token embedding then from
+    N(0, d_model^-0.5) (Vaswani et al. 2017, 3.4: multiplied by sqrt(d_model) it enters with unit scale,
+    comparable to added position vectors (sinusoid RMS 0.71) that would otherwise swamp it, and the tied output
+    layer starts with unit-scale logits); the residual output projections (attention's out_proj, the
+    feed-forward's down) from N(0, 0.02 / sqrt(branches x n_layers)), ``branches`` the residual sublayers per
+    layer summed into the stream's depth (2 in the decoder LM; 3 in the encoder-decoder, whose decoder layers
+    have three). The decoder LM also draws its embeddings (``drawn`` with nn.Embedding), the encoder-decoder does
+    not: the draws consume random numbers, so each model keeps the sequence its pinned numbers come from.
+    """
+
+    def draw(module: nn.Module) -> None:
+        if isinstance(module, drawn):
+            nn.init.normal_(module.weight, std=0.02)
+
+    model.apply(draw)
+    nn.init.normal_(model.embed.weight, std=spec.d_model ** -0.5)
+    model.embed_scale = math.sqrt(spec.d_model)
+    for name, p in model.named_parameters():
+        if name.endswith(("out_proj.weight", "down.weight")):
+            nn.init.normal_(p, std=0.02 / math.sqrt(branches * spec.n_layers))
+
+
 def build(spec: TransformerSpec) -> DecoderLM:
     """The model a spec describes."""
     return DecoderLM(spec)
 
 
-__all__ = ["Attention", "Block", "DecoderLM", "FeedForward", "KVCache", "LayerCache", "build"]
+__all__ = ["Attention", "Block", "DecoderLM", "FeedForward", "KVCache", "LayerCache", "build", "init_weights",
+           "padding_bias", "with_key_padding"]

@@ -1,0 +1,189 @@
+"""The attention_cost tables and the per-case numbers its verdicts read: support, correctness, cells by length, speed-ups, memory ratios, growth slopes."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from harness.measure import bootstrap_ratio
+from harness.report_kit import fmt_mean_ci, markdown_table
+
+
+def grouping(heads: int, kv_heads: int) -> str:
+    if kv_heads == heads:
+        return "MHA"
+    return "MQA" if kv_heads == 1 else f"GQA-{kv_heads}"
+
+
+def with_cases(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    extra = df["extra"].apply(lambda e: e if isinstance(e, dict) else {})
+    df["causal"] = extra.apply(lambda e: e.get("causal"))
+    df["pass"] = extra.apply(lambda e: e.get("pass"))
+    df["kernel"] = df["spec"].apply(lambda s: s["kernel"])
+    df["grouping"] = df["spec"].apply(lambda s: grouping(s["n_heads"], s["n_kv_heads"] or s["n_heads"]))
+    # the figures' line style: head grouping, and the position encoding when it adds a score bias
+    df["heads"] = df["grouping"] + df["spec"].apply(lambda s: "" if s["position"] == "none" else f" + {s['position']}")
+    return df
+
+
+def cells_by_case(df: pd.DataFrame, metric: str) -> Dict[tuple, pd.DataFrame]:
+    rows = df[(df.metric == metric)]
+    return {key: g for key, g in rows.groupby(["variant", "causal", "pass", "x"], dropna=False)}
+
+
+def value_cell(group: Optional[pd.DataFrame], digits: int = 3, noise: bool = False) -> str:
+    if group is None or not len(group):
+        return "-"
+    ok = group[group.status == "ok"]
+    if not len(ok):
+        return group.status.iloc[0]
+    if len(ok) > 1:
+        return fmt_mean_ci(ok.value, 2)
+    value = float(ok.value.iloc[0])
+    text = f"{value:.{digits}g}"
+    if noise:
+        e = ok.extra.iloc[0]
+        text += f" ±{100 * e['noise'] / 2:.0f}%" + ("*" if e.get("contaminated") else "")
+    return text
+
+
+def kept_times(group: Optional[pd.DataFrame]) -> Optional[List[float]]:
+    if group is None:
+        return None
+    ok = group[group.status == "ok"]
+    if len(ok) != 1:
+        return None
+    e = ok.extra.iloc[0]
+    mask = e.get("kept_mask") or [True] * len(e["times"])
+    kept = [t for t, k in zip(e["times"], mask) if k]
+    return kept if len(kept) >= 3 else e["times"]
+
+
+def table(df, metric, lengths, keys, digits=3, noise=False, ratio_to=None) -> str:
+    cells = cells_by_case(df, metric)
+    rows = []
+    for variant, causal, pass_ in keys:
+        row = {"variant": variant, "mask": "causal" if causal else "full", "pass": pass_}
+        for x in lengths:
+            row[str(int(x))] = value_cell(cells.get((variant, causal, pass_, x)), digits, noise)
+        rows.append(row)
+    return markdown_table(pd.DataFrame(rows))
+
+
+def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
+    """median(reference) / median(kernel) with a 95% bootstrap interval over repeats."""
+    cells = cells_by_case(df, "latency")
+    rows = []
+    for variant, causal, pass_ in keys:
+        ref = reference.get(variant)
+        if ref is None or ref == variant:
+            continue
+        row = {"variant": f"{variant} vs {ref}", "mask": "causal" if causal else "full", "pass": pass_}
+        for x in lengths:
+            a, b = kept_times(cells.get((ref, causal, pass_, x))), kept_times(cells.get((variant, causal, pass_, x)))
+            if a and b:
+                point, lo, hi = bootstrap_ratio(a, b)
+                row[str(int(x))] = f"{point:.2f}x [{lo:.2f}-{hi:.2f}]"
+            else:
+                row[str(int(x))] = "-"
+        rows.append(row)
+    return markdown_table(pd.DataFrame(rows)) if rows else "No variant has a naive reference of the same grouping in these records."
+
+
+def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
+    cells = cells_by_case(df, "peak_memory")
+    rows = []
+    for variant, causal, pass_ in keys:
+        ref = reference.get(variant)
+        if ref is None or ref == variant:
+            continue
+        row = {"variant": f"{ref} / {variant}", "mask": "causal" if causal else "full", "pass": pass_}
+        for x in lengths:
+            a, b = cells.get((ref, causal, pass_, x)), cells.get((variant, causal, pass_, x))
+            ok = a is not None and b is not None and (a.status == "ok").all() and (b.status == "ok").all()
+            row[str(int(x))] = f"{a.value.mean() / b.value.mean():.1f}x" if ok else "-"
+        rows.append(row)
+    return markdown_table(pd.DataFrame(rows)) if rows else ""
+
+
+def slope(points: List[Tuple[float, float]]) -> Optional[float]:
+    """Least-squares slope of log(value) on log(length) over the (up to) three longest lengths."""
+    points = sorted(p for p in points if p[1] and p[1] > 0)[-3:]
+    if len(points) < 2:
+        return None
+    x, y = np.log([p[0] for p in points]), np.log([p[1] for p in points])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def slope_rows(df, keys) -> Tuple[str, Dict[tuple, Dict[str, Optional[float]]]]:
+    found: Dict[tuple, Dict[str, Optional[float]]] = {}
+    rows = []
+    for variant, causal, pass_ in keys:
+        entry = {}
+        for metric in ("latency", "peak_memory"):
+            sel = df[(df.metric == metric) & (df.status == "ok") & (df.variant == variant) & (df.causal == causal) & (df["pass"] == pass_)]
+            pts = list(sel.groupby("x").value.mean().items())
+            entry[metric] = slope(pts)
+        found[(variant, causal, pass_)] = entry
+        rows.append({"variant": variant, "mask": "causal" if causal else "full", "pass": pass_,
+                     "latency slope": "-" if entry["latency"] is None else f"{entry['latency']:.2f}",
+                     "memory slope": "-" if entry["peak_memory"] is None else f"{entry['peak_memory']:.2f}"})
+    return markdown_table(pd.DataFrame(rows)), found
+
+
+def over_peak(df) -> str:
+    frac = df[(df.metric == "peak_fraction") & (df.status == "ok")]
+    over = int((frac.value > 100).sum())
+    return (f" {over} cells exceed 100%: the matmul peak and the kernel were timed at different moments of a machine "
+            f"whose load changed, so these shares are not trustworthy." if over else "")
+
+
+def method(df) -> str:
+    mem = df[(df.metric == "peak_memory") & (df.status == "ok")]
+    return mem.extra.iloc[0].get("method", "?") if len(mem) else "none measured"
+
+
+def support(df) -> List[str]:
+    rows = []
+    for variant, g in df.groupby("variant"):
+        statuses = g[g.metric != "matmul_peak"].status.value_counts().to_dict()
+        job = g[g.metric == "job"]
+        rows.append({"variant": variant, "kernel": g.kernel.iloc[0], "grouping": g.grouping.iloc[0],
+                     "cases": ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
+                     "why not run": "; ".join(sorted(set(job.reason.dropna()))) or ""})
+    lines = ["## Support", "", "Records per variant by status (a case is one length x mask x pass x metric).", "",
+             markdown_table(pd.DataFrame(rows)), ""]
+    reasons = df[(df.status.isin(["failed", "oom", "unsupported"])) & (df.metric != "job")].drop_duplicates(["variant", "status", "reason"])
+    if len(reasons):
+        lines += ["Cases that did not run:", ""]
+        lines += [f"- `{r.variant}` ({r.status}): {r.reason}" for r in reasons.itertuples()] + [""]
+    return lines
+
+
+def correctness(df, keys) -> List[str]:
+    err = df[df.metric == "max_error"]
+    rows = []
+    for variant, g in err.groupby("variant"):
+        ok = g[g.status == "ok"]
+        rows.append({"variant": variant, "cases checked": len(g[g.status.isin(["ok", "failed"])]),
+                     "mismatches": int((g.status == "failed").sum()),
+                     "largest error": f"{ok.value.max():.2g}" if len(ok) else "-",
+                     "allowed (at that case)": f"{ok.extra.loc[ok.value.idxmax()]['allowed_error']:.2g}" if len(ok) else "-"})
+    return ["## Correctness against naive", "", markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.", ""]
+
+
+def cases(df: pd.DataFrame):
+    """(lengths, (variant, causal, pass) keys in table order, the naive reference of each variant).
+
+    Each kernel is compared with naive attention of the same head grouping and position encoding.
+    """
+    cases = df[df["pass"].notna()]
+    lengths = sorted(cases.x.dropna().unique())
+    keys = sorted({(r.variant, r.causal, r["pass"]) for _, r in cases.iterrows()}, key=lambda k: (k[2], k[1], k[0]))
+    spec_of = df.groupby("variant").spec.first()
+    by_grouping = {(s["n_kv_heads"], s["position"]): v for v, s in spec_of.items() if s["kernel"] == "naive"}
+    reference = {v: by_grouping.get((s["n_kv_heads"], s["position"])) for v, s in spec_of.items()}
+    return lengths, keys, reference

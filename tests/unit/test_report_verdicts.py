@@ -1,0 +1,97 @@
+"""Verdict functions on made-up records: each says "agrees", "disagrees" and "inconclusive" where it must,
+and the toolkit's verdict helpers read a metric's direction."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from harness.contract import Metric
+from harness.report_kit import better, combine, in_order, metric, status_notes, worse
+from suites.attention_cost import verdicts as cost
+from suites.gradient_flow import verdicts as flow
+
+
+def test_the_direction_of_a_metric_decides_better_and_worse():
+    ppl = metric("language_modeling", "perplexity")
+    assert not ppl.higher_is_better
+    assert better(ppl, 4.0, 5.0) and worse(ppl, 5.0, 4.0)
+    acc = Metric("accuracy", "", True)
+    assert better(acc, 0.9, 0.5) and not better(acc, 0.5, 0.9)
+    assert not better(acc, math.nan, 0.5) and not worse(acc, math.nan, 0.5)
+
+
+def test_combine_and_order_and_status_notes():
+    assert combine([]) == "not run"
+    assert combine(["agrees", "agrees"]) == "agrees"
+    assert combine(["disagrees"]) == "disagrees"
+    assert combine(["agrees", "disagrees"]) == "inconclusive"
+    assert in_order(["b", "z", "a", "y"], ("z", "y")) == ["z", "y", "a", "b"]
+    df = pd.DataFrame([{"variant": "a", "status": "ok", "reason": None},
+                       {"variant": "b", "status": "diverged", "reason": "loss nan at step 3"},
+                       {"variant": "b", "status": "diverged", "reason": "loss nan at step 3"},
+                       {"variant": "c", "status": "skipped", "reason": "over budget"}])
+    assert status_notes(df) == ["- `b`: diverged: loss nan at step 3", "- `c`: skipped: over budget"]
+    assert status_notes(df, statuses=["skipped"]) == ["- `c`: skipped: over budget"]
+
+
+def _clip(clipped, unclipped):
+    return {"clipped": list(clipped), "unclipped": list(unclipped), "learned_below": 1.0}
+
+
+@pytest.mark.parametrize("clipped, unclipped, verdict", [
+    ((0, 4, 3), (2, 4, 1), "agrees"),         # fewer diverged, as many learned
+    ((0, 4, 3), (0, 4, 1), "inconclusive"),   # none diverged either way, but clipping learned more
+    ((1, 4, 0), (2, 4, 1), "inconclusive"),   # fewer diverged, fewer learned
+    ((2, 4, 1), (2, 4, 1), "disagrees"),      # no effect
+])
+def test_gradient_flow_clipping_verdict(clipped, unclipped, verdict):
+    assert flow._clipping(_clip(clipped, unclipped), 2).verdict == verdict
+    assert flow._clipping(_clip((0, 0, 0), unclipped), 2).verdict == "not run"
+
+
+def test_gradient_flow_lags_verdict():
+    assert flow._lags({"rnn": 10, "lstm": 50}, {"rnn": [10, 10], "lstm": [50, 50]}).verdict == "agrees"
+    assert flow._lags({"rnn": 50, "lstm": 50}, {"rnn": [50, 50], "lstm": [50, 50]}).verdict == "disagrees"
+    assert flow._lags({"rnn": 50}, {"rnn": [50]}).verdict == "not run"
+
+
+def _sweep(ratio_by_radius):
+    return pd.DataFrame([{"variant": "rnn", "seed": 0, "radius": r, "x": d, "value": v ** d}
+                         for r, v in ratio_by_radius.items() for d in (1, 5, 10)])
+
+
+def test_gradient_flow_radius_verdict():
+    assert flow._radius(_sweep({0.5: 0.5, 0.9: 0.9, 1.5: 1.5}), 1).verdict == "agrees"
+    assert flow._radius(_sweep({0.5: 0.5, 0.9: 0.9, 1.5: 0.95}), 1).verdict == "disagrees"  # no growth above 1
+    assert flow._radius(_sweep({})[:0], 1).verdict == "not run"
+
+
+def _shares(points):
+    """SDPA forward FLOP/s shares of the matmul peak: (length, causal, share) per seed 0 and 1."""
+    return pd.DataFrame([{"metric": "peak_fraction", "status": "ok", "pass": "fwd", "kernel": "sdpa", "grouping": "MHA",
+                          "x": x, "causal": causal, "value": share + seed, "seed": seed}
+                         for x, causal, share in points for seed in (0, 1)],
+                        columns=["metric", "status", "pass", "kernel", "grouping", "x", "causal", "value", "seed"])
+
+
+def test_attention_cost_share_of_peak_verdict():
+    assert cost._peak_finding(_shares([(4096, False, 65), (4096, True, 60)])).verdict == "agrees"
+    assert cost._peak_finding(_shares([(4096, False, 20), (4096, True, 15)])).verdict == "disagrees"
+    assert cost._peak_finding(_shares([(4096, False, 120), (4096, True, 60)])).verdict == "inconclusive"  # over 100%
+    assert cost._peak_finding(_shares([(1024, False, 65), (1024, True, 60)])).verdict == "inconclusive"  # other length
+    assert cost._peak_finding(_shares([])).verdict == "not run"
+
+
+def test_attention_cost_memory_verdict():
+    slopes = {("flash", False, "fwd"): {"peak_memory": 1.0}, ("naive", False, "fwd"): {"peak_memory": 2.0},
+              ("sdpa", False, "fwd"): {"peak_memory": 1.9}}
+    empty = pd.DataFrame(columns=["metric", "status", "pass", "variant", "causal", "x", "value", "seed"])
+    agree = cost._memory_finding(empty, {k: v for k, v in slopes.items() if k[0] != "sdpa"},
+                                 {"flash": "naive", "naive": "naive"}, [])
+    assert agree.verdict == "agrees"
+    disagree = cost._memory_finding(empty, {k: v for k, v in slopes.items() if k[0] != "flash"},
+                                    {"sdpa": "naive", "naive": "naive"}, [])
+    assert disagree.verdict == "disagrees"
+    mixed = cost._memory_finding(empty, slopes, {"flash": "naive", "sdpa": "naive", "naive": "naive"}, [])
+    assert mixed.verdict == "inconclusive"

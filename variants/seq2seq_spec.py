@@ -94,10 +94,17 @@ class Seq2SeqTransformerSpec(TransformerSpec):
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Reasons beyond the Transformer's own (which ``variants.spec.problems`` adds)."""
         # a Transformer axis this model does not implement must not be silently ignored
+        from .kernel._base import kernels
+
         defaults = TransformerSpec()
-        return [f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}"
-                for f in dataclasses.fields(TransformerSpec)
-                if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name)]
+        reasons = [f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}"
+                   for f in dataclasses.fields(TransformerSpec)
+                   if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name)]
+        # source padding is masked by an additive score bias in the encoder's and the cross-attention
+        if self.kernel in kernels and not kernels.get(self.kernel).takes_score_bias_on(device):
+            reasons.append(f"kernel '{self.kernel}' takes no score bias on {device}, which the encoder-decoder needs "
+                           f"to mask source padding")
+        return reasons
 
 
 #: TransformerSpec fields the encoder-decoder honours; any other field must keep its default

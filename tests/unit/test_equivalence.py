@@ -4,13 +4,15 @@ Every registered position joins by registering (t5_bias's learned bias and rando
 positions included: the models run in training mode, seeded alike, so both draw the same positions).
 
 Outputs (logits) and gradients of a tiny two-layer model are compared with the naive kernel's on the same
-weights, within the kernel layer's tolerance of the dtype (variants/kernel/_tolerance.py, the table every
+weights, for the decoder LM and for the encoder-decoder (two layers each side; a padded source masked by a
+score bias in the encoder's self-attention and the cross-attention; its cached decoding steps compared too),
+within the kernel layer's tolerance of the dtype (variants/kernel/_tolerance.py, the table every
 "matches naive" check reads): max |error| <= atol + rtol x max |naive's value|, for logits and gradients alike.
 
 A combination is buildable when ``problems(spec, device, dtype)`` is empty; CPU cases run everywhere in
 float32, CUDA cases are marked ``gpu`` (float32 where the kernel allows it, else bfloat16). FlexAttention compiles
 each distinct call, so its cases are a few chosen combinations; it has no backward pass on CPU, so its CPU
-case is one forward comparison (compiling takes tens of seconds there).
+cases are one forward comparison per model (compiling takes tens of seconds there).
 """
 
 import itertools
@@ -21,6 +23,8 @@ import torch
 from variants.kernel import kernels, tolerance
 from variants.position._base import positions
 from variants.scoring._base import scorings
+from variants.seq2seq_spec import PAD, Seq2SeqTransformerSpec
+from variants.seq2seq_spec import build as build_seq2seq
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build
 
@@ -28,23 +32,28 @@ GROUPINGS = ("mha", "gqa2", "mqa")
 #: flex compiles once per distinct call (shape, score_mod, scale), so its gate covers a few combinations only
 FLEX_CASES = {"alibi+scaled_dot+gqa2", "rope+dot+mqa", "none+general+mha", "t5_bias+scaled_dot+mha"}
 SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=12)
+#: the encoder-decoder: two encoder and two decoder layers
+SMALL_SEQ2SEQ = Seq2SeqTransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=12)
 
 
-def _cases(device, dtypes, marks=()):
+def _cases(device, dtypes, marks=(), base=SMALL):
     out = []
+    prefix = "seq2seq:" if isinstance(base, Seq2SeqTransformerSpec) else ""
     for position, scoring, grouping, kernel in itertools.product(positions.names(), scorings.names(), GROUPINGS, kernels.names()):
         if kernel == "naive" or (kernel == "flex" and f"{position}+{scoring}+{grouping}" not in FLEX_CASES):
             continue
         expr = f"{position}+{scoring}+{grouping}+{kernel}"
         for dtype in dtypes:
-            if not problems(resolve(expr, SMALL), device, dtype):
-                out.append(pytest.param(expr, device, dtype, id=f"{expr}-{device}-{str(dtype)[6:]}", marks=marks))
+            if not problems(resolve(expr, base), device, dtype):
+                out.append(pytest.param(expr, device, dtype, id=f"{prefix}{expr}-{device}-{str(dtype)[6:]}", marks=marks))
                 break  # one dtype per combination: the first the kernel takes
     return out
 
 
 CPU_CASES = _cases("cpu", (torch.float32,))
 GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,))
+SEQ2SEQ_CPU_CASES = _cases("cpu", (torch.float32,), base=SMALL_SEQ2SEQ)
+SEQ2SEQ_GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,), base=SMALL_SEQ2SEQ)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -72,16 +81,45 @@ def _run(expr: str, device: str, dtype: torch.dtype, state=None, grad: bool = Tr
     return logits.float(), grads, model.state_dict()
 
 
-def _reference(expr: str, device: str, dtype: torch.dtype, grad: bool = True):
+def _run_seq2seq(expr: str, device: str, dtype: torch.dtype, state=None, grad: bool = True, steps: int = 3):
+    """(logits, flat gradients, state_dict, log-probabilities of ``steps`` decoding steps) of a tiny
+    encoder-decoder on fixed sources, one of them padded, and target prefixes."""
+    torch.manual_seed(0)
+    model = build_seq2seq(resolve(expr, SMALL_SEQ2SEQ)).to(device=device, dtype=dtype)
+    if state is not None:
+        model.load_state_dict(state)
+    gen = torch.Generator().manual_seed(1)
+    src = torch.randint(4, SMALL_SEQ2SEQ.vocab_size, (2, 10), generator=gen)
+    src[1, 6:] = PAD  # the second source is 6 tokens long
+    tgt = torch.randint(4, SMALL_SEQ2SEQ.vocab_size, (2, 8), generator=gen)
+    src, tgt = src.to(device), tgt.to(device)
+    grads = None
+    if grad:
+        logits = model(src, tgt)
+        logits.float().logsumexp(-1).sum().backward()
+        grads = torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]).float()
+    with torch.no_grad():
+        logits = logits if grad else model(src, tgt)
+        decoding, step_log_probs = model.start(src), []
+        for t in range(steps):  # cached self-attention, the memory's keys and values computed once
+            log_probs, decoding = model.step(decoding, tgt[:, t])
+            step_log_probs.append(log_probs)
+    return logits.float(), grads, model.state_dict(), torch.stack(step_log_probs).float() if steps else None
+
+
+def _reference(expr: str, device: str, dtype: torch.dtype, grad: bool = True, run=_run):
     kernel = resolve(expr, SMALL).kernel
-    return _run(expr.replace(f"+{kernel}", "+naive"), device, dtype, grad=grad)
+    return run(expr.replace(f"+{kernel}", "+naive"), device, dtype, grad=grad)
 
 
-def _check(expr, device, dtype):
-    ref_logits, ref_grads, state = _reference(expr, device, dtype)
-    logits, grads, _ = _run(expr, device, dtype, state)
-    for what, got, want in (("logits", logits, ref_logits), ("gradients", grads, ref_grads)):
-        error, allowed = tolerance(dtype).check(got, want)
+def _check(expr, device, dtype, run=_run):
+    ref = _reference(expr, device, dtype, run=run)
+    got = run(expr, device, dtype, ref[2])
+    names = ("logits", "gradients", None, "decoding steps")
+    for what, out, want in zip(names, got, ref):
+        if what is None:
+            continue
+        error, allowed = tolerance(dtype).check(out, want)
         assert error <= allowed, f"{what}: max |error| {error:.3g} > allowed {allowed:.3g} in {dtype}"
 
 
@@ -93,6 +131,16 @@ def test_kernel_matches_naive_on_cpu(expr, device, dtype):
 @pytest.mark.parametrize("expr,device,dtype", GPU_CASES)
 def test_kernel_matches_naive_on_cuda(expr, device, dtype):
     _check(expr, device, dtype)
+
+
+@pytest.mark.parametrize("expr,device,dtype", SEQ2SEQ_CPU_CASES)
+def test_kernel_matches_naive_in_the_encoder_decoder_on_cpu(expr, device, dtype):
+    _check(expr, device, dtype, run=_run_seq2seq)
+
+
+@pytest.mark.parametrize("expr,device,dtype", SEQ2SEQ_GPU_CASES)
+def test_kernel_matches_naive_in_the_encoder_decoder_on_cuda(expr, device, dtype):
+    _check(expr, device, dtype, run=_run_seq2seq)
 
 
 def test_the_cpu_gate_covers_every_dot_product_combination_of_the_cpu_sdpa_kernels():
@@ -135,4 +183,39 @@ def test_flex_forward_matches_naive_on_cpu_with_alibi_score_mod_and_gqa():
     ref, _, state = _reference("alibi+gqa2+flex", "cpu", torch.float32, grad=False)
     out, _, _ = _run("alibi+gqa2+flex", "cpu", torch.float32, state, grad=False)
     error, allowed = tolerance(torch.float32).check(out, ref)
+    assert error <= allowed, f"max |error| {error:.3g} > allowed {allowed:.3g}"
+
+
+def test_the_encoder_decoder_gate_covers_every_dot_product_combination_of_the_cpu_sdpa_kernels():
+    ids = {p.values[0] for p in SEQ2SEQ_CPU_CASES}
+    dot = [s for s in scorings.names() if scorings.get(s).dot_product]
+    for position, scoring, grouping, kernel in itertools.product(positions.names(), dot, GROUPINGS, ("sdpa", "sdpa_math")):
+        assert f"{position}+{scoring}+{grouping}+{kernel}" in ids
+    assert {"alibi+scaled_dot+gqa2+sdpa_flash", "t5_bias+scaled_dot+mha+sdpa"} <= ids
+
+
+def test_a_kernel_without_a_score_bias_cannot_run_the_encoder_decoder():
+    """Source padding is masked by a score bias, so problems() turns such a kernel away before anything runs."""
+    for name in ("flash_attn", "xformers"):
+        assert any("needs to mask source padding" in r for r in problems(resolve(name, SMALL_SEQ2SEQ), "cuda"))
+    assert any("needs to mask source padding" in r for r in problems(resolve("sdpa_flash", SMALL_SEQ2SEQ), "cuda"))
+    assert not any("padding" in r for r in problems(resolve("sdpa_flash", SMALL_SEQ2SEQ), "cpu"))
+
+
+def test_flex_forward_matches_naive_on_cpu_in_the_encoder_decoder(monkeypatch):
+    """ALiBi's causal and bidirectional score_mods, the source's padding added in the kernel (logits only: each
+    decoding step's shape would compile again, tens of seconds each on CPU).
+
+    The three calls (encoder, cross-attention, decoder) have three shapes; from the second torch.compile turns to
+    dynamic shapes, for which Inductor's CPU flex template (torch 2.13) emits C++ that does not compile
+    ("'cur_kvSplitSize5' was not declared"), so this test keeps shapes static."""
+    import torch._dynamo
+
+    expr = "alibi+gqa2+flex"
+    if problems(resolve(expr, SMALL_SEQ2SEQ), "cpu", training=False):
+        pytest.skip("; ".join(problems(resolve(expr, SMALL_SEQ2SEQ), "cpu", training=False)))
+    monkeypatch.setattr(torch._dynamo.config, "automatic_dynamic_shapes", False)
+    ref = _reference(expr, "cpu", torch.float32, grad=False, run=lambda *a, **k: _run_seq2seq(*a, **k, steps=0))
+    got = _run_seq2seq(expr, "cpu", torch.float32, ref[2], grad=False, steps=0)
+    error, allowed = tolerance(torch.float32).check(got[0], ref[0])
     assert error <= allowed, f"max |error| {error:.3g} > allowed {allowed:.3g}"

@@ -303,3 +303,24 @@ def test_t5_bias_of_a_short_training_length_is_finite_far_past_it():
         bias = pe.score_bias(64, 64, 0, torch.float32)  # (H, T, S)
         assert torch.isfinite(bias).all(), max_len
         assert bias[0, 63, 0] == 31.0  # the farthest offset lands in the last bucket
+
+
+@pytest.mark.parametrize("name", ["alibi", "t5_bias"])
+def test_score_mods_equal_the_dense_biases_causal_and_bidirectional(name):
+    """What FlexAttention computes in the kernel (score_mod) is the tensor the other kernels add, in both forms."""
+    from variants.position._base import positions
+
+    enc = positions.get(name)(32, 4, 8, 16)
+    enc.enable_bidirectional()
+    for table in (getattr(enc, "causal_table", None), getattr(enc, "bidirectional_table", None)):
+        if table is not None:
+            torch.nn.init.normal_(table)  # T5's tables start at zero
+    T, S, offset = 5, 9, 4
+    h, q, kv = torch.arange(4)[:, None, None], torch.arange(T)[None, :, None], torch.arange(S)[None, None, :]
+    zero = torch.zeros(4, T, S)
+    causal = enc.attention_bias(T, S, offset, torch.float32)
+    assert torch.allclose(causal.score_mod(zero, 0, h, q, kv), causal.dense(), atol=1e-6)
+    both = enc.attention_bias(S, S, 0, torch.float32, causal=False)
+    h, q, kv = torch.arange(4)[:, None, None], torch.arange(S)[None, :, None], torch.arange(S)[None, None, :]
+    assert torch.allclose(both.score_mod(torch.zeros(4, S, S), 0, h, q, kv), both.dense(), atol=1e-6)
+    assert torch.equal(both.dense(), enc.bidirectional_bias(S, S, torch.float32))

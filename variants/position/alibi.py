@@ -75,3 +75,11 @@ class Alibi(PositionEncoding):
             return score - slopes[h] * (q_idx + q_offset - kv_idx)
 
         return alibi
+
+    def bidirectional_score_mod(self) -> Optional[Callable]:
+        slopes = self.slopes  # (H,)
+
+        def alibi_bidirectional(score, b, h, q_idx, kv_idx):
+            return score - slopes[h] * (q_idx - kv_idx).abs()  # the mirrored bias: -m |i - j|
+
+        return alibi_bidirectional

@@ -79,3 +79,13 @@ class T5Bias(PositionEncoding):
             return score + table[h, relative_bucket(kv_idx - q_idx - q_offset, False, NUM_BUCKETS, max_distance)]
 
         return t5_bias
+
+    def bidirectional_score_mod(self) -> Optional[Callable]:
+        if self.bidirectional_table is None:
+            return None
+        table, max_distance = self.bidirectional_table, self.max_distance  # (H, buckets)
+
+        def t5_bidirectional(score, b, h, q_idx, kv_idx):
+            return score + table[h, relative_bucket(kv_idx - q_idx, True, NUM_BUCKETS, max_distance)]
+
+        return t5_bidirectional

@@ -1,8 +1,9 @@
 """The Transformer encoder-decoder with cross-attention (Vaswani et al. 2017, arXiv 1706.03762).
 
 The encoder's self-attention sees the whole source (padding masked); the decoder's self-attention is
-causal and its cross-attention reads the encoder's output. Every axis of the TransformerSpec carries over,
-resolved through the same registries as the decoder LM (variants/transformer.py): the position encoding
+causal and its cross-attention reads the encoder's output. Both stacks are the decoder LM's blocks
+(variants/transformer.py; the decoder's with their cross-attention sublayer), so every axis of the
+TransformerSpec carries over through the same registries: the position encoding
 (its hooks act in self-attention; cross-attention has none, as in T5), the scoring (in self- and
 cross-attention), head grouping (n_kv_heads), the norm and its placement (Pre-LN by default, Xiong et al.
 2020; Post-LN as in the original), the feed-forward layer and the attention kernel. Source, target and

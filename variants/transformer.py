@@ -1,6 +1,7 @@
-"""A decoder-only Transformer language model built from a TransformerSpec.
+"""The Transformer core (attention, block, initialisation) and the decoder-only language model built of it.
 
-The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with input and output embeddings tied (Press &
+The encoder-decoder (variants/seq2seq_transformer.py) is built of the same Attention, Block and
+init_weights. The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with input and output embeddings tied (Press &
 Wolf 2017), scaled by sqrt(d_model). By default: Pre-LN blocks (Xiong et al. 2020), LayerNorm, a GELU
 feed-forward layer, scaled dot-product scores, multi-head attention and the SDPA kernel. Every one of
 these is an axis of the spec resolved once here into a component that owns its behaviour: attention calls

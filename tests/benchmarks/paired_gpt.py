@@ -1,0 +1,179 @@
+"""Paired throughput benchmark: the harness's training step against a plain-PyTorch GPT (issue 10, item 6).
+
+A: the variant ``learned+sdpa`` resolved through the registry on a TransformerSpec of nanoGPT's baby size
+(4 layers, 4 heads, d 128, max_len 256, vocabulary 65, no dropout; Pre-LN LayerNorm, GELU FFN of 4 x d and
+tied embeddings are the spec's defaults), built by variants.transformer.build and trained by
+harness.train.train on the suites' loss (suites.common.lm.lm_loss).
+B: PlainGPT (plain_gpt.py, nanoGPT's architecture, written for this) in a nanoGPT-style loop: set the
+learning rate, forward with targets, backward, clip, AdamW step, zero the gradients; the loss read back once
+per round. Both use harness.train's AdamW settings (lr, betas, weight decay on matrices, clip 1.0, warm-up
+and cosine schedule), batch 16 x 256 tokens from one pool of random token batches made before timing (no
+data loading is timed), float32.
+
+The two run in alternating rounds within one process (A, B, A, B, ...). Each round starts a fresh optimiser
+(``train`` makes its own), runs ``--warmup`` untimed steps, then times ``--steps`` steps; a first untimed
+round of each warms both up (with ``--compile``: compiles both). The ratio of a round is A's tokens/s over
+B's; the median ratio over the rounds, with its range, is the price of the registry and the harness (above
+1: the harness is faster). Issue 10's targets: at least 1.0 eager on CPU, at least 1.3 with ``--compile``
+(``set.compile=true``: TrainSettings.compile for A, torch.compile(model) for B, as nanoGPT compiles).
+
+    python -m tests.benchmarks.paired_gpt --rounds 6            # or: make paired-bench
+    python -m tests.benchmarks.paired_gpt --rounds 6 --compile
+
+Not collected by pytest (the file name has no ``test_`` prefix); tests/unit/test_paired_gpt.py checks it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Tuple
+
+import torch
+
+from harness.train import TrainSettings, train
+from suites.common.lm import lm_loss
+from tests.benchmarks.plain_gpt import PlainConfig, PlainGPT, cosine_lr, make_adamw
+from variants.spec import TransformerSpec, resolve
+from variants.transformer import DecoderLM, build
+
+VARIANT = "learned+sdpa"
+LR = 1e-3  # nanoGPT's learning rate for the character-level run
+
+
+def harness_model(c: PlainConfig) -> DecoderLM:
+    """The registry's model of the plain GPT's configuration."""
+    base = TransformerSpec(vocab_size=c.vocab_size, d_model=c.n_embd, n_layers=c.n_layer, n_heads=c.n_head,
+                           max_len=c.block_size, dropout=0.0)
+    return build(resolve(VARIANT, base))
+
+
+def settings_for(total_steps: int, compile: bool) -> TrainSettings:
+    """The harness's settings of one round: its AdamW defaults at nanoGPT's learning rate."""
+    return TrainSettings(steps=total_steps, lr=LR, warmup_steps=max(1, total_steps // 10), compile=compile)
+
+
+def token_batches(c: PlainConfig, count: int, device: str, seed: int = 0) -> List[Tuple[torch.Tensor, torch.Tensor]]:
+    """``count`` (inputs, targets) pairs of random tokens, (batch, block) each, already on the device."""
+    g = torch.Generator().manual_seed(seed)
+    window = torch.randint(0, c.vocab_size, (count, c.batch_size, c.block_size + 1), generator=g).to(device)
+    return [(w[:, :-1], w[:, 1:]) for w in window]
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def harness_round(model: DecoderLM, batches, warmup: int, steps: int, compile: bool, device: str) -> float:
+    """Seconds ``train`` takes for ``steps`` steps after ``warmup`` untimed ones (its final read-back included)."""
+    start: List[float] = []
+
+    def loss_fn(runner, step: int):
+        if step == warmup:
+            _sync(device)
+            start.append(time.perf_counter())
+        x, y = batches[step % len(batches)]
+        return lm_loss(runner, x, y), x.numel()
+
+    train(model, loss_fn, settings_for(warmup + steps, compile), progress=False)
+    _sync(device)
+    return time.perf_counter() - start[0]
+
+
+def plain_round(model: PlainGPT, runner: Callable, batches, warmup: int, steps: int, device: str) -> float:
+    """Seconds a nanoGPT-style loop takes for ``steps`` steps after ``warmup`` untimed ones."""
+    s = settings_for(warmup + steps, False)
+    opt = make_adamw(model, s.lr, s.betas, s.weight_decay)
+    model.train()
+    for step in range(warmup + steps):
+        if step == warmup:
+            _sync(device)
+            start = time.perf_counter()
+        for group in opt.param_groups:
+            group["lr"] = cosine_lr(step, s.lr, s.warmup_steps, s.steps, s.min_lr_ratio)
+        x, y = batches[step % len(batches)]
+        _, loss = runner(x, y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), s.grad_clip)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    final = loss.item()  # one read-back per round, which also waits for the device
+    if final != final:
+        raise FloatingPointError("the plain GPT's loss became NaN")
+    return time.perf_counter() - start
+
+
+@dataclass
+class PairedResult:
+    """Per-round tokens/s of both sides and their ratios (harness / plain)."""
+
+    harness_tps: List[float] = field(default_factory=list)
+    plain_tps: List[float] = field(default_factory=list)
+    params: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ratios(self) -> List[float]:
+        return [a / b for a, b in zip(self.harness_tps, self.plain_tps)]
+
+    @property
+    def median_ratio(self) -> float:
+        return statistics.median(self.ratios)
+
+
+def run_paired(c: PlainConfig = PlainConfig(), *, rounds: int = 6, steps: int = 20, warmup: int = 3,
+               compile: bool = False, device: str = "cpu", log: Callable[[str], None] = lambda line: None) -> PairedResult:
+    """Alternate harness and plain rounds ``rounds`` times after one untimed round of each."""
+    if steps < 1 or warmup < 1 or rounds < 1:
+        raise ValueError("rounds, steps and warmup must each be at least 1")
+    torch.manual_seed(0)
+    a = harness_model(c).to(device)
+    torch.manual_seed(0)
+    b = PlainGPT(c).to(device)
+    b_runner = torch.compile(b) if compile else b
+    batches = token_batches(c, 8, device)
+    tokens = steps * c.batch_size * c.block_size
+    result = PairedResult(params={"harness": a.num_parameters(), "plain": b.num_parameters()})
+    harness_round(a, batches, warmup, 1, compile, device)  # warm-up (and compilation) of both, untimed
+    plain_round(b, b_runner, batches, warmup, 1, device)
+    for r in range(rounds):
+        result.harness_tps.append(tokens / harness_round(a, batches, warmup, steps, compile, device))
+        result.plain_tps.append(tokens / plain_round(b, b_runner, batches, warmup, steps, device))
+        log(f"round {r + 1}/{rounds}: harness {result.harness_tps[-1]:9.0f} tok/s  plain {result.plain_tps[-1]:9.0f} "
+            f"tok/s  ratio {result.ratios[-1]:.3f}")
+    return result
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=int, default=6, help="timed rounds of each side, alternating (default 6)")
+    p.add_argument("--steps", type=int, default=20, help="timed training steps per round (default 20)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed steps at the start of each round (default 3)")
+    p.add_argument("--compile", action="store_true", help="torch.compile both models (set.compile=true)")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's choice)")
+    args = p.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    c = PlainConfig()
+    print(f"paired GPT benchmark: torch {torch.__version__}, device {args.device}, threads {torch.get_num_threads()}, "
+          f"{'compiled' if args.compile else 'eager'}, float32; {c.n_layer} layers, {c.n_head} heads, d {c.n_embd}, "
+          f"block {c.block_size}, batch {c.batch_size}, vocab {c.vocab_size}; {args.rounds} rounds x {args.steps} "
+          f"steps after {args.warmup} warm-up steps")
+    result = run_paired(c, rounds=args.rounds, steps=args.steps, warmup=args.warmup, compile=args.compile,
+                        device=args.device, log=print)
+    n_a, n_b = result.params["harness"], result.params["plain"]
+    print(f"parameters: harness ({VARIANT}) {n_a:,}, plain {n_b:,} (difference {n_a - n_b:+,})")
+    ratios = result.ratios
+    print(f"harness tok/s median {statistics.median(result.harness_tps):.0f}, "
+          f"plain tok/s median {statistics.median(result.plain_tps):.0f}")
+    print(f"ratio harness/plain: median {result.median_ratio:.3f} (min {min(ratios):.3f}, max {max(ratios):.3f}, "
+          f"{len(ratios)} rounds); target >= {1.3 if args.compile else 1.0:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

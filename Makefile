@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test report list bench gpu-check clean-results reference
+.PHONY: run test report list bench paired-bench gpu-check clean-results reference
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ list: $(STAMP)
 # microbenchmarks, outside `make test`; BENCH_ARGS="--benchmark-save=NAME" or "--benchmark-compare"
 bench: $(STAMP)
 	$(BIN)/python -m pytest -q tests/benchmarks --benchmark-only $(BENCH_ARGS)
+
+# the harness's training step against a plain-PyTorch GPT of nanoGPT's baby size, alternating rounds in one
+# process; prints the median tokens/s ratio (harness / plain). PAIRED_ARGS="--compile" compiles both.
+paired-bench: $(STAMP)
+	$(BIN)/python -m tests.benchmarks.paired_gpt --rounds 6 $(PAIRED_ARGS)
 
 # On a CUDA machine, under 8 minutes: the GPU-marked tests, then both cost suites at a small size;
 # records stay in results/, reports in reports/.

@@ -1,0 +1,147 @@
+"""The attention_heads tables: per-head records, specialised heads, entropy trends across layers, and the
+sections that show them."""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Tuple
+
+import pandas as pd
+
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+
+#: the order variants are listed in
+ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
+#: a head specialises when at least this share of its attention goes to one fixed offset, to delimiters
+#: (and at least DELIMITER_FACTOR x what even attention would put there) or to the first token
+SPECIALIST = 0.5
+DELIMITER_FACTOR = 2.0
+#: an entropy trend across layers is systematic when Spearman's rank correlation of layer and head entropy
+#: has p below this in every seed, with one sign
+TREND_P = 0.05
+STAT_COLUMNS = (
+    ("entropy", "entropy (nats)", 2),
+    ("mean_distance", "mean distance (tokens)", 1),
+    ("previous_token_share", "previous token", 2),
+    ("first_token_share", "first token", 2),
+    ("delimiter_share", "delimiters", 2),
+    ("offset_share", "best fixed offset", 2),
+)
+
+
+
+def heads_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The per-head records (ok), with layer, head and offset as columns."""
+    rows = df[(df.status == "ok") & df.metric.isin([m for m, _, _ in STAT_COLUMNS])].copy()
+    extra = rows["extra"].apply(lambda e: e if isinstance(e, dict) else {})
+    rows["layer"] = extra.apply(lambda e: e.get("layer")).astype(int)
+    rows["head"] = extra.apply(lambda e: e.get("head")).astype(int)
+    rows["offset"] = extra.apply(lambda e: e.get("offset"))
+    return rows
+
+
+def _job_value(df: pd.DataFrame, metric: str) -> Dict[Tuple[str, int], float]:
+    rows = df[(df.status == "ok") & (df.metric == metric)]
+    return {(r.variant, int(r.seed)): float(r.value) for r in rows.itertuples()}
+
+
+def specialists(heads: pd.DataFrame, base: Dict[Tuple[str, int], float]) -> pd.DataFrame:
+    """Per (variant, seed): how many heads are offset, delimiter and first-token specialists, and which."""
+    rows = []
+    for (variant, seed), part in heads.groupby(["variant", "seed"]):
+        wide = part.pivot_table(index=["layer", "head"], columns="metric", values="value")
+        offsets = part[part.metric == "offset_share"].set_index(["layer", "head"]).offset
+        threshold = max(SPECIALIST, DELIMITER_FACTOR * base.get((variant, int(seed)), 0.0))
+        offset_heads = wide.index[wide.get("offset_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= SPECIALIST]
+        delimiter_heads = wide.index[wide.get("delimiter_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= threshold]
+        sink_heads = wide.index[wide.get("first_token_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= SPECIALIST]
+        rows.append({
+            "variant": variant, "seed": int(seed), "heads": len(wide),
+            "offset": len(offset_heads), "offsets": sorted(int(offsets.get(i, -1)) for i in offset_heads),
+            "offset_names": [f"L{l + 1}H{h + 1} (d={int(offsets.get((l, h), -1))})" for l, h in offset_heads],
+            "delimiter": len(delimiter_heads), "delimiter_threshold": threshold,
+            "delimiter_names": [f"L{l + 1}H{h + 1}" for l, h in delimiter_heads],
+            "sink": len(sink_heads), "sink_names": [f"L{l + 1}H{h + 1}" for l, h in sink_heads],
+            "max_offset_share": float(wide["offset_share"].max()) if "offset_share" in wide else math.nan,
+            "max_delimiter_share": float(wide["delimiter_share"].max()) if "delimiter_share" in wide else math.nan,
+        })
+    return pd.DataFrame(rows)
+
+
+def entropy_trends(heads: pd.DataFrame) -> pd.DataFrame:
+    """Per (variant, seed): Spearman's rho of layer against head entropy (over every head), its p-value, and
+    the mean entropy of the lowest and the highest layer."""
+    from scipy import stats
+
+    rows = []
+    for (variant, seed), part in heads[heads.metric == "entropy"].groupby(["variant", "seed"]):
+        by_layer = part.groupby("layer").value.mean()
+        if part.layer.nunique() < 2:
+            rho, p = math.nan, math.nan
+        else:
+            result = stats.spearmanr(part.layer, part.value)
+            rho, p = float(result.statistic), float(result.pvalue)
+        rows.append({"variant": variant, "seed": int(seed), "rho": rho, "p": p,
+                     "lowest": float(by_layer.iloc[0]), "highest": float(by_layer.iloc[-1]),
+                     "layers": [float(v) for v in by_layer]})
+    return pd.DataFrame(rows)
+
+
+def _layer_table(heads: pd.DataFrame, variants: List[str]) -> List[str]:
+    rows = []
+    for v in variants:
+        part = heads[heads.variant == v]
+        for layer in sorted(part.layer.unique()):
+            row = {"variant": v, "layer": int(layer) + 1}
+            for metric, label, digits in STAT_COLUMNS:
+                cell = part[(part.layer == layer) & (part.metric == metric)]
+                per_seed = cell.groupby("seed").value.mean()  # the layer's mean over heads, per seed
+                row[label] = fmt_mean_ci(per_seed, digits) if len(per_seed) else "-"
+            rows.append(row)
+    return ["## Per layer", "",
+            "Each statistic averaged over the layer's heads, then mean ± 95% interval over seeds. Shares are fractions "
+            "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.", "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]
+
+
+def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
+    rows = []
+    for v in variants:
+        part = table[table.variant == v] if len(table) else table
+        if not len(part):
+            continue
+        first = part.sort_values("seed").iloc[0]
+        rows.append({
+            "variant": v, "heads": int(first.heads),
+            "offset heads": fmt_mean_ci(part.offset, 1),
+            "their offsets (first seed)": ", ".join(first.offset_names) or "none",
+            "delimiter heads": fmt_mean_ci(part.delimiter, 1),
+            "which (first seed)": ", ".join(first.delimiter_names) or "none",
+            "first-token heads": fmt_mean_ci(part.sink, 1),
+            "largest offset share": fmt_mean_ci(part.max_offset_share, 2),
+            "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2),
+        })
+    threshold = (f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)")
+    return ["## Specialised heads", "",
+            f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset, a "
+            f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
+            f"{SPECIALIST:.0%} goes to the window's first character. Counts per model: mean over seeds (n = seeds); heads "
+            "are named L<layer>H<head> with offset d.", "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]
+
+
+def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
+    rows = []
+    for v in variants:
+        part = trends[trends.variant == v] if len(trends) else trends
+        if not len(part):
+            continue
+        layers = part.layers.tolist()
+        means = [mean_ci([seed[i] for seed in layers])[0] for i in range(min(len(s) for s in layers))]
+        rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
+                     "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2),
+                     "largest p over seeds": f"{part.p.max():.2g}"})
+    return ["## Entropy from lower to upper layers", "",
+            f"Spearman's rank correlation of layer index and head entropy over every head of a model (per seed): negative "
+            f"when entropy falls with depth. A trend counts as systematic when p < {TREND_P:g} in every seed, with one sign.", "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]

@@ -1,0 +1,110 @@
+"""The translation verdict: Bahdanau, Cho & Bengio 2014's attention on long sentences."""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Mapping, Optional
+
+import pandas as pd
+
+from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.report_kit import mean_ci
+from suites.translation.baselines import LEARNED_MARGIN
+from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
+
+PUBLISHED = (
+    "Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473, WMT'14 English-French) report test BLEU 13.93 for the "
+    "encoder-decoder without attention (RNNencdec-30) against 21.50 with attention (RNNsearch-30), and 17.82 "
+    "against 26.75 for the models trained on sentences of up to 50 words; in their Figure 2 the models without "
+    "attention lose BLEU steeply once sources pass about 20 words, while RNNsearch-50 stays flat to 50 words and more."
+)
+BOTTLENECK = Claim(
+    "attention_long_sentences", "translation", "Attention removes the fixed-vector bottleneck on long sentences",
+    "Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473)",
+    "WMT'14 En-Fr test BLEU 13.93 without attention vs 21.50 with (17.82 vs 26.75 at 50 words); no loss to 50+ words",
+    ("rnn", "lstm", "lstm+bahdanau+additive"))
+CLAIMS = (BOTTLENECK,)
+#: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
+HOLDS = 0.8
+
+
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdict on Bahdanau et al.'s finding from one group of records."""
+    ok = df[df.status == "ok"]
+    specs = {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
+    variants = _order(list(specs), specs)
+    buckets = df[df.metric == "bleu_by_length"].drop_duplicates("x").sort_values("x")
+    labels = {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
+    return [_verdict(ok, variants, specs, labels, flag_unlearned(ok, variants))]
+
+
+def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labels: Dict[float, str],
+             flagged: Optional[Mapping[str, str]] = None) -> Finding:
+    """Whether this run reproduces Bahdanau et al.'s finding, from the RNN variants that learned.
+
+    The attention side is their model (the bahdanau decoder with the additive score) when the run has it,
+    otherwise the other attention RNNs, said so; variants in ``flagged`` (did not learn) are left out.
+    """
+    if not labels:
+        return not_run(BOTTLENECK, "This run has no BLEU by source length, so it cannot be compared.")
+    flagged = dict(flagged or {})
+    means: Dict[str, Dict[float, float]] = {}
+    for v in variants:
+        rows = ok[(ok.variant == v) & (ok.metric == "bleu_by_length")]
+        means[v] = {x: mean_ci(rows[rows.x == x].value)[0] for x in labels if (rows.x == x).any()}
+    longest = max(labels)
+    rnn = [v for v in variants if specs[v].get("family") == "rnn_seq2seq" and longest in means[v]]
+    plain = [v for v in rnn if specs[v]["scoring"] == "none"]
+    searches = [v for v in rnn if _is_rnnsearch(specs[v])]
+    attn = searches or [v for v in rnn if specs[v]["scoring"] != "none"]
+    if not plain or not attn:
+        return not_run(BOTTLENECK, "This run lacks RNN encoder-decoders with and without attention on the longest bucket, "
+                       "so it cannot be compared.")
+    short = "Bahdanau's attention" if searches else "attention"
+    side = (f"{short} (the bahdanau decoder with the additive score)" if searches else
+            "attention (none is Bahdanau's model, the bahdanau decoder with the additive score, so this compares "
+            "attention in general)")
+    out = [v for v in plain + attn if v in flagged]
+    sentences = []
+    if out:
+        sentences.append(
+            f"Here {len(out)} of the {len(plain + attn)} RNN variants compared {'is' if len(out) == 1 else 'are'} left out "
+            f"because {'it' if len(out) == 1 else 'they'} did not learn (mean BLEU not at least {LEARNED_MARGIN:g} above the "
+            f"better baseline): " + ", ".join(f"{v} ({flagged[v]})" for v in out) + ".")
+    plain = [v for v in plain if v not in flagged]
+    attn = [v for v in attn if v not in flagged]
+    if not attn:
+        return finding(BOTTLENECK, "inconclusive", " ".join(
+            sentences + [f"No model with {short} learned the task with this budget, so this run cannot test the finding."]))
+    if not plain:
+        return finding(BOTTLENECK, "inconclusive", " ".join(
+            sentences + ["No model without attention learned the task, so this run cannot test the finding."]))
+
+    def kept(v):
+        peak = max(means[v].values())
+        return means[v][longest] / peak if peak > 0 else math.nan
+
+    def describe(vs):
+        return ", ".join(f"{v} {means[v][longest]:.1f} ({kept(v):.0%} of its best bucket)" for v in vs)
+
+    bucket = labels[longest].split(" (")[0]
+    sentences.append(f"{'Of the others' if out else 'Here'}, on the longest bucket ({bucket}), the RNNs without attention "
+                     f"reach BLEU {describe(plain)}, and those with {side} {describe(attn)}.")
+    text = " ".join(sentences)
+    holds = all(kept(v) >= HOLDS for v in attn)
+    falls = all(kept(v) < HOLDS for v in plain)
+    better = min(means[v][longest] for v in attn) > max(means[v][longest] for v in plain)
+    estimates = [Estimate.of(f"BLEU on {bucket}, {v}", ok[(ok.variant == v) & (ok.metric == "bleu_by_length")
+                                                                 & (ok.x == longest)].value) for v in attn + plain]
+    if holds and falls and better:
+        return finding(BOTTLENECK, "agrees", text + (f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
+                       f"bucket) while the fixed-vector models fall below it."), estimates)
+    why = []
+    if not holds:
+        why.append("an attention model also loses BLEU on long sources")
+    if not falls:
+        why.append("a model without attention keeps its BLEU on long sources")
+    if not better:
+        why.append("attention does not beat every model without attention on the longest bucket")
+    return finding(BOTTLENECK, "disagrees",
+                   text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates)

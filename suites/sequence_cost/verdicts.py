@@ -1,0 +1,62 @@
+"""The sequence_cost verdict: whether recurrence leaves the device idle while attention keeps it busy."""
+
+from __future__ import annotations
+
+import math
+from typing import List
+
+import pandas as pd
+
+from harness.findings import Claim, Estimate, Finding, finding, not_run
+from suites.sequence_cost.tables import _frame, shares
+
+UTILISATION = Claim(
+    "recurrence_idles_device", "sequence_cost", "Recurrence leaves most of the device idle; attention keeps it busy",
+    "Vaswani et al. 2017 (arXiv 1706.03762, Table 1: O(n) vs O(1) sequential operations); the figure is folklore",
+    "often quoted for GPUs: recurrent layers ~30% utilisation, attention 70%+ (a claim to measure, not a published constant)",
+    ("lstm", "gru", "transformer"))
+CLAIMS = (UTILISATION,)
+#: the quoted figures (% of peak)
+QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
+#: verdict: attention's share at least AGREE_RATIO x recurrence's agrees; below DISAGREE_RATIO x disagrees
+AGREE_RATIO, DISAGREE_RATIO = 2.0, 1.25
+
+
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """Agrees when the attention layer's share of the matmul peak is at least AGREE_RATIO x the best recurrent
+    layer's at the longest length both were timed (forward+backward when measured, else forward); disagrees
+    below DISAGREE_RATIO x; inconclusive between."""
+    if "pass" not in df:
+        df = _frame(df)
+    device = str(df.iloc[0].device).split(":")[0] if len(df) else "?"
+    measured = [p for p in ("fwd+bwd", "fwd") if shares(df, p)[0] is not None]
+    if not measured:
+        return [not_run(UTILISATION, "These records lack a recurrent and an attention layer timed at a common length.")]
+    parts, verdicts, estimates = [], [], []
+    for pass_ in measured:
+        x, rec, att = shares(df, pass_)
+        best_rec = max(rec, key=rec.get)
+        best_att = max(att, key=att.get)
+        ratio = att[best_att] / rec[best_rec] if rec[best_rec] > 0 else math.inf
+        verdicts.append("agrees" if ratio >= AGREE_RATIO else "disagrees" if ratio < DISAGREE_RATIO else "inconclusive")
+        estimates += [Estimate.of(f"{pass_} {best_att} % of peak", _seed_values(df, best_att, pass_, x), "%"),
+                      Estimate.of(f"{pass_} {best_rec} % of peak", _seed_values(df, best_rec, pass_, x), "%")]
+        parts.append(f"{pass_} at {int(x)} tokens: `{best_att}` {att[best_att]:.0f}% of the matmul peak against "
+                     + ", ".join(f"`{v}` {s:.0f}%" for v, s in sorted(rec.items(), key=lambda kv: -kv[1]))
+                     + f" ({ratio:.1f}x the busiest recurrent layer)")
+    primary = verdicts[0]
+    quoted = (f"the quoted ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+ is for GPUs" if device == "cpu"
+              else f"quoted: ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+")
+    word = {"agrees": "**agrees**: attention keeps the device at least "
+                      f"{AGREE_RATIO:g}x as busy as recurrence",
+            "disagrees": f"**disagrees**: recurrence keeps this {device} about as busy as attention or busier "
+                         f"(attention's share is under {DISAGREE_RATIO:g}x the busiest recurrent layer's)",
+            "inconclusive": f"is **inconclusive**: attention is busier, but by less than {AGREE_RATIO:g}x"}[primary]
+    sentence = (f"On this {device} ({quoted}): " + "; ".join(parts) + f". Judged on {measured[0]}, this run {word}.")
+    return [finding(UTILISATION, primary, sentence, estimates)]
+
+
+def _seed_values(df: pd.DataFrame, variant: str, pass_: str, x: float) -> List[float]:
+    rows = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)
+              & (df.x == x)]
+    return [float(v) for v in rows.value]

@@ -1,0 +1,119 @@
+"""The kv_cache tables: measured cache bytes against the formula, the Llama-2 calculator, per-token latency,
+greedy generation with and without the cache, and the decode paths over a grouped cache."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import pandas as pd
+
+from harness.measure import bootstrap_ratio
+from harness.report_kit import markdown_table
+from variants.kv_cache import PUBLISHED, kv_cache_bytes
+
+#: REFERENCES.md: KV cache at 4096 tokens, fp16, batch 1
+PUBLISHED_BYTES = {"Llama-2-7B": 2_147_483_648, "Llama-2-13B": 3_355_443_200, "Llama-2-70B": 1_342_177_280}
+
+
+def _grouping(spec: dict) -> str:
+    kv = spec["n_kv_heads"] or spec["n_heads"]
+    return "MHA" if kv == spec["n_heads"] else ("MQA" if kv == 1 else f"GQA-{kv}")
+
+
+def _kept(extra: dict) -> List[float]:
+    mask = extra.get("kept_mask") or [True] * len(extra["times"])
+    kept = [t for t, k in zip(extra["times"], mask) if k]
+    return kept if len(kept) >= 3 else extra["times"]
+
+
+def _cell(rows: pd.DataFrame) -> str:
+    if not len(rows):
+        return "-"
+    ok = rows[rows.status == "ok"]
+    if not len(ok):
+        return rows.status.iloc[0]
+    e = ok.extra.iloc[0]
+    value = float(ok.value.iloc[0])
+    return f"{value:.3g} ±{100 * e['noise'] / 2:.0f}%" + ("*" if e.get("contaminated") else "")
+
+
+def _ratio(a: pd.DataFrame, b: pd.DataFrame) -> str:
+    a, b = a[a.status == "ok"], b[b.status == "ok"]
+    if len(a) != 1 or len(b) != 1:
+        return "-"
+    point, lo, hi = bootstrap_ratio(_kept(a.extra.iloc[0]), _kept(b.extra.iloc[0]))
+    return f"{point:.3g}x [{lo:.3g}-{hi:.3g}]"
+
+
+def calculator_table(shapes: Optional[Dict[str, tuple]] = None, tokens: int = 4096, bytes_per_element: int = 2) -> pd.DataFrame:
+    """KV bytes of the published models (and 70B as if it were MHA) from ``kv_cache_bytes``."""
+    rows = []
+    for name, s in PUBLISHED.items():
+        got = kv_cache_bytes(s.layers, s.kv_heads, s.head_dim, tokens, 1, bytes_per_element)
+        rows.append({"model": name, "layers": s.layers, "heads": s.heads, "kv heads": s.kv_heads, "head dim": s.head_dim,
+                     "KV bytes": f"{got:,}", "GiB": f"{got / 2**30:.2f}",
+                     "published": f"{PUBLISHED_BYTES[name]:,}" if name in PUBLISHED_BYTES else "",
+                     "agrees": "yes" if PUBLISHED_BYTES.get(name) == got else "no"})
+        if s.kv_heads != s.heads:
+            mha = kv_cache_bytes(s.layers, s.heads, s.head_dim, tokens, 1, bytes_per_element)
+            rows.append({"model": f"{name} if MHA", "layers": s.layers, "heads": s.heads, "kv heads": s.heads,
+                         "head dim": s.head_dim, "KV bytes": f"{mha:,}", "GiB": f"{mha / 2**30:.2f}", "published": "", "agrees": ""})
+    return pd.DataFrame(rows)
+
+
+
+def _bytes_section(df, variants) -> List[str]:
+    rows = []
+    for v in variants:
+        for x in sorted(df[(df.variant == v) & (df.metric == "cache_bytes")].x.unique()):
+            m = df[(df.variant == v) & (df.metric == "cache_bytes") & (df.x == x)].iloc[0]
+            a = df[(df.variant == v) & (df.metric == "cache_bytes_analytic") & (df.x == x)].value.iloc[0]
+            rows.append({"variant": v, "kv heads": m.extra["kv_heads"], "context": int(x), "measured (B)": f"{int(m.value):,}",
+                         "analytic (B)": f"{int(a):,}", "equal": "yes" if int(m.value) == int(a) else "NO"})
+    return ["## Cache bytes: measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes", "",
+            "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context.", "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No cache was measured.", ""]
+
+
+def _latency_section(df, variants) -> List[str]:
+    rows = []
+    for v in variants:
+        sel = df[df.variant == v]
+        for x in sorted(sel[sel.metric == "uncached_latency"].x.unique()):
+            at = sel[sel.x == x]
+            c, k, u = (at[at.metric == m] for m in ("decode_latency", "decode_latency_kernel", "uncached_latency"))
+            rows.append({"variant": v, "context": int(x), "cached": _cell(c), "cached, kernel": _cell(k),
+                         "uncached": _cell(u), "uncached / cached": _ratio(u, c)})
+    return ["## Per-token latency (ms/token)", "",
+            "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.", "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No latency was measured.", ""]
+
+
+def _greedy_section(df, variants) -> List[str]:
+    rows = []
+    for v in variants:
+        g = df[(df.variant == v) & (df.metric == "greedy_match")]
+        if len(g):
+            r = g.iloc[0]
+            rows.append({"variant": v, "tokens": r.extra["tokens"], "identical": "yes" if r.status == "ok" else f"NO: {r.reason}",
+                         "smallest top-1/top-2 gap": f"{r.extra['min_margin']:.2e}"})
+    return ["## Greedy generation with and without the cache", "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No generation was run.", ""]
+
+
+def _paths_section(df, variants) -> List[str]:
+    rows = []
+    paths = df[df.metric == "decode_path_latency"]
+    for v in variants:
+        sel = paths[paths.variant == v]
+        for x in sorted(sel.x.unique()):
+            at = sel[sel.x == x]
+            by = {p: at[at.extra.apply(lambda e: e.get("path")) == p] for p in ("repeat", "enable_gqa", "grouped")}
+            kv = at.extra.iloc[0].get("kv_heads")
+            rows.append({"variant": v, "kv heads": kv, "cached tokens": int(x), "repeat K/V": _cell(by["repeat"]),
+                         "SDPA enable_gqa": _cell(by["enable_gqa"]), "grouped queries": _cell(by["grouped"]),
+                         "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
+                         "repeat / grouped": _ratio(by["repeat"], by["grouped"])})
+    return ["## Decode-step attention over a grouped cache (ms)", "",
+            "Three exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
+            "score bias (a float mask for SDPA).", "", markdown_table(pd.DataFrame(rows)) if rows else "No path was timed.", ""]

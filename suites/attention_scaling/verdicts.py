@@ -1,0 +1,111 @@
+"""The attention_scaling verdicts: Vaswani et al. 2017's q.k variance, softmax saturation, and additive against unscaled dot."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import pandas as pd
+
+from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.report_kit import in_order, mean_ci
+from suites.attention_scaling.tables import ORDER, _mean, _per_seed
+from suites.common.learning import LearningCheck, learning_checks, usable
+
+PUBLISHED = (
+    "Vaswani et al. 2017 (arXiv 1706.03762, section 3.2.1): for q and k with independent unit-variance components, "
+    "q.k has variance d_k; unscaled, large d_k pushes the softmax toward one-hot weights with extremely small gradients, "
+    "which 1/sqrt(d_k) prevents; additive attention outperforms unscaled dot-product attention at large d_k."
+)
+VARIANCE = Claim(
+    "qk_variance_is_dk", "attention_scaling", "q.k of unit-variance vectors has variance d_k",
+    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1, footnote 4)", "var(q.k) = d_k", ("scaled_dot",))
+SATURATION = Claim(
+    "scaling_by_sqrt_dk", "attention_scaling", "Scaling by 1/sqrt(d_k) keeps the softmax from saturating at large d_k",
+    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1)",
+    "unscaled dot products push the softmax into regions of extremely small gradients at large d_k",
+    ("scaled_dot", "dot"))
+ADDITIVE = Claim(
+    "additive_beats_unscaled_dot", "attention_scaling", "Additive attention beats unscaled dot products at large d_k",
+    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1), after Britz et al. 2017",
+    "additive outperforms dot product without scaling for larger d_k", ("scaled_dot", "dot", "additive+naive"))
+CLAIMS = (VARIANCE, SATURATION, ADDITIVE)
+#: q.k variance within this relative error of d_k agrees with the theory
+TOLERANCE = 0.1
+
+
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """This suite's verdicts on Vaswani et al.'s section 3.2.1 from one group of records."""
+    ok = df[df.status == "ok"]
+    variants = in_order(df.variant.unique(), ORDER)
+    d_ks = sorted(ok[ok.metric == "qk_variance"].x.dropna().unique())
+    checks = learning_checks(df, "heldout_loss", None, "train_loss")
+    return [_variance(ok, d_ks), _saturation(ok, variants, d_ks), training_verdict(ok, variants, checks)]
+
+
+def _variance(ok: pd.DataFrame, d_ks: List[float]) -> Finding:
+    """q.k of unit-variance vectors has variance d_k (agrees when within TOLERANCE at every d_k)."""
+    if not d_ks:
+        return not_run(VARIANCE)
+    var = {d: mean_ci(ok[(ok.metric == "qk_variance") & (ok.x == d)].value)[0] for d in d_ks}
+    agrees = all(abs(var[d] / d - 1) <= TOLERANCE for d in d_ks)
+    hi = d_ks[-1]
+    estimate = Estimate.of(f"var(q.k) / d_k at d_k {int(hi)}", [v / hi for v in _per_seed(ok, None, "qk_variance", hi)])
+    text = ("var(q.k) against d_k: " + ", ".join(f"{var[d]:.1f} at {int(d)}" for d in d_ks) + "; this run "
+            + ("agrees with the theory (within 10% of d_k)." if agrees else "departs from d_k by more than 10%."))
+    return finding(VARIANCE, "agrees" if agrees else "disagrees", text, [estimate])
+
+
+def _saturation(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> Finding:
+    """Unscaled scores saturate the softmax at large d_k and shrink its gradient; 1/sqrt(d_k) keeps it spread."""
+    lo, hi = (d_ks[0], d_ks[-1]) if d_ks else (None, None)
+    if not ("dot" in variants and "scaled_dot" in variants and lo != hi):
+        return not_run(SATURATION)
+    ent = {v: (_mean(ok, v, "softmax_entropy", lo), _mean(ok, v, "softmax_entropy", hi)) for v in ("dot", "scaled_dot")}
+    sat = {v: (_mean(ok, v, "softmax_saturated_fraction", lo), _mean(ok, v, "softmax_saturated_fraction", hi))
+           for v in ("dot", "scaled_dot")}
+    jac = {v: _mean(ok, v, "softmax_jacobian_norm", hi) for v in ("dot", "scaled_dot")}
+    grad = {v: _mean(ok, v, "query_grad_norm", hi) for v in ("dot", "scaled_dot")}
+    saturates = (ent["dot"][1] < 0.5 * ent["scaled_dot"][1] and sat["dot"][1] > sat["dot"][0]
+                 and sat["dot"][1] > sat["scaled_dot"][1] and jac["dot"] < jac["scaled_dot"])
+    estimates = [Estimate.of(f"softmax entropy at d_k {int(hi)}, {name}", _per_seed(ok, v, "softmax_entropy", hi), "nats")
+                 for v, name in (("dot", "unscaled"), ("scaled_dot", "scaled"))]
+    text = (f"From d_k {int(lo)} to {int(hi)} the unscaled softmax's entropy falls {ent['dot'][0]:.2f} -> "
+            f"{ent['dot'][1]:.2f} nats and its saturated share rises {sat['dot'][0]:.0%} -> {sat['dot'][1]:.0%}, while the "
+            f"scaled one stays at {ent['scaled_dot'][1]:.2f} nats and {sat['scaled_dot'][1]:.0%}; mean softmax Jacobian "
+            f"norm at {int(hi)}: unscaled {jac['dot']:.3g}, scaled {jac['scaled_dot']:.3g}. This run "
+            + ("agrees: unscaled scores saturate the softmax and shrink its gradient, scaling keeps it spread."
+            if saturates else "does not show the unscaled softmax saturating with a smaller gradient.")
+            + f" (The gradient reaching the query, ||dL/dq||, is still {grad['dot'] / grad['scaled_dot']:.1f}x larger "
+            "unscaled at this d_k: the unscaled score lacks the 1/sqrt(d_k) factor on q, which outweighs the "
+            "saturation for the queries that are not saturated.)")
+    return finding(SATURATION, "agrees" if saturates else "disagrees", text, estimates)
+
+
+def training_verdict(ok: pd.DataFrame, variants: List[str], checks: Dict[str, LearningCheck]) -> Finding:
+    """Additive against unscaled dot at large d_k, from held-out losses of scorings that learned and did not memorise.
+
+    Without the unscaled dot product or an additive scoring among those, no verdict, and the sentence says which
+    scoring was left out and why; every other left-out scoring is named too.
+    """
+    add = next((v for v in variants if v.startswith("additive")), None)
+    if "dot" not in variants or add is None:
+        return not_run(ADDITIVE)
+    kept, left_out = usable({v: checks[v] for v in variants if v in checks})
+    note = f" {left_out}" if left_out else ""
+    missing = [v for v in ("dot", add) if v not in kept]
+    if missing:
+        return finding(ADDITIVE, "inconclusive", "Training at large d_k: no verdict, as "
+                       + " and ".join(f"`{v}` {_short_reason(checks.get(v))}" for v in missing) + "." + note)
+    held = {v: _mean(ok, v, "heldout_loss") for v in kept}
+    estimates = [Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char") for v in (add, "dot")]
+    return finding(ADDITIVE, "agrees" if held[add] < held["dot"] else "disagrees", f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot {held['dot']:.3f}"
+            + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "") + "; this run "
+            + ("agrees that additive attention beats the unscaled dot product at large d_k."
+               if held[add] < held["dot"] else "does not show additive attention beating the unscaled dot product.")
+            + note, estimates)
+
+
+def _short_reason(check) -> str:
+    if check is None or not check.heldout:
+        return "has no held-out loss"
+    return " and ".join(why for why, flag in (("did not learn", check.did_not_learn), ("memorised", check.memorised)) if flag)

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
-from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks
 
 #: plain RoPE "blows up": ppl(4L)/ppl(L) at least this

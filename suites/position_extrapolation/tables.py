@@ -1,0 +1,84 @@
+"""The position_extrapolation tables: perplexity by evaluation length, and whether each variant extrapolates
+(``Shape``: per-seed perplexity at L and 8L, their ratio, the learning checks, which the verdict reads too)."""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List
+
+import pandas as pd
+
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, status_notes
+from suites.common.learning import learning_checks, usable
+
+#: the order variants are listed in
+ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
+#: a variant whose perplexity at L is this much above the best variant's did not train comparably
+NOT_COMPARABLE = 1.15
+
+
+def _per_seed(ok: pd.DataFrame, metric: str, x: float) -> Dict[str, Dict[int, float]]:
+    rows = ok[(ok.metric == metric) & (ok.x == x)]
+    out: Dict[str, Dict[int, float]] = {}
+    for r in rows.itertuples():
+        out.setdefault(r.variant, {})[int(r.seed)] = float(r.value)
+    return out
+
+
+class Shape:
+    """What the verdict and the summary table share: per-seed perplexity at L and 8L, their ratio, the learning checks."""
+
+    def __init__(self, df: pd.DataFrame):
+        ok = df[df.status == "ok"]
+        train_len = float(df.iloc[0].profile_settings["train_len"])
+        self.checks = learning_checks(df, "loss", train_len)
+        self.kept, self.left_out = usable(self.checks)
+        self.at_l = _per_seed(ok, "perplexity", train_len)
+        at_8l = _per_seed(ok, "perplexity", 8 * train_len)
+        self.best_l = min((mean_ci(self.at_l[v].values())[0] for v in self.kept if v in self.at_l), default=math.nan)
+        self.ratios = {v: [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
+                       for v, l_vals in ((v, self.at_l.get(v, {})) for v in df.variant.unique())}
+        self.comparable = {v for v in self.kept if v in self.at_l
+                           and mean_ci(self.at_l[v].values())[0] <= NOT_COMPARABLE * self.best_l}
+
+
+
+def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], lengths: List[float],
+                       train_len: int) -> List[str]:
+    """Perplexity per variant and evaluation length, and notes on the cells that are not numbers."""
+    lines = [f"## Perplexity by evaluation length (mean ± 95% interval over seeds; L = {train_len})", ""]
+    table = []
+    for v in variants:
+        row = {"variant": v}
+        for x in lengths:
+            vals = ok[(ok.variant == v) & (ok.metric == "perplexity") & (ok.x == x)].value
+            bad = df[(df.variant == v) & (df.metric == "perplexity") & (df.x == x) & (df.status != "ok")]
+            row[f"{int(x)} ({int(x) // train_len}L)"] = fmt_mean_ci(vals) if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
+        table.append(row)
+    lines += [markdown_table(pd.DataFrame(table)), ""]
+    reasons = status_notes(df)
+    if reasons:
+        lines += ["Cells that are not numbers:", ""]
+        lines += reasons + [""]
+    return lines
+
+
+def extrapolation_section(shape: Shape, variants: List[str]) -> List[str]:
+    """Each variant's perplexity at L, its ppl(8L)/ppl(L) and whether it is comparable at L."""
+    summary = []
+    for v in variants:
+        l_vals = shape.at_l.get(v, {})
+        flags = [name for name, on in (("did not learn", shape.checks[v].did_not_learn),
+                                        ("memorised", shape.checks[v].memorised)) if on]
+        comparable = not flags and bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * shape.best_l
+        summary.append({
+            "variant": v, "ppl at L": fmt_mean_ci(l_vals.values()),
+            "ppl(8L) / ppl(L)": fmt_mean_ci(shape.ratios[v]) if shape.ratios[v] else "n/a",
+            "comparable at L": "yes" if comparable else "no: " + (
+                " and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
+        })
+    return ["## Does it extrapolate?", "",
+              "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
+              f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the best "
+              "variant that learned is marked as not comparable.", "",
+              markdown_table(pd.DataFrame(summary)), ""]

@@ -1,0 +1,233 @@
+"""Verdict functions of language_modeling, translation, kv_cache, attention_scaling and position_extrapolation on
+made-up records: each says "agrees", "disagrees", "inconclusive" and "not run" where it can be reached.
+
+(tests/unit/test_report_verdicts.py does the same for gradient_flow and attention_cost.)"""
+
+import pandas as pd
+import pytest
+
+from suites.attention_scaling import verdicts as scaling
+from suites.common.learning import LearningCheck
+from suites.kv_cache import verdicts as kv
+from suites.language_modeling import verdicts as lm
+from suites.language_modeling.summary import Summary
+from suites.position_extrapolation import verdicts as extrapolation
+from suites.translation import verdicts as translation
+
+# --- language_modeling ---------------------------------------------------------------------------------
+
+BASE = {"d_model": 64, "n_heads": 4, "n_kv_heads": None, "d_ff": None, "scoring": "scaled_dot", "norm_placement": "pre",
+        "norm": "layernorm", "ffn": "gelu", "position": "rope", "kernel": "naive"}
+#: a variant's spec changes against the baseline
+CHANGES = {"baseline": {}, "dot": {"scoring": "dot"}, "additive+naive": {"scoring": "additive"},
+           "gqa2": {"n_kv_heads": 2, "d_ff": 288}, "mqa": {"n_kv_heads": 1, "d_ff": 304},
+           "post_ln": {"norm_placement": "post"}}
+
+
+def _lm(ppl):
+    """A language_modeling group: variant -> per-seed perplexities (a list) or a status that is not ok."""
+    rows = []
+    for v, values in ppl.items():
+        spec = {**BASE, **CHANGES[v]}
+        for seed in (0, 1, 2):
+            ok = isinstance(values, list)
+            rows.append({"variant": v, "seed": seed, "status": "ok" if ok else values, "reason": None if ok else "x",
+                         "metric": "perplexity", "value": values[seed] if ok else float("nan"), "spec": spec,
+                         "profile_settings": {"warmup_steps": 10}})
+    return Summary(pd.DataFrame(rows))
+
+
+BASELINE = [5.0, 5.1, 4.9]
+
+
+def _times(factor):
+    return [p * factor for p in BASELINE]
+
+
+@pytest.mark.parametrize("dot, verdict", [
+    (_times(1.01), "agrees"),      # within 3% of the baseline
+    (_times(1.10), "disagrees"),   # 10% worse
+    ("failed", "inconclusive"),    # no perplexity to compare
+])
+def test_language_modeling_scoring_verdict(dot, verdict):
+    s = _lm({"baseline": BASELINE, "dot": dot})
+    assert lm._scoring(s, s).verdict == verdict
+
+
+def test_language_modeling_scoring_without_variants_or_with_unlearned_ones():
+    s = _lm({"baseline": BASELINE})
+    assert lm._scoring(s, s).verdict == "not run"
+    everyone = _lm({"baseline": BASELINE, "dot": _times(1.01)})
+    assert lm._scoring(s, everyone).verdict == "inconclusive"  # dot ran but did not learn
+
+
+@pytest.mark.parametrize("gqa, mqa, verdict", [
+    (_times(1.01), _times(1.02), "agrees"),      # GQA within 3% and no worse than MQA
+    (_times(1.05), _times(1.02), "disagrees"),   # GQA worse than MQA and more than 3%
+    (_times(1.01), "failed", "inconclusive"),    # MQA has no perplexity
+])
+def test_language_modeling_grouping_verdict(gqa, mqa, verdict):
+    s = _lm({"baseline": BASELINE, "gqa2": gqa, "mqa": mqa})
+    assert lm._grouping(s, s).verdict == verdict
+
+
+def test_language_modeling_grouping_not_run_without_mqa():
+    s = _lm({"baseline": BASELINE, "gqa2": _times(1.01)})
+    assert lm._grouping(s, s).verdict == "not run"
+
+
+@pytest.mark.parametrize("post, verdict", [
+    (_times(1.05), "agrees"),       # Post-LN worse (perplexity: lower is better)
+    ("diverged", "agrees"),         # Post-LN diverged
+    (_times(0.95), "disagrees"),    # Post-LN better
+    ("failed", "inconclusive"),     # no perplexity, did not diverge
+])
+def test_language_modeling_post_ln_verdict(post, verdict):
+    s = _lm({"baseline": BASELINE, "post_ln": post})
+    assert lm._post_ln(s, s).verdict == verdict
+
+
+def test_language_modeling_post_ln_not_run_without_post_ln():
+    s = _lm({"baseline": BASELINE})
+    assert lm._post_ln(s, s).verdict == "not run"
+
+
+# --- translation ---------------------------------------------------------------------------------------
+
+SPECS = {"rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
+         "lstm+bahdanau+additive": {"family": "rnn_seq2seq", "scoring": "additive", "decoder": "bahdanau", "cell": "lstm"}}
+LABELS = {10.0: "1-10 words (n=50)", 30.0: "11-30 words (n=50)"}
+
+
+def _bleu(by_variant):
+    """BLEU by length: variant -> (short bucket, long bucket), seeds 0 and 1."""
+    return pd.DataFrame([{"variant": v, "metric": "bleu_by_length", "x": x, "value": bleu + seed * 0.1, "seed": seed,
+                          "status": "ok"}
+                         for v, (short, long) in by_variant.items() for x, bleu in ((10.0, short), (30.0, long))
+                         for seed in (0, 1)])
+
+
+@pytest.mark.parametrize("plain, search, flagged, verdict", [
+    ((20, 8), (22, 21), {}, "agrees"),            # attention holds BLEU on long sources, the plain RNN falls
+    ((20, 19), (22, 21), {}, "disagrees"),        # the plain RNN holds its BLEU too
+    ((20, 8), (22, 6), {}, "disagrees"),          # attention falls as well
+    ((20, 8), (22, 21), {"lstm+bahdanau+additive": "BLEU 1.0"}, "inconclusive"),  # attention did not learn
+    ((20, 8), (22, 21), {"rnn": "BLEU 1.0"}, "inconclusive"),                     # no plain RNN learned
+])
+def test_translation_verdict(plain, search, flagged, verdict):
+    ok = _bleu({"rnn": plain, "lstm+bahdanau+additive": search})
+    variants = ["rnn", "lstm+bahdanau+additive"]
+    assert translation._verdict(ok, variants, SPECS, LABELS, flagged).verdict == verdict
+
+
+def test_translation_verdict_not_run():
+    ok = _bleu({"rnn": (20, 8), "lstm+bahdanau+additive": (22, 21)})
+    assert translation._verdict(ok, list(SPECS), SPECS, {}).verdict == "not run"  # no BLEU by length
+    only = _bleu({"lstm+bahdanau+additive": (22, 21)})
+    assert translation._verdict(only, ["lstm+bahdanau+additive"], SPECS, LABELS).verdict == "not run"  # no plain RNN
+
+
+# --- kv_cache ------------------------------------------------------------------------------------------
+
+def _cache(statuses):
+    return pd.DataFrame([{"variant": "rope", "metric": "cache_bytes", "status": s, "x": 128.0 * (i + 1), "seed": 0,
+                          "value": 1.0, "spec": {"position": "rope"}, "grouping": "MHA"} for i, s in enumerate(statuses)])
+
+
+def test_kv_cache_bytes_verdict():
+    assert kv._bytes_finding(_cache(["ok", "ok"])).verdict == "agrees"
+    assert kv._bytes_finding(_cache(["ok", "failed"])).verdict == "disagrees"  # a measured size differs from the formula
+
+
+def _steps(ms):
+    """Cached decode steps: (position, grouping) -> ms at the longest context, seeds 0 and 1."""
+    return pd.DataFrame([{"variant": f"{p}+{g}", "metric": "decode_latency", "status": "ok", "x": 2048.0, "seed": seed,
+                          "value": t + 0.01 * seed, "spec": {"position": p}, "grouping": g}
+                         for (p, g), t in ms.items() for seed in (0, 1)],
+                        columns=["variant", "metric", "status", "x", "seed", "value", "spec", "grouping"])
+
+
+@pytest.mark.parametrize("ms, verdict", [
+    ({("rope", "MHA"): 2.0, ("rope", "MQA"): 1.0}, "agrees"),
+    ({("rope", "MHA"): 1.0, ("rope", "MQA"): 1.5}, "disagrees"),
+    ({("rope", "MHA"): 2.0, ("rope", "MQA"): 1.0, ("alibi", "MHA"): 1.0, ("alibi", "MQA"): 1.5}, "inconclusive"),
+    ({("rope", "MHA"): 2.0}, "not run"),  # no MQA to compare
+    ({}, "not run"),
+])
+def test_kv_cache_decode_verdict(ms, verdict):
+    assert kv._decode_finding(_steps(ms)).verdict == verdict
+
+
+# --- attention_scaling ---------------------------------------------------------------------------------
+
+def _probe(values):
+    """Probe records: (variant, metric) -> {d_k: value}, seeds 0 and 1."""
+    return pd.DataFrame([{"variant": v, "metric": m, "x": float(d), "value": val, "seed": seed, "status": "ok"}
+                         for (v, m), by_d in values.items() for d, val in by_d.items() for seed in (0, 1)],
+                        columns=["variant", "metric", "x", "value", "seed", "status"])
+
+
+def test_attention_scaling_variance_verdict():
+    d_ks = [16.0, 256.0]
+    assert scaling._variance(_probe({("scaled_dot", "qk_variance"): {16: 16.5, 256: 250.0}}), d_ks).verdict == "agrees"
+    assert scaling._variance(_probe({("scaled_dot", "qk_variance"): {16: 32.0, 256: 512.0}}), d_ks).verdict == "disagrees"
+    assert scaling._variance(_probe({}), []).verdict == "not run"
+
+
+def _saturation(dot_entropy_hi, dot_saturated_hi, dot_jacobian_hi):
+    return _probe({
+        ("dot", "softmax_entropy"): {16: 2.0, 256: dot_entropy_hi},
+        ("scaled_dot", "softmax_entropy"): {16: 3.0, 256: 3.0},
+        ("dot", "softmax_saturated_fraction"): {16: 0.1, 256: dot_saturated_hi},
+        ("scaled_dot", "softmax_saturated_fraction"): {16: 0.0, 256: 0.0},
+        ("dot", "softmax_jacobian_norm"): {256: dot_jacobian_hi},
+        ("scaled_dot", "softmax_jacobian_norm"): {256: 0.1},
+        ("dot", "query_grad_norm"): {256: 2.0},
+        ("scaled_dot", "query_grad_norm"): {256: 1.0},
+    })
+
+
+def test_attention_scaling_saturation_verdict():
+    variants, d_ks = ["scaled_dot", "dot"], [16.0, 256.0]
+    assert scaling._saturation(_saturation(0.5, 0.8, 0.01), variants, d_ks).verdict == "agrees"
+    assert scaling._saturation(_saturation(2.9, 0.05, 0.2), variants, d_ks).verdict == "disagrees"
+    assert scaling._saturation(_saturation(0.5, 0.8, 0.01), ["scaled_dot"], d_ks).verdict == "not run"
+    assert scaling._saturation(_saturation(0.5, 0.8, 0.01), variants, [256.0]).verdict == "not run"  # one d_k
+
+
+def _check(v, heldout, bigram=3.0):
+    return LearningCheck(v, tuple(heldout), tuple(h - 0.05 for h in heldout), bigram)
+
+
+@pytest.mark.parametrize("additive, dot, verdict", [
+    ([2.0, 2.1], [2.3, 2.4], "agrees"),        # additive's held-out loss lower
+    ([2.3, 2.4], [2.0, 2.1], "disagrees"),
+    ([2.0, 2.1], [3.5, 3.6], "inconclusive"),  # unscaled dot did not learn (above the bigram entropy)
+])
+def test_attention_scaling_training_verdict(additive, dot, verdict):
+    ok = pd.DataFrame([{"variant": v, "metric": "heldout_loss", "x": None, "value": h, "seed": seed, "status": "ok"}
+                       for v, losses in (("additive+naive", additive), ("dot", dot)) for seed, h in enumerate(losses)])
+    checks = {"additive+naive": _check("additive+naive", additive), "dot": _check("dot", dot)}
+    assert scaling.training_verdict(ok, ["dot", "additive+naive"], checks).verdict == verdict
+
+
+def test_attention_scaling_training_verdict_not_run_without_additive():
+    assert scaling.training_verdict(pd.DataFrame(), ["scaled_dot", "dot"], {}).verdict == "not run"
+
+
+# --- position_extrapolation ----------------------------------------------------------------------------
+
+BOTH = {"alibi", "sinusoidal"}
+
+
+@pytest.mark.parametrize("alibi, sinusoidal, comparable, verdict", [
+    ([1.0, 1.05], [3.0, 3.5], BOTH, "agrees"),             # ALiBi flat, sinusoidal blows up
+    ([1.5, 1.6], [3.0, 3.5], BOTH, "disagrees"),           # ALiBi rises
+    ([1.1, 1.1], [1.05, 1.05], BOTH, "disagrees"),         # sinusoidal no worse than ALiBi
+    ([1.0, 1.05], [1.5, 1.6], BOTH, "inconclusive"),       # sinusoidal rises, short of the blow-up
+    ([1.0, 1.05], [3.0, 3.5], {"sinusoidal"}, "inconclusive"),  # ALiBi not comparable at L
+    ([1.0, 1.05], [], BOTH, "not run"),                    # no sinusoidal results at L and 8L
+])
+def test_position_extrapolation_verdict(alibi, sinusoidal, comparable, verdict):
+    ratios = {"alibi": alibi, "sinusoidal": sinusoidal}
+    assert extrapolation.verdict(ratios, comparable, BOTH).verdict == verdict

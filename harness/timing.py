@@ -1,0 +1,183 @@
+"""Timing on a shared machine: CPU contention around each repeat, latency, and ratios of latencies.
+
+Latency comes from ``torch.utils.benchmark.Timer`` (warm-up, block size chosen so timer overhead is negligible,
+accelerator synchronised before each reading). Every block is a repeat; around each one the machine's CPU use
+by *other* processes (/proc/stat minus this process) and the CPU pressure stall time (/proc/pressure/cpu,
+microsecond resolution) are sampled, so repeats taken while another process held a core can be dropped instead
+of moving the median (on a shared 2-core machine they move it by 2x). harness/measure.py re-exports these.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+#: a repeat is contaminated when another process kept CPUs waiting for this share of its wall time
+MAX_STALL = 0.10
+#: ... or used this many cores on average during it
+MAX_OTHER_CPU = 0.25
+#: fewer clean repeats than this and all repeats are kept (the timing is then marked contaminated)
+MIN_CLEAN = 3
+
+
+# --------------------------------------------------------------------------- CPU contention
+
+def _clock_ticks() -> int:
+    try:
+        return os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError, AttributeError):
+        return 100
+
+
+_TICKS = _clock_ticks()
+
+
+@dataclass(frozen=True)
+class CpuSnapshot:
+    """Counters read at one instant: wall clock, this process's CPU time, all CPUs' busy time, stall."""
+
+    wall: float
+    self_cpu: float
+    busy: Optional[float]
+    stall: Optional[float]
+
+    @staticmethod
+    def now() -> "CpuSnapshot":
+        return CpuSnapshot(time.perf_counter(), time.process_time(), _busy_seconds(), _stall_seconds())
+
+
+def _busy_seconds() -> Optional[float]:
+    """CPU-seconds all CPUs spent busy since boot (user+nice+system+irq+softirq+steal), or None."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = fh.readline().split()
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / _TICKS
+
+
+def _stall_seconds() -> Optional[float]:
+    """Seconds during which some runnable task waited for a CPU (Linux PSI ``some total``), or None."""
+    try:
+        with open("/proc/pressure/cpu") as fh:
+            line = fh.readline()
+    except OSError:
+        return None
+    return int(line.rsplit("total=", 1)[1]) / 1e6
+
+
+def contention(before: CpuSnapshot, after: CpuSnapshot) -> Tuple[Optional[float], Optional[float]]:
+    """(cores used by other processes, fraction of wall time with a task waiting for a CPU)."""
+    wall = max(after.wall - before.wall, 1e-9)
+    other = None if before.busy is None or after.busy is None else \
+        max(0.0, (after.busy - before.busy) - (after.self_cpu - before.self_cpu)) / wall
+    stall = None if before.stall is None or after.stall is None else min(1.0, (after.stall - before.stall) / wall)
+    return other, stall
+
+
+# --------------------------------------------------------------------------- latency
+
+def synchronize(device: str) -> None:
+    """Wait for the device's queued work (CUDA runs asynchronously), so a wall-clock reading is honest."""
+    if device.startswith("cuda"):
+        torch.cuda.synchronize(device)
+
+
+@dataclass
+class Timing:
+    """Per-call seconds of every repeat (one Timer block each) and the contention during it."""
+
+    times: List[float]
+    number: int
+    other_cpu: List[Optional[float]] = field(default_factory=list)
+    stall: List[Optional[float]] = field(default_factory=list)
+
+    def clean_mask(self) -> List[bool]:
+        return [not ((s is not None and s > MAX_STALL) or (o is not None and o > MAX_OTHER_CPU))
+                for o, s in zip(self.other_cpu or [None] * len(self.times), self.stall or [None] * len(self.times))]
+
+    @property
+    def contaminated(self) -> bool:
+        return sum(self.clean_mask()) < MIN_CLEAN
+
+    @property
+    def kept(self) -> List[float]:
+        """Clean repeats, or every repeat when too few are clean."""
+        mask = self.clean_mask()
+        return self.times if sum(mask) < MIN_CLEAN else [t for t, ok in zip(self.times, mask) if ok]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.kept)
+
+    def quartiles(self) -> Tuple[float, float]:
+        kept = sorted(self.kept)
+        if len(kept) < 2:
+            return kept[0], kept[0]
+        q = statistics.quantiles(kept, n=4, method="inclusive")
+        return q[0], q[2]
+
+    def summary(self, scale: float = 1e3) -> Dict[str, Any]:
+        """Record fields, times scaled (default: to milliseconds)."""
+        q1, q3 = self.quartiles()
+        others = [o for o in self.other_cpu if o is not None]
+        stalls = [s for s in self.stall if s is not None]
+        return {
+            "q1": q1 * scale, "q3": q3 * scale, "iqr": (q3 - q1) * scale, "noise": (q3 - q1) / self.median,
+            "repeats": len(self.times), "kept": len(self.kept), "calls_per_repeat": self.number,
+            "contaminated": self.contaminated, "times": [t * scale for t in self.times],
+            "kept_mask": self.clean_mask(),
+            "other_cpu": [None if o is None else round(o, 3) for o in self.other_cpu],
+            "stall": [None if s is None else round(s, 3) for s in self.stall],
+            "other_cpu_median": statistics.median(others) if others else None,
+            "stall_median": statistics.median(stalls) if stalls else None,
+        }
+
+
+def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: float = 0.2,
+              expected_s: Optional[float] = None) -> Timing:
+    """Time ``fn`` with torch.utils.benchmark.Timer.blocked_autorange, sampling contention per block.
+
+    ``expected_s`` (one call's duration, from a warm-up call) stretches the run so that about
+    ``min_repeats`` blocks fit in it; if fewer were measured (the call got slower), more are added
+    until there are ``min_repeats``.
+    """
+    from torch.utils.benchmark import Timer
+
+    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
+    times: List[float] = []
+    others: List[Optional[float]] = []
+    stalls: List[Optional[float]] = []
+    last = [CpuSnapshot.now()]
+
+    def sample(number: int, seconds: float) -> None:
+        now = CpuSnapshot.now()
+        o, s = contention(last[0], now)
+        others.append(o)
+        stalls.append(s)
+        last[0] = now
+
+    run_time, number = max(min_run_time, min_repeats * 1.05 * (expected_s or 0.0)), 1
+    while len(times) < min_repeats:
+        measurement = timer.blocked_autorange(callback=sample, min_run_time=run_time)
+        number = measurement.number_per_run
+        times += [t / number for t in measurement.raw_times]
+        run_time = (min_repeats - len(times)) * 1.05 * statistics.median(measurement.raw_times)
+        last[0] = CpuSnapshot.now()
+    return Timing(times, number, others, stalls)
+
+
+def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed: int = 0) -> Tuple[float, float, float]:
+    """median(a)/median(b) and its 95% bootstrap interval over repeats (the noise of a speed-up)."""
+    rng = random.Random(seed)
+    point = statistics.median(a) / statistics.median(b)
+    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+                    for _ in range(n))
+    return point, ratios[int(0.025 * n)], ratios[int(0.975 * n) - 1]

@@ -1,7 +1,7 @@
 """The report toolkit: what every suite's report module shares, so a report module states only what is its own.
 
 - the title block and the seeds, first usable record and code line of a group (``title``, ``seeds``,
-  ``first_ok``; ``code_line`` from harness/groups.py is the provenance at the end of each Setup);
+  ``begin``, ``first_ok``; ``code_line`` from harness/groups.py is the provenance at the end of each Setup);
 - the order variants are listed in (``in_order``);
 - notes on records that are not numbers (failed, diverged, oom, skipped: ``status_notes``);
 - means with intervals and Markdown tables (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``fmt_count``,
@@ -28,7 +28,7 @@ from harness.contract import Metric
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 
-__all__ = ["title", "seeds", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
+__all__ = ["title", "seeds", "begin", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
            "fmt_pct", "fmt_count", "markdown_table", "pyplot", "save_figure", "figure_links", "axis_label",
            "write_markdown", "metric", "better", "worse", "combine"]
 
@@ -44,6 +44,12 @@ def title(suite, heading: str, first) -> List[str]:
 def seeds(df: pd.DataFrame) -> List[int]:
     """The seeds of a group, sorted."""
     return sorted(int(s) for s in df.seed.unique())
+
+
+def begin(df: pd.DataFrame, out_dir: Path, order: Sequence[str] = ()):
+    """Make the report's folder; (the group's first record, its variants in ``order``, its seeds)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return df.iloc[0], in_order(df.variant.unique(), order), seeds(df)
 
 
 def first_ok(df: pd.DataFrame):

@@ -8,7 +8,7 @@ from typing import List
 import pandas as pd
 
 from harness.findings import sentences
-from harness.report_kit import code_line, fmt_mean_ci, in_order, seeds as seeds_of, title, write_markdown
+from harness.report_kit import begin, code_line, fmt_mean_ci, title, write_markdown
 from suites.attention_heads.figures import figure_names, grid_figure, maps_figure
 from suites.attention_heads.tables import (ORDER, STAT_COLUMNS, _job_value, _layer_table, _specialist_section,  # noqa: F401
                                            _trend_section, entropy_trends, heads_frame, specialists)
@@ -17,11 +17,8 @@ from suites.common.learning import learning_checks, learning_section
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    first = df.iloc[0]
+    first, variants, seeds = begin(df, out_dir, ORDER)
     settings = first.profile_settings
-    variants = in_order(df.variant.unique(), ORDER)
-    seeds = seeds_of(df)
     heads = heads_frame(df)
     base = _job_value(df, "delimiter_base")
     uniform = _job_value(df, "uniform_entropy")

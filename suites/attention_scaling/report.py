@@ -8,7 +8,7 @@ from typing import List
 import pandas as pd
 
 from harness.findings import sentences
-from harness.report_kit import code_line, in_order, seeds as seeds_of, title, write_markdown
+from harness.report_kit import begin, code_line, title, write_markdown
 from suites.attention_scaling.figures import scaling_figures
 from suites.attention_scaling.tables import ORDER, init_section, training_section
 from suites.attention_scaling.verdicts import CLAIMS, PUBLISHED, findings, training_verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -16,13 +16,9 @@ from suites.common.learning import learning_checks, learning_section
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    first, variants, seeds = begin(df, out_dir, ORDER)
     ok = df[df.status == "ok"]
-    first = df.iloc[0]
-    s = first.profile_settings
-    spec = first.spec
-    variants = in_order(df.variant.unique(), ORDER)
-    seeds = seeds_of(df)
+    s, spec = first.profile_settings, first.spec
     d_ks = sorted(ok[ok.metric == "qk_variance"].x.dropna().unique())
     lines = title(suite, "Why the dot product is scaled", first) + [
              "## Setup", "",

@@ -12,7 +12,7 @@ from typing import List
 import pandas as pd
 
 from harness.findings import sentences
-from harness.report_kit import code_line, in_order, seeds as seeds_of, status_notes, title, write_markdown
+from harness.report_kit import begin, code_line, status_notes, title, write_markdown
 from suites.common.learning import learning_section
 from suites.training_stability.figures import gradient_figure
 from suites.training_stability.tables import (ORDER, WORSE_BY, _expand, _ratio_table, _warmup_table,  # noqa: F401
@@ -21,12 +21,8 @@ from suites.training_stability.verdicts import CLAIMS, PUBLISHED, _findings, fin
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    first = df.iloc[0]
-    s = first.profile_settings
-    variants = in_order(df.variant.unique(), ORDER)
-    seeds = seeds_of(df)
-    spec = first.spec
+    first, variants, seeds = begin(df, out_dir, ORDER)
+    s, spec = first.profile_settings, first.spec
     lines = title(suite, "Post-LN vs Pre-LN training stability", first) + [
              "## Setup", "",
              f"- Model: decoder-only Transformer, d_model {spec['d_model']}, {spec['n_heads']} heads, depths "

@@ -15,16 +15,8 @@ from harness.report_kit import code_line, seeds as seeds_of, title, write_markdo
 from suites.attention_cost.figures import latency_and_memory_figures
 from suites.attention_cost.tables import (cases, correctness, memory_ratios, method, over_peak, slope_rows, speedups, support,
                                           table, with_cases)
-from suites.attention_cost.verdicts import CLAIMS, NO_PAIRS, findings, verdicts  # noqa: F401  (CLAIMS and findings: read through this module)
+from suites.attention_cost.verdicts import CLAIMS, NO_PAIRS, PUBLISHED, findings, verdicts  # noqa: F401  (CLAIMS and findings: read through this module)
 from variants.kernel import tolerance
-
-PUBLISHED = (
-    "FlashAttention (Dao et al. 2022, arXiv 2205.14135) is exact attention whose memory grows linearly in sequence "
-    "length, where materialising the score matrix grows quadratically. On a 2-core CPU (REFERENCES.md) PyTorch's "
-    "fused SDPA kernel reaches ~69% of the fp32 matmul peak non-causal and ~59% causal at 4096 tokens (forward, 8 "
-    "heads, d 64), and at 2048 tokens causal forward takes ~51 ms and ~4 MB against ~367 ms and ~132 MB for the "
-    "math path."
-)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:

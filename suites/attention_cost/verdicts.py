@@ -11,6 +11,14 @@ from harness.findings import Claim, Estimate, Finding, finding
 from harness.report_kit import combine
 from suites.attention_cost.tables import cases, slope_rows, with_cases
 
+PUBLISHED = (
+    "FlashAttention (Dao et al. 2022, arXiv 2205.14135) is exact attention whose memory grows linearly in sequence "
+    "length, where materialising the score matrix grows quadratically. On a 2-core CPU (REFERENCES.md) PyTorch's "
+    "fused SDPA kernel reaches ~69% of the fp32 matmul peak non-causal and ~59% causal at 4096 tokens (forward, 8 "
+    "heads, d 64), and at 2048 tokens causal forward takes ~51 ms and ~4 MB against ~367 ms and ~132 MB for the "
+    "math path."
+)
+
 MEMORY = Claim(
     "fused_attention_linear_memory", "attention_cost", "Fused (flash) attention's memory grows linearly in length; "
     "naive attention's quadratically", "Dao et al. 2022 (arXiv 2205.14135)",

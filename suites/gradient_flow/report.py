@@ -12,14 +12,7 @@ from harness.findings import sentences
 from harness.report_kit import code_line, in_order, seeds as seeds_of, status_notes, title, write_markdown
 from suites.gradient_flow.figures import figures as make_figures
 from suites.gradient_flow.tables import ORDER, clip_table, flow_table, lag_table, probes, sweep_table
-from suites.gradient_flow.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
-
-PUBLISHED = (
-    "Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): with the recurrent weight's largest singular value "
-    "below 1/gamma (gamma = 1 for tanh and ReLU) long-term gradients vanish, and above it they can explode; "
-    "clipping the gradient norm keeps SGD stable where exploding gradients would throw it off; plain tanh RNNs "
-    "fail beyond lags of ~10-20 steps while LSTMs bridge far longer ones."
-)
+from suites.gradient_flow.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:

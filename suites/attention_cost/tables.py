@@ -73,14 +73,19 @@ def table(df, metric, lengths, keys, digits=3, noise=False, ratio_to=None) -> st
     return markdown_table(pd.DataFrame(rows))
 
 
+def _against_reference(keys, reference: Dict[str, str]):
+    """(variant, its reference, causal, pass) for each case key whose variant has a reference other than itself."""
+    for variant, causal, pass_ in keys:
+        ref = reference.get(variant)
+        if ref is not None and ref != variant:
+            yield variant, ref, causal, pass_
+
+
 def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
     """median(reference) / median(kernel) with a 95% bootstrap interval over repeats."""
     cells = cells_by_case(df, "latency")
     rows = []
-    for variant, causal, pass_ in keys:
-        ref = reference.get(variant)
-        if ref is None or ref == variant:
-            continue
+    for variant, ref, causal, pass_ in _against_reference(keys, reference):
         row = {"variant": f"{variant} vs {ref}", "mask": "causal" if causal else "full", "pass": pass_}
         for x in lengths:
             a, b = kept_times(cells.get((ref, causal, pass_, x))), kept_times(cells.get((variant, causal, pass_, x)))
@@ -96,10 +101,7 @@ def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
 def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
     cells = cells_by_case(df, "peak_memory")
     rows = []
-    for variant, causal, pass_ in keys:
-        ref = reference.get(variant)
-        if ref is None or ref == variant:
-            continue
+    for variant, ref, causal, pass_ in _against_reference(keys, reference):
         row = {"variant": f"{ref} / {variant}", "mask": "causal" if causal else "full", "pass": pass_}
         for x in lengths:
             a, b = cells.get((ref, causal, pass_, x)), cells.get((variant, causal, pass_, x))

@@ -104,12 +104,17 @@ def _layer_table(heads: pd.DataFrame, variants: List[str]) -> List[str]:
             markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]
 
 
-def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
-    rows = []
+def _parts(table: pd.DataFrame, variants: List[str]):
+    """(variant, its rows of ``table``) for each variant, in order, that has rows."""
     for v in variants:
         part = table[table.variant == v] if len(table) else table
-        if not len(part):
-            continue
+        if len(part):
+            yield v, part
+
+
+def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
+    rows = []
+    for v, part in _parts(table, variants):
         first = part.sort_values("seed").iloc[0]
         rows.append({
             "variant": v, "heads": int(first.heads),
@@ -132,10 +137,7 @@ def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
 
 def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
     rows = []
-    for v in variants:
-        part = trends[trends.variant == v] if len(trends) else trends
-        if not len(part):
-            continue
+    for v, part in _parts(trends, variants):
         layers = part.layers.tolist()
         means = [mean_ci([seed[i] for seed in layers])[0] for i in range(min(len(s) for s in layers))]
         rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),

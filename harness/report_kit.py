@@ -5,7 +5,7 @@
 - the order variants are listed in (``in_order``);
 - notes on records that are not numbers (failed, diverged, oom, skipped: ``status_notes``);
 - means with intervals and Markdown tables (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``fmt_count``,
-  ``markdown_table``);
+  ``markdown_table``, ``table_section``);
 - figures (``pyplot``, ``save_figure``, ``figure_links``) with labelled axes (``axis_label``: a metric's
   name and unit);
 - writing the Markdown (``write_markdown``);
@@ -29,7 +29,7 @@ from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 
 __all__ = ["title", "seeds", "begin", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
-           "fmt_pct", "fmt_count", "markdown_table", "pyplot", "save_figure", "figure_links", "axis_label",
+           "fmt_pct", "fmt_count", "markdown_table", "table_section", "pyplot", "save_figure", "figure_links", "axis_label",
            "write_markdown", "metric", "better", "worse", "combine"]
 
 
@@ -97,6 +97,11 @@ def fmt_count(n: Optional[float]) -> str:
         if abs(n) >= size:
             return f"{n / size:.3g}{unit}"
     return f"{n:.0f}"
+
+
+def table_section(heading: str, note: str, rows: List[dict], empty: str) -> List[str]:
+    """A report section: '## heading', a note (left out when empty), the rows as a Markdown table ('empty' when none)."""
+    return [f"## {heading}", ""] + ([note, ""] if note else []) + [markdown_table(pd.DataFrame(rows)) if rows else empty, ""]
 
 
 # --- figures and the Markdown file ---------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Dict, List, Tuple
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+from harness.report_kit import fmt_mean_ci, mean_ci, table_section
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
@@ -98,10 +98,9 @@ def _layer_table(heads: pd.DataFrame, variants: List[str]) -> List[str]:
                 per_seed = cell.groupby("seed").value.mean()  # the layer's mean over heads, per seed
                 row[label] = fmt_mean_ci(per_seed, digits) if len(per_seed) else "-"
             rows.append(row)
-    return ["## Per layer", "",
+    return table_section("Per layer",
             "Each statistic averaged over the layer's heads, then mean ± 95% interval over seeds. Shares are fractions "
-            "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]
+            "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.", rows, "No per-head records.")
 
 
 def _parts(table: pd.DataFrame, variants: List[str]):
@@ -127,12 +126,11 @@ def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
             "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2),
         })
     threshold = (f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)")
-    return ["## Specialised heads", "",
+    return table_section("Specialised heads",
             f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset, a "
             f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
             f"{SPECIALIST:.0%} goes to the window's first character. Counts per model: mean over seeds (n = seeds); heads "
-            "are named L<layer>H<head> with offset d.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]
+            "are named L<layer>H<head> with offset d.", rows, "No per-head records.")
 
 
 def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
@@ -143,7 +141,6 @@ def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
         rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
                      "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2),
                      "largest p over seeds": f"{part.p.max():.2g}"})
-    return ["## Entropy from lower to upper layers", "",
+    return table_section("Entropy from lower to upper layers",
             f"Spearman's rank correlation of layer index and head entropy over every head of a model (per seed): negative "
-            f"when entropy falls with depth. A trend counts as systematic when p < {TREND_P:g} in every seed, with one sign.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No per-head records.", ""]
+            f"when entropy falls with depth. A trend counts as systematic when p < {TREND_P:g} in every seed, with one sign.", rows, "No per-head records.")

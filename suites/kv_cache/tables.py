@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 import pandas as pd
 
 from harness.measure import bootstrap_ratio
-from harness.report_kit import markdown_table
+from harness.report_kit import table_section
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
 #: REFERENCES.md: KV cache at 4096 tokens, fp16, batch 1
@@ -70,9 +70,8 @@ def _bytes_section(df, variants) -> List[str]:
             a = df[(df.variant == v) & (df.metric == "cache_bytes_analytic") & (df.x == x)].value.iloc[0]
             rows.append({"variant": v, "kv heads": m.extra["kv_heads"], "context": int(x), "measured (B)": f"{int(m.value):,}",
                          "analytic (B)": f"{int(a):,}", "equal": "yes" if int(m.value) == int(a) else "NO"})
-    return ["## Cache bytes: measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes", "",
-            "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No cache was measured.", ""]
+    return table_section("Cache bytes: measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
+            "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context.", rows, "No cache was measured.")
 
 
 def _latency_section(df, variants) -> List[str]:
@@ -84,9 +83,8 @@ def _latency_section(df, variants) -> List[str]:
             c, k, u = (at[at.metric == m] for m in ("decode_latency", "decode_latency_kernel", "uncached_latency"))
             rows.append({"variant": v, "context": int(x), "cached": _cell(c), "cached, kernel": _cell(k),
                          "uncached": _cell(u), "uncached / cached": _ratio(u, c)})
-    return ["## Per-token latency (ms/token)", "",
-            "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No latency was measured.", ""]
+    return table_section("Per-token latency (ms/token)",
+            "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.", rows, "No latency was measured.")
 
 
 def _greedy_section(df, variants) -> List[str]:
@@ -97,8 +95,7 @@ def _greedy_section(df, variants) -> List[str]:
             r = g.iloc[0]
             rows.append({"variant": v, "tokens": r.extra["tokens"], "identical": "yes" if r.status == "ok" else f"NO: {r.reason}",
                          "smallest top-1/top-2 gap": f"{r.extra['min_margin']:.2e}"})
-    return ["## Greedy generation with and without the cache", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No generation was run.", ""]
+    return table_section("Greedy generation with and without the cache", "", rows, "No generation was run.")
 
 
 def _paths_section(df, variants) -> List[str]:
@@ -114,6 +111,6 @@ def _paths_section(df, variants) -> List[str]:
                          "SDPA enable_gqa": _cell(by["enable_gqa"]), "grouped queries": _cell(by["grouped"]),
                          "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
                          "repeat / grouped": _ratio(by["repeat"], by["grouped"])})
-    return ["## Decode-step attention over a grouped cache (ms)", "",
+    return table_section("Decode-step attention over a grouped cache (ms)",
             "Three exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
-            "score bias (a float mask for SDPA).", "", markdown_table(pd.DataFrame(rows)) if rows else "No path was timed.", ""]
+            "score bias (a float mask for SDPA).", rows, "No path was timed.")

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from harness.report_kit import markdown_table, status_notes
+from harness.report_kit import markdown_table, status_notes, table_section
 
 TABLES = (
     ("latency", "Latency (ms)", "Median time of one call over the repeats kept; ± is half the interquartile range as a "
@@ -100,9 +100,8 @@ def _check(df, variants) -> List[str]:
         rows.append({"layer": f"`{v}`", "reference": "float64 step loop" if _is_recurrent(e.spec) else "float64, naive kernel",
                      "largest error": f"{float(e.value):.2g}" if e.value == e.value and e.value is not None else "-",
                      "allowed": f"{e.extra.get('allowed_error', math.nan):.2g}", "status": e.status})
-    return ["## Check before timing", "", "Output and input gradient of each layer against the same weights in float64, "
-            "at the profile's check length; a layer that disagrees is not timed.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No check recorded.", ""]
+    return table_section("Check before timing", "Output and input gradient of each layer against the same weights in float64, "
+            "at the profile's check length; a layer that disagrees is not timed.", rows, "No check recorded.")
 
 
 def _steps(df, variants, passes) -> List[str]:
@@ -129,13 +128,12 @@ def _steps(df, variants, passes) -> List[str]:
             row["µs per step, measured"] = "-" if math.isnan(measured) else f"{measured:,.1f}"
             row["µs per step at the matmul peak"] = "-" if math.isnan(at_peak) else f"{at_peak:,.1f}"
             rows.append(row)
-    return ["## Sequential steps on the critical path", "",
+    return table_section("Sequential steps on the critical path",
             "A recurrent layer computes h_t from h_(t-1): one step per token, and the backward pass walks back through "
             "them again. Attention computes every position at once, so its chain of dependent steps does not grow with "
             "the length (Vaswani et al. 2017, Table 1). At the longest length timed: the time each step took (latency / "
             "steps), and the time its matmuls would take at the device's matmul peak; where the first is many times the "
-            "second, each step's work is too small to fill the device and it idles.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No steps recorded.", ""]
+            "second, each step's work is too small to fill the device and it idles.", rows, "No steps recorded.")
 
 
 def _over_peak(df) -> str:

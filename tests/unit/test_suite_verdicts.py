@@ -44,52 +44,33 @@ def _times(factor):
     return [p * factor for p in BASELINE]
 
 
-@pytest.mark.parametrize("dot, verdict", [
-    (_times(1.01), "agrees"),      # within 3% of the baseline
-    (_times(1.10), "disagrees"),   # 10% worse
-    ("failed", "inconclusive"),    # no perplexity to compare
+@pytest.mark.parametrize("judge, variants, verdict", [
+    # Vaswani et al.'s scorings: similar at small d_k
+    (lm._scoring, {"dot": _times(1.01)}, "agrees"),            # within 3% of the baseline
+    (lm._scoring, {"dot": _times(1.10)}, "disagrees"),         # 10% worse
+    (lm._scoring, {"dot": "failed"}, "inconclusive"),          # no perplexity to compare
+    (lm._scoring, {}, "not run"),                              # no unscaled-dot or additive variant
+    # Ainslie et al.'s GQA: within 3% of MHA and no worse than MQA
+    (lm._grouping, {"gqa2": _times(1.01), "mqa": _times(1.02)}, "agrees"),
+    (lm._grouping, {"gqa2": _times(1.05), "mqa": _times(1.02)}, "disagrees"),
+    (lm._grouping, {"gqa2": _times(1.01), "mqa": "failed"}, "inconclusive"),  # MQA has no perplexity
+    (lm._grouping, {"gqa2": _times(1.01)}, "not run"),                        # no MQA
+    # Xiong et al.'s Post-LN: worse than Pre-LN (perplexity: lower is better)
+    (lm._post_ln, {"post_ln": _times(1.05)}, "agrees"),
+    (lm._post_ln, {"post_ln": "diverged"}, "agrees"),
+    (lm._post_ln, {"post_ln": _times(0.95)}, "disagrees"),
+    (lm._post_ln, {"post_ln": "failed"}, "inconclusive"),      # no perplexity, did not diverge
+    (lm._post_ln, {}, "not run"),
 ])
-def test_language_modeling_scoring_verdict(dot, verdict):
-    s = _lm({"baseline": BASELINE, "dot": dot})
-    assert lm._scoring(s, s).verdict == verdict
+def test_language_modeling_verdicts(judge, variants, verdict):
+    s = _lm({"baseline": BASELINE, **variants})
+    assert judge(s, s).verdict == verdict
 
 
-def test_language_modeling_scoring_without_variants_or_with_unlearned_ones():
-    s = _lm({"baseline": BASELINE})
-    assert lm._scoring(s, s).verdict == "not run"
+def test_language_modeling_scoring_with_a_variant_that_did_not_learn():
+    learned = _lm({"baseline": BASELINE})
     everyone = _lm({"baseline": BASELINE, "dot": _times(1.01)})
-    assert lm._scoring(s, everyone).verdict == "inconclusive"  # dot ran but did not learn
-
-
-@pytest.mark.parametrize("gqa, mqa, verdict", [
-    (_times(1.01), _times(1.02), "agrees"),      # GQA within 3% and no worse than MQA
-    (_times(1.05), _times(1.02), "disagrees"),   # GQA worse than MQA and more than 3%
-    (_times(1.01), "failed", "inconclusive"),    # MQA has no perplexity
-])
-def test_language_modeling_grouping_verdict(gqa, mqa, verdict):
-    s = _lm({"baseline": BASELINE, "gqa2": gqa, "mqa": mqa})
-    assert lm._grouping(s, s).verdict == verdict
-
-
-def test_language_modeling_grouping_not_run_without_mqa():
-    s = _lm({"baseline": BASELINE, "gqa2": _times(1.01)})
-    assert lm._grouping(s, s).verdict == "not run"
-
-
-@pytest.mark.parametrize("post, verdict", [
-    (_times(1.05), "agrees"),       # Post-LN worse (perplexity: lower is better)
-    ("diverged", "agrees"),         # Post-LN diverged
-    (_times(0.95), "disagrees"),    # Post-LN better
-    ("failed", "inconclusive"),     # no perplexity, did not diverge
-])
-def test_language_modeling_post_ln_verdict(post, verdict):
-    s = _lm({"baseline": BASELINE, "post_ln": post})
-    assert lm._post_ln(s, s).verdict == verdict
-
-
-def test_language_modeling_post_ln_not_run_without_post_ln():
-    s = _lm({"baseline": BASELINE})
-    assert lm._post_ln(s, s).verdict == "not run"
+    assert lm._scoring(learned, everyone).verdict == "inconclusive"  # dot ran but did not learn
 
 
 # --- translation ---------------------------------------------------------------------------------------

@@ -73,41 +73,41 @@ def table(df, metric, lengths, keys, digits=3, noise=False, ratio_to=None) -> st
     return markdown_table(pd.DataFrame(rows))
 
 
-def _against_reference(keys, reference: Dict[str, str]):
-    """(variant, its reference, causal, pass) for each case key whose variant has a reference other than itself."""
+def _against_reference(df, metric: str, lengths, keys, reference: Dict[str, str], name, cell) -> List[Dict[str, str]]:
+    """One row per case key whose variant has a reference other than itself: ``name(variant, ref)``, its mask and
+    pass, and per length ``cell(reference's records, variant's records)`` of ``metric``."""
+    cells = cells_by_case(df, metric)
+    rows = []
     for variant, causal, pass_ in keys:
         ref = reference.get(variant)
-        if ref is not None and ref != variant:
-            yield variant, ref, causal, pass_
+        if ref is None or ref == variant:
+            continue
+        row = {"variant": name(variant, ref), "mask": "causal" if causal else "full", "pass": pass_}
+        for x in lengths:
+            row[str(int(x))] = cell(cells.get((ref, causal, pass_, x)), cells.get((variant, causal, pass_, x)))
+        rows.append(row)
+    return rows
 
 
 def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
     """median(reference) / median(kernel) with a 95% bootstrap interval over repeats."""
-    cells = cells_by_case(df, "latency")
-    rows = []
-    for variant, ref, causal, pass_ in _against_reference(keys, reference):
-        row = {"variant": f"{variant} vs {ref}", "mask": "causal" if causal else "full", "pass": pass_}
-        for x in lengths:
-            a, b = kept_times(cells.get((ref, causal, pass_, x))), kept_times(cells.get((variant, causal, pass_, x)))
-            if a and b:
-                point, lo, hi = bootstrap_ratio(a, b)
-                row[str(int(x))] = f"{point:.2f}x [{lo:.2f}-{hi:.2f}]"
-            else:
-                row[str(int(x))] = "-"
-        rows.append(row)
+    def cell(ref, kernel) -> str:
+        a, b = kept_times(ref), kept_times(kernel)
+        if not (a and b):
+            return "-"
+        point, lo, hi = bootstrap_ratio(a, b)
+        return f"{point:.2f}x [{lo:.2f}-{hi:.2f}]"
+
+    rows = _against_reference(df, "latency", lengths, keys, reference, lambda v, ref: f"{v} vs {ref}", cell)
     return markdown_table(pd.DataFrame(rows)) if rows else "No variant has a naive reference of the same grouping in these records."
 
 
 def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
-    cells = cells_by_case(df, "peak_memory")
-    rows = []
-    for variant, ref, causal, pass_ in _against_reference(keys, reference):
-        row = {"variant": f"{ref} / {variant}", "mask": "causal" if causal else "full", "pass": pass_}
-        for x in lengths:
-            a, b = cells.get((ref, causal, pass_, x)), cells.get((variant, causal, pass_, x))
-            ok = a is not None and b is not None and (a.status == "ok").all() and (b.status == "ok").all()
-            row[str(int(x))] = f"{a.value.mean() / b.value.mean():.1f}x" if ok else "-"
-        rows.append(row)
+    def cell(a, b) -> str:
+        ok = a is not None and b is not None and (a.status == "ok").all() and (b.status == "ok").all()
+        return f"{a.value.mean() / b.value.mean():.1f}x" if ok else "-"
+
+    rows = _against_reference(df, "peak_memory", lengths, keys, reference, lambda v, ref: f"{ref} / {v}", cell)
     return markdown_table(pd.DataFrame(rows)) if rows else ""
 
 

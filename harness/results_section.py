@@ -46,6 +46,11 @@ def _first_table(markdown: str) -> List[str]:
     return ([f"**{heading[3:]}**", ""] if heading else []) + lines[start:end]
 
 
+def _threads(count) -> str:
+    """'1 thread', '2 threads'."""
+    return f"{count} thread" + ("" if count == 1 else "s")
+
+
 def suite_block(suite: str, results: Path, reports: Path, readme_dir: Path) -> List[str]:
     """The Results block of one suite: provenance, headline table and figure, verdict lines."""
     frame = records_frame(ResultsStore(results).load(suite))
@@ -57,8 +62,9 @@ def suite_block(suite: str, results: Path, reports: Path, readme_dir: Path) -> L
     rel = os.path.relpath(report, readme_dir)
     lines = [f"### {suite}", "",
              f"Profile `{first.profile}`, {group.variant.nunique()} variants x {group.seed.nunique()} seeds, "
-             f"{first.device_name} ({first.device}, {first.get('num_threads')} threads), torch {first.torch_version}, "
-             f"{frame_corpus(first)}{hours:.1f} minutes of job wall time. Full report: [{rel}]({rel}).", ""]
+             f"{first.device_name} ({first.device}, {_threads(first.get('num_threads'))}), torch {first.torch_version}, "
+             f"{frame_corpus(first)}{hours:.1f} minutes of job wall time (the sum of its jobs' wall times as recorded, "
+             f"whatever else the machine ran then). Full report: [{rel}]({rel}).", ""]
     if not report.is_file():
         return lines + [f"(no report at {rel}; run `bench report results_dir={results} reports_dir={reports}`)", ""]
     text = report.read_text()

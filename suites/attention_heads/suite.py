@@ -22,7 +22,8 @@ from harness.contract import JobContext, Measurement, Metric, Profile, Suite, su
 from harness.rules import at_least, between
 from suites.position_extrapolation.models import autocast, trained_model
 from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
-from suites.common.data.char_lm import CharLMData, char_lm_data, check_fits
+from suites.common.data.char_lm import check_fits
+from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 
@@ -93,7 +94,7 @@ PROFILES = {
 }
 
 
-class AttentionHeads(Suite):
+class AttentionHeads(CharLMCorpus, Suite):
     """Per layer and head of a trained char LM: attention entropy, distance, previous/first-token and delimiter shares."""
 
     name = "attention_heads"
@@ -120,8 +121,6 @@ class AttentionHeads(Suite):
     options = {"data": None}
     dtypes = ("float32", "bfloat16")
 
-    def _data(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> CharLMData:
-        return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
     def check_data(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
@@ -132,8 +131,6 @@ class AttentionHeads(Suite):
             n_heads=profile.n_heads, max_len=profile.train_len,
         )
 
-    def data_checksum(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> str:
-        return self._data(profile, options).corpus.checksum
 
     def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)

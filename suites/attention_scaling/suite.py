@@ -25,7 +25,8 @@ from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
 from harness.rules import at_least, between
-from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.char_lm import check_fits
+from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
@@ -89,7 +90,7 @@ PROFILES = {
 }
 
 
-class AttentionScaling(Suite):
+class AttentionScaling(CharLMCorpus, Suite):
     """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
 
     name = "attention_scaling"
@@ -113,8 +114,6 @@ class AttentionScaling(Suite):
     default_variants = ("scaled_dot", "dot", "additive+naive")
     options = {"data": None}
 
-    def _data(self, profile: ScalingProfile, options: Dict[str, Any]):
-        return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
     def check_data(self, profile: ScalingProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
@@ -124,8 +123,6 @@ class AttentionScaling(Suite):
                                d_model=profile.train_d_k * profile.train_heads, n_layers=profile.n_layers,
                                n_heads=profile.train_heads, max_len=profile.train_len)
 
-    def data_checksum(self, profile: ScalingProfile, options: Dict[str, Any]) -> str:
-        return self._data(profile, options).corpus.checksum
 
     def run_job(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         out: List[Measurement] = []
@@ -173,7 +170,6 @@ class AttentionScaling(Suite):
         nll, count = evaluate_nll(model, eval_ids, profile.train_len, device=ctx.device)
         return out + [Measurement("heldout_loss", nll / count), Measurement("train_loss", result.final_loss),
                       Measurement("train_time", result.wall_time_s)]
-
 
 
 suites.add("attention_scaling", AttentionScaling())

@@ -25,7 +25,8 @@ from harness.flops import count_flops
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from harness.rules import Rule, at_least, between
-from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.char_lm import check_fits
+from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -90,7 +91,7 @@ PROFILES = {
 }
 
 
-class LanguageModeling(Suite):
+class LanguageModeling(CharLMCorpus, Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
     name = "language_modeling"
@@ -109,8 +110,6 @@ class LanguageModeling(Suite):
     default_variants = ("baseline", "dot", "general", "additive+naive", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")
     options = {"data": None}
 
-    def _data(self, profile: LanguageModelingProfile, options: Dict[str, Any]):
-        return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
     def check_data(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
@@ -129,8 +128,6 @@ class LanguageModeling(Suite):
         spec = resolve(variant, self.base_spec(profile, options))
         return spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
 
-    def data_checksum(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> str:
-        return self._data(profile, options).corpus.checksum
 
     def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
@@ -175,7 +172,6 @@ class LanguageModeling(Suite):
         twin = build(dataclasses.replace(spec, kernel="naive")).to(device)
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
         return count_flops(lambda: lm_loss(twin, x.to(device), y.to(device)))
-
 
 
 suites.add("language_modeling", LanguageModeling())

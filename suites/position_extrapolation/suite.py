@@ -29,7 +29,8 @@ from harness.train import TrainSettings, train
 from suites.common.checkpoints import train_once, training_key
 from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from harness.rules import at_least, between, one_of
-from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.char_lm import check_fits
+from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -109,7 +110,7 @@ PROFILES = {
 }
 
 
-class PositionExtrapolation(Suite):
+class PositionExtrapolation(CharLMCorpus, Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
     name = "position_extrapolation"
@@ -130,8 +131,6 @@ class PositionExtrapolation(Suite):
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 
-    def _data(self, profile: ExtrapolationProfile, options: Dict[str, Any]):
-        return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
     def check_data(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
@@ -143,8 +142,6 @@ class PositionExtrapolation(Suite):
             n_heads=profile.n_heads, max_len=profile.train_len,
         )
 
-    def data_checksum(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> str:
-        return self._data(profile, options).corpus.checksum
 
     def run_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
@@ -240,7 +237,6 @@ def _with_weights(spec: TransformerSpec, state, device: str):
     model = build(spec).to(device)
     model.load_state_dict(state)
     return model.eval()
-
 
 
 suites.add("position_extrapolation", PositionExtrapolation())

@@ -24,7 +24,8 @@ from harness.contract import Diverged, JobContext, Measurement, Metric, Profile,
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from harness.rules import at_least, between, one_of
-from suites.common.data.char_lm import char_lm_data, check_fits
+from suites.common.data.char_lm import check_fits
+from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -86,7 +87,7 @@ PROFILES = {
 }
 
 
-class TrainingStability(Suite):
+class TrainingStability(CharLMCorpus, Suite):
     """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
 
     name = "training_stability"
@@ -104,8 +105,6 @@ class TrainingStability(Suite):
     default_variants = ("post_ln", "pre_ln")
     options = {"data": None}
 
-    def _data(self, profile: StabilityProfile, options: Dict[str, Any]):
-        return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
     def check_data(self, profile: StabilityProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
@@ -114,8 +113,6 @@ class TrainingStability(Suite):
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
 
-    def data_checksum(self, profile: StabilityProfile, options: Dict[str, Any]) -> str:
-        return self._data(profile, options).corpus.checksum
 
     def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
@@ -146,7 +143,6 @@ class TrainingStability(Suite):
                     where = dict(x=lr, x_name="lr", extra={"depth": depth, "warmup": warmup})
                     out += _train_one(fresh(), profile, lr, warmup, train_ids, eval_ids, seed, ctx, where)
         return out
-
 
 
 def _with_depth(spec: TransformerSpec, depth: int) -> TransformerSpec:

@@ -121,16 +121,8 @@ class AttentionHeads(CharLMCorpus, Suite):
     options = {"data": None}
     dtypes = ("float32", "bfloat16")
 
-
     def check_data(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
-
-    def base_spec(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
-            n_heads=profile.n_heads, max_len=profile.train_len,
-        )
-
 
     def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)

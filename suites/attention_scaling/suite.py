@@ -114,7 +114,6 @@ class AttentionScaling(CharLMCorpus, Suite):
     default_variants = ("scaled_dot", "dot", "additive+naive")
     options = {"data": None}
 
-
     def check_data(self, profile: ScalingProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
@@ -122,7 +121,6 @@ class AttentionScaling(CharLMCorpus, Suite):
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size,
                                d_model=profile.train_d_k * profile.train_heads, n_layers=profile.n_layers,
                                n_heads=profile.train_heads, max_len=profile.train_len)
-
 
     def run_job(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         out: List[Measurement] = []

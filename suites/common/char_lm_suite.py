@@ -1,10 +1,11 @@
-"""What every character-LM suite does the same way: its corpus (``data=`` or the profile's) and that corpus's checksum."""
+"""What every character-LM suite does the same way: its corpus (``data=`` or the profile's), that corpus's checksum, and a default base spec."""
 
 from __future__ import annotations
 
 from typing import Any, Dict
 
 from suites.common.data.char_lm import CharLMData, char_lm_data
+from variants.spec import TransformerSpec
 
 
 class CharLMCorpus:
@@ -16,3 +17,10 @@ class CharLMCorpus:
 
     def data_checksum(self, profile: Any, options: Dict[str, Any]) -> str:
         return self._data(profile, options).corpus.checksum
+
+    def base_spec(self, profile: Any, options: Dict[str, Any]) -> TransformerSpec:
+        """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary."""
+        return TransformerSpec(
+            vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
+            n_heads=profile.n_heads, max_len=profile.train_len,
+        )

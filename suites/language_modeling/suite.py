@@ -110,7 +110,6 @@ class LanguageModeling(CharLMCorpus, Suite):
     default_variants = ("baseline", "dot", "general", "additive+naive", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")
     options = {"data": None}
 
-
     def check_data(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
@@ -127,7 +126,6 @@ class LanguageModeling(CharLMCorpus, Suite):
         """
         spec = resolve(variant, self.base_spec(profile, options))
         return spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
-
 
     def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)

@@ -131,17 +131,9 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 
-
     def check_data(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
                    profile.train_len * max(profile.eval_multipliers), "set.train_len x the largest of set.eval_multipliers")
-
-    def base_spec(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
-            n_heads=profile.n_heads, max_len=profile.train_len,
-        )
-
 
     def run_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)

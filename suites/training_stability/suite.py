@@ -105,14 +105,12 @@ class TrainingStability(CharLMCorpus, Suite):
     default_variants = ("post_ln", "pre_ln")
     options = {"data": None}
 
-
     def check_data(self, profile: StabilityProfile, options: Dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
-
 
     def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)

@@ -51,7 +51,8 @@ gpu-check: $(STAMP)
 	$(BIN)/bench report suite=attention_cost
 	$(BIN)/bench report suite=kv_cache
 
-# Reference results: the standard profile of each suite (3 seeds) on this machine, one suite after another.
+# Reference results: the standard profile of each suite (3 seeds) on this machine, one suite after another,
+# each sweep in two worker processes of one thread (harness/workers.py).
 # Records go to reference/results/, reports to reference/reports/, and the README's Results section is
 # regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash), so it can
 # run in pieces: `make reference REFERENCE_SUITES=language_modeling`.
@@ -60,7 +61,7 @@ REFERENCE_DIR    ?= reference
 reference: $(STAMP)
 	set -e; for suite in $(REFERENCE_SUITES); do \
 	  extra=; [ $$suite = translation ] && extra=data=bible_en_es; \
-	  $(BIN)/bench run suite=$$suite profile=standard $$extra progress=false results_dir=$(REFERENCE_DIR)/results; \
+	  $(BIN)/bench run suite=$$suite profile=standard $$extra workers=2 results_dir=$(REFERENCE_DIR)/results; \
 	  $(BIN)/bench report suite=$$suite profile=standard results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \
 	done
 	$(BIN)/python -m harness.results_section $(REFERENCE_DIR)/results $(REFERENCE_DIR)/reports README.md

@@ -34,6 +34,7 @@ RUN_HELP = """bench run key=value ...
   dry_run=true        print the plan and stop
   set.FIELD=VALUE     override one profile setting (set.steps=100)
   set.compile=true    train through torch.compile (every training of each job; a different job identity)
+  workers=N           run the sweep in N local processes of cores/N threads each    [1]
   executor=local|submitit           run jobs here, or as SLURM jobs through submitit
   submitit.KEY=VALUE  submitit parameters (submitit.slurm_partition=gpu submitit.cluster=local)
   results_dir=DIR, reports_dir=DIR                                 [results, reports]
@@ -92,6 +93,9 @@ def cmd_run(args: List[str]) -> int:
         first = next(iter(cfg.submitit))
         raise UsageError(f"submitit.{first} is a submitit parameter, but executor={cfg.executor}; "
                          f"add executor=submitit or leave the submitit.* options out.")
+    if cfg.workers > 1 and cfg.executor != "local":
+        raise UsageError(f"workers={cfg.workers} runs local processes, but executor={cfg.executor}; "
+                         f"give workers=1 or executor=local.")
     try:
         device = resolve_device(cfg.device)
     except ValueError as exc:
@@ -101,13 +105,23 @@ def cmd_run(args: List[str]) -> int:
     variants = list(cfg.variants) if cfg.variants is not None else list(suite.default_variants)
     store = ResultsStore(cfg.results_dir)
     plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store)
-    print(plan.describe(), flush=True)
+    from harness.workers import run_workers, worker_count
+
+    if worker_count() == 1:  # the sweep's own process says the plan once, not each of its workers
+        print(plan.describe(), flush=True)
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")
         return 0
+    if cfg.workers > 1 and plan.to_run:
+        status = run_workers(args, cfg.workers)
+        print(f"All {cfg.workers} workers finished (exit status {status}). Records in {Path(cfg.results_dir) / suite.name}/; "
+              f"`bench report suite={suite.name}` rebuilds the report.")
+        return status
     summary = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
+    summary.worker = worker_count() > 1
     print("\n".join(summary.lines()))
-    print(f"Records in {Path(cfg.results_dir) / suite.name}/; `bench report suite={suite.name}` rebuilds the report.")
+    if not summary.worker:
+        print(f"Records in {Path(cfg.results_dir) / suite.name}/; `bench report suite={suite.name}` rebuilds the report.")
     if summary.exit_status:
         print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
               f"exit status 1. A rerun retries them.", file=sys.stderr)

@@ -96,6 +96,8 @@ class RunConfig:
     results_dir: str = "results"
     reports_dir: str = "reports"
     progress: bool = True
+    #: local processes sharing the sweep, each with cores // workers intra-op threads (harness/workers.py)
+    workers: int = 1
     #: where jobs run: local (this process) or submitit (SLURM, or local subprocesses)
     executor: str = "local"
     #: submitit parameters, written ``submitit.timeout_min=120 submitit.slurm_partition=gpu``
@@ -105,6 +107,7 @@ class RunConfig:
 
     rules = {
         "seeds": between(0, MAX_SEED),
+        "workers": between(1, 64),
         "variants": Rule(check=well_formed_variants),
         "device": Rule(check=usable_device),
         "results_dir": Rule(check=writable_folder),

@@ -11,6 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict
 
+from harness.workers import worker_count
+
 import torch
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,4 +94,5 @@ def provenance(device: str) -> Dict[str, Any]:
         "code_version": code_version(),
         **git_state(),
         "argv": " ".join(sys.argv[1:]),
+        "workers": worker_count(),
     }

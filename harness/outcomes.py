@@ -46,6 +46,8 @@ class RunSummary:
     """Every job's outcome, in plan order."""
 
     outcomes: List[Outcome] = field(default_factory=list)
+    #: this process is one of the workers of a sweep (harness/workers.py)
+    worker: bool = False
 
     def add(self, outcome: Outcome) -> None:
         self.outcomes.append(outcome)
@@ -72,13 +74,15 @@ class RunSummary:
         counts = self.counts()
         order = ("ok", "failed", "oom", "diverged", "unsupported", "skipped", "stored", "shared", "elsewhere")
         head = ", ".join(f"{counts[k]} {COUNT_WORDS.get(k, k)}" for k in order if k in counts)
-        lines = [f"Done: {head or 'nothing to run'}."]
+        lines = [f"{'Worker done' if self.worker else 'Done'}: {head or 'nothing to run'}."]
         for status in SEVERITY[:-1]:
             jobs = [o for o in self.outcomes if o.status == status]
             if jobs:
                 lines.append(f"{status} ({RESULTS.get(status, FAILED_WORDS)}):")
                 lines += [f"  {o.label}: {o.reason or '-'}" + (f" ({_how(o)})" if _how(o) else "") for o in jobs]
         others = [o for o in self.outcomes if o.status == "ok" and o.how in ("shared", "elsewhere")]
+        if self.worker:  # the jobs of the other workers are theirs to report
+            others = [o for o in others if o.how != "elsewhere"]
         if others:
             lines.append("not trained here:")
             lines += [f"  {o.label}: {_how(o)}" for o in others]

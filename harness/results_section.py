@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import List
 
+import pandas as pd
+
 from harness.groups import split_groups
 from harness.report import records_frame
 from harness.store import ResultsStore
@@ -57,14 +59,12 @@ def suite_block(suite: str, results: Path, reports: Path, readme_dir: Path) -> L
     group = split_groups(frame)[0].frame
     ok = group[group.status == "ok"]
     first = (ok if len(ok) else group).iloc[0]
-    hours = group.drop_duplicates("job_hash").wall_time_s.sum() / 60
     report = reports / f"{suite}.md"
     rel = os.path.relpath(report, readme_dir)
     lines = [f"### {suite}", "",
              f"Profile `{first.profile}`, {group.variant.nunique()} variants x {group.seed.nunique()} seeds, "
              f"{first.device_name} ({first.device}, {_threads(first.get('num_threads'))}), torch {first.torch_version}, "
-             f"{frame_corpus(first)}{hours:.1f} minutes of job wall time (the sum of its jobs' wall times as recorded, "
-             f"whatever else the machine ran then). Full report: [{rel}]({rel}).", ""]
+             f"{frame_corpus(first)}{time_words(group)}. Full report: [{rel}]({rel}).", ""]
     if not report.is_file():
         return lines + [f"(no report at {rel}; run `bench report results_dir={results} reports_dir={reports}`)", ""]
     text = report.read_text()
@@ -77,6 +77,20 @@ def suite_block(suite: str, results: Path, reports: Path, readme_dir: Path) -> L
         if section and section[0].strip() in VERDICT_HEADINGS:
             lines += ["Findings:", ""] + [line for line in section[1:] if line.strip()] + [""]
     return lines
+
+
+def time_words(group) -> str:
+    """How long the group's jobs took: the sum of their wall times, and with workers=N the clock time too."""
+    jobs = group.drop_duplicates("job_hash")
+    total = jobs.wall_time_s.sum() / 60
+    text = f"{total:.1f} minutes of job wall time (the sum of its jobs' wall times as recorded"
+    workers = int(jobs["workers"].max()) if "workers" in jobs and jobs["workers"].notna().any() else 1
+    if workers == 1:
+        return text + ", whatever else the machine ran then)"
+    ends = pd.to_datetime(jobs.timestamp)
+    starts = ends - pd.to_timedelta(jobs.wall_time_s, unit="s")
+    clock = (ends.max() - starts.min()).total_seconds() / 60
+    return text + f"), run by {workers} worker processes at once: {clock:.1f} minutes from the first job's start to the last one's end"
 
 
 def frame_corpus(first) -> str:

@@ -25,6 +25,7 @@ from harness.locks import owner_text
 from harness.outcomes import Outcome, RunSummary, job_status
 from harness.plan import DTYPES, Job, Plan
 from harness.store import ResultsStore
+from harness.workers import worker_count
 
 
 def seed_everything(seed: int) -> None:
@@ -154,7 +155,8 @@ def execute(plan: Plan, store: ResultsStore, progress: bool = True) -> RunSummar
         outcome = settle(plan, job, store, since, progress, wait=False, settled=settled)
         if outcome is None:
             lock = store.lock(job.suite, job.job_hash).path
-            tqdm.write(f"  {job.label}: being run by {owner_text(lock)}; waiting for it at the end")
+            if worker_count() == 1:  # among workers=N, the others holding jobs is the plan, not news
+                tqdm.write(f"  {job.label}: being run by {owner_text(lock)}; waiting for it at the end")
             later.append(job)
             continue
         _record(summary, outcome, bar, id(job) in to_run)

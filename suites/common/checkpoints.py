@@ -6,8 +6,9 @@ determines it: suite, the spec it trains, the profile's training settings, seed,
 checksum and code version. The first job to run trains and saves the state_dict with its training summary
 under ``results/<suite>/.checkpoints/<hash>.pt`` (written atomically; the store ignores hidden folders); the
 others load it. Each job still stores its own records, so variants stay separate and an interrupted sweep
-resumes: a job that finds the checkpoint reuses it, one that does not trains it. Two processes that reach
-the same training at once may both train it; the later save replaces the earlier one.
+resumes: a job that finds the checkpoint reuses it, one that does not trains it. A training holds the lock
+``.lock-<hash>`` beside its checkpoint (harness/locks.py), so a second process (``workers=2``) that reaches
+the same training waits for it and loads the weights instead of training them again.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import torch
 from torch import nn
 
 from harness.env import code_version
+from harness.locks import JobLock
 from harness.train import TrainResult
 from variants.spec import stable_hash
 
@@ -53,7 +55,21 @@ def path_for(folder: Path, key: str) -> Path:
 def train_once(model: nn.Module, key: str, folder: Optional[Path], train: Callable[[], TrainResult],
                label: str = "") -> Training:
     """Load the weights of training ``key`` into ``model`` from ``folder``, or run ``train()`` and save them there."""
-    path = path_for(folder, key) if folder is not None else None
+    if folder is None:
+        return _train_or_load(model, key, None, train, label)
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    with _locked(Path(folder) / f".lock-{key}"):
+        return _train_or_load(model, key, path_for(folder, key), train, label)
+
+
+def _locked(path: Path) -> JobLock:
+    lock = JobLock(path)
+    lock.acquire(wait=True)
+    return lock
+
+
+def _train_or_load(model: nn.Module, key: str, path: Optional[Path], train: Callable[[], TrainResult],
+                   label: str) -> Training:
     saved = load(path) if path is not None else None
     if saved is not None:
         model.load_state_dict(saved["state_dict"])

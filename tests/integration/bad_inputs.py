@@ -54,6 +54,9 @@ BAD = [
     (["results_dir="], "results_dir", "results_dir="),
     (["executor=slurm"], "executor", "slurm"),
     (["submitit.timeout_min=5"], "submitit", "timeout_min"),
+    (["workers=0"], "workers", "0"),
+    (["workers=two"], "workers", "two"),
+    (["workers=2", "executor=submitit"], "workers", "submitit"),
     (["suite=nope"], "suite", "nope"),
     (["profile=huge"], "profile", "huge"),
     # devices, dtypes and folders

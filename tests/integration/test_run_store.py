@@ -151,3 +151,20 @@ def test_two_concurrent_runs_train_each_job_once(tmp_path, results):
     assert len({line.split()[1] for line in log.read_text().splitlines()}) == 2  # both processes trained
     assert sorted({r["variant"] for r in ResultsStore(results).load(NAME)}) == ["baseline", "dot", "gelu", "post_ln"]
     assert not list((results / NAME).glob(".lock-*")) and not list((results / NAME).glob(".tmp-*"))
+
+
+def test_workers_split_one_sweep_between_processes(tmp_path, results):
+    log = tmp_path / "trained.log"
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_SLEEP": "0.3",
+           "BENCH_COUNTING_BARRIER": f"{barrier},2"}
+    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1,2]", "workers=2",
+            "variants=[baseline,dot]", f"results_dir={results}"]
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done
+    assert sorted(trainings(log)) == ["baseline-s0", "baseline-s1", "baseline-s2", "dot-s0", "dot-s1", "dot-s2"], done
+    assert len({line.split()[1] for line in log.read_text().splitlines()}) == 2  # both workers trained
+    records = ResultsStore(results).load(NAME)
+    assert {r["workers"] for r in records} == {2} and len(records) == 6
+    assert done.stdout.count("Worker done") == 2 and "All 2 workers finished" in done.stdout

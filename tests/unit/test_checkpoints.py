@@ -35,3 +35,33 @@ def test_without_a_folder_or_with_a_damaged_file_it_trains(tmp_path):
     path_for(tmp_path, "abc").write_bytes(b"not a checkpoint")
     assert train_once(model, "abc", tmp_path, _trainer(model, calls)).source == "trained by this job"
     assert calls == [1, 1] and train_once(model, "abc", tmp_path, _trainer(model, calls)).source.startswith("checkpoint")
+
+
+def test_two_jobs_reaching_one_training_at_once_train_it_once(tmp_path):
+    import threading
+    import time
+
+    calls, started = [], threading.Event()
+
+    def slow(model):
+        inner = _trainer(model, calls)
+
+        def train():
+            started.set()
+            time.sleep(0.3)  # the second job arrives while the first trains
+            return inner()
+        return train
+
+    models = [nn.Linear(3, 3), nn.Linear(3, 3)]
+    sources = {}
+
+    def job(i):
+        sources[i] = train_once(models[i], "abc", tmp_path, slow(models[i]), label=f"job{i}").source
+
+    first = threading.Thread(target=job, args=(0,))
+    first.start()
+    started.wait(5)
+    job(1)
+    first.join()
+    assert calls == [1] and sources == {0: "trained by this job", 1: "checkpoint of job job0"}
+    assert not list(tmp_path.glob(".lock-*"))

@@ -46,3 +46,17 @@ def test_a_readme_without_markers_is_refused(tmp_path):
     readme.write_text("# bench\n")
     with pytest.raises(SystemExit, match="no results markers"):
         update_readme(readme, tmp_path, tmp_path)
+
+
+def test_a_run_of_two_workers_gives_its_clock_time_beside_the_job_time():
+    import pandas as pd
+
+    from harness.results_section import time_words
+
+    # two workers: jobs of 600 s ending at 10:10 and 10:10, then one of 300 s ending at 10:15
+    jobs = pd.DataFrame({"job_hash": ["a", "b", "c"], "wall_time_s": [600.0, 600.0, 300.0], "workers": [2, 2, 2],
+                         "timestamp": ["2026-12-01T10:10:00+00:00", "2026-12-01T10:10:00+00:00", "2026-12-01T10:15:00+00:00"]})
+    words = time_words(jobs)
+    assert words.startswith("25.0 minutes of job wall time") and "2 worker processes" in words
+    assert words.endswith("15.0 minutes from the first job's start to the last one's end")
+    assert "whatever else" in time_words(jobs.drop(columns="workers"))

@@ -102,7 +102,7 @@ def cmd_run(args: List[str]) -> int:
         raise UsageError(str(exc)) from None
     profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
-    variants = list(cfg.variants) if cfg.variants is not None else list(suite.default_variants)
+    variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name))
     store = ResultsStore(cfg.results_dir)
     plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store)
     from harness.workers import run_workers, worker_count

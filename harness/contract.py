@@ -125,6 +125,8 @@ class Suite:
     profiles: Dict[str, Profile] = {}
     default_profile: str = "quick"
     default_variants: Tuple[str, ...] = ()
+    #: the default variants of one profile where they differ from ``default_variants`` (profile name -> variants)
+    profile_variants: Dict[str, Tuple[str, ...]] = {}
     #: dtypes this suite can compute in (a training suite: float32 weights, lower precision through autocast;
     #: a cost suite: its tensors made in that dtype); ``dtype=auto`` picks one (harness/plan.py resolve_dtype)
     dtypes: Tuple[str, ...] = ("float32",)
@@ -135,6 +137,10 @@ class Suite:
     #: the module that turns records into the report and the verdicts: write_report(suite, df, out_dir),
     #: CLAIMS (the published findings the suite tests) and findings(df) -> one Finding per claim
     report_module: str = ""
+
+    def variants_for(self, profile: str) -> Tuple[str, ...]:
+        """The variants ``bench run`` runs on ``profile`` when none are given."""
+        return tuple(self.profile_variants.get(profile, self.default_variants))
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)

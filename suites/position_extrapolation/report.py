@@ -7,13 +7,12 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import sentences
 from harness.report_kit import code_line, in_order, seeds as seeds_of, title, write_markdown
 from suites.common.learning import learning_section
 from suites.position_extrapolation.figures import perplexity_figure
 from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
 from suites.position_extrapolation.tables import NOT_COMPARABLE, ORDER, Shape, extrapolation_section, perplexity_section  # noqa: F401
-from suites.position_extrapolation.verdicts import CLAIMS, PUBLISHED, findings, verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.position_extrapolation.verdicts import CLAIMS, PUBLISHED, extrapolation_finding, findings, verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -59,6 +58,6 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 
     figure = perplexity_figure(ok, variants, train_len, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
-    lines += ["## Against the published finding", "", PUBLISHED + " " + " ".join(sentences(findings(df))), ""]
+    lines += ["## Against the published finding", "", PUBLISHED + " " + extrapolation_finding(df).sentence, ""]
     lines += rope_extension_section(df, train_len)  # empty unless the run has rope+<scaling> variants
     return [write_markdown(suite, lines, out_dir), figure]

@@ -11,11 +11,11 @@ variants' specs (``rope_scaling``, ``rope_scale``) from the records, so any ``ro
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 import pandas as pd
 
+from harness.findings import Claim, Estimate, Finding, finding
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks
 
@@ -31,13 +31,25 @@ PUBLISHED = ("Published shape without fine-tuning (Chen et al. 2023, arXiv 2306.
              "YaRN keep perplexity close to its value at L up to a few times L.")
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """One statement of the published shape and what this run says about it."""
+def _claim(key: str, name: str, source: str, published: str, variants) -> Claim:
+    return Claim(key, "position_extrapolation", name, source, published, tuple(variants))
 
-    key: str
-    verdict: str  # agrees, disagrees, inconclusive or not run
-    sentence: str
+
+PENG, CHEN = "Peng et al. 2023 (arXiv 2309.00071)", "Chen et al. 2023 (arXiv 2306.15595)"
+#: the statements of the published shape, each a finding of the index (the scoreboard)
+ROPE_BLOWS_UP = _claim("rope_blows_up", "Plain RoPE's perplexity rises steeply past the training length",
+                       "Press et al. 2022 (arXiv 2108.12409); " + CHEN,
+                       "rotary ppl at L, ~2L, ~7L on WikiText-103 (L = 512): 20.07, 21.37, 35.54", ["rope"])
+PI_SHORT = _claim("pi_short", "Position Interpolation without fine-tuning raises perplexity at short lengths", CHEN,
+                  "stated without a figure: interpolation blurs neighbouring positions; the paper fine-tunes ~1000 steps at L'", ["rope", "rope+pi"])
+NTK_CLOSE = _claim("ntk_close", "NTK-aware scaling keeps perplexity close to ppl(L) up to a few times L", PENG,
+                   "stated without a figure: no fine-tuning needed for moderate s", ["rope", "rope+ntk"])
+DYNAMIC_NTK_CLOSE = _claim("dynamic_ntk_close", "Dynamic NTK keeps perplexity close to ppl(L) up to a few times L", PENG,
+                           "stated without a figure: s = max(1, l/L) recomputed per length, lengths up to L unchanged", ["rope", "rope+dynamic_ntk"])
+YARN_CLOSE = _claim("yarn_close", "YaRN keeps perplexity close to ppl(L) up to a few times L", PENG,
+                    "without fine-tuning, lower perplexity past L than PI and NTK-aware (Llama-2)", ["rope", "rope+yarn"])
+CLAIMS = (ROPE_BLOWS_UP, PI_SHORT, NTK_CLOSE, DYNAMIC_NTK_CLOSE, YARN_CLOSE)
+_CLOSE_CLAIMS = {"ntk": NTK_CLOSE, "dynamic_ntk": DYNAMIC_NTK_CLOSE, "yarn": YARN_CLOSE}
 
 
 def _scaling(spec) -> Optional[str]:
@@ -91,7 +103,7 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
              "Ratios are to plain RoPE's perplexity at L, the trained model's own.", "",
              "Perplexity by evaluation length (mean ± 95% interval over seeds):", "",
              markdown_table(pd.DataFrame(rows)), "", PUBLISHED, ""]
-    lines += [f"- {v.sentence}" for v in verdicts(df, train_len)] + [""]
+    lines += [f"- {f.sentence}" for f in verdicts(df, train_len)] + [""]
     same = _same_as_ntk(ok, scaled)
     if same:
         lines += [f"`{same}` scores exactly as `rope+ntk` here: every window has the evaluation length, so its per-sequence "
@@ -109,54 +121,71 @@ def _one_training(df: pd.DataFrame, scaled: Dict[str, dict]) -> str:
     return "Some variants were trained separately (their `training_key` differs), so they are not one model's curves."
 
 
-def verdicts(df: pd.DataFrame, train_len: int) -> List[Verdict]:
-    """One verdict per statement of the published shape, from learned models only."""
+def verdicts(df: pd.DataFrame, train_len: int) -> List[Finding]:
+    """One finding per statement of the published shape this run can test, from learned models only."""
     ok = df[df.status == "ok"]
     scaled = extension_variants(df)
     L = float(train_len)
     checks = learning_checks(df, "loss", L)
     if "rope" not in checks or not checks["rope"].usable:
-        why = "is not in this run" if "rope" not in checks else "did not learn or memorised (see above)"
-        return [Verdict("rope_extension", "not run" if "rope" not in checks else "inconclusive",
-                        f"No verdict on RoPE extension: plain `rope` {why}.")]
+        if "rope" not in checks:
+            return []
+        return [finding(claim, "inconclusive", "No verdict on RoPE extension: plain `rope` did not learn or memorised "
+                        "(see above).") for claim in (ROPE_BLOWS_UP, *_tested(scaled))]
     out = []
     rope4 = _ratios(ok, "rope", 4 * L, "rope", L)
     if rope4:
         m = _mean(rope4)
         word = "agrees" if m >= BLOWS_UP else "disagrees" if m <= CLOSE else "inconclusive"
-        out.append(Verdict("rope_blows_up", word, f"Plain RoPE: ppl(4L)/ppl(L) = {fmt_mean_ci(rope4)}; {_says(word)} "
-                           f"(blowing up = at least {BLOWS_UP:g}x)."))
+        out.append(finding(ROPE_BLOWS_UP, word, f"Plain RoPE: ppl(4L)/ppl(L) = {fmt_mean_ci(rope4)}; {_says(word)} "
+                           f"(blowing up = at least {BLOWS_UP:g}x).", [Estimate.of("rope ppl(4L)/ppl(L)", rope4)]))
     for v, spec in sorted(scaled.items()):
         name = _scaling(spec)
         if name == "pi":
             out.append(_pi(ok, v, spec, L))
-        elif name in ("ntk", "yarn", "dynamic_ntk"):
+        elif name in _CLOSE_CLAIMS:
+            claim = _CLOSE_CLAIMS[name]
             ratio = _ratios(ok, v, 4 * L, "rope", L)
             if not ratio:
-                out.append(Verdict(f"{name}_close", "not run", f"`{v}`: no perplexity at 4L."))
+                out.append(finding(claim, "not run", f"`{v}`: no perplexity at 4L."))
                 continue
             m, plain = _mean(ratio), _mean(rope4)
             word = "agrees" if m <= CLOSE else "disagrees" if m >= plain else "inconclusive"
             detail = (f"within {CLOSE - 1:.0%} of ppl(L)" if word == "agrees" else "no better than plain RoPE"
                       if word == "disagrees" else f"better than plain RoPE ({plain:.2f}) but more than {CLOSE - 1:.0%} above ppl(L)")
-            out.append(Verdict(f"{name}_close", word, f"{NAMES[name]} (`{v}`): ppl(4L) / plain RoPE's ppl(L) = "
-                               f"{fmt_mean_ci(ratio)}, {detail}; {_says(word)}."))
-    return out
+            out.append(finding(claim, word, f"{NAMES[name]} (`{v}`): ppl(4L) / plain RoPE's ppl(L) = "
+                               f"{fmt_mean_ci(ratio)}, {detail}; {_says(word)}.", [Estimate.of(f"{v} ppl(4L)/rope ppl(L)", ratio)]))
+    return _first_per_claim(out)
 
 
-def _pi(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Verdict:
+def _tested(scaled: Dict[str, dict]) -> List[Claim]:
+    """The claims the run's scaled variants test."""
+    names = {_scaling(spec) for spec in scaled.values()}
+    return [c for n, c in (("pi", PI_SHORT), *_CLOSE_CLAIMS.items()) if n in names]
+
+
+def _first_per_claim(found: List[Finding]) -> List[Finding]:
+    """One finding per claim (a run with rope+yarn and rope+yarn4 is judged on the first), in claim order."""
+    seen: Dict[str, Finding] = {}
+    for f in found:
+        seen.setdefault(f.claim.key, f)
+    return [seen[c.key] for c in CLAIMS if c.key in seen]
+
+
+def _pi(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Finding:
     """PI at its shortest extended length: L for a fixed s > 1, 2L for auto; against plain RoPE at L."""
     fixed = spec.get("rope_scale", "auto") != "auto" and float(spec["rope_scale"]) > 1
     short = L if fixed else 2 * L
     ratio = _ratios(ok, v, short, "rope", L)
     if not ratio:
-        return Verdict("pi_short", "not run", f"`{v}`: no perplexity at {int(short / L)}L.")
+        return finding(PI_SHORT, "not run", f"`{v}`: no perplexity at {int(short / L)}L.")
     word = "agrees" if _mean(ratio) >= PI_RISE else "disagrees"
     others = [(u, _ratios(ok, u, short, "rope", L)) for u in ("rope", "rope+ntk", "rope+yarn") if u != v]
     context = "; ".join(f"`{u}` {fmt_mean_ci(r)}" for u, r in others if r)
-    return Verdict("pi_short", word, f"PI (`{v}`): ppl({int(short / L)}L) / plain RoPE's ppl(L) = {fmt_mean_ci(ratio)}"
+    return finding(PI_SHORT, word, f"PI (`{v}`): ppl({int(short / L)}L) / plain RoPE's ppl(L) = {fmt_mean_ci(ratio)}"
                    + (f" (at the same length: {context})" if context else "")
-                   + f"; {_says(word)} (a rise of at least {PI_RISE - 1:.0%} at its shortest extended length).")
+                   + f"; {_says(word)} (a rise of at least {PI_RISE - 1:.0%} at its shortest extended length).",
+                   [Estimate.of(f"{v} ppl({int(short / L)}L)/rope ppl(L)", ratio)])
 
 
 def _same_as_ntk(ok: pd.DataFrame, scaled: Dict[str, dict]) -> Optional[str]:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from harness.findings import Claim, Estimate, Finding, finding
 from harness.report_kit import fmt_mean_ci, mean_ci
+from suites.position_extrapolation import rope_extension_report as extension
 from suites.position_extrapolation.tables import Shape
 
 PUBLISHED = (
@@ -21,18 +22,23 @@ EXTRAPOLATION = Claim(
     "Press et al. 2022 (arXiv 2108.12409)",
     "ppl at L, ~2L, ~7L on WikiText-103 (L = 512): ALiBi 19.73, 18.73, 18.40; sinusoidal 20.05, 43.54, 178.97",
     ("sinusoidal", "alibi"))
-CLAIMS = (EXTRAPOLATION,)
+CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS
 #: the published shape: ALiBi's ppl(8L)/ppl(L) at most FLAT, sinusoidal's at least RISES
 FLAT, RISES = 1.15, 2.0
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
-    """This suite's verdict on Press et al.'s finding from one group of records."""
+    """This suite's verdicts from one group of records: Press et al.'s finding, then the RoPE-extension statements."""
+    return [extrapolation_finding(df)] + extension.verdicts(df, int(df.iloc[0].profile_settings["train_len"]))
+
+
+def extrapolation_finding(df: pd.DataFrame) -> Finding:
+    """The verdict on Press et al.'s finding, with the variants left out and why."""
     shape = Shape(df)
     found = verdict(shape.ratios, shape.comparable, set(shape.kept))
     if shape.left_out and found.sentence:
         found = replace(found, sentence=found.sentence + " " + shape.left_out)
-    return [found]
+    return found
 
 
 def verdict(ratios: Dict[str, List[float]], comparable: set, learned: set) -> Finding:

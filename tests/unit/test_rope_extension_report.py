@@ -34,27 +34,29 @@ PUBLISHED_SHAPE = {
 
 
 def test_the_published_shape_agrees_on_every_statement():
-    found = {v.key: v.verdict for v in verdicts(records(PUBLISHED_SHAPE), L)}
+    found = {v.claim.key: v.verdict for v in verdicts(records(PUBLISHED_SHAPE), L)}
     assert found == {"rope_blows_up": "agrees", "pi_short": "agrees", "ntk_close": "agrees", "yarn_close": "agrees"}
 
 
 def test_a_run_where_nothing_helps_disagrees():
     flat_rope = dict(PUBLISHED_SHAPE, rope=(None, "auto", [4.2, 4.3, 4.4, 4.5]),
                      **{"rope+ntk": ("ntk", "auto", [4.2, 5.0, 9.0, 20.0]), "rope+pi": ("pi", "auto", [4.2, 4.2, 4.3, 4.4])})
-    found = {v.key: v.verdict for v in verdicts(records(flat_rope), L)}
+    found = {v.claim.key: v.verdict for v in verdicts(records(flat_rope), L)}
     assert found["rope_blows_up"] == "disagrees" and found["ntk_close"] == "disagrees" and found["pi_short"] == "disagrees"
 
 
 def test_pi_at_a_fixed_scale_is_judged_at_the_training_length():
     curves = {"rope": PUBLISHED_SHAPE["rope"], "rope+pi4": ("pi", 4.0, [4.6, 4.8, 5.0, 9.0])}
-    (pi,) = [v for v in verdicts(records(curves), L) if v.key == "pi_short"]
+    (pi,) = [v for v in verdicts(records(curves), L) if v.claim.key == "pi_short"]
     assert pi.verdict == "agrees" and "ppl(1L)" in pi.sentence
 
 
 def test_no_verdict_when_plain_rope_did_not_learn_and_no_section_without_extensions():
     unlearned = records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)  # held-out loss above the bigram entropy
-    (only,) = verdicts(unlearned, L)
-    assert only.verdict == "inconclusive" and "did not learn" in only.sentence
+    found = verdicts(unlearned, L)
+    assert [f.claim.key for f in found] == ["rope_blows_up", "pi_short", "ntk_close", "yarn_close"]
+    assert all(f.verdict == "inconclusive" and "did not learn" in f.sentence for f in found)
+    assert verdicts(records({"rope+ntk": PUBLISHED_SHAPE["rope+ntk"]}), L) == []  # no plain rope: nothing to test
     assert section(records({"rope": PUBLISHED_SHAPE["rope"]}), L) == []
 
 
@@ -63,3 +65,13 @@ def test_the_section_has_the_table_the_single_training_and_the_verdicts():
     for phrase in ("| rope+yarn", "ppl(4L) / rope ppl(L)", "share one training per seed (2 seed(s))", "**agrees**",
                    "Chen et al. 2023", "Peng et al. 2023"):
         assert phrase in text, phrase
+
+
+def test_the_extension_statements_are_index_findings_with_their_estimates():
+    from suites.position_extrapolation.verdicts import CLAIMS, findings
+
+    keys = [c.key for c in CLAIMS]
+    assert keys[0] == "alibi_extrapolates" and {"rope_blows_up", "pi_short", "ntk_close", "dynamic_ntk_close", "yarn_close"} <= set(keys)
+    found = {f.claim.key: f for f in findings(records(PUBLISHED_SHAPE))}
+    assert found["yarn_close"].verdict == "agrees" and found["yarn_close"].seeds == 2
+    assert found["rope_blows_up"].estimates[0].value > 2

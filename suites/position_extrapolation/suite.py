@@ -98,7 +98,7 @@ PROFILES = {
         name="quick", description="4 layers, d 96, L 32, 260 steps of 96 x 32 on pydoc: all five variants in under 3 minutes on 2 CPU cores",
     ),
     "standard": ExtrapolationProfile(
-        name="standard", description="4 layers, d 128, L 64, 1000 steps of 32 x 64 on the World English Bible (0.45 passes), 3 seeds, seven variants (the five and t5_bias, randomized): about 35 minutes on 2 CPU cores with workers=2",
+        name="standard", description="4 layers, d 128, L 64, 1000 steps of 32 x 64 on the World English Bible (0.45 passes), 3 seeds, seven positions (the five, t5_bias, randomized) and four RoPE extensions evaluated on the rope weights: about 35 minutes on 2 CPU cores with workers=2",
         seeds=(0, 1, 2), d_model=128, n_layers=4, n_heads=8, train_len=64, batch_size=32, steps=1000, lr=3e-3,
         warmup_steps=100, eval_tokens=65536, data=BIBLE,
     ),
@@ -128,8 +128,10 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     )
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
-    #: the reference profile adds the relative biases and randomized positions that came after ALiBi
-    profile_variants = {"standard": default_variants + ("t5_bias", "randomized")}
+    #: the reference profile adds the relative biases and randomized positions that came after ALiBi, and the RoPE
+    #: extensions, last: they evaluate the rope weights trained earlier in the sweep and train nothing
+    profile_variants = {"standard": default_variants + ("t5_bias", "randomized", "rope+pi", "rope+ntk",
+                                                        "rope+dynamic_ntk", "rope+yarn")}
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 

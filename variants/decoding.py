@@ -10,18 +10,19 @@ ranks by log-probability alone. With one beam the search is exactly greedy decod
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Union
 
 import torch
 
 from .seq2seq_spec import BOS, EOS, PAD
 
-State = Dict[str, torch.Tensor]
+State = Dict[str, Union[torch.Tensor, int]]
 
 
 def select(state: State, index: torch.Tensor) -> State:
-    """The state of the hypotheses ``index`` (N',) picks along the batch dimension."""
-    return {k: v.index_select(0, index) for k, v in state.items()}
+    """The state of the hypotheses ``index`` (N',) picks along the batch dimension (numbers such as a cached
+    length are the same for every hypothesis and kept)."""
+    return {k: v.index_select(0, index) if torch.is_tensor(v) else v for k, v in state.items()}
 
 
 def max_steps(src: torch.Tensor, ratio: float, extra: int) -> int:

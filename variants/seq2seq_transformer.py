@@ -16,18 +16,21 @@ symmetric -m |i - j|; T5's buckets have encoder buckets of their own, split by t
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple, Union
 
 import torch
 from torch import nn
 
 from .kernel._base import kernels
+from .kv_cache import LayerCache
 from .norm._base import norms, placements
 from .position._base import positions
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
 from .transformer import Block, init_weights
 
-State = Dict[str, torch.Tensor]  # batch-first: memory (B, S, D), pad (B, S), per-layer caches (B, Hkv, t, Dh)
+# batch-first tensors: memory (B, S, D), pad (B, S), per-layer cache buffers (B, Hkv, capacity, Dh); and the int
+# length, the number of target positions cached
+State = Dict[str, Union[torch.Tensor, int]]
 
 
 class TransformerSeq2Seq(nn.Module):
@@ -64,21 +67,29 @@ class TransformerSeq2Seq(nn.Module):
         x = self._embed(src)
         for block in self.encoder:
             x, _ = block(x, causal=False, padding=pad)
-        state = {"memory": self.enc_norm(x), "pad": pad}
-        empty = x.new_zeros(x.shape[0], self.spec.kv_heads, 0, self.spec.head_dim)  # (B, Hkv, 0, Dh)
+        state = {"memory": self.enc_norm(x), "pad": pad, "length": 0}
+        # the decoder's self-attention cache: buffers written in place, room for the usual decoding budget
+        # (twice the source, variants/decoding.py), grown by doubling past it
+        capacity = 2 * src.shape[1] + 10
         for i in range(len(self.decoder)):
-            state[f"k{i}"], state[f"v{i}"] = empty, empty  # the decoder's self-attention cache
+            empty = LayerCache.empty(src.shape[0], self.spec.kv_heads, self.spec.head_dim, capacity, x.dtype, x.device)
+            state[f"k{i}"], state[f"v{i}"] = empty.key_buffer, empty.value_buffer  # (B, Hkv, capacity, Dh)
         return state
 
     def _decode(self, state: State, tokens: torch.Tensor, cached: bool = False) -> Tuple[torch.Tensor, State]:
         """tokens (B, T) after the cached prefix (cached) or from the start -> logits (B, T, V), new state."""
         new = dict(state)
-        y = self._embed(tokens, offset=state["k0"].shape[2] if cached else 0)
+        past = state["length"] if cached else 0
+        y = self._embed(tokens, offset=past)
         for i, block in enumerate(self.decoder):
-            self_past = (state[f"k{i}"], state[f"v{i}"]) if cached else None
+            self_past = LayerCache(state[f"k{i}"], state[f"v{i}"], past) if cached else None
             cross = (state[f"ck{i}"], state[f"cv{i}"]) if f"ck{i}" in state else None
-            y, (new[f"k{i}"], new[f"v{i}"]), (new[f"ck{i}"], new[f"cv{i}"]) = block(
+            y, self_cache, (new[f"ck{i}"], new[f"cv{i}"]) = block(
                 y, self_past, memory=state["memory"], memory_padding=state["pad"], memory_cache=cross)
+            if cached:  # the buffers the step wrote into (new ones when the cache grew)
+                new[f"k{i}"], new[f"v{i}"] = self_cache.key_buffer, self_cache.value_buffer
+        if cached:
+            new["length"] = past + tokens.shape[1]
         return self.head(self.dec_norm(y)), new  # (B, T, V)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:

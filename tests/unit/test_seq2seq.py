@@ -154,3 +154,20 @@ def test_cached_transformer_decoding_matches_the_full_prefix(vocab, expr):
             full = torch.log_softmax(model(src, prefix)[:, -1], dim=-1)
             assert torch.allclose(log_probs, full, atol=1e-5)
             prefix = torch.cat((prefix, log_probs.argmax(-1, keepdim=True)), dim=1)
+
+
+def test_decoding_writes_the_self_attention_cache_in_place_and_grows_it_past_its_budget(vocab):
+    """A step writes one slot of buffers allocated at start (no copy of the prefix); past their room they double."""
+    torch.manual_seed(5)
+    model = build(spec("transformer", vocab.size)).eval()
+    src = teacher_batch(encoded(vocab))[0][:, :3]  # a short source: room for 2 x 3 + 10 = 16 target tokens
+    state = model.start(src)
+    buffer, capacity = state["k0"].data_ptr(), state["k0"].shape[2]
+    assert capacity == 16 and state["length"] == 0
+    tokens = torch.full((src.shape[0],), 1)
+    with torch.inference_mode():
+        for step in range(capacity + 1):
+            _, state = model.step(state, tokens)
+            if step < capacity:
+                assert state["k0"].data_ptr() == buffer  # written in place
+    assert state["length"] == capacity + 1 and state["k0"].shape[2] == 2 * capacity

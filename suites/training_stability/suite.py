@@ -74,9 +74,9 @@ PROFILES = {
         name="quick", description="d 64, depths 2/6/12, lr 1e-3/1e-2, warm-up 0/30, 100 steps: about 4 minutes on 2 CPU cores",
     ),
     "standard": StabilityProfile(
-        name="standard", description="d 64, depths 2/6/12, lr 1e-3/1e-2, warm-up 0/100, 500 steps of 16 x 64 on the World "
-        "English Bible (0.11 passes), 3 seeds: about 30 minutes on 2 CPU cores",
-        seeds=(0, 1, 2), warmups=(0, 100), steps=500, probe_batches=8, eval_tokens=16384, data=BIBLE,
+        name="standard", description="d 64, depths 2/6/12, lr 3e-3/1e-2, warm-up 0/100, 700 steps of 16 x 64 on the World "
+        "English Bible (0.16 passes), 3 seeds: about 30 minutes on 2 CPU cores with workers=2",
+        seeds=(0, 1, 2), lrs=(3e-3, 1e-2), warmups=(0, 100), steps=700, probe_batches=8, eval_tokens=16384, data=BIBLE,
     ),
     "large": StabilityProfile(
         name="large", description="d 128, depths 2/6/12, three learning rates, 1500 steps of 32 x 128 on the World English "

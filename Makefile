@@ -51,14 +51,22 @@ gpu-check: $(STAMP)
 	$(BIN)/bench report suite=attention_cost
 	$(BIN)/bench report suite=kv_cache
 
-# Reference results: the standard profile of each suite (3 seeds) on this machine, one suite after another,
-# each sweep in two worker processes of one thread (harness/workers.py).
-# Records go to reference/results/, reports to reference/reports/, and the README's Results section is
-# regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash), so it can
-# run in pieces: `make reference REFERENCE_SUITES=language_modeling`.
-REFERENCE_SUITES ?= position_extrapolation language_modeling attention_scaling training_stability gradient_flow translation
-REFERENCE_DIR    ?= reference
+# Reference results on this machine, one suite after another. First the cost suites at REFERENCE_COST_PROFILE
+# (timings: one process, nothing else running), then the standard profile of each training suite (3 seeds),
+# each sweep in two worker processes of one thread (harness/workers.py); attention_heads comes after
+# position_extrapolation and reads its stored weights. Records go to reference/results/, reports to
+# reference/reports/, and the README's Results section is regenerated from them. A rerun resumes where it
+# stopped (jobs are stored by content hash), so it can run in pieces: `make reference REFERENCE_SUITES=language_modeling
+# REFERENCE_COST_SUITES=`.
+REFERENCE_COST_SUITES   ?= kv_cache attention_cost sequence_cost
+REFERENCE_COST_PROFILE  ?= quick
+REFERENCE_SUITES        ?= position_extrapolation attention_heads language_modeling attention_scaling training_stability gradient_flow translation
+REFERENCE_DIR           ?= reference
 reference: $(STAMP)
+	set -e; for suite in $(REFERENCE_COST_SUITES); do \
+	  $(BIN)/bench run suite=$$suite profile=$(REFERENCE_COST_PROFILE) progress=false results_dir=$(REFERENCE_DIR)/results; \
+	  $(BIN)/bench report suite=$$suite profile=$(REFERENCE_COST_PROFILE) results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \
+	done
 	set -e; for suite in $(REFERENCE_SUITES); do \
 	  extra=; [ $$suite = translation ] && extra=data=bible_en_es; \
 	  $(BIN)/bench run suite=$$suite profile=standard $$extra workers=2 results_dir=$(REFERENCE_DIR)/results; \

@@ -108,10 +108,6 @@ def _memory_problem(held: Optional[Tuple[int, float]], length: int, device: str)
 class AttentionCost(Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
-    name = "attention_cost"
-    report_module = "suites.attention_cost.report"
-    version = 1
-    description = __doc__
     metrics = (
         Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
         Metric("peak_memory", "MiB", False, "most memory the call held at once beyond its inputs"),
@@ -122,7 +118,6 @@ class AttentionCost(Suite):
         Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
     )
     profiles = PROFILES
-    default_profile = "quick"
     #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not
     trains = False
     #: inputs are made in the job's dtype; kernels that do not take it on the device are skipped with the reason

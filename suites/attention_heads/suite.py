@@ -97,10 +97,6 @@ PROFILES = {
 class AttentionHeads(CharLMCorpus, Suite):
     """Per layer and head of a trained char LM: attention entropy, distance, previous/first-token and delimiter shares."""
 
-    name = "attention_heads"
-    report_module = "suites.attention_heads.report"
-    version = 1
-    description = __doc__
     metrics = (
         Metric("entropy", "nats", False, "attention entropy of a head, mean over scored queries (x: layer, extra.head)"),
         Metric("mean_distance", "tokens", False, "sum_j a_ij |i - j|, mean over scored queries"),

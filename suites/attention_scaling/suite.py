@@ -93,10 +93,7 @@ PROFILES = {
 class AttentionScaling(CharLMCorpus, Suite):
     """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
 
-    name = "attention_scaling"
-    report_module = "suites.attention_scaling.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("qk_variance", "", False, "variance of q.k for unit-variance q, k at d_k = x (theory: d_k)"),
         Metric("score_variance", "", False, "variance of the scoring's score at d_k = x"),

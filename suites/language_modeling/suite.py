@@ -94,10 +94,7 @@ PROFILES = {
 class LanguageModeling(CharLMCorpus, Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
-    name = "language_modeling"
-    report_module = "suites.language_modeling.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("loss", "nats/char", False, "held-out cross-entropy per character at the training length"),
         Metric("perplexity", "", False, "exp(loss) per character"),

@@ -113,10 +113,7 @@ PROFILES = {
 class PositionExtrapolation(CharLMCorpus, Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
-    name = "position_extrapolation"
-    report_module = "suites.position_extrapolation.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("loss", "nats/char", False, "held-out cross-entropy per character"),
         Metric("perplexity", "", False, "exp(loss) per character"),

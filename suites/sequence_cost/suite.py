@@ -138,10 +138,6 @@ def _count(spec, batch: int, length: int, backward: bool) -> float:
 class SequenceCost(Suite):
     """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
 
-    name = "sequence_cost"
-    report_module = "suites.sequence_cost.report"
-    version = 1
-    description = __doc__
     metrics = (
         Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
         Metric("tokens_per_s", "tokens/s", True, "batch x length / median latency"),

@@ -90,10 +90,7 @@ PROFILES = {
 class TrainingStability(CharLMCorpus, Suite):
     """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
 
-    name = "training_stability"
-    report_module = "suites.training_stability.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("ffn_grad_norm", "", False, "||dL/dW|| of layer x's feed-forward weights at initialisation (extra.depth)"),
         Metric("heldout_loss", "nats/char", False, "held-out cross-entropy after training at peak lr x (extra: depth, warmup)"),

@@ -99,10 +99,7 @@ PROFILES = {
 class Translation(Suite):
     """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
 
-    name = "translation"
-    report_module = "suites.translation.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("bleu", "BLEU", True, "sacrebleu corpus BLEU on the test split"),
         Metric("chrf", "chrF", True, "sacrebleu corpus chrF on the test split"),

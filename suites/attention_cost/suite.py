@@ -19,6 +19,7 @@ import torch
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
+from suites.common.metrics import LATENCY, PEAK_FRACTION, MATMUL_PEAK
 from suites.attention_cost.check import compare, make_case, reference
 from variants.kernel import AttentionKernel, kernels
 from variants.position import positions
@@ -109,13 +110,13 @@ class AttentionCost(Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
     metrics = (
-        Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
+        LATENCY,
         Metric("peak_memory", "MiB", False, "most memory the call held at once beyond its inputs"),
         Metric("flops", "GFLOP", False, "useful FLOPs: naive attention's count (flop_counter), causal share only"),
         Metric("throughput", "GFLOP/s", True, "useful FLOPs / median latency"),
-        Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak"),
+        PEAK_FRACTION,
         Metric("max_error", "", False, "max |kernel - float64 naive| over checked tensors"),
-        Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
+        MATMUL_PEAK,
     )
     profiles = PROFILES
     #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not

@@ -25,6 +25,7 @@ from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, 
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.metrics import TRAIN_LOSS, TRAIN_TIME
 from variants.spec import TransformerSpec
 
 #: how the heads whose attention maps are kept are chosen: (name, statistic, largest or smallest)
@@ -109,8 +110,7 @@ class AttentionHeads(CharLMCorpus, Suite):
         Metric("attention_map", "", True, "one kept head's attention map on the first held-out window (extra.weights); "
                "the value is the statistic it was chosen by"),
         Metric("loss", "nats/char", False, "held-out cross-entropy on the windows read"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
-        Metric("train_time", "s", False, "wall time of training"),
+        TRAIN_LOSS, TRAIN_TIME,
     )
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")

@@ -28,6 +28,7 @@ from harness.rules import Rule, at_least, between
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.metrics import PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.transformer import build
@@ -97,11 +98,9 @@ class LanguageModeling(CharLMCorpus, Suite):
     version = 2
     metrics = (
         Metric("loss", "nats/char", False, "held-out cross-entropy per character at the training length"),
-        Metric("perplexity", "", False, "exp(loss) per character"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
+        PERPLEXITY, TRAIN_LOSS,
         Metric("train_flops", "FLOP", False, "matrix-product FLOPs of one training step (forward + backward) x steps"),
-        Metric("train_time", "s", False, "wall time of training"),
-        Metric("train_throughput", "tokens/s", True, "training tokens per second"),
+        TRAIN_TIME, TRAIN_THROUGHPUT,
     )
     profiles = PROFILES
     default_variants = ("baseline", "dot", "general", "additive+naive", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")

@@ -32,6 +32,7 @@ from harness.rules import at_least, between, one_of
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.metrics import PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
@@ -116,10 +117,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     version = 2
     metrics = (
         Metric("loss", "nats/char", False, "held-out cross-entropy per character"),
-        Metric("perplexity", "", False, "exp(loss) per character"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
-        Metric("train_time", "s", False, "wall time of training"),
-        Metric("train_throughput", "tokens/s", True, "training tokens per second"),
+        PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT,
         Metric("finetuned_loss", "nats/char", False, "held-out cross-entropy after set.finetune_steps at that length"),
         Metric("finetuned_perplexity", "", False, "exp(finetuned_loss)"),
     )

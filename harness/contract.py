@@ -199,3 +199,20 @@ class Suite:
         if not self.report_module or not hasattr(self._reporter(), "findings"):
             return []
         return list(self._reporter().findings(records))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Defaults from where a suite is written: the class in ``suites/<name>/suite.py`` is named ``<name>``,
+        reports through ``suites/<name>/report.py`` and is described by its own docstring, so a suite states
+        these only where it departs from the layout."""
+        super().__init_subclass__(**kwargs)
+        package, _, module = cls.__module__.rpartition(".")
+        root, _, folder = package.partition(".")
+        if root != "suites" or module != "suite" or "." in folder:
+            return
+        own = cls.__dict__
+        if "name" not in own:
+            cls.name = folder
+        if "report_module" not in own:
+            cls.report_module = f"{package}.report"
+        if "description" not in own:
+            cls.description = own.get("__doc__") or ""

@@ -10,19 +10,21 @@ step at a time so the hidden state of every step is a tensor of its own whose gr
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import List, Tuple
 
 import torch
 from torch import nn
 
 from .rnn_cells import RNN_CELLS
+from .spec import FamilySpec
 
 
 @dataclass(frozen=True)
-class RecurrentSpec:
+class RecurrentSpec(FamilySpec):
     """A recurrent model of tokens: embedding -> recurrent layers -> linear read-out per step."""
+
+    family = "recurrent"
 
     vocab_size: int = 256
     cell: str = "lstm"
@@ -31,14 +33,6 @@ class RecurrentSpec:
     d_embed: int | None = None
     n_layers: int = 1
     dropout: float = 0.0
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"family": "recurrent", **dataclasses.asdict(self)}
-
-    def content_hash(self) -> str:
-        from .spec import stable_hash
-
-        return stable_hash(self.to_dict())
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""

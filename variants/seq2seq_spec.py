@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Union
 import torch
 
 from .presets import find_preset
-from .spec import PresetConflictError, TransformerSpec, preset_fields, split_variant, stable_hash
+from .spec import FamilySpec, PresetConflictError, TransformerSpec, preset_fields, split_variant
 
 #: token ids every sequence-to-sequence model and tokenizer agree on
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
@@ -41,8 +41,10 @@ RNN_DECODERS = ("bahdanau", "luong")
 
 
 @dataclass(frozen=True)
-class RNNSeq2SeqSpec:
+class RNNSeq2SeqSpec(FamilySpec):
     """An RNN encoder-decoder, one field per axis."""
+
+    family = "rnn_seq2seq"
 
     vocab_size: int = 256
     #: the recurrent cell: rnn (Elman, tanh), gru (Cho et al. 2014) or lstm (Hochreiter & Schmidhuber 1997)
@@ -57,12 +59,6 @@ class RNNSeq2SeqSpec:
     d_hidden: int = 128
     n_layers: int = 1
     dropout: float = 0.0
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"family": "rnn_seq2seq", **dataclasses.asdict(self)}
-
-    def content_hash(self) -> str:
-        return stable_hash(self.to_dict())
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""

@@ -11,15 +11,14 @@ Table 1): a recurrent layer has O(n) sequential operations per sequence, self-at
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List
+from typing import List
 
 import torch
 from torch import nn
 
 from .rnn_cells import RNN_CELLS
-from .spec import TransformerSpec, stable_hash
+from .spec import FamilySpec, TransformerSpec
 
 #: the rows of variants/rnn_cells.py one layer is built from (multi-step module and single-step cell of each)
 LAYER_CELLS = ("lstm", "gru")
@@ -28,18 +27,14 @@ RECURRENCES = ("fused", "loop")
 
 
 @dataclass(frozen=True)
-class RecurrentLayerSpec:
+class RecurrentLayerSpec(FamilySpec):
     """One recurrent layer of width ``d_model`` and how its steps run (``fused`` module or Python ``loop``)."""
+
+    family = "recurrent_layer"
 
     cell: str = "lstm"
     d_model: int = 256
     recurrence: str = "fused"
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"family": "recurrent_layer", **dataclasses.asdict(self)}
-
-    def content_hash(self) -> str:
-        return stable_hash(self.to_dict())
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""

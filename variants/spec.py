@@ -16,7 +16,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, ClassVar, Dict, List, Optional, Union
 
 import torch
 
@@ -103,6 +103,19 @@ def stable_hash(obj: Any, length: int = 16) -> str:
     """SHA-256 of canonical JSON (sorted keys), truncated to ``length`` hex digits."""
     text = json.dumps(obj, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:length]
+
+
+class FamilySpec:
+    """The dict and hash of a spec of another model family than TransformerSpec's (a frozen dataclass that sets
+    ``family``): its fields tagged with the family, so that two families' specs never share a dict or a hash."""
+
+    family: ClassVar[str] = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"family": self.family, **dataclasses.asdict(self)}
+
+    def content_hash(self) -> str:
+        return stable_hash(self.to_dict())
 
 
 def split_variant(variant: str) -> List[str]:

@@ -19,6 +19,7 @@ import torch
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
+from suites.common.metrics import LATENCY, PEAK_FRACTION, MATMUL_PEAK
 from suites.attention_cost.check import compare, make_case, reference
 from variants.kernel import AttentionKernel, kernels
 from variants.position import positions
@@ -108,21 +109,16 @@ def _memory_problem(held: Optional[Tuple[int, float]], length: int, device: str)
 class AttentionCost(Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
-    name = "attention_cost"
-    report_module = "suites.attention_cost.report"
-    version = 1
-    description = __doc__
     metrics = (
-        Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
+        LATENCY,
         Metric("peak_memory", "MiB", False, "most memory the call held at once beyond its inputs"),
         Metric("flops", "GFLOP", False, "useful FLOPs: naive attention's count (flop_counter), causal share only"),
         Metric("throughput", "GFLOP/s", True, "useful FLOPs / median latency"),
-        Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak"),
+        PEAK_FRACTION,
         Metric("max_error", "", False, "max |kernel - float64 naive| over checked tensors"),
-        Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
+        MATMUL_PEAK,
     )
     profiles = PROFILES
-    default_profile = "quick"
     #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not
     trains = False
     #: inputs are made in the job's dtype; kernels that do not take it on the device are skipped with the reason

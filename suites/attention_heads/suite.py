@@ -13,18 +13,17 @@ the lowest layers; Voita et al. 2019 (arXiv 1905.09418) that a few specialised h
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 import torch
 from torch.nn import functional as F
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
-from harness.rules import at_least, between
-from suites.position_extrapolation.models import autocast, trained_model
+from harness.contract import JobContext, Measurement, Metric, Suite, suites
+from suites.position_extrapolation.models import ExtrapolationRecipe, autocast, trained_model
 from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
-from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.text import BIBLE
+from suites.common.metrics import TRAIN_LOSS, TRAIN_TIME
 from variants.spec import TransformerSpec
 
 #: how the heads whose attention maps are kept are chosen: (name, statistic, largest or smallest)
@@ -40,31 +39,15 @@ FIRST_QUERY = 1
 
 
 @dataclass(frozen=True)
-class AttentionHeadsProfile(Profile):
+class AttentionHeadsProfile(ExtrapolationRecipe):
     """The position_extrapolation model and training budget of the same profile name, and what is read after."""
 
-    d_model: int = 96
-    n_layers: int = 4
-    n_heads: int = 12
-    train_len: int = 32
-    batch_size: int = 96
-    steps: int = 260
-    lr: float = 6e-3
-    warmup_steps: int = 26
-    weight_decay: float = 0.1
-    grad_clip: float = 1.0
-    heldout_fraction: float = 0.1
     #: held-out windows of train_len characters read after training (non-overlapping, from the split's start)
     eval_windows: int = 256
     #: windows per forward pass while reading
     eval_batch: int = 64
     #: characters of the first held-out window shown in each kept attention map (at most train_len)
     map_len: int = 32
-    #: the corpus (``data=`` on the command line): pydoc, bible or a text file
-    data: str = DEFAULT_CORPUS
-
-    rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0),
-             "heldout_fraction": between(0, 1, low_open=True, high_open=True)}
 
     def problems(self) -> List[str]:
         if self.map_len > self.train_len:
@@ -97,10 +80,6 @@ PROFILES = {
 class AttentionHeads(CharLMCorpus, Suite):
     """Per layer and head of a trained char LM: attention entropy, distance, previous/first-token and delimiter shares."""
 
-    name = "attention_heads"
-    report_module = "suites.attention_heads.report"
-    version = 1
-    description = __doc__
     metrics = (
         Metric("entropy", "nats", False, "attention entropy of a head, mean over scored queries (x: layer, extra.head)"),
         Metric("mean_distance", "tokens", False, "sum_j a_ij |i - j|, mean over scored queries"),
@@ -113,16 +92,12 @@ class AttentionHeads(CharLMCorpus, Suite):
         Metric("attention_map", "", True, "one kept head's attention map on the first held-out window (extra.weights); "
                "the value is the statistic it was chosen by"),
         Metric("loss", "nats/char", False, "held-out cross-entropy on the windows read"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
-        Metric("train_time", "s", False, "wall time of training"),
+        TRAIN_LOSS, TRAIN_TIME,
     )
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     options = {"data": None}
     dtypes = ("float32", "bfloat16")
-
-    def check_data(self, profile: AttentionHeadsProfile, options: Dict[str, Any]) -> None:
-        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)

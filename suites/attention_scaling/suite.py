@@ -20,21 +20,21 @@ from typing import Any, Dict, List, Tuple
 
 import torch
 
-from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.contract import Diverged, JobContext, Measurement, Metric, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
-from harness.rules import at_least, between
-from suites.common.data.char_lm import check_fits
+from harness.rules import at_least
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.text import BIBLE
+from suites.common.profile_parts import ScoredText
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
 
 @dataclass(frozen=True)
-class ScalingProfile(Profile):
+class ScalingProfile(ScoredText):
     """The d_k sweep at initialisation and the budget of the training comparison."""
 
     d_ks: Tuple[int, ...] = (16, 64, 256)
@@ -53,22 +53,15 @@ class ScalingProfile(Profile):
     grad_clip: float = 1.0
     #: training loss is recorded as the mean of each window of this many steps
     curve_every: int = 10
-    heldout_fraction: float = 0.1
-    eval_tokens: int = 8192
-    #: the corpus (``data=`` on the command line): pydoc, bible or a text file
-    data: str = DEFAULT_CORPUS
 
-    rules = {"warmup_steps": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True)}
+    rules = {"warmup_steps": at_least(0)}
 
     def problems(self) -> List[str]:
         out = []
         if self.curve_every > self.steps:
             out.append(f"set.curve_every={self.curve_every} exceeds set.steps={self.steps}, so the loss curve would be empty; "
                        f"give a whole number from 1 to {self.steps}.")
-        if self.eval_tokens < self.train_len:
-            out.append(f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
-                       f"give at least {self.train_len}.")
-        return out
+        return out + super().problems()
 
 
 PROFILES = {
@@ -93,10 +86,7 @@ PROFILES = {
 class AttentionScaling(CharLMCorpus, Suite):
     """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
 
-    name = "attention_scaling"
-    report_module = "suites.attention_scaling.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("qk_variance", "", False, "variance of q.k for unit-variance q, k at d_k = x (theory: d_k)"),
         Metric("score_variance", "", False, "variance of the scoring's score at d_k = x"),
@@ -114,9 +104,6 @@ class AttentionScaling(CharLMCorpus, Suite):
     #: the slowest first, so that workers=N starts the long additive trainings at once (reports keep their own order)
     default_variants = ("additive+naive", "scaled_dot", "dot")
     options = {"data": None}
-
-    def check_data(self, profile: ScalingProfile, options: Dict[str, Any]) -> None:
-        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: ScalingProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size,

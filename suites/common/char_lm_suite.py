@@ -1,15 +1,16 @@
-"""What every character-LM suite does the same way: its corpus (``data=`` or the profile's), that corpus's checksum, and a default base spec."""
+"""What every character-LM suite does the same way: its corpus (``data=`` or the profile's), that corpus's checksum,
+the check that the corpus fits the profile, and a default base spec."""
 
 from __future__ import annotations
 
 from typing import Any, Dict
 
-from suites.common.data.char_lm import CharLMData, char_lm_data
+from suites.common.data.char_lm import CharLMData, char_lm_data, check_fits
 from variants.spec import TransformerSpec
 
 
 class CharLMCorpus:
-    """Mixin for a Suite whose profile has ``data`` and ``heldout_fraction``: put it before ``Suite`` in the bases."""
+    """Mixin for a Suite whose profile is a CharLMText (suites/common/profile_parts.py): put it before ``Suite`` in the bases."""
 
     def _data(self, profile: Any, options: Dict[str, Any]) -> CharLMData:
         """The corpus split into training and held-out ids; ``data=`` on the command line wins over the profile."""
@@ -17,6 +18,10 @@ class CharLMCorpus:
 
     def data_checksum(self, profile: Any, options: Dict[str, Any]) -> str:
         return self._data(profile, options).corpus.checksum
+
+    def check_data(self, profile: Any, options: Dict[str, Any]) -> None:
+        """A UsageError naming ``data`` unless the corpus holds a training window and a held-out one of train_len."""
+        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: Any, options: Dict[str, Any]) -> TransformerSpec:
         """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary."""

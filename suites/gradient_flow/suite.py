@@ -93,10 +93,6 @@ SWEPT_CELLS = ("rnn", "rnn_relu")
 class GradientFlow(Suite):
     """||dL/dh_k|| against distance, a spectral-radius sweep, lags learned and clipping (Pascanu et al. 2013)."""
 
-    name = "gradient_flow"
-    report_module = "suites.gradient_flow.report"
-    version = 1
-    description = __doc__
     metrics = (
         Metric("hidden_grad_norm", "nats per unit of h", False, "||dL/dh_k|| at distance x = T - 1 - k from the loss (extra.phase: init or trained)"),
         Metric("radius_hidden_grad_norm", "nats per unit of h", False, "the same at initialisation, recurrent weight at extra.radius"),

@@ -76,10 +76,6 @@ def _seconds(fn, device: str) -> Tuple[float, Any]:
 class KVCache(Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
-    name = "kv_cache"
-    report_module = "suites.kv_cache.report"
-    version = 1
-    description = __doc__
     metrics = (
         Metric("cache_bytes", "B", False, "bytes of the storages behind the cache tensors after prefill"),
         Metric("cache_bytes_analytic", "B", False, "2 x layers x kv_heads x head_dim x tokens x batch x bytes"),

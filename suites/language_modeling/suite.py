@@ -20,14 +20,15 @@ from typing import Any, Dict, List, Optional
 
 import torch
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.contract import JobContext, Measurement, Metric, Suite, suites
 from harness.flops import count_flops
-from harness.train import TrainSettings, train
+from harness.train import train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch
-from harness.rules import Rule, at_least, between
-from suites.common.data.char_lm import check_fits
+from harness.rules import Rule
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.text import BIBLE
+from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
+from suites.common.metrics import PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.transformer import build
@@ -36,35 +37,15 @@ PROTOCOL = "nonoverlapping"
 
 
 @dataclass(frozen=True)
-class LanguageModelingProfile(Profile):
+class LanguageModelingProfile(ModelSize, TrainingBudget, ScoredText):
     """Model size, training budget and evaluation of one run."""
 
-    d_model: int = 128
-    n_layers: int = 2
-    n_heads: int = 16
-    train_len: int = 32
-    batch_size: int = 64
-    steps: int = 300
-    lr: float = 5e-3
-    warmup_steps: int = 30
-    weight_decay: float = 0.1
-    grad_clip: float = 1.0
-    heldout_fraction: float = 0.1
     #: held-out characters scored (at most the whole held-out split), in non-overlapping windows of train_len
     eval_tokens: int = 65536
-    #: the corpus (``data=`` on the command line): pydoc, bible or a text file
-    data: str = DEFAULT_CORPUS
     #: the baseline's position encoding (RoPE, Su et al. 2021: the modern default; every variant keeps it)
     position: str = "rope"
 
-    rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True),
-             "position": Rule(check=lambda key, value: _unknown_position(key, value))}
-
-    def problems(self) -> List[str]:
-        if self.eval_tokens < self.train_len:
-            return [f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
-                    f"give at least {self.train_len}."]
-        return []
+    rules = {"position": Rule(check=lambda key, value: _unknown_position(key, value))}
 
 
 def _unknown_position(key: str, value: str) -> Optional[str]:
@@ -94,25 +75,17 @@ PROFILES = {
 class LanguageModeling(CharLMCorpus, Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
-    name = "language_modeling"
-    report_module = "suites.language_modeling.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("loss", "nats/char", False, "held-out cross-entropy per character at the training length"),
-        Metric("perplexity", "", False, "exp(loss) per character"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
+        PERPLEXITY, TRAIN_LOSS,
         Metric("train_flops", "FLOP", False, "matrix-product FLOPs of one training step (forward + backward) x steps"),
-        Metric("train_time", "s", False, "wall time of training"),
-        Metric("train_throughput", "tokens/s", True, "training tokens per second"),
+        TRAIN_TIME, TRAIN_THROUGHPUT,
     )
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
     default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")
     options = {"data": None}
-
-    def check_data(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> None:
-        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(
@@ -147,9 +120,7 @@ class LanguageModeling(CharLMCorpus, Suite):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
-                                 weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
-        result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
+        result = train(model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or "train")
         t0 = time.perf_counter()
         nll, count = evaluate_nll(model, eval_ids, profile.train_len, protocol=PROTOCOL, device=ctx.device)
         where = dict(x=float(profile.train_len), x_name="eval_length",

@@ -21,20 +21,19 @@ from typing import Optional, Tuple
 import torch
 
 from harness.contract import JobContext
-from harness.train import TrainSettings, train
+from harness.train import train
 from suites.common.checkpoints import Training, load, path_for, train_once, training_key
 from suites.common.lm import lm_loss, random_batch
 from suites.common.data.char_lm import CharLMData
-from suites.position_extrapolation.suite import EVAL_SETTINGS, ExtrapolationProfile
+from suites.position_extrapolation.suite import EVAL_SETTINGS, ExtrapolationProfile, ExtrapolationRecipe
 from variants.transformer import DecoderLM, build
 
 SUITE = "position_extrapolation"
 
 
 def training_fields() -> Tuple[str, ...]:
-    """The settings of position_extrapolation's profile that decide its trained weights."""
-    return tuple(f.name for f in dataclasses.fields(ExtrapolationProfile)
-                 if f.name not in EVAL_SETTINGS and f.name not in ("name", "description", "seeds"))
+    """The settings of position_extrapolation's profile that decide its trained weights: its recipe's."""
+    return tuple(f.name for f in dataclasses.fields(ExtrapolationRecipe) if f.name not in ("name", "description", "seeds"))
 
 
 def extrapolation_key(spec, profile, seed: int, ctx: JobContext, data: CharLMData) -> str:
@@ -52,9 +51,9 @@ def autocast(ctx: JobContext):
 
 
 def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, suite: str) -> Tuple[DecoderLM, Training]:
-    """position_extrapolation's model of ``spec`` after training with the profile's budget (fields ``batch_size``,
-    ``train_len``, ``steps``, ``lr``, ``warmup_steps``, ``weight_decay``, ``grad_clip``), in eval mode, and
-    where its weights came from. A RoPE scaling is trained without, then applied to the trained weights."""
+    """position_extrapolation's model of ``spec`` after training with the profile's recipe (an ExtrapolationRecipe),
+    in eval mode, and where its weights came from. A RoPE scaling is trained without, then applied to the trained
+    weights."""
     train_spec = spec.without_rope_scaling()
     torch.manual_seed(seed)
     model = build(train_spec).to(ctx.device)
@@ -72,11 +71,9 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
         with autocast(ctx):
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-    settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
-                             weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
     own_key = training_key(suite, train_spec, {"extrapolation_key": key}, seed, ctx.device, ctx.dtype, data.corpus.checksum)
     result = train_once(model, own_key, ctx.checkpoint_dir, label=ctx.label, train=lambda: train(
-        model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.position))
+        model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position))
     return _variant(spec, model, ctx), result
 
 

@@ -24,47 +24,48 @@ from typing import Any, Dict, List, Tuple
 
 import torch
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.contract import JobContext, Measurement, Metric, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.checkpoints import train_once, training_key
 from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
-from harness.rules import at_least, between, one_of
+from harness.rules import at_least, one_of
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.text import BIBLE
+from suites.common.metrics import PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT
+from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
 
 @dataclass(frozen=True)
-class ExtrapolationProfile(Profile):
-    """Model size, training budget and evaluation plan of one run."""
+class ExtrapolationRecipe(ModelSize, TrainingBudget, CharLMText):
+    """The model and its training, which decide the trained weights (attention_heads reads the same models)."""
 
     d_model: int = 96
     n_layers: int = 4
     n_heads: int = 12
-    train_len: int = 32
-    eval_multipliers: Tuple[int, ...] = (1, 2, 4, 8, 16)
     batch_size: int = 96
     steps: int = 260
     lr: float = 6e-3
     warmup_steps: int = 26
-    weight_decay: float = 0.1
-    grad_clip: float = 1.0
-    heldout_fraction: float = 0.1
+
+
+@dataclass(frozen=True)
+class ExtrapolationProfile(ExtrapolationRecipe):
+    """Model size, training budget and evaluation plan of one run."""
+
+    eval_multipliers: Tuple[int, ...] = (1, 2, 4, 8, 16)
     #: held-out tokens scored at every length (at most the held-out split, a multiple of the longest length)
     eval_tokens: int = 32768
     protocol: str = "nonoverlapping"
     #: sliding-window stride in tokens (0 = the training length)
     stride: int = 0
-    #: the corpus (``data=`` on the command line): pydoc, bible or a text file
-    data: str = DEFAULT_CORPUS
     #: steps of fine-tuning at each evaluation length past L, then a second score (0: none); Chen et al. 2023
     #: fine-tune PI for about 1000 steps
     finetune_steps: int = 0
 
-    rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0), "heldout_fraction": between(0, 1, low_open=True, high_open=True),
-             "protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length"),
+    rules = {"protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length"),
              "finetune_steps": at_least(0, "0 = no fine-tuning")}
 
     def problems(self) -> List[str]:
@@ -113,16 +114,10 @@ PROFILES = {
 class PositionExtrapolation(CharLMCorpus, Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
-    name = "position_extrapolation"
-    report_module = "suites.position_extrapolation.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("loss", "nats/char", False, "held-out cross-entropy per character"),
-        Metric("perplexity", "", False, "exp(loss) per character"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
-        Metric("train_time", "s", False, "wall time of training"),
-        Metric("train_throughput", "tokens/s", True, "training tokens per second"),
+        PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT,
         Metric("finetuned_loss", "nats/char", False, "held-out cross-entropy after set.finetune_steps at that length"),
         Metric("finetuned_perplexity", "", False, "exp(finetuned_loss)"),
     )
@@ -160,12 +155,10 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             with self._autocast(ctx):
                 return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
-                                 weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
         key = training_key(self.name, train_spec, {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS},
                            seed, ctx.device, ctx.dtype, data.corpus.checksum)
         result = train_once(model, key, ctx.checkpoint_dir, label=ctx.label, train=lambda: train(
-            model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.position))
+            model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position))
         ctx.facts.update(weights=result.source, training_key=key)
         out = [
             Measurement("train_loss", result.final_loss),

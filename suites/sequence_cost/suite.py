@@ -23,6 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
 from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
+from suites.common.metrics import LATENCY, PEAK_FRACTION, MATMUL_PEAK
 from variants.kernel import tolerance
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -138,21 +139,17 @@ def _count(spec, batch: int, length: int, backward: bool) -> float:
 class SequenceCost(Suite):
     """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
 
-    name = "sequence_cost"
-    report_module = "suites.sequence_cost.report"
-    version = 1
-    description = __doc__
     metrics = (
-        Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)"),
+        LATENCY,
         Metric("tokens_per_s", "tokens/s", True, "batch x length / median latency"),
         Metric("flops", "GFLOP", False, "matmul FLOPs of one call (flop_counter; causal share of attention only)"),
         Metric("throughput", "GFLOP/s", True, "FLOPs / median latency"),
-        Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak"),
+        PEAK_FRACTION,
         Metric("dispatched_ops", "", False, "ATen operators one call dispatches"),
         Metric("sequential_steps", "", False, "steps that must run one after another: one per token for recurrence "
                "(twice with the backward pass), one for attention"),
         Metric("max_error", "", False, "max |layer - float64 reference| over the output (and input gradient) at check_len"),
-        Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype"),
+        MATMUL_PEAK,
     )
     profiles = PROFILES
     default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer")

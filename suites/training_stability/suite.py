@@ -20,13 +20,13 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch import nn
 
-from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.contract import Diverged, JobContext, Measurement, Metric, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
-from harness.rules import at_least, between, one_of
-from suites.common.data.char_lm import check_fits
+from harness.rules import at_least, one_of
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE, DEFAULT_CORPUS
+from suites.common.data.text import BIBLE
+from suites.common.profile_parts import ScoredText
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
@@ -34,7 +34,7 @@ INITS = ("xavier", "model")
 
 
 @dataclass(frozen=True)
-class StabilityProfile(Profile):
+class StabilityProfile(ScoredText):
     """Model width, the depth x learning-rate x warm-up grid and the budget of each run."""
 
     d_model: int = 64
@@ -54,19 +54,9 @@ class StabilityProfile(Profile):
     init: str = "xavier"
     #: batches averaged for the per-layer gradient norms at initialisation
     probe_batches: int = 4
-    heldout_fraction: float = 0.1
-    eval_tokens: int = 8192
-    #: the corpus (``data=`` on the command line): pydoc, bible or a text file
-    data: str = DEFAULT_CORPUS
 
     rules = {"warmups": at_least(0, "0 = none"), "weight_decay": at_least(0), "grad_clip": at_least(0, "0 = none"),
-             "init": one_of(*INITS), "heldout_fraction": between(0, 1, low_open=True, high_open=True)}
-
-    def problems(self) -> List[str]:
-        if self.eval_tokens < self.train_len:
-            return [f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
-                    f"give at least {self.train_len}."]
-        return []
+             "init": one_of(*INITS)}
 
 
 PROFILES = {
@@ -90,10 +80,7 @@ PROFILES = {
 class TrainingStability(CharLMCorpus, Suite):
     """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
 
-    name = "training_stability"
-    report_module = "suites.training_stability.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("ffn_grad_norm", "", False, "||dL/dW|| of layer x's feed-forward weights at initialisation (extra.depth)"),
         Metric("heldout_loss", "nats/char", False, "held-out cross-entropy after training at peak lr x (extra: depth, warmup)"),
@@ -104,9 +91,6 @@ class TrainingStability(CharLMCorpus, Suite):
     profiles = PROFILES
     default_variants = ("post_ln", "pre_ln")
     options = {"data": None}
-
-    def check_data(self, profile: StabilityProfile, options: Dict[str, Any]) -> None:
-        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
     def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,

@@ -27,6 +27,7 @@ from suites.common.bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpu
 from suites.common.seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
 from suites.translation.baselines import baseline_scores
 from suites.common.data.parallel import BUILT_IN
+from suites.common.metrics import TRAIN_TIME
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
 
@@ -99,17 +100,14 @@ PROFILES = {
 class Translation(Suite):
     """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
 
-    name = "translation"
-    report_module = "suites.translation.report"
     version = 2
-    description = __doc__
     metrics = (
         Metric("bleu", "BLEU", True, "sacrebleu corpus BLEU on the test split"),
         Metric("chrf", "chrF", True, "sacrebleu corpus chrF on the test split"),
         Metric("bleu_by_length", "BLEU", True, "corpus BLEU of the test sentences in one source-length bucket"),
         Metric("valid_loss", "nats/token", False, "teacher-forced cross-entropy on the validation split"),
         Metric("train_loss", "nats/token", False, "mean training loss over the last 10% of steps"),
-        Metric("train_time", "s", False, "wall time of training"),
+        TRAIN_TIME,
         Metric("train_throughput", "tokens/s", True, "target tokens trained on per second"),
         Metric("decode_time", "s", False, "wall time of translating the test split"),
     )

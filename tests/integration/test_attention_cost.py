@@ -1,6 +1,5 @@
 """attention_cost end to end at a tiny size: records, a wrong kernel as a failure, budgets, the report."""
 
-import json
 from dataclasses import dataclass
 
 import pytest
@@ -9,13 +8,10 @@ import torch
 from harness.cli import main
 from harness.contract import suites
 from variants.kernel._base import AttentionKernel, kernels
+from stored import load
 
 TINY = ["suite=attention_cost", "set.lengths=[16,32]", "set.n_heads=4", "set.head_dim=8", "set.check_rows=8",
         "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "set.threads=1", "progress=false"]
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def run(tmp_path, *args):

@@ -1,16 +1,11 @@
 """attention_heads end to end at a tiny size: records per layer and head, kept maps, and the report."""
 
-import json
-
 from harness.cli import main
+from stored import load
 
 TINY = ["suite=attention_heads", "set.steps=6", "set.d_model=16", "set.n_layers=2", "set.n_heads=4", "set.train_len=16",
         "set.batch_size=4", "set.warmup_steps=2", "set.eval_windows=6", "set.eval_batch=4", "set.map_len=12",
         "progress=false"]
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def test_records_per_head_and_the_report(tmp_path):

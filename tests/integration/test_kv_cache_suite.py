@@ -1,18 +1,13 @@
 """kv_cache end to end at a tiny size: exact bytes, identical greedy tokens, checked decode paths, report."""
 
-import json
-
 import pytest
 
 from harness.cli import main
+from stored import load
 
 TINY = ["suite=kv_cache", "set.contexts=[8,32]", "set.d_model=32", "set.n_layers=2", "set.n_heads=4", "set.generate=6",
         "set.prompt_len=4", "set.path_contexts=[64]", "set.path_heads=8", "set.path_head_dim=16", "set.min_repeats=3",
         "set.min_run_time=0.005", "set.threads=1", "progress=false"]
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def test_kv_cache_end_to_end_with_report(tmp_path):

@@ -1,16 +1,11 @@
 """The language_modeling suite end to end at a tiny size: records, skips with reasons, budget flags, report."""
 
-import json
-
 from harness.cli import main
+from stored import load
 
 # d 32 with 8 heads (head size 4): MQA drops 7/8 of the key/value projection, more than 10% of the parameters
 TINY = ["suite=language_modeling", "set.steps=4", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
         "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false"]
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def test_language_modeling_end_to_end_with_report(tmp_path):

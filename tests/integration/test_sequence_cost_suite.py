@@ -1,17 +1,12 @@
 """sequence_cost end to end at a tiny size: every layer checked then timed, budgets, bad input, and the report."""
 
-import json
-
 import pytest
 
 from harness.cli import main
+from stored import load
 
 TINY = ["suite=sequence_cost", "set.lengths=[16,32]", "set.d_model=32", "set.n_heads=2", "set.batch=2", "set.check_len=8",
         "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "progress=false"]
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def run(tmp_path, *args):

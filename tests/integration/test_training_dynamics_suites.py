@@ -1,12 +1,7 @@
 """training_stability and attention_scaling end to end at a tiny size: records, diverged runs, reports."""
 
-import json
-
 from harness.cli import main
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
+from stored import load
 
 
 def test_training_stability_end_to_end_with_report(tmp_path):

@@ -1,18 +1,13 @@
 """The translation suite end to end at a reduced size: records, BLEU by length, report, figure, errors."""
 
-import json
-
 import pytest
 
 from harness.cli import main
+from stored import load
 
 TINY = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
         "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=80", "set.min_bucket_sentences=5",
         "progress=false"]
-
-
-def load(results):
-    return [json.loads(line) for p in sorted(results.glob("*/*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def run(results, *args):

@@ -1,0 +1,14 @@
+"""Metrics that several suites measure alike, declared once so that their names, units and meanings agree."""
+
+from harness.contract import Metric
+
+#: a character LM's held-out perplexity beside its loss
+PERPLEXITY = Metric("perplexity", "", False, "exp(loss) per character")
+TRAIN_LOSS = Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps")
+TRAIN_TIME = Metric("train_time", "s", False, "wall time of training")
+TRAIN_THROUGHPUT = Metric("train_throughput", "tokens/s", True, "training tokens per second")
+
+#: the timed cases of a cost suite (harness/measure.py)
+LATENCY = Metric("latency", "ms", False, "median time of one call over clean repeats (IQR in extra)")
+PEAK_FRACTION = Metric("peak_fraction", "%", True, "throughput as a share of the measured matmul peak")
+MATMUL_PEAK = Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype")

@@ -130,7 +130,7 @@ class AttentionScaling(CharLMCorpus, Suite):
 
     def _train(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
-        train_ids = data.train_ids
+        train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)

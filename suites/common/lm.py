@@ -19,9 +19,14 @@ PROTOCOLS = ("nonoverlapping", "sliding")
 
 
 def random_batch(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Tuple[torch.Tensor, torch.Tensor]:
-    """(inputs, targets), each (batch_size, length), from random offsets of the 1-D id tensor."""
+    """(inputs, targets), each (batch_size, length), from random offsets of the 1-D id tensor, on its device.
+
+    The offsets come from the CPU ``generator`` (the same batches on every device); the windows are one
+    gather on the device that holds ``ids``, so a training whose text lives on the GPU copies no batch per step.
+    """
     starts = torch.randint(0, ids.numel() - length - 1, (batch_size,), generator=generator)
-    window = torch.stack([ids[s : s + length + 1] for s in starts.tolist()])  # (B, L + 1)
+    index = starts[:, None] + torch.arange(length + 1)  # (B, L + 1) positions in ids
+    window = ids[index.to(ids.device, non_blocking=True)]  # (B, L + 1)
     return window[:, :-1], window[:, 1:]
 
 

@@ -65,9 +65,10 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
         return _variant(spec, model, ctx), Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
                                                     f"checkpoint of {SUITE} job {saved['label']}", key)
     gen = torch.Generator().manual_seed(seed)
+    train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
 
     def step_loss(m, step):
-        x, y = random_batch(data.train_ids, profile.batch_size, profile.train_len, gen)
+        x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
         with autocast(ctx):
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 

@@ -136,7 +136,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
 
     def run_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
-        train_ids = data.train_ids
+        train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len * max(profile.eval_multipliers))
         n_eval = eval_ids.numel() - 1  # the same tokens are scored at every length
 

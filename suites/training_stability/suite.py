@@ -98,10 +98,10 @@ class TrainingStability(CharLMCorpus, Suite):
 
     def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
-        train_ids = data.train_ids
+        train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
         # every run of the grid reads the same number of training tokens
-        ctx.facts.update(eval_chars=eval_ids.numel() - 1, unigram_loss=unigram_loss(train_ids, eval_ids[1:], data.vocab.size),
+        ctx.facts.update(eval_chars=eval_ids.numel() - 1, unigram_loss=unigram_loss(data.train_ids, eval_ids[1:], data.vocab.size),
                          train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len), **data.facts())
         out: List[Measurement] = []
         for depth in profile.depths:

@@ -1,4 +1,4 @@
-"""Evaluation windows under both protocols score every target exactly once."""
+"""Evaluation windows under both protocols score every target exactly once; training batches are windows of the text."""
 
 import pytest
 import torch
@@ -35,3 +35,13 @@ def test_uniform_model_has_loss_log_vocab():
     total, count = evaluate_nll(Uniform(), ids, 32)
     assert count == 128
     assert total / count == pytest.approx(torch.log(torch.tensor(7.0)).item(), rel=1e-6)
+
+
+def test_random_batches_are_shifted_windows_of_the_text_drawn_by_the_generator():
+    from suites.common.lm import random_batch
+
+    ids = torch.arange(100)
+    x, y = random_batch(ids, 4, 8, torch.Generator().manual_seed(3))
+    starts = torch.randint(0, 100 - 8 - 1, (4,), generator=torch.Generator().manual_seed(3))
+    assert x.shape == y.shape == (4, 8)
+    assert torch.equal(x, starts[:, None] + torch.arange(8)) and torch.equal(y, x + 1)

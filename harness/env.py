@@ -27,16 +27,24 @@ def code_version() -> str:
         return "0+unknown"
 
 
+#: pathspecs of the stored results kept in the repository, which git_state leaves out
+DATA_EXCLUDES = (":(exclude)results", ":(exclude)reference")
+
+
 @functools.lru_cache(maxsize=1)
 def git_state() -> Dict[str, Any]:
-    """The git commit of the code and whether the work tree had uncommitted changes."""
+    """The git commit of the code and whether the work tree had uncommitted changes to it.
+
+    Stored results in the repository (``results/``, ``reference/``) do not count: a reference run that
+    resumes, or writes its records into the tree it runs from, changes them and not the code.
+    """
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10)
         return done.stdout.strip() if done.returncode == 0 else ""
 
     try:
         commit = git("rev-parse", "HEAD") or None
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", ".", *DATA_EXCLUDES)) if commit else None
     except (OSError, subprocess.SubprocessError):
         commit, dirty = None, None
     return {"git_commit": commit, "git_dirty": dirty}

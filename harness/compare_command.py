@@ -14,29 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from harness.config import GroupSelection
 from harness.errors import UsageError
 
 
 @dataclass
-class CompareConfig:
+class CompareConfig(GroupSelection):
     """What ``bench compare`` accepts after the two variants."""
 
     suite: Optional[str] = None
     #: compare this metric only (and make it the headline)
     metric: Optional[str] = None
     results_dir: str = "results"
-    profile: Optional[str] = None
-    device: Optional[str] = None
-    dtype: Optional[str] = None
-    suite_version: Optional[int] = None
-    data: Optional[str] = None
-    set: Dict[str, Any] = field(default_factory=dict)
-
-    def selection(self) -> Dict[str, Any]:
-        keys = {"profile": self.profile, "device": self.device, "dtype": self.dtype,
-                "suite_version": self.suite_version, "data": self.data}
-        keys.update({f"set.{name}": value for name, value in self.set.items()})
-        return {k: v for k, v in keys.items() if v is not None}
 
 
 def split(args: List[str]) -> Tuple[str, str, List[str]]:

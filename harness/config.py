@@ -116,13 +116,9 @@ class RunConfig:
 
 
 @dataclass
-class ReportConfig:
-    """What ``bench report`` accepts."""
+class GroupSelection:
+    """Which group of records a command reads (harness/groups.py); unset keys match any, and the newest match wins."""
 
-    suite: Optional[str] = None
-    results_dir: str = "results"
-    reports_dir: str = "reports"
-    #: which group of records to report (harness/groups.py); unset keys match any, and the newest match wins
     profile: Optional[str] = None
     device: Optional[str] = None
     dtype: Optional[str] = None
@@ -132,14 +128,23 @@ class ReportConfig:
     #: one profile setting, written ``set.steps=100``, for runs that differ only by overrides
     set: Dict[str, Any] = field(default_factory=dict)
 
-    rules = {"reports_dir": Rule(check=writable_folder)}
-
     def selection(self) -> Dict[str, Any]:
         """The group keys given, ``set.FIELD`` included."""
         keys = {"profile": self.profile, "device": self.device, "dtype": self.dtype,
                 "suite_version": self.suite_version, "data": self.data}
         keys.update({f"set.{name}": value for name, value in self.set.items()})
         return {k: v for k, v in keys.items() if v is not None}
+
+
+@dataclass
+class ReportConfig(GroupSelection):
+    """What ``bench report`` accepts."""
+
+    suite: Optional[str] = None
+    results_dir: str = "results"
+    reports_dir: str = "reports"
+
+    rules = {"reports_dir": Rule(check=writable_folder)}
 
 
 def parse(args: List[str], schema: type) -> Any:

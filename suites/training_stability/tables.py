@@ -96,36 +96,49 @@ def _warmup_table(runs: pd.DataFrame, variants: List[str], s: Dict, unigram: flo
     if any(c["cells"] or c["left_out"] for c in summary.values()):
         table = [{"variant": v, "(depth, lr) cells": c["cells"], "diverged without warm-up": c["diverged_without"],
                   "diverged with warm-up": c["diverged_with"],
-                  f"no warm-up diverged or > {WORSE_BY:g} nats worse": c["hurt"],
+                  f"no warm-up diverged, did not learn or > {WORSE_BY:g} nats worse": c["hurt"],
                   "cells left out": len(c["left_out"]),
                   "runs diverged or no better than unigram": f"{c['stuck']} of {c['runs']}"} for v, c in summary.items()]
         lines += ["What dropping the warm-up costs each variant (a cell is one depth at one peak learning rate, mean over seeds). "
-                  "A cell where neither run diverged is compared on held-out loss only if both runs learned and did not "
-                  "memorise (see the next section); otherwise it is left out.",
+                  "The warmed-up run is the reference: a cell where neither run diverged counts only if it learned and did "
+                  "not memorise (see the next section), and then a run without warm-up that did not learn is hurt by "
+                  "dropping the warm-up, as one that diverged is; otherwise the cell is left out.",
                   "", markdown_table(pd.DataFrame(table)), ""]
     return lines, summary
 
 
 def _count(c: Dict, cell: pd.DataFrame, warmups: List[int], checks: Dict[int, LearningCheck], labels: Dict[int, str]) -> None:
+    """Count one (depth, lr) cell: does dropping the warm-up hurt this variant here?
+
+    The run with warm-up is the reference. Where neither run diverged, the cell means something only when the
+    warmed-up model learned and did not memorise; then a run without warm-up that diverged, or did not learn,
+    or ended more than WORSE_BY nats/char worse, is hurt by dropping the warm-up. A run without warm-up that
+    did not learn is the failure the claim is about, not a model too weak to compare, so it counts; one that
+    memorised is left out like a warmed-up run that did not learn.
+    """
+    W = max(warmups)
     without = cell[cell.warmup == 0]
-    with_ = cell[cell.warmup == max(warmups)]
+    with_ = cell[cell.warmup == W]
     if not len(without) or not len(with_):
         return
     div_without = (without.status == "diverged").any()
     div_with = (with_.status == "diverged").any()
+    failed_without = False
     if not div_without and not div_with:
-        # the cell turns on the two held-out losses, which mean something only for models that learned
-        left = [(labels[w], "no held-out loss" if checks[w] is None else _short_reason(checks[w]))
-                for w in (0, max(warmups)) if checks[w] is None or not checks[w].usable]
+        ref, bare = checks[W], checks[0]
+        left = [(labels[W], "no held-out loss" if ref is None else _short_reason(ref))] if ref is None or not ref.usable else []
+        if bare is None or (bare.memorised and not bare.did_not_learn):
+            left.append((labels[0], "no held-out loss" if bare is None else "memorised"))
         if left:
             c["left_out"].append(left)
             return
+        failed_without = bare.did_not_learn
     c["cells"] += 1
     c["diverged_without"] += int(div_without)
     c["diverged_with"] += int(div_with)
     a, b = without[without.status == "ok"].value, with_[with_.status == "ok"].value
     worse = len(a) and len(b) and mean_ci(a)[0] > mean_ci(b)[0] + WORSE_BY
-    c["hurt"] += int(bool(div_without or worse))
+    c["hurt"] += int(bool(div_without or failed_without or worse))
 
 
 def _ratio_table(grads: pd.DataFrame, variants: List[str]):

@@ -79,7 +79,7 @@ def _findings(warm: Dict, ratios: Dict, per_seed: Optional[Dict] = None, seeds: 
         out[TRAINABILITY.key] = finding(TRAINABILITY, "agrees" if harder else "disagrees", text, counts, seeds)
     if p and q and p["cells"] and q["cells"]:
         agrees = p["hurt"] > q["hurt"]
-        text = (f"Warm-up: without it Post-LN diverged or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
+        text = (f"Warm-up: without it Post-LN diverged, did not learn or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
                 f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
                 + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does (by {p['hurt'] - q['hurt']} of "
                    f"{p['cells']} cells{', a thin margin for one seed' if p['hurt'] - q['hurt'] == 1 else ''})." if agrees
@@ -92,7 +92,7 @@ def _findings(warm: Dict, ratios: Dict, per_seed: Optional[Dict] = None, seeds: 
         empty = [name for name, c in (("Post-LN", p), ("Pre-LN", q)) if not c["cells"]]
         out[WARMUP.key] = finding(WARMUP, "inconclusive", "Warm-up: no verdict, " + " and ".join(empty)
                                   + (" have" if len(empty) > 1 else " has")
-                                  + " no (depth, lr) cell decided by a divergence or by two runs that learned. " + left_note)
+                                  + " no (depth, lr) cell where the warmed-up run learned or a run diverged. " + left_note)
     return [out.get(claim.key) or not_run(claim) for claim in CLAIMS]
 
 
@@ -103,5 +103,5 @@ def _left_note(warm: Dict) -> str:
         return ""
     total = sum(c["cells"] + len(c["left_out"]) for c in warm.values())
     runs = [f"`{label}` ({why})" for cell in cells for label, why in cell]
-    return (f"{len(cells)} of {total} (depth, lr) cells were left out of this comparison because a run in them did not "
-            "learn, memorised or has no held-out loss: " + "; ".join(runs) + ".")
+    return (f"{len(cells)} of {total} (depth, lr) cells were left out of this comparison because the warmed-up run did "
+            "not learn, a run memorised or has no held-out loss: " + "; ".join(runs) + ".")

@@ -63,23 +63,32 @@ def warmup_verdict(rows):
     return checks, warm, " ".join(f.sentence for f in _findings(warm, {}))
 
 
-def test_a_run_that_did_not_learn_is_left_out_of_the_warm_up_comparison_and_named():
+def test_a_run_without_warm_up_that_did_not_learn_counts_against_dropping_it():
     rows = (stability_records("post_ln", 2, 0.01, 0, None, None, status="diverged")  # the finding: kept
             + stability_records("post_ln", 2, 0.01, 30, 2.0, 1.95)
             + stability_records("post_ln", 2, 0.001, 0, 2.1, 2.05) + stability_records("post_ln", 2, 0.001, 30, 2.0, 1.95)
             + stability_records("pre_ln", 2, 0.01, 0, 2.0, 1.95) + stability_records("pre_ln", 2, 0.01, 30, 2.0, 1.95)
-            # 2.4 is not 0.3 below the bigram entropy 2.5: a comparison with it would mean nothing
+            # 2.4 is not 0.3 below the bigram entropy 2.5, while the warmed-up run learned: warm-up made the difference
             + stability_records("pre_ln", 2, 0.001, 0, 2.4, 2.35) + stability_records("pre_ln", 2, 0.001, 30, 2.0, 1.95))
     checks, warm, text = warmup_verdict(rows)
     assert "post_ln, depth 2, lr 0.01, no warm-up" not in checks  # diverged: not a run that finished
     assert checks["pre_ln, depth 2, lr 0.001, no warm-up"].did_not_learn
     assert list(checks)[0] == "post_ln, depth 2, lr 0.001, no warm-up"
-    # Post-LN: the diverged cell and a compared cell (0.1 worse without warm-up); Pre-LN: one compared cell
+    # Post-LN: the diverged cell and a compared cell (0.1 worse without warm-up); Pre-LN: the cell it failed without
     assert (warm["post_ln"]["cells"], warm["post_ln"]["hurt"], warm["post_ln"]["diverged_without"]) == (2, 2, 1)
-    assert (warm["pre_ln"]["cells"], warm["pre_ln"]["hurt"]) == (1, 0)
-    assert "in 2 of 2 (depth, lr) cells and Pre-LN in 0 of 1" in text and "agrees" in text
-    assert "1 of 4 (depth, lr) cells were left out" in text
-    assert "`pre_ln, depth 2, lr 0.001, no warm-up` (did not learn)" in text
+    assert (warm["pre_ln"]["cells"], warm["pre_ln"]["hurt"]) == (2, 1)
+    assert "in 2 of 2 (depth, lr) cells and Pre-LN in 1 of 2" in text and "agrees" in text
+    assert "left out" not in text
+
+
+def test_a_cell_whose_warmed_up_run_did_not_learn_is_left_out_and_named():
+    rows = (stability_records("post_ln", 6, 0.01, 0, 3.2, 3.15) + stability_records("post_ln", 6, 0.01, 30, 2.45, 2.4)
+            + stability_records("post_ln", 2, 0.01, 0, 3.2, 3.15) + stability_records("post_ln", 2, 0.01, 30, 2.0, 1.95)
+            + stability_records("pre_ln", 2, 0.01, 0, 2.0, 1.95) + stability_records("pre_ln", 2, 0.01, 30, 2.0, 1.95))
+    _, warm, text = warmup_verdict(rows)
+    assert (warm["post_ln"]["cells"], warm["post_ln"]["hurt"]) == (1, 1) and warm["pre_ln"]["hurt"] == 0
+    assert "1 of 3 (depth, lr) cells were left out" in text
+    assert "`post_ln, depth 6, lr 0.01, warm-up 30` (did not learn)" in text
 
 
 def test_no_warm_up_verdict_when_every_comparison_rests_on_a_run_that_did_not_learn():

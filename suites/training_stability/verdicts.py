@@ -78,11 +78,11 @@ def _findings(warm: Dict, ratios: Dict, per_seed: Optional[Dict] = None, seeds: 
                   Estimate("Pre-LN", q["stuck"], unit=f"of {q['runs']}", seeds=0)]
         out[TRAINABILITY.key] = finding(TRAINABILITY, "agrees" if harder else "disagrees", text, counts, seeds)
     if p and q and p["cells"] and q["cells"]:
-        agrees = p["hurt"] > q["hurt"]
+        agrees = p["hurt"] / p["cells"] > q["hurt"] / q["cells"]  # shares: the variants may have different cells
         text = (f"Warm-up: without it Post-LN diverged, did not learn or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
                 f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
-                + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does (by {p['hurt'] - q['hurt']} of "
-                   f"{p['cells']} cells{', a thin margin for one seed' if p['hurt'] - q['hurt'] == 1 else ''})." if agrees
+                + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does ({p['hurt'] / p['cells']:.0%} of "
+                   f"its cells against {q['hurt'] / q['cells']:.0%})." if agrees
                    else "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget.")
                 + (" " + left_note if left_note else ""))
         counts = [Estimate("Post-LN (depth, lr) cells hurt without warm-up", p["hurt"], unit=f"of {p['cells']}", seeds=0),

@@ -99,3 +99,13 @@ def test_no_warm_up_verdict_when_every_comparison_rests_on_a_run_that_did_not_le
     assert "Warm-up: no verdict, Post-LN and Pre-LN have no (depth, lr) cell" in text
     assert "`post_ln, depth 2, lr 0.01, warm-up 30` (did not learn)" in text
     assert "`pre_ln, depth 2, lr 0.01, warm-up 30` (memorised)" in text
+
+
+def test_the_warm_up_verdict_compares_shares_of_cells_not_counts():
+    rows = (stability_records("post_ln", 2, 0.01, 0, None, None, status="diverged")
+            + stability_records("post_ln", 2, 0.01, 30, 2.0, 1.95)
+            + stability_records("pre_ln", 2, 0.01, 0, 2.2, 2.15) + stability_records("pre_ln", 2, 0.01, 30, 2.0, 1.95)
+            + stability_records("pre_ln", 2, 0.001, 0, 2.0, 1.95) + stability_records("pre_ln", 2, 0.001, 30, 2.0, 1.95))
+    _, warm, text = warmup_verdict(rows)
+    assert (warm["post_ln"]["hurt"], warm["post_ln"]["cells"], warm["pre_ln"]["hurt"], warm["pre_ln"]["cells"]) == (1, 1, 1, 2)
+    assert "agrees that Post-LN needs the warm-up more than Pre-LN does (100% of its cells against 50%)" in text

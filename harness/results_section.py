@@ -49,7 +49,8 @@ def _first_table(markdown: str) -> List[str]:
 
 
 def _threads(count) -> str:
-    """'1 thread', '2 threads'."""
+    """'1 thread', '2 threads' (a count read from a column with gaps arrives as a float)."""
+    count = int(count) if count == count and count is not None else "?"
     return f"{count} thread" + ("" if count == 1 else "s")
 
 

@@ -11,6 +11,7 @@ SUITE_API = (
     "harness.contract",  # Suite, Profile, Metric, Measurement, JobContext, Diverged, Unsupported, suites
     "harness.errors",  # UserError, UsageError
     "harness.rules",  # field rules of profiles
+    "harness.suite_file",  # a suite's suite.yaml: profiles, metrics, claims
     "harness.train",  # the training loop
     "harness.measure",  # timing, memory and FLOP counts
     "harness.flops",

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
-from suites.common.metrics import LATENCY, PEAK_FRACTION, MATMUL_PEAK
+from suites.common.metrics import COMMON
+from suites.common.profile_parts import Timing
 from suites.attention_cost.check import compare, make_case, reference
 from variants.kernel import AttentionKernel, kernels
 from variants.position import positions
@@ -32,22 +33,27 @@ CASE_METRICS = ("latency", "peak_memory", "flops", "throughput", "peak_fraction"
 
 
 @dataclass(frozen=True)
-class AttentionCostProfile(Profile):
-    """Shapes swept and the timing budget of each case."""
+class AttentionCostProfile(Timing):
+    """Shapes swept and the timing budget of each case.
 
+    A case whose first call takes longer than max_call_s is not timed (memory, FLOPs and the check still
+    are), and longer sequences of the same kernel, mask and pass are skipped.
+    """
+
+    #: sequences per call
     batch: int = 1
+    #: query heads (a variant's grouping sets the key/value heads)
     n_heads: int = 8
+    #: size of each head
     head_dim: int = 64
+    #: sequence lengths in tokens, queries = keys
     lengths: Tuple[int, ...] = (256, 512, 1024, 2048, 4096)
+    #: masks: full (False) and causal (True)
     causal: Tuple[bool, ...] = (False, True)
+    #: fwd, or fwd+bwd (the gradients of q, k and v)
     passes: Tuple[str, ...] = PASSES
     #: query rows compared with float64 naive in every case
     check_rows: int = 256
-    min_repeats: int = 5
-    min_run_time: float = 0.2
-    #: a case whose first call takes longer is not timed (memory, FLOPs and the check still are), and
-    #: longer sequences of the same kernel, mask and pass are skipped
-    max_call_s: float = 1.0
     #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
     matmul_sizes: Tuple[int, ...] = (1024, 2048)
     #: intra-op threads while measuring (0: torch's default); 1 is steadier on a shared machine
@@ -56,18 +62,8 @@ class AttentionCostProfile(Profile):
     rules = {"passes": one_of(*PASSES), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
 
 
-PROFILES = {
-    "quick": AttentionCostProfile(
-        name="quick", description="8 heads x 64, lengths 256-4096, calls over 0.5 s not timed: minutes on 2 CPU cores",
-        max_call_s=0.5, min_run_time=0.15),
-    "standard": AttentionCostProfile(
-        name="standard", description="as quick, every call under 30 s timed with 7+ repeats: a long CPU run",
-        min_repeats=7, min_run_time=0.5, max_call_s=30.0),
-    "gpu": AttentionCostProfile(
-        name="gpu", description="batch 4, 16 heads x 64, lengths 512-16384 on a CUDA device",
-        batch=4, n_heads=16, lengths=(512, 1024, 2048, 4096, 8192, 16384), min_repeats=10, min_run_time=0.2,
-        max_call_s=5.0, matmul_sizes=(4096, 8192)),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(AttentionCostProfile)
 
 
 def _useful_fraction(length: int, causal: bool) -> float:
@@ -109,15 +105,7 @@ def _memory_problem(held: Optional[Tuple[int, float]], length: int, device: str)
 class AttentionCost(Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
-    metrics = (
-        LATENCY,
-        Metric("peak_memory", "MiB", False, "most memory the call held at once beyond its inputs"),
-        Metric("flops", "GFLOP", False, "useful FLOPs: naive attention's count (flop_counter), causal share only"),
-        Metric("throughput", "GFLOP/s", True, "useful FLOPs / median latency"),
-        PEAK_FRACTION,
-        Metric("max_error", "", False, "max |kernel - float64 naive| over checked tensors"),
-        MATMUL_PEAK,
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not
     trains = False

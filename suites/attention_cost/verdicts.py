@@ -7,7 +7,8 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding
 from harness.report_kit import combine
 from suites.attention_cost.tables import cases, slope_rows, with_cases
 
@@ -19,19 +20,8 @@ PUBLISHED = (
     "math path."
 )
 
-MEMORY = Claim(
-    "fused_attention_linear_memory", "attention_cost", "Fused (flash) attention's memory grows linearly in length; "
-    "naive attention's quadratically", "Dao et al. 2022 (arXiv 2205.14135)",
-    "exact attention in memory linear in sequence length; the score matrix is quadratic", ("naive", "sdpa"))
-
-
-PEAK = Claim(
-    "sdpa_share_of_peak", "attention_cost", "PyTorch's fused SDPA reaches most of the matmul peak at 4096 tokens",
-    "REFERENCES.md (2-core CPU, forward, 8 heads of 64)", "~69% of the fp32 matmul peak non-causal, ~59% causal",
-    ("naive", "sdpa"))
-
-
-CLAIMS = (MEMORY, PEAK)
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+MEMORY, PEAK = CLAIMS = SuiteFile.of(__file__).claims("fused_attention_linear_memory", "sdpa_share_of_peak")
 
 
 NO_PAIRS = "These records lack the naive and SDPA pairs needed for a comparison."

@@ -18,12 +18,12 @@ from typing import Dict, List, Tuple
 import torch
 from torch.nn import functional as F
 
-from harness.contract import JobContext, Measurement, Metric, Suite, suites
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from suites.position_extrapolation.models import ExtrapolationRecipe, autocast, trained_model
 from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE
-from suites.common.metrics import TRAIN_LOSS, TRAIN_TIME
+from suites.common.metrics import COMMON
 from variants.spec import TransformerSpec
 
 #: how the heads whose attention maps are kept are chosen: (name, statistic, largest or smallest)
@@ -56,44 +56,14 @@ class AttentionHeadsProfile(ExtrapolationRecipe):
         return []
 
 
-PROFILES = {
-    "quick": AttentionHeadsProfile(
-        name="quick", description="position_extrapolation's quick models (4 layers x 12 heads, d 96, L 32, 260 steps on "
-        "pydoc), 256 held-out windows read: five variants in about 3 minutes on 2 CPU cores, seconds when position_extrapolation's "
-        "quick weights are stored",
-    ),
-    "standard": AttentionHeadsProfile(
-        name="standard", description="position_extrapolation's standard models (4 layers x 8 heads, d 128, L 64, 1000 "
-        "steps on the World English Bible), 512 windows read, 3 seeds: about 30 minutes on 2 CPU cores",
-        seeds=(0, 1, 2), d_model=128, n_layers=4, n_heads=8, train_len=64, batch_size=32, steps=1000, lr=3e-3,
-        warmup_steps=100, eval_windows=512, map_len=48, data=BIBLE,
-    ),
-    "large": AttentionHeadsProfile(
-        name="large", description="position_extrapolation's large models (6 layers x 8 heads, d 256, L 128, 5000 steps "
-        "on the World English Bible), 512 windows read, 3 seeds: a GPU",
-        seeds=(0, 1, 2), d_model=256, n_layers=6, n_heads=8, train_len=128, batch_size=32, steps=5000, lr=1e-3,
-        warmup_steps=300, eval_windows=512, map_len=64, data=BIBLE,
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(AttentionHeadsProfile)
 
 
 class AttentionHeads(CharLMCorpus, Suite):
     """Per layer and head of a trained char LM: attention entropy, distance, previous/first-token and delimiter shares."""
 
-    metrics = (
-        Metric("entropy", "nats", False, "attention entropy of a head, mean over scored queries (x: layer, extra.head)"),
-        Metric("mean_distance", "tokens", False, "sum_j a_ij |i - j|, mean over scored queries"),
-        Metric("previous_token_share", "", True, "attention on the previous token, mean over scored queries"),
-        Metric("first_token_share", "", True, "attention on the first token of the window (attention sink)"),
-        Metric("delimiter_share", "", True, "attention on space, newline, tab and punctuation characters"),
-        Metric("offset_share", "", True, "attention at the head's most attended fixed offset (extra.offset; 1 = previous)"),
-        Metric("delimiter_base", "", False, "the delimiter share of a head attending evenly over the keys it may see"),
-        Metric("uniform_entropy", "nats", False, "the entropy of a head attending evenly over the keys it may see"),
-        Metric("attention_map", "", True, "one kept head's attention map on the first held-out window (extra.weights); "
-               "the value is the statistic it was chosen by"),
-        Metric("loss", "nats/char", False, "held-out cross-entropy on the windows read"),
-        TRAIN_LOSS, TRAIN_TIME,
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     options = {"data": None}

@@ -7,25 +7,15 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
+from harness.suite_file import SuiteFile
 from harness.findings import Claim, Estimate, Finding, finding, not_run
 from harness.report_kit import fmt_mean_ci, in_order
 from suites.attention_heads.tables import ORDER, TREND_P, _job_value, entropy_trends, heads_frame, specialists
 from suites.common.learning import learning_checks, usable
 
-OFFSET_HEADS = Claim(
-    "offset_heads", "attention_heads", "Some heads specialise in a fixed offset (the previous token)",
-    "Clark et al. 2019 (arXiv 1906.04341)",
-    "BERT-base: several heads put over 50% of their attention on the previous (or next) token")
-DELIMITER_HEADS = Claim(
-    "delimiter_heads", "attention_heads", "Some heads specialise in delimiters",
-    "Clark et al. 2019 (arXiv 1906.04341)",
-    "BERT-base: over half of the attention of layers 6-10 goes to [SEP]; some heads attend mostly to [SEP], periods or commas")
-ENTROPY_BY_LAYER = Claim(
-    "entropy_by_layer", "attention_heads", "Attention entropy changes systematically from lower to upper layers",
-    "Clark et al. 2019 (arXiv 1906.04341)",
-    "BERT-base: heads of one layer behave alike; the broadest (highest-entropy) heads are in the lower layers, and the "
-    "last layer attends broadly again")
-CLAIMS = (OFFSET_HEADS, DELIMITER_HEADS, ENTROPY_BY_LAYER)
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+OFFSET_HEADS, DELIMITER_HEADS, ENTROPY_BY_LAYER = CLAIMS = SuiteFile.of(__file__).claims(
+    "offset_heads", "delimiter_heads", "entropy_by_layer")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:

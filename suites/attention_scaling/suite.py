@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import torch
 
-from harness.contract import Diverged, JobContext, Measurement, Metric, Suite, suites
+from suites.common.metrics import COMMON
+from harness.suite_file import SuiteFile
+from harness.contract import Diverged, JobContext, Measurement, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
 from harness.rules import at_least
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE
 from suites.common.profile_parts import ScoredText
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
@@ -37,6 +37,7 @@ from variants.transformer import build
 class ScalingProfile(ScoredText):
     """The d_k sweep at initialisation and the budget of the training comparison."""
 
+    #: key sizes of the sweep at initialisation, and the unit-variance queries drawn at each
     d_ks: Tuple[int, ...] = (16, 64, 256)
     n_queries: int = 2048
     #: keys each query attends over
@@ -44,8 +45,9 @@ class ScalingProfile(ScoredText):
     #: the training comparison: train_heads heads of size train_d_k (d_model = their product)
     train_d_k: int = 128
     train_heads: int = 1
+    #: ... in n_layers blocks, trained for steps of batch_size windows of train_len characters under AdamW
+    #: (linear warm-up, cosine decay, the gradient norm clipped at grad_clip)
     n_layers: int = 2
-    train_len: int = 64
     batch_size: int = 16
     steps: int = 200
     lr: float = 1e-3
@@ -64,42 +66,15 @@ class ScalingProfile(ScoredText):
         return out + super().problems()
 
 
-PROFILES = {
-    "quick": ScalingProfile(
-        name="quick", description="d_k 16/64/256, then 2 layers of one 128-wide head for 200 steps: about 3 minutes on 2 CPU cores",
-    ),
-    "standard": ScalingProfile(
-        name="standard", description="d_k 16-512, 8192 queries, 2 layers of one 128-wide head for 800 steps of 32 x 64 "
-        "on the World English Bible (0.36 passes), 3 seeds: about 30 minutes on 2 CPU cores with workers=2",
-        seeds=(0, 1, 2), d_ks=(16, 32, 64, 128, 256, 512), n_queries=8192, n_keys=128, train_d_k=128, train_heads=1, n_layers=2,
-        train_len=64, batch_size=32, steps=800, lr=2e-3, warmup_steps=100, curve_every=50, eval_tokens=32768, data=BIBLE,
-    ),
-    "large": ScalingProfile(
-        name="large", description="d_k 16-512, 8192 queries, 4 layers of two 256-wide heads for 2000 steps of 32 x 128 "
-        "on the World English Bible (1.8 passes), 3 seeds: a GPU",
-        seeds=(0, 1, 2), d_ks=(16, 32, 64, 128, 256, 512), n_queries=8192, n_keys=128, train_d_k=256, train_heads=2, n_layers=4,
-        train_len=128, batch_size=32, steps=2000, warmup_steps=100, curve_every=50, eval_tokens=32768, data=BIBLE,
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(ScalingProfile)
 
 
 class AttentionScaling(CharLMCorpus, Suite):
     """q.k variance, softmax entropy and gradients by d_k for each scoring, and training at large d_k (Vaswani et al. 2017)."""
 
     version = 2
-    metrics = (
-        Metric("qk_variance", "", False, "variance of q.k for unit-variance q, k at d_k = x (theory: d_k)"),
-        Metric("score_variance", "", False, "variance of the scoring's score at d_k = x"),
-        Metric("softmax_entropy", "nats", True, "entropy of the attention weights over n_keys keys at d_k = x"),
-        Metric("softmax_jacobian_norm", "", True, "Frobenius norm of the softmax Jacobian at d_k = x"),
-        Metric("softmax_saturated_fraction", "", False,
-               "share of queries whose softmax Jacobian norm is below a tenth of a uniform softmax's, at d_k = x"),
-        Metric("query_grad_norm", "", True, "||dL/dq|| through the softmax at d_k = x"),
-        Metric("train_loss_curve", "nats/char", False, "mean training loss of the window of steps ending at step x"),
-        Metric("heldout_loss", "nats/char", False, "held-out cross-entropy after the training comparison"),
-        Metric("train_loss", "nats/char", False, "mean training loss over the last 10% of steps of the training comparison"),
-        Metric("train_time", "s", False, "wall time of the training comparison"),
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first, so that workers=N starts the long additive trainings at once (reports keep their own order)
     default_variants = ("additive+naive", "scaled_dot", "dot")

@@ -6,7 +6,8 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import in_order, mean_ci
 from suites.attention_scaling.tables import ORDER, _mean, _per_seed
 from suites.common.learning import LearningCheck, learning_checks, usable
@@ -16,19 +17,10 @@ PUBLISHED = (
     "q.k has variance d_k; unscaled, large d_k pushes the softmax toward one-hot weights with extremely small gradients, "
     "which 1/sqrt(d_k) prevents; additive attention outperforms unscaled dot-product attention at large d_k."
 )
-VARIANCE = Claim(
-    "qk_variance_is_dk", "attention_scaling", "q.k of unit-variance vectors has variance d_k",
-    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1, footnote 4)", "var(q.k) = d_k", ("scaled_dot",))
-SATURATION = Claim(
-    "scaling_by_sqrt_dk", "attention_scaling", "Scaling by 1/sqrt(d_k) keeps the softmax from saturating at large d_k",
-    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1)",
-    "unscaled dot products push the softmax into regions of extremely small gradients at large d_k",
-    ("scaled_dot", "dot"))
-ADDITIVE = Claim(
-    "additive_beats_unscaled_dot", "attention_scaling", "Additive attention beats unscaled dot products at large d_k",
-    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1), after Britz et al. 2017",
-    "additive outperforms dot product without scaling for larger d_k", ("scaled_dot", "dot", "additive+naive"))
-CLAIMS = (VARIANCE, SATURATION, ADDITIVE)
+
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+VARIANCE, SATURATION, ADDITIVE = CLAIMS = SuiteFile.of(__file__).claims(
+    "qk_variance_is_dk", "scaling_by_sqrt_dk", "additive_beats_unscaled_dot")
 #: q.k variance within this relative error of d_k agrees with the theory
 TOLERANCE = 0.1
 

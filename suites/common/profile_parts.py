@@ -20,8 +20,11 @@ from suites.common.data.text import DEFAULT_CORPUS
 class ModelSize(Profile):
     """The width, depth and number of attention heads of the Transformer a job builds."""
 
+    #: width of the residual stream
     d_model: int = 128
+    #: Transformer blocks
     n_layers: int = 2
+    #: attention heads per block (head size d_model / n_heads)
     n_heads: int = 16
 
 
@@ -29,11 +32,17 @@ class ModelSize(Profile):
 class TrainingBudget(Profile):
     """Steps of batch_size examples under AdamW with linear warm-up, cosine decay and gradient-norm clipping."""
 
+    #: sequences (or pairs) per optimiser step
     batch_size: int = 64
+    #: optimiser steps
     steps: int = 300
+    #: peak learning rate, reached after warmup_steps
     lr: float = 5e-3
+    #: steps of linear warm-up from 0 to lr
     warmup_steps: int = 30
+    #: AdamW's decoupled weight decay
     weight_decay: float = 0.1
+    #: the global gradient norm is clipped to this
     grad_clip: float = 1.0
 
     rules = {"warmup_steps": at_least(0), "weight_decay": at_least(0)}
@@ -48,7 +57,9 @@ class TrainingBudget(Profile):
 class CharLMText(Profile):
     """The character corpus a job trains on in windows of train_len, and the share of it held out."""
 
+    #: characters per training window (L)
     train_len: int = 32
+    #: share of the corpus held out for scoring
     heldout_fraction: float = 0.1
     #: the corpus (``data=`` on the command line): pydoc, bible or a text file
     data: str = DEFAULT_CORPUS
@@ -69,3 +80,15 @@ class ScoredText(CharLMText):
             out.append(f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
                        f"give at least {self.train_len}.")
         return out
+
+
+@dataclass(frozen=True)
+class Timing(Profile):
+    """How a cost suite times one case: clean repeats for at least a while, and a cap on one call."""
+
+    #: timed calls at the least, after warm-up (harness/measure.py: time_call)
+    min_repeats: int = 5
+    #: seconds of timed calls at the least
+    min_run_time: float = 0.2
+    #: seconds: a case whose first call takes longer is not timed, and the suite skips its longer sizes
+    max_call_s: float = 1.0

@@ -18,7 +18,9 @@ from typing import Any, Dict, List, Tuple
 import torch
 from torch.nn import functional as F
 
-from harness.contract import Diverged, JobContext, Measurement, Metric, Profile, Suite, suites
+from suites.common.metrics import COMMON
+from harness.suite_file import SuiteFile
+from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between
@@ -32,24 +34,32 @@ from variants.spec import TransformerSpec, preset_fields, resolve
 class GradientFlowProfile(Profile):
     """Model sizes, the copy task, and the budgets of the lag sweep and the clipping study."""
 
+    #: the recurrent variants: hidden size and stacked layers
     d_hidden: int = 64
     n_layers: int = 1
+    #: the Transformer variant: width, blocks and heads
     d_model: int = 64
     transformer_layers: int = 2
     n_heads: int = 4
+    #: the copy task: symbols to choose from, and how many are recalled
     alphabet: int = 8
     symbols: int = 1
     #: one model is trained per lag; the gradient probe uses the longest
     lags: Tuple[int, ...] = (5, 10, 20, 50)
+    #: each lag's training: steps of batch_size sequences under AdamW (no weight decay), linear warm-up and cosine
+    #: decay, the gradient norm clipped at grad_clip
     steps: int = 500
     batch_size: int = 32
     lr: float = 3e-3
     warmup_steps: int = 20
     grad_clip: float = 1.0
+    #: held-out sequences whose recall is scored after training
     eval_sequences: int = 1000
     #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
     learned_accuracy: float = 0.9
+    #: sequences averaged for each gradient probe
     probe_batch: int = 64
+    #: spectral radii the Elman RNNs' recurrent weight is rescaled to at initialisation
     radii: Tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
     #: the clipping study: SGD with momentum at each learning rate, clipped at grad_clip and not at all
     clip_lag: int = 10
@@ -69,22 +79,8 @@ class GradientFlowProfile(Profile):
         return []
 
 
-PROFILES = {
-    "quick": GradientFlowProfile(
-        name="quick", description="width 64, lags 5-50, 500 steps per lag: five models in about 5 minutes on 2 CPU cores",
-    ),
-    "standard": GradientFlowProfile(
-        name="standard", description="width 128, lags 5-100, 800 steps per lag, SGD at 3 learning rates, 3 seeds: about 20 "
-        "minutes on 2 CPU cores",
-        seeds=(0, 1, 2), d_hidden=128, d_model=128, lags=(5, 10, 20, 50, 100), steps=800, warmup_steps=100,
-        clip_steps=300, clip_lrs=(0.01, 0.1, 1.0), radii=(0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0),
-    ),
-    "large": GradientFlowProfile(
-        name="large", description="width 128, lags 5-200, 3000 steps per lag, 3 seeds: a GPU",
-        seeds=(0, 1, 2), d_hidden=128, d_model=128, lags=(5, 10, 20, 50, 100, 200), steps=3000, warmup_steps=100,
-        clip_steps=1000, clip_lrs=(0.01, 0.03, 0.1, 0.3, 1.0), radii=(0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0),
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(GradientFlowProfile)
 
 #: cells whose recurrence is one weight matrix, the case Pascanu et al.'s bound is about
 SWEPT_CELLS = ("rnn", "rnn_relu")
@@ -93,14 +89,7 @@ SWEPT_CELLS = ("rnn", "rnn_relu")
 class GradientFlow(Suite):
     """||dL/dh_k|| against distance, a spectral-radius sweep, lags learned and clipping (Pascanu et al. 2013)."""
 
-    metrics = (
-        Metric("hidden_grad_norm", "nats per unit of h", False, "||dL/dh_k|| at distance x = T - 1 - k from the loss (extra.phase: init or trained)"),
-        Metric("radius_hidden_grad_norm", "nats per unit of h", False, "the same at initialisation, recurrent weight at extra.radius"),
-        Metric("copy_accuracy", "", True, "held-out recall accuracy of a model trained at lag x"),
-        Metric("copy_final_loss", "nats", False, "mean training loss over the last 10% of steps at lag x"),
-        Metric("clip_final_loss", "nats", False, "final training loss at SGD learning rate x (extra.clipping)"),
-        Metric("train_time", "s", False, "wall time of all training in the job"),
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first, so that workers=N starts the long Transformer sweeps at once (reports keep tables.ORDER)
     default_variants = ("transformer", "gru", "lstm", "rnn", "rnn_relu")

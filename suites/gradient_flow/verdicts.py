@@ -7,7 +7,8 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import in_order, mean_ci
 from suites.gradient_flow.tables import ORDER, clip_table, lag_table, probes
 
@@ -19,32 +20,9 @@ PUBLISHED = (
     "fail beyond lags of ~10-20 steps while LSTMs bridge far longer ones."
 )
 
-RADIUS = Claim(
-    "spectral_radius_bound", "gradient_flow", "Gradients vanish below spectral radius 1 and can explode above it",
-    "Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063)",
-    "largest singular value < 1/gamma (gamma = 1 for tanh) is sufficient for vanishing; > 1 necessary for exploding",
-    ("rnn",))
-
-
-REACH = Claim(
-    "attention_keeps_gradient", "gradient_flow", "Attention's direct paths keep gradient that an RNN loses over distance",
-    "Vaswani et al. 2017 (arXiv 1706.03762, Table 1)", "maximum path length O(1) for self-attention, O(n) for recurrence",
-    ("rnn", "transformer"))
-
-
-LAGS = Claim(
-    "gated_rnn_longer_lags", "gradient_flow", "Gated RNNs (LSTM) bridge longer lags than tanh RNNs",
-    "Hochreiter & Schmidhuber 1997; Pascanu et al. 2013", "tanh RNNs fail beyond lags of ~10-20 steps; LSTMs bridge > 1000",
-    ("rnn", "lstm"))
-
-
-CLIPPING = Claim(
-    "clipping_stabilises_sgd", "gradient_flow", "Clipping the gradient norm keeps SGD stable at large learning rates",
-    "Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063)", "clipping removes the divergence exploding gradients cause",
-    ("rnn", "lstm"))
-
-
-CLAIMS = (RADIUS, REACH, LAGS, CLIPPING)
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+RADIUS, REACH, LAGS, CLIPPING = CLAIMS = SuiteFile.of(__file__).claims(
+    "spectral_radius_bound", "attention_keeps_gradient", "gated_rnn_longer_lags", "clipping_stabilises_sgd")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:

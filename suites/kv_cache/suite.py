@@ -13,14 +13,16 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
+from suites.common.metrics import COMMON
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import at_least
 from harness.measure import synchronize, threads, time_call
+from suites.common.profile_parts import ModelSize, Timing
 from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
 from variants.position import positions
@@ -28,40 +30,30 @@ from variants.spec import TransformerSpec
 from variants.transformer import build
 
 @dataclass(frozen=True)
-class KVCacheProfile(Profile):
-    """Model size, contexts and timing budget of one run."""
+class KVCacheProfile(ModelSize, Timing):
+    """Model size, contexts and timing budget of one run (a measurement whose first call takes over max_call_s is not timed)."""
 
+    #: tokens of the (untrained) model's vocabulary
     vocab_size: int = 256
-    d_model: int = 256
-    n_layers: int = 4
-    n_heads: int = 8
+    #: sequences decoded together
     batch: int = 1
+    #: cached tokens at which a decode step is timed and the cache is measured
     contexts: Tuple[int, ...] = (128, 512, 2048)
+    #: the generation check: prompt tokens, then tokens generated with and without the cache
     prompt_len: int = 16
     generate: int = 24
     #: decode-path comparison: query heads, head dimension and cached tokens (K/V heads from the variant)
     path_heads: int = 32
     path_head_dim: int = 128
     path_contexts: Tuple[int, ...] = (256, 1024, 4096)
-    min_repeats: int = 5
-    min_run_time: float = 0.15
-    #: a measurement whose first call takes longer is not timed
-    max_call_s: float = 2.0
     #: intra-op threads while measuring (0: torch's default)
     threads: int = 0
 
     rules = {"vocab_size": at_least(2), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
 
 
-PROFILES = {
-    "quick": KVCacheProfile(name="quick", description="4 layers, d 256, 8 heads, contexts 128, 512, 2048: minutes on 2 CPU cores"),
-    "standard": KVCacheProfile(name="standard", description="8 layers, d 512, contexts to 4096, 7+ repeats: a long CPU run",
-                               d_model=512, n_layers=8, contexts=(128, 256, 512, 1024, 2048, 4096),
-                               path_contexts=(256, 1024, 4096, 16384), min_repeats=7, min_run_time=0.5, max_call_s=30.0),
-    "gpu": KVCacheProfile(name="gpu", description="8 layers, d 1024, 16 heads, batch 8, contexts to 16384 on a CUDA device",
-                          d_model=1024, n_layers=8, n_heads=16, batch=8, contexts=(512, 1024, 2048, 4096, 8192, 16384),
-                          path_contexts=(1024, 4096, 16384, 65536), min_repeats=10, max_call_s=10.0),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(KVCacheProfile)
 
 
 def _seconds(fn, device: str) -> Tuple[float, Any]:
@@ -76,15 +68,7 @@ def _seconds(fn, device: str) -> Tuple[float, Any]:
 class KVCache(Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
-    metrics = (
-        Metric("cache_bytes", "B", False, "bytes of the storages behind the cache tensors after prefill"),
-        Metric("cache_bytes_analytic", "B", False, "2 x layers x kv_heads x head_dim x tokens x batch x bytes"),
-        Metric("decode_latency", "ms/token", False, "one cached step, single-token attention by grouped queries"),
-        Metric("decode_latency_kernel", "ms/token", False, "one cached step through the spec's kernel"),
-        Metric("uncached_latency", "ms/token", False, "the whole sequence run again for one new token"),
-        Metric("greedy_match", "", True, "share of greedy tokens identical with and without the cache"),
-        Metric("decode_path_latency", "ms", False, "one decode-step attention over a cache, per path"),
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa")
     #: the model's weights, cache and decode-path inputs are made in the job's dtype

@@ -6,19 +6,13 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from suites.kv_cache.tables import _grouping, calculator_table
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
-KV_BYTES = Claim(
-    "kv_cache_bytes", "kv_cache", "KV-cache bytes = 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
-    "Llama 2 (Touvron et al. 2023, arXiv 2307.09288) shapes; REFERENCES.md",
-    "fp16, 4096 tokens, batch 1: 7B 2,147,483,648 B; 13B 3,355,443,200 B; 70B (GQA-8) 1,342,177,280 B", ("rope",))
-DECODE = Claim(
-    "fewer_kv_heads_faster_decode", "kv_cache", "Fewer key/value heads make the memory-bound decode step faster",
-    "Ainslie et al. 2023 (arXiv 2305.13245)", "T5-XXL inference 1.51 s/sample MHA, 0.28 s GQA-8, 0.24 s MQA",
-    ("rope", "rope+mqa"))
-CLAIMS = (KV_BYTES, DECODE)
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+KV_BYTES, DECODE = CLAIMS = SuiteFile.of(__file__).claims("kv_cache_bytes", "fewer_kv_heads_faster_decode")
 AINSLIE = ("Ainslie et al. 2023 (arXiv 2305.13245) report T5-XXL inference at 1.51 s per sample with MHA, 0.28 s with "
            "GQA-8 and 0.24 s with MQA: with fewer key/value heads the memory-bound decode step reads a smaller cache.")
 

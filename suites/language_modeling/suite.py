@@ -15,20 +15,19 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import torch
 
-from harness.contract import JobContext, Measurement, Metric, Suite, suites
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from harness.flops import count_flops
 from harness.train import train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from harness.rules import Rule
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE
 from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
-from suites.common.metrics import PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT
+from suites.common.metrics import COMMON
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.transformer import build
@@ -55,33 +54,15 @@ def _unknown_position(key: str, value: str) -> Optional[str]:
     return None if value in names else f"{key}={value} is not a position encoding; choose one of {', '.join(names)}."
 
 
-PROFILES = {
-    "quick": LanguageModelingProfile(
-        name="quick", description="2 layers, d 128, 16 heads, L 32, 300 steps of 64 x 32 on pydoc, 1 seed: the ten default variants in under 5 minutes on 2 CPU cores",
-    ),
-    "standard": LanguageModelingProfile(
-        name="standard", description="4 layers, d 128, L 64, 500 steps of 32 x 64 on the World English Bible (0.22 passes), 3 seeds: about 35 minutes on 2 CPU cores",
-        seeds=(0, 1, 2), d_model=128, n_layers=4, n_heads=8, train_len=64, batch_size=32, steps=500, lr=3e-3,
-        warmup_steps=50, eval_tokens=65536, data=BIBLE,
-    ),
-    "large": LanguageModelingProfile(
-        name="large", description="6 layers, d 256, L 128, 5000 steps of 32 x 128 on the World English Bible, 3 seeds: a GPU",
-        seeds=(0, 1, 2), d_model=256, n_layers=6, n_heads=8, train_len=128, batch_size=32, steps=5000, lr=1e-3,
-        warmup_steps=300, eval_tokens=131072, data=BIBLE,
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(LanguageModelingProfile)
 
 
 class LanguageModeling(CharLMCorpus, Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
     version = 2
-    metrics = (
-        Metric("loss", "nats/char", False, "held-out cross-entropy per character at the training length"),
-        PERPLEXITY, TRAIN_LOSS,
-        Metric("train_flops", "FLOP", False, "matrix-product FLOPs of one training step (forward + backward) x steps"),
-        TRAIN_TIME, TRAIN_THROUGHPUT,
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
     default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")

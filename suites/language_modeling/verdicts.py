@@ -7,31 +7,15 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import metric, worse
 from suites.common.learning import learning_checks, usable
 from suites.language_modeling.summary import SIMILAR, Summary, cmp, field, spec_of, widening
 
-SCORING = Claim(
-    "scorings_similar_small_dk", "language_modeling", "At small d_k additive and dot-product scores are similar",
-    "Vaswani et al. 2017 (arXiv 1706.03762, 3.2.1)",
-    "similar at small d_k; Table 3 moves BLEU by at most 0.9 (25.8 base) across head counts and key sizes",
-    ("baseline", "dot", "additive+naive"))
-
-
-GROUPING = Claim(
-    "gqa_keeps_mha_quality", "language_modeling", "GQA keeps MHA quality; MQA loses a little",
-    "Ainslie et al. 2023 (arXiv 2305.13245)", "T5-XXL average score: MHA 47.2, GQA-8 47.1, MQA 46.6",
-    ("baseline", "gqa2", "mqa"))
-
-
-POST_LN = Claim(
-    "post_ln_trains_worse", "language_modeling", "Post-LN trains worse than Pre-LN without a long warm-up",
-    "Xiong et al. 2020 (arXiv 2002.04745)", "Post-LN BLEU 8.45 without warm-up vs ~34 with 4000 steps (IWSLT14 De-En)",
-    ("baseline", "post_ln"))
-
-
-CLAIMS = (SCORING, GROUPING, POST_LN)
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+SCORING, GROUPING, POST_LN = CLAIMS = SuiteFile.of(__file__).claims(
+    "scorings_similar_small_dk", "gqa_keeps_mha_quality", "post_ln_trains_worse")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:

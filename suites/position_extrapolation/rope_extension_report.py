@@ -16,6 +16,7 @@ from typing import Dict, List, Optional
 import pandas as pd
 
 from harness.findings import Claim, Estimate, Finding, finding
+from harness.suite_file import SuiteFile
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks
 
@@ -31,24 +32,9 @@ PUBLISHED = ("Published shape without fine-tuning (Chen et al. 2023, arXiv 2306.
              "YaRN keep perplexity close to its value at L up to a few times L.")
 
 
-def _claim(key: str, name: str, source: str, published: str, variants) -> Claim:
-    return Claim(key, "position_extrapolation", name, source, published, tuple(variants))
-
-
-PENG, CHEN = "Peng et al. 2023 (arXiv 2309.00071)", "Chen et al. 2023 (arXiv 2306.15595)"
-#: the statements of the published shape, each a finding of the index (the scoreboard)
-ROPE_BLOWS_UP = _claim("rope_blows_up", "Plain RoPE's perplexity rises steeply past the training length",
-                       "Press et al. 2022 (arXiv 2108.12409); " + CHEN,
-                       "rotary ppl at L, ~2L, ~7L on WikiText-103 (L = 512): 20.07, 21.37, 35.54", ["rope"])
-PI_SHORT = _claim("pi_short", "Position Interpolation without fine-tuning raises perplexity at short lengths", CHEN,
-                  "stated without a figure: interpolation blurs neighbouring positions; the paper fine-tunes ~1000 steps at L'", ["rope", "rope+pi"])
-NTK_CLOSE = _claim("ntk_close", "NTK-aware scaling keeps perplexity close to ppl(L) up to a few times L", PENG,
-                   "stated without a figure: no fine-tuning needed for moderate s", ["rope", "rope+ntk"])
-DYNAMIC_NTK_CLOSE = _claim("dynamic_ntk_close", "Dynamic NTK keeps perplexity close to ppl(L) up to a few times L", PENG,
-                           "stated without a figure: s = max(1, l/L) recomputed per length, lengths up to L unchanged", ["rope", "rope+dynamic_ntk"])
-YARN_CLOSE = _claim("yarn_close", "YaRN keeps perplexity close to ppl(L) up to a few times L", PENG,
-                    "without fine-tuning, lower perplexity past L than PI and NTK-aware (Llama-2)", ["rope", "rope+yarn"])
-CLAIMS = (ROPE_BLOWS_UP, PI_SHORT, NTK_CLOSE, DYNAMIC_NTK_CLOSE, YARN_CLOSE)
+#: the statements of the published shape, each a finding of the index (the scoreboard; suite.yaml)
+CLAIMS = SuiteFile.of(__file__).claims("rope_blows_up", "pi_short", "ntk_close", "dynamic_ntk_close", "yarn_close")
+ROPE_BLOWS_UP, PI_SHORT, NTK_CLOSE, DYNAMIC_NTK_CLOSE, YARN_CLOSE = CLAIMS
 _CLOSE_CLAIMS = {"ntk": NTK_CLOSE, "dynamic_ntk": DYNAMIC_NTK_CLOSE, "yarn": YARN_CLOSE}
 
 

@@ -19,20 +19,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import torch
 
-from harness.contract import JobContext, Measurement, Metric, Suite, suites
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.checkpoints import train_once, training_key
 from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from harness.rules import at_least, one_of
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE
-from suites.common.metrics import PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT
+from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -41,14 +40,6 @@ from variants.transformer import build
 @dataclass(frozen=True)
 class ExtrapolationRecipe(ModelSize, TrainingBudget, CharLMText):
     """The model and its training, which decide the trained weights (attention_heads reads the same models)."""
-
-    d_model: int = 96
-    n_layers: int = 4
-    n_heads: int = 12
-    batch_size: int = 96
-    steps: int = 260
-    lr: float = 6e-3
-    warmup_steps: int = 26
 
 
 @dataclass(frozen=True)
@@ -94,33 +85,15 @@ EVAL_SETTINGS = ("eval_multipliers", "eval_tokens", "protocol", "stride", "finet
 FINETUNE_LR = 0.1
 
 
-PROFILES = {
-    "quick": ExtrapolationProfile(
-        name="quick", description="4 layers, d 96, L 32, 260 steps of 96 x 32 on pydoc: all five variants in under 3 minutes on 2 CPU cores",
-    ),
-    "standard": ExtrapolationProfile(
-        name="standard", description="4 layers, d 128, L 64, 1000 steps of 32 x 64 on the World English Bible (0.45 passes), 3 seeds, seven positions (the five, t5_bias, randomized) and four RoPE extensions evaluated on the rope weights: about 35 minutes on 2 CPU cores with workers=2",
-        seeds=(0, 1, 2), d_model=128, n_layers=4, n_heads=8, train_len=64, batch_size=32, steps=1000, lr=3e-3,
-        warmup_steps=100, eval_tokens=65536, data=BIBLE,
-    ),
-    "large": ExtrapolationProfile(
-        name="large", description="6 layers, d 256, L 128, 5000 steps of 32 x 128 on the World English Bible (4.5 passes), 3 seeds: a GPU",
-        seeds=(0, 1, 2), d_model=256, n_layers=6, n_heads=8, train_len=128, batch_size=32, steps=5000, lr=1e-3,
-        warmup_steps=300, eval_tokens=65536, data=BIBLE,
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(ExtrapolationProfile)
 
 
 class PositionExtrapolation(CharLMCorpus, Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
     version = 2
-    metrics = (
-        Metric("loss", "nats/char", False, "held-out cross-entropy per character"),
-        PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT,
-        Metric("finetuned_loss", "nats/char", False, "held-out cross-entropy after set.finetune_steps at that length"),
-        Metric("finetuned_perplexity", "", False, "exp(finetuned_loss)"),
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     #: the reference profile adds the relative biases and randomized positions that came after ALiBi, and the RoPE

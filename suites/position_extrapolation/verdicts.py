@@ -7,7 +7,8 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding
+from harness.findings import Estimate, Finding, finding
+from harness.suite_file import SuiteFile
 from harness.report_kit import fmt_mean_ci, mean_ci
 from suites.position_extrapolation import rope_extension_report as extension
 from suites.position_extrapolation.tables import Shape
@@ -17,11 +18,8 @@ PUBLISHED = (
     "improving past the training length (perplexity 19.73 at L, 18.73 at ~2L, 18.40 at ~7L) while sinusoidal "
     "rises steeply (20.05, 43.54, 178.97) and rotary in between (20.07, 21.37, 35.54)."
 )
-EXTRAPOLATION = Claim(
-    "alibi_extrapolates", "position_extrapolation", "ALiBi extrapolates past the training length; sinusoidal does not",
-    "Press et al. 2022 (arXiv 2108.12409)",
-    "ppl at L, ~2L, ~7L on WikiText-103 (L = 512): ALiBi 19.73, 18.73, 18.40; sinusoidal 20.05, 43.54, 178.97",
-    ("sinusoidal", "alibi"))
+EXTRAPOLATION, = SuiteFile.of(__file__).claims("alibi_extrapolates")
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
 CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS
 #: the published shape: ALiBi's ppl(8L)/ppl(L) at most FLAT, sinusoidal's at least RISES
 FLAT, RISES = 1.15, 2.0

@@ -20,10 +20,12 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
-from suites.common.metrics import LATENCY, PEAK_FRACTION, MATMUL_PEAK
+from suites.common.metrics import COMMON
+from suites.common.profile_parts import Timing
 from variants.kernel import tolerance
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -33,21 +35,25 @@ CASE_METRICS = ("latency", "tokens_per_s", "flops", "throughput", "peak_fraction
 
 
 @dataclass(frozen=True)
-class SequenceCostProfile(Profile):
-    """The layer's width, the batch, the lengths swept and the timing budget of each case."""
+class SequenceCostProfile(Timing):
+    """The layer's width, the batch, the lengths swept and the timing budget of each case.
 
+    A case whose first call takes longer than max_call_s is not timed, and longer lengths of the same pass
+    are skipped.
+    """
+
+    #: width of the layer's input and output
     d_model: int = 256
     #: attention heads of the Transformer block (head size d_model / n_heads)
     n_heads: int = 4
+    #: sequences per call
     batch: int = 8
+    #: sequence lengths in tokens
     lengths: Tuple[int, ...] = (64, 128, 256, 512, 1024)
+    #: fwd, or fwd+bwd (the gradients of the input and the weights)
     passes: Tuple[str, ...] = PASSES
     #: length of the check against the float64 reference (before any timing)
     check_len: int = 32
-    min_repeats: int = 5
-    min_run_time: float = 0.1
-    #: a case whose first call takes longer is not timed, and longer lengths of the same pass are skipped
-    max_call_s: float = 1.0
     #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
     matmul_sizes: Tuple[int, ...] = (512, 1024)
 
@@ -60,23 +66,8 @@ class SequenceCostProfile(Profile):
         return []
 
 
-PROFILES = {
-    "quick": SequenceCostProfile(
-        name="quick", description="width 256, batch 8, lengths 64-1024, calls over 1 s not timed: five layers in about "
-        "3 minutes on 2 CPU cores",
-    ),
-    "standard": SequenceCostProfile(
-        name="standard", description="width 256, batch 8, lengths 64-4096, 7+ repeats, calls under 20 s timed: a long "
-        "CPU run",
-        lengths=(64, 128, 256, 512, 1024, 2048, 4096), min_repeats=7, min_run_time=0.5, max_call_s=20.0,
-        matmul_sizes=(1024, 2048),
-    ),
-    "large": SequenceCostProfile(
-        name="large", description="width 1024, batch 16, 16 heads, lengths 64-4096 on a CUDA device",
-        d_model=1024, n_heads=16, batch=16, lengths=(64, 128, 256, 512, 1024, 2048, 4096), min_repeats=10,
-        min_run_time=0.2, max_call_s=10.0, matmul_sizes=(4096, 8192),
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(SequenceCostProfile)
 
 
 class _OpCounter(TorchDispatchMode):
@@ -139,18 +130,7 @@ def _count(spec, batch: int, length: int, backward: bool) -> float:
 class SequenceCost(Suite):
     """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
 
-    metrics = (
-        LATENCY,
-        Metric("tokens_per_s", "tokens/s", True, "batch x length / median latency"),
-        Metric("flops", "GFLOP", False, "matmul FLOPs of one call (flop_counter; causal share of attention only)"),
-        Metric("throughput", "GFLOP/s", True, "FLOPs / median latency"),
-        PEAK_FRACTION,
-        Metric("dispatched_ops", "", False, "ATen operators one call dispatches"),
-        Metric("sequential_steps", "", False, "steps that must run one after another: one per token for recurrence "
-               "(twice with the backward pass), one for attention"),
-        Metric("max_error", "", False, "max |layer - float64 reference| over the output (and input gradient) at check_len"),
-        MATMUL_PEAK,
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer")
     dtypes = ("float32", "bfloat16")

@@ -7,15 +7,12 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from suites.sequence_cost.tables import _frame, shares
 
-UTILISATION = Claim(
-    "recurrence_idles_device", "sequence_cost", "Recurrence leaves most of the device idle; attention keeps it busy",
-    "Vaswani et al. 2017 (arXiv 1706.03762, Table 1: O(n) vs O(1) sequential operations); the figure is folklore",
-    "often quoted for GPUs: recurrent layers ~30% utilisation, attention 70%+ (a claim to measure, not a published constant)",
-    ("lstm", "gru", "transformer"))
-CLAIMS = (UTILISATION,)
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+UTILISATION, = CLAIMS = SuiteFile.of(__file__).claims("recurrence_idles_device")
 #: the quoted figures (% of peak)
 QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
 #: verdict: attention's share at least AGREE_RATIO x recurrence's agrees; below DISAGREE_RATIO x disagrees

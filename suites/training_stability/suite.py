@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import torch
 from torch import nn
 
-from harness.contract import Diverged, JobContext, Measurement, Metric, Suite, suites
+from suites.common.metrics import COMMON
+from harness.suite_file import SuiteFile
+from harness.contract import Diverged, JobContext, Measurement, Suite, suites
 from harness.train import TrainSettings, train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from harness.rules import at_least, one_of
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.data.text import BIBLE
 from suites.common.profile_parts import ScoredText
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -37,14 +37,16 @@ INITS = ("xavier", "model")
 class StabilityProfile(ScoredText):
     """Model width, the depth x learning-rate x warm-up grid and the budget of each run."""
 
+    #: width and attention heads of every model of the grid
     d_model: int = 64
     n_heads: int = 4
+    #: Transformer blocks of each model
     depths: Tuple[int, ...] = (2, 6, 12)
     #: peak learning rates (Adam, betas 0.9 / 0.98 as in Xiong et al.)
     lrs: Tuple[float, ...] = (1e-3, 1e-2)
     #: warm-up steps; 0 = none
     warmups: Tuple[int, ...] = (0, 30)
-    train_len: int = 64
+    #: each run: steps of batch_size windows of train_len characters, AdamW's weight decay
     batch_size: int = 16
     steps: int = 100
     weight_decay: float = 0.0
@@ -59,35 +61,15 @@ class StabilityProfile(ScoredText):
              "init": one_of(*INITS)}
 
 
-PROFILES = {
-    "quick": StabilityProfile(
-        name="quick", description="d 64, depths 2/6/12, lr 1e-3/1e-2, warm-up 0/30, 100 steps: about 4 minutes on 2 CPU cores",
-    ),
-    "standard": StabilityProfile(
-        name="standard", description="d 64, depths 2/6/12, lr 3e-3/1e-2, warm-up 0/100, 700 steps of 16 x 64 on the World "
-        "English Bible (0.16 passes), 3 seeds: about 30 minutes on 2 CPU cores with workers=2",
-        seeds=(0, 1, 2), lrs=(3e-3, 1e-2), warmups=(0, 100), steps=700, probe_batches=8, eval_tokens=16384, data=BIBLE,
-    ),
-    "large": StabilityProfile(
-        name="large", description="d 128, depths 2/6/12, three learning rates, 1500 steps of 32 x 128 on the World English "
-        "Bible (1.3 passes), 3 seeds: a GPU",
-        seeds=(0, 1, 2), d_model=128, lrs=(5e-4, 1e-3, 3e-3), warmups=(0, 300), train_len=128, batch_size=32,
-        steps=1500, probe_batches=16, eval_tokens=32768, data=BIBLE,
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(StabilityProfile)
 
 
 class TrainingStability(CharLMCorpus, Suite):
     """Per-layer gradients at initialisation and the warm-up finding for Post-LN vs Pre-LN (Xiong et al. 2020)."""
 
     version = 2
-    metrics = (
-        Metric("ffn_grad_norm", "", False, "||dL/dW|| of layer x's feed-forward weights at initialisation (extra.depth)"),
-        Metric("heldout_loss", "nats/char", False, "held-out cross-entropy after training at peak lr x (extra: depth, warmup)"),
-        Metric("final_train_loss", "nats/char", False, "mean training loss over the last 10% of steps"),
-        Metric("initial_loss", "nats/char", False, "training loss of the first step"),
-        Metric("train_time", "s", False, "wall time of one run"),
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("post_ln", "pre_ln")
     options = {"data": None}

@@ -7,7 +7,8 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import in_order
 from suites.training_stability.tables import ORDER, WORSE_BY, _expand, _ratio_table, _warmup_table, run_checks
 
@@ -17,20 +18,10 @@ PUBLISHED = (
     "without warm-up; at initialisation the FFN weights' gradient norm grows with layer index for Post-LN and is "
     "roughly flat for Pre-LN."
 )
-WARMUP = Claim(
-    "post_ln_needs_warmup", "training_stability", "Post-LN needs a learning-rate warm-up; Pre-LN does not",
-    "Xiong et al. 2020 (arXiv 2002.04745)",
-    "Post-LN IWSLT14 De-En BLEU 8.45 without warm-up, ~34 with 4000 steps; Pre-LN trains without one",
-    ("post_ln", "pre_ln"))
-GRADIENTS = Claim(
-    "post_ln_gradient_grows", "training_stability", "At initialisation Post-LN's FFN gradients grow toward the output; "
-    "Pre-LN's stay flat", "Xiong et al. 2020 (arXiv 2002.04745), Fig. 3",
-    "gradient norm of the FFN weights grows with layer index for Post-LN, roughly flat for Pre-LN", ("post_ln", "pre_ln"))
-TRAINABILITY = Claim(
-    "post_ln_harder_to_train", "training_stability", "Post-LN diverges or stalls more often than Pre-LN",
-    "Xiong et al. 2020 (arXiv 2002.04745)", "Post-LN BLEU 2.77 at lr 1e-3 with 500 warm-up steps; Pre-LN trains at both rates",
-    ("post_ln", "pre_ln"))
-CLAIMS = (GRADIENTS, TRAINABILITY, WARMUP)
+
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+GRADIENTS, TRAINABILITY, WARMUP = CLAIMS = SuiteFile.of(__file__).claims(
+    "post_ln_gradient_grows", "post_ln_harder_to_train", "post_ln_needs_warmup")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:

@@ -13,55 +13,48 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import torch
 from tqdm.auto import tqdm
 
-from harness.contract import JobContext, Measurement, Metric, Profile, Suite, suites
+from harness.suite_file import SuiteFile
+from harness.contract import JobContext, Measurement, Suite, suites
 from harness.errors import UsageError
 from harness.rules import Rule, at_least, between
 from harness.train import TrainSettings, train
 from suites.common.bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
 from suites.common.seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
 from suites.translation.baselines import baseline_scores
-from suites.common.data.parallel import BUILT_IN
-from suites.common.metrics import TRAIN_TIME
+from suites.common.metrics import COMMON
+from suites.common.profile_parts import ModelSize, TrainingBudget
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
 
 @dataclass(frozen=True)
-class TranslationProfile(Profile):
-    """Corpus, model sizes, training budget and decoding of one run."""
+class TranslationProfile(ModelSize, TrainingBudget):
+    """Corpus, model sizes, training budget and decoding of one run (d_model, n_layers, n_heads: the Transformer's)."""
 
+    #: the parallel corpus (``data=`` on the command line)
     data: str = "numbers_en_fr"
     #: joint BPE vocabulary size, trained on the training split
     vocab_size: int = 400
     #: the longest side of a pair in tokens (EOS included); longer pairs are dropped and counted
     max_len: int = 128
-    # the RNN encoder-decoder
+    #: the RNN encoder-decoder: embedding size, hidden size and stacked layers
     d_embed: int = 64
     d_hidden: int = 128
     rnn_layers: int = 1
-    # the Transformer encoder-decoder
-    d_model: int = 64
-    n_layers: int = 2
-    n_heads: int = 4
+    #: dropout of both families while training
     dropout: float = 0.0
-    batch_size: int = 32
-    steps: int = 1500
-    lr: float = 3e-3
-    warmup_steps: int = 30
     #: the Transformer's learning rate and warm-up: it needs a longer warm-up than the RNNs (Xiong et al. 2020)
     transformer_lr: float = 3e-3
     transformer_warmup_steps: int = 300
-    weight_decay: float = 0.01
-    grad_clip: float = 1.0
     #: 1 = greedy decoding
     beam_size: int = 1
     #: alpha of the length penalty ((5 + |Y|) / 6)^alpha (Wu et al. 2016); 0 ranks by log-probability
     length_penalty: float = 0.6
+    #: sentences translated per batch
     decode_batch: int = 100
     #: upper bounds (words, inclusive) of the source-length buckets; one more bucket holds longer sources
     length_buckets: Tuple[int, ...] = (10, 20, 30)
@@ -71,46 +64,20 @@ class TranslationProfile(Profile):
     test_limit: int = 0
 
     rules = {"vocab_size": at_least(5, "4 special tokens and at least one subword"), "max_len": at_least(2),
-             "dropout": between(0, 1, high_open=True), "warmup_steps": at_least(0), "transformer_warmup_steps": at_least(0),
-             "weight_decay": at_least(0), "length_penalty": at_least(0, "0 ranks by log-probability"),
+             "dropout": between(0, 1, high_open=True), "transformer_warmup_steps": at_least(0),
+             "length_penalty": at_least(0, "0 ranks by log-probability"),
              "length_buckets": Rule(low=1, increasing=True), "test_limit": at_least(0, "0 = all")}
 
 
-PROFILES = {
-    "quick": TranslationProfile(
-        name="quick", description="numbers_en_fr, LSTM 128 / Transformer d 64, 1500 steps of 32 pairs, greedy: about 10 minutes of CPU time",
-    ),
-    "standard": TranslationProfile(
-        name="standard", description="bible_en_es, 2000 BPE, LSTM 128 / Transformer d 128, 800 steps of 32 pairs, greedy, "
-        "first 500 test verses, 3 seeds: about 35 minutes on 2 CPU cores",
-        seeds=(0, 1, 2), data="bible_en_es", vocab_size=2000, d_embed=128, d_hidden=128, d_model=128, n_layers=2,
-        n_heads=4, batch_size=32, steps=800, lr=3e-3, warmup_steps=50, transformer_lr=2e-3,
-        transformer_warmup_steps=200, test_limit=500, length_buckets=(10, 20, 30, 40),
-    ),
-    "large": TranslationProfile(
-        name="large", description="bible_en_es, 8000 BPE, LSTM 256 / Transformer d 256, 6000 steps, beam 4, 3 seeds: a GPU",
-        seeds=(0, 1, 2), data="bible_en_es", vocab_size=8000, max_len=256, d_embed=256, d_hidden=256, d_model=256,
-        n_layers=3, n_heads=4, dropout=0.1, batch_size=64, steps=6000, lr=1e-3, warmup_steps=400,
-        transformer_lr=1e-3, transformer_warmup_steps=1000, beam_size=4,
-        length_buckets=(10, 20, 30, 40, 50),
-    ),
-}
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(TranslationProfile)
 
 
 class Translation(Suite):
     """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
 
     version = 2
-    metrics = (
-        Metric("bleu", "BLEU", True, "sacrebleu corpus BLEU on the test split"),
-        Metric("chrf", "chrF", True, "sacrebleu corpus chrF on the test split"),
-        Metric("bleu_by_length", "BLEU", True, "corpus BLEU of the test sentences in one source-length bucket"),
-        Metric("valid_loss", "nats/token", False, "teacher-forced cross-entropy on the validation split"),
-        Metric("train_loss", "nats/token", False, "mean training loss over the last 10% of steps"),
-        TRAIN_TIME,
-        Metric("train_throughput", "tokens/s", True, "target tokens trained on per second"),
-        Metric("decode_time", "s", False, "wall time of translating the test split"),
-    )
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     # lstm+bahdanau+additive is the model of Bahdanau et al. 2014 that the report compares with the paper
     default_variants = ("rnn", "lstm", "lstm+bahdanau+additive", "lstm+luong+dot", "lstm+luong+general", "transformer")

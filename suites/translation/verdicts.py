@@ -7,7 +7,8 @@ from typing import Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import mean_ci
 from suites.translation.baselines import LEARNED_MARGIN
 from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
@@ -18,12 +19,9 @@ PUBLISHED = (
     "against 26.75 for the models trained on sentences of up to 50 words; in their Figure 2 the models without "
     "attention lose BLEU steeply once sources pass about 20 words, while RNNsearch-50 stays flat to 50 words and more."
 )
-BOTTLENECK = Claim(
-    "attention_long_sentences", "translation", "Attention removes the fixed-vector bottleneck on long sentences",
-    "Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473)",
-    "WMT'14 En-Fr test BLEU 13.93 without attention vs 21.50 with (17.82 vs 26.75 at 50 words); no loss to 50+ words",
-    ("rnn", "lstm", "lstm+bahdanau+additive"))
-CLAIMS = (BOTTLENECK,)
+
+#: the published findings this suite tests, in the order its report states them (suite.yaml)
+BOTTLENECK, = CLAIMS = SuiteFile.of(__file__).claims("attention_long_sentences")
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
 

@@ -4,7 +4,7 @@ import pytest
 
 from harness.cli import main
 from suites.position_extrapolation.suite import PositionExtrapolation
-from stored import load
+from stored import load, runner
 
 TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
         "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]
@@ -15,8 +15,7 @@ def dirs(tmp_path):
     return tmp_path / "results", tmp_path / "reports"
 
 
-def run(results, *args):
-    return main(["run", f"results_dir={results}", *TINY, *args])
+run = runner(*TINY)
 
 
 def test_default_variants_end_to_end_with_report(dirs):

@@ -1,14 +1,13 @@
 """position_extrapolation with RoPE extensions: one training serves every scaling, fine-tuning, the report section."""
 
 from harness.cli import main
-from stored import load
+from stored import load, runner
 
 TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
         "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]
 
 
-def run(results, *args):
-    return main(["run", f"results_dir={results}", *TINY, *args])
+run = runner(*TINY)
 
 
 def test_one_training_of_rope_serves_every_extension_and_each_variant_keeps_its_records(tmp_path):

@@ -3,15 +3,14 @@
 import pytest
 
 from harness.cli import main
-from stored import load
+from stored import load, runner
 
 TINY = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
         "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=80", "set.min_bucket_sentences=5",
         "progress=false"]
 
 
-def run(results, *args):
-    return main(["run", f"results_dir={results}", *TINY, *args])
+run = runner(*TINY)
 
 
 def test_the_quick_profile_end_to_end_with_report(tmp_path):

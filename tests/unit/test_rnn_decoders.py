@@ -35,9 +35,14 @@ def record_queries(model):
     return queries
 
 
-@pytest.mark.parametrize("expr", ["lstm+bahdanau+additive", "gru+bahdanau+dot", "rnn+bahdanau+general+bidirectional"])
-def test_bahdanau_attends_from_the_state_before_the_rnn_step(expr):
-    """1409.0473, 3.1: e_ij = a(s_{i-1}, h_j); the query at step i is the top layer's state before step i."""
+@pytest.mark.parametrize("expr, attends_from", [
+    # 1409.0473, 3.1: e_ij = a(s_{i-1}, h_j); the query at step i is the top layer's state before step i
+    ("lstm+bahdanau+additive", "before"), ("gru+bahdanau+dot", "before"), ("rnn+bahdanau+general+bidirectional", "before"),
+    # 1508.04025, 3: the new target state h_t is compared with each source state
+    ("lstm+luong+additive", "after"), ("gru+dot", "after"), ("rnn+general+bidirectional", "after"),
+])
+def test_each_decoder_attends_from_the_state_its_paper_names(expr, attends_from):
+    """Bahdanau's decoder queries with the state before the RNN step, Luong's with the state after it."""
     model = model_of(expr)
     queries = record_queries(model)
     state = model.start(source())
@@ -45,22 +50,10 @@ def test_bahdanau_attends_from_the_state_before_the_rnn_step(expr):
         for token in (1, 5, 9):
             before = state["h"][:, -1]  # (B, H): s_{i-1} of the top layer (the initial state at step 0)
             _, state = model.step(state, torch.full((3,), token))
-            assert torch.equal(queries[-1][:, 0], before)
-            assert not torch.allclose(queries[-1][:, 0], state["h"][:, -1])
-
-
-@pytest.mark.parametrize("expr", ["lstm+luong+additive", "gru+dot", "rnn+general+bidirectional"])
-def test_luong_attends_from_the_state_after_the_rnn_step(expr):
-    """1508.04025, 3: the new target state h_t is compared with each source state."""
-    model = model_of(expr)
-    queries = record_queries(model)
-    state = model.start(source())
-    with torch.no_grad():
-        for token in (1, 5, 9):
-            before = state["h"][:, -1]
-            _, state = model.step(state, torch.full((3,), token))
-            assert torch.equal(queries[-1][:, 0], state["h"][:, -1])
-            assert not torch.allclose(queries[-1][:, 0], before)
+            after = state["h"][:, -1]
+            used, other = (before, after) if attends_from == "before" else (after, before)
+            assert torch.equal(queries[-1][:, 0], used)
+            assert not torch.allclose(queries[-1][:, 0], other)
 
 
 @pytest.mark.parametrize("expr", ["lstm+bahdanau+additive", "gru+bahdanau+dot+bidirectional", "lstm+luong+general"])

@@ -53,6 +53,10 @@ class Profile:
     #: what each field accepts beyond its type's default rule (harness/rules.py: int >= 1, float > 0,
     #: non-empty text, non-empty lists of distinct items); subclasses declare only their exceptions
     rules = {"seeds": between(0, 2**31 - 1)}
+    #: settings added after records were stored, each with the value every earlier record ran with: left out
+    #: of ``settings()`` while at that value, so those records keep their identity (job hash, report group);
+    #: subclasses extend it
+    added_later = {"compile": False}
 
     def check(self) -> None:
         """Raise a UsageError naming the first setting outside its rule, or the first broken relation between settings."""
@@ -69,8 +73,9 @@ class Profile:
         values = dataclasses.asdict(self)
         for key in ("name", "description", "seeds"):
             values.pop(key)
-        if not values["compile"]:  # added after records were stored: left out when off so they keep their identity
-            values.pop("compile")
+        for key, before in self.added_later.items():
+            if key in values and values[key] == before:
+                values.pop(key)
         return values
 
 

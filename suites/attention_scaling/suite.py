@@ -22,19 +22,18 @@ import torch
 from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
 from harness.contract import Diverged, JobContext, Measurement, Suite, suites
-from harness.train import TrainSettings, train
+from harness.train import train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
-from harness.rules import at_least
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.profile_parts import ScoredText
+from suites.common.profile_parts import ScoredText, TrainingBudget
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
 
 @dataclass(frozen=True)
-class ScalingProfile(ScoredText):
+class ScalingProfile(ScoredText, TrainingBudget):
     """The d_k sweep at initialisation and the budget of the training comparison."""
 
     #: key sizes of the sweep at initialisation, and the unit-variance queries drawn at each
@@ -45,18 +44,12 @@ class ScalingProfile(ScoredText):
     #: the training comparison: train_heads heads of size train_d_k (d_model = their product)
     train_d_k: int = 128
     train_heads: int = 1
-    #: ... in n_layers blocks, trained for steps of batch_size windows of train_len characters under AdamW
-    #: (linear warm-up, cosine decay, the gradient norm clipped at grad_clip)
+    #: ... in n_layers blocks, trained on windows of train_len characters
     n_layers: int = 2
-    batch_size: int = 16
-    steps: int = 200
-    lr: float = 1e-3
-    warmup_steps: int = 20
-    grad_clip: float = 1.0
     #: training loss is recorded as the mean of each window of this many steps
     curve_every: int = 10
 
-    rules = {"warmup_steps": at_least(0)}
+    added_later = {**TrainingBudget.added_later, "weight_decay": 0.1}  # the optimiser's default before it was a setting
 
     def problems(self) -> List[str]:
         out = []
@@ -118,8 +111,7 @@ class AttentionScaling(CharLMCorpus, Suite):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
-                                 grad_clip=profile.grad_clip)
+        settings = profile.train_settings()
         try:
             result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or spec.scoring)
         except Diverged as exc:

@@ -20,18 +20,19 @@ from torch.nn import functional as F
 
 from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
-from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
+from harness.contract import Diverged, JobContext, Measurement, Suite, suites
 from harness.train import TrainSettings, train
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between
 from suites.common.data.copy_task import IGNORE, CopyTask
+from suites.common.profile_parts import TrainingBudget
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 
 @dataclass(frozen=True)
-class GradientFlowProfile(Profile):
+class GradientFlowProfile(TrainingBudget):
     """Model sizes, the copy task, and the budgets of the lag sweep and the clipping study."""
 
     #: the recurrent variants: hidden size and stacked layers
@@ -46,13 +47,8 @@ class GradientFlowProfile(Profile):
     symbols: int = 1
     #: one model is trained per lag; the gradient probe uses the longest
     lags: Tuple[int, ...] = (5, 10, 20, 50)
-    #: each lag's training: steps of batch_size sequences under AdamW (no weight decay), linear warm-up and cosine
-    #: decay, the gradient norm clipped at grad_clip
-    steps: int = 500
-    batch_size: int = 32
-    lr: float = 3e-3
-    warmup_steps: int = 20
-    grad_clip: float = 1.0
+    #: AdamW's weight decay in each lag's training, and the clipping study's SGD's
+    weight_decay: float = 0.0
     #: held-out sequences whose recall is scored after training
     eval_sequences: int = 1000
     #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
@@ -67,7 +63,8 @@ class GradientFlowProfile(Profile):
     clip_lrs: Tuple[float, ...] = (0.1, 0.3)
     clip_momentum: float = 0.9
 
-    rules = {"alphabet": at_least(2), "warmup_steps": at_least(0),
+    added_later = {**TrainingBudget.added_later, "weight_decay": 0.0}  # fixed at 0 before it was a setting
+    rules = {"alphabet": at_least(2),
              "learned_accuracy": between(0, 1, low_open=True), "clip_momentum": between(0, 1, high_open=True)}
 
     def problems(self) -> List[str]:
@@ -136,8 +133,7 @@ class GradientFlow(Suite):
         trained = None
         for lag in profile.lags:
             task, model = self._task(profile, lag), fresh()
-            settings = TrainSettings(steps=profile.steps, lr=profile.lr, warmup_steps=profile.warmup_steps,
-                                     grad_clip=profile.grad_clip, weight_decay=0.0)
+            settings = profile.train_settings()
             where = dict(x=float(lag), x_name="lag")
             try:
                 result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, f"{ctx.label} lag {lag}")
@@ -158,7 +154,7 @@ class GradientFlow(Suite):
         for lr in profile.clip_lrs:
             for clip in (profile.grad_clip, math.inf):
                 label = "none" if math.isinf(clip) else f"{clip:g}"
-                settings = TrainSettings(steps=profile.clip_steps, lr=lr, grad_clip=clip, weight_decay=0.0,
+                settings = TrainSettings(steps=profile.clip_steps, lr=lr, grad_clip=clip, weight_decay=profile.weight_decay,
                                          optimizer="sgd", momentum=profile.clip_momentum)
                 where = dict(x=lr, x_name="lr")
                 try:

@@ -58,6 +58,7 @@ class ExtrapolationProfile(ExtrapolationRecipe):
 
     rules = {"protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length"),
              "finetune_steps": at_least(0, "0 = no fine-tuning")}
+    added_later = {**ExtrapolationRecipe.added_later, "finetune_steps": 0}  # after version 2's records
 
     def problems(self) -> List[str]:
         out = []
@@ -71,12 +72,6 @@ class ExtrapolationProfile(ExtrapolationRecipe):
             out.append(f"set.stride={self.stride} exceeds the shortest evaluation length {shortest}; "
                        f"set.stride takes a whole number from 0 (the training length) to {shortest}.")
         return out
-
-    def settings(self) -> Dict[str, Any]:
-        values = super().settings()
-        if not values["finetune_steps"]:  # added after version 2's records: left out at 0 so they keep their identity
-            values.pop("finetune_steps")
-        return values
 
 
 #: profile settings that change only the evaluation, not the trained weights

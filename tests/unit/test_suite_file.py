@@ -113,3 +113,17 @@ def test_every_suite_reads_its_file_and_its_profiles_pass_their_checks():
         assert len({m.name for m in suite.metrics}) == len(suite.metrics), name
         declared = SuiteFile.of(sys.modules[type(suite).__module__].__file__).claims()
         assert suite.claims == declared, name  # the report states every claim of the file, in its order
+
+
+def test_a_setting_added_later_is_left_out_at_its_earlier_value_so_stored_jobs_keep_their_hash():
+    import dataclasses
+
+    from harness.plan import apply_overrides
+
+    for name, key, before in [("gradient_flow", "weight_decay", 0.0), ("attention_scaling", "weight_decay", 0.1),
+                              ("position_extrapolation", "finetune_steps", 0)]:
+        profile = suites.get(name).profiles["standard"]
+        assert getattr(profile, key) == before and key not in profile.settings(), name
+        changed = apply_overrides(profile, {key: str(before + 1)})
+        assert changed.settings()[key] == before + 1, name  # any other value is part of the job's identity
+        assert dataclasses.replace(changed, **{key: before}).settings() == profile.settings()

@@ -44,7 +44,7 @@ class ScalingProfile(ScoredText, TrainingBudget):
     #: the training comparison: train_heads heads of size train_d_k (d_model = their product)
     train_d_k: int = 128
     train_heads: int = 1
-    #: ... in n_layers blocks, trained on windows of train_len characters
+    #: blocks of the training comparison's model, trained on windows of train_len characters
     n_layers: int = 2
     #: training loss is recorded as the mean of each window of this many steps
     curve_every: int = 10

@@ -13,7 +13,7 @@ adds a profile or corrects a quoted figure there without touching code::
       loss: {unit: nats/char, higher_is_better: false, description: held-out cross-entropy per character}
       perplexity: common
     claims:                # key: what was found, by whom, the published figure, the variants that test it
-      gqa_matches_mha: {name: ..., source: ..., published: ..., variants: [baseline, gqa2]}
+      gqa_keeps_mha_quality: {name: ..., source: ..., published: ..., variants: [baseline, gqa2, mqa]}
 
 Profile values are converted exactly as ``set.FIELD=value`` on the command line is (harness/plan.py), so a
 profile read from YAML is the same object, and gives the same job hashes, as one written in Python. A
@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import Any, Dict, Mapping, Tuple, Type, TypeVar
+from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
 from omegaconf import OmegaConf
 
@@ -75,8 +75,9 @@ class SuiteFile:
             raise UsageError(f"{self.path} declares no profile; add one under 'profiles:'.")
         return out
 
-    def metrics(self, shared: Mapping[str, Metric] = {}) -> Tuple[Metric, ...]:
+    def metrics(self, shared: Optional[Mapping[str, Metric]] = None) -> Tuple[Metric, ...]:
         """The metrics in the file's order; an entry ``common`` takes the shared metric of that name."""
+        shared = shared or {}
         out = []
         fields = [f.name for f in dataclasses.fields(Metric) if f.name != "name"]
         for name, entry in self._data["metrics"].items():

@@ -6,8 +6,11 @@ KV cache) must not move a single bit on CPU. tests/unit/pinned_training.json hol
 losses and gradient norms of short trainings of every position encoding, their losses at longer lengths,
 a tiny encoder-decoder's training, the records of a tiny position_extrapolation job per variant (timings
 left out) and the reasons two diverging trainings give. It was written by the code before those changes
-(``python tests/unit/test_pinned_training.py`` rewrites it) on one thread; it is compared only where torch's
-version and CPU capability match the recording, since other builds and instruction sets round differently.
+(``python tests/unit/test_pinned_training.py --write`` adds or replaces this environment's pin) on one thread; a
+pin is compared only where torch's version, the CPU capability and the CPU model match its recording, since other
+builds, instruction sets and CPU models round differently. The first pin, recorded before pins named the CPU
+model, is compared on any machine of its build and instruction set that has no pin of its own; each later pin
+was written by code that still matched the first on that first machine.
 """
 
 from __future__ import annotations
@@ -27,8 +30,32 @@ POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5_bias", "rope+
 SUITE_VARIANTS = ("none", "sinusoidal", "learned", "rope", "alibi", "rope+yarn")
 
 
+def cpu_model() -> str:
+    """'GenuineIntel family 6 model 167': math libraries pick kernels (and so summation orders) by CPU model, not
+    only by instruction set."""
+    fields = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        import platform
+
+        return platform.processor() or platform.machine()
+    return f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+
+
 def environment():
-    return {"torch": torch.__version__, "cpu": torch.backends.cpu.get_cpu_capability()}
+    return {"torch": torch.__version__, "cpu": torch.backends.cpu.get_cpu_capability(), "cpu_model": cpu_model()}
+
+
+def pin_for(pins, here):
+    """The pin recorded on this environment; else the one recorded before pins named the CPU model, if its build
+    and instruction set match (it passed on the machines of that time); else None."""
+    exact = [p for p in pins if p["environment"] == here]
+    legacy = [p for p in pins if "cpu_model" not in p["environment"]
+              and all(here.get(k) == v for k, v in p["environment"].items())]
+    return (exact or legacy or [None])[0]
 
 
 def _hex(values):
@@ -169,9 +196,11 @@ def record_all():
 
 @pytest.fixture(scope="module")
 def pinned():
-    want = json.loads(PINNED.read_text())
-    if want["environment"] != environment():
-        pytest.skip(f"pinned on {want['environment']}, this is {environment()}: other builds round differently")
+    pins = json.loads(PINNED.read_text())["pins"]
+    want = pin_for(pins, environment())
+    if want is None:
+        pytest.skip(f"pinned on {[p['environment'] for p in pins]}, this is {environment()}: other builds and CPUs "
+                    f"round differently")
     return want
 
 
@@ -208,6 +237,8 @@ def test_suite_records_are_bit_identical(pinned, one_thread):
 
 if __name__ == "__main__":
     if "--write" not in sys.argv:
-        sys.exit("python tests/unit/test_pinned_training.py --write  rewrites the pinned numbers (only on the code they pin)")
-    PINNED.write_text(json.dumps(record_all(), indent=1) + "\n")
-    print(f"wrote {PINNED}")
+        sys.exit("python tests/unit/test_pinned_training.py --write  pins this environment's numbers (only on the code they pin)")
+    here = record_all()
+    kept = [p for p in json.loads(PINNED.read_text())["pins"] if p["environment"] != here["environment"]]
+    PINNED.write_text(json.dumps({"pins": kept + [here]}, indent=1) + "\n")
+    print(f"wrote {PINNED} ({len(kept) + 1} environments)")

@@ -13,12 +13,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple
 
 import torch
 
 from harness.errors import UsageError
-from harness.rules import between, check_fields
+from harness.rules import between, check_fields, limit_problems
 from variants import Registry
 
 if TYPE_CHECKING:
@@ -57,6 +57,9 @@ class Profile:
     #: of ``settings()`` while at that value, so those records keep their identity (job hash, report group);
     #: subclasses extend it
     added_later = {"compile": False}
+    #: settings bounded by another setting, each with the reason: {"map_len": ("train_len", "why")}, checked by
+    #: ``problems`` (harness/rules.py: limit_problems); subclasses declare their own, merged as ``rules`` are
+    limits: ClassVar[Dict[str, Tuple[str, str]]] = {}
 
     def check(self) -> None:
         """Raise a UsageError naming the first setting outside its rule, or the first broken relation between settings."""
@@ -65,8 +68,9 @@ class Profile:
             raise UsageError(problem)
 
     def problems(self) -> List[str]:
-        """Relations between settings that this profile breaks, one sentence each naming the settings (none here)."""
-        return []
+        """Relations between settings that this profile breaks, one sentence each naming the settings: here the
+        ``limits``; subclasses add their own and extend ``super().problems()``."""
+        return limit_problems(self)
 
     def settings(self) -> Dict[str, Any]:
         """The fields that change a job's results (not its name, description or the list of seeds)."""

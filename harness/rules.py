@@ -126,12 +126,18 @@ def shapes(cls: type) -> Dict[str, Shape]:
     return {f.name: shape_of(hints[f.name]) for f in dataclasses.fields(cls)}
 
 
+def declared(cls: type, attribute: str) -> Dict[str, Any]:
+    """The dict class attribute ``attribute`` (``rules``, ``limits``) declared by ``cls`` and its bases, merged,
+    the subclass's entries winning."""
+    merged: Dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        merged.update(klass.__dict__.get(attribute, None) or {})
+    return merged
+
+
 def declared_rules(cls: type) -> Dict[str, Rule]:
     """The ``rules`` declared by ``cls`` and its bases, the subclass's winning."""
-    merged: Dict[str, Rule] = {}
-    for klass in reversed(cls.__mro__):
-        merged.update(klass.__dict__.get("rules", None) or {})
-    return merged
+    return declared(cls, "rules")
 
 
 def rule_for(cls: type, name: str) -> Rule:
@@ -195,6 +201,17 @@ def problems_of(obj: Any, prefix: str = "set.", skip: Iterable[str] = UNCHECKED)
             problem = field_problem(obj, f.name, prefix)
             if problem:
                 out.append(problem)
+    return out
+
+
+def limit_problems(obj: Any) -> List[str]:
+    """One sentence per setting of ``obj`` above the setting its class's ``limits`` bound it by:
+    ``limits = {"map_len": ("train_len", why it may not exceed it)}``, merged along the bases as ``rules`` are."""
+    out = []
+    for key, (limit, why) in declared(type(obj), "limits").items():
+        value, most = getattr(obj, key), getattr(obj, limit)
+        if value > most:
+            out.append(f"set.{key}={show(value)} exceeds set.{limit}={show(most)}: {why}; give at most {show(most)}.")
     return out
 
 

@@ -49,11 +49,7 @@ class AttentionHeadsProfile(ExtrapolationRecipe):
     #: characters of the first held-out window shown in each kept attention map (at most train_len)
     map_len: int = 32
 
-    def problems(self) -> List[str]:
-        if self.map_len > self.train_len:
-            return [f"set.map_len={self.map_len} exceeds set.train_len={self.train_len}: a map shows part of one "
-                    f"window of the training length; give at most {self.train_len}."]
-        return []
+    limits = {"map_len": ("train_len", "a map shows part of one window of the training length")}
 
 
 #: the profiles declared in suite.yaml beside this file

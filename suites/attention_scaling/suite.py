@@ -21,7 +21,7 @@ import torch
 
 from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
-from harness.contract import Diverged, JobContext, Measurement, Suite, suites
+from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.train import train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
@@ -33,14 +33,20 @@ from variants.transformer import build
 
 
 @dataclass(frozen=True)
-class ScalingProfile(ScoredText, TrainingBudget):
-    """The d_k sweep at initialisation and the budget of the training comparison."""
+class InitialisationSweep(Profile):
+    """The d_k sweep at initialisation: unit-variance queries and keys, at each key size."""
 
-    #: key sizes of the sweep at initialisation, and the unit-variance queries drawn at each
+    #: key sizes of the sweep, and the queries drawn at each
     d_ks: Tuple[int, ...] = (16, 64, 256)
     n_queries: int = 2048
     #: keys each query attends over
     n_keys: int = 64
+
+
+@dataclass(frozen=True)
+class ScalingProfile(ScoredText, TrainingBudget, InitialisationSweep):
+    """The d_k sweep at initialisation and the budget of the training comparison."""
+
     #: the training comparison: train_heads heads of size train_d_k (d_model = their product)
     train_d_k: int = 128
     train_heads: int = 1
@@ -50,13 +56,7 @@ class ScalingProfile(ScoredText, TrainingBudget):
     curve_every: int = 10
 
     added_later = {**TrainingBudget.added_later, "weight_decay": 0.1}  # the optimiser's default before it was a setting
-
-    def problems(self) -> List[str]:
-        out = []
-        if self.curve_every > self.steps:
-            out.append(f"set.curve_every={self.curve_every} exceeds set.steps={self.steps}, so the loss curve would be empty; "
-                       f"give a whole number from 1 to {self.steps}.")
-        return out + super().problems()
+    limits = {"curve_every": ("steps", "the loss curve would be empty")}
 
 
 #: the profiles declared in suite.yaml beside this file

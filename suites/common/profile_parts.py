@@ -27,6 +27,18 @@ class ModelSize(Profile):
     #: attention heads per block (head size d_model / n_heads)
     n_heads: int = 16
 
+    def problems(self) -> List[str]:
+        return heads_problems(self.d_model, self.n_heads) + super().problems()
+
+
+def heads_problems(d_model: int, n_heads: int) -> List[str]:
+    """The sentence saying that set.n_heads does not divide set.d_model (every head has d_model / n_heads
+    dimensions), or none: a profile cannot build any variant then, so it is an input error, not a skipped job."""
+    if d_model % n_heads == 0:
+        return []
+    divisors = [str(h) for h in range(1, d_model + 1) if d_model % h == 0]
+    return [f"set.n_heads={n_heads} does not divide set.d_model={d_model}; give one of {', '.join(divisors)}."]
+
 
 @dataclass(frozen=True)
 class TrainingBudget(Profile):

@@ -20,52 +20,71 @@ from torch.nn import functional as F
 
 from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
-from harness.contract import Diverged, JobContext, Measurement, Suite, suites
+from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between
 from suites.common.data.copy_task import IGNORE, CopyTask
-from suites.common.profile_parts import TrainingBudget
+from suites.common.profile_parts import TrainingBudget, heads_problems
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 
 @dataclass(frozen=True)
-class GradientFlowProfile(TrainingBudget):
-    """Model sizes, the copy task, and the budgets of the lag sweep and the clipping study."""
+class RecurrentAndTransformerSize(Profile):
+    """The recurrent variants' hidden size and stacked layers, and the Transformer variant's width, blocks and heads."""
 
-    #: the recurrent variants: hidden size and stacked layers
     d_hidden: int = 64
     n_layers: int = 1
-    #: the Transformer variant: width, blocks and heads
     d_model: int = 64
     transformer_layers: int = 2
     n_heads: int = 4
-    #: the copy task: symbols to choose from, and how many are recalled
+
+    def problems(self) -> List[str]:
+        return heads_problems(self.d_model, self.n_heads) + super().problems()
+
+
+@dataclass(frozen=True)
+class CopyRecall(Profile):
+    """The copy task (recall ``symbols`` of an alphabet after a lag) and when a lag counts as learned."""
+
     alphabet: int = 8
     symbols: int = 1
     #: one model is trained per lag; the gradient probe uses the longest
     lags: Tuple[int, ...] = (5, 10, 20, 50)
-    #: AdamW's weight decay in each lag's training, and the clipping study's SGD's
-    weight_decay: float = 0.0
     #: held-out sequences whose recall is scored after training
     eval_sequences: int = 1000
     #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
     learned_accuracy: float = 0.9
-    #: sequences averaged for each gradient probe
-    probe_batch: int = 64
-    #: spectral radii the Elman RNNs' recurrent weight is rescaled to at initialisation
-    radii: Tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
-    #: the clipping study: SGD with momentum at each learning rate, clipped at grad_clip and not at all
+
+    rules = {"alphabet": at_least(2), "learned_accuracy": between(0, 1, low_open=True)}
+
+
+@dataclass(frozen=True)
+class ClippingStudy(Profile):
+    """SGD with momentum at each large learning rate, clipped at grad_clip and not at all, at one lag."""
+
     clip_lag: int = 10
     clip_steps: int = 300
     clip_lrs: Tuple[float, ...] = (0.1, 0.3)
     clip_momentum: float = 0.9
 
+    rules = {"clip_momentum": between(0, 1, high_open=True)}
+
+
+@dataclass(frozen=True)
+class GradientFlowProfile(TrainingBudget, RecurrentAndTransformerSize, CopyRecall, ClippingStudy):
+    """Model sizes, the copy task, and the budgets of the lag sweep and the clipping study."""
+
+    #: AdamW's weight decay in each lag's training, and the clipping study's SGD's
+    weight_decay: float = 0.0
+    #: sequences averaged for each gradient probe
+    probe_batch: int = 64
+    #: spectral radii the Elman RNNs' recurrent weight is rescaled to at initialisation
+    radii: Tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
+
     added_later = {**TrainingBudget.added_later, "weight_decay": 0.0}  # fixed at 0 before it was a setting
-    rules = {"alphabet": at_least(2),
-             "learned_accuracy": between(0, 1, low_open=True), "clip_momentum": between(0, 1, high_open=True)}
 
     def problems(self) -> List[str]:
         short = [lag for lag in (*self.lags, self.clip_lag) if lag <= self.symbols]
@@ -73,7 +92,7 @@ class GradientFlowProfile(TrainingBudget):
             key = "set.clip_lag" if short[0] == self.clip_lag and short[0] not in self.lags else "set.lags"
             return [f"{key} has the lag {short[0]}, which must exceed set.symbols={self.symbols} so that the cue comes "
                     f"after the symbols; give lags of at least {self.symbols + 1}."]
-        return []
+        return super().problems()
 
 
 #: the profiles declared in suite.yaml beside this file

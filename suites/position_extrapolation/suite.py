@@ -71,7 +71,7 @@ class ExtrapolationProfile(ExtrapolationRecipe):
         if self.stride > shortest:
             out.append(f"set.stride={self.stride} exceeds the shortest evaluation length {shortest}; "
                        f"set.stride takes a whole number from 0 (the training length) to {shortest}.")
-        return out
+        return out + super().problems()
 
 
 #: profile settings that change only the evaluation, not the trained weights

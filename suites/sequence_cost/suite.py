@@ -25,7 +25,7 @@ from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
 from suites.common.metrics import COMMON
-from suites.common.profile_parts import Timing
+from suites.common.profile_parts import Timing, heads_problems
 from variants.kernel import tolerance
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -60,10 +60,7 @@ class SequenceCostProfile(Timing):
     rules = {"passes": one_of(*PASSES)}
 
     def problems(self) -> List[str]:
-        if self.d_model % self.n_heads:
-            return [f"set.d_model={self.d_model} is not divisible by set.n_heads={self.n_heads}; give a width that is "
-                    f"a multiple of the head count."]
-        return []
+        return heads_problems(self.d_model, self.n_heads) + super().problems()
 
 
 #: the profiles declared in suite.yaml beside this file

@@ -19,7 +19,7 @@ import torch
 from tqdm.auto import tqdm
 
 from harness.suite_file import SuiteFile
-from harness.contract import JobContext, Measurement, Suite, suites
+from harness.contract import JobContext, Measurement, Profile, Suite, suites
 from harness.errors import UsageError
 from harness.rules import Rule, at_least, between
 from harness.train import TrainSettings, train
@@ -32,8 +32,8 @@ from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransforme
 
 
 @dataclass(frozen=True)
-class TranslationProfile(ModelSize, TrainingBudget):
-    """Corpus, model sizes, training budget and decoding of one run (d_model, n_layers, n_heads: the Transformer's)."""
+class ParallelCorpus(Profile):
+    """The parallel corpus, its joint subword vocabulary and the longest pair kept."""
 
     #: the parallel corpus (``data=`` on the command line)
     data: str = "numbers_en_fr"
@@ -41,21 +41,47 @@ class TranslationProfile(ModelSize, TrainingBudget):
     vocab_size: int = 400
     #: the longest side of a pair in tokens (EOS included); longer pairs are dropped and counted
     max_len: int = 128
-    #: the RNN encoder-decoder: embedding size, hidden size and stacked layers
+
+    rules = {"vocab_size": at_least(5, "4 special tokens and at least one subword"), "max_len": at_least(2)}
+
+
+@dataclass(frozen=True)
+class RNNSize(Profile):
+    """The RNN encoder-decoder's embedding size, hidden size and stacked layers (ModelSize sizes the Transformer)."""
+
     d_embed: int = 64
     d_hidden: int = 128
     rnn_layers: int = 1
-    #: dropout of both families while training
-    dropout: float = 0.0
-    #: the Transformer's learning rate and warm-up: it needs a longer warm-up than the RNNs (Xiong et al. 2020)
+
+
+@dataclass(frozen=True)
+class TransformerSchedule(Profile):
+    """The Transformer's own learning rate and warm-up: it needs a longer warm-up than the RNNs (Xiong et al. 2020)."""
+
     transformer_lr: float = 3e-3
     transformer_warmup_steps: int = 300
+
+    rules = {"transformer_warmup_steps": at_least(0)}
+
+
+@dataclass(frozen=True)
+class Decoding(Profile):
+    """How the test split is translated: greedy or beam search, and how many sentences at once."""
+
     #: 1 = greedy decoding
     beam_size: int = 1
     #: alpha of the length penalty ((5 + |Y|) / 6)^alpha (Wu et al. 2016); 0 ranks by log-probability
     length_penalty: float = 0.6
     #: sentences translated per batch
     decode_batch: int = 100
+
+    rules = {"length_penalty": at_least(0, "0 ranks by log-probability")}
+
+
+@dataclass(frozen=True)
+class LengthBuckets(Profile):
+    """Which test pairs are scored, and the source-length buckets BLEU is also given for."""
+
     #: upper bounds (words, inclusive) of the source-length buckets; one more bucket holds longer sources
     length_buckets: Tuple[int, ...] = (10, 20, 30)
     #: a bucket with fewer test sentences gets no BLEU (recorded as unsupported, with the count)
@@ -63,10 +89,24 @@ class TranslationProfile(ModelSize, TrainingBudget):
     #: translate only the first N test pairs (0 = all)
     test_limit: int = 0
 
-    rules = {"vocab_size": at_least(5, "4 special tokens and at least one subword"), "max_len": at_least(2),
-             "dropout": between(0, 1, high_open=True), "transformer_warmup_steps": at_least(0),
-             "length_penalty": at_least(0, "0 ranks by log-probability"),
-             "length_buckets": Rule(low=1, increasing=True), "test_limit": at_least(0, "0 = all")}
+    rules = {"length_buckets": Rule(low=1, increasing=True), "test_limit": at_least(0, "0 = all")}
+
+
+@dataclass(frozen=True)
+class TranslationProfile(ModelSize, TrainingBudget, ParallelCorpus, RNNSize, TransformerSchedule, Decoding, LengthBuckets):
+    """Corpus, model sizes, training budget and decoding of one run (d_model, n_layers, n_heads: the Transformer's)."""
+
+    #: dropout of both families while training
+    dropout: float = 0.0
+
+    rules = {"dropout": between(0, 1, high_open=True)}
+
+    def train_settings_for(self, rnn: bool) -> TrainSettings:
+        """The shared budget, with the Transformer's own learning rate and warm-up for a Transformer."""
+        settings = self.train_settings()
+        if rnn:
+            return settings
+        return dataclasses.replace(settings, lr=self.transformer_lr, warmup_steps=self.transformer_warmup_steps)
 
 
 #: the profiles declared in suite.yaml beside this file
@@ -117,9 +157,7 @@ class Translation(Suite):
         test = data.test[: profile.test_limit or None]
         texts = data.test_pairs[: profile.test_limit or None]
         rnn = isinstance(spec, RNNSeq2SeqSpec)
-        settings = TrainSettings(steps=profile.steps, lr=profile.lr if rnn else profile.transformer_lr,
-                                 warmup_steps=profile.warmup_steps if rnn else profile.transformer_warmup_steps,
-                                 weight_decay=profile.weight_decay, grad_clip=profile.grad_clip)
+        settings = profile.train_settings_for(rnn)
         ctx.facts.update(
             parameters=model.num_parameters(), corpus=data.corpus.name, corpus_description=data.corpus.description,
             languages=f"{data.corpus.source_lang}-{data.corpus.target_lang}", vocab_size=data.vocab.size,

@@ -104,6 +104,7 @@ BAD = [
     (["suite=language_modeling", "set.eval_tokens=4"], "set.eval_tokens", "4"),
     (["suite=language_modeling", "protocol=sliding"], "protocol", "protocol"),
     (["suite=language_modeling", "set.n_heads=-2"], "set.n_heads", "-2"),
+    (["suite=language_modeling", "set.n_heads=3"], "set.n_heads", "3"),
     # training_stability
     (["suite=training_stability", "set.init=kaiming"], "set.init", "kaiming"),
     (["suite=training_stability", "set.lrs=[]"], "set.lrs", "[]"),
@@ -123,6 +124,7 @@ BAD = [
     (["suite=gradient_flow", "set.radii=[0]"], "set.radii", "0"),
     (["suite=gradient_flow", "set.clip_momentum=1"], "set.clip_momentum", "1"),
     (["suite=gradient_flow", "set.alphabet=1"], "set.alphabet", "1"),
+    (["suite=gradient_flow", "set.n_heads=3"], "set.n_heads", "3"),
     (["suite=gradient_flow", "set.learned_accuracy=0"], "set.learned_accuracy", "0"),
     (["suite=gradient_flow", "data=pydoc"], "data", "data"),
     # kv_cache
@@ -144,6 +146,11 @@ BAD = [
     (["suite=translation", "set.dropout=1"], "set.dropout", "1"),
     (["suite=translation", "set.vocab_size=2"], "set.vocab_size", "2"),
     (["suite=translation", "set.test_limit=-1"], "set.test_limit", "-1"),
+    (["suite=translation", "set.transformer_warmup_steps=-1"], "set.transformer_warmup_steps", "-1"),
+    (["suite=translation", "set.length_penalty=-1"], "set.length_penalty", "-1"),
+    (["suite=translation", "set.n_heads=3"], "set.n_heads", "3"),
+    # attention_heads
+    (["suite=attention_heads", "set.map_len=1000"], "set.map_len", "1000"),
     (["suite=translation", "data=nope"], "data", "nope"),
     (["suite=translation", "data=<tiny_src>,<tiny_tgt>"], "data", "20"),
 ]

@@ -27,7 +27,7 @@ def latency_figure(df: pd.DataFrame, path: Path) -> Path:
         paths["K/V"] = paths.grouping + paths.spec.apply(lambda s: f" {s['position']}")
         sns.lineplot(data=paths, x="x", y="value", hue="path", style="K/V", marker="o", errorbar=None, ax=axes[1])
     axes[1].set(yscale="log", xlabel="cached tokens", ylabel="latency (ms)",
-                title="Decode-step attention: three ways to read shared K/V")
+                title="Decode-step attention: four ways to read shared K/V")
     for ax in axes:
         ax.set_xscale("log", base=2)
         if ax.get_legend() is not None:

@@ -1,4 +1,4 @@
-"""The kv_cache report: cache bytes against the formula, the Llama-2 calculator, latency, decode paths."""
+"""The kv_cache report: cache bytes against the formula, the Llama-2 calculator, latency, bandwidth, decode paths."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import torch
 from harness.findings import sentences
 from harness.report_kit import code_line, markdown_table, seeds as seeds_of, title, write_markdown
 from suites.kv_cache.figures import latency_figure
-from suites.kv_cache.tables import (PUBLISHED_BYTES, _bytes_section, _greedy_section, _grouping, _latency_section,  # noqa: F401
-                                    _paths_section, calculator_table)
-from suites.kv_cache.verdicts import AINSLIE, CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.kv_cache.tables import (PUBLISHED_BYTES, _bandwidth_section, _bytes_section, _greedy_section,  # noqa: F401
+                                    _grouping, _latency_section, _paths_section, calculator_table)
+from suites.kv_cache.verdicts import AINSLIE, CLAIMS, POPE, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from variants.kernel import tolerance
 
 
@@ -63,9 +63,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += ["## Calculator: published models at 4096 tokens, fp16, batch 1", "",
               "From the same function that gives the analytic column above.", "", markdown_table(calculator_table()), ""]
     lines += _latency_section(df, variants)
+    lines += _bandwidth_section(df, variants)
     lines += _greedy_section(df, variants)
     lines += _paths_section(df, variants)
     figure = latency_figure(df, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![per-token latency and decode paths](figures/{figure.name})", ""]
-    lines += ["## Against the published findings", "", " ".join([AINSLIE] + sentences(findings(df))), ""]
+    lines += ["## Against the published findings", "", " ".join([AINSLIE, POPE] + sentences(findings(df))), ""]
     return [write_markdown(suite, lines, out_dir), figure]

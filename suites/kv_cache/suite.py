@@ -1,16 +1,20 @@
-"""KV cache: bytes, per-token decode latency with and without it, and three ways to read a grouped cache.
+"""KV cache: bytes, per-token decode latency and bandwidth with and without it, and four ways to read a grouped cache.
 
 Autoregressive generation with a key/value cache encodes each token once; without it every step runs
 the whole sequence again. For MHA, GQA and MQA (Ainslie et al. 2023, arXiv 2305.13245) with RoPE or
 ALiBi positions this suite measures the bytes the cache tensors occupy against 2 x layers x kv_heads x
 head_dim x tokens x batch x bytes per element (they must agree exactly), the per-token latency against
-context length with and without the cache, whether greedy generation gives the same tokens both ways,
-and three exact decode-step paths over a grouped cache (repeat K/V, SDPA enable_gqa, grouped queries).
+context length with and without the cache, the cached step's tokens/s and the bandwidth it achieves
+(bytes of weights and cache it reads / its latency) against the device's measured copy bandwidth (a step
+at small batch is memory-bound: Pope et al. 2022, arXiv 2211.05102), whether greedy generation gives the
+same tokens both ways, and four exact decode-step paths over a grouped cache (repeat K/V, SDPA
+enable_gqa, grouped queries, split-KV).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
@@ -48,6 +52,8 @@ class KVCacheProfile(ModelSize, Timing):
     path_contexts: Tuple[int, ...] = (256, 1024, 4096)
     #: intra-op threads while measuring (0: torch's default)
     threads: int = 0
+    #: MiB of one device-to-device copy whose rate is the device's copy bandwidth (larger than its caches)
+    copy_mib: int = 256
 
     rules = {"vocab_size": at_least(2), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
 
@@ -68,6 +74,7 @@ def _seconds(fn, device: str) -> Tuple[float, Any]:
 class KVCache(Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
+    version = 2  # bandwidth metrics and the split-KV path
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa")
@@ -87,7 +94,7 @@ class KVCache(Suite):
             ctx.facts["timing_threads"] = count
             ctx.facts.update(parameters=model.num_parameters(), kv_heads=spec.kv_heads, head_dim=spec.head_dim,
                              batch=profile.batch, position=spec.position, kernel=spec.kernel)
-            out = self._greedy(model, fast, profile, seed, ctx)
+            out = self._greedy(model, fast, profile, seed, ctx) + [self._copy_bandwidth(profile, ctx)]
             for context in profile.contexts:
                 out += self._context(model, fast, spec, profile, context, seed, ctx)
             for context in profile.path_contexts:
@@ -104,6 +111,17 @@ class KVCache(Suite):
                                f"max_call_s={profile.max_call_s:g}", **where)
         timing = time_call(fn, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first)
         return Measurement(metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}})
+
+    def _copy_bandwidth(self, profile: KVCacheProfile, ctx: JobContext) -> Measurement:
+        """GB/s of one large copy on the device, counting the bytes read and the bytes written (as STREAM's copy)."""
+        source = torch.ones(profile.copy_mib * 2**20, dtype=torch.uint8, device=ctx.device)
+        target = torch.empty_like(source)
+        timed = self._timed("copy_bandwidth", lambda: target.copy_(source), profile, {}, ctx.device)
+        if timed.status != "ok":
+            return timed
+        moved = 2 * source.numel()
+        timed.extra.update(bytes_moved=moved, copy_ms=timed.value)
+        return dataclasses.replace(timed, value=moved / (timed.value * 1e-3) / 1e9)
 
     def _greedy(self, model, fast, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         gen = torch.Generator().manual_seed(seed)
@@ -150,6 +168,8 @@ class KVCache(Suite):
                 continue
             out.append(self._timed(metric, lambda net=net: net(step, caches=caches), profile, {**where, "extra": extra},
                                    ctx.device, first))
+            if metric == "decode_latency" and out[-1].status == "ok":
+                out += _decode_rates(out[-1], model, spec, profile.batch, context, element, where)
         out.append(self._timed("uncached_latency", lambda: model(tokens), profile, dict(where), ctx.device, uncached_s))
         return out
 
@@ -183,6 +203,23 @@ class KVCache(Suite):
                                    {**where, "extra": extra}, ctx.device))
         return out
 
+
+
+def weight_bytes(model: torch.nn.Module) -> int:
+    """Bytes of the model's distinct parameters (the tied embedding once): what one decode step reads of them."""
+    return sum(p.numel() * p.element_size() for p in model.parameters())
+
+
+def _decode_rates(step: Measurement, model, spec: TransformerSpec, batch: int, context: int, element: int,
+                  where: Dict[str, Any]) -> List[Measurement]:
+    """Tokens/s and achieved bandwidth of a timed cached step: every weight and the K/V of the context + 1 tokens
+    are read once per step (activations, a few KiB, are left out)."""
+    seconds = step.value * 1e-3
+    weights = weight_bytes(model)
+    cache = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, context + 1, batch, element)
+    extra = {"weight_bytes": weights, "cache_bytes_read": cache, "step_ms": step.value}
+    return [Measurement("decode_tokens_per_s", batch / seconds, **where, extra=extra),
+            Measurement("decode_bandwidth", (weights + cache) / seconds / 1e9, **where, extra=extra)]
 
 
 suites.add("kv_cache", KVCache())

@@ -87,6 +87,28 @@ def _latency_section(df, variants) -> List[str]:
             "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.", rows, "No latency was measured.")
 
 
+def _bandwidth_section(df, variants) -> List[str]:
+    rows = []
+    copy = df[(df.metric == "copy_bandwidth") & (df.status == "ok")].value
+    peak = float(copy.median()) if len(copy) else None
+    for v in variants:
+        sel = df[(df.variant == v) & (df.status == "ok")]
+        for x in sorted(sel[sel.metric == "decode_bandwidth"].x.unique()):
+            at = sel[sel.x == x]
+            rate = at[at.metric == "decode_bandwidth"]
+            e = rate.extra.iloc[0]
+            gbs = float(rate.value.mean())
+            rows.append({"variant": v, "context": int(x), "ms/token": f"{e['step_ms']:.3g}",
+                         "tokens/s": f"{at[at.metric == 'decode_tokens_per_s'].value.mean():,.0f}",
+                         "MB read per step": f"{(e['weight_bytes'] + e['cache_bytes_read']) / 1e6:.2f}",
+                         "of which K/V": f"{100 * e['cache_bytes_read'] / (e['weight_bytes'] + e['cache_bytes_read']):.0f}%",
+                         "GB/s": f"{gbs:.3g}", "of copy bandwidth": f"{100 * gbs / peak:.0f}%" if peak else "-"})
+    note = (f"A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
+            f"those bytes over its median latency, against the device's copy bandwidth "
+            + (f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)." if peak else "(not measured)."))
+    return table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
+
+
 def _greedy_section(df, variants) -> List[str]:
     rows = []
     for v in variants:
@@ -105,12 +127,16 @@ def _paths_section(df, variants) -> List[str]:
         sel = paths[paths.variant == v]
         for x in sorted(sel.x.unique()):
             at = sel[sel.x == x]
-            by = {p: at[at.extra.apply(lambda e: e.get("path")) == p] for p in ("repeat", "enable_gqa", "grouped")}
+            by = {p: at[at.extra.apply(lambda e: e.get("path")) == p] for p in ("repeat", "enable_gqa", "grouped", "split_kv")}
             kv = at.extra.iloc[0].get("kv_heads")
             rows.append({"variant": v, "kv heads": kv, "cached tokens": int(x), "repeat K/V": _cell(by["repeat"]),
                          "SDPA enable_gqa": _cell(by["enable_gqa"]), "grouped queries": _cell(by["grouped"]),
+                         "split-KV": _cell(by["split_kv"]),
                          "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
-                         "repeat / grouped": _ratio(by["repeat"], by["grouped"])})
+                         "repeat / grouped": _ratio(by["repeat"], by["grouped"]),
+                         "split-KV / grouped": _ratio(by["split_kv"], by["grouped"])})
     return table_section("Decode-step attention over a grouped cache (ms)",
-            "Three exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
-            "score bias (a float mask for SDPA).", rows, "No path was timed.")
+            "Four exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
+            "score bias (a float mask for SDPA). Split-KV (flash-decoding) scores chunks of 512 cached tokens apart and "
+            "merges them by log-sum-exp: it exists for GPUs, where the chunks occupy cores one softmax row would leave "
+            "idle; on a CPU it only adds the merge.", rows, "No path was timed.")

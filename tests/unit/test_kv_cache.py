@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from variants.kernel._base import kernels
-from variants.kernel._decode import DECODE_PATHS, GroupedDecode, grouped_decode, use_grouped_decode
+from variants.kernel._decode import DECODE_PATHS, GroupedDecode, grouped_decode, split_kv_decode, use_grouped_decode
 from variants.kernel import tolerance
 from variants.kv_cache import PUBLISHED, empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
 from variants.position.alibi import alibi_slopes
@@ -74,7 +74,7 @@ def _naive_last_query(q, k, v, bias):
 
 @pytest.mark.parametrize("kv_heads", [8, 2, 1])
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_the_three_decode_paths_agree_with_naive(kv_heads, with_bias):
+def test_the_decode_paths_agree_with_naive(kv_heads, with_bias):
     q, k, v = torch.randn(2, 8, 1, 16), torch.randn(2, kv_heads, 37, 16), torch.randn(2, kv_heads, 37, 16)
     slopes = torch.tensor(alibi_slopes(8))
     bias = -slopes[:, None, None] * torch.arange(36, -1, -1.0)[None, None, :] if with_bias else None  # (H, 1, S)
@@ -83,6 +83,40 @@ def test_the_three_decode_paths_agree_with_naive(kv_heads, with_bias):
         got = path(q, k, v, bias)
         assert got.shape == (2, 8, 1, 16), name
         assert torch.allclose(got.double(), want, atol=1e-5, rtol=0), name
+
+
+@pytest.mark.parametrize("chunk", [1, 8, 37, 64])  # one position each, 4 chunks and a tail of 5, one whole, all tail
+@pytest.mark.parametrize("kv_heads", [8, 2])
+def test_split_kv_merges_its_chunks_into_the_exact_softmax(chunk, kv_heads):
+    q, k, v = torch.randn(2, 8, 1, 16), torch.randn(2, kv_heads, 37, 16), torch.randn(2, kv_heads, 37, 16)
+    bias = -torch.tensor(alibi_slopes(8))[:, None, None] * torch.arange(36, -1, -1.0)[None, None, :]  # (H, 1, S)
+    for b in (None, bias, bias.expand(2, 8, 1, 37)):
+        want = _naive_last_query(q, k, v, b)
+        assert torch.allclose(split_kv_decode(q, k, v, b, chunk=chunk).double(), want, atol=1e-5, rtol=0)
+
+
+def test_split_kv_keeps_large_scores_finite_and_reads_a_view_of_a_larger_buffer():
+    q, k, v = torch.randn(1, 4, 1, 8), torch.randn(1, 2, 64, 8), torch.randn(1, 2, 64, 8)
+    q[..., 0] = 300.0  # scores in the thousands: exp() overflows unless each chunk subtracts its max
+    buffer = torch.zeros(1, 2, 100, 8)
+    buffer[:, :, :64] = k
+    got = split_kv_decode(q, buffer[:, :, :64], v, chunk=16)  # a LayerCache reads such views of its buffers
+    assert torch.isfinite(got).all()
+    assert torch.allclose(got.double(), _naive_last_query(q, k, v, None), atol=1e-4, rtol=0)
+
+
+def test_a_model_decoding_in_split_kv_chunks_from_some_length_on_gives_the_same_logits():
+    model = build(resolve("alibi+gqa2", SMALL)).eval()
+    grouped = use_grouped_decode(copy.deepcopy(model))
+    split = use_grouped_decode(copy.deepcopy(model), split_from=8)
+    assert all(b.attn.kernel.split_from == 8 for b in split.blocks)
+    tokens = torch.randint(0, 31, (2, 13))
+    last = []
+    with torch.inference_mode():
+        for net in (grouped, split):  # 12 cached tokens, then a step over 13: split from 8 on
+            _, caches = net(tokens[:, :12], caches=empty_caches(net, 2, capacity=13))
+            last.append(net(tokens[:, 12:], caches=caches)[0])
+    assert torch.allclose(last[1], last[0], atol=1e-5, rtol=0)
 
 
 def test_grouped_decode_serves_query_head_h_from_kv_head_h_over_group():

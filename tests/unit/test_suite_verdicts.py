@@ -139,6 +139,30 @@ def test_kv_cache_decode_verdict(ms, verdict):
     assert kv._decode_finding(_steps(ms)).verdict == verdict
 
 
+def _rates(growth):
+    """Cached-step bandwidth records: variant -> latency (ms) at 512 and 2048 cached tokens, seeds 0 and 1, with
+    1 MB of weights and 1 MB of cache per 512 tokens: 2 MB read at 512, 5 MB at 2048 (2.5x the bytes)."""
+    rows = []
+    for variant, (short_ms, long_ms) in growth.items():
+        for x, ms in ((512.0, short_ms), (2048.0, long_ms)):
+            for seed in (0, 1):
+                extra = {"weight_bytes": 1_000_000, "cache_bytes_read": int(1_000_000 * x / 512), "step_ms": ms}
+                rows.append({"variant": variant, "metric": "decode_bandwidth", "status": "ok", "x": x, "seed": seed,
+                             "value": 0.0, "extra": extra, "spec": {"position": "rope"}})
+    return pd.DataFrame(rows, columns=["variant", "metric", "status", "x", "seed", "value", "extra", "spec"])
+
+
+@pytest.mark.parametrize("growth, verdict", [
+    ({"rope": (1.0, 1.5), "rope+mqa": (1.0, 1.2)}, "agrees"),  # latency 1.5x and 1.2x for 2.5x the bytes
+    ({"rope": (1.0, 2.7)}, "agrees"),  # 2.7x: over 2.5x, within the noise allowance (1.1 x 2.5 = 2.75)
+    ({"rope": (1.0, 3.0), "rope+mqa": (1.0, 4.0)}, "disagrees"),  # as a step that also copied its cache would grow
+    ({"rope": (1.0, 1.2), "rope+mqa": (1.0, 4.0)}, "inconclusive"),
+    ({}, "not run"),
+])
+def test_kv_cache_memory_bound_verdict(growth, verdict):
+    assert kv._memory_bound_finding(_rates(growth)).verdict == verdict
+
+
 # --- attention_scaling ---------------------------------------------------------------------------------
 
 def _probe(values):

@@ -77,17 +77,23 @@ class LayerCache:
         if torch.is_grad_enabled() and (keys.requires_grad or values.requires_grad):
             # a graph that may be differentiated keeps every step's tensors intact: concatenate, as before
             return LayerCache(torch.cat((self.keys, keys), dim=2), torch.cat((self.values, values), dim=2), end)
-        key_buffer, value_buffer = self.key_buffer, self.value_buffer
-        if end > self.capacity:  # no room: grow to at least twice the capacity, keeping the tokens held
-            capacity = max(end, 2 * self.capacity)
-            shape = (*keys.shape[:2], capacity, keys.shape[3])
-            key_buffer = torch.empty(shape, dtype=self.key_buffer.dtype, device=self.key_buffer.device)
-            value_buffer = torch.empty(shape, dtype=self.value_buffer.dtype, device=self.value_buffer.device)
-            key_buffer[:, :, :start] = self.keys
-            value_buffer[:, :, :start] = self.values
-        key_buffer[:, :, start:end] = keys
-        value_buffer[:, :, start:end] = values
-        return LayerCache(key_buffer, value_buffer, end)
+        # no room: grow to at least twice the capacity, keeping the tokens held (one copy per doubling)
+        grown = self if end <= self.capacity else self.reserve(max(end, 2 * self.capacity))
+        grown.key_buffer[:, :, start:end] = keys
+        grown.value_buffer[:, :, start:end] = values
+        return LayerCache(grown.key_buffer, grown.value_buffer, end)
+
+    def reserve(self, capacity: int) -> "LayerCache":
+        """This cache's tokens in new buffers with room for ``capacity`` (one copy), or itself if it has that room:
+        steps appended to a cache with room write in place, without copying what it holds."""
+        if capacity <= self.capacity:
+            return self
+        shape = (*self.key_buffer.shape[:2], capacity, self.key_buffer.shape[3])
+        key_buffer = self.key_buffer.new_empty(shape)
+        value_buffer = self.value_buffer.new_empty(shape)
+        key_buffer[:, :, : self.length] = self.keys
+        value_buffer[:, :, : self.length] = self.values
+        return LayerCache(key_buffer, value_buffer, self.length)
 
 
 KVCache = LayerCache

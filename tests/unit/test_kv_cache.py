@@ -49,6 +49,21 @@ def test_measured_cache_bytes_equal_the_formula_after_prefill_and_decode(groupin
         assert measured_cache_bytes(caches) == kv_cache_bytes(2, spec.kv_heads, 4, 16, 3, 4)
 
 
+def test_reserve_gives_room_once_and_then_steps_write_in_place():
+    model = build(resolve("rope+gqa2", SMALL)).eval()
+    with torch.inference_mode():
+        tokens = torch.randint(0, 31, (2, 11))
+        _, caches = model(tokens[:, :10], caches=empty_caches(model, 2))  # exactly 10 tokens of room
+        roomy = [c.reserve(11) for c in caches]
+        assert all(r.capacity == 11 and r.length == 10 and torch.equal(r.keys, c.keys) for r, c in zip(roomy, caches))
+        assert roomy[0].reserve(5) is roomy[0]  # room enough already: nothing copied
+        pointers = [r.key_buffer.data_ptr() for r in roomy]
+        for _ in range(3):  # a repeated step (as timing repeats it) writes the same slots of the same buffers
+            logits, after = model(tokens[:, 10:], caches=roomy)
+            assert [a.key_buffer.data_ptr() for a in after] == pointers and after[0].length == 11
+        assert torch.allclose(logits[:, -1], model(tokens)[:, -1], atol=1e-5, rtol=0)
+
+
 def test_a_cache_that_views_a_larger_buffer_is_measured_whole():
     buffer = torch.zeros(2, 1, 4, 100, 8)  # K and V preallocated for 100 tokens
     caches = [(buffer[0, :, :, :10], buffer[1, :, :, :10])]

@@ -49,6 +49,9 @@ class Profile:
     #: train through torch.compile (``set.compile=true``; harness/train.py): every training of the job runs the
     #: compiled model. Its numbers differ from eager ones, so it is part of the job's identity when true
     compile: bool = False
+    #: compile with CUDA-graph capture (``set.cuda_graphs=true``, torch.compile mode "reduce-overhead"): each
+    #: training step's forward and backward replay as one graph launch each, for fixed shapes on a CUDA device
+    cuda_graphs: bool = False
 
     #: what each field accepts beyond its type's default rule (harness/rules.py: int >= 1, float > 0,
     #: non-empty text, non-empty lists of distinct items); subclasses declare only their exceptions
@@ -56,7 +59,7 @@ class Profile:
     #: settings added after records were stored, each with the value every earlier record ran with: left out
     #: of ``settings()`` while at that value, so those records keep their identity (job hash, report group);
     #: subclasses extend it
-    added_later = {"compile": False}
+    added_later = {"compile": False, "cuda_graphs": False}
     #: settings bounded by another setting, each with the reason: {"map_len": ("train_len", "why")}, checked by
     #: ``problems`` (harness/rules.py: limit_problems); subclasses declare their own, merged as ``rules`` are
     limits: ClassVar[Dict[str, Tuple[str, str]]] = {}

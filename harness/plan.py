@@ -138,6 +138,9 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
               options: Dict[str, Any], store: ResultsStore) -> Plan:
     """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate."""
     suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
+    if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
+        raise UsageError(f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
+                         f"is {device}; give device=cuda, or leave set.cuda_graphs=false.")
     plan = Plan(suite, profile, options)
     checksum = suite.data_checksum(profile, options)
     torch_dtype = DTYPES[dtype]

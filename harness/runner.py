@@ -85,7 +85,8 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
                      options=plan.options, seed=job.seed, checkpoint_dir=store.root / job.suite / ".checkpoints")
     start = time.perf_counter()
     try:
-        with compiling(getattr(job.profile, "compile", False)):  # set.compile=true reaches every training of the job
+        # set.compile=true (and set.cuda_graphs=true) reach every training of the job
+        with compiling(getattr(job.profile, "compile", False), getattr(job.profile, "cuda_graphs", False)):
             measurements = plan.suite.run_job(job.spec, job.profile, job.seed, ctx)
     except Diverged as exc:
         measurements = [outcome_record("diverged", str(exc))]

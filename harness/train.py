@@ -94,23 +94,34 @@ def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
     return torch.optim.AdamW(groups, lr=s.lr, betas=s.betas, **fused)
 
 
-_COMPILE: List[bool] = [False]
+#: the torch.compile mode of the job's trainings (None: eager), innermost block last
+_COMPILE: List[Optional[str]] = [None]
 
 
 @contextlib.contextmanager
-def compiling(enabled: bool):
+def compiling(enabled: bool, cuda_graphs: bool = False):
     """Within this block ``train`` compiles the model unless its settings say otherwise (the runner sets it
-    from a profile's ``compile`` field, so ``set.compile=true`` reaches every training of a job)."""
-    _COMPILE.append(bool(enabled))
+    from a profile's ``compile`` field, so ``set.compile=true`` reaches every training of a job). With
+    ``cuda_graphs`` (``set.cuda_graphs=true``) it compiles with mode "reduce-overhead": Inductor captures
+    the compiled forward and backward in CUDA graphs, replayed in one launch each while shapes stay fixed."""
+    _COMPILE.append("reduce-overhead" if cuda_graphs else ("default" if enabled else None))
     try:
         yield
     finally:
         _COMPILE.pop()
 
 
+def compile_mode(settings: TrainSettings) -> Optional[str]:
+    """The torch.compile mode training with ``settings`` uses, or None for eager (its own ``compile``, else the
+    job's)."""
+    if settings.compile is None:
+        return _COMPILE[-1]
+    return (_COMPILE[-1] or "default") if settings.compile else None
+
+
 def compile_requested(settings: TrainSettings) -> bool:
     """Whether training with ``settings`` runs the compiled model (its own ``compile``, else the job's)."""
-    return _COMPILE[-1] if settings.compile is None else settings.compile
+    return compile_mode(settings) is not None
 
 
 def _first_divergence(values: List[float], first: int, start: float, s: TrainSettings) -> Optional[str]:
@@ -141,7 +152,8 @@ def train(
     opt = make_optimizer(model, settings)
     result = TrainResult()
     model.train()
-    runner = torch.compile(model) if compile_requested(settings) else model
+    mode = compile_mode(settings)
+    runner = model if mode is None else torch.compile(model, mode=mode)
     losses: List[torch.Tensor] = []  # 0-d, on the model's device; read back at each check
     norms: List[torch.Tensor] = []
     every = max(1, settings.check_every)

@@ -105,6 +105,7 @@ BAD = [
     (["suite=language_modeling", "protocol=sliding"], "protocol", "protocol"),
     (["suite=language_modeling", "set.n_heads=-2"], "set.n_heads", "-2"),
     (["suite=language_modeling", "set.n_heads=3"], "set.n_heads", "3"),
+    (["suite=language_modeling", "set.cuda_graphs=true"], "set.cuda_graphs", "device=cuda"),
     # training_stability
     (["suite=training_stability", "set.init=kaiming"], "set.init", "kaiming"),
     (["suite=training_stability", "set.lrs=[]"], "set.lrs", "[]"),

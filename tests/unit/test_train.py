@@ -158,13 +158,16 @@ def test_a_step_that_fails_after_a_divergence_reports_the_divergence():
 
 
 def test_compiling_hands_the_loss_function_the_compiled_model(monkeypatch):
-    from harness.train import compile_requested, compiling
+    from harness.train import compile_mode, compile_requested, compiling
 
     compiled = []
 
-    def fake_compile(model):
+    def fake_compile(model, mode=None):
         compiled.append(model)
+        modes.append(mode)
         return torch.nn.Sequential(model)  # the same parameters behind another module
+
+    modes = []
 
     monkeypatch.setattr(torch, "compile", fake_compile)
     model = torch.nn.Linear(2, 1)
@@ -182,6 +185,13 @@ def test_compiling_hands_the_loss_function_the_compiled_model(monkeypatch):
         train(model, step_loss, TrainSettings(steps=2, lr=1e-3), progress=False)
     assert compiled == [model] and isinstance(seen[-1], torch.nn.Sequential) and seen[-1][0] is model
     assert not compile_requested(TrainSettings(steps=1, lr=1.0))
+    with compiling(False, cuda_graphs=True):  # set.cuda_graphs=true compiles, capturing CUDA graphs
+        train(model, step_loss, TrainSettings(steps=2, lr=1e-3), progress=False)
+        assert compile_mode(TrainSettings(steps=1, lr=1.0, compile=False)) is None  # a training's own choice wins
+    with compiling(True):
+        assert compile_mode(TrainSettings(steps=1, lr=1.0)) == "default"
+    assert compile_mode(TrainSettings(steps=1, lr=1.0, compile=True)) == "default"
+    assert modes == ["default", "reduce-overhead"]
 
 
 @pytest.mark.gpu
@@ -218,10 +228,11 @@ def test_compile_is_a_profile_setting_left_out_of_the_identity_when_off():
 
     for name in suites.names():
         for profile in suites.get(name).profiles.values():
-            assert "compile" not in profile.settings(), (name, profile.name)  # stored jobs keep their hashes
-            on = apply_overrides(profile, {"compile": "true"})
-            assert on.compile is True and on.settings()["compile"] is True
-            assert dataclasses.replace(on, compile=False).settings() == profile.settings()
+            for key in ("compile", "cuda_graphs"):
+                assert key not in profile.settings(), (name, profile.name, key)  # stored jobs keep their hashes
+                on = apply_overrides(profile, {key: "true"})
+                assert getattr(on, key) is True and on.settings()[key] is True
+                assert dataclasses.replace(on, **{key: False}).settings() == profile.settings()
 
 
 def test_set_compile_true_runs_every_training_of_the_job_compiled(tmp_path, monkeypatch):
@@ -229,7 +240,7 @@ def test_set_compile_true_runs_every_training_of_the_job_compiled(tmp_path, monk
 
     compiled = []
 
-    def fake_compile(model):
+    def fake_compile(model, mode=None):
         compiled.append(type(model).__name__)
         return model
 

@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test report list bench paired-bench gpu-check clean-results reference
+.PHONY: run test report list bench paired-bench gpu-check gpu-wheels clean-results reference
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,17 +39,19 @@ bench: $(STAMP)
 paired-bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.paired_gpt --rounds 6 $(PAIRED_ARGS)
 
-# On a CUDA machine, under 8 minutes: the GPU-marked tests, then both cost suites at a small size;
-# records stay in results/, reports in reports/.
-gpu-check: $(STAMP)
-	$(BIN)/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'gpu-check needs a CUDA device; torch sees none.')"
-	$(BIN)/python -m pytest -q -m gpu tests
-	$(BIN)/bench run suite=attention_cost profile=gpu device=cuda dtype=bfloat16 progress=false \
-	  'set.lengths=[1024,4096,16384]' 'set.causal=[true]' set.batch=1 set.min_repeats=5 'set.matmul_sizes=[8192]'
-	$(BIN)/bench run suite=kv_cache profile=gpu device=cuda progress=false \
-	  'variants=[rope,rope+gqa2,rope+mqa,alibi+mqa]' 'set.contexts=[512,4096,8192]' 'set.path_contexts=[4096,65536]'
-	$(BIN)/bench report suite=attention_cost
-	$(BIN)/bench report suite=kv_cache
+# On a CUDA machine, in at most 8 minutes: position_extrapolation standard (one seed, five variants), kv_cache
+# bandwidth and decode paths, attention_cost with every available kernel, the GPU-marked tests and the paired
+# benchmark, each under its own time limit (tools/gpu_check.sh). It uses the machine's own Python and CUDA
+# torch (PYTHON=python3), no venv: a lent GPU machine reaches no registry. `make gpu-wheels` (here, with a
+# registry) builds the pure-Python packages such a machine lacks into .whl/, which the check installs first.
+# Logs, records and reports go to $(GPU_OUT).
+GPU_OUT ?= gpu-check
+gpu-check:
+	OUT=$(GPU_OUT) PYTHON=$(PYTHON) bash tools/gpu_check.sh
+
+gpu-wheels:
+	$(PYTHON) -m pip wheel -q --no-deps -w .whl omegaconf==2.4.0 num2words==0.5.14 \
+	  docopt==0.6.2 submitit==1.5.4
 
 # Reference results on this machine, one suite after another. First the cost suites at REFERENCE_COST_PROFILE
 # (timings: one process, nothing else running), then the standard profile of each training suite (3 seeds),

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU check (`make gpu-check`): everything that needs a CUDA device, in at most 8 minutes on one H200.
+#
+# It runs with the machine's own Python and CUDA torch, never a venv: a lent GPU machine reaches no package
+# registry (../shared/gpu/README.md). Wheels of the pure-Python packages that machine lacks, built here with
+# `make gpu-wheels` into .whl/, are installed into a private folder first when present. Steps run in order of
+# importance, each under its own time limit, so a slow step costs its own results and not the others';
+# logs, records and reports go under OUT (default gpu-check/), and the last line sums up each step's status.
+#
+#   OUT=$OUT PYTHON=python3 bash tools/gpu_check.sh
+
+set -u
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+OUT=${OUT:-gpu-check}
+mkdir -p "$OUT"
+RESULTS="$OUT/results"
+REPORTS="$OUT/reports"
+SITE=${GPU_SITE:-/tmp/bench-site}
+
+if ls .whl/*.whl >/dev/null 2>&1; then
+    "$PY" -m pip install -q --no-index --no-deps --target "$SITE" .whl/*.whl >"$OUT/wheels.log" 2>&1 || true
+fi
+export PYTHONPATH="$PWD:$SITE${PYTHONPATH:+:$PYTHONPATH}"
+
+if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"; then
+    echo "gpu-check needs a CUDA device; torch sees none." >&2
+    exit 2
+fi
+
+summary=()
+step() {  # step NAME SECONDS COMMAND...: run under a time limit, log to OUT/NAME.log, note its status and time
+    local name=$1 limit=$2
+    shift 2
+    local start=$SECONDS
+    timeout --kill-after=10 "$limit" "$@" >"$OUT/$name.log" 2>&1
+    local rc=$?
+    local took=$((SECONDS - start))
+    summary+=("$name rc=$rc ${took}s")
+    echo "== $name: rc=$rc after ${took}s (limit ${limit}s); last lines:"
+    tail -n 4 "$OUT/$name.log"
+}
+
+RUN=("$PY" -m harness.cli run results_dir="$RESULTS" progress=false)
+
+"$PY" - >"$OUT/device.txt" 2>&1 <<'EOF'
+import torch
+print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))
+from variants.kernel._capabilities import current
+print(current())
+EOF
+
+# 1. training: position_extrapolation standard, one seed, five variants (target: one job in at most 15 s)
+step train_position_extrapolation 140 "${RUN[@]}" suite=position_extrapolation profile=standard device=cuda \
+    'seeds=[0]' 'variants=[none,sinusoidal,learned,rope,alibi]'
+# 2. decoding: bandwidth of a cached step against the copy bandwidth, and the four decode paths
+step kv_cache 60 "${RUN[@]}" suite=kv_cache profile=gpu device=cuda \
+    'variants=[rope,rope+gqa2,rope+mqa,alibi+mqa]' 'set.contexts=[512,4096,8192]' 'set.path_contexts=[4096,65536]'
+# 3. every available attention kernel at 1024, 4096 and 16384 tokens, bf16, causal, fwd and fwd+bwd
+step attention_cost 100 "${RUN[@]}" suite=attention_cost profile=gpu device=cuda dtype=bfloat16 \
+    'set.lengths=[1024,4096,16384]' 'set.causal=[true]' set.batch=1 set.min_repeats=5 'set.matmul_sizes=[8192]'
+# 4. the GPU-marked tests: kernels against naive, capabilities, training and decoding on CUDA
+step gpu_tests 90 "$PY" -m pytest -q -m gpu -p no:cacheprovider tests
+# 5. the price of the registry and harness against plain PyTorch, eager then compiled
+step paired_eager 20 "$PY" -m tests.benchmarks.paired_gpt --device cuda --rounds 4
+step paired_compiled 40 "$PY" -m tests.benchmarks.paired_gpt --device cuda --rounds 4 --compile
+
+for suite in position_extrapolation kv_cache attention_cost; do
+    "$PY" -m harness.cli report suite=$suite results_dir="$RESULTS" reports_dir="$REPORTS" >>"$OUT/reports.log" 2>&1
+done
+printf '%s\n' "${summary[@]}" >"$OUT/summary.txt"
+echo "gpu-check: ${summary[*]}"

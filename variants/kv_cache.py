@@ -44,7 +44,7 @@ class LayerCache:
     @classmethod
     def of(cls, cache) -> "LayerCache":
         """A LayerCache as is, or a (K, V) pair of (B, Hkv, S, Dh) tensors as a full cache of S tokens."""
-        if isinstance(cache, LayerCache):
+        if isinstance(cache, (LayerCache, StaticLayerCache)):
             return cache
         keys, values = cache
         return cls(keys, values, keys.shape[2])
@@ -94,6 +94,56 @@ class LayerCache:
         key_buffer[:, :, : self.length] = self.keys
         value_buffer[:, :, : self.length] = self.values
         return LayerCache(key_buffer, value_buffer, self.length)
+
+
+class StaticLayerCache:
+    """Keys and values of one attention layer for a decode step that can be captured in a CUDA graph: buffers
+    (B, Hkv, capacity, Dh) and the step's position held on the device (a DevicePosition shared by every layer).
+
+    ``append`` writes the step's K/V at that position with ``index_copy_``, and attention reads the whole
+    buffers with ``mask`` (-inf at the slots past the position): the shapes, and the host's work, are the
+    same at every position. Positions 0 .. index - 1 must hold the earlier tokens (a prefill through a
+    LayerCache over the same buffers writes them, variants/static_decode.py)."""
+
+    __slots__ = ("key_buffer", "value_buffer", "position")
+
+    def __init__(self, key_buffer: torch.Tensor, value_buffer: torch.Tensor, position) -> None:
+        self.key_buffer, self.value_buffer, self.position = key_buffer, value_buffer, position
+
+    @property
+    def length(self):
+        """The step's position (a DevicePosition): where position hooks take an offset."""
+        return self.position
+
+    @property
+    def capacity(self) -> int:
+        return self.key_buffer.shape[2]
+
+    @property
+    def keys(self) -> torch.Tensor:
+        """(B, Hkv, capacity, Dh): every slot, those past the position masked by ``mask``."""
+        return self.key_buffer
+
+    @property
+    def values(self) -> torch.Tensor:
+        return self.value_buffer
+
+    def __iter__(self):
+        return iter((self.keys, self.values))
+
+    def append(self, keys: torch.Tensor, values: torch.Tensor) -> "StaticLayerCache":
+        """Write ``keys``, ``values`` (B, Hkv, T, Dh) at positions index .. index + T - 1, in place."""
+        slots = self.position.rows(keys.shape[2])
+        self.key_buffer.index_copy_(2, slots, keys)
+        self.value_buffer.index_copy_(2, slots, values)
+        return self
+
+    def mask(self, q_len: int, dtype: torch.dtype) -> torch.Tensor:
+        """(1, T, capacity) additive mask: 0 where query t (at index + t) may attend the slot, -inf elsewhere."""
+        slot = torch.arange(self.capacity, device=self.key_buffer.device)
+        visible = slot[None, :] <= self.position.rows(q_len)[:, None]  # (T, capacity)
+        zero = torch.zeros((), dtype=dtype, device=slot.device)
+        return torch.where(visible, zero, torch.full((), float("-inf"), dtype=dtype, device=slot.device))[None]
 
 
 KVCache = LayerCache

@@ -20,7 +20,7 @@ from torch import nn
 
 from .ffn._base import FeedForward, ffns
 from .kernel._base import AttentionKernel, ScoreBias, kernels
-from .kv_cache import LayerCache
+from .kv_cache import LayerCache, StaticLayerCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, build_position
 from .scoring._base import Scoring, scorings
@@ -74,6 +74,11 @@ class Attention(nn.Module):
             q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
             if cache is None:
                 cache = (k, v)  # this forward's keys and values (training and full-sequence runs keep no cache)
+            elif isinstance(cache, StaticLayerCache):  # a step that can be captured: fixed shapes, no host offsets
+                cache = cache.append(k, v)
+                position = self.position.score_bias(T, cache.capacity, past, q.dtype)  # (H, T, capacity) or None
+                mask = cache.mask(T, q.dtype)  # (1, T, capacity): the slots past the step's position
+                return self.scoring.query(q), cache.keys, cache.values, mask if position is None else position + mask, cache
             elif isinstance(cache, LayerCache):
                 cache = cache.append(k, v)  # written in place: nothing already cached is copied
                 k, v = cache.keys, cache.values  # (B, Hkv, S, Dh) views of the buffers

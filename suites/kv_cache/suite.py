@@ -31,6 +31,7 @@ from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
 from variants.position import positions
 from variants.spec import TransformerSpec
+from variants.static_decode import StaticDecoder
 from variants.transformer import build
 
 @dataclass(frozen=True)
@@ -160,19 +161,29 @@ class KVCache(Suite):
         # check before timing: a cached step must give the full forward's last logits (these calls warm up)
         step = tokens[:, context:]
         uncached_s, full = _seconds(lambda: model(tokens), ctx.device)
-        for metric, net in (("decode_latency", fast), ("decode_latency_kernel", model)):
-            first, (logits, _) = _seconds(lambda net=net: net(step, caches=caches), ctx.device)
-            error = float((logits[:, -1] - full[:, -1]).abs().max())
+        steps = {"decode_latency": lambda: fast(step, caches=caches)[0][:, -1],  # each returns the logits (B, V)
+                 "decode_latency_kernel": lambda: model(step, caches=caches)[0][:, -1]}
+        problem = fast.position.static_problem()
+        if ctx.device.startswith("cuda") and problem:
+            out.append(Measurement("decode_latency_graph", None, status="unsupported", reason=problem, **where))
+        elif ctx.device.startswith("cuda"):  # the same step as one CUDA-graph replay (variants/static_decode.py)
+            decoder = StaticDecoder(fast, profile.batch, context + 1)
+            decoder.prefill(tokens[:, :context])
+            decoder.token.copy_(step)
+            steps["decode_latency_graph"] = lambda: (decoder.replay(), decoder.logits)[1]
+        for metric, call in steps.items():
+            first, logits = _seconds(call, ctx.device)
+            error = float((logits - full[:, -1]).abs().max())
             extra = {"max_error_vs_full": error}
             allowed = tolerance(ctx.dtype).allowed(full[:, -1])  # the kernel layer's, as every "matches" check
             if error > allowed:
                 out.append(Measurement(metric, None, status="failed", reason=f"cached step logits differ from the full "
                                        f"forward by {error:.2e} > {allowed:g}", **where, extra=extra))
                 continue
-            out.append(self._timed(metric, lambda net=net: net(step, caches=caches), profile, {**where, "extra": extra},
-                                   ctx.device, first))
-            if metric == "decode_latency" and out[-1].status == "ok":
-                out += _decode_rates(out[-1], model, spec, profile.batch, context, element, where)
+            out.append(self._timed(metric, call, profile, {**where, "extra": extra}, ctx.device, first))
+            if metric != "decode_latency_kernel" and out[-1].status == "ok":
+                out += _decode_rates(out[-1], model, spec, profile.batch, context, element, where,
+                                     "_graph" if metric == "decode_latency_graph" else "")
         out.append(self._timed("uncached_latency", lambda: model(tokens), profile, dict(where), ctx.device, uncached_s))
         return out
 
@@ -214,15 +225,15 @@ def weight_bytes(model: torch.nn.Module) -> int:
 
 
 def _decode_rates(step: Measurement, model, spec: TransformerSpec, batch: int, context: int, element: int,
-                  where: Dict[str, Any]) -> List[Measurement]:
-    """Tokens/s and achieved bandwidth of a timed cached step: every weight and the K/V of the context + 1 tokens
-    are read once per step (activations, a few KiB, are left out)."""
+                  where: Dict[str, Any], suffix: str = "") -> List[Measurement]:
+    """Tokens/s and achieved bandwidth of a timed cached step (``suffix`` "_graph": the CUDA-graph replay): every
+    weight and the K/V of the context + 1 tokens are read once per step (activations, a few KiB, are left out)."""
     seconds = step.value * 1e-3
     weights = weight_bytes(model)
     cache = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, context + 1, batch, element)
     extra = {"weight_bytes": weights, "cache_bytes_read": cache, "step_ms": step.value}
-    return [Measurement("decode_tokens_per_s", batch / seconds, **where, extra=extra),
-            Measurement("decode_bandwidth", (weights + cache) / seconds / 1e9, **where, extra=extra)]
+    return [Measurement("decode_tokens_per_s" + suffix, batch / seconds, **where, extra=extra),
+            Measurement("decode_bandwidth" + suffix, (weights + cache) / seconds / 1e9, **where, extra=extra)]
 
 
 suites.add("kv_cache", KVCache())

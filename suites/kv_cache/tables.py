@@ -98,11 +98,17 @@ def _bandwidth_section(df, variants) -> List[str]:
             rate = at[at.metric == "decode_bandwidth"]
             e = rate.extra.iloc[0]
             gbs = float(rate.value.mean())
-            rows.append({"variant": v, "context": int(x), "ms/token": f"{e['step_ms']:.3g}",
-                         "tokens/s": f"{at[at.metric == 'decode_tokens_per_s'].value.mean():,.0f}",
-                         "MB read per step": f"{(e['weight_bytes'] + e['cache_bytes_read']) / 1e6:.2f}",
-                         "of which K/V": f"{100 * e['cache_bytes_read'] / (e['weight_bytes'] + e['cache_bytes_read']):.0f}%",
-                         "GB/s": f"{gbs:.3g}", "of copy bandwidth": f"{100 * gbs / peak:.0f}%" if peak else "-"})
+            row = {"variant": v, "context": int(x), "ms/token": f"{e['step_ms']:.3g}",
+                   "tokens/s": f"{at[at.metric == 'decode_tokens_per_s'].value.mean():,.0f}",
+                   "MB read per step": f"{(e['weight_bytes'] + e['cache_bytes_read']) / 1e6:.2f}",
+                   "of which K/V": f"{100 * e['cache_bytes_read'] / (e['weight_bytes'] + e['cache_bytes_read']):.0f}%",
+                   "GB/s": f"{gbs:.3g}", "of copy bandwidth": f"{100 * gbs / peak:.0f}%" if peak else "-"}
+            graph = at[at.metric == "decode_bandwidth_graph"]
+            if len(graph):  # CUDA: the same step replayed from a CUDA graph
+                g = float(graph.value.mean())
+                row.update({"ms/token, graph": f"{graph.extra.iloc[0]['step_ms']:.3g}", "GB/s, graph": f"{g:.3g}",
+                            "of copy, graph": f"{100 * g / peak:.0f}%" if peak else "-"})
+            rows.append(row)
     note = (f"A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
             f"those bytes over its median latency, against the device's copy bandwidth "
             + (f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)." if peak else "(not measured)."))

@@ -57,6 +57,16 @@ class PositionEncoding(nn.Module):
             )
         return None
 
+    #: whether ``embed``, ``rotate`` and ``score_bias`` take a DevicePosition (_tables.py) as their offset, so a decode
+    #: step can be captured in a CUDA graph (variants/static_decode.py); every identity hook does
+    static_positions = True
+
+    def static_problem(self) -> Optional[str]:
+        """Why a decode step of this encoding cannot take a DevicePosition (cannot be captured), or None."""
+        if type(self).static_positions:
+            return None
+        return f"{type(self).__name__} positions do not take a position held on the device"
+
     def embed(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """x: (B, T, d_model) token embeddings of positions offset..offset+T-1."""
         return x

@@ -10,7 +10,8 @@ rebuilds it a logarithmic number of times instead of building a row table per st
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Hashable, Tuple
+from dataclasses import dataclass
+from typing import Callable, Dict, Hashable, Tuple, Union
 
 import torch
 
@@ -23,11 +24,33 @@ Tables = Tuple[torch.Tensor, ...]
 _TABLES: Dict[Hashable, Tables] = {}
 
 
-def table_rows(key: Hashable, offset: int, length: int, build: Callable[[int], Tables]) -> Tables:
+@dataclass(frozen=True, eq=False)
+class DevicePosition:
+    """The position of a decode step held on the device, (1,) int64, below ``capacity``: a step at such a position
+    has the same shapes and host work wherever it is, so it can be captured in a CUDA graph and replayed at the
+    next position after ``index`` is advanced (variants/static_decode.py). The encodings whose class sets
+    ``static_positions`` take one wherever they take an offset."""
+
+    index: torch.Tensor
+    capacity: int
+
+    def rows(self, length: int) -> torch.Tensor:
+        """(length,) int64 positions index .. index + length - 1, on the device."""
+        return self.index + torch.arange(length, device=self.index.device)
+
+
+Offset = Union[int, DevicePosition]
+
+
+def table_rows(key: Hashable, offset: Offset, length: int, build: Callable[[int], Tables]) -> Tables:
     """Rows offset .. offset + length - 1 of each tensor ``build(capacity)`` returns for ``key``.
 
     ``build(n)`` returns tensors whose first dimension is the position 0 .. n - 1, on their device and dtype.
+    A DevicePosition offset gathers its rows on the device from a table of its whole capacity.
     """
+    if isinstance(offset, DevicePosition):
+        tables = table_rows(key, 0, offset.capacity + length, build)
+        return tuple(t.index_select(0, offset.rows(length)) for t in tables)
     need = offset + length
     tables = _TABLES.get(key)
     if tables is None or tables[0].shape[0] < need:

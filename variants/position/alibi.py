@@ -15,6 +15,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import torch
 
 from ._base import PositionEncoding, positions
+from ._tables import DevicePosition, Offset
 
 #: most bias elements (H x T x S, over all cached shapes) an ALiBi encoding keeps built between calls
 CACHED_ELEMENTS = 1 << 24
@@ -47,7 +48,10 @@ class Alibi(PositionEncoding):
         #: the same one every time. Read-only for callers (every kernel adds it out of place).
         self._biases: Dict[Tuple, torch.Tensor] = {}
 
-    def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    def score_bias(self, q_len: int, k_len: int, q_offset: Offset, dtype: torch.dtype) -> Optional[torch.Tensor]:
+        if isinstance(q_offset, DevicePosition):  # a captured step: built on the device each replay, never cached
+            distance = (q_offset.rows(q_len)[:, None] - torch.arange(k_len, device=self.slopes.device)).to(dtype)
+            return -self.slopes.to(dtype)[:, None, None] * distance  # (H, T, S)
         key = (q_len, k_len, q_offset, dtype, self.slopes.dtype, self.slopes.device)
         bias = self._biases.get(key)
         if bias is None:

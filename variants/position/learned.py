@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from ._base import PositionEncoding, positions
+from ._tables import DevicePosition, Offset
 
 
 @positions.register()
@@ -23,9 +24,13 @@ class Learned(PositionEncoding):
         self.table = nn.Embedding(max_len, d_model)
         nn.init.normal_(self.table.weight, std=d_model ** -0.5)  # as fairseq's learned positions
 
-    def embed(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        problem = self.length_problem(offset + x.shape[1])
+    def embed(self, x: torch.Tensor, offset: Offset = 0) -> torch.Tensor:
+        if isinstance(offset, DevicePosition):  # a captured step: its capacity bounds every position it reaches
+            problem = self.length_problem(offset.capacity)
+            idx = offset.rows(x.shape[1])
+        else:
+            problem = self.length_problem(offset + x.shape[1])
+            idx = torch.arange(offset, offset + x.shape[1], device=x.device)
         if problem:
             raise ValueError(problem)
-        idx = torch.arange(offset, offset + x.shape[1], device=x.device)
         return x + self.table(idx)  # (B, T, D) + (T, D)

@@ -33,6 +33,9 @@ def sorted_sample(batch: int, length: int, max_position: int, device=None) -> to
 class Randomized(PositionEncoding):
     """RoPE at sorted random positions from 0..16L-1 in training, at 0..T-1 in evaluation."""
 
+    #: a captured decode step cannot use it: its rotation is chosen on the host (random positions in training)
+    static_positions = False
+
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)
         self.max_position = RANGE_FACTOR * max_len

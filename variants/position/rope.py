@@ -15,7 +15,7 @@ import torch
 
 from ..rope_scaling._base import BASE, RopeScaling, rope_frequencies, scale_factor
 from ._base import PositionEncoding, positions
-from ._tables import table_rows
+from ._tables import DevicePosition, Offset, table_rows
 
 
 def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
@@ -51,7 +51,7 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
 
 
-def apply_rope(x: torch.Tensor, offset: int = 0, base: float = BASE, scaling: Optional[RopeScaling] = None,
+def apply_rope(x: torch.Tensor, offset: Offset = 0, base: float = BASE, scaling: Optional[RopeScaling] = None,
                s: float = 1.0, train_len: int = 0) -> torch.Tensor:
     """Rotate x: (B, H, T, Dh) for positions offset..offset+T-1 (half-split pairs), with a scaling at scale s."""
     # the tables depend on shape and scale only, so they are cached on the device (computed in float64, then
@@ -100,9 +100,19 @@ class Rope(PositionEncoding):
         target = length if self.scaling.dynamic or self.context_len is None else self.context_len
         return scale_factor(self.scale, target, self.max_len)
 
+    def static_problem(self) -> Optional[str]:
+        if self.scaling is not None:
+            return (f"RoPE scaling '{self.scaling.name}' picks its scale from the sequence length, which a captured "
+                    f"decode step does not know")
+        return None
+
     def rotate(
-        self, q: torch.Tensor, k: torch.Tensor, q_offset: int = 0, k_offset: int = 0
+        self, q: torch.Tensor, k: torch.Tensor, q_offset: Offset = 0, k_offset: Offset = 0
     ) -> Tuple[torch.Tensor, torch.Tensor]:
+        if isinstance(q_offset, DevicePosition) or isinstance(k_offset, DevicePosition):
+            if self.static_problem():
+                raise ValueError(self.static_problem())
+            return apply_rope(q, q_offset), apply_rope(k, k_offset)  # no scaling: s = 1
         s = self.scale_at(max(q_offset + q.shape[-2], k_offset + k.shape[-2]))
         extra = dict(scaling=self.scaling, s=s, train_len=self.max_len)
         return apply_rope(q, q_offset, **extra), apply_rope(k, k_offset, **extra)

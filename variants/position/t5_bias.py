@@ -45,6 +45,9 @@ def relative_bucket(relative: torch.Tensor, bidirectional: bool, num_buckets: in
 class T5Bias(PositionEncoding):
     """T5's learned bucketed relative bias, one scalar per head and bucket."""
 
+    #: a captured decode step cannot use it: its relative-position buckets are computed on the host
+    static_positions = False
+
     learned_bias = True
 
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:

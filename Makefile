@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test report list bench paired-bench gpu-check gpu-wheels clean-results reference
+.PHONY: run test report list bench paired-bench gpu-check gpu-carry clean-results reference
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,16 +42,28 @@ paired-bench: $(STAMP)
 # On a CUDA machine, in at most 8 minutes: position_extrapolation standard (one seed, five variants), kv_cache
 # bandwidth and decode paths, attention_cost with every available kernel, the GPU-marked tests and the paired
 # benchmark, each under its own time limit (tools/gpu_check.sh). It uses the machine's own Python and CUDA
-# torch (PYTHON=python3), no venv: a lent GPU machine reaches no registry. `make gpu-wheels` (here, with a
-# registry) builds the pure-Python packages such a machine lacks into .whl/, which the check installs first.
-# Logs, records and reports go to $(GPU_OUT).
+# torch (PYTHON=python3), no venv: a lent GPU machine reaches no registry. `make gpu-carry` (here, with a
+# registry and Debian's sword-text-web) puts what such a machine lacks into two ignored folders that travel with
+# the run (carry [".whl", ".sword"]): .whl/, wheels of the packages it may lack (PyYAML built for Python 3.10 to
+# 3.13), and .sword/, the SWORD module position_extrapolation's corpus is read from. Logs, records and reports
+# go to $(GPU_OUT).
 GPU_OUT ?= gpu-check
+GPU_WHEELS ?= omegaconf==2.4.0 num2words==0.5.14 docopt==0.6.2 submitit==1.5.4 cloudpickle==3.1.3
+GPU_BINARY_WHEELS ?= PyYAML==6.0.4
+GPU_SWORD_MODULES ?= engWEB2015eb
+SWORD_SOURCE ?= $(or $(SWORD_PATH),/usr/share/sword)
 gpu-check:
 	OUT=$(GPU_OUT) PYTHON=$(PYTHON) bash tools/gpu_check.sh
 
-gpu-wheels:
-	$(PYTHON) -m pip wheel -q --no-deps -w .whl omegaconf==2.4.0 num2words==0.5.14 \
-	  docopt==0.6.2 submitit==1.5.4
+gpu-carry:
+	$(PYTHON) -m pip wheel -q --no-deps -w .whl $(GPU_WHEELS)
+	for v in 3.10 3.11 3.12 3.13; do $(PYTHON) -m pip download -q --no-deps --only-binary=:all: \
+	  --platform manylinux2014_x86_64 --python-version $$v -d .whl $(GPU_BINARY_WHEELS) || exit 1; done
+	for m in $(GPU_SWORD_MODULES); do \
+	  test -f $(SWORD_SOURCE)/modules/texts/ztext/$$m/nt.bzz || { echo "gpu-carry: the SWORD module $$m is not \
+	under $(SWORD_SOURCE); apt-get install sword-text-web (or set SWORD_PATH)." >&2; exit 2; }; \
+	  mkdir -p .sword/modules/texts/ztext && cp -r $(SWORD_SOURCE)/modules/texts/ztext/$$m .sword/modules/texts/ztext/; \
+	done
 
 # Reference results on this machine, one suite after another. First the cost suites at REFERENCE_COST_PROFILE
 # (timings: one process, nothing else running), then the standard profile of each training suite (3 seeds),

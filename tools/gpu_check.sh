@@ -2,8 +2,9 @@
 # The GPU check (`make gpu-check`): everything that needs a CUDA device, in at most 8 minutes on one H200.
 #
 # It runs with the machine's own Python and CUDA torch, never a venv: a lent GPU machine reaches no package
-# registry (../shared/gpu/README.md). Wheels of the pure-Python packages that machine lacks, built here with
-# `make gpu-wheels` into .whl/, are installed into a private folder first when present. Steps run in order of
+# registry (../shared/gpu/README.md). What that machine lacks is carried, made here by `make gpu-carry`: wheels
+# in .whl/, installed into a private folder first (each package alone, the build that fits this Python), and
+# the SWORD module of position_extrapolation's corpus in .sword/ (SWORD_PATH). Steps run in order of
 # importance, each under its own time limit, so a slow step costs its own results and not the others';
 # logs, records and reports go under OUT (default gpu-check/), and the last line sums up each step's status.
 #
@@ -19,9 +20,15 @@ REPORTS="$OUT/reports"
 SITE=${GPU_SITE:-/tmp/bench-site}
 
 if ls .whl/*.whl >/dev/null 2>&1; then
-    "$PY" -m pip install -q --no-index --no-deps --target "$SITE" .whl/*.whl >"$OUT/wheels.log" 2>&1 || true
+    for wheel in .whl/*.whl; do basename "$wheel" | cut -d- -f1; done | sort -u | while read -r package; do
+        "$PY" -m pip install -q --no-index --no-deps --find-links .whl --target "$SITE" "$package" \
+            >>"$OUT/wheels.log" 2>&1 || echo "gpu-check: no carried wheel of $package fits this Python" >>"$OUT/wheels.log"
+    done
 fi
 export PYTHONPATH="$PWD:$SITE${PYTHONPATH:+:$PYTHONPATH}"
+if [ -d .sword/modules ]; then
+    export SWORD_PATH="$PWD/.sword"
+fi
 
 if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"; then
     echo "gpu-check needs a CUDA device; torch sees none." >&2

@@ -59,3 +59,15 @@ def test_alternating_rounds_run():
     assert len(result.ratios) == 2 and len(lines) == 2
     assert all(r > 0 and math.isfinite(r) for r in result.ratios)
     assert result.params["harness"] == result.params["plain"]
+
+
+def test_compiled_rounds_also_time_the_plain_model_eager(monkeypatch):
+    # compiling is replaced by the identity here (Inductor's CPU build takes minutes); what is checked is that
+    # each compiled round also times plain eager and reports the harness's gain over it
+    monkeypatch.setattr(torch, "compile", lambda model, **kw: model)
+    lines = []
+    result = run_paired(SMALL, rounds=2, steps=1, warmup=1, compile=True, log=lines.append)
+    assert len(result.plain_eager_tps) == 2 and len(result.compile_gains) == 2
+    assert all(g > 0 and math.isfinite(g) for g in result.compile_gains)
+    assert all("plain eager" in line for line in lines)
+    assert run_paired(SMALL, rounds=1, steps=1, warmup=1).compile_gains == []

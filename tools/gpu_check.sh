@@ -63,8 +63,10 @@ step train_position_extrapolation 140 "${RUN[@]}" suite=position_extrapolation p
 # 2. decoding: bandwidth of a cached step against the copy bandwidth, and the four decode paths
 step kv_cache 60 "${RUN[@]}" suite=kv_cache profile=gpu device=cuda \
     'variants=[rope,rope+gqa2,rope+mqa,alibi+mqa]' 'set.contexts=[512,4096,8192]' 'set.path_contexts=[4096,65536]'
-# 3. every available attention kernel at 1024, 4096 and 16384 tokens, bf16, causal, fwd and fwd+bwd
+# 3. every available attention kernel at 1024, 4096 and 16384 tokens, bf16, causal, fwd and fwd+bwd; the fused
+#    kernels first, naive and flex (which compiles each shape) last, so a step cut short loses the least
 step attention_cost 100 "${RUN[@]}" suite=attention_cost profile=gpu device=cuda dtype=bfloat16 \
+    'variants=[sdpa,sdpa+gqa2,sdpa+mqa,sdpa_flash,sdpa_flash+gqa2,sdpa_flash+mqa,sdpa_efficient,sdpa_efficient+gqa2,sdpa_efficient+mqa,sdpa_cudnn,sdpa_cudnn+gqa2,sdpa_cudnn+mqa,flash_attn,flash_attn+gqa2,flash_attn+mqa,xformers,xformers+gqa2,xformers+mqa,sdpa_math,sdpa_math+gqa2,sdpa_math+mqa,naive,naive+gqa2,naive+mqa,flex,flex+gqa2,flex+mqa]' \
     'set.lengths=[1024,4096,16384]' 'set.causal=[true]' set.batch=1 set.min_repeats=5 'set.matmul_sizes=[8192]'
 # 4. the GPU-marked tests: kernels against naive, capabilities, training and decoding on CUDA
 step gpu_tests 90 "$PY" -m pytest -q -m gpu -p no:cacheprovider tests

@@ -67,3 +67,13 @@ def test_each_suite_step_accepts_its_settings_and_finds_its_data(name, args, tmp
         pytest.skip(f"{module} is not installed here (apt-get install sword-text-web)")
     assert done.returncode == 0, done.stderr
     assert "dry_run=true: nothing was run." in done.stdout
+
+
+def test_attention_cost_runs_every_kernel_of_the_gpu_profile_with_flex_last():
+    from harness.contract import suites
+
+    suite = suites.get("attention_cost")
+    args = dict(a.split("=", 1) for _, argv in run_steps() for a in argv if "suite=attention_cost" in argv)
+    listed = args["variants"].strip("[]").split(",")
+    assert sorted(listed) == sorted(suite.variants_for(args["profile"]))
+    assert listed[-3:] == ["flex", "flex+gqa2", "flex+mqa"] and listed[0] == "sdpa"

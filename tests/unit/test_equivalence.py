@@ -11,10 +11,13 @@ within the kernel layer's tolerance of the dtype (variants/kernel/_tolerance.py,
 
 A combination is buildable when ``problems(spec, device, dtype)`` is empty; CPU cases run everywhere in
 float32, CUDA cases are marked ``gpu`` (float32 where the kernel allows it, else bfloat16). FlexAttention compiles
-each distinct call, so its cases are a few chosen combinations; it has no backward pass on CPU, so its CPU
-cases are one forward comparison per model (compiling takes tens of seconds there).
+each distinct call, so its cases are a few chosen combinations, on CUDA at a head dimension of 16 (its smallest
+there); it has no backward pass on CPU, so its CPU cases are one forward comparison per model (compiling takes
+tens of seconds there).
 """
 
+import dataclasses
+import functools
 import itertools
 
 import pytest
@@ -52,6 +55,12 @@ def _cases(device, dtypes, marks=(), base=SMALL):
 
 CPU_CASES = _cases("cpu", (torch.float32,))
 GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,))
+#: FlexAttention on CUDA needs a head dimension of at least 16 (Inductor), which SMALL's 4 heads of 8 lack, so
+#: its CUDA gate runs the same model with 4 heads of 16
+FLEX_CUDA_BASE = dataclasses.replace(SMALL, d_model=64)
+FLEX_GPU_CASES = [pytest.param(*c.values, id=f"d64:{c.id}", marks=c.marks)
+                  for c in _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,), base=FLEX_CUDA_BASE)
+                  if c.values[0].endswith("+flex")]
 SEQ2SEQ_CPU_CASES = _cases("cpu", (torch.float32,), base=SMALL_SEQ2SEQ)
 SEQ2SEQ_GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,), base=SMALL_SEQ2SEQ)
 
@@ -65,10 +74,10 @@ def _one_thread():
     torch.set_num_threads(before)
 
 
-def _run(expr: str, device: str, dtype: torch.dtype, state=None, grad: bool = True):
-    """(logits, flat gradients, state_dict) of a tiny model of ``expr`` on fixed tokens."""
+def _run(expr: str, device: str, dtype: torch.dtype, state=None, grad: bool = True, base: TransformerSpec = SMALL):
+    """(logits, flat gradients, state_dict) of a tiny model of ``expr`` (on ``base``) on fixed tokens."""
     torch.manual_seed(0)
-    model = build(resolve(expr, SMALL)).to(device=device, dtype=dtype)
+    model = build(resolve(expr, base)).to(device=device, dtype=dtype)
     if state is not None:
         model.load_state_dict(state)
     tokens = torch.randint(0, SMALL.vocab_size, (2, SMALL.max_len), generator=torch.Generator().manual_seed(1)).to(device)
@@ -131,6 +140,16 @@ def test_kernel_matches_naive_on_cpu(expr, device, dtype):
 @pytest.mark.parametrize("expr,device,dtype", GPU_CASES)
 def test_kernel_matches_naive_on_cuda(expr, device, dtype):
     _check(expr, device, dtype)
+
+
+@pytest.mark.parametrize("expr,device,dtype", FLEX_GPU_CASES)
+def test_flex_matches_naive_on_cuda_at_head_dimension_16(expr, device, dtype):
+    _check(expr, device, dtype, run=functools.partial(_run, base=FLEX_CUDA_BASE))
+
+
+def test_the_flex_cuda_gate_runs_at_a_head_dimension_flex_takes_there():
+    assert FLEX_CUDA_BASE.head_dim >= kernels.get("flex").min_head_dim_on("cuda") > SMALL.head_dim
+    assert FLEX_CUDA_BASE.n_heads == SMALL.n_heads and FLEX_CUDA_BASE.n_layers == SMALL.n_layers
 
 
 @pytest.mark.parametrize("expr,device,dtype", SEQ2SEQ_CPU_CASES)

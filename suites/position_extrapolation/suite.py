@@ -112,10 +112,11 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         train_spec = spec.without_rope_scaling()
         torch.manual_seed(seed)
         model = build(train_spec).to(ctx.device)
+        with self._autocast(ctx):  # the backend training runs: SDPA picks by dtype (cuDNN or flash for bfloat16)
+            backend = model.attention_dispatch(profile.batch_size, profile.train_len)
         ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr,
                          steps=profile.steps, train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
-                         **data.facts(),
-                         attention_backend=model.attention_dispatch(profile.batch_size, profile.train_len))
+                         **data.facts(), attention_backend=backend)
         gen = torch.Generator().manual_seed(seed)
 
         def step_loss(m, step):

@@ -57,6 +57,18 @@ def test_flex_declares_its_smallest_head_dimension_on_cuda_only():
     assert not any("head dimension" in r for r in problems(resolve("rope+flex", HEAD8), "cpu", training=False))
 
 
+def test_compiling_flex_lets_dynamo_keep_enough_compilations_for_a_sweep():
+    """Past Dynamo's limit flex would run eagerly (scores materialised) and be timed as if compiled."""
+    from torch._dynamo import config
+
+    from variants.kernel.flex import RECOMPILE_LIMIT, _compiled_flex
+
+    if kernels.get("flex").missing():
+        pytest.skip(kernels.get("flex").missing())
+    _compiled_flex()  # wraps without compiling
+    assert config.recompile_limit >= RECOMPILE_LIMIT >= 32
+
+
 def test_no_other_kernel_declares_a_head_dimension_floor():
     assert [k for k in kernels.names() if kernels.get(k).min_head_dim_on("cuda") > 1] == ["flex"]
 

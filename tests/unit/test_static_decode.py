@@ -114,6 +114,20 @@ def test_device_positions_gather_the_rows_a_host_offset_slices():
     assert torch.equal(rows, want)
 
 
+def test_a_device_position_keeps_the_tables_its_steps_read_alive():
+    """A captured step replays the addresses of the tables it read: they must outlive the shared cache's copy."""
+    from variants.position._tables import clear_tables
+
+    at = DevicePosition(torch.tensor([5]), capacity=10)
+    (rows,) = table_rows(("test-held", 1), at, 1, lambda n: (torch.arange(n, dtype=torch.float64)[:, None],))
+    (table,) = at.held[("test-held", 1)]
+    address = table.data_ptr()
+    clear_tables()  # the shared cache drops its reference; the position's stays
+    table_rows(("test-held", 1), 0, 4096, lambda n: (torch.zeros(n, 1, dtype=torch.float64),))  # reuse would overwrite
+    assert at.held[("test-held", 1)][0].data_ptr() == address and at.held[("test-held", 1)][0][5].item() == 5.0
+    assert rows.item() == 5.0
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", ["rope+gqa2", "alibi+mqa"])
 def test_the_captured_step_replays_the_eager_one_on_cuda(variant):

@@ -20,10 +20,18 @@ import torch
 from ._base import AttentionKernel, ScoreBias, dense_bias, kernels
 
 
+#: compilations of flex_attention kept per process: one per score_mod, grouping and dtype a process meets (a
+#: cost sweep or the equivalence gate meets more than Dynamo's default 8); past the limit Dynamo would run it
+#: eagerly, which materialises the scores, and a timing would silently be the eager one's
+RECOMPILE_LIMIT = 64
+
+
 @functools.lru_cache(maxsize=1)
 def _compiled_flex():
+    from torch._dynamo import config
     from torch.nn.attention.flex_attention import flex_attention
 
+    config.recompile_limit = max(config.recompile_limit, RECOMPILE_LIMIT)
     return torch.compile(flex_attention)
 
 

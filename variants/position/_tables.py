@@ -10,7 +10,7 @@ rebuilds it a logarithmic number of times instead of building a row table per st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Hashable, Tuple, Union
 
 import torch
@@ -33,6 +33,9 @@ class DevicePosition:
 
     index: torch.Tensor
     capacity: int
+    #: the tables this position's steps read, by key: a captured step replays their addresses, so they must live
+    #: as long as it does, even after the shared cache grows or drops them
+    held: Dict[Hashable, Tables] = field(default_factory=dict, repr=False)
 
     def rows(self, length: int) -> torch.Tensor:
         """(length,) int64 positions index .. index + length - 1, on the device."""
@@ -50,6 +53,7 @@ def table_rows(key: Hashable, offset: Offset, length: int, build: Callable[[int]
     """
     if isinstance(offset, DevicePosition):
         tables = table_rows(key, 0, offset.capacity + length, build)
+        offset.held[key] = tables
         return tuple(t.index_select(0, offset.rows(length)) for t in tables)
     need = offset + length
     tables = _TABLES.get(key)

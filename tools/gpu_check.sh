@@ -8,7 +8,8 @@
 # importance, each under its own time limit, so a slow step costs its own results and not the others';
 # logs, records and reports go under OUT (default gpu-check/), and the last line sums up each step's status.
 #
-#   OUT=$OUT PYTHON=python3 bash tools/gpu_check.sh
+#   make gpu-carry                                   # here, once (a registry, Debian's sword-text-web)
+#   OUT=$OUT PYTHON=python3 bash tools/gpu_check.sh  # there, carrying [".whl", ".sword"], limit 540 s
 
 set -u
 cd "$(dirname "$0")/.."

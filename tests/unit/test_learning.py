@@ -1,6 +1,7 @@
 """The learned / memorised flags, the n-gram baselines they rest on, and the extrapolation verdict."""
 
 import math
+import sys
 
 import pandas as pd
 import pytest
@@ -29,6 +30,8 @@ def test_ngram_entropies_of_known_sequences():
 
 
 def test_pydoc_baselines_match_the_published_values():
+    if sys.version_info[:2] != (3, 11):  # pydoc_data.topics differs between Python versions (3.12's: bigram 2.45)
+        pytest.skip(f"the published baselines are of Python 3.11's pydoc topics, this is {sys.version.split()[0]}")
     data = char_lm_data("pydoc", 0.1)
     assert data.bigram_entropy == pytest.approx(2.48, abs=0.02) and data.unigram_entropy == pytest.approx(3.25, abs=0.02)
     assert data.facts()["train_chars"] == data.train_ids.numel()

@@ -70,7 +70,8 @@ step attention_cost 100 "${RUN[@]}" suite=attention_cost profile=gpu device=cuda
     'variants=[sdpa,sdpa+gqa2,sdpa+mqa,sdpa_flash,sdpa_flash+gqa2,sdpa_flash+mqa,sdpa_efficient,sdpa_efficient+gqa2,sdpa_efficient+mqa,sdpa_cudnn,sdpa_cudnn+gqa2,sdpa_cudnn+mqa,flash_attn,flash_attn+gqa2,flash_attn+mqa,xformers,xformers+gqa2,xformers+mqa,sdpa_math,sdpa_math+gqa2,sdpa_math+mqa,naive,naive+gqa2,naive+mqa,flex,flex+gqa2,flex+mqa]' \
     'set.lengths=[1024,4096,16384]' 'set.causal=[true]' set.batch=1 set.min_repeats=5 'set.matmul_sizes=[8192]'
 # 4. the GPU-marked tests: kernels against naive, capabilities, training and decoding on CUDA
-step gpu_tests 90 "$PY" -m pytest -q -m gpu -p no:cacheprovider tests
+#    (one line per test as it ends, so a run cut short by the limit still names what passed and what failed)
+step gpu_tests 90 "$PY" -m pytest -v -m gpu -p no:cacheprovider --durations=15 tests
 # 5. the price of the registry and harness against plain PyTorch, eager then compiled
 step paired_eager 20 "$PY" -m tests.benchmarks.paired_gpt --device cuda --rounds 4
 step paired_compiled 40 "$PY" -m tests.benchmarks.paired_gpt --device cuda --rounds 4 --compile

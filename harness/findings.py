@@ -14,8 +14,14 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from harness.report import mean_ci
 
-#: the verdicts a finding can have; "not run" means the records lack what the claim needs
-VERDICTS = ("agrees", "disagrees", "inconclusive", "not run")
+#: the verdicts a finding can have; "not run" means the records lack what the claim needs; "not testable here"
+#: that the claim is about hardware or a size the run does not have (its sentence says what would test it)
+VERDICTS = ("agrees", "disagrees", "inconclusive", "not testable here", "not run")
+NOT_TESTABLE = "not testable here"
+
+#: what a claim is: a published *finding* about the variants, or a *check*, true by construction (var(q.k) = d_k,
+#: KV bytes = the formula) or a regression against this project's own earlier measurement; checks are scored apart
+KINDS = ("finding", "check")
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,14 @@ class Claim:
     published: str
     #: the variant expressions a run of the suite needs to test it (empty: the suite's defaults)
     variants: Tuple[str, ...] = ()
+    #: finding or check (KINDS)
+    kind: str = "finding"
+    #: the source's protocol (evaluation positions, windows, scale factors, warm-up, data) and where this suite's differs
+    protocol: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.key}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
 
 
 @dataclass(frozen=True)
@@ -84,6 +98,8 @@ class Finding:
     estimates: Tuple[Estimate, ...] = ()
     seeds: int = 0
     command: str = ""
+    #: one sentence on why the verdict is not "agrees" (its cause), shown on the scoreboard
+    cause: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -114,16 +130,27 @@ class Finding:
 
 
 def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
-            seeds: Optional[int] = None) -> Finding:
-    """A Finding whose seed count defaults to the most seeds behind any of its estimates."""
+            seeds: Optional[int] = None, cause: str = "") -> Finding:
+    """A Finding whose seed count defaults to the most seeds behind any of its estimates; ``cause``: one sentence
+    on why the verdict is not "agrees"."""
     estimates = tuple(e for e in estimates if e is not None)
     n = seeds if seeds is not None else max((e.seeds for e in estimates), default=0)
-    return Finding(claim, verdict, sentence, estimates, n)
+    return Finding(claim, verdict, sentence, estimates, n, "", cause)
 
 
 def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:
     """The finding of a claim the records cannot test; the index adds the command that would run what it needs."""
     return Finding(claim, "not run", sentence, (), 0, command)
+
+
+def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence[Estimate] = (),
+                 seeds: Optional[int] = None) -> Finding:
+    """The finding of a claim about hardware or a size this run does not have: why, and what would test it.
+
+    The estimates measured on the way (shown, not judged) may be kept."""
+    cause = f"{reason.rstrip('.')}; {would_test.rstrip('.')} would test it."
+    sentence = f"Not testable here: {reason.rstrip('.')}. What would test it: {would_test.rstrip('.')}."
+    return finding(claim, NOT_TESTABLE, sentence, estimates, seeds, cause)
 
 
 def sentences(findings: Iterable[Finding]) -> List[str]:

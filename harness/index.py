@@ -18,7 +18,8 @@ from harness.columns import decode_context
 from harness.fill import run_command
 from harness.groups import Group, describe
 from harness.report import markdown_table
-from harness.scoreboard import scoreboard
+from harness.findings import NOT_TESTABLE, VERDICTS
+from harness.scoreboard import KIND, scoreboard
 from harness.tradeoffs import fields_note
 
 INDEX = "index.md"
@@ -43,10 +44,29 @@ def profile_chooser(frames: Mapping[str, pd.DataFrame]):
     return profile_for
 
 
-def _counts(board: pd.DataFrame) -> str:
+def _counts(board: pd.DataFrame, noun: str = "findings") -> str:
     counts = board.verdict.value_counts()
-    parts = [f"{counts.get(v, 0)} {v}" for v in ("agrees", "disagrees", "inconclusive", "not run")]
-    return f"{len(board)} findings: " + ", ".join(parts) + "."
+    parts = [f"{counts.get(v, 0)} {v}" for v in VERDICTS if counts.get(v, 0) or v != NOT_TESTABLE]
+    return f"{len(board)} {noun}: " + ", ".join(parts) + "."
+
+
+def _board_tables(board: pd.DataFrame) -> List[str]:
+    """The findings table, then the checks table (true by construction, or against this project's own earlier
+    measurement: a failure there is a bug, not a result)."""
+    findings = board[board[KIND] == "finding"].drop(columns=[KIND])
+    checks = board[board[KIND] == "check"].drop(columns=[KIND, "cause"])
+    if not findings.cause.astype(bool).any():
+        findings = findings.drop(columns=["cause"])
+    lines = ["One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
+             "paired over seeds and magnitude-aware: a difference counts when its 95% Student-t interval excludes 0 or "
+             "the arms' per-seed ranges do not overlap, else the finding is inconclusive; a claim about hardware or a "
+             "size these runs do not have is not testable here. " + _counts(findings), "", markdown_table(findings), ""]
+    if len(checks):
+        lines += ["### Checks", "",
+                  "Claims that hold by construction (a formula, an identity) or compare with this project's own earlier "
+                  "measurement: they test the code, not the literature, so they are scored apart. "
+                  + _counts(checks, "checks"), "", markdown_table(checks), ""]
+    return lines
 
 
 def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional[str] = None,
@@ -67,10 +87,7 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional
              "devices, dtypes, data or suite versions):", ""]
     lines += [f"- {name}: {describe(group)}" for name, group in sorted(groups.items())]
     lines += [f"- {line}" for line in left_out]
-    lines += ["", "## Findings scoreboard", "",
-              "One row per published finding a suite tests. The verdict is the suite's own (its report explains it); "
-              "intervals are 95% Student-t intervals over seeds. " + _counts(board), "",
-              markdown_table(board), ""]
+    lines += ["", "## Findings scoreboard", ""] + _board_tables(board)
     lines += quality_cost_section(table, shown_dir)
     lines += ["## Quality against cost", ""]
     if figure is not None:

@@ -15,7 +15,9 @@ from harness.findings import Finding, not_run
 from harness.fill import run_command
 
 COLUMNS = ("finding", "source", "published", "our measurement", "95% interval", "seeds", "profile, corpus, device",
-           "verdict")
+           "verdict", "cause")
+#: the column that says whether a row is a finding or a check (harness/findings.py KINDS); the index splits on it
+KIND = "kind"
 
 
 def _cell(text: str) -> str:
@@ -46,9 +48,10 @@ def row(found: Finding, frame: Optional[pd.DataFrame], profile: Optional[str], r
         measured = found.measurement() or found.sentence or "see the report"
         n = found.seeds or (int(frame.seed.nunique()) if frame is not None and "seed" in frame else 0)
         interval, seeds = found.interval() or "-", str(n)
+    cause = found.cause if found.verdict != "agrees" else ""
     return {"finding": name, "source": claim.source, "published": claim.published, "our measurement": measured,
             "95% interval": interval, "seeds": seeds, "profile, corpus, device": setting(frame),
-            "verdict": found.verdict}
+            "verdict": found.verdict, "cause": cause, KIND: claim.kind}
 
 
 def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optional[str]] = lambda s: None,
@@ -68,5 +71,5 @@ def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], 
             finding = found.get(claim.key) or not_run(claim)
             report = reports.get(name) if frame is not None else None
             rows.append(row(finding, frame if finding.verdict != "not run" else None, profile_for(name), results_dir, report))
-    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND])
     return frame.apply(lambda col: col.map(_cell))

@@ -1,0 +1,163 @@
+"""Verdict rules over seeds: a paired, magnitude-aware comparison of two arms, and the verdicts it supports.
+
+A suite compares two arms (a variant against its baseline, a run with warm-up against one without) on the
+same seeds. ``paired`` takes each arm's per-seed values, keeps the seeds both have, and returns a
+``Difference``: the mean of the per-seed differences a - b with its 95% Student-t interval. A difference
+*counts* when
+
+- its interval excludes zero, or
+- it exceeds the seed spread: the two arms' per-seed ranges do not overlap (every seed of one arm is beyond
+  every seed of the other), with at least two seeds, or
+- with a declared ``margin`` (a threshold set from known noise, e.g. a timing's 10%), its size exceeds it.
+
+Otherwise it is inconclusive. The three verdicts that follow from it:
+
+- ``directional(diff, expected)``: the claim says a - b has the sign ``expected``; agrees when the difference
+  counts in that direction, disagrees when it counts the other way, inconclusive when it does not count.
+- ``equivalent(diff, tolerance)``: the claim says the arms are alike; agrees when the difference does not
+  count and its interval (or, with one seed, its value) lies within +-tolerance, disagrees when it counts
+  beyond the tolerance, inconclusive otherwise.
+- ``combine_verdicts``: several comparisons of one claim (one per family or setting): agrees only when all
+  agree; disagrees only when all that count disagree; otherwise inconclusive.
+
+A collapsed run (diverged, or stuck at the unigram loss) is an outcome, never a missing value: a suite
+passes its collapse value (the loss it stalled at, or the loss of predicting the unigram distribution) as
+that seed's value, so the comparison sees it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional, Sequence, Tuple
+
+from harness.findings import Estimate
+from harness.report import mean_ci
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The paired difference a - b over the seeds both arms have, and whether it counts."""
+
+    estimate: Estimate
+    a: Tuple[float, ...]
+    b: Tuple[float, ...]
+    margin: Optional[float] = None
+
+    @property
+    def mean(self) -> float:
+        return self.estimate.value
+
+    @property
+    def seeds(self) -> int:
+        return len(self.a)
+
+    @property
+    def interval_excludes_zero(self) -> bool:
+        e = self.estimate
+        return e.low is not None and e.high is not None and (e.low > 0 or e.high < 0)
+
+    @property
+    def ranges_separate(self) -> bool:
+        """Every seed of one arm beyond every seed of the other (needs two seeds)."""
+        if len(self.a) < 2:
+            return False
+        return min(self.a) > max(self.b) or max(self.a) < min(self.b)
+
+    @property
+    def beyond_margin(self) -> bool:
+        return self.margin is not None and not math.isnan(self.mean) and abs(self.mean) > self.margin
+
+    @property
+    def counts(self) -> bool:
+        """Whether the difference is real: interval excludes 0, or it exceeds the seed spread or the margin."""
+        if math.isnan(self.mean):
+            return False
+        return self.interval_excludes_zero or self.ranges_separate or self.beyond_margin
+
+    @property
+    def sign(self) -> int:
+        return 0 if math.isnan(self.mean) or self.mean == 0 else (1 if self.mean > 0 else -1)
+
+    def why(self) -> str:
+        """Why it counts or not, in words ('the interval excludes 0', 'inside the seed spread')."""
+        if math.isnan(self.mean):
+            return "no paired seeds"
+        if self.interval_excludes_zero:
+            return "its 95% interval excludes 0"
+        if self.ranges_separate:
+            return "the arms' per-seed ranges do not overlap"
+        if self.beyond_margin:
+            return f"it exceeds the margin {self.margin:g}"
+        if self.seeds < 2:
+            return "one seed and no margin to judge it by"
+        return "its 95% interval includes 0 and the arms' seed ranges overlap"
+
+
+def paired(label: str, a: Mapping[int, float], b: Mapping[int, float], unit: str = "",
+           margin: Optional[float] = None, relative: bool = False) -> Difference:
+    """The paired difference a - b over the seeds (keys) both have; ``relative``: (a - b) / b per seed, in %.
+
+    Values that are None or NaN are dropped with their seed (a suite passes a collapse as its value, not NaN).
+    """
+    seeds = sorted(s for s in a if s in b and _finite(a[s]) and _finite(b[s]))
+    xa = tuple(float(a[s]) for s in seeds)
+    xb = tuple(float(b[s]) for s in seeds)
+    if relative:
+        # the interval is of the per-seed relative change; the seed-spread test still compares the raw arms
+        diffs = [100.0 * (x - y) / y for x, y in zip(xa, xb)]
+        unit = unit or "%"
+    else:
+        diffs = [x - y for x, y in zip(xa, xb)]
+    return Difference(Estimate.of(label, diffs, unit), xa, xb, margin)
+
+
+def directional(diff: Difference, expected: int) -> str:
+    """The verdict on 'a - b has sign ``expected``' (+1: a is larger; -1: a is smaller)."""
+    if not diff.counts:
+        return "inconclusive"
+    return "agrees" if diff.sign == expected else "disagrees"
+
+
+def equivalent(diff: Difference, tolerance: float) -> str:
+    """The verdict on 'a and b are alike', within +-``tolerance`` in the difference's unit."""
+    e = diff.estimate
+    if math.isnan(e.value):
+        return "inconclusive"
+    low, high = (e.low, e.high) if e.low is not None else (e.value, e.value)
+    if diff.counts and abs(e.value) > tolerance:
+        return "disagrees"
+    if not diff.counts and -tolerance <= low and high <= tolerance:
+        return "agrees"
+    return "inconclusive"
+
+
+def combine_verdicts(verdicts: Sequence[str]) -> str:
+    """One verdict from several comparisons of one claim: all agree -> agrees; none agrees and some disagree ->
+    disagrees; otherwise inconclusive ('not run' when there are none)."""
+    verdicts = [v for v in verdicts if v != "not run"]
+    if not verdicts:
+        return "not run"
+    if all(v == "agrees" for v in verdicts):
+        return "agrees"
+    if "agrees" not in verdicts and "disagrees" in verdicts:
+        return "disagrees"
+    return "inconclusive"
+
+
+def per_seed(values: Iterable[Tuple[int, float]]) -> dict:
+    """seed -> value from (seed, value) pairs (the last one wins)."""
+    return {int(s): float(v) for s, v in values}
+
+
+def spread(values: Iterable[float]) -> float:
+    """The seed spread of one arm: max - min of its per-seed values (NaN with fewer than two)."""
+    vals = [float(v) for v in values if _finite(v)]
+    return max(vals) - min(vals) if len(vals) >= 2 else math.nan
+
+
+def _finite(x) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(float(x))
+
+
+__all__ = ["Difference", "paired", "directional", "equivalent", "combine_verdicts", "per_seed", "spread", "mean_ci"]

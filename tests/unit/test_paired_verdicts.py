@@ -1,0 +1,70 @@
+"""The verdict rules (harness/paired.py): paired over seeds, magnitude-aware, inconclusive inside the noise."""
+
+import math
+
+import pytest
+
+from harness.findings import Claim, NOT_TESTABLE, not_testable
+from harness.paired import combine_verdicts, directional, equivalent, paired
+
+
+def test_a_consistent_paired_difference_counts_even_when_the_arms_overlap():
+    # the arms overlap (seed spread 2) but every seed moves by +0.1: the paired interval excludes 0
+    d = paired("x", {0: 1.1, 1: 2.1, 2: 3.1}, {0: 1.0, 1: 2.0, 2: 3.0})
+    assert d.interval_excludes_zero and d.counts and not d.ranges_separate
+    assert directional(d, +1) == "agrees" and directional(d, -1) == "disagrees"
+
+
+def test_a_difference_beyond_the_seed_spread_counts_with_a_wide_interval():
+    # rnn [100, 100, 10] against lstm [20, 20, 20]: the interval of the differences includes 0 and the ranges
+    # overlap, so it does not count (the old rule compared the means, 70 against 20)
+    d = paired("lag", {0: 100, 1: 100, 2: 10}, {0: 20, 1: 20, 2: 20})
+    assert not d.counts and directional(d, -1) == "inconclusive"
+    # separate ranges count even when the paired interval is wide
+    d = paired("loss", {0: 3.0, 1: 2.2, 2: 2.9}, {0: 1.6, 1: 1.7, 2: 1.65})
+    assert d.ranges_separate and d.counts and directional(d, +1) == "agrees"
+
+
+def test_only_seeds_both_arms_have_are_paired_and_nan_drops_its_seed():
+    d = paired("x", {0: 1.0, 1: 2.0, 2: math.nan, 3: 5.0}, {0: 0.5, 1: 1.5, 2: 1.0})
+    assert d.seeds == 2 and d.mean == pytest.approx(0.5)
+
+
+def test_one_seed_counts_only_beyond_a_declared_margin():
+    d = paired("t", {0: 1.05}, {0: 1.0})
+    assert not d.counts and "one seed" in d.why()
+    assert paired("t", {0: 1.2}, {0: 1.0}, margin=0.1).counts
+    assert not paired("t", {0: 1.05}, {0: 1.0}, margin=0.1).counts
+
+
+def test_relative_differences_are_in_percent():
+    d = paired("ppl", {0: 4.4, 1: 4.62}, {0: 4.0, 1: 4.2}, relative=True)
+    assert d.mean == pytest.approx(10.0) and d.estimate.unit == "%"
+
+
+def test_equivalence_needs_the_interval_inside_the_tolerance():
+    inside = paired("d", {0: 4.02, 1: 4.01, 2: 3.99}, {0: 4.0, 1: 4.0, 2: 4.0}, relative=True)
+    assert equivalent(inside, tolerance=2.0) == "agrees"
+    assert equivalent(inside, tolerance=0.1) == "inconclusive"  # interval wider than the tolerance
+    worse = paired("d", {0: 4.4, 1: 4.41, 2: 4.39}, {0: 4.0, 1: 4.0, 2: 4.0}, relative=True)
+    assert equivalent(worse, tolerance=2.0) == "disagrees"
+
+
+def test_combining_comparisons():
+    assert combine_verdicts(["agrees", "agrees"]) == "agrees"
+    assert combine_verdicts(["agrees", "inconclusive"]) == "inconclusive"
+    assert combine_verdicts(["disagrees", "inconclusive"]) == "disagrees"
+    assert combine_verdicts(["agrees", "disagrees"]) == "inconclusive"
+    assert combine_verdicts([]) == "not run"
+
+
+def test_not_testable_says_why_and_what_would_test_it():
+    claim = Claim("k", "s", "n", "src", "pub")
+    f = not_testable(claim, "the claim is about GPUs", "a run on a CUDA device")
+    assert f.verdict == NOT_TESTABLE and "a run on a CUDA device would test it" in f.cause
+
+
+def test_a_claim_kind_is_finding_or_check():
+    assert Claim("k", "s", "n", "src", "pub", kind="check").kind == "check"
+    with pytest.raises(ValueError, match="kind"):
+        Claim("k", "s", "n", "src", "pub", kind="fact")

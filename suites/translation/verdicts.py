@@ -9,6 +9,7 @@ import pandas as pd
 
 from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
+from harness.paired import directional, paired
 from harness.report_kit import mean_ci
 from suites.translation.baselines import LEARNED_MARGIN
 from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
@@ -72,11 +73,11 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     plain = [v for v in plain if v not in flagged]
     attn = [v for v in attn if v not in flagged]
     if not attn:
-        return finding(BOTTLENECK, "inconclusive", " ".join(
-            sentences + [f"No model with {short} learned the task with this budget, so this run cannot test the finding."]))
+        cause = f"No model with {short} learned the task with this budget, so this run cannot test the finding."
+        return finding(BOTTLENECK, "inconclusive", " ".join(sentences + [cause]), cause=cause)
     if not plain:
-        return finding(BOTTLENECK, "inconclusive", " ".join(
-            sentences + ["No model without attention learned the task, so this run cannot test the finding."]))
+        cause = "No model without attention learned the task, so this run cannot test the finding."
+        return finding(BOTTLENECK, "inconclusive", " ".join(sentences + [cause]), cause=cause)
 
     def kept(v):
         peak = max(means[v].values())
@@ -91,18 +92,38 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     text = " ".join(sentences)
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
-    better = min(means[v][longest] for v in attn) > max(means[v][longest] for v in plain)
     estimates = [Estimate.of(f"BLEU on {bucket}, {v}", ok[(ok.variant == v) & (ok.metric == "bleu_by_length")
                                                                  & (ok.x == longest)].value) for v in attn + plain]
-    if holds and falls and better:
+    # paired over seeds: the weakest attention model against the strongest one without attention, seed by seed
+    seeds_bleu = {v: _by_seed(ok, v, longest) for v in attn + plain}
+    common = set.intersection(*(set(b) for b in seeds_bleu.values()))
+    weakest = {s: min(seeds_bleu[v][s] for v in attn) for s in common}
+    strongest = {s: max(seeds_bleu[v][s] for v in plain) for s in common}
+    gap = paired(f"BLEU on {bucket}, attention - no attention", weakest, strongest, "BLEU")
+    estimates.append(gap.estimate)
+    better = directional(gap, +1)
+    if better == "agrees" and holds and falls:
         return finding(BOTTLENECK, "agrees", text + (f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
-                       f"bucket) while the fixed-vector models fall below it."), estimates)
+                       f"bucket) while the fixed-vector models fall below it, and attention's lead on the longest bucket "
+                       f"counts ({gap.why()})."), estimates)
+    if better == "inconclusive":
+        cause = (f"attention's lead on the longest bucket ({gap.mean:+.1f} BLEU over {gap.seeds} seeds) does not count: "
+                 f"{gap.why()}.")
+        return finding(BOTTLENECK, "inconclusive", text + " This run is inconclusive: " + cause, estimates, cause=cause)
     why = []
+    if better == "disagrees":
+        why.append("the models without attention beat attention on the longest bucket")
     if not holds:
         why.append("an attention model also loses BLEU on long sources")
     if not falls:
         why.append("a model without attention keeps its BLEU on long sources")
-    if not better:
-        why.append("attention does not beat every model without attention on the longest bucket")
+    cause = "; ".join(why).capitalize() + "."
     return finding(BOTTLENECK, "disagrees",
-                   text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates)
+                   text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates,
+                   cause=cause)
+
+
+def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> Dict[int, float]:
+    """seed -> BLEU of one variant on the bucket at ``x``."""
+    rows = ok[(ok.variant == variant) & (ok.metric == "bleu_by_length") & (ok.x == x)]
+    return {int(r.seed): float(r.value) for r in rows.itertuples()}

@@ -2,7 +2,7 @@
 
     bench run suite=position_extrapolation variants=[rope,alibi] profile=quick seeds=[0,1,2]
     bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
-    bench report [suite=position_extrapolation] [profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V]
+    bench report [suite=position_extrapolation] [profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V] [index=false]
     bench compare rope alibi [suite=S metric=M results_dir=DIR profile=P ...]   (paired over seeds, 95% interval)
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
@@ -143,7 +143,7 @@ def cmd_report(args: List[str]) -> int:
     from harness.report import build_reports
 
     cfg: ReportConfig = parse(args, ReportConfig)
-    paths, lines = build_reports(cfg.suite, Path(cfg.results_dir), Path(cfg.reports_dir), cfg.selection())
+    paths, lines = build_reports(cfg.suite, Path(cfg.results_dir), Path(cfg.reports_dir), cfg.selection(), cfg.index)
     for line in lines:
         print(line)
     for path in paths:

@@ -143,6 +143,8 @@ class ReportConfig(GroupSelection):
     suite: Optional[str] = None
     results_dir: str = "results"
     reports_dir: str = "reports"
+    #: false: write the suite reports only, not the support matrix and index (a second group's report in its own folder)
+    index: bool = True
 
     rules = {"reports_dir": Rule(check=writable_folder)}
 

@@ -130,6 +130,24 @@ def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: Opt
     return path
 
 
+def other_groups(store, groups: Mapping[str, Group]) -> List[str]:
+    """One line per group of records a suite holds beside the one the index covers, with the command that reports it
+    (translation's Bible run beside its numbers run, a quick run beside a standard one)."""
+    from harness.groups import selection, split_groups
+    from harness.report import records_frame
+
+    lines = []
+    for name, chosen in sorted(groups.items()):
+        found = split_groups(records_frame(store.load(name)))
+        for group in found:
+            if group.key == chosen.key:
+                continue
+            keys = " ".join(f"{k}={v}" for k, v in selection(group, found).items())
+            lines.append(f"{name} also holds {describe(group, found)}, not in this index: "
+                         f"`bench report suite={name} {keys}` reports it.")
+    return lines
+
+
 def index_groups(store, reported: Mapping[str, Group]) -> Dict[str, Group]:
     """The groups the index covers: those just reported, and the newest of every other suite with records."""
     from harness.groups import split_groups

@@ -53,12 +53,13 @@ def markdown_table(frame: pd.DataFrame) -> str:
 
 
 def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
-                  wanted: Optional[Mapping[str, Any]] = None) -> Tuple[List[Path], List[str]]:
+                  wanted: Optional[Mapping[str, Any]] = None, index: bool = True) -> Tuple[List[Path], List[str]]:
     """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix.
 
     Each report covers one group of records (harness/groups.py): the newest, or the newest matching
     ``wanted`` (profile, device, dtype, suite_version, data, set.FIELD). The index (harness/index.py) is
     rebuilt over the groups reported, and for a one-suite report over every other suite's newest group too.
+    With ``index`` false only the suite reports are written (no support matrix, no index).
     Returns the paths written and lines telling which groups were found and how to report the others.
     """
     from harness.contract import suites
@@ -93,8 +94,9 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
         paths += suites.get(name).report(group.frame, reports_dir)
         lines += group_lines(name, group, found)
     lines += [f"{n}: no group matches the selection; not reported." for n in names if n not in chosen]
-    paths.append(write_support_matrix(reports_dir))
-    paths.append(_index(store, chosen, names, suite, results_dir, reports_dir))
+    if index:  # index=false: a report of one more group beside the folder's index (translation's Bible run)
+        paths.append(write_support_matrix(reports_dir))
+        paths.append(_index(store, chosen, names, suite, results_dir, reports_dir))
     return paths, lines
 
 
@@ -105,8 +107,10 @@ def _index(store: ResultsStore, chosen: Mapping[str, Tuple[Group, List[Group]]],
 
     reported = {name: group for name, (group, _) in chosen.items()}
     groups = index_groups(store, reported) if suite else reported
+    from harness.index import other_groups
+
     left_out = [f"{n}: no group matches the selection; its findings say not run." for n in names if n not in chosen]
-    return write_index(groups, reports_dir, str(results_dir), left_out)
+    return write_index(groups, reports_dir, str(results_dir), left_out + other_groups(store, groups))
 
 
 def group_lines(suite: str, reported: Group, found: List[Group]) -> List[str]:

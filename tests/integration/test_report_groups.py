@@ -59,3 +59,17 @@ def test_an_unknown_group_key_is_one_sentence_with_exit_status_2(capsys, results
     assert code == 2 and expected in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())  # nothing was written
+
+
+def test_the_index_names_every_group_it_does_not_cover_with_the_command_that_reports_it(capsys, results, tmp_path):
+    code, _, _ = run_cli(capsys, "report", f"suite={SUITE}", f"results_dir={results}", f"reports_dir={tmp_path}")
+    index = (tmp_path / "index.md").read_text()
+    assert code == 0 and f"{SUITE} also holds profile=standard" in index
+    assert f"`bench report suite={SUITE} profile=standard` reports it." in index
+
+
+def test_index_false_writes_the_suite_report_alone(capsys, results, tmp_path):
+    code, _, _ = run_cli(capsys, "report", f"suite={SUITE}", "profile=standard", "index=false",
+                         f"results_dir={results}", f"reports_dir={tmp_path}")
+    assert code == 0 and (tmp_path / f"{SUITE}.md").exists()
+    assert not (tmp_path / "index.md").exists() and not (tmp_path / "support_matrix.md").exists()

@@ -8,6 +8,11 @@ each is scored on the same held-out characters at the training length, beside it
 training FLOPs, so that a variant that wins by being bigger is visible as such. Grouped key/value heads
 (``gqa<g>``, ``mqa``) are compared at matched parameters: their FFN is widened until the model is within 2%
 of the same spec with MHA (``variants/param_match.py``); ``gqa2+unmatched`` keeps the default FFN.
+
+The standard profile adds two control arms: ``post_ln+long_warmup``, Post-LN warmed up over half the steps
+(``schedule.py``), and the scorings with absolute sinusoidal positions (``sinusoidal``, ``sinusoidal+dot``,
+``sinusoidal+additive+naive``), the setting of Vaswani et al. 2017; RoPE rotates q and k, which keeps the
+relative-position property only for dot products, so the RoPE comparison is kept as a second, labelled arm.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from harness.rules import Rule
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
 from suites.common.metrics import COMMON
+from suites.language_modeling.schedule import settings_for, split_schedule, with_warmup
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.transformer import build
@@ -66,6 +72,10 @@ class LanguageModeling(CharLMCorpus, Suite):
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
     default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")
+    #: with the control arms of two claims (the module docstring), the slowest first again
+    with_controls = ("additive+naive", "sinusoidal+additive+naive") + default_variants[1:] + (
+        "post_ln+long_warmup", "sinusoidal", "sinusoidal+dot")
+    profile_variants = {"standard": with_controls, "large": with_controls}
     options = {"data": None}
 
     def base_spec(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
@@ -78,9 +88,12 @@ class LanguageModeling(CharLMCorpus, Suite):
         """Presets on the base spec; a gqa<g>/mqa spec gets the d_ff that matches its MHA twin's parameter count.
 
         An expression that sets d_ff itself (``unmatched`` sets the default) keeps it: the unmatched comparison.
+        A ``long_warmup`` part gives the spec its own warm-up (schedule.py).
         """
+        variant, warmup_fraction = split_schedule(variant)
         spec = resolve(variant, self.base_spec(profile, options))
-        return spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
+        spec = spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
+        return with_warmup(spec, warmup_fraction)
 
     def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
@@ -92,6 +105,9 @@ class LanguageModeling(CharLMCorpus, Suite):
         model = build(spec).to(ctx.device)
         gen = torch.Generator().manual_seed(seed)
         step_flops = self._step_flops(spec, profile, train_ids, ctx.device)
+        settings = settings_for(spec, profile.train_settings())
+        if settings.warmup_steps != profile.warmup_steps:  # only a variant with its own warm-up records it
+            ctx.facts.update(warmup_steps=settings.warmup_steps)
         ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=PROTOCOL, lr=profile.lr,
                          steps=profile.steps, train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
                          **data.facts(),
@@ -101,7 +117,7 @@ class LanguageModeling(CharLMCorpus, Suite):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        result = train(model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or "train")
+        result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
         t0 = time.perf_counter()
         nll, count = evaluate_nll(model, eval_ids, profile.train_len, protocol=PROTOCOL, device=ctx.device)
         where = dict(x=float(profile.train_len), x_name="eval_length",

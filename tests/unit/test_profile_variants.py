@@ -9,4 +9,10 @@ def test_pe_standard_runs_seven_positions_and_the_rope_extensions_and_quick_the_
     standard = pe.variants_for("standard")
     assert standard[5:7] == ("t5_bias", "randomized") and len(standard) == 11
     assert all(v.startswith("rope+") for v in standard[7:])  # last: they reuse the rope weights trained before them
-    assert suites.get("language_modeling").variants_for("standard") == suites.get("language_modeling").default_variants
+    lm = suites.get("language_modeling")
+    standard = lm.variants_for("standard")
+    # standard adds the control arms: Post-LN with a long warm-up, the scorings with absolute positions
+    assert set(standard) - set(lm.default_variants) == {"post_ln+long_warmup", "sinusoidal", "sinusoidal+dot",
+                                                        "sinusoidal+additive+naive"}
+    assert standard[:2] == ("additive+naive", "sinusoidal+additive+naive")  # the slowest first
+    assert lm.variants_for("quick") == lm.default_variants

@@ -117,7 +117,7 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
         why.append("an attention model also loses BLEU on long sources")
     if not falls:
         why.append("a model without attention keeps its BLEU on long sources")
-    cause = "; ".join(why).capitalize() + "."
+    cause = "; ".join(why)[0].upper() + "; ".join(why)[1:] + "."
     return finding(BOTTLENECK, "disagrees",
                    text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates,
                    cause=cause)

@@ -18,7 +18,7 @@ from harness.report import fmt_mean_ci, mean_ci
 
 #: what quality depends on: every design field but the kernel (a kernel computes the same function)
 QUALITY = tuple(f for f in FIELDS if f != "kernel")
-#: attention 'at 4096 tokens' (the issue's length; REFERENCES.md's published CPU figures are there too)
+#: attention 'at 4096 tokens': the length attention_cost's quick and standard profiles both measure
 ATTENTION_TOKENS = 4096
 
 

@@ -74,7 +74,7 @@ def device_name(device: str) -> str:
 
 
 def allocator() -> str:
-    """The malloc in use (tcmalloc/jemalloc via LD_PRELOAD change CPU timings, REFERENCES.md)."""
+    """The malloc in use (tcmalloc or jemalloc through LD_PRELOAD change CPU timings, so a record names it)."""
     preload = os.environ.get("LD_PRELOAD", "")
     for name in ("tcmalloc", "jemalloc", "mimalloc"):
         if name in preload:

@@ -115,3 +115,33 @@ def test_tolerance_scales_with_the_largest_reference_magnitude_and_measures_in_f
     assert allowed == tol.allowed(want) and abs(error - 5e-4) < 1e-7 and error <= allowed
     atol, rtol = tol  # (atol, rtol) unpacks, as the checks that print both read it
     assert (atol, rtol) == (tol.atol, tol.rtol)
+
+
+def test_flex_gets_a_block_mask_for_the_full_mask_too(monkeypatch):
+    """Without one (block_mask=None) PyTorch makes a single block over the whole sequence, and flex's peak memory
+    grows about quadratically with length; the full mask is an all-true mask of 128 x 128 blocks, cached per shape."""
+    pytest.importorskip("torch.nn.attention.flex_attention")
+    from torch.nn.attention.flex_attention import BlockMask
+
+    from variants.kernel import flex
+
+    calls = []
+    monkeypatch.setattr(flex, "_compiled_flex", lambda: lambda q, k, v, **kw: calls.append(kw) or q)
+    q = k = v = torch.zeros(1, 2, 300, 8)
+    for causal in (False, True):
+        kernels.get("flex").attend(q, k, v, causal=causal)
+    full, causal = calls[0]["block_mask"], calls[1]["block_mask"]
+    assert isinstance(full, BlockMask) and isinstance(causal, BlockMask)
+
+    def blocks(mask):  # key blocks each query block visits: partial ones plus full ones
+        return (mask.kv_num_blocks + mask.full_kv_num_blocks).flatten().tolist()
+
+    assert full.BLOCK_SIZE == (128, 128) and blocks(full) == [3, 3, 3]  # 300 tokens: 3 blocks of keys per query block
+    assert full.to_dense().bool().all()  # every block kept: nothing is masked
+    assert blocks(causal) == [1, 2, 3]  # the causal one skips the blocks above the diagonal
+    assert flex.block_mask(300, 300, "cpu", causal=False) is full  # cached per shape
+
+
+def test_only_naive_and_sdpa_math_materialise_the_scores():
+    """attention_cost judges Dao et al.'s linear memory on the fused kernels only; the math path is unfused by design."""
+    assert {k for k in kernels.names() if kernels.get(k).materialises_scores} == {"naive", "sdpa_math"}

@@ -76,22 +76,39 @@ def _shares(points):
 
 
 def test_attention_cost_share_of_peak_verdict():
+    assert cost.PEAK.kind == "check"  # a regression against this project's own earlier measurement
+    assert "REFERENCES" not in cost.PEAK.source + cost.PUBLISHED
     assert cost._peak_finding(_shares([(4096, False, 65), (4096, True, 60)])).verdict == "agrees"
-    assert cost._peak_finding(_shares([(4096, False, 20), (4096, True, 15)])).verdict == "disagrees"
+    disagrees = cost._peak_finding(_shares([(4096, False, 20), (4096, True, 15)]))
+    assert disagrees.verdict == "disagrees" and disagrees.cause
     assert cost._peak_finding(_shares([(4096, False, 120), (4096, True, 60)])).verdict == "inconclusive"  # over 100%
     assert cost._peak_finding(_shares([(1024, False, 65), (1024, True, 60)])).verdict == "inconclusive"  # other length
     assert cost._peak_finding(_shares([])).verdict == "not run"
 
 
-def test_attention_cost_memory_verdict():
-    slopes = {("flash", False, "fwd"): {"peak_memory": 1.0}, ("naive", False, "fwd"): {"peak_memory": 2.0},
-              ("sdpa", False, "fwd"): {"peak_memory": 1.9}}
-    empty = pd.DataFrame(columns=["metric", "status", "pass", "variant", "causal", "x", "value", "seed"])
-    agree = cost._memory_finding(empty, {k: v for k, v in slopes.items() if k[0] != "sdpa"},
-                                 {"flash": "naive", "naive": "naive"}, [])
-    assert agree.verdict == "agrees"
-    disagree = cost._memory_finding(empty, {k: v for k, v in slopes.items() if k[0] != "flash"},
-                                    {"sdpa": "naive", "naive": "naive"}, [])
-    assert disagree.verdict == "disagrees"
-    mixed = cost._memory_finding(empty, slopes, {"flash": "naive", "sdpa": "naive", "naive": "naive"}, [])
-    assert mixed.verdict == "inconclusive"
+EMPTY = pd.DataFrame(columns=["metric", "status", "pass", "variant", "causal", "x", "value", "seed"])
+
+
+def _memory(slopes):
+    """The memory finding from forward slopes {(variant, causal): slope}, each against naive of its heads."""
+    found = {(v, c, "fwd"): {"peak_memory": s} for (v, c), s in slopes.items()}
+    return cost._memory_finding(EMPTY, found, {v: "naive" for v, _ in slopes}, [])
+
+
+@pytest.mark.parametrize("slopes, verdict", [
+    ({("sdpa", False): 0.95, ("flex", False): 0.91, ("naive", False): 1.96}, "agrees"),
+    # the unfused math path grows quadratically by design: shown, never judged
+    ({("sdpa", False): 0.95, ("sdpa_math", False): 1.96, ("naive", False): 1.96}, "agrees"),
+    ({("flex", False): 1.9, ("naive", False): 1.96}, "disagrees"),      # quadratic like naive
+    ({("flex", False): 1.66, ("naive", False): 1.96}, "inconclusive"),  # between the margins (block_mask=None's 1.66)
+    ({("sdpa", False): 0.95, ("flex", False): 1.9, ("naive", False): 1.96}, "inconclusive"),
+    ({("sdpa", False): 0.95, ("naive", False): 1.3}, "inconclusive"),   # naive not quadratic: nothing to contrast
+    ({("sdpa_math", False): 1.96, ("naive", False): 1.96}, "not run"),  # no fused kernel
+])
+def test_attention_cost_memory_verdict_judges_fused_kernels_only(slopes, verdict):
+    found = _memory(slopes)
+    assert found.verdict == verdict
+    assert (found.cause != "") == (verdict in ("disagrees", "inconclusive"))
+    assert not any("sdpa_math" in e.label for e in found.estimates)
+    if ("sdpa_math", False) in slopes:
+        assert "`sdpa_math` slopes 1.96" in found.sentence and "unfused" in found.sentence

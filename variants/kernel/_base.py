@@ -74,6 +74,9 @@ class AttentionKernel:
     backward_devices: Optional[Tuple[str, ...]] = None
     #: compiles on its first call for each shape (measure only after an unmeasured warm-up call)
     compiles: bool = False
+    #: holds the whole (B, H, T, S) score matrix by design (naive, SDPA's math path): memory quadratic in length;
+    #: False for fused kernels, which stream over blocks of keys (Dao et al. 2022, arXiv 2205.14135)
+    materialises_scores: bool = False
     #: (device, smallest head dimension the kernel takes there) pairs; a device not named takes any
     min_head_dims: Tuple[Tuple[str, int], ...] = ()
     notes: List[str] = field(default_factory=list)

@@ -21,6 +21,7 @@ class Naive(AttentionKernel):
     """Explicit q k^T, mask, softmax and weighted sum; the reference for every kernel."""
 
     any_scoring: bool = True
+    materialises_scores: bool = True
 
     def attend(self, q, k, v, *, causal: bool, bias=None, scale=None, score_fn=None):
         v = repeat_kv(v, q.shape[1])  # (B, H, S, Dh)

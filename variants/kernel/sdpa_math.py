@@ -18,6 +18,8 @@ class SdpaMath(Sdpa):
     """SDPA's math backend, pinned."""
 
     backend: Optional[str] = "math"
+    #: the math path computes softmax(q k^T) v in plain ATen ops, scores first: unfused by design
+    materialises_scores: bool = True
 
 
 kernels.add("sdpa_math", SdpaMath())

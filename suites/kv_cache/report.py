@@ -10,8 +10,9 @@ import pandas as pd
 import torch
 
 from harness.findings import sentences
-from harness.report_kit import code_line, markdown_table, seeds as seeds_of, title, write_markdown
+from harness.report_kit import code_line, markdown_table, seeds as seeds_of, table_section, title, write_markdown
 from suites.kv_cache.figures import latency_figure
+from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
 from suites.kv_cache.tables import (PUBLISHED_BYTES, _bandwidth_section, _bytes_section, _greedy_section,  # noqa: F401
                                     _grouping, _latency_section, _paths_section, calculator_table)
 from suites.kv_cache.verdicts import AINSLIE, CLAIMS, POPE, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -68,5 +69,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += _paths_section(df, variants)
     figure = latency_figure(df, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![per-token latency and decode paths](figures/{figure.name})", ""]
+    lines += table_section("Which steps their bytes dominate",
+                           f"A step's bytes dominate it when reading them at the copy bandwidth measured in the job takes at "
+                           f"least {DOMINANT:.0%} of its measured latency; the memory-bound claims below are judged on those "
+                           f"steps only (where the per-step overhead sets the time, they cannot be tested).",
+                           dominance_rows(decode_steps(df)), "No cached step was timed.")
     lines += ["## Against the published findings", "", " ".join([AINSLIE, POPE] + sentences(findings(df))), ""]
     return [write_markdown(suite, lines, out_dir), figure]

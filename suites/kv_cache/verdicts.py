@@ -1,5 +1,5 @@
-"""The kv_cache verdicts: the published Llama-2 cache sizes, Ainslie et al. 2023's faster decoding with fewer K/V heads,
-and Pope et al. 2022's memory-bound decode step."""
+"""The kv_cache verdicts: a check of the cache-size formula (Llama-2's sizes), and Ainslie et al. 2023's faster decoding
+with fewer K/V heads and Pope et al. 2022's memory-bound decode step, judged only on steps whose bytes dominate them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import List
 import pandas as pd
 
 from harness.suite_file import SuiteFile
-from harness.findings import Estimate, Finding, finding, not_run
+from harness.findings import Estimate, Finding, finding, not_run, not_testable
+from harness.paired import combine_verdicts, directional, paired
+from suites.kv_cache.steps import DOMINANT, decode_steps, describe
 from suites.kv_cache.tables import _grouping, calculator_table
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
@@ -17,26 +19,32 @@ KV_BYTES, DECODE, MEMORY_BOUND = CLAIMS = SuiteFile.of(__file__).claims(
     "kv_cache_bytes", "fewer_kv_heads_faster_decode", "decode_is_memory_bound")
 POPE = ("Pope et al. 2022 (arXiv 2211.05102) model a generation step at small batch as memory-bound: its time is the "
         "time to read the weights and the KV cache, so it grows with the cached tokens no faster than those bytes.")
-#: step times differ only beyond this factor (their repeat-to-repeat noise): MHA must beat MQA by it, and latency
-#: may outgrow the bytes read by it
+#: step times differ only beyond this factor (their repeat-to-repeat noise, a few % IQR on a quiet CPU): MHA must
+#: beat MQA by it, and latency may outgrow the bytes read by it
 NOISE = 1.10
 AINSLIE = ("Ainslie et al. 2023 (arXiv 2305.13245) report T5-XXL inference at 1.51 s per sample with MHA, 0.28 s with "
            "GQA-8 and 0.24 s with MQA: with fewer key/value heads the memory-bound decode step reads a smaller cache.")
+#: what would test the memory claims where no step here is dominated by its bytes
+WOULD_TEST = ("the decode-step attention at Llama-2-7B's layer shape over 4096 or more cached tokens "
+              "(set.path_contexts=[4096,16384], the quick and standard profiles), or the gpu profile on a CUDA device")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
-    """This suite's verdicts on the published cache sizes and on Ainslie et al.'s decode speed-up."""
+    """This suite's check of the cache-size formula and its verdicts on Ainslie et al.'s and Pope et al.'s claims."""
     df = df.copy()
     df["grouping"] = df.spec.apply(_grouping)
-    return [_bytes_finding(df), _decode_finding(df), _memory_bound_finding(df)]
+    steps = decode_steps(df)
+    return [_bytes_finding(df), _decode_finding(df, steps), _memory_bound_finding(df, steps)]
 
 
 def _bytes_finding(df: pd.DataFrame) -> Finding:
-    """The calculator gives the published Llama-2 sizes, and measured cache bytes equal the formula."""
+    """A check (true by construction): the calculator gives the published Llama-2 sizes, and measured cache bytes
+    equal the formula."""
     calc = calculator_table()
     agree = bool((calc[calc.published != ""].agrees == "yes").all())
-    parts = ["The calculator gives exactly the Llama-2 cache sizes of REFERENCES.md (7B 2 GiB, 13B 3,355,443,200 B, "
-             "70B 1,342,177,280 B; 10 GiB if 70B were MHA)." if agree else "The calculator disagrees with the published Llama-2 sizes."]
+    parts = ["The calculator gives exactly the Llama-2 cache sizes from the models' shapes (Touvron et al. 2023: 7B "
+             "2 GiB, 13B 3,355,443,200 B, 70B 1,342,177,280 B at 4096 fp16 tokens; 10 GiB if 70B were MHA)."
+             if agree else "The calculator disagrees with the Llama-2 sizes computed from the models' shapes."]
     cache = df[df.metric == "cache_bytes"]
     equal = int((cache.status == "ok").sum())
     llama = PUBLISHED["Llama-2-7B"]
@@ -46,72 +54,141 @@ def _bytes_finding(df: pd.DataFrame) -> Finding:
         parts.append(f"Measured cache bytes equal the formula in {equal} of {len(cache)} cases.")
         estimates.append(Estimate("measured = formula", equal, unit=f"of {len(cache)} cases", seeds=0))
     verdict = "agrees" if agree and equal == len(cache) else "disagrees"
-    return finding(KV_BYTES, verdict, " ".join(parts), estimates, int(df.seed.nunique()))
+    cause = "" if verdict == "agrees" else (
+        "a measured cache size differs from the formula." if agree else "the calculator misses a published Llama-2 size.")
+    return finding(KV_BYTES, verdict, " ".join(parts), estimates, int(df.seed.nunique()), cause=cause)
 
 
-def _decode_finding(df: pd.DataFrame) -> Finding:
-    """A cached decode step is faster with MQA than with MHA at the longest context (per position encoding)."""
+def _judged_steps(steps: pd.DataFrame):
+    """(kind, its steps) to judge the memory claims on: the whole model's step where its bytes dominate at the
+    longest context, else one layer's decode-step attention where they do; (None, why not) when neither."""
+    why = []
+    for kind in ("model", "attention"):
+        sel = steps[steps.kind == kind]
+        if not len(sel):
+            continue
+        longest = sel[(sel.x == sel.x.max()) & (sel.grouping == "MHA")]
+        if len(longest) and longest.groupby("variant").dominated.all().any():
+            return kind, sel
+        if len(longest):
+            what = ("the whole model's cached step" if kind == "model" else "one layer's decode-step attention")
+            why.append(f"{what} at {int(sel.x.max())} cached tokens with MHA reads {describe(longest)}")
+    return None, ("the bytes do not dominate any step timed here: " + "; ".join(why) if why
+                  else "these records have no timed cached step with its copy bandwidth")
+
+
+def _decode_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
+    """Fewer K/V heads make the decode step faster (MHA over MQA beyond NOISE, per position encoding), judged at
+    the longest context where the MHA step's bytes dominate it; not testable where no step's bytes dominate."""
+    kind, judged = _judged_steps(steps)
+    model = _model_step_sentence(df)
+    if kind is None:
+        if not len(steps):
+            return not_run(DECODE)
+        return not_testable(DECODE, f"{judged} (overhead-bound: a step's time is not the time to read its cache)",
+                            WOULD_TEST, _model_ratios(df))
+    parts, labels, estimates, causes = [], [], [], []
+    for position in sorted(judged.position.unique()):
+        mine = judged[judged.position == position]
+        mha = mine[(mine.grouping == "MHA") & mine.dominated]
+        if not len(mha) or not (mine.grouping == "MQA").any():
+            continue
+        x = mha.x.max()
+        a = mine[(mine.grouping == "MHA") & (mine.x == x)].set_index("seed").ms
+        b = mine[(mine.grouping == "MQA") & (mine.x == x)].set_index("seed").ms
+        diff = paired(f"MHA over MQA step time, {position}", a.to_dict(), b.to_dict(), relative=True,
+                      margin=100 * (NOISE - 1))
+        # timings: a difference counts only beyond the margin (the seeds share the machine's systematic noise)
+        label = directional(diff, +1) if diff.beyond_margin else "inconclusive"
+        labels.append(label)
+        estimates.append(Estimate.of(f"MHA / MQA step time, {position}, {int(x)} tokens",
+                                     (a / b).dropna().tolist()))
+        where = "the whole model's step" if kind == "model" else "the decode-step attention"
+        parts.append(f"With {position}, {where} at {int(x)} cached tokens (MHA: {describe(mine[(mine.grouping == 'MHA') & (mine.x == x)])}, "
+                     f"bytes dominating) takes {a.mean():.3g} ms with MHA and {b.mean():.3g} ms with MQA "
+                     f"({a.mean() / b.mean():.2f}x; " + (f"beyond the {NOISE - 1:.0%} timing margin" if diff.beyond_margin
+                                                         else f"within the {NOISE - 1:.0%} timing margin") + ").")
+        if label != "agrees":
+            causes.append(f"with {position} MQA is {'slower' if label == 'disagrees' else 'faster by less than the margin'} "
+                          f"({a.mean() / b.mean():.2f}x at {int(x)} tokens).")
+    if not labels:
+        return not_run(DECODE)
+    verdict = combine_verdicts(labels)
+    return finding(DECODE, verdict, " ".join(parts + [model]), estimates,
+                   cause="" if verdict == "agrees" else causes[0])
+
+
+def _model_ratios(df: pd.DataFrame) -> List[Estimate]:
+    """MHA / MQA time of the whole model's cached step at the longest context, per position (shown, not judged)."""
     step = df[(df.metric == "decode_latency") & (df.status == "ok")]
     if not len(step):
-        return not_run(DECODE)
+        return []
     x = step.x.max()
-    at = step[step.x == x].groupby(["grouping", step.spec.apply(lambda s: s["position"])]).value.mean()
-    parts, faster, estimates = [], [], []
-    for position in sorted({p for _, p in at.index}):
-        mha, mqa = at.get(("MHA", position)), at.get(("MQA", position))
-        if mha is None or mqa is None:
-            continue
-        # faster beyond timing noise (True), not faster (False), or within the noise (None)
-        faster.append(True if mha > NOISE * mqa else (False if mha <= mqa else None))
-        cells = step[(step.x == x) & (step.spec.apply(lambda s: s["position"]) == position)]
-        per_seed = {g: cells[cells.grouping == g].groupby("seed").value.mean() for g in ("MHA", "MQA")}
-        ratios = (per_seed["MHA"] / per_seed["MQA"]).dropna()  # paired by seed
-        estimates.append(Estimate.of(f"MHA / MQA step time, {position}, {int(x)} tokens", ratios))
-        parts.append(f"With {position} at {int(x)} cached tokens a cached step takes {mha:.2f} ms with MHA and "
-                     f"{mqa:.2f} ms with MQA ({mha / mqa:.2f}x); " + {
-                         True: "like Ainslie et al., fewer K/V heads make decoding faster.",
-                         None: f"MQA is faster by less than the {NOISE - 1:.0%} allowed for timing noise.",
-                         False: "unlike Ainslie et al., MQA is not faster here: in this small model the cache read is "
-                                "not what limits a step."}[faster[-1]])
-    if not faster:
-        return not_run(DECODE)
-    verdict = ("agrees" if all(f is True for f in faster) else
-               "disagrees" if all(f is False for f in faster) else "inconclusive")
-    return finding(DECODE, verdict, " ".join(parts), estimates)
+    out = []
+    at = step[step.x == x]
+    for position in sorted(at.spec.apply(lambda s: s["position"]).unique()):
+        mine = at[at.spec.apply(lambda s: s["position"]) == position]
+        a = mine[mine.grouping == "MHA"].groupby("seed").value.mean()
+        b = mine[mine.grouping == "MQA"].groupby("seed").value.mean()
+        if len(a) and len(b):
+            out.append(Estimate.of(f"MHA / MQA model step time, {position}, {int(x)} tokens", (a / b).dropna().tolist()))
+    return out
 
 
-def _memory_bound_finding(df: pd.DataFrame) -> Finding:
-    """From the shortest to the longest context, each variant's cached step slows by at most the growth of the
-    bytes it reads (weights + K/V), within NOISE: a step that copied its cache, or did work per cached token
-    beyond reading it, would grow faster."""
-    growth = growth_table(df)
+def _model_step_sentence(df: pd.DataFrame) -> str:
+    ratios = _model_ratios(df)
+    if not ratios:
+        return ""
+    return ("The whole model's cached step (MHA / MQA, not judged where its bytes do not dominate it): "
+            + "; ".join(f"{e.label.replace('MHA / MQA model step time, ', '')} {e.value:.2f}x" for e in ratios) + ".")
+
+
+def _memory_bound_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
+    """Between the two longest contexts, both with the step's bytes dominating it, each variant's step slows by at
+    most NOISE x the growth of the bytes it reads: a step that copied its cache, or did work per cached token beyond
+    reading it, would grow faster. Not testable where no step's bytes dominate it (an overhead-bound step tells
+    nothing about memory)."""
+    kind, judged = _judged_steps(steps)
+    if kind is None:
+        if not len(steps):
+            return not_run(MEMORY_BOUND)
+        return not_testable(MEMORY_BOUND, f"{judged} (overhead-bound)", WOULD_TEST)
+    growth = growth_table(judged)
     if not len(growth):
-        return not_run(MEMORY_BOUND)
-    within = growth["latency growth"] <= NOISE * growth["bytes growth"]
+        return not_testable(MEMORY_BOUND, f"no variant's {kind} step has its bytes dominate it at two contexts", WOULD_TEST)
+    labels = ["agrees" if r["latency growth"] <= NOISE * r["bytes growth"] else "disagrees" for _, r in growth.iterrows()]
     worst = growth.loc[(growth["latency growth"] / growth["bytes growth"]).idxmax()]
-    short, long = int(growth.iloc[0]["from"]), int(growth.iloc[0]["to"])
-    sentence = (f"From {short} to {long} cached tokens the bytes a step reads grow {growth['bytes growth'].min():.2f}-"
-                f"{growth['bytes growth'].max():.2f}x and its latency {growth['latency growth'].min():.2f}-"
-                f"{growth['latency growth'].max():.2f}x; {int(within.sum())} of {len(growth)} variants stay within "
-                f"{NOISE:.2f} x the bytes' growth (the furthest: {worst.variant}, {worst['latency growth']:.2f}x for "
-                f"{worst['bytes growth']:.2f}x the bytes).")
-    verdict = "agrees" if within.all() else ("disagrees" if not within.any() else "inconclusive")
+    where = "the whole model's cached step" if kind == "model" else "the decode-step attention (grouped queries)"
+    left = sorted(set(judged.variant) - set(growth.variant))
+    sentence = (f"Judged on {where}, between the two longest contexts at which its bytes dominate it (at least "
+                f"{DOMINANT:.0%} of its latency is the time to read them at the copy bandwidth): "
+                + "; ".join(f"`{r.variant}` {int(r['from'])} -> {int(r['to'])} tokens, bytes {r['bytes growth']:.2f}x, "
+                            f"latency {r['latency growth']:.2f}x (share {r['share']:.0%})" for _, r in growth.iterrows())
+                + f". {labels.count('agrees')} of {len(growth)} variants stay within {NOISE:.2f} x the bytes' growth."
+                + (f" Not judged (their bytes do not dominate the step at two contexts): {', '.join(f'`{v}`' for v in left)}."
+                   if left else ""))
+    verdict = combine_verdicts(labels)
     estimates = [Estimate.of(f"latency growth / bytes growth, {r.variant}", r.per_seed) for r in growth.itertuples()]
-    return finding(MEMORY_BOUND, verdict, sentence, estimates)
+    cause = "" if verdict == "agrees" else (
+        f"`{worst.variant}`'s step grows {worst['latency growth']:.2f}x for {worst['bytes growth']:.2f}x the bytes, "
+        f"beyond the {NOISE - 1:.0%} allowed for timing noise.")
+    return finding(MEMORY_BOUND, verdict, sentence, estimates, cause=cause)
 
 
-def growth_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Per variant, from the shortest to the longest context with a timed cached step: the growth of the bytes it
-    reads and of its latency (means over seeds), and the per-seed ratio of the two."""
-    rates = df[(df.metric == "decode_bandwidth") & (df.status == "ok")]
+def growth_table(steps: pd.DataFrame) -> pd.DataFrame:
+    """Per variant, between its two longest contexts at which the step's bytes dominate it in every seed: the growth of
+    the bytes it reads and of its latency (means over seeds), the per-seed ratio of the two, and the smaller share."""
     rows = []
-    for variant, sel in rates.groupby("variant", sort=False):
-        short, long = sel.x.min(), sel.x.max()
-        if short == long:
+    for variant, sel in steps.groupby("variant", sort=False):
+        dominated = sel.groupby("x").dominated.all()
+        xs = sorted(dominated[dominated].index)
+        if len(xs) < 2:
             continue
-        read = {x: sel[sel.x == x].extra.apply(lambda e: e["weight_bytes"] + e["cache_bytes_read"]).iloc[0] for x in (short, long)}
-        ms = {x: sel[sel.x == x].set_index("seed").extra.apply(lambda e: e["step_ms"]) for x in (short, long)}
+        short, long = xs[-2], xs[-1]
+        read = {x: float(sel[sel.x == x].bytes.iloc[0]) for x in (short, long)}
+        ms = {x: sel[sel.x == x].set_index("seed").ms for x in (short, long)}
         per_seed = (ms[long] / ms[short]).dropna() / (read[long] / read[short])
         rows.append({"variant": variant, "from": short, "to": long, "bytes growth": read[long] / read[short],
-                     "latency growth": float((ms[long] / ms[short]).mean()), "per_seed": list(per_seed)})
+                     "latency growth": float((ms[long] / ms[short]).mean()), "per_seed": list(per_seed),
+                     "share": float(sel[sel.x.isin([short, long])].share.min())})
     return pd.DataFrame(rows)

@@ -94,12 +94,8 @@ def test_the_extrapolation_finding_carries_its_measurement():
     assert found.claim.source.startswith("Press et al. 2022")
 
 
+@pytest.mark.sword("engWEB2015eb")
 def test_the_english_bible_corpus_is_large_and_split_by_book():
-    from suites.common.data.english_bible import MODULE
-    from suites.common.data.sword import module_dir, module_missing
-
-    if module_missing(module_dir(MODULE)):
-        pytest.skip("the SWORD module engWEB2015eb is not installed (apt-get install sword-text-web)")
     data = char_lm_data("bible", 0.1)
     assert data.train_ids.numel() >= 4_000_000 and 150_000 < data.heldout_ids.numel() < 400_000
     assert "Ruth" in data.split and "Ruth" not in data.corpus.text[:100]

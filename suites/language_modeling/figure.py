@@ -40,11 +40,14 @@ def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: f
         if s.params.get(v) is None:
             continue
         for seed, ppl in seeds.items():
-            rows.append({"variant": v, "family": s.family[v], "parameters": s.params[v], "perplexity": ppl})
+            rows.append({"variant": v, "family": s.group(v), "parameters": s.params[v], "perplexity": ppl})
     data = pd.DataFrame(rows, columns=["variant", "family", "parameters", "perplexity"])
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     if len(data):
-        order = ["baseline"] + [f for f in family_order if f in set(data.family)]
+        # the families of the baseline's arm first, then each other position's arm ('scoring, sinusoidal positions')
+        groups = set(data.family)
+        order = ["baseline"] + [f for f in family_order if f in groups] + sorted(
+            g for g in groups if g not in family_order and g != "baseline")
         sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
                       errorbar=("ci", 95), markers="o", ax=ax)
         if s.baseline in s.params and s.params[s.baseline]:

@@ -13,6 +13,7 @@ from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt
                                 status_notes, title, write_markdown)
 from suites.common.learning import learning_checks, learning_section, usable
 from suites.language_modeling.figure import perplexity_figure
+from suites.language_modeling.schedule import warmup_of
 from suites.language_modeling.summary import (FAMILY_ORDER, PARAM_TOLERANCE, Summary, family_of, ffn_width,  # noqa: F401
                                               spec_of, widening)
 from suites.language_modeling.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -42,23 +43,27 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              "counted on a copy of the model with the `naive` kernel (the counter cannot see inside fused CPU kernels); "
              "matrix products only, so elementwise work (softmax, norms, activations, additive attention's tanh) is not counted, "
              "and the full T x T score matrix is counted, masked half included.",
+             *_arms_lines(s, settings),
              "- Attention implementation per variant (as dispatched): "
              + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
              f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
              f"{first.get('flush_denormal')}, threads {first.get('num_threads')}; {code_line(df)}.", ""]
 
-    lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline)", "",
-              f"Δ ppl is the per-seed relative change against the baseline of the same seed. A variant whose parameter count "
-              f"differs from the baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
+    lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline, an arm against its own)", "",
+              f"Δ ppl is the per-seed relative change against the table's first row (the baseline, or an arm's own "
+              f"baseline) of the same seed. A variant whose parameter count differs from that row's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
               "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
               "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
               "variant keeps the default FFN.", ""]
-    families = [f for f in FAMILY_ORDER if f in s.family.values()]
-    for fam in families:
-        members = [s.baseline] + sorted(v for v, f in s.family.items() if f == fam) if s.baseline else sorted(
-            v for v, f in s.family.items() if f == fam)
-        lines += [f"### {fam}", "", markdown_table(pd.DataFrame([_row(s, v) for v in members])), ""]
-    if not families:
+    arms = sorted({a for a in s.arm.values() if a})
+    tables = [(fam, arm) for arm in [""] + arms for fam in FAMILY_ORDER
+              if any(f == fam and s.arm[v] == arm for v, f in s.family.items())]
+    for fam, arm in tables:
+        members = sorted(v for v, f in s.family.items() if f == fam and s.arm[v] == arm)
+        refs = sorted({s.reference[v] for v in members if s.reference.get(v)})
+        heading = fam if not arm else f"{fam}, {arm} positions (against `{'`, `'.join(refs) or '-'}`)"
+        lines += [f"### {heading}", "", markdown_table(pd.DataFrame([_row(s, v, v in refs) for v in refs + members])), ""]
+    if not tables:
         lines += [markdown_table(pd.DataFrame([_row(s, v) for v in s.family])), ""]
     notes = status_notes(df)
     if notes:
@@ -69,24 +74,45 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     checks = learning_checks(df, "loss", float(settings["train_len"]))
     lines += learning_section(checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None)
     left_out = usable(checks)[1]
+    if left_out:
+        left_out = (left_out.replace("left out of the verdicts", "left out of the verdicts on trained models' quality "
+                                     "(scorings, GQA)") + " The Post-LN claim is about trainability, so it counts every run "
+                    "at the perplexity it ended at.")
     lines += (["## Against the published findings", "", _seed_note(s), ""] + ([left_out, ""] if left_out else [])
               + [f"- {t}" for t in sentences(findings(df))] + [""])
     return [write_markdown(suite, lines, out_dir), figure]
 
 
-def _row(s: Summary, v: str) -> Dict[str, str]:
-    delta = s.param_delta(v)
+def _arms_lines(s: Summary, settings: Dict) -> List[str]:
+    """The Setup lines on the control arms this group has: a variant's own warm-up, another position's arm."""
+    out = []
+    scheduled = [v for v in s.family if spec_of(s, v).get("warmup_fraction") is not None]
+    if scheduled:
+        out.append("- Own warm-up: " + ", ".join(
+            f"`{v}` warms up over {warmup_of(spec_of(s, v), settings['warmup_steps'], settings['steps'])} of "
+            f"{settings['steps']} steps" for v in scheduled) + " (the control arm of Xiong et al.'s warm-up claim).")
+    arms = sorted({a for a in s.arm.values() if a})
+    if arms:
+        out.append("- Arms: variants with " + ", ".join(arms) + " positions are compared with the baseline of the same "
+                   "positions (its own tables below); the scorings' main comparison has absolute positions, as in "
+                   "Vaswani et al. 2017, and the RoPE one is the second arm.")
+    return out
+
+
+def _row(s: Summary, v: str, first: bool = False) -> Dict[str, str]:
+    """One table row; the table's first row (its reference) shows no change."""
+    delta = None if first else s.param_delta(v)
     flagged = delta is not None and abs(delta) > PARAM_TOLERANCE
     widened = widening(spec_of(s, v), s.base)
     ppl = s.ppl.get(v, {})
-    deltas = s.ppl_delta_pct(v) if v != s.baseline else []
+    deltas = s.ppl_delta_pct(v) if s.reference.get(v) and not first else []
     return {
         "variant": v,
         "parameters": fmt_count(s.params.get(v)),
-        "Δ params": "-" if delta is None or v == s.baseline else f"{100 * delta:+.1f}%",
+        "Δ params": "-" if delta is None or s.reference.get(v) is None else f"{100 * delta:+.1f}%",
         "training FLOPs": fmt_count(s.flops.get(v)),
         "held-out ppl": fmt_mean_ci(ppl.values(), 3) if ppl else s.status(v),
-        "Δ ppl vs baseline": fmt_pct(deltas),
+        "Δ ppl vs first row": fmt_pct(deltas),
         "budget": _budget(delta if flagged else None, widened),
     }
 

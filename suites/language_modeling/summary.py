@@ -1,4 +1,9 @@
-"""The language_modeling per-variant summary its tables, figure and verdicts share: families, parameters, perplexities."""
+"""The language_modeling per-variant summary its tables, figure and verdicts share: families, parameters, perplexities.
+
+Each variant is compared with a *reference*: the baseline, or, for a variant with another position encoding than
+the baseline's, that encoding's own baseline (``sinusoidal`` for ``sinusoidal+dot``): an *arm* of the comparison.
+So the scorings are compared with absolute positions and, as a second arm, with the baseline's RoPE.
+"""
 
 from __future__ import annotations
 
@@ -25,12 +30,18 @@ PARAM_TOLERANCE = 0.10
 SIMILAR = 0.03
 
 
+#: spec fields that are not an axis of the architecture: a variant's own warm-up (schedule.py)
+NOT_AXES = ("warmup_fraction",)
+
+
 def family_of(spec: Dict, base: Dict) -> str:
-    """The family of a spec relative to the baseline spec: the axis it changes ('baseline' when none)."""
+    """The family of a spec relative to the baseline spec: the axis it changes ('baseline' when none).
+
+    A variant's own warm-up is not an axis: ``post_ln+long_warmup`` is of the norm-placement family."""
     changed = {k for k in spec if spec[k] != base.get(k)}
     if not changed:
         return "baseline"
-    axes = changed - {"kernel"}
+    axes = changed - {"kernel", *NOT_AXES}
     if not axes:
         return "kernel"
     if "n_kv_heads" in axes:  # a grouped variant's FFN widened to match parameters (variants/param_match.py)
@@ -71,6 +82,12 @@ def per_seed(ok: pd.DataFrame, variant: str, metric: str) -> Dict[int, float]:
     return {int(r.seed): float(r.value) for r in rows.itertuples()}
 
 
+def _same_design(a: Dict, b: Dict) -> bool:
+    """Equal specs but for the kernel (which never changes quality)."""
+    keys = (set(a) | set(b)) - {"kernel"}
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
 class Summary:
     """Per-variant numbers the tables, verdicts and figure share."""
 
@@ -78,12 +95,34 @@ class Summary:
         self.df, self.ok = df, df[df.status == "ok"]
         self.base = baseline_spec(df)
         specs = df.drop_duplicates("variant").set_index("variant").spec
-        self.family = {v: family_of(specs[v], self.base) for v in specs.index}
-        base_names = [v for v, f in self.family.items() if f == "baseline"]
+        self.specs = dict(specs.items())
+        base_names = [v for v in specs.index if family_of(specs[v], self.base) == "baseline"]
         self.baseline = "baseline" if "baseline" in base_names else (base_names[0] if base_names else None)
+        #: variant -> the variant it is compared with (None: its arm's baseline did not run)
+        self.reference: Dict[str, Optional[str]] = {}
+        #: variant -> its arm: '' for the baseline's position encoding, else the encoding (e.g. 'sinusoidal')
+        self.arm: Dict[str, str] = {}
+        self.family: Dict[str, str] = {}
+        for v in specs.index:
+            self.reference[v], self.arm[v], self.family[v] = self._place(v)
         self.params = {v: self._fact(v, "parameters") for v in specs.index}
         self.ppl = {v: per_seed(self.ok, v, "perplexity") for v in specs.index}
         self.flops = {v: mean_ci(per_seed(self.ok, v, "train_flops").values())[0] for v in specs.index}
+
+    def _place(self, v: str) -> Tuple[Optional[str], str, str]:
+        """(reference, arm, family) of a variant: a variant with another position encoding than the baseline's is
+        compared with that encoding's baseline (the base spec with only the position changed), when it ran."""
+        spec, position = self.specs[v], self.specs[v].get("position")
+        if position == self.base.get("position") or family_of(spec, self.base) in ("baseline", "position", "kernel"):
+            return (None if v == self.baseline else self.baseline), "", family_of(spec, self.base)
+        arm_base = {**self.base, "position": position}
+        refs = [u for u, other in self.specs.items() if _same_design(other, arm_base) and u != v]
+        ref = ("sinusoidal" if "sinusoidal" in refs and position == "sinusoidal" else refs[0]) if refs else None
+        return ref, str(position), family_of(spec, arm_base)
+
+    def group(self, v: str) -> str:
+        """The family, labelled with its arm when that is not the baseline's position ('scoring, sinusoidal')."""
+        return self.family[v] + (f", {self.arm[v]} positions" if self.arm.get(v) else "")
 
     def _fact(self, variant: str, column: str) -> Optional[float]:
         if column not in self.ok:
@@ -95,13 +134,28 @@ class Summary:
         return mean_ci(self.ppl.get(v, {}).values())[0] if v else math.nan
 
     def param_delta(self, v: str) -> Optional[float]:
-        b, p = self.params.get(self.baseline), self.params.get(v)
+        b, p = self.params.get(self.reference.get(v) or self.baseline), self.params.get(v)
         return None if b is None or p is None else (p - b) / b
 
     def ppl_delta_pct(self, v: str) -> List[float]:
-        """Per-seed (ppl_v / ppl_baseline - 1) x 100 over the seeds both ran."""
-        base = self.ppl.get(self.baseline, {})
+        """Per-seed (ppl_v / ppl_reference - 1) x 100 over the seeds both ran."""
+        base = self.ppl.get(self.reference.get(v), {})
         return [100 * (p / base[s] - 1) for s, p in self.ppl.get(v, {}).items() if s in base]
+
+    def collapse_ppl(self) -> float:
+        """The perplexity of a run that learned nothing but character frequencies: exp(unigram entropy)."""
+        if "unigram_entropy" not in self.df:
+            return math.nan
+        vals = self.df.unigram_entropy.dropna()
+        return math.exp(float(vals.iloc[0])) if len(vals) else math.nan
+
+    def outcome_ppl(self, v: str) -> Dict[int, float]:
+        """Per seed, the perplexity a run ended at, a diverged run entering at the collapse value (never dropped)."""
+        out = dict(self.ppl.get(v, {}))
+        diverged = self.df[(self.df.variant == v) & (self.df.status == "diverged")]
+        for seed in diverged.seed.unique():
+            out.setdefault(int(seed), self.collapse_ppl())
+        return out
 
     def status(self, v: str) -> str:
         bad = self.df[(self.df.variant == v) & (self.df.status != "ok")]
@@ -109,8 +163,8 @@ class Summary:
 
 
 def cmp(s: Summary, v: str) -> Tuple[float, str]:
-    """(relative ppl change vs baseline, 'ppl X (n=k)') of a variant; NaN when missing."""
-    m, b = s.mean_ppl(v), s.mean_ppl(s.baseline)
+    """(relative ppl change vs its reference, 'ppl X (n=k)') of a variant; NaN when missing."""
+    m, b = s.mean_ppl(v), s.mean_ppl(s.reference.get(v))
     n = len(s.ppl.get(v, {}))
     return (m / b - 1 if b and not math.isnan(m) else math.nan), (f"{m:.3f} (n={n})" if n else f"{s.status(v)}")
 

@@ -121,12 +121,12 @@ def made_up_records(variant: str, spec, shares, seed: int = 0):
     return rows
 
 
-def jobs(recurrent_share: float, attention_share: float) -> pd.DataFrame:
+def jobs(recurrent_share: float, attention_share: float, device: str = "cuda") -> pd.DataFrame:
     lstm, loop = RecurrentLayerSpec(d_model=D), RecurrentLayerSpec(d_model=D, recurrence="loop")
     rows = made_up_records("lstm", lstm, {"fwd": recurrent_share, "fwd+bwd": recurrent_share})
     rows += made_up_records("lstm+loop", loop, {"fwd": recurrent_share / 3, "fwd+bwd": recurrent_share / 3})
     rows += made_up_records("transformer", block(128), {"fwd": attention_share, "fwd+bwd": attention_share})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).assign(device=device)
 
 
 def test_report_from_made_up_records(tmp_path):
@@ -143,10 +143,19 @@ def test_report_from_made_up_records(tmp_path):
 
 @pytest.mark.parametrize("recurrent,attention,verdict", [(30.0, 70.0, "agrees"), (40.0, 60.0, "inconclusive"),
                                                          (60.0, 65.0, "disagrees"), (50.0, 20.0, "disagrees")])
-def test_the_utilisation_verdict_follows_the_ratio_of_shares(recurrent, attention, verdict):
+def test_the_utilisation_verdict_on_a_gpu_follows_the_ratio_of_shares(recurrent, attention, verdict):
     (found,) = findings(jobs(recurrent, attention))
     assert found.verdict == verdict
-    assert "fwd+bwd at 128 tokens" in found.sentence and "for GPUs" in found.sentence
+    assert "fwd+bwd at 128 tokens" in found.sentence and (found.cause == "") == (verdict == "agrees")
+
+
+@pytest.mark.parametrize("recurrent,attention", [(30.0, 70.0), (60.0, 65.0)])
+def test_the_utilisation_claim_is_not_testable_on_a_cpu(recurrent, attention):
+    """A GPU claim: whatever the shares on a CPU, no verdict, the shares kept and a CUDA device named."""
+    (found,) = findings(jobs(recurrent, attention, device="cpu"))
+    assert found.verdict == "not testable here"
+    assert "about GPUs" in found.cause and "device=cuda" in found.cause
+    assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}
 
 
 def test_no_common_length_is_not_run():

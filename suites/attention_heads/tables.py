@@ -16,6 +16,10 @@ ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
 #: (and at least DELIMITER_FACTOR x what even attention would put there) or to the first token
 SPECIALIST = 0.5
 DELIMITER_FACTOR = 2.0
+#: the smallest offset a fixed-offset head may have: 1 is the previous token; offset 0, the query itself, does not count
+#: (Clark et al. 2019, section 3.1: "most heads put little attention on the current token", and the specialists they
+#: describe attend to the previous or next token; a causal model has no next token)
+MIN_OFFSET = 1
 #: an entropy trend across layers is systematic when Spearman's rank correlation of layer and head entropy
 #: has p below this in every seed, with one sign
 TREND_P = 0.05
@@ -52,7 +56,11 @@ def specialists(heads: pd.DataFrame, base: Dict[Tuple[str, int], float]) -> pd.D
         wide = part.pivot_table(index=["layer", "head"], columns="metric", values="value")
         offsets = part[part.metric == "offset_share"].set_index(["layer", "head"]).offset
         threshold = max(SPECIALIST, DELIMITER_FACTOR * base.get((variant, int(seed)), 0.0))
-        offset_heads = wide.index[wide.get("offset_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= SPECIALIST]
+        # a head's best offset is the one with the most attention; shares over all offsets sum to 1, so a head whose
+        # best offset is 0 has no other offset at 50% or more, and the best offset alone decides
+        share = wide.get("offset_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0)
+        best = offsets.reindex(wide.index).fillna(-1)
+        offset_heads = wide.index[(share >= SPECIALIST) & (best >= MIN_OFFSET)]
         delimiter_heads = wide.index[wide.get("delimiter_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= threshold]
         sink_heads = wide.index[wide.get("first_token_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= SPECIALIST]
         rows.append({
@@ -62,7 +70,8 @@ def specialists(heads: pd.DataFrame, base: Dict[Tuple[str, int], float]) -> pd.D
             "delimiter": len(delimiter_heads), "delimiter_threshold": threshold,
             "delimiter_names": [f"L{l + 1}H{h + 1}" for l, h in delimiter_heads],
             "sink": len(sink_heads), "sink_names": [f"L{l + 1}H{h + 1}" for l, h in sink_heads],
-            "max_offset_share": float(wide["offset_share"].max()) if "offset_share" in wide else math.nan,
+            "max_offset_share": float(share[best >= MIN_OFFSET].max()) if (best >= MIN_OFFSET).any() else math.nan,
+            "self_heads": int(((share >= SPECIALIST) & (best == 0)).sum()),
             "max_delimiter_share": float(wide["delimiter_share"].max()) if "delimiter_share" in wide else math.nan,
         })
     return pd.DataFrame(rows)
@@ -81,8 +90,11 @@ def entropy_trends(heads: pd.DataFrame) -> pd.DataFrame:
         else:
             result = stats.spearmanr(part.layer, part.value)
             rho, p = float(result.statistic), float(result.pvalue)
+        half = len(by_layer) // 2  # with an odd count the middle layer joins the upper half
         rows.append({"variant": variant, "seed": int(seed), "rho": rho, "p": p,
                      "lowest": float(by_layer.iloc[0]), "highest": float(by_layer.iloc[-1]),
+                     "lower_half": float(part[part.layer.isin(by_layer.index[:half])].value.mean()) if half else math.nan,
+                     "upper_half": float(part[part.layer.isin(by_layer.index[half:])].value.mean()) if half else math.nan,
                      "layers": [float(v) for v in by_layer]})
     return pd.DataFrame(rows)
 
@@ -127,7 +139,8 @@ def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
         })
     threshold = (f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)")
     return table_section("Specialised heads",
-            f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset, a "
+            f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset d >= "
+            f"{MIN_OFFSET} (d = 1 the previous token; heads on the query itself, d = 0, do not count), a "
             f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
             f"{SPECIALIST:.0%} goes to the window's first character. Counts per model: mean over seeds (n = seeds); heads "
             "are named L<layer>H<head> with offset d.", rows, "No per-head records.")
@@ -139,8 +152,10 @@ def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
         layers = part.layers.tolist()
         means = [mean_ci([seed[i] for seed in layers])[0] for i in range(min(len(s) for s in layers))]
         rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
+                     "lower half - upper half (nats)": fmt_mean_ci(part.lower_half - part.upper_half, 2),
                      "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2),
                      "largest p over seeds": f"{part.p.max():.2g}"})
     return table_section("Entropy from lower to upper layers",
-            f"Spearman's rank correlation of layer index and head entropy over every head of a model (per seed): negative "
-            f"when entropy falls with depth. A trend counts as systematic when p < {TREND_P:g} in every seed, with one sign.", rows, "No per-head records.")
+            "The mean head entropy of the lower half of the layers minus the upper half's, per seed (positive: the "
+            "broadest heads are in the lower layers, as Clark et al. found), and Spearman's rank correlation of layer "
+            "index and head entropy over every head of a model (negative when entropy falls with depth).", rows, "No per-head records.")

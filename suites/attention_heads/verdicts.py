@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import math
-from typing import Dict, List, Optional
+from typing import List
 
 import pandas as pd
 
 from harness.suite_file import SuiteFile
 from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.paired import combine_verdicts, directional, paired
 from harness.report_kit import fmt_mean_ci, in_order
-from suites.attention_heads.tables import ORDER, TREND_P, _job_value, entropy_trends, heads_frame, specialists
+from suites.attention_heads.tables import (MIN_OFFSET, ORDER, SPECIALIST, _job_value, entropy_trends, heads_frame,
+                                           specialists)
 from suites.common.learning import learning_checks, usable
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
@@ -36,51 +37,78 @@ def findings(df: pd.DataFrame) -> List[Finding]:
 
 
 def _specialist_finding(claim: Claim, table: pd.DataFrame, column: str, largest: str, kind: str, note: str) -> Finding:
-    """Agrees when at least half of the learned variants have such a head in every seed; disagrees when none
-    has one in any seed; inconclusive in between."""
+    """An existential claim ("some heads ..."), stated per model family (position encoding): a family has such heads
+    when every seed's model has at least one, lacks them when no seed's has, is inconclusive in between. The claim
+    agrees when some family has them (the sentence names which), disagrees when every family lacks them."""
     variants = in_order(table.variant.unique(), ORDER)
-    every = [v for v in variants if (table[table.variant == v][column] > 0).all()]
-    some = [v for v in variants if (table[table.variant == v][column] > 0).any()]
+    per_family = {v: _family_verdict(table[table.variant == v][column]) for v in variants}
     estimates = [Estimate.of(f"{v} {kind} heads", table[table.variant == v][column]) for v in variants]
-    shares = ", ".join(f"`{v}` {fmt_mean_ci(table[table.variant == v][largest], 2)}" for v in variants)
-    counts = ", ".join(f"`{v}` {fmt_mean_ci(table[table.variant == v][column], 1)}" for v in variants)
-    told = (f"{kind.capitalize()} heads per model (mean over seeds): {counts}; the largest {kind} share: {shares}.")
-    if len(every) * 2 >= len(variants):
-        return finding(claim, "agrees", f"{told} {len(every)} of {len(variants)} models have one in every seed: this run "
-                       f"**agrees** with Clark et al. that some heads specialise in {kind.replace('-', ' ')}s." + note, estimates)
-    if not some:
-        return finding(claim, "disagrees", f"{told} No model has one: this run **disagrees** with Clark et al." + note,
-                       estimates)
-    return finding(claim, "inconclusive", f"{told} Only {len(every)} of {len(variants)} models have one in every seed "
-                   f"({len(some)} in some seed): **inconclusive**." + note, estimates)
+    counts = ", ".join(f"`{v}` {_seeds_with(table[table.variant == v][column])} ({fmt_mean_ci(table[table.variant == v][column], 1)} "
+                       f"heads, largest share {fmt_mean_ci(table[table.variant == v][largest], 2)})" for v in variants)
+    told = f"{kind.capitalize()} heads per model family (seeds with one; heads per model; largest {kind} share): {counts}."
+    if column == "offset":
+        found = sorted({d for ds in table.offsets for d in ds})
+        told += (f" A head counts when at least {SPECIALIST:.0%} of its attention goes to one offset d >= {MIN_OFFSET} "
+                 f"(d = 1: the previous token; the query itself, d = 0, does not count; a causal model has no next token)"
+                 + (f"; those found are at d = {', '.join(str(d) for d in found)}." if found else ".")
+                 + (f" Heads on the query itself, not counted: {int(table.self_heads.sum())} over all seeds."
+                    if "self_heads" in table and table.self_heads.sum() else ""))
+    have = [v for v in variants if per_family[v] == "agrees"]
+    lack = [v for v in variants if per_family[v] == "disagrees"]
+    named = lambda vs: ", ".join(f"`{v}`" for v in vs)  # noqa: E731
+    if have:
+        return finding(claim, "agrees", f"{told} Every seed's model of {named(have)} has one: this run **agrees** with "
+                       f"Clark et al. that some heads specialise in {kind.replace('-', ' ')}s"
+                       + (f" (in these families; {named(lack)} have none)." if lack else ".") + note, estimates)
+    if len(lack) == len(variants):
+        return finding(claim, "disagrees", f"{told} No family's model has one: this run **disagrees** with Clark et al."
+                       + note, estimates, cause=f"no model of any position encoding has a {kind} head.")
+    some = [v for v in variants if per_family[v] == "inconclusive"]
+    return finding(claim, "inconclusive", f"{told} No family has one in every seed ({named(some)} in some): "
+                   f"**inconclusive**." + note, estimates,
+                   cause=f"{kind} heads appear in some seeds only ({named(some)}), in no family in every seed.")
+
+
+def _family_verdict(counts: pd.Series) -> str:
+    """Per seed the number of such heads: all seeds have one -> agrees, none -> disagrees, else inconclusive."""
+    if len(counts) and (counts > 0).all():
+        return "agrees"
+    return "disagrees" if not (counts > 0).any() else "inconclusive"
+
+
+def _seeds_with(counts: pd.Series) -> str:
+    return f"{int((counts > 0).sum())} of {len(counts)}"
 
 
 def _trend_finding(trends: pd.DataFrame, note: str) -> Finding:
-    """Agrees when at least half of the learned variants show a systematic trend; disagrees when none does."""
+    """Clark et al.'s direction, per model family: the lower half of the layers has the broader heads (higher mean
+    entropy) than the upper half, paired over seeds (directional: counts when the interval excludes 0 or the halves'
+    per-seed ranges separate). Agrees when every family shows it; disagrees when none does and some shows the
+    opposite; inconclusive otherwise (the cause names the families that differ)."""
     variants = in_order(trends.variant.unique(), ORDER)
-    direction: Dict[str, Optional[str]] = {}
+    labels, estimates, described, diffs = {}, [], [], {}
     for v in variants:
-        part = trends[trends.variant == v]
-        signs = set(part.rho.apply(lambda r: math.copysign(1, r) if r == r and r != 0 else 0))
-        systematic = bool(len(part)) and (part.p < TREND_P).all() and len(signs) == 1 and 0 not in signs
-        direction[v] = ("falls" if signs == {-1.0} else "rises") if systematic else None
-    estimates = [Estimate.of(f"{v} Spearman rho", trends[trends.variant == v].rho) for v in variants]
-    described = "; ".join(
-        f"`{v}` {trends[trends.variant == v].lowest.mean():.2f} -> {trends[trends.variant == v].highest.mean():.2f} nats, "
-        f"rho {fmt_mean_ci(trends[trends.variant == v].rho, 2)}" + (f" ({direction[v]} with depth)" if direction[v] else
-                                                                     " (no systematic trend)")
-        for v in variants)
-    told = f"Mean head entropy from the lowest to the highest layer: {described}."
-    systematic = [v for v in variants if direction[v]]
-    falling = [v for v in systematic if direction[v] == "falls"]
-    clark = (f" Clark et al. found the broadest heads in the lower layers (entropy falling with depth); here it falls in "
-             f"{len(falling)} and rises in {len(systematic) - len(falling)} of the {len(systematic)} models with a trend.")
-    if len(systematic) * 2 >= len(variants) and systematic:
-        return finding(ENTROPY_BY_LAYER, "agrees", f"{told} {len(systematic)} of {len(variants)} models change "
-                       f"systematically: this run **agrees** that entropy changes from lower to upper layers.{clark}" + note,
-                       estimates)
-    if not systematic:
-        return finding(ENTROPY_BY_LAYER, "disagrees", f"{told} No model shows a systematic trend: this run **disagrees**."
-                       + note, estimates)
-    return finding(ENTROPY_BY_LAYER, "inconclusive", f"{told} Only {len(systematic)} of {len(variants)} models change "
-                   f"systematically: **inconclusive**.{clark}" + note, estimates)
+        part = trends[trends.variant == v].set_index("seed")
+        diff = paired(f"{v} lower - upper half entropy", part.lower_half.to_dict(), part.upper_half.to_dict(), "nats")
+        diffs[v], labels[v] = diff, directional(diff, +1)
+        estimates.append(diff.estimate)
+        described.append(f"`{v}` {part.lowest.mean():.2f} -> {part.highest.mean():.2f} nats from the lowest to the highest "
+                         f"layer, lower half minus upper half {diff.mean:+.2f} nats ({diff.why()}: "
+                         + {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}[labels[v]]
+                         + ")")
+    told = "Mean head entropy by model family: " + "; ".join(described) + "."
+    verdict = combine_verdicts(list(labels.values()))
+    below = [v for v in variants if labels[v] == "agrees"]
+    above = [v for v in variants if labels[v] == "disagrees"]
+    flat = [v for v in variants if labels[v] == "inconclusive"]
+    named = lambda vs: ", ".join(f"`{v}`" for v in vs) or "none"  # noqa: E731
+    clark = (f" Clark et al. found the broadest heads in the lower layers: here in {named(below)}; in the upper layers in "
+             f"{named(above)}; no direction in {named(flat)}.")
+    word = {"agrees": "**agrees**", "disagrees": "**disagrees**", "inconclusive": "is **inconclusive**",
+            "not run": "has no verdict"}[verdict]
+    cause = ""
+    if verdict != "agrees":
+        cause = (f"the direction depends on the position encoding: broadest heads below in {named(below)}, above in "
+                 f"{named(above)}, no direction in {named(flat)}." if below else
+                 f"no family has its broadest heads in the lower layers (above in {named(above)}, no direction in {named(flat)}).")
+    return finding(ENTROPY_BY_LAYER, verdict, f"{told}{clark} This run {word}." + note, estimates, cause=cause)

@@ -132,8 +132,9 @@ SETTINGS = dict(d_model=16, n_layers=3, n_heads=4, train_len=T, batch_size=4, st
                 weight_decay=0.1, grad_clip=1.0, heldout_fraction=0.1, eval_windows=4, eval_batch=4, map_len=T, data="pydoc")
 
 
-def made_up_records(variant: str, seed: int, specialised: bool, entropy_by_layer, loss: float = 1.5):
-    """Records of one job as the runner would store them: 3 layers x 4 heads."""
+def made_up_records(variant: str, seed: int, specialised: bool, entropy_by_layer, loss: float = 1.5, offset: int = 1):
+    """Records of one job as the runner would store them: 3 layers x 4 heads; a specialised model's head 1 of layer 1
+    puts 0.9 of its attention at ``offset``."""
     spec = TransformerSpec(vocab_size=11, d_model=16, n_layers=3, n_heads=4, max_len=T, position=variant).to_dict()
     common = dict(suite="attention_heads", suite_version=1, task="attention_heads", variant=variant, spec=spec,
                   profile="quick", profile_settings=SETTINGS, seed=seed, dtype="float32", data_checksum="abc123",
@@ -153,7 +154,8 @@ def made_up_records(variant: str, seed: int, specialised: bool, entropy_by_layer
                       "first_token_share": 0.05, "delimiter_share": 0.8 if special and layer == 1 else 0.2,
                       "offset_share": 0.9 if special and layer == 0 else 0.2}
             for metric, value in values.items():
-                extra = {"layer": layer, "head": head, **({"offset": 1} if metric == "offset_share" else {})}
+                best = offset if special and layer == 0 else 1
+                extra = {"layer": layer, "head": head, **({"offset": best} if metric == "offset_share" else {})}
                 rows.append(dict(common, metric=metric, value=value, x=float(layer), x_name="layer", extra=extra))
     weights = causal_uniform().tolist()
     for i, criterion in enumerate(("previous token", "first token")):
@@ -171,7 +173,7 @@ def test_report_from_made_up_records_agrees_when_the_heads_specialise(tmp_path):
     paths = write_report(suites.get("attention_heads"), df, tmp_path)
     text = (tmp_path / "attention_heads.md").read_text()
     for phrase in ("## Per layer", "Specialised heads", "L1H1 (d=1)", "L2H1", "Spearman", "Clark et al. 2019",
-                   "falls with depth", "(n=2)", "Layer x head grids", "Typical attention maps", "previous token"):
+                   "broadest below", "lower half - upper half", "(n=2)", "Layer x head grids", "Typical attention maps", "previous token"):
         assert phrase in text, phrase
     assert text.count("**agrees**") == 3
     assert [p.name for p in paths[1:]] == ["attention_heads_rope.png", "attention_heads_maps_rope.png",
@@ -180,15 +182,53 @@ def test_report_from_made_up_records_agrees_when_the_heads_specialise(tmp_path):
     assert [f.claim for f in findings(df)] == list(CLAIMS)
 
 
-def test_verdicts_disagree_without_specialists_or_trend_and_leave_out_models_that_did_not_learn():
+def test_verdicts_disagree_without_specialists_and_leave_out_models_that_did_not_learn():
     flat = (1.5, 1.5, 1.5)
     df = frame(made_up_records("rope", 0, False, flat), made_up_records("alibi", 0, True, (2.0, 1.5, 1.0), loss=3.0))
     found = {f.claim.key: f for f in findings(df)}
     assert {k: f.verdict for k, f in found.items()} == {"offset_heads": "disagrees", "delimiter_heads": "disagrees",
-                                                        "entropy_by_layer": "disagrees"}
+                                                        "entropy_by_layer": "inconclusive"}  # flat, one seed
+    assert all(f.cause for f in found.values())
     assert "`alibi` (did not learn" in found["offset_heads"].sentence
     nothing = frame(made_up_records("rope", 0, True, flat, loss=3.0))
     assert {f.verdict for f in findings(nothing)} == {"not run"}
+
+
+def _verdict(key, *jobs):
+    return {f.claim.key: f for f in findings(frame(*jobs))}[key]
+
+
+FALLS, RISES = (2.0, 1.5, 1.0), (1.0, 1.5, 2.0)
+
+
+def test_a_head_on_the_query_itself_is_not_a_fixed_offset_head():
+    """Offset 0 is the current token, which Clark et al. find most heads ignore; fixed offsets are d >= 1."""
+    on_self = _verdict("offset_heads", *(made_up_records("rope", s, True, FALLS, offset=0) for s in (0, 1)))
+    assert on_self.verdict == "disagrees" and "d = 0, does not count" in on_self.sentence
+    two_back = _verdict("offset_heads", *(made_up_records("rope", s, True, FALLS, offset=2) for s in (0, 1)))
+    assert two_back.verdict == "agrees" and "at d = 2" in two_back.sentence
+
+
+def test_fixed_offset_heads_are_stated_per_family():
+    """One family with such a head in every seed is enough for 'some heads'; a family with it in one seed of two is not."""
+    jobs = [made_up_records("rope", s, True, FALLS) for s in (0, 1)]
+    jobs += [made_up_records(v, s, False, FALLS) for v in ("alibi", "learned", "sinusoidal") for s in (0, 1)]
+    found = _verdict("offset_heads", *jobs)
+    assert found.verdict == "agrees" and "`rope`" in found.sentence and "have none" in found.sentence
+    once = [made_up_records("rope", 0, True, FALLS), made_up_records("rope", 1, False, FALLS)]
+    assert _verdict("offset_heads", *once).verdict == "inconclusive"
+
+
+@pytest.mark.parametrize("profiles, verdict", [
+    ({"rope": FALLS, "alibi": FALLS}, "agrees"),         # broadest heads in the lower layers, as Clark et al.
+    ({"rope": RISES, "alibi": RISES}, "disagrees"),      # a systematic change, in the other direction
+    ({"rope": FALLS, "alibi": RISES}, "inconclusive"),   # the direction depends on the family
+])
+def test_the_entropy_verdict_checks_the_direction(profiles, verdict):
+    found = _verdict("entropy_by_layer", *(made_up_records(v, s, True, by_layer)
+                                           for v, by_layer in profiles.items() for s in (0, 1)))
+    assert found.verdict == verdict
+    assert (found.cause == "") == (verdict == "agrees")
 
 
 def test_a_delimiter_head_must_beat_twice_the_even_share():

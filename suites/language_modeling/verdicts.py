@@ -19,6 +19,7 @@ import pandas as pd
 from harness.findings import Estimate, Finding, finding, not_run
 from harness.paired import Difference, directional, equivalent, paired
 from harness.suite_file import SuiteFile
+from suites.common.claims import all_hold
 from suites.common.learning import learning_checks, usable
 from suites.language_modeling.schedule import warmup_of
 from suites.language_modeling.summary import SIMILAR, Summary, field, spec_of, widening
@@ -119,7 +120,7 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
                        "`sinusoidal+additive+naive`), the setting the claim is about.")
     diffs = [_diff(s, v, f"{v}") for v in main]
     verdicts = [equivalent(d, TOLERANCE) for d in diffs]
-    verdict = both(verdicts)
+    verdict = all_hold(verdicts)
     parts = [f"{v} {_interval(d)}: {w}" for v, d, w in zip(main, diffs, verdicts)]
     text += (f"Sinusoidal arm (main), against `{main_ref}` ({s.mean_ppl(main_ref):.3f}): " + "; ".join(parts) + ". "
              + rope_text + f"This run {_said(verdict)} that the scorings are similar at small d_k.")
@@ -132,14 +133,6 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
                  + ("beyond" if worst[1].counts and abs(worst[1].mean) > TOLERANCE else "not resolved within")
                  + f" the ±{TOLERANCE:g}% tolerance at this size and budget.")
     return finding(SCORING, verdict, text, [d.estimate for d in diffs + rope_diffs], cause=cause)
-
-
-def both(verdicts: List[str]) -> str:
-    """The verdict on a claim that is the conjunction of its parts: agrees when every part agrees, disagrees when
-    any part disagrees, otherwise inconclusive."""
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if verdicts and all(v == "agrees" for v in verdicts) else "inconclusive"
 
 
 def _said(verdict: str) -> str:
@@ -165,7 +158,7 @@ def _grouping(s: Summary, everyone: Summary) -> Finding:
         return not_run(GROUPING, text + "This run lacks a GQA or MQA variant to compare.")
     g, m = _diff(s, gqa[0], gqa[0]), _diff(s, mqa[0], mqa[0])
     keeps, loses = equivalent(g, TOLERANCE), directional(m, +1)
-    verdict = both([keeps, loses])
+    verdict = all_hold([keeps, loses])
     text += (f"Here, per-seed Δ perplexity against MHA ({s.mean_ppl(s.baseline):.3f}): {gqa[0]} {_interval(g)} "
              f"(equivalent within ±{TOLERANCE:g}%: {keeps}), {mqa[0]} {_interval(m)} (worse than MHA: {loses}); this run "
              + {"agrees": "agrees.", "disagrees": "disagrees.",
@@ -220,7 +213,7 @@ def _post_ln(s: Summary) -> Finding:
         estimates += [helped.estimate, matched.estimate]
     else:
         text += "; this run has no control arm with a long warm-up (`post_ln+long_warmup`)"
-    verdict = both(verdicts)
+    verdict = all_hold(verdicts)
     text += f". This run {_said(verdict).replace(' on whether', '')}."
     cause = "" if verdict == "agrees" else _post_ln_cause(worse, verdicts, long)
     return finding(POST_LN, verdict, text, estimates, cause=cause)

@@ -1,7 +1,8 @@
-"""The training_stability report: the warm-up table, whether each run learned, per-layer gradient ratios, the finding.
+"""The training_stability report: the warm-up grid, what dropping the warm-up costs per cell, whether each run
+learned, per-layer gradient ratios, the findings.
 
-Divergence is the finding here, so diverged runs always count; only the comparison of two runs' held-out losses
-(did dropping the warm-up make a run worse?) needs both to have learned and not memorised.
+Divergence and collapse are the findings here, so every run counts (verdicts.py): a collapsed run enters the
+comparisons at its loss, never left out.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from harness.findings import sentences
 from harness.report_kit import begin, code_line, status_notes, title, write_markdown
 from suites.common.learning import learning_section
 from suites.training_stability.figures import gradient_figure
-from suites.training_stability.tables import (ORDER, WORSE_BY, _expand, _ratio_table, _warmup_table,  # noqa: F401
+from suites.training_stability.outcomes import cells, outcomes
+from suites.training_stability.tables import (ORDER, _cost_table, _expand, _ratio_table, _warmup_table,  # noqa: F401
                                               run_checks, run_label)
-from suites.training_stability.verdicts import CLAIMS, PUBLISHED, _findings, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.training_stability.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -46,16 +48,17 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
     unigram = float(first.get("unigram_loss", float("nan")))
     checks = run_checks(df, variants)
-    warm_lines, warm = _warmup_table(runs, variants, s, unigram, checks)
-    lines += warm_lines
+    lines += _warmup_table(runs, variants, unigram)
+    lines += _cost_table(cells(outcomes(runs, unigram), unigram) if len(runs) else [], variants)
     lines += learning_section(checks, label="run")
-    lines += ["Only runs that finished are in this table. The flags decide which held-out losses the warm-up verdict may "
-              "compare; diverged runs, and runs no better than the unigram loss, stay the evidence of instability they are.", ""]
-    ratio_lines, ratios, per_seed = _ratio_table(grads, variants)
+    lines += ["Only runs that finished are in this table; the flags are shown to read the grid by. No verdict leaves a "
+              "run out: a diverged run, or one no better than the unigram loss, is the instability these claims are about "
+              "and enters at its loss.", ""]
+    ratio_lines, _, _ = _ratio_table(grads, variants)
     lines += ratio_lines
     figure = gradient_figure(grads, variants, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![FFN gradient norm by layer at initialisation](figures/{figure.name})", ""]
-    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in sentences(_findings(warm, ratios, per_seed, len(seeds)))] + [""]
+    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in sentences(findings(df))] + [""]
     failed = status_notes(df, statuses=["failed", "oom", "skipped"])
     if failed:
         lines += ["## Jobs that did not run", ""] + failed + [""]

@@ -1,16 +1,25 @@
-"""The training_stability verdicts: Xiong et al. 2020's Post-LN gradients, trainability and warm-up."""
+"""The training_stability verdicts: Xiong et al. 2020's Post-LN gradients, trainability and warm-up.
+
+Each is paired over seeds and magnitude-aware (harness/paired.py). Every run counts: a collapse (diverged, or
+stuck at the unigram loss) is the outcome these claims are about, so it enters at its loss (a diverged run at
+the unigram loss), never left out (outcomes.py).
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
+from harness.paired import Difference, directional, paired
 from harness.report_kit import in_order
-from suites.training_stability.tables import ORDER, WORSE_BY, _expand, _ratio_table, _warmup_table, run_checks
+from harness.suite_file import SuiteFile
+from suites.common.claims import all_hold
+from suites.training_stability.outcomes import (COLLAPSE_WITHIN, Cell, cells, collapse_counts, outcomes, pooled,
+                                                runs_per_seed)
+from suites.training_stability.tables import ORDER, _expand, _ratio_table
 
 PUBLISHED = (
     "Xiong et al. 2020 (arXiv 2002.04745): Post-LN on IWSLT14 De-En with Adam reaches BLEU 8.45 without warm-up and "
@@ -28,71 +37,127 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     """This suite's verdicts on Xiong et al.'s findings from one group of records."""
     first = df.iloc[0]
     variants = in_order(df.variant.unique(), ORDER)
+    unigram = float(first.get("unigram_loss", float("nan")))
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
     grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
-    checks = run_checks(df, variants)
-    warm = _warmup_table(runs, variants, first.profile_settings, float(first.get("unigram_loss", float("nan"))), checks)[1]
-    _, ratios, per_seed = _ratio_table(grads, variants)
-    return _findings(warm, ratios, per_seed, df.seed.nunique())
+    _, _, ratios = _ratio_table(grads, variants)
+    out = outcomes(runs, unigram) if len(runs) else {}
+    return [_gradients(ratios), _trainability(out, unigram), _warmup(cells(out, unigram) if out else [])]
 
 
-def _findings(warm: Dict, ratios: Dict, per_seed: Optional[Dict] = None, seeds: int = 0) -> List[Finding]:
-    """One finding per claim from the warm-up summary (``_warmup_table``) and the last/first gradient ratios
-    (``_ratio_table``: their means, and per seed); ``seeds`` is the number of seeds of the group."""
-    per_seed = per_seed or {}
-    out = {}
-    deep = sorted({d for _, d in ratios if d > 2}) or sorted({d for _, d in ratios})
-    post = [ratios[("post_ln", d)] for d in deep if ("post_ln", d) in ratios]
-    pre = [ratios[("pre_ln", d)] for d in deep if ("pre_ln", d) in ratios]
-    if post and pre:
-        grows = all(r > 1 for r in post)
-        flatter = all(abs(math.log(b)) < abs(math.log(a)) for a, b in zip(post, pre))
-        verdict = "agrees" if grows and flatter else ("disagrees" if not grows and not flatter else "inconclusive")
-        estimates = [Estimate.of(f"{name} last/first FFN gradient, depth {d}", per_seed.get((v, d)) or [ratios[(v, d)]])
-                     for v, name in (("post_ln", "Post-LN"), ("pre_ln", "Pre-LN")) for d in deep if (v, d) in ratios]
-        text = (f"Per-layer gradients at initialisation (depths {deep}): last/first FFN gradient ratio "
-                + ", ".join(f"{r:.2f}" for r in post) + " for Post-LN and " + ", ".join(f"{r:.2f}" for r in pre)
-                + " for Pre-LN. " + ("This agrees that Post-LN's gradients grow toward the output" if grows else
-                                     "Post-LN's gradients do not grow toward the output at every depth here")
-                + (", and Pre-LN's profile is flatter." if flatter else
-                   "; Pre-LN's profile is not flatter here" + (" (its gradients shrink toward the output instead)."
-                                                               if any(r < 1 for r in pre) else ".")))
-        out[GRADIENTS.key] = finding(GRADIENTS, verdict, text, estimates)
-    p, q = warm.get("post_ln"), warm.get("pre_ln")
-    left_note = _left_note(warm)
-    if p and q and p["runs"] and q["runs"]:
-        harder = p["stuck"] > q["stuck"]
-        text = (f"Trainability: {p['stuck']} of {p['runs']} Post-LN runs diverged or learned no more than character "
-                f"frequencies, against {q['stuck']} of {q['runs']} Pre-LN runs; this run "
-                + ("agrees that Post-LN is the harder one to train." if harder else "does not show Post-LN harder to train."))
-        counts = [Estimate("Post-LN runs diverged or unlearned", p["stuck"], unit=f"of {p['runs']}", seeds=0),
-                  Estimate("Pre-LN", q["stuck"], unit=f"of {q['runs']}", seeds=0)]
-        out[TRAINABILITY.key] = finding(TRAINABILITY, "agrees" if harder else "disagrees", text, counts, seeds)
-    if p and q and p["cells"] and q["cells"]:
-        agrees = p["hurt"] / p["cells"] > q["hurt"] / q["cells"]  # shares: the variants may have different cells
-        text = (f"Warm-up: without it Post-LN diverged, did not learn or trained more than {WORSE_BY:g} nats/char worse in {p['hurt']} of "
-                f"{p['cells']} (depth, lr) cells and Pre-LN in {q['hurt']} of {q['cells']}; "
-                + (f"this run agrees that Post-LN needs the warm-up more than Pre-LN does ({p['hurt'] / p['cells']:.0%} of "
-                   f"its cells against {q['hurt'] / q['cells']:.0%})." if agrees
-                   else "this run does not show Post-LN depending on warm-up more than Pre-LN at this budget.")
-                + (" " + left_note if left_note else ""))
-        counts = [Estimate("Post-LN (depth, lr) cells hurt without warm-up", p["hurt"], unit=f"of {p['cells']}", seeds=0),
-                  Estimate("Pre-LN", q["hurt"], unit=f"of {q['cells']}", seeds=0)]
-        out[WARMUP.key] = finding(WARMUP, "agrees" if agrees else "disagrees", text, counts, seeds)
-    elif p and q and left_note:
-        empty = [name for name, c in (("Post-LN", p), ("Pre-LN", q)) if not c["cells"]]
-        out[WARMUP.key] = finding(WARMUP, "inconclusive", "Warm-up: no verdict, " + " and ".join(empty)
-                                  + (" have" if len(empty) > 1 else " has")
-                                  + " no (depth, lr) cell where the warmed-up run learned or a run diverged. " + left_note)
-    return [out.get(claim.key) or not_run(claim) for claim in CLAIMS]
+def _gradients(ratios: Dict) -> Finding:
+    """Post-LN's last/first FFN gradient ratio above 1, and further from 1 than Pre-LN's, at every depth above 2.
+
+    Per seed log(last/first); growth is a direction check (the log ratio's interval above 0, or every seed above
+    0); "flatter" pairs |log ratio| of the two variants by seed. Both must hold at every depth."""
+    depths = sorted({d for (v, d) in ratios if d > 2}) or sorted({d for _, d in ratios})
+    depths = [d for d in depths if ("post_ln", d) in ratios and ("pre_ln", d) in ratios]
+    if not depths:
+        return not_run(GRADIENTS)
+    parts, estimates, texts = [], [], []
+    for d in depths:
+        post = {s: math.log(r) for s, r in ratios[("post_ln", d)].items() if r > 0}
+        pre = {s: math.log(r) for s, r in ratios[("pre_ln", d)].items() if r > 0}
+        grows = paired(f"Post-LN log(last/first), depth {d}", post, {s: 0.0 for s in post})
+        flatter = paired(f"|log ratio| Post-LN - Pre-LN, depth {d}", {s: abs(x) for s, x in post.items()},
+                         {s: abs(x) for s, x in pre.items()})
+        parts += [directional(grows, +1), directional(flatter, +1)]
+        estimates += [Estimate.of(f"Post-LN last/first, depth {d}", ratios[("post_ln", d)].values()),
+                      Estimate.of(f"Pre-LN last/first, depth {d}", ratios[("pre_ln", d)].values()), grows.estimate,
+                      flatter.estimate]
+        texts.append(f"depth {d}: Post-LN {_seeds(ratios[('post_ln', d)])}, Pre-LN {_seeds(ratios[('pre_ln', d)])}; "
+                     f"Post-LN grows: {parts[-2]} (log ratio {_interval(grows)}), Post-LN's profile steeper than "
+                     f"Pre-LN's: {parts[-1]} (|log ratio| difference {_interval(flatter)})")
+    verdict = all_hold(parts)
+    text = ("Per-layer gradients at initialisation, last/first FFN gradient ratio per seed, paired by seed: "
+            + "; ".join(texts) + f". This run {_said(verdict)}.")
+    cause = ""
+    if verdict != "agrees":
+        post_all = [r for d in depths for r in ratios[("post_ln", d)].values()]
+        cause = (f"Post-LN's last/first ratios straddle 1 from seed to seed ({min(post_all):.2f}-{max(post_all):.2f} at "
+                 f"depths {depths}), so at d_model 64 the initialisation's seed-to-seed spread of per-layer gradient norms "
+                 "is as large as the growth Xiong et al. show for W^2 at d_model 512; and Pre-LN's ratios fall below 1 "
+                 "rather than staying flat.") if any(p != "agrees" for p in parts[::2]) else (
+                 "Post-LN's gradients grow toward the output, but Pre-LN's profile is not the flatter one "
+                 "(its ratios fall below 1).")
+    return finding(GRADIENTS, verdict, text, estimates, cause=cause)
 
 
-def _left_note(warm: Dict) -> str:
-    """The sentence naming the (depth, lr) cells left out of the warm-up comparison and why ('' when none is)."""
-    cells = [cell for c in warm.values() for cell in c["left_out"]]
-    if not cells:
-        return ""
-    total = sum(c["cells"] + len(c["left_out"]) for c in warm.values())
-    runs = [f"`{label}` ({why})" for cell in cells for label, why in cell]
-    return (f"{len(cells)} of {total} (depth, lr) cells were left out of this comparison because the warmed-up run did "
-            "not learn, a run memorised or has no held-out loss: " + "; ".join(runs) + ".")
+def _trainability(out: Dict, unigram: float) -> Finding:
+    """Per seed, how many of each variant's runs collapsed (diverged or at the unigram loss); Post-LN's count
+    against Pre-LN's, paired by seed, must count and be larger."""
+    if not out or not {"post_ln", "pre_ln"} <= {v for (v, _, _, _) in out}:
+        return not_run(TRAINABILITY)
+    post, pre = collapse_counts(out, "post_ln", unigram), collapse_counts(out, "pre_ln", unigram)
+    d = paired("collapsed runs, Post-LN - Pre-LN", post, pre, "runs")
+    verdict = directional(d, +1)
+    n_post, n_pre = runs_per_seed(out, "post_ln"), runs_per_seed(out, "pre_ln")
+    text = (f"Trainability: per seed, Post-LN runs that collapsed (diverged, or ended within {COLLAPSE_WITHIN:g} nats/char "
+            f"of the unigram loss {unigram:.2f}) {_seeds(post, '{:.0f}')} of {n_post}, Pre-LN {_seeds(pre, '{:.0f}')} of "
+            f"{n_pre}; paired difference {_interval(d, '{:+.1f}')}: this run {_said(verdict)}.")
+    cause = "" if verdict == "agrees" else (
+        "Post-LN's collapses " + ("do not outnumber Pre-LN's beyond the seeds' spread." if not d.counts
+                                  else "are fewer than Pre-LN's."))
+    estimates = [Estimate.of("Post-LN collapsed runs per seed", post.values(), f"of {n_post}"),
+                 Estimate.of("Pre-LN", pre.values(), f"of {n_pre}"), d.estimate]
+    return finding(TRAINABILITY, verdict, text, estimates, cause=cause)
+
+
+def _warmup(found: List[Cell]) -> Finding:
+    """Post-LN's cost of dropping the warm-up against Pre-LN's, paired by seed and pooled over the cells that test
+    warm-up; a cell where even the warmed-up Post-LN collapsed in every seed is named, not pooled."""
+    found = [c for c in found if {"post_ln", "pre_ln"} <= set(c.cost)]
+    if not found:
+        return not_run(WARMUP)
+    fragile = [c for c in found if c.fails_even_warmed("post_ln") or c.fails_even_warmed("pre_ln")]
+    tested = [c for c in found if c not in fragile]
+    per_cell = {c.label(): c.difference("post_ln", "pre_ln") for c in tested}
+    against = [label for label, d in per_cell.items() if directional(d, +1) == "disagrees"]
+    d = pooled(tested, "post_ln", "pre_ln") if tested else None
+    verdict = "inconclusive" if d is None else directional(d, +1)
+    if verdict == "agrees" and against:
+        verdict = "inconclusive"
+    warm = found[0].warmup
+    cost_text = "; ".join(
+        f"{c.label()}: Post-LN {_mean(c.cost['post_ln']):+.2f}, Pre-LN {_mean(c.cost['pre_ln']):+.2f}" for c in tested)
+    text = (f"Warm-up: dropping the {warm}-step warm-up costs (held-out nats/char, mean over seeds; a diverged run at the "
+            f"unigram loss) " + (cost_text or "nothing that can be compared") + ". ")
+    if d is not None:
+        text += (f"Post-LN's cost minus Pre-LN's, per seed the mean over these {len(tested)} cells and paired by seed: "
+                 f"{_interval(d)}" + (f"; a cell counts the other way ({', '.join(against)})" if against else "")
+                 + f": this run {_said(verdict)}. ")
+    if fragile:
+        text += (f"In {len(fragile)} cell(s) ({', '.join(c.label() for c in fragile)}) the warmed-up Post-LN collapsed too, "
+                 f"in every seed: evidence that Post-LN is fragile there (the trainability verdict counts these runs), but "
+                 f"not of whether warm-up helps it ({warm} steps were not enough), so they are not pooled.")
+    cause = ""
+    if verdict != "agrees":
+        cause = ("no cell tests warm-up: the warmed-up Post-LN collapsed in every one." if d is None else
+                 f"a cell counts against the claim ({', '.join(against)})." if against else
+                 f"Post-LN's pooled extra cost {_interval(d)} does not count over the seeds." if not d.counts else
+                 "Post-LN's pooled cost of dropping the warm-up is smaller than Pre-LN's.")
+    estimates = ([d.estimate] if d is not None else []) + [per_cell[c.label()].estimate for c in tested]
+    return finding(WARMUP, verdict, text.strip(), estimates, cause=cause)
+
+
+def _mean(values: Dict[int, float]) -> float:
+    return sum(values.values()) / len(values) if values else math.nan
+
+
+def _seeds(values: Dict[int, float], fmt: str = "{:.2f}") -> str:
+    return "[" + ", ".join(fmt.format(v) for _, v in sorted(values.items())) + "]"
+
+
+def _interval(d: Difference, fmt: str = "{:+.2f}") -> str:
+    e = d.estimate
+    if math.isnan(e.value):
+        return "no paired seeds"
+    return fmt.format(e.value) + (f" [{fmt.format(e.low)}, {fmt.format(e.high)}]" if e.low is not None else "") + \
+        f" (n={d.seeds}; {d.why()})"
+
+
+def _said(verdict: str) -> str:
+    return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive"}.get(verdict, verdict)
+
+
+__all__ = ["CLAIMS", "PUBLISHED", "findings"]

@@ -50,6 +50,7 @@ def test_the_check_runs_the_three_suites_its_issue_names():
     assert all("device=cuda" in args for _, args in run_steps())
 
 
+@pytest.mark.sword(handles_missing=True)
 @pytest.mark.parametrize("name,args", run_steps(), ids=[name for name, _ in run_steps()])
 def test_each_suite_step_accepts_its_settings_and_finds_its_data(name, args, tmp_path):
     """The step's command with device=cpu and dry_run=true: every key, value and variant valid and the corpus

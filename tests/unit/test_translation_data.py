@@ -104,10 +104,8 @@ def test_missing_modules_name_the_packages_to_install(tmp_path, monkeypatch):
         load_bible()
 
 
-@pytest.mark.skipif(not module_dir(ENGLISH, Path("/usr/share/sword")).is_dir() or not module_dir(SPANISH, Path("/usr/share/sword")).is_dir(),
-                    reason="needs Debian's sword-text-kjv and sword-text-sparv")
-def test_the_installed_modules_hold_the_whole_bible(monkeypatch):
-    monkeypatch.delenv("SWORD_PATH", raising=False)
+@pytest.mark.sword(ENGLISH, SPANISH)
+def test_the_installed_modules_hold_the_whole_bible():
     verses = read_verses(module_dir(ENGLISH))
     assert len(verses) == 31102  # 23,145 Old Testament + 7,957 New Testament verses (KJV versification)
     assert verses[("Gen", 1, 1)] == "In the beginning God created the heaven and the earth."

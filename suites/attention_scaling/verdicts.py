@@ -8,6 +8,7 @@ import pandas as pd
 
 from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
+from harness.paired import directional, paired
 from harness.report_kit import in_order, mean_ci
 from suites.attention_scaling.tables import ORDER, _mean, _per_seed
 from suites.common.learning import LearningCheck, learning_checks, usable
@@ -44,7 +45,9 @@ def _variance(ok: pd.DataFrame, d_ks: List[float]) -> Finding:
     estimate = Estimate.of(f"var(q.k) / d_k at d_k {int(hi)}", [v / hi for v in _per_seed(ok, None, "qk_variance", hi)])
     text = ("var(q.k) against d_k: " + ", ".join(f"{var[d]:.1f} at {int(d)}" for d in d_ks) + "; this run "
             + ("agrees with the theory (within 10% of d_k)." if agrees else "departs from d_k by more than 10%."))
-    return finding(VARIANCE, "agrees" if agrees else "disagrees", text, [estimate])
+    worst = max(d_ks, key=lambda d: abs(var[d] / d - 1))
+    return finding(VARIANCE, "agrees" if agrees else "disagrees", text, [estimate],
+                   cause="" if agrees else f"var(q.k) is {var[worst]:.1f} at d_k {int(worst)}, over 10% from d_k.")
 
 
 def _saturation(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> Finding:
@@ -70,7 +73,9 @@ def _saturation(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> Fin
             + f" (The gradient reaching the query, ||dL/dq||, is still {grad['dot'] / grad['scaled_dot']:.1f}x larger "
             "unscaled at this d_k: the unscaled score lacks the 1/sqrt(d_k) factor on q, which outweighs the "
             "saturation for the queries that are not saturated.)")
-    return finding(SATURATION, "agrees" if saturates else "disagrees", text, estimates)
+    return finding(SATURATION, "agrees" if saturates else "disagrees", text, estimates,
+                   cause="" if saturates else f"the unscaled softmax at d_k {int(hi)} is not both sharper (under half the "
+                                              f"scaled entropy) and flatter in its Jacobian than the scaled one.")
 
 
 def training_verdict(ok: pd.DataFrame, variants: List[str], checks: Dict[str, LearningCheck]) -> Finding:
@@ -86,15 +91,26 @@ def training_verdict(ok: pd.DataFrame, variants: List[str], checks: Dict[str, Le
     note = f" {left_out}" if left_out else ""
     missing = [v for v in ("dot", add) if v not in kept]
     if missing:
-        return finding(ADDITIVE, "inconclusive", "Training at large d_k: no verdict, as "
-                       + " and ".join(f"`{v}` {_short_reason(checks.get(v))}" for v in missing) + "." + note)
+        why = " and ".join(f"`{v}` {_short_reason(checks.get(v))}" for v in missing)
+        return finding(ADDITIVE, "inconclusive", "Training at large d_k: no verdict, as " + why + "." + note,
+                       cause=f"{why}, so there is no trained model to compare.")
     held = {v: _mean(ok, v, "heldout_loss") for v in kept}
-    estimates = [Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char") for v in (add, "dot")]
-    return finding(ADDITIVE, "agrees" if held[add] < held["dot"] else "disagrees", f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot {held['dot']:.3f}"
-            + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "") + "; this run "
-            + ("agrees that additive attention beats the unscaled dot product at large d_k."
-               if held[add] < held["dot"] else "does not show additive attention beating the unscaled dot product.")
-            + note, estimates)
+    by_seed = {v: ok[(ok.variant == v) & (ok.metric == "heldout_loss")].groupby("seed").value.mean().to_dict()
+               for v in (add, "dot")}
+    diff = paired(f"held-out loss {add} - dot", by_seed[add], by_seed["dot"], "nats/char")
+    verdict = directional(diff, -1)  # additive's loss lower
+    estimates = [diff.estimate] + [Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char")
+                                   for v in (add, "dot")]
+    said = {"agrees": "agrees that additive attention beats the unscaled dot product at large d_k",
+            "disagrees": "finds the unscaled dot product better than additive attention",
+            "inconclusive": "cannot tell the two apart"}[verdict]
+    cause = {"agrees": "", "disagrees": f"the unscaled dot product's held-out loss is lower by {-diff.mean:.3f} nats/char "
+                                        f"({diff.why()}).",
+             "inconclusive": f"the difference {diff.mean:+.3f} nats/char does not count ({diff.why()})."}[verdict]
+    return finding(ADDITIVE, verdict, f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot "
+                   f"{held['dot']:.3f}" + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "")
+                   + f"; paired over {diff.seeds} seeds {add} - dot = {diff.mean:+.3f} nats/char ({diff.why()}); this run "
+                   + said + "." + note, estimates, cause=cause)
 
 
 def _short_reason(check) -> str:

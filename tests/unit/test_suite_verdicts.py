@@ -284,6 +284,12 @@ def _probe(values):
                         columns=["variant", "metric", "x", "value", "seed", "status"])
 
 
+def test_attention_scaling_probes_are_checks():
+    """var(q.k) = d_k and the softmax's saturation at initialisation are true by construction."""
+    assert scaling.VARIANCE.kind == scaling.SATURATION.kind == "check" and scaling.ADDITIVE.kind == "finding"
+    assert all(c.protocol for c in scaling.CLAIMS)
+
+
 def test_attention_scaling_variance_verdict():
     d_ks = [16.0, 256.0]
     assert scaling._variance(_probe({("scaled_dot", "qk_variance"): {16: 16.5, 256: 250.0}}), d_ks).verdict == "agrees"
@@ -320,12 +326,16 @@ def _check(v, heldout, bigram=3.0):
     ([2.0, 2.1], [2.3, 2.4], "agrees"),        # additive's held-out loss lower
     ([2.3, 2.4], [2.0, 2.1], "disagrees"),
     ([2.0, 2.1], [3.5, 3.6], "inconclusive"),  # unscaled dot did not learn (above the bigram entropy)
+    ([2.0, 2.3], [2.2, 2.1], "inconclusive"),  # lower by 0.2 in one seed, higher by 0.2 in the other: paired, no effect
+    ([2.00, 2.40, 2.10], [2.05, 2.45, 2.15], "agrees"),  # the means' seed ranges overlap, the paired 0.05 does not
 ])
-def test_attention_scaling_training_verdict(additive, dot, verdict):
+def test_attention_scaling_training_verdict_is_paired_over_seeds(additive, dot, verdict):
     ok = pd.DataFrame([{"variant": v, "metric": "heldout_loss", "x": None, "value": h, "seed": seed, "status": "ok"}
                        for v, losses in (("additive+naive", additive), ("dot", dot)) for seed, h in enumerate(losses)])
     checks = {"additive+naive": _check("additive+naive", additive), "dot": _check("dot", dot)}
-    assert scaling.training_verdict(ok, ["dot", "additive+naive"], checks).verdict == verdict
+    found = scaling.training_verdict(ok, ["dot", "additive+naive"], checks)
+    assert found.verdict == verdict
+    assert (found.cause == "") == (verdict == "agrees")
 
 
 def test_attention_scaling_training_verdict_not_run_without_additive():

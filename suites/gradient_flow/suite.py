@@ -3,14 +3,17 @@
 Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): the gradient of a late loss with respect to an early
 hidden state vanishes when the recurrent weight's largest eigenvalue is below 1 and can explode only
 above 1; clipping the gradient's norm keeps training stable. Each variant is measured on one copy task
-(recall a symbol after ``lag`` steps, suites/common/data/copy_task.py): ||dL/dh_k|| against the distance from
-k to the loss, at initialisation and after training; for the Elman RNNs, the same at initialisation
-with the recurrent weight rescaled to each spectral radius of a sweep; the accuracy reached at each
-lag; and training at large SGD learning rates with and without gradient-norm clipping.
+(recall a symbol after ``lag`` steps of random distractors, Hochreiter & Schmidhuber 1997's experiment 2b;
+suites/common/data/copy_task.py): ||dL/dh_k|| against the distance from k to the loss, at initialisation and
+after training; for the Elman RNNs, the same at initialisation with the recurrent weight rescaled to each
+spectral radius of a sweep; the accuracy reached at each lag; and training at large SGD learning rates with
+and without gradient-norm clipping. Gated cells start from the chrono initialisation of Tallec & Ollivier
+2018 with T_max the sweep's longest lag (``set.gate_init=constant``: the LSTM's forget bias 1).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Tuple
@@ -23,8 +26,8 @@ from harness.suite_file import SuiteFile
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.train import TrainSettings, train
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
-from harness.rules import at_least, between
-from suites.common.data.copy_task import IGNORE, CopyTask
+from harness.rules import at_least, between, one_of
+from suites.common.data.copy_task import GAPS, IGNORE, CopyTask
 from suites.common.profile_parts import TrainingBudget, heads_problems
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
@@ -45,12 +48,26 @@ class RecurrentAndTransformerSize(Profile):
         return heads_problems(self.d_model, self.n_heads) + super().problems()
 
 
+#: how gated cells' gate biases start (CopyRecall.gate_init)
+GATE_INITS = ("chrono", "constant")
+#: the cells whose gates chrono initialises (variants/recurrent.py: init_gate_biases)
+GATED_CELLS = ("lstm", "gru")
+
+
 @dataclass(frozen=True)
 class CopyRecall(Profile):
     """The copy task (recall ``symbols`` of an alphabet after a lag) and when a lag counts as learned."""
 
     alphabet: int = 8
     symbols: int = 1
+    #: what fills the gap: random distractor tokens (Hochreiter & Schmidhuber 1997, experiment 2b), or "blank",
+    #: which with one symbol is a latch an input-free tanh RNN holds in an attractor (copy_task.py)
+    gap: str = "distractors"
+    #: distinct distractor tokens (gap="distractors")
+    distractors: int = 8
+    #: gated cells' gate biases: "chrono" (Tallec & Ollivier 2018, T_max = the longest lag) or "constant"
+    #: (the LSTM's forget bias 1, PyTorch's GRU default)
+    gate_init: str = "chrono"
     #: one model is trained per lag; the gradient probe uses the longest
     lags: Tuple[int, ...] = (5, 10, 20, 50)
     #: held-out sequences whose recall is scored after training
@@ -58,7 +75,8 @@ class CopyRecall(Profile):
     #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
     learned_accuracy: float = 0.9
 
-    rules = {"alphabet": at_least(2), "learned_accuracy": between(0, 1, low_open=True)}
+    rules = {"alphabet": at_least(2), "learned_accuracy": between(0, 1, low_open=True), "gap": one_of(*GAPS),
+             "gate_init": one_of(*GATE_INITS)}
 
 
 @dataclass(frozen=True)
@@ -111,7 +129,8 @@ class GradientFlow(Suite):
     default_variants = ("transformer", "gru", "lstm", "rnn", "rnn_relu")
 
     def _task(self, profile: GradientFlowProfile, lag: int) -> CopyTask:
-        return CopyTask(lag=lag, symbols=profile.symbols, alphabet=profile.alphabet)
+        return CopyTask(lag=lag, symbols=profile.symbols, alphabet=profile.alphabet, gap=profile.gap,
+                        distractors=profile.distractors)
 
     def base_spec(self, profile: GradientFlowProfile, options: Dict[str, Any]) -> TransformerSpec:
         task = self._task(profile, max(profile.lags))
@@ -119,11 +138,17 @@ class GradientFlow(Suite):
                                n_heads=profile.n_heads, max_len=task.length, position="rope")
 
     def spec_for(self, variant: str, profile: GradientFlowProfile, options: Dict[str, Any]):
-        """Presets that set a recurrent cell build a RecurrentSpec; every other expression a TransformerSpec."""
+        """Presets that set a recurrent cell build a RecurrentSpec; every other expression a TransformerSpec.
+
+        A gated cell under gate_init=chrono gets T_max = the sweep's longest lag, the longest dependency it is
+        trained on (Tallec & Ollivier 2018 set T_max to the task's dependency range)."""
         if "cell" in preset_fields(variant):
             base = RecurrentSpec(vocab_size=self._task(profile, max(profile.lags)).vocab_size,
                                  d_hidden=profile.d_hidden, n_layers=profile.n_layers)
-            return resolve(variant, base)
+            spec = resolve(variant, base)
+            if spec.cell in GATED_CELLS and profile.gate_init == "chrono":
+                spec = dataclasses.replace(spec, chrono_t_max=max(profile.lags))
+            return spec
         return resolve(variant, self.base_spec(profile, options))
 
     def run_job(self, spec, profile: GradientFlowProfile, seed: int, ctx: JobContext) -> List[Measurement]:

@@ -1,4 +1,9 @@
-"""The gradient_flow verdicts: Pascanu et al. 2013's bound and clipping, attention's short paths, gated RNNs' lags."""
+"""The gradient_flow verdicts: Pascanu et al. 2013's bound and clipping, attention's short paths, gated RNNs' lags.
+
+Every verdict is paired over seeds (harness/paired.py): a difference counts when its 95% interval excludes 0 or
+the arms' per-seed ranges do not overlap, and is inconclusive otherwise. A diverged run is an outcome (a lag not
+learned, a divergence counted), never a dropped seed.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,28 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
-from harness.report_kit import in_order, mean_ci
-from suites.gradient_flow.tables import ORDER, clip_table, lag_table, probes
-
+from harness.paired import Difference, combine_verdicts, directional, paired
+from harness.report_kit import in_order
+from harness.suite_file import SuiteFile
+from suites.gradient_flow.tables import ORDER, log10, longest_by_seed, probes, with_extra
 
 PUBLISHED = (
-    "Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): with the recurrent weight's largest singular value "
-    "below 1/gamma (gamma = 1 for tanh and ReLU) long-term gradients vanish, and above it they can explode; "
-    "clipping the gradient norm keeps SGD stable where exploding gradients would throw it off; plain tanh RNNs "
-    "fail beyond lags of ~10-20 steps while LSTMs bridge far longer ones."
+    "Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): with the recurrent weight's largest eigenvalue below 1 "
+    "(its largest singular value below 1/gamma, gamma = 1 for tanh and ReLU) long-term gradients vanish, and only "
+    "above 1 can they explode; clipping the gradient norm keeps SGD stable where exploding gradients would throw it "
+    "off. Hochreiter & Schmidhuber 1997: plain tanh RNNs fail beyond lags of ~10-20 steps while LSTMs bridge far "
+    "longer ones."
 )
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 RADIUS, REACH, LAGS, CLIPPING = CLAIMS = SuiteFile.of(__file__).claims(
     "spectral_radius_bound", "attention_keeps_gradient", "gated_rnn_longer_lags", "clipping_stabilises_sgd")
+
+#: the gated cells compared with the tanh RNN, each on its own
+GATED = ("lstm", "gru")
+#: the Elman cells of the spectral-radius sweep (gamma = 1 for both)
+ELMAN = ("rnn", "rnn_relu")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
@@ -31,34 +42,72 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     s = df.iloc[0].profile_settings
     flow, sweep = probes(ok)
     variants = in_order(df.variant.unique(), ORDER)
-    _, longest, spread = lag_table(df, variants, s)
-    clip = clip_table(df, variants, 0.5 * math.log(s["alphabet"]))[1]
-    seeds = int(df.seed.nunique())
-    return [_radius(sweep, seeds), _reach_finding(flow), _lags(longest, spread), _clipping(clip, seeds)]
+    longest = {v: longest_by_seed(df, v, s) for v in variants}
+    longest = {v: by_seed for v, by_seed in longest.items() if by_seed}
+    return [_radius(sweep), _reach_finding(flow), _lags(longest, max(s["lags"])),
+            _clipping(diverged_by_seed(df), 0.5 * math.log(s["alphabet"]))]
 
 
-def _radius(sweep: pd.DataFrame, seeds: int) -> Finding:
-    """Below spectral radius 1 gradients vanish; growth needs a radius above 1."""
+def _against_zero(label: str, values: Dict[int, float], unit: str = "") -> Difference:
+    """The paired difference of per-seed values from 0 (a one-sample comparison: counts as paired() says)."""
+    return paired(label, values, {seed: 0.0 for seed in values}, unit)
+
+
+def _log_ratios(part: pd.DataFrame) -> Dict[int, float]:
+    """seed -> log10 of the gradient ratio (an underflow to 0 is the floor, -38: a vanished gradient, kept)."""
+    return {int(seed): log10([v])[0] for seed, v in part.groupby("seed").value.mean().items()}
+
+
+def _radius(sweep: pd.DataFrame) -> Finding:
+    """Below spectral radius 1 gradients vanish; growth needs a radius above 1; above 1 they can grow (per cell)."""
     if not len(sweep):
         return not_run(RADIUS)
     far = int(min(50, sweep.x.max()))
-    at = sweep[sweep.x == far].groupby("radius").value.apply(lambda v: mean_ci(v)[0])
-    small, big = at[at.index < 1], at[at.index > 1]
-    vanish = bool(len(small)) and bool((small < 1).all())
-    explode = big[big > 1]
-    never_below = bool((at[at.index <= 1] <= 1).all())
-    bound = vanish and bool(len(explode)) and never_below
-    text = (f"Spectral-radius sweep (Elman RNNs at initialisation, distance {far}, ratios averaged over the cells): every "
-            "radius below 1 " + ("vanishes" if vanish else "does not always vanish") + f" (largest ratio {small.max():.2g}); "
-            + (f"gradients grow with distance from radius {explode.index.min():g} up (ratio {explode.max():.3g} at the "
-               f"largest), and never below radius 1" if len(explode) and never_below
-               else "no radius above 1 makes them grow" if not len(explode) else "some radius at or below 1 grows")
-            + ". This run " + ("agrees with" if bound else "does not fully reproduce")
-            + " the bound (below 1 vanish, growth needs above 1).")
-    estimates = [Estimate(f"gradient ratio at distance {far}, largest radius below 1", float(small.max()), seeds=seeds)]
-    if len(big):
-        estimates.append(Estimate(f"at radius {big.index.max():g}", float(big.loc[big.index.max()]), seeds=seeds))
-    return finding(RADIUS, "agrees" if bound else "disagrees", text, estimates)
+    at = sweep[sweep.x == far]
+    verdicts, parts, estimates, causes = [], [], [], []
+    for cell in [c for c in ELMAN if c in set(at.variant)]:
+        by_radius = {r: _against_zero(f"{cell} log10 ratio at d={far}, radius {r:g}",
+                                      _log_ratios(at[(at.variant == cell) & (at.radius == r)]))
+                     for r in sorted(at[at.variant == cell].radius.unique())}
+        below = {r: d for r, d in by_radius.items() if r < 1}
+        up_to_one = {r: d for r, d in by_radius.items() if r <= 1}
+        above = {r: d for r, d in by_radius.items() if r > 1}
+        vanish = [r for r, d in below.items() if directional(d, -1) == "agrees"]
+        grows_too_early = [r for r, d in up_to_one.items() if directional(d, -1) == "disagrees"]
+        grows = [r for r, d in above.items() if directional(d, +1) == "agrees"]
+        if grows_too_early:
+            verdict = "disagrees"
+            causes.append(f"for {cell}, the gradient grows at radius {min(grows_too_early):g}, not only above 1")
+        elif not below or not above:
+            verdict = "inconclusive"
+            causes.append(f"for {cell}, the sweep lacks radii on both sides of 1")
+        elif len(vanish) < len(below):
+            verdict = "inconclusive"
+            causes.append(f"for {cell}, the decay at radius {max(set(below) - set(vanish)):g} is inside the seed spread")
+        elif not grows:
+            verdict = "inconclusive"
+            causes.append(f"for {cell}, no radius above 1 makes the gradient grow beyond the seed spread at distance {far}")
+        else:
+            verdict = "agrees"
+        verdicts.append(verdict)
+        top = max(below) if below else None
+        parts.append(f"{cell}: " + (f"every radius below 1 vanishes (at {top:g}, log10 ratio {below[top].mean:.1f})"
+                                    if below and len(vanish) == len(below) else
+                                    f"radii below 1 vanishing beyond the seed spread: {', '.join(f'{r:g}' for r in vanish) or 'none'}")
+                     + (f"; growth from radius {min(grows):g} up (log10 {above[max(above)].mean:+.1f} at {max(above):g})"
+                        if grows else "; no radius above 1 grows beyond the seed spread")
+                     + (f"; radius {min(grows_too_early):g} <= 1 grows" if grows_too_early else ""))
+        if top is not None:
+            estimates.append(below[top].estimate)
+        if above:
+            estimates.append(above[max(above)].estimate)
+    if not verdicts:
+        return not_run(RADIUS)
+    verdict = combine_verdicts(verdicts)
+    text = (f"Spectral-radius sweep (Elman RNNs at initialisation, log10 of the gradient ratio at distance {far}, "
+            "per seed against 0): " + "; ".join(parts) + f". This run {_says(verdict)} the bound (below 1 vanish, "
+            "growth needs above 1).")
+    return finding(RADIUS, verdict, text, estimates, cause=_cause(verdict, causes))
 
 
 def _reach_finding(flow: pd.DataFrame) -> Finding:
@@ -67,54 +116,106 @@ def _reach_finding(flow: pd.DataFrame) -> Finding:
         return not_run(REACH)
     d = int(min(20, flow.x.max()))
     cell = flow[(flow.phase == "init") & (flow.x == d)]
-    init = cell.groupby("variant").value.apply(lambda v: mean_ci(v)[0])
-    if not len(init):
+    if not len(cell):
         return not_run(REACH)
-    parts = ", ".join(f"{v} {init[v]:.1e}" for v in in_order(init.index, ORDER))
-    rnn, tr = init.get("rnn"), init.get("transformer")
-    if rnn is None or tr is None:
-        return not_run(REACH, f"At initialisation the gradient ratio at distance {d} is {parts}.")
-    clause = (" The Transformer keeps far more gradient at that distance than the tanh RNN, as attention's direct paths "
-              "predict." if tr > 10 * rnn else " The Transformer does not keep clearly more gradient than the tanh RNN here.")
-    estimates = [Estimate.of(f"gradient ratio at distance {d}, {v}", cell[cell.variant == v].groupby("seed").value.mean())
-                 for v in ("transformer", "rnn")]
-    return finding(REACH, "agrees" if tr > 10 * rnn else "disagrees",
-                   f"At initialisation the gradient ratio at distance {d} is {parts}.{clause}", estimates)
+    logs = {v: _log_ratios(cell[cell.variant == v]) for v in in_order(cell.variant.unique(), ORDER)}
+    parts = ", ".join(f"{v} {_mean(x):+.1f}" for v, x in logs.items())
+    if "rnn" not in logs or "transformer" not in logs:
+        return not_run(REACH, f"At initialisation log10 of the gradient ratio at distance {d} is {parts}.")
+    diff = paired(f"log10 gradient ratio at distance {d}, transformer - rnn", logs["transformer"], logs["rnn"], "decades")
+    verdict = directional(diff, +1)
+    text = (f"At initialisation log10 of the gradient ratio at distance {d} is {parts} (mean over seeds); the "
+            f"Transformer keeps {diff.mean:+.1f} decades more than the tanh RNN, paired over {diff.seeds} seed(s) "
+            f"({diff.why()}): this run {_says(verdict)} attention's direct paths keeping the gradient.")
+    cause = "" if verdict == "agrees" else (
+        f"The Transformer's gradient at distance {d} is not above the tanh RNN's beyond the seed noise ({diff.why()})."
+        if verdict == "inconclusive" else f"The tanh RNN keeps more gradient at distance {d} than the Transformer.")
+    return finding(REACH, verdict, text, [diff.estimate], cause=cause)
 
 
-def _lags(longest: Dict[str, float], spread: Dict[str, List[float]]) -> Finding:
-    """A gated RNN (LSTM or GRU) learns longer lags than the tanh RNN."""
+def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
+    """Each gated RNN (LSTM, GRU) learns a longer contiguous run of lags than the tanh RNN, paired over seeds."""
     if not longest:
         return not_run(LAGS)
-    parts = ", ".join(f"{v} {lag:g}" for v, lag in longest.items())
-    gated = max((v for v in ("lstm", "gru") if v in longest), key=lambda v: longest[v], default=None)
-    if "rnn" not in longest or gated is None:
-        return not_run(LAGS, f"Longest lag learned: {parts}. This run lacks a tanh RNN or a gated RNN to compare.")
-    agrees = longest[gated] > longest["rnn"]
-    verdict = ("agrees: a gated RNN bridges longer lags than the tanh RNN" if agrees else
-               "does not reproduce the gated RNNs' advantage at this budget (the tanh RNN reaches as far)")
-    estimates = [Estimate.of(f"longest lag learned, {v}", spread[v], "steps") for v in ("rnn", gated)]
-    return finding(LAGS, "agrees" if agrees else "disagrees", f"Longest lag learned: {parts}. This run {verdict}.", estimates)
+    parts = ", ".join(f"{v} [{', '.join(f'{x:g}' for _, x in sorted(by_seed.items()))}]" for v, by_seed in longest.items())
+    gated = [v for v in GATED if v in longest]
+    if "rnn" not in longest or not gated:
+        return not_run(LAGS, f"Longest lag learned per seed: {parts}. This run lacks a tanh RNN or a gated RNN to compare.")
+    diffs = {g: paired(f"longest lag learned, {g} - rnn", longest[g], longest["rnn"], "steps") for g in gated}
+    verdicts = {g: directional(d, +1) for g, d in diffs.items()}
+    verdict = combine_verdicts(list(verdicts.values()))
+    said = "; ".join(f"{g} - rnn {d.mean:+.0f} steps over {d.seeds} seed(s), {verdicts[g]} ({d.why()})"
+                     for g, d in diffs.items())
+    text = (f"Longest lag learned (every shorter lag learned too) per seed: {parts}. Paired: {said}. This run "
+            f"{_says(verdict)} gated RNNs bridging longer lags than the tanh RNN.")
+    causes = []
+    for g, v in verdicts.items():
+        if v == "agrees":
+            continue
+        d = diffs[g]
+        if min(d.a + d.b, default=0) >= sweep_max:
+            causes.append(f"for {g}, both it and the tanh RNN learn the sweep's longest lag {sweep_max:g}")
+        elif v == "disagrees":
+            causes.append(f"for {g}, the tanh RNN learns longer lags on every seed")
+        else:
+            causes.append(f"for {g}, the difference from the tanh RNN is inside the seed spread ({d.why()})")
+    estimates = [d.estimate for d in diffs.values()] + [Estimate.of(f"longest lag learned, {v}", list(longest[v].values()),
+                                                                    "steps") for v in ("rnn", *gated)]
+    return finding(LAGS, verdict, text, estimates, cause=_cause(verdict, causes))
 
 
-def _clipping(clip: Dict, seeds: int) -> Finding:
-    """Clipping the gradient norm keeps large-learning-rate SGD from diverging (counts: [diverged, runs, learned])."""
-    c, u = clip["clipped"], clip["unclipped"]
-    if not (c[1] and u[1]):
+def diverged_by_seed(df: pd.DataFrame) -> Dict[str, Dict[int, float]]:
+    """{"clipped"/"unclipped": seed -> runs of the clipping study that diverged (over every variant and learning rate)},
+    with "runs"/"learned" likewise: how many ran, and how many reached a final loss below half the chance loss."""
+    clip = with_extra(df[df.metric == "clip_final_loss"], "clipping")
+    out: Dict[str, Dict[int, float]] = {}
+    if not len(clip):
+        return out
+    learned_below = 0.5 * math.log(df.iloc[0].profile_settings["alphabet"])
+    for arm, rows in (("clipped", clip[clip.clipping != "none"]), ("unclipped", clip[clip.clipping == "none"])):
+        for seed, part in rows.groupby("seed"):
+            out.setdefault(arm, {})[int(seed)] = float((part.status == "diverged").sum())
+            out.setdefault(f"{arm} runs", {})[int(seed)] = float(len(part))
+            ok = part[part.status == "ok"]
+            out.setdefault(f"{arm} learned", {})[int(seed)] = float((ok.value < learned_below).sum())
+    return out
+
+
+def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Finding:
+    """Clipping the gradient norm leaves fewer large-learning-rate SGD runs diverged, paired over seeds."""
+    if not counts.get("clipped") or not counts.get("unclipped"):
         return not_run(CLIPPING)
-    if c[0] < u[0] and c[2] >= u[2]:
-        label, verdict = "agrees", "this run agrees that clipping keeps large-learning-rate training stable."
-    elif c[0] <= u[0] and c[2] > u[2]:
-        label, verdict = "inconclusive", ("clipping let more runs learn, which agrees in spirit, though no unclipped run "
-                                          "diverged more.")
-    elif c[0] < u[0]:
-        label, verdict = "inconclusive", ("clipping prevented divergence but did not let more runs learn: a mixed result "
-                                          "at these learning rates.")
-    else:
-        label, verdict = "disagrees", "this run shows no stabilising effect of clipping at these learning rates."
-    text = (f"Clipping (SGD): {c[0]} of {c[1]} clipped runs diverged and {c[2]} learned the task (final loss below "
-            f"{clip['learned_below']:.2f} nats, half the chance loss), against {u[0]} diverged and {u[2]} learned "
-            f"of {u[1]} unclipped; {verdict}")
-    estimates = [Estimate("clipped runs diverged", c[0], unit=f"of {c[1]}", seeds=0),
-                 Estimate("unclipped", u[0], unit=f"of {u[1]}", seeds=0)]
-    return finding(CLIPPING, label, text, estimates, seeds)
+    diff = paired("runs diverged per seed, clipped - unclipped", counts["clipped"], counts["unclipped"], "runs")
+    verdict = directional(diff, -1)
+    total = {k: int(sum(v.values())) for k, v in counts.items()}
+    text = (f"Clipping (SGD): {total['clipped']} of {total['clipped runs']} clipped runs diverged and "
+            f"{total['clipped learned']} learned the task (final loss below {learned_below:.2f} nats, half the chance "
+            f"loss), against {total['unclipped']} diverged and {total['unclipped learned']} learned of "
+            f"{total['unclipped runs']} unclipped; paired over {diff.seeds} seed(s), clipping changes the divergences by "
+            f"{diff.mean:+.1f} per seed ({diff.why()}): this run {_says(verdict)} clipping keeping large-learning-rate "
+            "training stable.")
+    cause = "" if verdict == "agrees" else (
+        f"Clipped and unclipped runs diverge alike at these learning rates ({diff.why()})." if verdict == "inconclusive"
+        else "More clipped runs than unclipped ones diverged at these learning rates.")
+    return finding(CLIPPING, verdict, text, [diff.estimate, Estimate.of("clipped runs diverged per seed",
+                                                                        list(counts["clipped"].values()), "runs"),
+                                             Estimate.of("unclipped", list(counts["unclipped"].values()), "runs")],
+                   cause=cause)
+
+
+def _says(verdict: str) -> str:
+    return {"agrees": "agrees with", "disagrees": "disagrees with"}.get(verdict, "is inconclusive on")
+
+
+def _cause(verdict: str, causes: List[str]) -> str:
+    """One sentence from the per-arm causes, or none when the verdict agrees."""
+    if verdict == "agrees" or not causes:
+        return ""
+    text = "; ".join(causes)
+    return text[0].upper() + text[1:] + "."
+
+
+def _mean(values: Dict[int, float]) -> float:
+    vals = list(values.values())
+    return sum(vals) / len(vals) if vals else math.nan
+

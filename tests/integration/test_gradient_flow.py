@@ -33,7 +33,7 @@ def test_gradient_flow_end_to_end_with_report(tmp_path):
     assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "gradient_flow.md").read_text()
     for phrase in ("Pascanu, Mikolov & Bengio 2013", "spectral radius", "longest lag learned", "no clipping",
-                   "This run", "(n=1)"):
+                   "This run", "(n=1)", "random distractors", "chrono-initialised", "every shorter lag learned too"):
         assert phrase in text, phrase
     for name in ("distance", "radius", "lags"):
         assert (reports / "figures" / f"gradient_flow_{name}.png").stat().st_size > 10_000

@@ -52,14 +52,14 @@ def test_the_recurrent_weight_is_rescaled_to_the_requested_spectral_radius(cell)
         assert spectral_radius(block) == pytest.approx(1.3, rel=1e-4)
 
 
-def test_lstm_forget_gates_start_open():
+def test_lstm_forget_gates_start_open_at_bias_one_without_chrono():
     model = build(RecurrentSpec(cell="lstm", d_hidden=8))
     forget = model.rnn.bias_ih_l0[8:16] + model.rnn.bias_hh_l0[8:16]
     assert torch.all(forget == 1.0)
 
 
 def test_the_copy_task_asks_for_each_symbol_lag_steps_later():
-    task = CopyTask(lag=6, symbols=2, alphabet=4)
+    task = CopyTask(lag=6, symbols=2, alphabet=4, gap="blank")
     x, y = task.batch(5, torch.Generator().manual_seed(0))
     assert x.shape == y.shape == (5, 8) and task.vocab_size == 6
     assert torch.all(x[:, 5] == task.cue) and torch.all(x[:, 2:5] == task.blank)

@@ -9,7 +9,6 @@ import pytest
 from harness.contract import Metric
 from harness.report_kit import better, combine, in_order, metric, status_notes, worse
 from suites.attention_cost import verdicts as cost
-from suites.gradient_flow import verdicts as flow
 
 
 def test_the_direction_of_a_metric_decides_better_and_worse():
@@ -33,38 +32,6 @@ def test_combine_and_order_and_status_notes():
                        {"variant": "c", "status": "skipped", "reason": "over budget"}])
     assert status_notes(df) == ["- `b`: diverged: loss nan at step 3", "- `c`: skipped: over budget"]
     assert status_notes(df, statuses=["skipped"]) == ["- `c`: skipped: over budget"]
-
-
-def _clip(clipped, unclipped):
-    return {"clipped": list(clipped), "unclipped": list(unclipped), "learned_below": 1.0}
-
-
-@pytest.mark.parametrize("clipped, unclipped, verdict", [
-    ((0, 4, 3), (2, 4, 1), "agrees"),         # fewer diverged, as many learned
-    ((0, 4, 3), (0, 4, 1), "inconclusive"),   # none diverged either way, but clipping learned more
-    ((1, 4, 0), (2, 4, 1), "inconclusive"),   # fewer diverged, fewer learned
-    ((2, 4, 1), (2, 4, 1), "disagrees"),      # no effect
-])
-def test_gradient_flow_clipping_verdict(clipped, unclipped, verdict):
-    assert flow._clipping(_clip(clipped, unclipped), 2).verdict == verdict
-    assert flow._clipping(_clip((0, 0, 0), unclipped), 2).verdict == "not run"
-
-
-def test_gradient_flow_lags_verdict():
-    assert flow._lags({"rnn": 10, "lstm": 50}, {"rnn": [10, 10], "lstm": [50, 50]}).verdict == "agrees"
-    assert flow._lags({"rnn": 50, "lstm": 50}, {"rnn": [50, 50], "lstm": [50, 50]}).verdict == "disagrees"
-    assert flow._lags({"rnn": 50}, {"rnn": [50]}).verdict == "not run"
-
-
-def _sweep(ratio_by_radius):
-    return pd.DataFrame([{"variant": "rnn", "seed": 0, "radius": r, "x": d, "value": v ** d}
-                         for r, v in ratio_by_radius.items() for d in (1, 5, 10)])
-
-
-def test_gradient_flow_radius_verdict():
-    assert flow._radius(_sweep({0.5: 0.5, 0.9: 0.9, 1.5: 1.5}), 1).verdict == "agrees"
-    assert flow._radius(_sweep({0.5: 0.5, 0.9: 0.9, 1.5: 0.95}), 1).verdict == "disagrees"  # no growth above 1
-    assert flow._radius(_sweep({})[:0], 1).verdict == "not run"
 
 
 def _shares(points):

@@ -69,7 +69,7 @@ def _gap(s) -> str:
     if s.get("gap", "blank") == "blank":
         return "blanks (a latch with one symbol: an input-free tanh RNN can hold it in an attractor)"
     return (f"random distractors drawn from {s['distractors']} tokens of their own (Hochreiter & Schmidhuber 1997, "
-            "experiment 2b)")
+            "experiment 2)")
 
 
 def _gate_init(s) -> str:

@@ -3,8 +3,8 @@
 Pascanu, Mikolov & Bengio 2013 (arXiv 1211.5063): the gradient of a late loss with respect to an early
 hidden state vanishes when the recurrent weight's largest eigenvalue is below 1 and can explode only
 above 1; clipping the gradient's norm keeps training stable. Each variant is measured on one copy task
-(recall a symbol after ``lag`` steps of random distractors, Hochreiter & Schmidhuber 1997's experiment 2b;
-suites/common/data/copy_task.py): ||dL/dh_k|| against the distance from k to the loss, at initialisation and
+(recall a symbol after ``lag`` steps of random distractors, as in Hochreiter & Schmidhuber 1997's
+experiment 2; suites/common/data/copy_task.py): ||dL/dh_k|| against the distance from k to the loss, at initialisation and
 after training; for the Elman RNNs, the same at initialisation with the recurrent weight rescaled to each
 spectral radius of a sweep; the accuracy reached at each lag; and training at large SGD learning rates with
 and without gradient-norm clipping. Gated cells start from the chrono initialisation of Tallec & Ollivier
@@ -60,8 +60,8 @@ class CopyRecall(Profile):
 
     alphabet: int = 8
     symbols: int = 1
-    #: what fills the gap: random distractor tokens (Hochreiter & Schmidhuber 1997, experiment 2b), or "blank",
-    #: which with one symbol is a latch an input-free tanh RNN holds in an attractor (copy_task.py)
+    #: what fills the gap: random distractor tokens (Hochreiter & Schmidhuber 1997, experiment 2), or "blank", which
+    #: with one symbol is a latch an input-free tanh RNN holds in an attractor (copy_task.py)
     gap: str = "distractors"
     #: distinct distractor tokens (gap="distractors")
     distractors: int = 8

@@ -1,6 +1,6 @@
 """The copy-memory task: remember a few symbols across a gap of random distractors, then reproduce them on cue.
 
-Hochreiter & Schmidhuber 1997 (experiment 2b) fill the gap between the symbol to remember and its recall with
+Hochreiter & Schmidhuber 1997 (experiment 2, tasks 2b and 2c) fill the gap between the symbol to remember and its recall with
 random distractor symbols: a state the inputs keep perturbing must hold the symbols, so a model that fails at a
 long lag fails for want of gradient signal across it, not for want of capacity. Arjovsky et al. 2016 (arXiv
 1511.06464) recall several symbols. The amount to remember is fixed while the lag grows. One sequence, for

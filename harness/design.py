@@ -28,8 +28,11 @@ def grouping(spec: Mapping[str, Any]) -> str:
 
 
 def is_transformer(spec: Any) -> bool:
-    """Whether a stored spec is a decoder Transformer's (the only family the quality x cost table joins)."""
-    return isinstance(spec, Mapping) and "n_heads" in spec and spec.get("family") in (None, "transformer")
+    """Whether a stored spec is a decoder Transformer's trained on its suite's schedule (the only kind the quality x
+    cost table joins). A spec with a warm-up of its own (language_modeling's ``long_warmup`` control arm) is a
+    training recipe, not a design: joined on its design it would be averaged with the same design's own runs."""
+    return (isinstance(spec, Mapping) and "n_heads" in spec and spec.get("family") in (None, "transformer")
+            and spec.get("warmup_fraction") is None)
 
 
 def score_bias(position: Any) -> str:

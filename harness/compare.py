@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -52,7 +52,8 @@ class Comparison:
         return f"{value:+.4g}" + (f" {self.unit}" if self.unit else "")
 
     def direction(self) -> str:
-        """'better', 'worse', 'no detectable difference', or 'one seed' / 'no shared seed' when it cannot tell."""
+        """'better' or 'worse' (a metric with a declared direction), 'differs' (one without: entropy, a share),
+        'no detectable difference', or 'one seed' / 'no shared seed' when it cannot tell."""
         if self.n == 0:
             return "no shared seed"
         mean, low, high = self.interval
@@ -61,7 +62,7 @@ class Comparison:
         if low <= 0 <= high:
             return "no detectable difference"
         if self.higher_is_better is None:
-            return "higher" if mean > 0 else "lower"
+            return "differs"
         return "better" if (mean > 0) == self.higher_is_better else "worse"
 
     def verdict(self) -> str:
@@ -78,6 +79,8 @@ class Comparison:
         spread = f" [95% interval {low:+.4g} to {self._num(high)}] over {self.n} seeds"
         if direction == "no detectable difference":
             return head + f"{said}{relative}{spread}: no detectable difference (the interval includes 0)."
+        if direction == "differs":  # no declared direction: the difference, never a judgement
+            return head + f"{said}{relative}{spread}: {self.b} differs from {self.a} ({self.metric} has no better direction)."
         return head + f"{said}{relative}{spread}: {self.b} is {direction} than {self.a}."
 
     def estimate(self) -> Estimate:
@@ -108,8 +111,13 @@ def _at(x, x_name, condition: str) -> str:
     return where + (f" ({condition})" if condition else "")
 
 
-def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]] = None) -> List[Comparison]:
-    """One Comparison per metric, x and condition that both variants measured (status ok), in record order."""
+def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]] = None,
+           directions: Optional[Mapping[str, Optional[bool]]] = None) -> List[Comparison]:
+    """One Comparison per metric, x and condition that both variants measured (status ok), in record order.
+
+    ``directions``: metric -> higher_is_better as the suite declares it now (None: no better direction); it
+    overrides what older records carry, and a metric it does not name keeps its records' direction.
+    """
     ok = frame[(frame.status == "ok") & frame.variant.isin([a, b]) & frame.value.notna()].copy()
     if metrics:
         ok = ok[ok.metric.isin(metrics)]
@@ -125,8 +133,9 @@ def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]]
         first = rows.iloc[0]
         seeds = sorted(set(va) & set(vb))
         hib = first.get("higher_is_better")
+        hib = directions[metric] if directions and metric in directions else (None if pd.isna(hib) else bool(hib))
         x = None if x_key == -math.inf else float(x_key)
-        out.append(Comparison(a, b, metric, str(first.get("unit") or ""), None if pd.isna(hib) else bool(hib),
+        out.append(Comparison(a, b, metric, str(first.get("unit") or ""), hib,
                               _at(x, first.get("x_name"), condition), mean_ci(va.values())[0], mean_ci(vb.values())[0],
                               tuple(vb[s] - va[s] for s in seeds), x))
     return out

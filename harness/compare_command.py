@@ -1,10 +1,13 @@
 """``bench compare A B``: the paired comparison of two variants in every suite where both ran.
 
-    bench compare rope alibi [suite=S] [metric=M] [results_dir=DIR] [profile=P device=D dtype=T data=SHA set.FIELD=V]
+    bench compare rope alibi [suite=S] [metric=M] [at=X|first|last] [results_dir=DIR] [profile=P device=D dtype=T data=SHA set.FIELD=V]
 
 In each suite, the newest group of records (harness/groups.py) that holds both variants and matches the
-selection is compared metric by metric (harness/compare.py); the suite's headline (its first metric, at
-its first x) ends with a one-line verdict.
+selection is compared metric by metric (harness/compare.py). The headline metric (``metric=``, else the
+suite's first declared metric both measured) ends with one verdict line at its first x and one at its last
+(position_extrapolation: at the training length L and at the longest evaluated length), or one at ``at=``.
+A metric is called better or worse only where the suite declares its direction; one without (attention
+entropy, mean distance) "differs", with the difference and its interval.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ class CompareConfig(GroupSelection):
     suite: Optional[str] = None
     #: compare this metric only (and make it the headline)
     metric: Optional[str] = None
+    #: the x of the headline verdict: a value the metric was measured at, ``first`` or ``last`` (default: both)
+    at: Optional[str] = None
     results_dir: str = "results"
 
 
@@ -67,13 +72,19 @@ def run(args: List[str], out=print) -> int:
         if group is None:
             continue
         found += 1
-        comparisons = paired(group.frame, a, b, [cfg.metric] if cfg.metric else None)
+        suite = suites.get(name)
+        directions = {m.name: m.higher_is_better for m in suite.metrics}
+        comparisons = paired(group.frame, a, b, [cfg.metric] if cfg.metric else None, directions)
+        chosen, missing = headlines(comparisons, suite, cfg.at) if comparisons else ([], None)
+        if missing and cfg.suite:  # refused before anything is printed
+            raise UsageError(missing)
         out(f"{name}: {describe(group)}")
         if not comparisons:
             out(f"  `{a}` and `{b}` share no measured metric" + (f" '{cfg.metric}'" if cfg.metric else "") + ".\n")
             continue
         out(markdown_table(table(comparisons)))
-        out("Verdict: " + headline(comparisons, suites.get(name)).verdict() + "\n")
+        out("\n".join(f"Verdict: {c.verdict()}" for c in chosen) if chosen else f"No verdict: {missing}")
+        out("")
     if not found:
         where = f"suite {cfg.suite}" if cfg.suite else f"any suite under {cfg.results_dir}/"
         raise UsageError(f"No group of records in {where} holds both `{a}` and `{b}`"
@@ -83,7 +94,35 @@ def run(args: List[str], out=print) -> int:
 
 
 def headline(comparisons, suite):
-    """The comparison a suite's verdict line is about: its first metric (in the suite's order) at its first x."""
+    """The comparison a suite's first verdict line is about: its first metric (in the suite's order) at its first x."""
+    return headlines(comparisons, suite)[0][0]
+
+
+def headlines(comparisons, suite, at: Optional[str] = None) -> Tuple[List[Any], Optional[str]]:
+    """(the comparisons the verdict lines are about, why none is, or None).
+
+    The headline metric is the suite's first declared metric among ``comparisons`` (its first condition); the
+    lines are at its first and last x (one line when it has one x), or at ``at``: an x it was measured at,
+    ``first`` or ``last``. An ``at`` it was not measured at gives no line and the sentence saying so.
+    """
     order = [m.name for m in suite.metrics]
-    return min(comparisons, key=lambda c: (order.index(c.metric) if c.metric in order else len(order),
-                                           -math.inf if c.x is None else c.x))
+    metric = min((c.metric for c in comparisons), key=lambda m: order.index(m) if m in order else len(order))
+    rows = [c for c in comparisons if c.metric == metric]
+    rows = sorted((c for c in rows if c.at.partition(" (")[2] == rows[0].at.partition(" (")[2]),
+                  key=lambda c: -math.inf if c.x is None else c.x)
+    if at is None:
+        return (rows[:1] if len(rows) == 1 else [rows[0], rows[-1]]), None
+    if at in ("first", "last"):
+        return [rows[0] if at == "first" else rows[-1]], None
+    try:
+        wanted = float(at)
+    except ValueError:
+        wanted = math.nan
+    found = [c for c in rows if c.x is not None and math.isclose(c.x, wanted)]
+    if found:
+        return found[:1], None
+    xs = [f"{c.x:g}" for c in rows if c.x is not None]
+    x_name = rows[0].at.strip().removeprefix("at ").partition("=")[0] or "x"
+    measured = f"at {x_name} = {', '.join(xs)}" if xs else "at no x"
+    return [], (f"at={at} is not where {suite.name} measured {metric} ({measured}); give one of those, "
+                f"at=first or at=last.")

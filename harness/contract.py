@@ -35,7 +35,8 @@ class Metric:
 
     name: str
     unit: str
-    higher_is_better: bool
+    #: None: no better direction (an attention entropy, a share, a gradient norm): compared, never ranked
+    higher_is_better: Optional[bool]
     description: str = ""
 
 

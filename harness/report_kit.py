@@ -155,8 +155,9 @@ def metric(suite: str, name: str) -> Metric:
 
 
 def better(m: Metric, new: float, old: float) -> bool:
-    """Whether ``new`` is strictly better than ``old`` by the metric's direction (NaN is never better)."""
-    if math.isnan(new) or math.isnan(old):
+    """Whether ``new`` is strictly better than ``old`` by the metric's direction (NaN, or a metric with no
+    direction, is never better)."""
+    if math.isnan(new) or math.isnan(old) or m.higher_is_better is None:
         return False
     return new > old if m.higher_is_better else new < old
 

@@ -80,3 +80,63 @@ def test_bench_compare_prints_a_table_and_a_verdict_and_refuses_what_it_cannot_c
     assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}", "profile=standard"]) == 2
     assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}", "colour=red"]) == 2
     assert "Unknown option 'colour'" in capsys.readouterr().err
+
+
+def store_of(tmp_path, by_variant):
+    """A results folder holding position_extrapolation records: variant -> [(x, [value per seed])]."""
+    from harness.store import ResultsStore
+
+    store = ResultsStore(tmp_path)
+    for variant, points in by_variant.items():
+        rows = [r for x, values in points for r in records(variant, values, x=x)]
+        for seed in {r["seed"] for r in rows}:
+            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}", [r for r in rows if r["seed"] == seed])
+    return tmp_path
+
+
+def test_compare_gives_the_verdict_at_the_training_length_and_at_the_longest_length(tmp_path, capsys):
+    """alibi is slightly worse at L but far better at 8L: one headline at L alone would point the wrong way."""
+    from harness.cli import main
+
+    results = store_of(tmp_path, {"rope": [(64.0, [4.0, 4.1, 4.2]), (512.0, [27.0, 30.0, 25.0])],
+                                  "alibi": [(64.0, [4.2, 4.3, 4.5]), (512.0, [4.4, 4.5, 4.3])]})
+    assert main(["compare", "rope", "alibi", f"results_dir={results}"]) == 0
+    verdicts = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Verdict:")]
+    assert len(verdicts) == 2
+    assert "perplexity at eval_length=64" in verdicts[0] and verdicts[0].endswith("alibi is worse than rope.")
+    assert "perplexity at eval_length=512" in verdicts[1] and verdicts[1].endswith("alibi is better than rope.")
+    assert main(["compare", "rope", "alibi", f"results_dir={results}", "at=512"]) == 0
+    (only,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Verdict:")]
+    assert "eval_length=512" in only
+    assert main(["compare", "rope", "alibi", f"results_dir={results}", "at=first"]) == 0
+    assert "eval_length=64" in [line for line in capsys.readouterr().out.splitlines() if line.startswith("Verdict:")][0]
+
+
+def test_an_x_the_metric_was_not_measured_at_is_one_sentence_before_any_table(tmp_path, capsys):
+    from harness.cli import main
+
+    results = store_of(tmp_path, {"rope": [(64.0, [4.0, 4.1]), (512.0, [27.0, 30.0])],
+                                  "alibi": [(64.0, [4.2, 4.3]), (512.0, [4.4, 4.5])]})
+    assert main(["compare", "rope", "alibi", f"results_dir={results}", "suite=position_extrapolation", "at=300"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == ("bench: at=300 is not where position_extrapolation measured perplexity "
+                                         "(at eval_length = 64, 512); give one of those, at=first or at=last.")
+
+
+def test_a_metric_without_a_direction_differs_and_is_never_better_or_worse():
+    """Attention entropy declares no better direction: the difference and its interval, no judgement."""
+    frame = pd.DataFrame(records("rope", [0.8, 0.9, 0.85], "entropy", 0.0, higher_is_better=False)
+                         + records("alibi", [2.4, 2.5, 2.45], "entropy", 0.0, higher_is_better=False))
+    (old,) = paired(frame, "rope", "alibi")
+    assert old.direction() == "worse"  # what an old record's made-up direction said
+    (c,) = paired(frame, "rope", "alibi", directions={"entropy": None})
+    assert c.direction() == "differs"
+    assert c.verdict().endswith("alibi differs from rope (entropy has no better direction).")
+    assert "better" not in c.verdict().replace("no better direction", "") and "worse" not in c.verdict()
+
+
+def test_descriptive_metrics_declare_no_direction():
+    from harness.contract import suites
+
+    heads = {m.name: m.higher_is_better for m in suites.get("attention_heads").metrics}
+    assert heads["entropy"] is None and heads["mean_distance"] is None and heads["loss"] is False

@@ -3,14 +3,16 @@
     bench run suite=position_extrapolation variants=[rope,alibi] profile=quick seeds=[0,1,2]
     bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
     bench report [suite=position_extrapolation] [profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V] [index=false]
-    bench compare rope alibi [suite=S metric=M results_dir=DIR profile=P ...]   (paired over seeds, 95% interval)
+    bench compare rope alibi [suite=S metric=M at=X results_dir=DIR profile=P ...]   (paired over seeds, 95% interval)
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
-before any compute starts.
+before any compute starts. ``bench COMMAND --help`` prints that command's usage (exit status 0), and
+output into a pipe closed early (``bench list | head``) ends quietly.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -41,8 +43,46 @@ RUN_HELP = """bench run key=value ...
 """
 
 
+LIST_HELP = """bench list [WHAT]
+
+  WHAT: suites, variants, positions, scorings, norms, ffns, kernels, support or plugins   [all of them]
+"""
+
+REPORT_HELP = """bench report key=value ...
+
+  suite=NAME          rebuild this suite's report only                     [every suite with results]
+  profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V
+                      which group of records (the newest match wins)       [the newest group]
+  index=false         write the suite reports only, not the support matrix and index
+  results_dir=DIR, reports_dir=DIR                                         [results, reports]
+"""
+
+COMPARE_HELP = """bench compare A B key=value ...
+
+  A B                 two variant expressions that ran in one group of records (bench compare rope alibi)
+  suite=NAME          compare in this suite only                           [every suite where both ran]
+  metric=NAME         compare this metric only, and give its verdict       [the suite's first metric]
+  at=X|first|last     the x of the verdict line (at=1024)                  [first and last]
+  profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V          which group of records
+  results_dir=DIR                                                          [results]
+
+Metrics whose suite declares a direction are called better or worse; the others (attention entropy,
+mean distance) differ, with the difference and its 95% interval.
+"""
+
+HELP = {"run": RUN_HELP, "list": LIST_HELP, "report": REPORT_HELP, "compare": COMPARE_HELP}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:  # the reader left (`bench list | head`): stop quietly, as other tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush does not fail again
+        return 141  # 128 + SIGPIPE, what the shell reports for a tool the pipe stopped
+
+
+def _main(argv: List[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0
@@ -51,6 +91,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     if command not in commands:
         print(f"bench: unknown command '{command}'; choose one of {', '.join(commands)}.", file=sys.stderr)
         return 2
+    if rest and rest[0] in ("-h", "--help"):
+        print(HELP[command])
+        return 0
     try:
         return commands[command](rest)
     except KeyboardInterrupt:
@@ -62,9 +105,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def cmd_run(args: List[str]) -> int:
-    if args and args[0] in ("-h", "--help"):
-        print(RUN_HELP)
-        return 0
     from harness.config import RunConfig, parse
     from harness.env import resolve_device
     from harness.plan import DTYPES, apply_overrides, make_plan, resolve_dtype

@@ -33,19 +33,20 @@ def writable_folder(key: str, value: str) -> Optional[str]:
     parent), which is what a later save does; nothing is left behind.
     """
     path = Path(value).expanduser()
+    example = f"{key}={'reports' if key == 'reports_dir' else 'results'}"
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if existing.exists() and not existing.is_dir():
         what = "is a file" if existing == path else f"lies under the file {existing}"
-        return f"{key}={show(value)} {what}, not a folder; give a folder that can be written, e.g. {key}=results."
+        return f"{key}={show(value)} {what}, not a folder; give a folder that can be written, e.g. {example}."
     try:
         probe = tempfile.mkdtemp(prefix=".bench-write-check-", dir=existing)
         os.rmdir(probe)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         where = "in it" if existing == path else f"in {existing}, where it would be created"
-        return f"{key}={show(value)} cannot be written ({reason} {where}); give a folder that can be written, e.g. {key}=results."
+        return f"{key}={show(value)} cannot be written ({reason} {where}); give a folder that can be written, e.g. {example}."
     return None
 
 
@@ -180,6 +181,8 @@ def parse(args: List[str], schema: type) -> Any:
         rule = rule_for(schema, top)
         if top in LIST_KEYS and "," in raw and not raw.lstrip().startswith("["):
             raise UsageError(f"Write lists in brackets: {top}=[{raw}] instead of {top}={raw}.")
+        if top == "seeds" and re.fullmatch(r"\s*\d+\s*", raw):
+            raise UsageError(_bare_seed_count(raw.strip()))
         values[top] = convert(top, raw, shape, rule, "Bad option")
     config = schema(**values)
     for name in fields:
@@ -187,6 +190,17 @@ def parse(args: List[str], schema: type) -> Any:
         if problem:
             raise UsageError(problem)
     return config
+
+
+def _bare_seed_count(text: str) -> str:
+    """seeds=N without brackets: the one seed N, or N seeds? Both spellings, so the user picks."""
+    n = int(text)
+    if n == 0:
+        return "seeds=0 is not a list of seeds; write seeds=[0] for the one seed 0."
+    many = f"[{','.join(str(i) for i in range(n))}]" if n <= 5 else f"[0,1,...,{n - 1}]"
+    count = "one seed" if n == 1 else f"{n} seeds"
+    return (f"seeds={text} could mean the one seed {n} or {count}; write seeds=[{n}] for the one seed {n}, "
+            f"or seeds={many} for {count}.")
 
 
 def _field_problem(config: Any, name: str, hints: Dict[str, Any]) -> Optional[str]:

@@ -29,6 +29,8 @@ BAD = [
     (["seeds=[]"], "seeds", "[]"),
     (["seeds=[a]"], "seeds", "a"),
     (["seeds=[4294967296]"], "seeds", "4294967296"),
+    (["seeds=3"], "seeds=[0,1,2]", "seeds=[3]"),  # the one seed 3 or three seeds: both spellings named
+    (["seeds=0"], "seeds", "seeds=[0]"),
     # interpolation and control characters
     (["data=${foo}"], "data", "${foo}"),
     (["data=${oc.env:HOME}"], "data", "${oc.env:HOME}"),

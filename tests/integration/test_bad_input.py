@@ -120,7 +120,7 @@ def test_cuda_0_is_accepted_where_present(capsys, tmp_path):
 
 
 GOOD = [
-    ["variants=rope", "seeds=0", *LM_TINY],
+    ["variants=rope", "seeds=[0]", *LM_TINY],
     ["variants=[rope, alibi]", "seeds=[0,1]", "set.lr=1e-3", "set.eval_multipliers=[1,2]", *LM_TINY],
     ["variants=[rope]", "protocol=sliding", "set.stride=8", "set.lr=3", "dry_run=yes", *LM_TINY],
     ["variants=[alibi]", "device=cpu", "dtype=bfloat16", "set.warmup_steps=0", "set.weight_decay=0", *LM_TINY],
@@ -173,3 +173,51 @@ def test_parse_gives_typed_values():
     cfg = parse(["variants=rope", "seeds=[0, 2]", "dry_run=true", "set.steps=7", "submitit.timeout_min=5"], RunConfig)
     assert cfg.variants == ["rope"] and cfg.seeds == [0, 2] and cfg.dry_run is True
     assert cfg.set == {"steps": "7"} and cfg.submitit == {"timeout_min": 5}
+
+
+def read_only(monkeypatch, folder):
+    """Make ``folder`` read-only to the write check, as a read-only mount is (which root cannot write either)."""
+    import errno
+    import tempfile
+
+    import harness.config
+
+    real = tempfile.mkdtemp
+
+    def mkdtemp(*args, dir=None, **kwargs):
+        if dir is not None and str(dir).startswith(str(folder)):
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(harness.config.tempfile, "mkdtemp", mkdtemp)
+
+
+@pytest.mark.parametrize("key", ["results_dir", "reports_dir"])
+def test_a_read_only_folder_is_refused_before_any_compute(capsys, tmp_path, no_training, monkeypatch, key):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    read_only(monkeypatch, folder)
+    code, out, err = run(capsys, ["variants=[rope]", f"results_dir={tmp_path / 'results'}", f"{key}={folder}",
+                                  "progress=false", *LM_TINY])
+    assert code == 2 and no_training == [] and "Plan:" not in out and "Traceback" not in err
+    example = "reports" if key == "reports_dir" else "results"
+    assert err.strip() == (f"bench: {key}={folder} cannot be written (Read-only file system in it); give a folder "
+                           f"that can be written, e.g. {key}={example}.")
+    assert main(["report", f"reports_dir={folder / 'sub'}"]) == 2
+    assert "Read-only file system" in capsys.readouterr().err
+
+
+def test_a_folder_without_write_permission_is_refused(capsys, tmp_path, no_training):
+    import os
+    import stat
+
+    if os.geteuid() == 0:
+        pytest.skip("root writes into a folder without write permission; the read-only case is tested through EROFS")
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        code, _, err = run(capsys, ["variants=[rope]", f"results_dir={folder / 'results'}", *LM_TINY])
+    finally:
+        folder.chmod(stat.S_IRWXU)
+    assert code == 2 and no_training == [] and "Permission denied" in err and "results_dir=" in err

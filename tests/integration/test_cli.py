@@ -86,3 +86,20 @@ def test_report_without_results_says_what_to_run(capsys, tmp_path):
 def test_help(capsys):
     assert main(["--help"])== 0
     assert "bench run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command,usage", [("run", "bench run key=value"), ("list", "bench list [WHAT]"),
+                                           ("report", "bench report key=value"), ("compare", "bench compare A B")])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_every_command_has_help(capsys, command, usage, flag):
+    code, out, err = run_cli(capsys, command, flag)
+    assert code == 0 and out.startswith(usage) and err == ""
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`bench list | head`: the reader is gone before bench writes; no BrokenPipeError traceback, SIGPIPE's status."""
+    child = subprocess.Popen([sys.executable, "-m", "harness.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # no reader is left, so bench's first write meets a broken pipe
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141
+    assert err == ""

@@ -11,7 +11,7 @@ from harness.report_kit import code_line, in_order, seeds as seeds_of, title, wr
 from suites.common.learning import learning_section
 from suites.position_extrapolation.figures import perplexity_figure
 from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
-from suites.position_extrapolation.tables import NOT_COMPARABLE, ORDER, Shape, extrapolation_section, perplexity_section  # noqa: F401
+from suites.position_extrapolation.tables import NOT_COMPARABLE, ORDER, Shape, consecutive_section, extrapolation_section, perplexity_section  # noqa: F401
 from suites.position_extrapolation.verdicts import CLAIMS, PUBLISHED, extrapolation_finding, findings, verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
@@ -50,6 +50,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     ]
 
     lines += perplexity_section(df, ok, variants, lengths, train_len)
+    lines += consecutive_section(ok, lengths, train_len)  # empty unless the run has randomized positions
 
     # --- did each variant learn, and how flat is it
     shape = Shape(df)

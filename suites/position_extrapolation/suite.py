@@ -6,17 +6,22 @@ same text with the same budget; held-out text is scored at every evaluation leng
 under a named protocol (non-overlapping windows by default, sliding windows as an option).
 
 RoPE context extension (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, arXiv 2309.00071): the
-variants ``rope+pi``, ``rope+ntk``, ``rope+dynamic_ntk`` and ``rope+yarn`` evaluate the weights of ``rope``
+variants ``rope+pi``, ``rope+ntk``, ``rope+yarn`` and ``rope+yarn_rlinear`` evaluate the weights of ``rope``
 (trained once, kept in results/<suite>/.checkpoints/ for every job of that training: suites/common/checkpoints.py)
-with the scaling applied at every length, s = length / L; ``set.finetune_steps=N`` adds a second score
-after N steps of fine-tuning at each length past L. More position encodings: ``t5_bias`` (Raffel et al.
-2020) and ``randomized`` (Ruoss et al. 2023). The default variants stay the five of the quick profile
-(its 3-minute budget); a full standard run is
-``bench run suite=position_extrapolation profile=standard 'variants=[none,sinusoidal,learned,rope,alibi,t5_bias,randomized,rope+pi,rope+ntk,rope+dynamic_ntk,rope+yarn]'``.
+with the scaling applied at every length, s = length / L; a scaling with free parameters (YaRN's alpha and
+beta, NTK-aware's headroom over s) has them chosen first on validation text at 2L (tuning.py).
+``rope+dynamic_ntk`` scores as ``rope+ntk`` at headroom 1 on windows of the evaluation length, so the
+standard profile does not run it twice. ``set.finetune_steps=N`` adds a second score after N steps of
+fine-tuning at each length past L. More position encodings: ``t5_bias`` (Raffel et al. 2020) and
+``randomized`` (Ruoss et al. 2023), scored as its paper does, at positions drawn at test time too (the mean
+of ``TEST_DRAWS`` fixed-seed draws), and at 0..T-1 as a labelled extra (``consecutive_loss``). The default
+variants stay the five of the quick profile (its 3-minute budget); a full standard run is
+``bench run suite=position_extrapolation profile=standard`` (its variants: ``profile_variants``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Tuple
@@ -33,6 +38,8 @@ from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
+from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
+from variants.rope_scaling._base import scale_factor
 from variants.spec import TransformerSpec
 from variants.transformer import build
 
@@ -78,6 +85,9 @@ class ExtrapolationProfile(ExtrapolationRecipe):
 EVAL_SETTINGS = ("eval_multipliers", "eval_tokens", "protocol", "stride", "finetune_steps")
 #: fine-tuning runs at this fraction of the training learning rate, constant after a 10% warm-up, no weight decay
 FINETUNE_LR = 0.1
+#: randomized positions are scored as the mean loss over this many test-time draws, generator seeds 0, 1, ...
+#: (the same for every trained model and length; Ruoss et al.'s evaluation draws from a PRNG seeded with 1)
+TEST_DRAWS = 4
 
 
 #: the profiles declared in suite.yaml beside this file
@@ -93,8 +103,10 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     #: the reference profile adds the relative biases and randomized positions that came after ALiBi, and the RoPE
     #: extensions, last: they evaluate the rope weights trained earlier in the sweep and train nothing
+    #: (rope+dynamic_ntk is left out: on windows of the evaluation length it is rope+ntk at headroom 1, one
+    #: measurement; rope+yarn_rlinear is the paper's r-linear ramp beside the authors' code's, for comparison)
     profile_variants = {"standard": default_variants + ("t5_bias", "randomized", "rope+pi", "rope+ntk",
-                                                        "rope+dynamic_ntk", "rope+yarn")}
+                                                        "rope+yarn", "rope+yarn_rlinear")}
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 
@@ -136,6 +148,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         ]
         state = model.state_dict()
         model = _with_weights(spec, state, ctx.device)  # the variant itself, RoPE scaling included
+        out += self._tuned_scaling(model, spec, data, eval_ids, profile, ctx)  # its free parameters, on validation text
         for mult in profile.eval_multipliers:
             length = profile.train_len * mult
             tune = profile.finetune_steps > 0 and mult > 1
@@ -147,7 +160,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
                 continue
             out += self._scored(model, eval_ids, length, mult, profile, ctx)
             if tune:
-                tuned = self._finetuned(spec, state, length, profile, seed, train_ids, ctx)
+                tuned = self._finetuned(spec, state, length, profile, seed, train_ids, ctx, getattr(model.position, "scaling", None))
                 out += self._scored(tuned, eval_ids, length, mult, profile, ctx, prefix="finetuned_")
         return out
 
@@ -158,22 +171,75 @@ class PositionExtrapolation(CharLMCorpus, Suite):
 
     def _scored(self, model, eval_ids: torch.Tensor, length: int, mult: int, profile: ExtrapolationProfile,
                 ctx: JobContext, prefix: str = "") -> List[Measurement]:
-        """Held-out loss and perplexity at ``length`` (a RoPE scaling with rope_scale=auto takes s = length / L)."""
+        """Held-out loss and perplexity at ``length`` (a RoPE scaling with rope_scale=auto takes s = length / L).
+
+        Randomized positions: the mean loss over TEST_DRAWS fixed-seed test-time draws (Ruoss et al.'s protocol),
+        then the loss at positions 0..T-1 as ``consecutive_loss``."""
         model.set_context_length(length)
         t0 = time.perf_counter()
+        draws = hasattr(model.position, "draw_at_test")
+        losses = []
+        for k in range(TEST_DRAWS if draws else 1):
+            if draws:
+                model.position.draw_at_test(torch.Generator().manual_seed(k))
+            nll, count = self._nll(model, eval_ids, length, profile, ctx)
+            losses.append(nll / count)
+        loss = sum(losses) / len(losses)
+        extra = {"multiplier": mult, "scored_tokens": count, "eval_time_s": time.perf_counter() - t0}
+        if draws:
+            extra.update(positions="sorted draws of 0..%d" % (model.position.max_position - 1), draws=len(losses),
+                         draw_losses=losses)
+        where = dict(x=float(length), x_name="eval_length", extra=extra)
+        out = [Measurement(prefix + "loss", loss, **where), Measurement(prefix + "perplexity", _exp(loss), **where)]
+        if draws:
+            model.position.draw_at_test(None)  # 0..T-1, which training never showed in order
+            nll, count = self._nll(model, eval_ids, length, profile, ctx)
+            where = dict(x=float(length), x_name="eval_length",
+                         extra={"multiplier": mult, "scored_tokens": count, "positions": f"0..{length - 1}"})
+            out += [Measurement(prefix + "consecutive_loss", nll / count, **where),
+                    Measurement(prefix + "consecutive_perplexity", _exp(nll / count), **where)]
+        return out
+
+    def _nll(self, model, ids: torch.Tensor, length: int, profile: ExtrapolationProfile, ctx: JobContext):
+        """(total nll, scored tokens) of ``ids`` in windows of ``length`` under the profile's protocol."""
         with self._autocast(ctx):
-            nll, count = evaluate_nll(model, eval_ids, length, protocol=profile.protocol,
-                                      stride=profile.stride or profile.train_len, device=ctx.device)
-        loss = nll / count
-        where = dict(x=float(length), x_name="eval_length",
-                     extra={"multiplier": mult, "scored_tokens": count, "eval_time_s": time.perf_counter() - t0})
-        return [Measurement(prefix + "loss", loss, **where), Measurement(prefix + "perplexity", float(torch.tensor(loss).exp()), **where)]
+            return evaluate_nll(model, ids, length, protocol=profile.protocol,
+                                stride=profile.stride or profile.train_len, device=ctx.device)
+
+    def _tuned_scaling(self, model, spec: TransformerSpec, data, eval_ids: torch.Tensor, profile: ExtrapolationProfile,
+                       ctx: JobContext) -> List[Measurement]:
+        """Give ``model``'s RoPE scaling the grid point with the lowest validation loss at TUNE_MULTIPLIER x L
+        (suites/position_extrapolation/tuning.py); one ``validation_loss`` record per point (none without a grid)."""
+        points = grid_points(spec.rope_scaling) if spec.rope_scaling else []
+        if not points:
+            return []
+        length = TUNE_MULTIPLIER * profile.train_len
+        ids, source = validation_ids(data.train_ids, data.heldout_ids, eval_ids.numel() - 1, length)
+        position = model.position
+        scaling, scale = position.scaling, position.scale
+
+        def loss_of(candidate) -> float:
+            position.scale_rope(candidate, scale)
+            model.set_context_length(length)
+            nll, count = self._nll(model, ids, length, profile, ctx)
+            return nll / count
+
+        best, scored = choose(scaling, points, spec.head_dim, profile.train_len,
+                              scale_factor(scale, length, profile.train_len), loss_of)
+        position.scale_rope(dataclasses.replace(scaling, **best), scale)
+        ctx.facts.update(rope_params=best, validation=f"{ids.numel() - 1} {source}, at {length} characters")
+        return [Measurement("validation_loss", loss, x=float(i), x_name="grid_point",
+                            extra={"params": point, "eval_length": length, "chosen": point == best})
+                for i, (point, loss) in enumerate(scored)]
 
     def _finetuned(self, spec: TransformerSpec, state, length: int, profile: ExtrapolationProfile, seed: int,
-                   train_ids: torch.Tensor, ctx: JobContext):
-        """The trained weights after ``finetune_steps`` steps at ``length``, the variant's scaling applied (as PI fine-tunes)."""
+                   train_ids: torch.Tensor, ctx: JobContext, scaling=None):
+        """The trained weights after ``finetune_steps`` steps at ``length``, the variant's scaling applied (as PI
+        fine-tunes; ``scaling``: the one chosen on validation)."""
         torch.manual_seed(seed + length)
         model = _with_weights(spec, state, ctx.device)
+        if scaling is not None:
+            model.position.scale_rope(scaling, model.position.scale)
         model.set_context_length(length)
         batch = max(1, profile.batch_size * profile.train_len // length)  # about the training's tokens per step
         gen = torch.Generator().manual_seed(seed + length)
@@ -188,6 +254,10 @@ class PositionExtrapolation(CharLMCorpus, Suite):
                                  min_lr_ratio=1.0, weight_decay=0.0, grad_clip=profile.grad_clip)
         train(model, step_loss, settings, progress=ctx.progress, desc=f"{ctx.label or spec.position} fine-tune at {length}")
         return model
+
+
+def _exp(loss: float) -> float:
+    return float(torch.tensor(loss).exp())
 
 
 def _with_weights(spec: TransformerSpec, state, device: str):

@@ -34,7 +34,7 @@ class Shape:
         self.checks = learning_checks(df, "loss", train_len)
         self.kept, self.left_out = usable(self.checks)
         self.at_l = _per_seed(ok, "perplexity", train_len)
-        at_8l = _per_seed(ok, "perplexity", 8 * train_len)
+        self.at_8l = at_8l = _per_seed(ok, "perplexity", 8 * train_len)
         self.best_l = min((mean_ci(self.at_l[v].values())[0] for v in self.kept if v in self.at_l), default=math.nan)
         self.ratios = {v: [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
                        for v, l_vals in ((v, self.at_l.get(v, {})) for v in df.variant.unique())}
@@ -82,3 +82,26 @@ def extrapolation_section(shape: Shape, variants: List[str]) -> List[str]:
               f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the best "
               "variant that learned is marked as not comparable.", "",
               markdown_table(pd.DataFrame(summary)), ""]
+
+
+def consecutive_section(ok: pd.DataFrame, lengths: List[float], train_len: int) -> List[str]:
+    """Randomized positions scored both ways: at test-time draws (the protocol, in every other table) and at 0..T-1."""
+    extra = ok[ok.metric == "consecutive_perplexity"]
+    if extra.empty:
+        return []
+    rows = []
+    for v in sorted(extra.variant.unique()):
+        for metric, how in (("perplexity", "sorted draws of 0..16L-1 (Ruoss et al.'s protocol)"),
+                            ("consecutive_perplexity", "positions 0..T-1 (extra)")):
+            row = {"variant": v, "positions at test time": how}
+            for x in lengths:
+                vals = ok[(ok.variant == v) & (ok.metric == metric) & (ok.x == x)].value
+                row[f"{int(x) // train_len}L"] = fmt_mean_ci(vals) if len(vals) else "-"
+            rows.append(row)
+    scored = ok[(ok.metric == "perplexity") & ok.variant.isin(set(extra.variant))]
+    n = next((e["draws"] for e in scored.get("extra", []) if isinstance(e, dict) and e.get("draws")), "several")
+    return ["## Randomized positions at test time", "",
+            "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
+            f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed seeds. "
+            "Positions 0..T-1, in order, are an extra: training never showed them together.", "",
+            markdown_table(pd.DataFrame(rows)), ""]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List
+from typing import Dict, List, Mapping, Sequence, Union
 
 import pandas as pd
 
 from harness.findings import Estimate, Finding, finding
 from harness.suite_file import SuiteFile
-from harness.report_kit import fmt_mean_ci, mean_ci
+from harness.report_kit import fmt_mean_ci
 from suites.position_extrapolation import rope_extension_report as extension
+from suites.position_extrapolation.rules import all_of, change, from_one, lower, rises_by, said, stays_within
 from suites.position_extrapolation.tables import Shape
 
 PUBLISHED = (
@@ -21,8 +22,8 @@ PUBLISHED = (
 EXTRAPOLATION, = SuiteFile.of(__file__).claims("alibi_extrapolates")
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS
-#: the published shape: ALiBi's ppl(8L)/ppl(L) at most FLAT, sinusoidal's at least RISES
-FLAT, RISES = 1.15, 2.0
+#: the published shape: ALiBi's ppl(8L) at most FLAT% above its ppl(L) (flat), sinusoidal's more than that (not flat)
+FLAT = 15.0
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
@@ -33,40 +34,55 @@ def findings(df: pd.DataFrame) -> List[Finding]:
 def extrapolation_finding(df: pd.DataFrame) -> Finding:
     """The verdict on Press et al.'s finding, with the variants left out and why."""
     shape = Shape(df)
-    found = verdict(shape.ratios, shape.comparable, set(shape.kept))
+    ratios = {v: {seed: shape.at_8l[v][seed] / at_l[seed] for seed in at_l if seed in shape.at_8l.get(v, {})}
+              for v, at_l in shape.at_l.items()}
+    found = verdict(ratios, shape.comparable, set(shape.kept))
     if shape.left_out and found.sentence:
         found = replace(found, sentence=found.sentence + " " + shape.left_out)
     return found
 
 
-def verdict(ratios: Dict[str, List[float]], comparable: set, learned: set) -> Finding:
-    """Agrees when ALiBi's ppl(8L)/ppl(L) is at most FLAT and sinusoidal's at least RISES; disagrees when ALiBi
-    rises past FLAT or does not stay below sinusoidal.
+def _by_seed(values: Union[Sequence[float], Mapping[int, float], None]) -> Dict[int, float]:
+    """seed -> value; a list is taken as seeds 0, 1, ... in order."""
+    if not values:
+        return {}
+    return dict(values) if isinstance(values, Mapping) else dict(enumerate(values))
 
-    Both must come from models that learned and did not memorise; ALiBi must also be comparable at L (within
-    NOT_COMPARABLE of the best), since a flat curve from a weaker model is not extrapolation. A rising curve
-    needs no such condition: a weaker model would flatten it, not steepen it.
+
+def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], comparable: set, learned: set) -> Finding:
+    """Three comparisons paired over seeds (rules.py) on ppl(8L)/ppl(L), all of which must agree: ALiBi's within
+    FLAT% of 1 (or below: flat), sinusoidal's at least FLAT% above 1 (not flat), and ALiBi's below sinusoidal's.
+
+    ``ratios``: variant -> per-seed ppl(8L)/ppl(L) (seed -> value, or a list in seed order). Both must come from
+    models that learned and did not memorise; ALiBi must also be comparable at L (within NOT_COMPARABLE of the
+    best), since a flat curve from a weaker model is not extrapolation. A rising curve needs no such condition: a
+    weaker model would flatten it, not steepen it.
     """
-    estimates = [Estimate.of(f"{name} ppl(8L)/ppl(L)", ratios[v]) for v, name in (("alibi", "ALiBi"), ("sinusoidal", "sinusoidal"))
-                 if ratios.get(v)]
-    absent = [v for v in ("alibi", "sinusoidal") if not ratios.get(v)]
+    by = {v: _by_seed(ratios.get(v)) for v in ("alibi", "sinusoidal")}
+    absent = [v for v in ("alibi", "sinusoidal") if not by[v]]
     missing = [f"`{v}` {why}" for v, ok, why in (
         ("alibi", "alibi" in comparable, "did not learn, memorised or is not comparable at L"),
         ("sinusoidal", "sinusoidal" in learned, "did not learn or memorised")) if not ok]
     missing += [f"`{v}` lacks results at L and 8L" for v in absent]
+    estimates = [Estimate.of(f"{name} ppl(8L)/ppl(L)", by[v].values()) for v, name in
+                 (("alibi", "ALiBi"), ("sinusoidal", "sinusoidal")) if by[v]]
     if missing:
         return finding(EXTRAPOLATION, "not run" if absent else "inconclusive",
-                       "This run cannot be compared: " + "; ".join(missing) + " (see above).", estimates)
-    a, s = (mean_ci(ratios[v]) for v in ("alibi", "sinusoidal"))
-    shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(ratios['alibi'])} for ALiBi and {fmt_mean_ci(ratios['sinusoidal'])} "
-             f"for sinusoidal")
-    if a[0] <= FLAT and s[0] >= RISES:
-        return finding(EXTRAPOLATION, "agrees", shown + f": this run **agrees** (ALiBi within {FLAT - 1:.0%} of flat, "
-                       f"sinusoidal at least {RISES:g}x).", estimates)
-    if a[0] > FLAT or s[0] <= a[0]:
-        return finding(EXTRAPOLATION, "disagrees", shown + ": this run **disagrees** (" + (
-            f"ALiBi rises more than {FLAT - 1:.0%}." if a[0] > FLAT else "sinusoidal does not rise more than ALiBi.") + ")",
-            estimates)
-    return finding(EXTRAPOLATION, "inconclusive", shown + (
-        f": **inconclusive** (ALiBi stays flat, but sinusoidal rises less than {RISES:g}x, short of the published blow-up)."),
-        estimates)
+                       "This run cannot be compared: " + "; ".join(missing) + " (see above).", estimates,
+                       cause="" if absent else "; ".join(missing) + ", so the comparison is not made.")
+    flat = from_one("ALiBi ppl(8L) vs ppl(L)", by["alibi"])
+    rise = from_one("sinusoidal ppl(8L) vs ppl(L)", by["sinusoidal"])
+    apart = change("ALiBi vs sinusoidal ppl(8L)/ppl(L)", by["alibi"], by["sinusoidal"])
+    words = {f"ALiBi within {FLAT:g}% of flat": stays_within(flat, FLAT),
+             f"sinusoidal more than {FLAT:g}% above flat": rises_by(rise, FLAT), "ALiBi below sinusoidal": lower(apart)}
+    word = all_of(words.values())
+    shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values())} for ALiBi ({said(flat)}) and "
+             f"{fmt_mean_ci(by['sinusoidal'].values())} for sinusoidal ({said(rise)}), paired over seeds")
+    failed = [k for k, w in words.items() if w != "agrees"]
+    if word == "agrees":
+        sentence = shown + f": this run **agrees** (ALiBi within {FLAT:g}% of flat, sinusoidal rising past it, ALiBi below sinusoidal)."
+    else:
+        sentence = shown + f": {'this run **disagrees**' if word == 'disagrees' else '**inconclusive**'} (not shown: {', '.join(failed)})."
+    cause = "" if word == "agrees" else (f"Of Press et al.'s shape this run does not show {', '.join(failed)} "
+                                         f"(ALiBi {said(flat)}, sinusoidal {said(rise)}).")
+    return finding(EXTRAPOLATION, word, sentence, estimates + [flat.estimate, rise.estimate], cause=cause)

@@ -67,7 +67,7 @@ def test_a_variant_without_a_heldout_loss_is_left_out():
 
 
 def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
-    flat, rises, mild = [1.0, 0.98], [2.6, 3.1], [1.4, 1.5]
+    flat, rises, mild = [1.0, 0.98, 0.99], [2.6, 3.1, 2.8], [1.1, 1.5, 1.2]
     both = {"alibi", "sinusoidal"}
 
     def said(ratios, comparable, learned):
@@ -78,8 +78,8 @@ def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
     assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, both, both)[1]
     assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)[1]  # a rising curve need not be comparable
     assert said({"alibi": flat, "sinusoidal": mild}, both, both)[0] == "inconclusive"
-    assert "**disagrees**" in said({"alibi": [1.4], "sinusoidal": rises}, both, both)[1]
-    assert said({"alibi": [1.1], "sinusoidal": [1.05]}, both, both)[0] == "disagrees"
+    assert "**disagrees**" in said({"alibi": [1.4, 1.45, 1.5], "sinusoidal": rises}, both, both)[1]
+    assert said({"alibi": [1.1] * 3, "sinusoidal": [1.05] * 3}, both, both)[0] == "disagrees"
     verdict_, text = said({"alibi": flat, "sinusoidal": rises}, {"sinusoidal"}, both)
     assert verdict_ == "inconclusive" and "cannot be compared: `alibi`" in text
     assert "cannot be compared: `sinusoidal` did not learn" in said({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})[1]
@@ -88,10 +88,11 @@ def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
 
 def test_the_extrapolation_finding_carries_its_measurement():
     found = verdict({"alibi": [1.0, 0.98], "sinusoidal": [2.6, 3.1]}, {"alibi", "sinusoidal"}, {"alibi", "sinusoidal"})
-    alibi, sinusoidal = found.estimates
+    alibi, sinusoidal = found.estimates[:2]
     assert alibi.label == "ALiBi ppl(8L)/ppl(L)" and alibi.value == pytest.approx(0.99) and alibi.seeds == 2
     assert alibi.low < 0.99 < alibi.high and found.seeds == 2
     assert found.claim.source.startswith("Press et al. 2022")
+    assert found.verdict != "agrees" and found.cause  # two seeds: ALiBi's interval reaches past 15%
 
 
 @pytest.mark.sword("engWEB2015eb")

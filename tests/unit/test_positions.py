@@ -182,7 +182,7 @@ def test_randomized_training_positions_are_sorted_distinct_samples_of_the_larger
     assert pos.max() > 100  # drawn from the whole range, not 0..T-1
 
 
-def test_randomized_positions_are_rope_at_0_to_n_in_evaluation_and_random_in_training():
+def test_randomized_positions_are_drawn_in_training_and_with_a_test_generator_else_0_to_n():
     from variants.spec import TransformerSpec, resolve
     from variants.transformer import build
 
@@ -196,8 +196,17 @@ def test_randomized_positions_are_rope_at_0_to_n_in_evaluation_and_random_in_tra
                 p.mul_(50)
     rope.load_state_dict(rand.state_dict())
     rand.eval(), rope.eval()
-    assert torch.allclose(rand(tokens), rope(tokens), atol=1e-6)  # evaluation: positions 0..T-1
+    assert torch.allclose(rand(tokens), rope(tokens), atol=1e-6)  # no test generator: positions 0..T-1
     assert rand.position._sampled is None
+    # the paper's test protocol: sorted draws of 0..16L-1 at test time too, from a fixed-seed generator
+    rand.position.draw_at_test(torch.Generator().manual_seed(0))
+    drawn = rand(tokens)
+    test_pos = rand.position._sampled
+    assert test_pos.shape == (3, 8) and test_pos.max() < 16 * 8 and (test_pos[:, 1:] > test_pos[:, :-1]).all()
+    assert not torch.allclose(drawn, rope(tokens), atol=1e-4)
+    rand.position.draw_at_test(torch.Generator().manual_seed(0))
+    assert torch.equal(rand(tokens), drawn)  # the same seed, the same draw, whatever the global RNG did
+    rand.position.draw_at_test(None)
     rand.train()
     torch.manual_seed(1)
     first = rand(tokens)
@@ -205,7 +214,7 @@ def test_randomized_positions_are_rope_at_0_to_n_in_evaluation_and_random_in_tra
     assert sampled.shape == (3, 8) and sampled.max() < 16 * 8 and (sampled[:, 1:] > sampled[:, :-1]).all()
     assert not torch.allclose(first, rope(tokens), atol=1e-4)
     torch.manual_seed(1)
-    assert torch.equal(rand(tokens), first)  # the draw follows the global seed
+    assert torch.equal(rand(tokens), first)  # the training draw follows the global seed
 
 
 def test_t5_bias_of_a_short_training_length_is_finite_far_past_it():

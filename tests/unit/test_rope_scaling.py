@@ -1,9 +1,13 @@
-"""RoPE context extensions: each one's frequencies against the formula in REFERENCES.md, and how RoPE applies them.
+"""RoPE context extensions: each one's frequencies against its published formula, and how RoPE applies them.
 
 theta_i = b^(-2i/d), b = 10000, i = 0..d/2-1; training length L, target length s * L.
-PI: theta_i / s. NTK-aware: base b * s^(d/(d-2)). Dynamic NTK: NTK-aware at s = max(1, l/L) for length l.
-YaRN: r_i = L / lambda_i, lambda_i = 2 pi / theta_i; gamma = 0 below alpha = 1, 1 above beta = 32, linear
-between; theta'_i = (1 - gamma) theta_i / s + gamma theta_i; logits times 1/t, sqrt(1/t) = 0.1 ln s + 1.
+PI (Chen et al. 2023): theta_i / s. NTK-aware (bloc97; Peng et al. 2023 sec. 3.1): base b * s'^(d/(d-2)),
+s' = 1 + h (s - 1) with headroom h (1: s itself). Dynamic NTK: NTK-aware at s = max(1, l/L) for length l.
+YaRN as the authors' code (jquesnelle/yarn, scaled_rope/modeling_llama_yarn.py; Hugging Face's
+_compute_yarn_parameters): i(r) = d ln(L / (2 pi r)) / (2 ln b), low = max(floor(i(beta = 32)), 0),
+high = min(ceil(i(alpha = 1)), d - 1), keep_i = 1 - clamp((i - low) / (high - low), 0, 1),
+theta'_i = keep_i theta_i + (1 - keep_i) theta_i / s; logits times 1/t, sqrt(1/t) = 0.1 ln s + 1.
+yarn_rlinear, the paper's equation: r_i = L theta_i / (2 pi), gamma = clamp((r - 1) / (32 - 1), 0, 1) in place of keep_i.
 """
 
 import math
@@ -28,7 +32,7 @@ def freqs(name: str, s: float, d: int = D, train_len: int = L):
 
 
 def test_the_four_extensions_are_registered_and_are_presets():
-    assert rope_scalings.names() == ["dynamic_ntk", "ntk", "pi", "yarn"]
+    assert rope_scalings.names() == ["dynamic_ntk", "ntk", "pi", "yarn", "yarn_rlinear"]
     for name in rope_scalings.names():
         spec = resolve(f"rope+{name}")
         assert (spec.position, spec.rope_scaling, spec.rope_scale) == ("rope", name, "auto")
@@ -59,18 +63,63 @@ def test_dynamic_ntk_has_ntk_frequencies_at_s_from_the_sequence_length():
     assert freqs("dynamic_ntk", scale_factor("auto", L // 2, L)) == pytest.approx([theta(i) for i in range(D // 2)])
 
 
+def test_ntk_headroom_raises_the_base_for_a_larger_scale_and_leaves_the_training_length_alone():
+    from dataclasses import replace
+
+    ntk = replace(rope_scalings.get("ntk"), headroom=2.0)
+    b = 10000.0 * (1 + 2.0 * (4.0 - 1)) ** (D / (D - 2))  # s = 4 -> s' = 7
+    assert ntk.frequencies(D, 4.0, L).tolist() == pytest.approx([theta(i, b=b) for i in range(D // 2)], rel=1e-12)
+    assert ntk.frequencies(D, 1.0, L).tolist() == pytest.approx([theta(i) for i in range(D // 2)], rel=1e-12)
+
+
+#: (d, L, beta, alpha) -> (low, high), worked by hand from the authors' _yarn_find_correction_range:
+#: d = 128, L = 4096 (Llama 2): i(32) = 128 ln(4096 / (64 pi)) / (2 ln 10^4) = 20.94 -> 20; i(1) = 45.03 -> 46
+#: d = 16, L = 64 (this suite's standard profile): i(32) = -0.99 -> floor -1 -> 0; i(1) = 2.02 -> 3
+#: d = 64, L = 512: i(32) = 64 ln(512 / (64 pi)) / (2 ln 10^4) = 3.25 -> 3; i(1) = 15.29 -> 16
+CORRECTION_RANGES = {(128, 4096, 32.0, 1.0): (20, 46), (16, 64, 32.0, 1.0): (0, 3), (16, 64, 2.0, 1.0): (1, 3),
+                     (16, 64, 32.0, 0.25): (0, 4), (64, 512, 32.0, 1.0): (3, 16)}
+
+
+@pytest.mark.parametrize("key", sorted(CORRECTION_RANGES))
+def test_yarn_correction_range_is_the_authors_rounded_pair_index(key):
+    from variants.rope_scaling.yarn import correction_range
+
+    d, train_len, beta, alpha = key
+    assert correction_range(beta, alpha, d, 10000.0, train_len) == CORRECTION_RANGES[key]
+
+
+def test_yarn_frequencies_ramp_linearly_in_the_pair_index_as_the_authors_code():
+    # d = 16, L = 64, s = 4: low 0, high 3 -> keep = 1, 2/3, 1/3, 0, ...; worked by hand:
+    # pair 1: 10^-0.5 x (2/3 + 1/3 / 4) = 0.2371708; pair 2: 0.1 x (1/3 + 2/3 / 4) = 0.05
+    got = freqs("yarn", 4.0)
+    assert got[:3] == pytest.approx([1.0, 0.2371708245, 0.05], rel=1e-9)
+    assert got[3:] == pytest.approx([theta(i) / 4 for i in range(3, D // 2)], rel=1e-12)
+    # Llama 2 (d 128, L 4096, s 8): pairs 0-20 kept, 46-63 interpolated, linear in the pair index between
+    llama = freqs("yarn", 8.0, 128, 4096)
+    assert llama[20] == pytest.approx(theta(20, 128)) and llama[46] == pytest.approx(theta(46, 128) / 8)
+    keep = 1 - (33 - 20) / (46 - 20)
+    assert llama[33] == pytest.approx(theta(33, 128) * (keep + (1 - keep) / 8), rel=1e-12)
+
+
+def test_the_default_yarn_is_not_the_r_linear_ramp():
+    # the r-linear ramp (the paper's equation) keeps only 0.30 of the fastest pair at L = 64, d = 16, where the
+    # authors' code keeps all of it; the default must be the code's
+    assert freqs("yarn", 4.0)[0] == pytest.approx(1.0)
+    r0 = L / (2 * math.pi)
+    gamma = (r0 - 1) / 31
+    assert freqs("yarn_rlinear", 4.0)[0] == pytest.approx(gamma + (1 - gamma) / 4)
+    assert freqs("yarn", 4.0) != pytest.approx(freqs("yarn_rlinear", 4.0))
+
+
 @pytest.mark.parametrize("d,train_len,s", [(16, 64, 4.0), (128, 4096, 8.0), (64, 512, 2.0)])
-def test_yarn_interpolates_long_wavelengths_and_keeps_short_ones(d, train_len, s):
+def test_yarn_rlinear_ramps_in_the_rotation_count(d, train_len, s):
     expected = []
     for i in range(d // 2):
         r = train_len / (2 * math.pi / theta(i, d))
         gamma = 0.0 if r < 1 else 1.0 if r > 32 else (r - 1) / (32 - 1)
         expected.append((1 - gamma) * theta(i, d) / s + gamma * theta(i, d))
-    assert freqs("yarn", s, d, train_len) == pytest.approx(expected, rel=1e-12)
-    got = freqs("yarn", s, d, train_len)
-    if train_len / (2 * math.pi) > 32:  # pair 0 turns more than beta times within L: kept
-        assert got[0] == pytest.approx(theta(0, d))
-    assert got[-1] == pytest.approx(theta(d // 2 - 1, d) / s)  # wavelength >> L: interpolated as in PI
+    assert freqs("yarn_rlinear", s, d, train_len) == pytest.approx(expected, rel=1e-12)
+    assert freqs("yarn_rlinear", s, d, train_len)[-1] == pytest.approx(theta(d // 2 - 1, d) / s)
 
 
 @pytest.mark.parametrize("s", [1.0, 4.0, 16.0])
@@ -85,7 +134,7 @@ def test_yarn_temperature_multiplies_the_logits_by_one_over_t(s):
         assert rope_scalings.get(name).attention_factor(s) == 1.0
 
 
-@pytest.mark.parametrize("name", ["pi", "ntk", "yarn"])
+@pytest.mark.parametrize("name", ["pi", "ntk", "yarn", "yarn_rlinear"])
 def test_scaled_scores_still_depend_only_on_the_offset(name):
     q, k = torch.randn(1, 1, 1, D, dtype=torch.float64), torch.randn(1, 1, 1, D, dtype=torch.float64)
     scaling = rope_scalings.get(name)

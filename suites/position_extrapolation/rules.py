@@ -1,0 +1,88 @@
+"""The verdict rules of position_extrapolation: paired over seeds (harness/paired.py), magnitude-aware, directional.
+
+Every statement compares per-seed perplexities of one trained model (the same seed's weights), as a
+relative change in %: ``paired(..., relative=True)``. Three shapes of statement:
+
+- ``rises_by(diff, pct)``: "rises by at least pct%" (plain RoPE blows up, sinusoidal does not extrapolate,
+  PI costs at short lengths): agrees when the rise counts (harness/paired.py; a rise beyond pct itself
+  counts, as a declared margin) and its mean is at least pct; disagrees when it counts downwards or its
+  whole interval lies below pct; otherwise inconclusive.
+- ``stays_within(diff, pct)``: "stays close" (ALiBi flat, NTK-aware close): agrees when the interval's upper
+  end (one seed: the value) is at most pct (a fall is close too); disagrees when its lower end is above
+  pct; otherwise inconclusive.
+- ``lower(diff)``: "lower than" (YaRN against PI and NTK-aware), harness.paired.directional.
+
+A statement made of several parts (ALiBi flat *and* sinusoidal rising) is their conjunction, ``all_of``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from harness.findings import Estimate
+from harness.paired import Difference, directional, paired
+
+
+def change(label: str, a: Dict[int, float], b: Dict[int, float], margin: Optional[float] = None) -> Difference:
+    """The per-seed relative change (a - b) / b in %, over the seeds both have."""
+    return paired(label, a, b, unit="%", margin=margin, relative=True)
+
+
+def _ends(diff: Difference):
+    e = diff.estimate
+    return (e.value, e.value) if e.low is None or e.high is None else (e.low, e.high)
+
+
+def rises_by(diff: Difference, pct: float) -> str:
+    """The verdict on "a is at least pct% above b"."""
+    if diff.seeds == 0:
+        return "not run"
+    low, high = _ends(diff)
+    if diff.counts and diff.sign > 0 and diff.mean >= pct:
+        return "agrees"
+    if (diff.counts and diff.sign < 0) or high < pct:
+        return "disagrees"
+    return "inconclusive"
+
+
+def stays_within(diff: Difference, pct: float) -> str:
+    """The verdict on "a is at most pct% above b" (lower is within too)."""
+    if diff.seeds == 0:
+        return "not run"
+    low, high = _ends(diff)
+    if high <= pct:
+        return "agrees"
+    if low > pct:
+        return "disagrees"
+    return "inconclusive"
+
+
+def lower(diff: Difference) -> str:
+    """The verdict on "a is lower than b"."""
+    return "not run" if diff.seeds == 0 else directional(diff, -1)
+
+
+def said(diff: Difference) -> str:
+    """'+52% [13, 91] over 3 seeds' for a sentence."""
+    e = diff.estimate
+    interval = "" if e.low is None else f" [{e.low:+.0f}, {e.high:+.0f}]"
+    return f"{e.value:+.0f}%{interval} over {diff.seeds} seed(s)"
+
+
+def all_of(verdicts) -> str:
+    """One verdict on a statement that is the conjunction of several (ALiBi flat *and* sinusoidal rising): disagrees
+    when any part disagrees, agrees when every part agrees, otherwise inconclusive ('not run' with no part)."""
+    verdicts = [v for v in verdicts if v != "not run"]
+    if not verdicts:
+        return "not run"
+    if "disagrees" in verdicts:
+        return "disagrees"
+    return "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive"
+
+
+def from_one(label: str, ratios: Dict[int, float]) -> Difference:
+    """The per-seed change of a ratio (ppl(8L)/ppl(L)) from 1, in %, judged by its interval (or a margin) alone: the
+    ratio already pairs its two arms within each seed, so there are no arm ranges to separate."""
+    seeds = sorted(ratios)
+    values = tuple(float(ratios[s]) for s in seeds)
+    return Difference(Estimate.of(label, [100.0 * (r - 1) for r in values], "%"), values, values)

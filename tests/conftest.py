@@ -1,4 +1,10 @@
-"""Shared fixtures: deterministic torch, GPU tests skipped where CUDA is absent, and the SWORD guard.
+"""Shared fixtures: deterministic torch, GPU tests skipped where CUDA is absent, no installed plugins, and the
+SWORD guard.
+
+No installed plugins: components other packages add through the ``bench.plugins`` entry points are not loaded
+in the test process, so every registry a test reads holds the built-in components alone and an installed
+plugin cannot make a test fail; the tests of plugin loading give their own entry points
+(tests/unit/test_registry.py, tests/integration/test_plugin_example.py).
 
 The SWORD guard: a test that reads Debian's SWORD Bible modules (data=bible, data=bible_en_es, or a profile whose
 data is one of them) says so with ``@pytest.mark.sword("engWEB2015eb", ...)`` and is skipped, with the one
@@ -14,6 +20,9 @@ import pytest
 import torch
 
 from suites.common.data.sword import DEFAULT_ROOT
+from variants import _registry
+
+_registry._plugins = []  # before any test module is collected: the registries are read at collection too
 
 #: the SWORD modules the corpora read, and the Debian package of each
 SWORD_PACKAGES = {"engWEB2015eb": "sword-text-web", "engKJV2006eb": "sword-text-kjv", "spaRV1909eb": "sword-text-sparv"}

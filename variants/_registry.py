@@ -5,7 +5,14 @@ component lives in a module whose file name is its registry key (``variants/posi
 registers ``rope``), or in a package of its own whose ``__init__`` registers it under the folder's name
 (``suites/position_extrapolation/``); the package that holds them is scanned on first use, so there is
 no hand-kept import list. Third-party packages add components through the entry-point group
-``bench.plugins``: each entry point names a module (or a callable) that registers when loaded.
+``bench.plugins``: each entry point names a module (or a callable) that registers when loaded. A
+component registered without a name outside the registry's package (a plugin module that may hold
+several) is keyed by its class name in snake_case (``KerpleLog`` -> ``kerple_log``), never by the name of
+the module that holds it.
+
+What ``bench list`` shows is the first line of the module's docstring (a built-in module's cites its paper)
+while the module registers one component, and each component's own docstring once it registers several
+(in any registries).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import difflib
 import fnmatch
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Callable, Dict, Generic, Iterator, List, Optional, TypeVar
@@ -44,6 +52,8 @@ class Entry(Generic[T]):
     obj: T
     summary: str
     source: str
+    #: the summary was given to ``add``, not read from a docstring
+    given: bool = False
 
 
 def first_line(doc: Optional[str]) -> str:
@@ -57,6 +67,10 @@ def first_line(doc: Optional[str]) -> str:
 def close_matches(name: str, choices: List[str], n: int = 3) -> List[str]:
     """Registry keys that look like ``name`` (for "did you mean" messages)."""
     return difflib.get_close_matches(name, choices, n=n, cutoff=0.5)
+
+
+#: module -> the entries it registered with a docstring summary, over every registry
+_by_module: Dict[str, List[Entry]] = {}
 
 
 @dataclass
@@ -80,7 +94,7 @@ class Registry(Generic[T]):
         """Decorator: register an object under ``name`` (default: the module's file name)."""
 
         def decorate(obj: T) -> T:
-            key = name or _module_leaf(obj)
+            key = name or self.default_name(obj)
             self.add(key, obj, summary=summary)
             return obj
 
@@ -94,7 +108,22 @@ class Registry(Generic[T]):
                 f"(first by {self._entries[name].source}, again by {_source_of(obj)})."
             )
         text = summary if summary is not None else first_line(_doc_of(obj))
-        self._entries[name] = Entry(name, obj, text, _source_of(obj))
+        self._entries[name] = Entry(name, obj, text, _source_of(obj), given=summary is not None)
+        module = getattr(obj, "__module__", None)
+        if module and summary is None:
+            siblings = _by_module.setdefault(module, [])
+            siblings.append(self._entries[name])
+            if len(siblings) > 1:  # the module's docstring describes none of them alone
+                for entry in siblings:
+                    entry.summary = first_line(_own_doc(entry.obj)) or entry.summary
+
+    def default_name(self, obj: T) -> str:
+        """The key of ``obj`` registered without a name: its module's file name inside ``package`` (one file per
+        component), else its class name in snake_case (a plugin's module may hold several)."""
+        module = getattr(obj, "__module__", "") or ""
+        if self.package and module.startswith(self.package + "."):
+            return _module_leaf(obj)
+        return snake_case(getattr(obj, "__name__", None) or type(obj).__name__)
 
     def get(self, name: str) -> T:
         """The component registered as ``name``; an unknown name raises UnknownNameError."""
@@ -182,6 +211,16 @@ def load_plugins() -> List[PluginStatus]:
 def plugin_statuses() -> List[PluginStatus]:
     """The outcome of loading each plugin (loads them if not yet done)."""
     return list(load_plugins())
+
+
+def snake_case(name: str) -> str:
+    """``KerpleLog`` -> ``kerple_log``, ``T5Bias`` -> ``t5_bias``, ``GLUVariant`` -> ``glu_variant``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _own_doc(obj: object) -> Optional[str]:
+    """The object's own docstring (a class's, not its module's; an instance's is its class's)."""
+    return getattr(obj, "__doc__", None)
 
 
 def _module_leaf(obj: object) -> str:

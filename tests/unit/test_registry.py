@@ -1,6 +1,9 @@
 """The registry: discovery, duplicates, unknown names, wildcards and plugins."""
 
+import sys
+import textwrap
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -11,8 +14,57 @@ from variants.position._base import positions
 
 
 def test_builtin_modules_are_discovered_without_an_import_list():
-    assert positions.names() == ["alibi", "learned", "none", "randomized", "rope", "sinusoidal", "t5_bias"]
+    """Every public module of variants/position/ registers its file name (read from the folder, not a list here)."""
+    import variants.position
+
+    files = sorted(p.stem for p in Path(variants.position.__file__).parent.glob("*.py") if not p.stem.startswith("_"))
+    built_in = sorted(e.name for e in positions.entries() if e.source.startswith("variants.position."))
+    assert files == built_in and {"alibi", "rope", "t5_bias"} <= set(files)
     assert {"naive", "sdpa"} <= set(kernels.names())
+
+
+def test_a_component_outside_the_package_is_keyed_by_its_class_and_shows_its_own_docstring():
+    """A plugin module holding two components: neither is keyed by the module's name or shows its docstring."""
+    import types
+
+    # a package of their own (not the plugin's), already scanned
+    widgets, gadgets = (Registry(kind, package="my_widgets", _discovered=True) for kind in ("widget", "gadget"))
+    module = types.ModuleType("my_plugin.components", "The module's docstring, about both.")
+    sys.modules[module.__name__] = module
+    try:
+        exec(textwrap.dedent("""
+            class KerpleLog:
+                \"\"\"A learned log bias.\"\"\"
+
+            class GLUVariant:
+                \"\"\"A gated layer.\"\"\"
+        """), module.__dict__)
+        module.KerpleLog.__module__ = module.GLUVariant.__module__ = module.__name__
+        widgets.register()(module.KerpleLog)
+        assert widgets._entries["kerple_log"].summary == "The module's docstring, about both."  # one so far
+        gadgets.register()(module.GLUVariant)
+    finally:
+        del sys.modules[module.__name__]
+    assert widgets.names() == ["kerple_log"] and gadgets.names() == ["glu_variant"]
+    assert widgets._entries["kerple_log"].summary == "A learned log bias."
+    assert gadgets._entries["glu_variant"].summary == "A gated layer."
+
+
+def test_a_position_that_overrides_a_hook_takes_no_device_position_unless_it_says_so():
+    from variants.position import PositionEncoding
+
+    class IntOffsets(PositionEncoding):
+        def score_bias(self, q_len, k_len, q_offset, dtype):
+            return None
+
+    class DeviceOffsets(IntOffsets):
+        static_positions = True
+
+    assert PositionEncoding.static_positions and not IntOffsets.static_positions and DeviceOffsets.static_positions
+    assert IntOffsets(8, 2, 4, 16).static_problem() == "IntOffsets positions do not take a position held on the device"
+    built_in = {name: positions.get(name).static_positions for name in positions.names()}
+    assert built_in == {"alibi": True, "learned": True, "none": True, "randomized": False, "rope": True,
+                        "sinusoidal": True, "t5_bias": False}
 
 
 def test_registering_a_name_twice_raises():

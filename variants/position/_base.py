@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 positions: Registry[type] = Registry("position", package="variants.position", list_command="bench list positions")
 
+#: the hooks that take a position offset (an int, or a DevicePosition in a captured decode step)
+OFFSET_HOOKS = ("embed", "rotate", "score_bias")
+
 
 class PositionEncoding(nn.Module):
     """Base class: every hook is the identity; subclasses override the one they use."""
@@ -36,7 +39,8 @@ class PositionEncoding(nn.Module):
     max_positions: Optional[int] = None
     #: rotates queries and keys by RoPE, so a RoPE scaling (variants/rope_scaling) applies
     rotary: bool = False
-    #: its score bias has trainable parameters (a kernel must pass gradients to the bias)
+    #: its score bias has trainable parameters, so training needs a kernel that passes gradients to the bias (one
+    #: that cannot is skipped with that reason); leave False for a fixed bias, which any kernel taking a bias runs
     learned_bias: bool = False
 
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
@@ -58,8 +62,15 @@ class PositionEncoding(nn.Module):
         return None
 
     #: whether ``embed``, ``rotate`` and ``score_bias`` take a DevicePosition (_tables.py) as their offset, so a decode
-    #: step can be captured in a CUDA graph (variants/static_decode.py); every identity hook does
+    #: step can be captured in a CUDA graph (variants/static_decode.py). The identity hooks do; a subclass that
+    #: overrides one of them is False unless it sets True itself, since an offset written for ints (``q_offset + q_len``)
+    #: fails on a DevicePosition. False only rules out the captured step: ordinary cached decoding passes ints.
     static_positions = True
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "static_positions" not in cls.__dict__ and any(hook in cls.__dict__ for hook in OFFSET_HOOKS):
+            cls.static_positions = False
 
     def static_problem(self) -> Optional[str]:
         """Why a decode step of this encoding cannot take a DevicePosition (cannot be captured), or None."""

@@ -41,6 +41,9 @@ def alibi_slopes(n_heads: int) -> List[float]:
 class Alibi(PositionEncoding):
     """Linear distance penalties on attention scores, one fixed slope per head."""
 
+    #: score_bias builds the bias of a DevicePosition on the device (a captured decode step)
+    static_positions = True
+
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)
         self.register_buffer("slopes", torch.tensor(alibi_slopes(n_heads)), persistent=False)

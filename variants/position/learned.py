@@ -18,6 +18,9 @@ from ._tables import DevicePosition, Offset
 class Learned(PositionEncoding):
     """Learned absolute position vectors; no positions beyond the training length."""
 
+    #: embed gathers the rows of a DevicePosition on the device (a captured decode step)
+    static_positions = True
+
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)
         self.max_positions = max_len

@@ -73,6 +73,8 @@ class Rope(PositionEncoding):
 
     #: takes a RoPE scaling (variants/rope_scaling)
     rotary = True
+    #: rotate gathers the rows of a DevicePosition on the device, unless its scaling reads the length (static_problem)
+    static_positions = True
 
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)

@@ -31,6 +31,9 @@ def sinusoid_table(length: int, d_model: int, offset: int = 0, base: float = 100
 class Sinusoidal(PositionEncoding):
     """Sinusoidal vectors added to the token embeddings, computed for any length."""
 
+    #: embed gathers the rows of a DevicePosition on the device (table_rows)
+    static_positions = True
+
     def embed(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         d_model = self.d_model
 

@@ -31,7 +31,7 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     assert main(["report", f"results_dir={tmp_path / 'results'}", f"reports_dir={reports}"]) == 0
     text = (reports / "sequence_cost.md").read_text()
     for phrase in ("Check before timing", "LSTM step loop", "Transformer block (sdpa)", "share of the matmul peak",
-                   "Sequential steps", "Judged on fwd+bwd"):
+                   "Sequential steps", "Not testable here: the claim is about GPUs", "device=cuda"):
         assert phrase in text, phrase
     assert (reports / "figures" / "sequence_cost.png").stat().st_size > 10_000
 

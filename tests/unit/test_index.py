@@ -51,6 +51,10 @@ def kv(variant, seed, kv_heads, ms):
                          extra={"batch": 1, "kv_heads": kv_heads}))
         rows.append(dict(_common("kv_cache", variant, seed), metric="decode_latency", x=context,
                          value=ms * context / 512, extra={"noise": 0.04}))
+        # the decode-step attention over the same cache, one layer: its bytes dominate MHA's step (the verdict reads it)
+        rows.append(dict(_common("kv_cache", variant, seed), metric="decode_path_latency", x=context,
+                         value=ms * context / 512, extra={"path": "grouped", "heads": 4, "kv_heads": kv_heads, "head_dim": 16}))
+    rows.append(dict(_common("kv_cache", variant, seed), metric="copy_bandwidth", x=None, value=0.1, extra={}))
     return rows
 
 

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
-from harness.findings import Claim, Finding, finding
+from harness.findings import Claim, Finding, finding, sentences
 from harness.suite_file import SuiteFile
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks
@@ -96,7 +96,7 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
              "paper's equation writes it.", "",
              "Perplexity by evaluation length (mean ± 95% interval over seeds):", "",
              markdown_table(pd.DataFrame(rows)), "", PUBLISHED, ""]
-    lines += [f"- {f.sentence}" for f in verdicts(df, train_len)] + [""]
+    lines += [f"- {text}" for text in sentences(verdicts(df, train_len))] + [""]
     same = _same_as_ntk(ok, scaled)
     if same:
         lines += [f"`{same}` scores exactly as `rope+ntk` here: every window has the evaluation length, so its per-sequence "

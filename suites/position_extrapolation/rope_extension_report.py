@@ -149,7 +149,8 @@ def verdicts(df: pd.DataFrame, train_len: int) -> List[Finding]:
     if "pi" in by_name:
         out.append(_pi(ok, by_name["pi"], scaled[by_name["pi"]], L))
     if "ntk" in by_name:
-        out.append(_ntk(ok, by_name["ntk"], rope_l, rope4, L))
+        v = by_name["ntk"]
+        out.append(_ntk(ok, v, _at_l(ok, v, scaled[v], L), rope4, L))
     if "yarn" in by_name:
         out.append(_yarn(ok, by_name, L))
     return [f for c in CLAIMS for f in out if f.claim.key == c.key]
@@ -162,6 +163,14 @@ def _first_by_scaling(scaled: Dict[str, dict]) -> Dict[str, str]:
     for v, spec in sorted(scaled.items(), key=lambda kv: (str(kv[1].get("rope_scale", "auto")) != "auto", kv[0])):
         out.setdefault(_scaling(spec), v)
     return out
+
+
+def _at_l(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Dict[int, float]:
+    """The reference ppl(L) of an extension: its own at L when s = auto (s = 1 there: the same weights as plain RoPE,
+    scored in the same job, so a retraining that differs in the last digits never enters the comparison), else
+    plain RoPE's."""
+    own = _ppl(ok, v, L)
+    return own if spec.get("rope_scale", "auto") == "auto" and own else _ppl(ok, "rope", L)
 
 
 def _ntk(ok: pd.DataFrame, v: str, rope_l: Dict[int, float], rope4: Dict[int, float], L: float) -> Finding:
@@ -220,7 +229,7 @@ def _pi(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Finding:
     """PI at its shortest extended length: L for a fixed s > 1, 2L for auto; against plain RoPE at L."""
     fixed = spec.get("rope_scale", "auto") != "auto" and float(spec["rope_scale"]) > 1
     short = L if fixed else 2 * L
-    rope_l = _ppl(ok, "rope", L)
+    rope_l = _at_l(ok, v, spec, L)
     diff = change(f"{v} ppl({int(short / L)}L) vs rope ppl(L)", _ppl(ok, v, short), rope_l)
     if not diff.seeds:
         return finding(PI_SHORT, "not run", f"`{v}`: no perplexity at {int(short / L)}L.")

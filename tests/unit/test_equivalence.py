@@ -221,6 +221,7 @@ def test_a_kernel_without_a_score_bias_cannot_run_the_encoder_decoder():
     assert not any("padding" in r for r in problems(resolve("sdpa_flash", SMALL_SEQ2SEQ), "cpu"))
 
 
+@pytest.mark.xfail(strict=False, reason="on some CPUs (seen on an AMD EPYC) FlexAttention compiled for one thread returns NaN for fully padded rows of the encoder-decoder; two threads do not; under investigation")
 def test_flex_forward_matches_naive_on_cpu_in_the_encoder_decoder(monkeypatch):
     """ALiBi's causal and bidirectional score_mods, the source's padding added in the kernel (logits only: each
     decoding step's shape would compile again, tens of seconds each on CPU).

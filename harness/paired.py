@@ -17,6 +17,7 @@ Otherwise it is inconclusive. The three verdicts that follow from it:
 - ``equivalent(diff, tolerance)``: the claim says the arms are alike; agrees when the difference does not
   count and its interval (or, with one seed, its value) lies within +-tolerance, disagrees when it counts
   beyond the tolerance, inconclusive otherwise.
+- ``all_hold``: a claim of several parts that must all hold; disagrees as soon as one part does.
 - ``combine_verdicts``: several comparisons of one claim (one per family or setting): agrees only when all
   agree; disagrees only when all that count disagree; otherwise inconclusive.
 
@@ -29,10 +30,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 from harness.findings import Estimate
-from harness.report import mean_ci
 
 
 @dataclass(frozen=True)
@@ -145,19 +145,20 @@ def combine_verdicts(verdicts: Sequence[str]) -> str:
     return "inconclusive"
 
 
-def per_seed(values: Iterable[Tuple[int, float]]) -> dict:
-    """seed -> value from (seed, value) pairs (the last one wins)."""
-    return {int(s): float(v) for s, v in values}
-
-
-def spread(values: Iterable[float]) -> float:
-    """The seed spread of one arm: max - min of its per-seed values (NaN with fewer than two)."""
-    vals = [float(v) for v in values if _finite(v)]
-    return max(vals) - min(vals) if len(vals) >= 2 else math.nan
+def all_hold(verdicts: Sequence[str]) -> str:
+    """One verdict on a claim made of several parts that must all hold (ALiBi flat *and* sinusoidal rising; GQA keeps
+    quality *and* MQA loses): disagrees when any part disagrees, agrees when every part agrees, otherwise inconclusive
+    ('not run' with no part). Unlike ``combine_verdicts``, one failing part is enough to refute the conjunction."""
+    verdicts = [v for v in verdicts if v != "not run"]
+    if not verdicts:
+        return "not run"
+    if "disagrees" in verdicts:
+        return "disagrees"
+    return "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive"
 
 
 def _finite(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(float(x))
 
 
-__all__ = ["Difference", "paired", "directional", "equivalent", "combine_verdicts", "per_seed", "spread", "mean_ci"]
+__all__ = ["Difference", "paired", "directional", "equivalent", "combine_verdicts", "all_hold"]

@@ -19,7 +19,7 @@ import pandas as pd
 from harness.findings import Estimate, Finding, finding, not_run
 from harness.paired import Difference, directional, equivalent, paired
 from harness.suite_file import SuiteFile
-from suites.common.claims import all_hold
+from harness.paired import all_hold
 from suites.common.learning import learning_checks, usable
 from suites.language_modeling.schedule import warmup_of
 from suites.language_modeling.summary import SIMILAR, Summary, field, spec_of, widening

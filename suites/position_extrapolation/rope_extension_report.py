@@ -19,7 +19,8 @@ from harness.findings import Claim, Finding, finding, sentences
 from harness.suite_file import SuiteFile
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
 from suites.common.learning import learning_checks
-from suites.position_extrapolation.rules import all_of, change, lower, rises_by, said, stays_within
+from harness.paired import all_hold
+from suites.position_extrapolation.rules import change, lower, rises_by, said, stays_within
 
 #: plain RoPE "blows up": ppl(4L) at least this many % above ppl(L)
 BLOWS_UP = 100.0
@@ -200,7 +201,7 @@ def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
     if not diffs:
         return finding(YARN_CLOSE, "not run", f"`{v}`: no PI or NTK-aware perplexity at 4L to compare with.")
     words = [lower(d) for d in diffs]
-    word = all_of(words)
+    word = all_hold(words)
     parts = "; ".join(f"against `{d.estimate.label.split(' vs ')[1]}` {said(d)}" for d in diffs)
     sentence = f"YaRN (`{v}`{_params(ok, v)}): ppl(4L) {parts}; {_says(word)} (lower than each, paired over seeds)."
     failed = [(d, w) for d, w in zip(diffs, words) if w != "agrees"]

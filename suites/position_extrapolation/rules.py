@@ -12,7 +12,7 @@ relative change in %: ``paired(..., relative=True)``. Three shapes of statement:
   pct; otherwise inconclusive.
 - ``lower(diff)``: "lower than" (YaRN against PI and NTK-aware), harness.paired.directional.
 
-A statement made of several parts (ALiBi flat *and* sinusoidal rising) is their conjunction, ``all_of``.
+A statement made of several parts (ALiBi flat *and* sinusoidal rising) is their conjunction, harness.paired.all_hold.
 """
 
 from __future__ import annotations
@@ -67,17 +67,6 @@ def said(diff: Difference) -> str:
     e = diff.estimate
     interval = "" if e.low is None else f" [{e.low:+.0f}, {e.high:+.0f}]"
     return f"{e.value:+.0f}%{interval} over {diff.seeds} seed(s)"
-
-
-def all_of(verdicts) -> str:
-    """One verdict on a statement that is the conjunction of several (ALiBi flat *and* sinusoidal rising): disagrees
-    when any part disagrees, agrees when every part agrees, otherwise inconclusive ('not run' with no part)."""
-    verdicts = [v for v in verdicts if v != "not run"]
-    if not verdicts:
-        return "not run"
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive"
 
 
 def from_one(label: str, ratios: Dict[int, float]) -> Difference:

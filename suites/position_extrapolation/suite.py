@@ -39,7 +39,7 @@ from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
-from variants.rope_scaling._base import scale_factor
+from variants.rope_scaling import scale_factor
 from variants.spec import TransformerSpec
 from variants.transformer import build
 

@@ -11,7 +11,8 @@ from harness.findings import Estimate, Finding, finding
 from harness.suite_file import SuiteFile
 from harness.report_kit import fmt_mean_ci
 from suites.position_extrapolation import rope_extension_report as extension
-from suites.position_extrapolation.rules import all_of, change, from_one, lower, rises_by, said, stays_within
+from harness.paired import all_hold
+from suites.position_extrapolation.rules import change, from_one, lower, rises_by, said, stays_within
 from suites.position_extrapolation.tables import Shape
 
 PUBLISHED = (
@@ -75,7 +76,7 @@ def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], c
     apart = change("ALiBi vs sinusoidal ppl(8L)/ppl(L)", by["alibi"], by["sinusoidal"])
     words = {f"ALiBi within {FLAT:g}% of flat": stays_within(flat, FLAT),
              f"sinusoidal more than {FLAT:g}% above flat": rises_by(rise, FLAT), "ALiBi below sinusoidal": lower(apart)}
-    word = all_of(words.values())
+    word = all_hold(words.values())
     shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values())} for ALiBi ({said(flat)}) and "
              f"{fmt_mean_ci(by['sinusoidal'].values())} for sinusoidal ({said(rise)}), paired over seeds")
     failed = [k for k, w in words.items() if w != "agrees"]

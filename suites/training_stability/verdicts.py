@@ -16,7 +16,7 @@ from harness.findings import Estimate, Finding, finding, not_run
 from harness.paired import Difference, directional, paired
 from harness.report_kit import in_order
 from harness.suite_file import SuiteFile
-from suites.common.claims import all_hold
+from harness.paired import all_hold
 from suites.training_stability.outcomes import (COLLAPSE_WITHIN, Cell, cells, collapse_counts, outcomes, pooled,
                                                 runs_per_seed)
 from suites.training_stability.tables import ORDER, _expand, _ratio_table

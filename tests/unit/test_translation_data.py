@@ -153,8 +153,9 @@ def test_buckets_and_bleu():
 def _by_length(curves):
     import pandas as pd
 
-    rows = [{"variant": v, "metric": "bleu_by_length", "x": float(x), "value": value, "seed": 0}
-            for v, values in curves.items() for x, value in zip((10, 20, 30, 40), values)]
+    # three seeds, each a little apart: the verdict is paired over seeds, and one seed never counts
+    rows = [{"variant": v, "metric": "bleu_by_length", "x": float(x), "value": value + 0.1 * (seed - 1), "seed": seed}
+            for v, values in curves.items() for x, value in zip((10, 20, 30, 40), values) for seed in range(3)]
     return pd.DataFrame(rows)
 
 
@@ -171,8 +172,8 @@ def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls()
     found = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
                      ["rnn", "lstm", "lstm+dot"], SPECS, LABELS, {"rnn": "BLEU 3.0, not 5 above"})
     agree = found.sentence
-    assert found.verdict == "agrees" and [e.label for e in found.estimates] == ["BLEU on 31-40 words, lstm+dot",
-                                                                                 "BLEU on 31-40 words, lstm"]
+    assert found.verdict == "agrees" and [e.label for e in found.estimates] == [
+        "BLEU on 31-40 words, lstm+dot", "BLEU on 31-40 words, lstm", "BLEU on 31-40 words, attention - no attention"]
     assert "This run agrees" in agree and "1 of the 3 RNN variants compared is left out" in agree and "rnn (BLEU 3.0" in agree
     assert "attention in general" in agree  # no bahdanau+additive variant here
     flat = _verdict(_by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS).sentence

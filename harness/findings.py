@@ -100,6 +100,8 @@ class Finding:
     command: str = ""
     #: one sentence on why the verdict is not "agrees" (its cause), shown on the scoreboard
     cause: str = ""
+    #: which of ``estimates`` the verdict rests on (the index's measurement cell, the README's table)
+    headline_index: int = 0
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -117,6 +119,13 @@ class Finding:
     def published(self) -> str:
         return self.claim.published
 
+    @property
+    def headline(self) -> Optional[Estimate]:
+        """The one estimate the verdict rests on (``headline_index``, the first by default); None without estimates."""
+        if not self.estimates:
+            return None
+        return self.estimates[min(self.headline_index, len(self.estimates) - 1)]
+
     def measurement(self) -> str:
         """Our measurement in words: every estimate, '; '-separated."""
         return "; ".join(e.text() for e in self.estimates)
@@ -130,12 +139,15 @@ class Finding:
 
 
 def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
-            seeds: Optional[int] = None, cause: str = "") -> Finding:
+            seeds: Optional[int] = None, cause: str = "", headline: int = 0) -> Finding:
     """A Finding whose seed count defaults to the most seeds behind any of its estimates; ``cause``: one sentence
-    on why the verdict is not "agrees"."""
-    estimates = tuple(e for e in estimates if e is not None)
+    on why the verdict is not "agrees"; ``headline``: the position, among the estimates given, of the one the
+    verdict rests on."""
+    kept = [(i, e) for i, e in enumerate(estimates) if e is not None]
+    position = next((k for k, (i, _) in enumerate(kept) if i == headline), 0)
+    estimates = tuple(e for _, e in kept)
     n = seeds if seeds is not None else max((e.seeds for e in estimates), default=0)
-    return Finding(claim, verdict, sentence, estimates, n, "", cause)
+    return Finding(claim, verdict, sentence, estimates, n, "", cause, position)
 
 
 def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:

@@ -39,6 +39,8 @@ class Claim:
     kind: str = "finding"
     #: the source's protocol (evaluation positions, windows, scale factors, warm-up, data) and where this suite's differs
     protocol: str = ""
+    #: the one difference from the source's setting a reader must keep in mind (a report's Verdicts block shows it)
+    confound: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -7,15 +7,17 @@ would run what it needs.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Tuple
 
 import pandas as pd
 
 from harness.findings import Finding, not_run
 from harness.fill import run_command
 
-COLUMNS = ("finding", "source", "published", "our measurement", "95% interval", "seeds", "profile, corpus, device",
-           "verdict", "cause")
+#: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify
+COLUMNS = ("finding", "source", "published", "our measurement", "95% interval, seeds", "profile, corpus, device", "verdict",
+           "cause")
+INTERVAL = "95% interval, seeds"
 #: the column that says whether a row is a finding or a check (harness/findings.py KINDS); the index splits on it
 KIND = "kind"
 
@@ -42,16 +44,29 @@ def row(found: Finding, frame: Optional[pd.DataFrame], profile: Optional[str], r
     name = f"[{claim.name}]({report})" if report else claim.name
     if found.verdict == "not run":
         command = found.command or run_command(claim.suite, claim.variants, profile, results_dir)
-        measured, interval, seeds = f"not run: `{command}`", "-", "-"
+        measured = f"not run: `{command}`"
+        interval = "-"
     else:
-        # a verdict without numbers (no verdict: a model did not learn) says why in its sentence
-        measured = found.measurement() or found.sentence or "see the report"
-        n = found.seeds or (int(frame.seed.nunique()) if frame is not None and "seed" in frame else 0)
-        interval, seeds = found.interval() or "-", str(n)
+        measured, interval = measurement(found, frame)
     cause = found.cause if found.verdict != "agrees" else ""
     return {"finding": name, "source": claim.source, "published": claim.published, "our measurement": measured,
-            "95% interval": interval, "seeds": seeds, "profile, corpus, device": setting(frame),
-            "verdict": found.verdict, "cause": cause, KIND: claim.kind}
+            INTERVAL: interval, "profile, corpus, device": setting(frame), "verdict": found.verdict, "cause": cause,
+            KIND: claim.kind}
+
+
+def measurement(found: Finding, frame: Optional[pd.DataFrame] = None) -> Tuple[str, str]:
+    """(the one number the verdict rests on, its 95% interval and seeds): ``Finding.headline``; the other estimates
+    stay in the suite's report. A verdict without numbers (no verdict: a model did not learn) says why instead."""
+    n = found.seeds or (int(frame.seed.nunique()) if frame is not None and "seed" in frame else 0)
+    seeds = f"{n} seed" + ("" if n == 1 else "s") if n else ""
+    head = found.headline
+    if head is None:  # the cause (or the report) says why there is no number
+        return "no number: see the report", seeds or "-"
+    interval = head.interval_text()
+    if interval.startswith("["):
+        return head.text(), f"{interval}, {seeds}" if seeds else interval
+    # no interval: one seed, or an exact count or formula; say which once (not "none (1 seed), 1 seed")
+    return head.text(), interval if interval != "none" or not seeds else f"none, {seeds}"
 
 
 def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optional[str]] = lambda s: None,

@@ -17,6 +17,7 @@ from ._registry import Registry
 from .errors import UserError
 from .ffn._base import ffns
 from .kernel._base import kernels
+from .mixer._base import mixers
 from .norm._base import norms
 from .position._base import positions
 from .rope_scaling._base import rope_scalings
@@ -41,7 +42,7 @@ presets: Registry[Preset] = Registry("preset", list_command="bench list variants
 #: (registry, spec field): every key of the registry is a preset setting that field
 AXES: Tuple[Tuple[Registry, str], ...] = (
     (positions, "position"), (kernels, "kernel"), (scorings, "scoring"), (norms, "norm"), (ffns, "ffn"),
-    (rope_scalings, "rope_scaling"),
+    (rope_scalings, "rope_scaling"), (mixers, "mixer"),
 )
 
 _GQA = re.compile(r"^gqa(\d+)$")

@@ -1,0 +1,116 @@
+"""A language model of residual blocks whose token mixer is a registered sequence mixer (minGRU, linear attention).
+
+The block is the Transformer's Pre-LN block (variants/transformer.py) with self-attention replaced by the mixer:
+x + mixer(LN(x)), then x + FFN(LN(x)) (GELU, hidden 4 d), final LN, tied embeddings, the same initialisation
+(``init_weights``: N(0, 0.02), residual projections scaled by the depth). Feng et al. 2024 (arXiv 2410.01201)
+stack minGRU layers this way, and Katharopoulos et al. 2020 (arXiv 2006.16236) swap softmax attention for linear
+attention inside an otherwise unchanged Transformer. ``forward`` runs each mixer's parallel form; ``step`` one
+token with a fixed-size state per layer, for decoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
+
+import torch
+from torch import nn
+
+from .ffn._base import ffns
+from .mixer._base import mixers
+from .norm._base import norms
+from .spec import FamilySpec
+from .transformer import init_weights
+
+
+@dataclass(frozen=True)
+class MixerSpec(FamilySpec):
+    """A stack of Pre-LN residual blocks whose token mixer is ``mixer`` (variants/mixer/), for tokens."""
+
+    family = "mixer"
+
+    vocab_size: int = 256
+    #: the sequence mixer (variants/mixer/): mingru, linear_attention
+    mixer: str = "mingru"
+    d_model: int = 128
+    n_layers: int = 2
+    #: heads of a mixer that has them (linear attention); minGRU ignores it
+    n_heads: int = 4
+    #: FFN hidden size; None = 4 x d_model
+    d_ff: Optional[int] = None
+
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+        """Every reason this spec cannot be built and run (empty if it can)."""
+        if self.mixer not in mixers:
+            return [mixers.unknown_message(self.mixer)]
+        reasons = [f"{name} must be at least 1, not {getattr(self, name)}"
+                   for name in ("vocab_size", "d_model", "n_layers", "n_heads") if getattr(self, name) < 1]
+        return reasons or mixers.get(self.mixer).problems(self.d_model, self.n_heads)
+
+
+class MixerBlock(nn.Module):
+    """x (B, T, d) -> x + mixer(LN(x)) -> + FFN(LN(x))."""
+
+    def __init__(self, spec: MixerSpec):
+        super().__init__()
+        self.norm1_in = norms.get("layernorm")(spec.d_model)
+        self.norm2_in = norms.get("layernorm")(spec.d_model)
+        self.mixer = mixers.get(spec.mixer)(spec.d_model, spec.n_heads)
+        self.ffn = ffns.get("gelu")(spec.d_model, spec.d_ff or 4 * spec.d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.mixer(self.norm1_in(x))
+        return x + self.ffn(self.norm2_in(x))
+
+    def step(self, x: torch.Tensor, state: Any) -> Tuple[torch.Tensor, Any]:
+        """x (B, d) of one token -> (its output (B, d), the mixer's new state)."""
+        y, state = self.mixer.step(self.norm1_in(x), state)
+        x = x + y
+        return x + self.ffn(self.norm2_in(x)), state
+
+
+class MixerLM(nn.Module):
+    """tokens (B, T) -> next-token logits (B, T, V) through mixer blocks; ``step`` decodes one token at a time."""
+
+    def __init__(self, spec: MixerSpec):
+        super().__init__()
+        self.spec = spec
+        self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
+        self.blocks = nn.ModuleList(MixerBlock(spec) for _ in range(spec.n_layers))
+        self.norm = norms.get("layernorm")(spec.d_model)
+        self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
+        self.head.weight = self.embed.weight  # tied input/output embeddings
+        init_weights(self, spec, branches=2, drawn=(nn.Linear, nn.Embedding))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.embed(tokens) * self.embed_scale  # (B, T, d)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+    def initial_states(self, batch: int) -> List[Any]:
+        """Each layer's mixer state before the first token."""
+        p = self.embed.weight
+        return [b.mixer.initial_state(batch, p.device, p.dtype) for b in self.blocks]
+
+    def step(self, token: torch.Tensor, states: List[Any]) -> Tuple[torch.Tensor, List[Any]]:
+        """token (B,) and each layer's state -> (logits (B, V), the new states)."""
+        x = self.embed(token) * self.embed_scale  # (B, d)
+        new = []
+        for block, state in zip(self.blocks, states):
+            x, state = block.step(x, state)
+            new.append(state)
+        return self.head(self.norm(x)), new
+
+    def state_numel(self) -> int:
+        """Numbers of decoding state per sequence, every layer: constant in the context length."""
+        return sum(b.mixer.state_numel() for b in self.blocks)
+
+    def num_parameters(self) -> int:
+        """Trainable parameters, the tied embedding counted once."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+
+def build(spec: MixerSpec) -> MixerLM:
+    """The model a spec describes."""
+    return MixerLM(spec)

@@ -132,7 +132,9 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
                  f"with sinusoidal positions {worst[0]} changes perplexity by {_interval(worst[1])}, "
                  + ("beyond" if worst[1].counts and abs(worst[1].mean) > TOLERANCE else "not resolved within")
                  + f" the ±{TOLERANCE:g}% tolerance at this size and budget.")
-    return finding(SCORING, verdict, text, [d.estimate for d in diffs + rope_diffs], cause=cause)
+    # the scoring furthest from the scaled dot product decides "similar" (within the tolerance)
+    furthest = max(range(len(diffs)), key=lambda i: -math.inf if math.isnan(diffs[i].mean) else abs(diffs[i].mean))
+    return finding(SCORING, verdict, text, [d.estimate for d in diffs + rope_diffs], cause=cause, headline=furthest)
 
 
 def _said(verdict: str) -> str:

@@ -208,7 +208,9 @@ def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
     cause = "" if word == "agrees" else "; ".join(
         f"YaRN's ppl(4L) is {said(d)} against `{d.estimate.label.split(' vs ')[1]}` "
         f"({'higher' if w == 'disagrees' else d.why()})" for d, w in failed) + "."
-    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause)
+    # the comparison closest to failing (the highest of YaRN's changes) decides "lower than each"
+    closest = max(range(len(diffs)), key=lambda i: diffs[i].estimate.value)
+    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause, headline=closest)
 
 
 def _params(ok: pd.DataFrame, v: str) -> str:

@@ -80,7 +80,8 @@ def _gradients(ratios: Dict) -> Finding:
                  "rather than staying flat.") if any(p != "agrees" for p in parts[::2]) else (
                  "Post-LN's gradients grow toward the output, but Pre-LN's profile is not the flatter one "
                  "(its ratios fall below 1).")
-    return finding(GRADIENTS, verdict, text, estimates, cause=cause)
+    # the verdict turns on Post-LN's log(last/first) at the first depth (its growth), not the raw ratio
+    return finding(GRADIENTS, verdict, text, estimates, cause=cause, headline=2)
 
 
 def _trainability(out: Dict, unigram: float) -> Finding:
@@ -100,7 +101,7 @@ def _trainability(out: Dict, unigram: float) -> Finding:
                                   else "are fewer than Pre-LN's."))
     estimates = [Estimate.of("Post-LN collapsed runs per seed", post.values(), f"of {n_post}"),
                  Estimate.of("Pre-LN", pre.values(), f"of {n_pre}"), d.estimate]
-    return finding(TRAINABILITY, verdict, text, estimates, cause=cause)
+    return finding(TRAINABILITY, verdict, text, estimates, cause=cause, headline=2)  # the paired difference
 
 
 def _warmup(found: List[Cell]) -> Finding:

@@ -105,11 +105,13 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     if better == "agrees" and holds and falls:
         return finding(BOTTLENECK, "agrees", text + (f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
                        f"bucket) while the fixed-vector models fall below it, and attention's lead on the longest bucket "
-                       f"counts ({gap.why()})."), estimates)
+                       f"counts ({gap.why()})."), estimates,
+                       headline=len(estimates) - 1)
     if better == "inconclusive":
         cause = (f"attention's lead on the longest bucket ({gap.mean:+.1f} BLEU over {gap.seeds} seeds) does not count: "
                  f"{gap.why()}.")
-        return finding(BOTTLENECK, "inconclusive", text + " This run is inconclusive: " + cause, estimates, cause=cause)
+        return finding(BOTTLENECK, "inconclusive", text + " This run is inconclusive: " + cause, estimates, cause=cause,
+                       headline=len(estimates) - 1)
     why = []
     if better == "disagrees":
         why.append("the models without attention beat attention on the longest bucket")
@@ -120,7 +122,7 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     cause = "; ".join(why)[0].upper() + "; ".join(why)[1:] + "."
     return finding(BOTTLENECK, "disagrees",
                    text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates,
-                   cause=cause)
+                   cause=cause, headline=len(estimates) - 1)
 
 
 def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> Dict[int, float]:

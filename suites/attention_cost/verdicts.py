@@ -107,7 +107,9 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
                  f"{QUADRATIC:g}.")
     elif not labels:
         verdict = "not run"
-    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause)
+    # the steepest fused kernel's slope is the one the verdict turns on (every one must stay below LINEAR)
+    steepest = max(range(len(estimates)), key=lambda i: estimates[i].value, default=0)
+    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause, headline=steepest)
 
 
 def _speed_sentences(df, reference, lengths) -> List[str]:

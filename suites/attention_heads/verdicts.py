@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import List
 
 import pandas as pd
@@ -53,20 +54,24 @@ def _specialist_finding(claim: Claim, table: pd.DataFrame, column: str, largest:
                  + (f"; those found are at d = {', '.join(str(d) for d in found)}." if found else ".")
                  + (f" Heads on the query itself, not counted: {int(table.self_heads.sum())} over all seeds."
                     if "self_heads" in table and table.self_heads.sum() else ""))
+    # the family with the most such heads is the evidence for "some heads" (the headline of the verdict)
+    most = max(range(len(estimates)), key=lambda i: -math.inf if math.isnan(estimates[i].value) else estimates[i].value,
+               default=0)
     have = [v for v in variants if per_family[v] == "agrees"]
     lack = [v for v in variants if per_family[v] == "disagrees"]
     named = lambda vs: ", ".join(f"`{v}`" for v in vs)  # noqa: E731
     if have:
         return finding(claim, "agrees", f"{told} Every seed's model of {named(have)} has one: this run **agrees** with "
                        f"Clark et al. that some heads specialise in {kind.replace('-', ' ')}s"
-                       + (f" (in these families; {named(lack)} have none)." if lack else ".") + note, estimates)
+                       + (f" (in these families; {named(lack)} have none)." if lack else ".") + note, estimates,
+                       headline=most)
     if len(lack) == len(variants):
         return finding(claim, "disagrees", f"{told} No family's model has one: this run **disagrees** with Clark et al."
-                       + note, estimates, cause=f"no model of any position encoding has a {kind} head.")
+                       + note, estimates, cause=f"no model of any position encoding has a {kind} head.", headline=most)
     some = [v for v in variants if per_family[v] == "inconclusive"]
     return finding(claim, "inconclusive", f"{told} No family has one in every seed ({named(some)} in some): "
                    f"**inconclusive**." + note, estimates,
-                   cause=f"{kind} heads appear in some seeds only ({named(some)}), in no family in every seed.")
+                   cause=f"{kind} heads appear in some seeds only ({named(some)}), in no family in every seed.", headline=most)
 
 
 def _family_verdict(counts: pd.Series) -> str:
@@ -96,6 +101,9 @@ def _trend_finding(trends: pd.DataFrame, note: str) -> Finding:
                          f"layer, lower half minus upper half {diff.mean:+.2f} nats ({diff.why()}: "
                          + {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}[labels[v]]
                          + ")")
+    # the family least in Clark et al.'s direction (the lowest lower - upper difference) decides the verdict
+    least = min(range(len(estimates)), key=lambda i: math.inf if math.isnan(estimates[i].value) else estimates[i].value,
+                default=0)
     told = "Mean head entropy by model family: " + "; ".join(described) + "."
     verdict = combine_verdicts(list(labels.values()))
     below = [v for v in variants if labels[v] == "agrees"]
@@ -111,4 +119,5 @@ def _trend_finding(trends: pd.DataFrame, note: str) -> Finding:
         cause = (f"the direction depends on the position encoding: broadest heads below in {named(below)}, above in "
                  f"{named(above)}, no direction in {named(flat)}." if below else
                  f"no family has its broadest heads in the lower layers (above in {named(above)}, no direction in {named(flat)}).")
-    return finding(ENTROPY_BY_LAYER, verdict, f"{told}{clark} This run {word}." + note, estimates, cause=cause)
+    return finding(ENTROPY_BY_LAYER, verdict, f"{told}{clark} This run {word}." + note, estimates, cause=cause,
+                   headline=least)

@@ -172,7 +172,9 @@ def _memory_bound_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
     cause = "" if verdict == "agrees" else (
         f"`{worst.variant}`'s step grows {worst['latency growth']:.2f}x for {worst['bytes growth']:.2f}x the bytes, "
         f"beyond the {NOISE - 1:.0%} allowed for timing noise.")
-    return finding(MEMORY_BOUND, verdict, sentence, estimates, cause=cause)
+    # the variant whose latency outgrows its bytes the most is the one the verdict turns on
+    worst_at = int((growth["latency growth"] / growth["bytes growth"]).values.argmax())
+    return finding(MEMORY_BOUND, verdict, sentence, estimates, cause=cause, headline=worst_at)
 
 
 def growth_table(steps: pd.DataFrame) -> pd.DataFrame:

@@ -9,10 +9,10 @@ verdict is decided in one place: the suite's report module.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from harness.report import mean_ci
+from harness.intervals import Spread, change, spread
 
 #: the verdicts a finding can have; "not run" means the records lack what the claim needs; "not testable here"
 #: that the claim is about hardware or a size the run does not have (its sentence says what would test it)
@@ -22,6 +22,8 @@ NOT_TESTABLE = "not testable here"
 #: what a claim is: a published *finding* about the variants, or a *check*, true by construction (var(q.k) = d_k,
 #: KV bytes = the formula) or a regression against this project's own earlier measurement; checks are scored apart
 KINDS = ("finding", "check")
+#: the note a verdict resting on one seed carries (``Finding.note``)
+INDICATIVE = "1 seed: indicative only"
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,11 @@ class Claim:
 
 @dataclass(frozen=True)
 class Estimate:
-    """One measured quantity: the mean over seeds with its 95% Student-t interval (none for one seed or an exact count)."""
+    """One measured quantity: the mean over seeds with the 95% interval of its kind (harness/intervals.py), or its range.
+
+    ``kind`` says what the quantity is: "t" an unbounded difference, "log" a positive quantity, "bounded" one within
+    known bounds, "count" a count or a maximum over a sweep, which shows its range over seeds (``lowest``-``highest``)
+    and no interval. One seed, or an exact count (seeds 0), has no interval."""
 
     label: str
     value: float
@@ -57,14 +63,27 @@ class Estimate:
     high: Optional[float] = None
     unit: str = ""
     seeds: int = 1
+    kind: str = "t"
+    lowest: Optional[float] = None
+    highest: Optional[float] = None
 
     @classmethod
-    def of(cls, label: str, values: Iterable[float], unit: str = "") -> "Estimate":
-        """The estimate of per-seed values (NaN values and None are left out)."""
-        mean, half, n = mean_ci(values)
-        if n < 2 or math.isnan(half):
-            return cls(label, mean, None, None, unit, n)
-        return cls(label, mean, mean - half, mean + half, unit, n)
+    def of(cls, label: str, values: Iterable[float], unit: str = "", kind: str = "t",
+           bounds: Optional[Tuple[float, float]] = None) -> "Estimate":
+        """The estimate of per-seed values (NaN values and None are left out) as a quantity of ``kind``
+        (intervals.KINDS; "bounded" needs ``bounds``)."""
+        return cls._from(label, spread(values, kind, bounds), unit, kind)
+
+    @classmethod
+    def change(cls, label: str, ratios: Iterable[float], unit: str = "%") -> "Estimate":
+        """The relative change 100 * (r - 1) of per-seed ratios r = a / b, with the log-scale interval of the ratios
+        (it stays above -100%)."""
+        return cls._from(label, change(ratios), unit, "log")
+
+    @classmethod
+    def _from(cls, label: str, s: Spread, unit: str, kind: str) -> "Estimate":
+        ranged = (s.lowest, s.highest) if s.n >= 2 else (None, None)
+        return cls(label, s.mean, s.low, s.high, unit, s.n, kind, *ranged)
 
     def _num(self, value: float) -> str:
         if math.isnan(value):
@@ -73,14 +92,29 @@ class Estimate:
             return f"{value:,.0f}"
         return f"{value:.3g}"
 
+    def range_text(self) -> str:
+        """'range 50-100' of a count over two or more seeds ('all 5' when every seed has the same); else ''."""
+        if self.kind != "count" or self.lowest is None or self.highest is None or math.isnan(self.value):
+            return ""
+        if self.lowest == self.highest:
+            return f"all {self._num(self.lowest)}"
+        joint = " to " if self.lowest < 0 else "-"
+        return f"range {self._num(self.lowest)}{joint}{self._num(self.highest)}"
+
     def text(self) -> str:
-        """'ALiBi ppl(8L)/ppl(L) 1.02' with the unit when it has one."""
-        return f"{self.label} {self._num(self.value)}" + (f" {self.unit}" if self.unit else "")
+        """'ALiBi ppl(8L)/ppl(L) 1.02' with the unit when it has one; a count adds its range over seeds
+        ('longest lag learned, lstm 83.3 steps (range 50-100, 3 seeds)')."""
+        text = f"{self.label} {self._num(self.value)}" + (f" {self.unit}" if self.unit else "")
+        spread_text = self.range_text()
+        return text + (f" ({spread_text}, {self.seeds} seeds)" if spread_text else "")
 
     def interval_text(self) -> str:
-        """'[0.98, 1.06]', or why there is none: one seed, or an exact count or formula (seeds 0)."""
+        """'[0.98, 1.06]'; a count's range over seeds; or why there is none: one seed, or an exact count or formula
+        (seeds 0)."""
         if math.isnan(self.value):
             return "-"
+        if self.range_text():
+            return self.range_text()
         if self.low is None or self.high is None:
             return "none (1 seed)" if self.seeds == 1 else ("exact" if self.seeds == 0 else "none")
         return f"[{self._num(self.low)}, {self._num(self.high)}]"
@@ -104,6 +138,9 @@ class Finding:
     cause: str = ""
     #: which of ``estimates`` the verdict rests on (the index's measurement cell, the README's table)
     headline_index: int = 0
+    #: whether the verdict rests on the spread over training seeds (False: on exact bytes or counts, or on timings
+    #: judged against a margin set from their timing repeats, which one seed does not weaken)
+    over_seeds: bool = True
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -128,28 +165,46 @@ class Finding:
             return None
         return self.estimates[min(self.headline_index, len(self.estimates) - 1)]
 
+    @property
+    def indicative(self) -> bool:
+        """Whether an agreeing or disagreeing verdict rests on one seed's spread: indicative only (``note`` says so)."""
+        return self.over_seeds and self.seeds == 1 and self.verdict in ("agrees", "disagrees")
+
+    @property
+    def note(self) -> str:
+        """'1 seed: indicative only' for an indicative verdict, else ''."""
+        return INDICATIVE if self.indicative else ""
+
     def measurement(self) -> str:
         """Our measurement in words: every estimate, '; '-separated."""
         return "; ".join(e.text() for e in self.estimates)
 
     def interval(self) -> str:
-        """The 95% interval of every estimate, in the order of ``measurement``; said once when none has one."""
+        """The 95% interval of every estimate, in the order of ``measurement``; said once when none has one (with
+        the note of a verdict that rests on one seed)."""
         texts = [e.interval_text() for e in self.estimates]
+        if self.indicative:
+            texts = [f"none ({INDICATIVE})" if t == "none (1 seed)" else t for t in texts]
         if len(set(texts)) == 1 and not texts[0].startswith("["):
             return texts[0]
         return "; ".join(texts)
 
 
 def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
-            seeds: Optional[int] = None, cause: str = "", headline: int = 0) -> Finding:
+            seeds: Optional[int] = None, cause: str = "", headline: int = 0, over_seeds: bool = True) -> Finding:
     """A Finding whose seed count defaults to the most seeds behind any of its estimates; ``cause``: one sentence
     on why the verdict is not "agrees"; ``headline``: the position, among the estimates given, of the one the
-    verdict rests on."""
+    verdict rests on; ``over_seeds``: False where the verdict rests on exact values or timing repeats, not seeds.
+
+    A verdict that rests on one seed's spread ends its sentence with the note '1 seed: indicative only'."""
     kept = [(i, e) for i, e in enumerate(estimates) if e is not None]
     position = next((k for k, (i, _) in enumerate(kept) if i == headline), 0)
     estimates = tuple(e for _, e in kept)
     n = seeds if seeds is not None else max((e.seeds for e in estimates), default=0)
-    return Finding(claim, verdict, sentence, estimates, n, "", cause, position)
+    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds)
+    if found.indicative and sentence and INDICATIVE not in sentence:
+        found = replace(found, sentence=f"{sentence.rstrip()} ({INDICATIVE}.)")
+    return found
 
 
 def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:

@@ -2,8 +2,11 @@
 
 A suite compares two arms (a variant against its baseline, a run with warm-up against one without) on the
 same seeds. ``paired`` takes each arm's per-seed values, keeps the seeds both have, and returns a
-``Difference``: the mean of the per-seed differences a - b with its 95% Student-t interval. A difference
-*counts* when
+``Difference``: the mean of the per-seed differences a - b with the 95% interval that fits it
+(harness/intervals.py): Student-t for a difference of unbounded quantities, the t interval kept within
+[low - high, high - low] for a difference of bounded ones (``bounds=``: two BLEUs differ by at most 100), and for a
+relative change (``relative=True``) the log-scale interval of the per-seed ratios a / b, which stays above -100%.
+A difference *counts* when
 
 - its interval excludes zero, or
 - it exceeds the seed spread: the two arms' per-seed ranges do not overlap (every seed of one arm is beyond
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Tuple
 
 from harness.findings import Estimate
+from harness.intervals import difference_bounds
 
 
 @dataclass(frozen=True)
@@ -95,21 +99,29 @@ class Difference:
 
 
 def paired(label: str, a: Mapping[int, float], b: Mapping[int, float], unit: str = "",
-           margin: Optional[float] = None, relative: bool = False) -> Difference:
-    """The paired difference a - b over the seeds (keys) both have; ``relative``: (a - b) / b per seed, in %.
+           margin: Optional[float] = None, relative: bool = False,
+           bounds: Optional[Tuple[float, float]] = None) -> Difference:
+    """The paired difference a - b over the seeds (keys) both have; ``relative``: (a - b) / b per seed, in %, for
+    positive arms; ``bounds``: the (low, high) each arm's values lie within, which the difference's interval keeps to.
 
     Values that are None or NaN are dropped with their seed (a suite passes a collapse as its value, not NaN).
     """
+    if relative and bounds is not None:
+        raise ValueError("paired: relative=True is a change of positive arms; bounds= is for a difference a - b, not both")
     seeds = sorted(s for s in a if s in b and _finite(a[s]) and _finite(b[s]))
     xa = tuple(float(a[s]) for s in seeds)
     xb = tuple(float(b[s]) for s in seeds)
+    if relative and all(x > 0 for x in xa + xb):
+        # the interval is of the per-seed ratios on a log scale; the seed-spread test still compares the raw arms
+        return Difference(Estimate.change(label, [x / y for x, y in zip(xa, xb)], unit or "%"), xa, xb, margin)
     if relative:
-        # the interval is of the per-seed relative change; the seed-spread test still compares the raw arms
+        # an arm at or below 0 has no ratio's logarithm: the per-seed relative change with its Student-t interval
         diffs = [100.0 * (x - y) / y for x, y in zip(xa, xb)]
-        unit = unit or "%"
-    else:
-        diffs = [x - y for x, y in zip(xa, xb)]
-    return Difference(Estimate.of(label, diffs, unit), xa, xb, margin)
+        return Difference(Estimate.of(label, diffs, unit or "%"), xa, xb, margin)
+    diffs = [x - y for x, y in zip(xa, xb)]
+    if bounds is None:
+        return Difference(Estimate.of(label, diffs, unit), xa, xb, margin)
+    return Difference(Estimate.of(label, diffs, unit, "bounded", difference_bounds(bounds)), xa, xb, margin)
 
 
 def directional(diff: Difference, expected: int) -> str:

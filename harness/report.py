@@ -1,7 +1,8 @@
 """Reports from stored results alone: records -> pandas -> Markdown tables (tabulate) and figures.
 
-Values are aggregated over seeds as a mean with a 95% Student-t interval, and every cell says how many
-seeds stand behind it. Each suite writes its own report from these helpers.
+Values are aggregated over seeds as a mean with a 95% interval that fits the quantity (harness/intervals.py:
+Student-t by default), and every cell says how many seeds stand behind it. Each suite writes its own report
+from these helpers.
 """
 
 from __future__ import annotations
@@ -23,28 +24,37 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
 
 
 def mean_ci(values: Iterable[float], confidence: float = 0.95) -> Tuple[float, float, int]:
-    """(mean, half-width of the Student-t interval, n); the half-width is NaN for one value."""
-    from scipy import stats
+    """(mean, half-width of the Student-t interval, n); the half-width is NaN for one value. For an interval that
+    fits a positive, bounded or counted quantity use ``harness.intervals.spread`` (or ``fmt_mean_ci(kind=)``)."""
+    from harness.intervals import finite, t_half
 
-    vals = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    vals = finite(values)
     n = len(vals)
     if n == 0:
         return math.nan, math.nan, 0
-    mean = sum(vals) / n
-    if n == 1:
-        return mean, math.nan, 1
-    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1))
-    return mean, stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n), n
+    return sum(vals) / n, t_half(vals, confidence), n
 
 
-def fmt_mean_ci(values: Iterable[float], digits: int = 2) -> str:
-    """'12.34 ± 0.56 (n=3)', or '12.34 (n=1)' for a single seed, or '-' without values."""
-    mean, half, n = mean_ci(values)
-    if n == 0:
+def fmt_mean_ci(values: Iterable[float], digits: int = 2, kind: str = "t",
+                bounds: Optional[Tuple[float, float]] = None) -> str:
+    """'12.34 ± 0.56 (n=3)' (kind "t"), '12.34 [11.80, 12.90] (n=3)' (kind "log" or "bounded": an interval that
+    keeps to the quantity's bounds), '3.7 (range 1-6, n=3)' (kind "count"); '12.34 (n=1)' for a single seed, '-'
+    without values. Kinds as in harness/intervals.py."""
+    from harness.intervals import spread
+
+    s = spread(values, kind, bounds)
+    if s.n == 0:
         return "-"
-    if math.isnan(half):
-        return f"{mean:.{digits}f} (n={n})"
-    return f"{mean:.{digits}f} ± {half:.{digits}f} (n={n})"
+    if s.n == 1:
+        return f"{s.mean:.{digits}f} (n=1)"
+    if kind == "count":
+        joint = " to " if s.lowest < 0 else "-"
+        return f"{s.mean:.{digits}f} (range {s.lowest:g}{joint}{s.highest:g}, n={s.n})"
+    if s.low is None or s.high is None or math.isnan(s.low):
+        return f"{s.mean:.{digits}f} (n={s.n})"
+    if kind == "t":
+        return f"{s.mean:.{digits}f} ± {(s.high - s.low) / 2:.{digits}f} (n={s.n})"
+    return f"{s.mean:.{digits}f} [{s.low:.{digits}f}, {s.high:.{digits}f}] (n={s.n})"
 
 
 def markdown_table(frame: pd.DataFrame) -> str:

@@ -1,5 +1,11 @@
 """The attention_cost verdicts: FlashAttention's linear memory (Dao et al. 2022) and a regression check of SDPA's share
-of the matmul peak against this project's earlier measurement."""
+of the matmul peak against this project's earlier measurement.
+
+The kinds of estimate (harness/intervals.py): a memory slope is a fit to the allocator's peak bytes, the same for
+every seed (no interval); SDPA's share of the matmul peak lies in [0, 100] % ("bounded"), each seed's value from
+medians over timing repeats. Neither verdict rests on the spread over seeds (the slope is exact, the share is
+judged against a margin of PEAK_POINTS), so a run of one seed (the quick profile) is not marked indicative.
+"""
 
 from __future__ import annotations
 
@@ -109,7 +115,7 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
         verdict = "not run"
     # the steepest fused kernel's slope is the one the verdict turns on (every one must stay below LINEAR)
     steepest = max(range(len(estimates)), key=lambda i: estimates[i].value, default=0)
-    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause, headline=steepest)
+    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause, over_seeds=False, headline=steepest)
 
 
 def _speed_sentences(df, reference, lengths) -> List[str]:
@@ -162,12 +168,13 @@ def _peak_finding(df) -> Finding:
                     if not close:
                         causes.append(f"the {mask} share {got:.0f}% is over {PEAK_POINTS} points from the earlier {earlier}%.")
                 estimates.append(Estimate.of(f"SDPA share of matmul peak, {mask}, {int(x)} tokens",
-                                             sel.groupby("seed").value.mean(), "%"))
+                                             sel.groupby("seed").value.mean(), "%", "bounded", (0, 100)))
                 parts.append(f"SDPA reaches {got:.0f}% of the matmul peak at {int(x)} tokens {mask} forward against "
                              f"~{earlier}% measured earlier by this project at 4096 tokens: {verdict}")
     verdict = ("not run" if not labels else labels[0] if len(set(labels)) == 1
                else "inconclusive" if "inconclusive" in labels else "disagrees")
-    return finding(PEAK, verdict, " ".join(parts), estimates, cause=causes[0] if causes and verdict != "agrees" else "")
+    return finding(PEAK, verdict, " ".join(parts), estimates, cause=causes[0] if causes and verdict != "agrees" else "",
+                   over_seeds=False)
 
 
 def _has(frame, variant, causal, x) -> bool:

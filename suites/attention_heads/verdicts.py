@@ -1,4 +1,8 @@
-"""The attention_heads verdicts: Clark et al. 2019's offset heads, delimiter heads and entropy across layers."""
+"""The attention_heads verdicts: Clark et al. 2019's offset heads, delimiter heads and entropy across layers.
+
+The kinds of estimate (harness/intervals.py): heads of a kind per model are counts, shown with their range over
+seeds; a head's largest share of attention lies in [0, 1]; the lower-minus-upper-half entropy is a difference ("t").
+"""
 
 from __future__ import annotations
 
@@ -43,9 +47,10 @@ def _specialist_finding(claim: Claim, table: pd.DataFrame, column: str, largest:
     agrees when some family has them (the sentence names which), disagrees when every family lacks them."""
     variants = in_order(table.variant.unique(), ORDER)
     per_family = {v: _family_verdict(table[table.variant == v][column]) for v in variants}
-    estimates = [Estimate.of(f"{v} {kind} heads", table[table.variant == v][column]) for v in variants]
-    counts = ", ".join(f"`{v}` {_seeds_with(table[table.variant == v][column])} ({fmt_mean_ci(table[table.variant == v][column], 1)} "
-                       f"heads, largest share {fmt_mean_ci(table[table.variant == v][largest], 2)})" for v in variants)
+    estimates = [Estimate.of(f"{v} {kind} heads", table[table.variant == v][column], kind="count") for v in variants]
+    counts = ", ".join(f"`{v}` {_seeds_with(table[table.variant == v][column])} "
+                       f"({fmt_mean_ci(table[table.variant == v][column], 1, 'count')} heads, largest share "
+                       f"{fmt_mean_ci(table[table.variant == v][largest], 2, 'bounded', (0, 1))})" for v in variants)
     told = f"{kind.capitalize()} heads per model family (seeds with one; heads per model; largest {kind} share): {counts}."
     if column == "offset":
         found = sorted({d for ds in table.offsets for d in ds})

@@ -1,4 +1,8 @@
-"""The attention_scaling verdicts: Vaswani et al. 2017's q.k variance, softmax saturation, and additive against unscaled dot."""
+"""The attention_scaling verdicts: Vaswani et al. 2017's q.k variance, softmax saturation, and additive against unscaled dot.
+
+The kinds of estimate (harness/intervals.py): var(q.k) / d_k, a softmax entropy and a held-out loss are positive
+("log"); the paired held-out loss difference is unbounded ("t").
+"""
 
 from __future__ import annotations
 
@@ -42,7 +46,8 @@ def _variance(ok: pd.DataFrame, d_ks: List[float]) -> Finding:
     var = {d: mean_ci(ok[(ok.metric == "qk_variance") & (ok.x == d)].value)[0] for d in d_ks}
     agrees = all(abs(var[d] / d - 1) <= TOLERANCE for d in d_ks)
     hi = d_ks[-1]
-    estimate = Estimate.of(f"var(q.k) / d_k at d_k {int(hi)}", [v / hi for v in _per_seed(ok, None, "qk_variance", hi)])
+    estimate = Estimate.of(f"var(q.k) / d_k at d_k {int(hi)}", [v / hi for v in _per_seed(ok, None, "qk_variance", hi)],
+                           kind="log")
     text = ("var(q.k) against d_k: " + ", ".join(f"{var[d]:.1f} at {int(d)}" for d in d_ks) + "; this run "
             + ("agrees with the theory (within 10% of d_k)." if agrees else "departs from d_k by more than 10%."))
     worst = max(d_ks, key=lambda d: abs(var[d] / d - 1))
@@ -62,7 +67,8 @@ def _saturation(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> Fin
     grad = {v: _mean(ok, v, "query_grad_norm", hi) for v in ("dot", "scaled_dot")}
     saturates = (ent["dot"][1] < 0.5 * ent["scaled_dot"][1] and sat["dot"][1] > sat["dot"][0]
                  and sat["dot"][1] > sat["scaled_dot"][1] and jac["dot"] < jac["scaled_dot"])
-    estimates = [Estimate.of(f"softmax entropy at d_k {int(hi)}, {name}", _per_seed(ok, v, "softmax_entropy", hi), "nats")
+    estimates = [Estimate.of(f"softmax entropy at d_k {int(hi)}, {name}", _per_seed(ok, v, "softmax_entropy", hi), "nats",
+                             "log")
                  for v, name in (("dot", "unscaled"), ("scaled_dot", "scaled"))]
     text = (f"From d_k {int(lo)} to {int(hi)} the unscaled softmax's entropy falls {ent['dot'][0]:.2f} -> "
             f"{ent['dot'][1]:.2f} nats and its saturated share rises {sat['dot'][0]:.0%} -> {sat['dot'][1]:.0%}, while the "
@@ -99,7 +105,7 @@ def training_verdict(ok: pd.DataFrame, variants: List[str], checks: Dict[str, Le
                for v in (add, "dot")}
     diff = paired(f"held-out loss {add} - dot", by_seed[add], by_seed["dot"], "nats/char")
     verdict = directional(diff, -1)  # additive's loss lower
-    estimates = [diff.estimate] + [Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char")
+    estimates = [diff.estimate] + [Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char", "log")
                                    for v in (add, "dot")]
     said = {"agrees": "agrees that additive attention beats the unscaled dot product at large d_k",
             "disagrees": "finds the unscaled dot product better than additive attention",

@@ -3,6 +3,11 @@
 Every verdict is paired over seeds (harness/paired.py): a difference counts when its 95% interval excludes 0 or
 the arms' per-seed ranges do not overlap, and is inconclusive otherwise. A diverged run is an outcome (a lag not
 learned, a divergence counted), never a dropped seed.
+
+The kinds of estimate (harness/intervals.py): log10 gradient ratios and their differences are unbounded ("t"); the
+longest lag learned and the runs diverged are counts, shown with their range over seeds ("count"), and their
+paired differences keep to their bounds (a lag within 0 and the sweep's longest lag, runs within 0 and the runs
+per seed), so a difference of lags never reads more than the sweep allows.
 """
 
 from __future__ import annotations
@@ -141,7 +146,9 @@ def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
     gated = [v for v in GATED if v in longest]
     if "rnn" not in longest or not gated:
         return not_run(LAGS, f"Longest lag learned per seed: {parts}. This run lacks a tanh RNN or a gated RNN to compare.")
-    diffs = {g: paired(f"longest lag learned, {g} - rnn", longest[g], longest["rnn"], "steps") for g in gated}
+    diffs = {g: paired(f"longest lag learned, {g} - rnn", longest[g], longest["rnn"], "steps",
+                       bounds=(0, sweep_max) if sweep_max > 0 else None)
+             for g in gated}
     verdicts = {g: directional(d, +1) for g, d in diffs.items()}
     verdict = combine_verdicts(list(verdicts.values()))
     said = "; ".join(f"{g} - rnn {d.mean:+.0f} steps over {d.seeds} seed(s), {verdicts[g]} ({d.why()})"
@@ -160,7 +167,7 @@ def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
         else:
             causes.append(f"for {g}, the difference from the tanh RNN is inside the seed spread ({d.why()})")
     estimates = [d.estimate for d in diffs.values()] + [Estimate.of(f"longest lag learned, {v}", list(longest[v].values()),
-                                                                    "steps") for v in ("rnn", *gated)]
+                                                                    "steps", "count") for v in ("rnn", *gated)]
     return finding(LAGS, verdict, text, estimates, cause=_cause(verdict, causes))
 
 
@@ -185,7 +192,9 @@ def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Find
     """Clipping the gradient norm leaves fewer large-learning-rate SGD runs diverged, paired over seeds."""
     if not counts.get("clipped") or not counts.get("unclipped"):
         return not_run(CLIPPING)
-    diff = paired("runs diverged per seed, clipped - unclipped", counts["clipped"], counts["unclipped"], "runs")
+    runs = max(list(counts.get("clipped runs", {}).values()) + list(counts.get("unclipped runs", {}).values()), default=0)
+    diff = paired("runs diverged per seed, clipped - unclipped", counts["clipped"], counts["unclipped"], "runs",
+                  bounds=(0, runs) if runs > 0 else None)
     verdict = directional(diff, -1)
     total = {k: int(sum(v.values())) for k, v in counts.items()}
     text = (f"Clipping (SGD): {total['clipped']} of {total['clipped runs']} clipped runs diverged and "
@@ -198,8 +207,8 @@ def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Find
         f"Clipped and unclipped runs diverge alike at these learning rates ({diff.why()})." if verdict == "inconclusive"
         else "More clipped runs than unclipped ones diverged at these learning rates.")
     return finding(CLIPPING, verdict, text, [diff.estimate, Estimate.of("clipped runs diverged per seed",
-                                                                        list(counts["clipped"].values()), "runs"),
-                                             Estimate.of("unclipped", list(counts["unclipped"].values()), "runs")],
+                                                                        list(counts["clipped"].values()), "runs", "count"),
+                                             Estimate.of("unclipped", list(counts["unclipped"].values()), "runs", "count")],
                    cause=cause)
 
 

@@ -1,5 +1,11 @@
 """The kv_cache verdicts: a check of the cache-size formula (Llama-2's sizes), and Ainslie et al. 2023's faster decoding
-with fewer K/V heads and Pope et al. 2022's memory-bound decode step, judged only on steps whose bytes dominate them."""
+with fewer K/V heads and Pope et al. 2022's memory-bound decode step, judged only on steps whose bytes dominate them.
+
+The kinds of estimate (harness/intervals.py): cache bytes are exact; time ratios (MHA / MQA, latency growth over
+bytes growth) are positive ("log"), each seed's value a ratio of medians over timing repeats. The timing verdicts
+rest on those repeats and a margin set from their noise (NOISE), not on the spread over seeds, so a run of one seed
+(the quick profile) is not marked indicative; its estimates have no interval (one value each).
+"""
 
 from __future__ import annotations
 
@@ -56,7 +62,7 @@ def _bytes_finding(df: pd.DataFrame) -> Finding:
     verdict = "agrees" if agree and equal == len(cache) else "disagrees"
     cause = "" if verdict == "agrees" else (
         "a measured cache size differs from the formula." if agree else "the calculator misses a published Llama-2 size.")
-    return finding(KV_BYTES, verdict, " ".join(parts), estimates, int(df.seed.nunique()), cause=cause)
+    return finding(KV_BYTES, verdict, " ".join(parts), estimates, int(df.seed.nunique()), cause=cause, over_seeds=False)
 
 
 def _judged_steps(steps: pd.DataFrame):
@@ -102,7 +108,7 @@ def _decode_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
         label = directional(diff, +1) if diff.beyond_margin else "inconclusive"
         labels.append(label)
         estimates.append(Estimate.of(f"MHA / MQA step time, {position}, {int(x)} tokens",
-                                     (a / b).dropna().tolist()))
+                                     (a / b).dropna().tolist(), kind="log"))
         where = "the whole model's step" if kind == "model" else "the decode-step attention"
         parts.append(f"With {position}, {where} at {int(x)} cached tokens (MHA: {describe(mine[(mine.grouping == 'MHA') & (mine.x == x)])}, "
                      f"bytes dominating) takes {a.mean():.3g} ms with MHA and {b.mean():.3g} ms with MQA "
@@ -115,7 +121,7 @@ def _decode_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
         return not_run(DECODE)
     verdict = combine_verdicts(labels)
     return finding(DECODE, verdict, " ".join(parts + [model]), estimates,
-                   cause="" if verdict == "agrees" else causes[0])
+                   cause="" if verdict == "agrees" else causes[0], over_seeds=False)
 
 
 def _model_ratios(df: pd.DataFrame) -> List[Estimate]:
@@ -131,7 +137,8 @@ def _model_ratios(df: pd.DataFrame) -> List[Estimate]:
         a = mine[mine.grouping == "MHA"].groupby("seed").value.mean()
         b = mine[mine.grouping == "MQA"].groupby("seed").value.mean()
         if len(a) and len(b):
-            out.append(Estimate.of(f"MHA / MQA model step time, {position}, {int(x)} tokens", (a / b).dropna().tolist()))
+            out.append(Estimate.of(f"MHA / MQA model step time, {position}, {int(x)} tokens", (a / b).dropna().tolist(),
+                                   kind="log"))
     return out
 
 
@@ -168,13 +175,14 @@ def _memory_bound_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
                 + (f" Not judged (their bytes do not dominate the step at two contexts): {', '.join(f'`{v}`' for v in left)}."
                    if left else ""))
     verdict = combine_verdicts(labels)
-    estimates = [Estimate.of(f"latency growth / bytes growth, {r.variant}", r.per_seed) for r in growth.itertuples()]
+    estimates = [Estimate.of(f"latency growth / bytes growth, {r.variant}", r.per_seed, kind="log")
+                 for r in growth.itertuples()]
     cause = "" if verdict == "agrees" else (
         f"`{worst.variant}`'s step grows {worst['latency growth']:.2f}x for {worst['bytes growth']:.2f}x the bytes, "
         f"beyond the {NOISE - 1:.0%} allowed for timing noise.")
     # the variant whose latency outgrows its bytes the most is the one the verdict turns on
     worst_at = int((growth["latency growth"] / growth["bytes growth"]).values.argmax())
-    return finding(MEMORY_BOUND, verdict, sentence, estimates, cause=cause, headline=worst_at)
+    return finding(MEMORY_BOUND, verdict, sentence, estimates, cause=cause, over_seeds=False, headline=worst_at)
 
 
 def growth_table(steps: pd.DataFrame) -> pd.DataFrame:

@@ -1,7 +1,8 @@
 """The language_modeling verdicts: Vaswani et al. 2017's scorings, Ainslie et al. 2023's GQA, Xiong et al. 2020's Post-LN.
 
 Every comparison is paired over seeds (harness/paired.py): the per-seed relative change of a variant's held-out
-perplexity against its reference's. Two kinds of claim, two ways with runs that learned nothing:
+perplexity against its reference's, whose interval is the log-scale interval of the per-seed perplexity ratios
+(harness/intervals.py: perplexities are positive, so it stays above -100%). Two kinds of claim, two ways with runs that learned nothing:
 
 - claims about the *quality of trained models* (the scorings, GQA/MQA) compare only variants that learned and did
   not memorise (suites/common/learning.py): a model that learned nothing says nothing about its design's quality;

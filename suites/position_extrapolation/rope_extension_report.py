@@ -81,10 +81,10 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
         row = {"variant": v, "s": str(scaled[v].get("rope_scale", "auto")) if v in scaled else "-",
                "chosen on validation (per seed)": _chosen(ok, v)}
         for x in lengths:
-            row[f"{int(x) // train_len}L"] = fmt_mean_ci(_ppl(ok, v, x).values()) if _ppl(ok, v, x) else "-"
+            row[f"{int(x) // train_len}L"] = fmt_mean_ci(_ppl(ok, v, x).values(), kind="log") if _ppl(ok, v, x) else "-"
         for x in (4 * L, 16 * L):
             vals = _ratios(ok, v, x, "rope", L)
-            row[f"ppl({int(x / L)}L) / rope ppl(L)"] = fmt_mean_ci(vals) if vals else "n/a"
+            row[f"ppl({int(x / L)}L) / rope ppl(L)"] = fmt_mean_ci(vals, kind="log") if vals else "n/a"
         rows.append(row)
     lines = ["## RoPE context extension without retraining", "",
              f"Each `rope+<scaling>` variant evaluates the weights trained for `rope` with its scaling applied at every "
@@ -95,7 +95,8 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
              "suites/position_extrapolation/tuning.py), never at 4L, where the verdicts read. `rope+yarn` ramps in the "
              "pair index as the authors' code does; `rope+yarn_rlinear` ramps linearly in the rotation count r, as the "
              "paper's equation writes it.", "",
-             "Perplexity by evaluation length (mean ± 95% interval over seeds):", "",
+             "Perplexity by evaluation length (mean [95% interval over seeds, on a log scale: perplexities and their "
+             "ratios are positive]):", "",
              markdown_table(pd.DataFrame(rows)), "", PUBLISHED, ""]
     lines += [f"- {text}" for text in sentences(verdicts(df, train_len))] + [""]
     same = _same_as_ntk(ok, scaled)
@@ -266,7 +267,7 @@ def _finetuned(df: pd.DataFrame, ok: pd.DataFrame, train_len: int, lengths) -> L
         row = {"variant": v}
         for x in lengths:
             vals = _ppl(ok, v, x, "finetuned_perplexity")
-            row[f"{int(x) // train_len}L"] = fmt_mean_ci(vals.values()) if vals else "-"
+            row[f"{int(x) // train_len}L"] = fmt_mean_ci(vals.values(), kind="log") if vals else "-"
         rows.append(row)
     return [f"After {steps} steps of fine-tuning at each length (learning rate 0.1 x training's, the variant's scaling "
             "applied; Chen et al. 2023 fine-tune PI about 1000 steps):", "", markdown_table(pd.DataFrame(rows)), ""]

@@ -1,7 +1,8 @@
 """The verdict rules of position_extrapolation: paired over seeds (harness/paired.py), magnitude-aware, directional.
 
 Every statement compares per-seed perplexities of one trained model (the same seed's weights), as a
-relative change in %: ``paired(..., relative=True)``. Three shapes of statement:
+relative change in %: ``paired(..., relative=True)``, whose interval is the log-scale interval of the per-seed
+ratios (perplexities are positive: it stays above -100%). Three shapes of statement:
 
 - ``rises_by(diff, pct)``: "rises by at least pct%" (plain RoPE blows up, sinusoidal does not extrapolate,
   PI costs at short lengths): agrees when the rise counts (harness/paired.py; a rise beyond pct itself
@@ -74,4 +75,4 @@ def from_one(label: str, ratios: Dict[int, float]) -> Difference:
     ratio already pairs its two arms within each seed, so there are no arm ranges to separate."""
     seeds = sorted(ratios)
     values = tuple(float(ratios[s]) for s in seeds)
-    return Difference(Estimate.of(label, [100.0 * (r - 1) for r in values], "%"), values, values)
+    return Difference(Estimate.change(label, values), values, values)

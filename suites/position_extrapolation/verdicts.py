@@ -1,4 +1,8 @@
-"""The position_extrapolation verdict: Press et al. 2022's ALiBi extrapolating where sinusoidal does not."""
+"""The position_extrapolation verdict: Press et al. 2022's ALiBi extrapolating where sinusoidal does not.
+
+Its estimates are positive ratios ppl(8L)/ppl(L) ("log", harness/intervals.py) and their changes from 1 in %,
+whose intervals are the log-scale intervals of the ratios (they stay above -100%).
+"""
 
 from __future__ import annotations
 
@@ -65,7 +69,7 @@ def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], c
         ("alibi", "alibi" in comparable, "did not learn, memorised or is not comparable at L"),
         ("sinusoidal", "sinusoidal" in learned, "did not learn or memorised")) if not ok]
     missing += [f"`{v}` lacks results at L and 8L" for v in absent]
-    estimates = [Estimate.of(f"{name} ppl(8L)/ppl(L)", by[v].values()) for v, name in
+    estimates = [Estimate.of(f"{name} ppl(8L)/ppl(L)", by[v].values(), kind="log") for v, name in
                  (("alibi", "ALiBi"), ("sinusoidal", "sinusoidal")) if by[v]]
     if missing:
         return finding(EXTRAPOLATION, "not run" if absent else "inconclusive",
@@ -77,8 +81,8 @@ def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], c
     words = {f"ALiBi within {FLAT:g}% of flat": stays_within(flat, FLAT),
              f"sinusoidal more than {FLAT:g}% above flat": rises_by(rise, FLAT), "ALiBi below sinusoidal": lower(apart)}
     word = all_hold(words.values())
-    shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values())} for ALiBi ({said(flat)}) and "
-             f"{fmt_mean_ci(by['sinusoidal'].values())} for sinusoidal ({said(rise)}), paired over seeds")
+    shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values(), kind='log')} for ALiBi ({said(flat)}) and "
+             f"{fmt_mean_ci(by['sinusoidal'].values(), kind='log')} for sinusoidal ({said(rise)}), paired over seeds")
     failed = [k for k, w in words.items() if w != "agrees"]
     if word == "agrees":
         sentence = shown + f": this run **agrees** (ALiBi within {FLAT:g}% of flat, sinusoidal rising past it, ALiBi below sinusoidal)."

@@ -1,4 +1,9 @@
-"""The sequence_cost verdict: whether recurrence leaves the device idle while attention keeps it busy."""
+"""The sequence_cost verdict: whether recurrence leaves the device idle while attention keeps it busy.
+
+Its estimates, a layer's share of the matmul peak, lie in [0, 100] % ("bounded", harness/intervals.py), each
+seed's value from medians over timing repeats; the verdict compares them by a ratio margin (AGREE_RATIO,
+DISAGREE_RATIO), not by the spread over seeds, so a run of one seed is not marked indicative.
+"""
 
 from __future__ import annotations
 
@@ -40,8 +45,8 @@ def findings(df: pd.DataFrame) -> List[Finding]:
         best_att = max(att, key=att.get)
         ratio = att[best_att] / rec[best_rec] if rec[best_rec] > 0 else math.inf
         verdicts.append("agrees" if ratio >= AGREE_RATIO else "disagrees" if ratio < DISAGREE_RATIO else "inconclusive")
-        estimates += [Estimate.of(f"{pass_} {best_att} % of peak", _seed_values(df, best_att, pass_, x), "%"),
-                      Estimate.of(f"{pass_} {best_rec} % of peak", _seed_values(df, best_rec, pass_, x), "%")]
+        estimates += [Estimate.of(f"{pass_} {v} % of peak", _seed_values(df, v, pass_, x), "%", "bounded", (0, 100))
+                      for v in (best_att, best_rec)]
         parts.append(f"{pass_} at {int(x)} tokens: `{best_att}` {att[best_att]:.0f}% of the matmul peak against "
                      + ", ".join(f"`{v}` {s:.0f}%" for v, s in sorted(rec.items(), key=lambda kv: -kv[1]))
                      + f" ({ratio:.1f}x the busiest recurrent layer)")
@@ -64,7 +69,7 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     cause = {"agrees": "", "disagrees": f"the busiest recurrent layer reaches over 1/{DISAGREE_RATIO:g} of attention's "
                                         f"share of the matmul peak on this {device}.",
              "inconclusive": f"attention is busier than recurrence by less than {AGREE_RATIO:g}x."}[primary]
-    return [finding(UTILISATION, primary, sentence, estimates, cause=cause)]
+    return [finding(UTILISATION, primary, sentence, estimates, cause=cause, over_seeds=False)]
 
 
 def _seed_values(df: pd.DataFrame, variant: str, pass_: str, x: float) -> List[float]:

@@ -3,6 +3,10 @@
 Each is paired over seeds and magnitude-aware (harness/paired.py). Every run counts: a collapse (diverged, or
 stuck at the unigram loss) is the outcome these claims are about, so it enters at its loss (a diverged run at
 the unigram loss), never left out (outcomes.py).
+
+The kinds of estimate (harness/intervals.py): last/first gradient ratios are positive ("log"), their logs and the
+warm-up costs' differences unbounded ("t"); collapsed runs per seed are counts, shown with their range over seeds,
+and their paired difference keeps within +-(runs per seed).
 """
 
 from __future__ import annotations
@@ -62,8 +66,9 @@ def _gradients(ratios: Dict) -> Finding:
         flatter = paired(f"|log ratio| Post-LN - Pre-LN, depth {d}", {s: abs(x) for s, x in post.items()},
                          {s: abs(x) for s, x in pre.items()})
         parts += [directional(grows, +1), directional(flatter, +1)]
-        estimates += [Estimate.of(f"Post-LN last/first, depth {d}", ratios[("post_ln", d)].values()),
-                      Estimate.of(f"Pre-LN last/first, depth {d}", ratios[("pre_ln", d)].values()), grows.estimate,
+        estimates += [Estimate.of(f"Post-LN last/first, depth {d}", ratios[("post_ln", d)].values(), kind="log"),
+                      Estimate.of(f"Pre-LN last/first, depth {d}", ratios[("pre_ln", d)].values(), kind="log"),
+                      grows.estimate,
                       flatter.estimate]
         texts.append(f"depth {d}: Post-LN {_seeds(ratios[('post_ln', d)])}, Pre-LN {_seeds(ratios[('pre_ln', d)])}; "
                      f"Post-LN grows: {parts[-2]} (log ratio {_interval(grows)}), Post-LN's profile steeper than "
@@ -90,17 +95,18 @@ def _trainability(out: Dict, unigram: float) -> Finding:
     if not out or not {"post_ln", "pre_ln"} <= {v for (v, _, _, _) in out}:
         return not_run(TRAINABILITY)
     post, pre = collapse_counts(out, "post_ln", unigram), collapse_counts(out, "pre_ln", unigram)
-    d = paired("collapsed runs, Post-LN - Pre-LN", post, pre, "runs")
-    verdict = directional(d, +1)
     n_post, n_pre = runs_per_seed(out, "post_ln"), runs_per_seed(out, "pre_ln")
+    most = max(n_post, n_pre)
+    d = paired("collapsed runs, Post-LN - Pre-LN", post, pre, "runs", bounds=(0, most) if most > 0 else None)
+    verdict = directional(d, +1)
     text = (f"Trainability: per seed, Post-LN runs that collapsed (diverged, or ended within {COLLAPSE_WITHIN:g} nats/char "
             f"of the unigram loss {unigram:.2f}) {_seeds(post, '{:.0f}')} of {n_post}, Pre-LN {_seeds(pre, '{:.0f}')} of "
             f"{n_pre}; paired difference {_interval(d, '{:+.1f}')}: this run {_said(verdict)}.")
     cause = "" if verdict == "agrees" else (
         "Post-LN's collapses " + ("do not outnumber Pre-LN's beyond the seeds' spread." if not d.counts
                                   else "are fewer than Pre-LN's."))
-    estimates = [Estimate.of("Post-LN collapsed runs per seed", post.values(), f"of {n_post}"),
-                 Estimate.of("Pre-LN", pre.values(), f"of {n_pre}"), d.estimate]
+    estimates = [Estimate.of("Post-LN collapsed runs per seed", post.values(), f"of {n_post}", "count"),
+                 Estimate.of("Pre-LN", pre.values(), f"of {n_pre}", "count"), d.estimate]
     return finding(TRAINABILITY, verdict, text, estimates, cause=cause, headline=2)  # the paired difference
 
 

@@ -1,4 +1,8 @@
-"""The translation verdict: Bahdanau, Cho & Bengio 2014's attention on long sentences."""
+"""The translation verdict: Bahdanau, Cho & Bengio 2014's attention on long sentences.
+
+BLEU lies in [0, 100]: its estimates and the paired gap between two models' BLEU (within [-100, 100]) have
+intervals that keep to those bounds ("bounded", harness/intervals.py).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ PUBLISHED = (
 BOTTLENECK, = CLAIMS = SuiteFile.of(__file__).claims("attention_long_sentences")
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
+#: the bounds of a BLEU score
+BLEU = (0.0, 100.0)
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
@@ -93,13 +99,14 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
     estimates = [Estimate.of(f"BLEU on {bucket}, {v}", ok[(ok.variant == v) & (ok.metric == "bleu_by_length")
-                                                                 & (ok.x == longest)].value) for v in attn + plain]
+                                                          & (ok.x == longest)].value, kind="bounded", bounds=BLEU)
+                 for v in attn + plain]
     # paired over seeds: the weakest attention model against the strongest one without attention, seed by seed
     seeds_bleu = {v: _by_seed(ok, v, longest) for v in attn + plain}
     common = set.intersection(*(set(b) for b in seeds_bleu.values()))
     weakest = {s: min(seeds_bleu[v][s] for v in attn) for s in common}
     strongest = {s: max(seeds_bleu[v][s] for v in plain) for s in common}
-    gap = paired(f"BLEU on {bucket}, attention - no attention", weakest, strongest, "BLEU")
+    gap = paired(f"BLEU on {bucket}, attention - no attention", weakest, strongest, "BLEU", bounds=BLEU)
     estimates.append(gap.estimate)
     better = directional(gap, +1)
     if better == "agrees" and holds and falls:

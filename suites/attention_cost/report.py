@@ -1,4 +1,5 @@
-"""The attention_cost report: setup, support, correctness, latency, memory, FLOP/s, slopes, figures."""
+"""The attention_cost report: memory growth against naive (the answer), latency, memory, FLOP/s, slopes, figures;
+setup, support and correctness last."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import torch
 
 from harness.findings import sentences
 from harness.measure import MAX_OTHER_CPU, MAX_STALL
-from harness.report_kit import code_line, seeds as seeds_of, title, write_markdown
+from harness.report_kit import code_line, first_ok, seeds as seeds_of, title, write_markdown
+from suites.attention_cost import headline
 from suites.attention_cost.figures import latency_and_memory_figures
 from suites.attention_cost.tables import (cases, correctness, memory_ratios, method, over_peak, slope_rows, speedups, support,
                                           table, with_cases)
@@ -30,9 +32,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     dtype = str(first["dtype"])
     atol, rtol = tolerance(getattr(torch, dtype, None))
     lines = title(suite, "Attention kernel cost", first)
-    lines += _setup(df, first, settings, seeds, peaks, dtype, atol, rtol)
-    lines += support(df)
-    lines += correctness(df, keys)
+    slope_table, slopes = slope_rows(df, keys)
+    lines += headline.section(df, slopes, reference, lengths)
 
     timed = df[(df.metric == "latency") & (df.status == "ok")]
     lines += ["## Latency (ms)", "",
@@ -50,15 +51,33 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
               "Useful FLOPs (torch.utils.flop_counter on naive attention of the same shapes; causal cases count the "
               "unmasked half) divided by the median latency, over the fastest square-matmul FLOP/s measured in the same job."
               + over_peak(df), "", table(df, "peak_fraction", lengths, keys, digits=3), ""]
-    slope_table, slopes = slope_rows(df, keys)
     lines += ["## Growth with sequence length", "",
               "Least-squares slope of log(value) on log(length) over the three longest lengths measured: 1 is linear, 2 quadratic.", "",
               slope_table, ""]
     figures = latency_and_memory_figures(df, out_dir / "figures")
     lines += ["## Figures", ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
-    said = sentences(verdicts(df, slopes, reference, lengths))
+    memory, peak = verdicts(df, slopes, reference, lengths)
+    # the memory verdict's per-kernel sentences are the first table's rows; its verdict is said here once
+    said = ([f"The linear-memory finding {_says(memory.verdict)} on the first table's fused kernels."]
+            if memory.verdict != "not run" else []) + sentences([peak])
     lines += ["## Against the published findings", "", PUBLISHED + " " + (" ".join(said) or NO_PAIRS), ""]
+    lines += _setup(df, first_ok(df), settings, seeds, peaks, dtype, atol, rtol)
+    lines += support(df)
+    lines += correctness(df, keys)
     return [write_markdown(suite, lines, out_dir), *figures]
+
+
+def _says(verdict: str) -> str:
+    return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive"}.get(verdict, f"is {verdict}")
+
+
+def _fact(record, key: str) -> str:
+    """A job fact of a record that ran ('not recorded' where its records lack it, never 'nan')."""
+    value = record.get(key)
+    if value is None or (isinstance(value, float) and value != value):
+        return "not recorded"
+    # a column some records lack is float in pandas: 2.0 threads reads 2
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> List[str]:
@@ -77,8 +96,8 @@ def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> List[str]:
         f"Peak memory: {method(df)}. FLOPs: torch.utils.flop_counter.",
         f"- Check before timing: every case's output (and, for fwd+bwd, the gradients of q, k and v) against float64 "
         f"naive attention on {settings['check_rows']} sampled query rows; allowed error {atol:g} + {rtol:g} x max|reference| in {dtype}.",
-        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {first.get('timing_threads')} threads "
-        f"while measuring, flush denormals {first.get('flush_denormal')}, allocator {first.get('allocator')}; matmul peak "
+        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {_fact(first, 'timing_threads')} threads "
+        f"while measuring, flush denormals {_fact(first, 'flush_denormal')}, allocator {_fact(first, 'allocator')}; matmul peak "
         f"{peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); "
         f"{code_line(df)}.",
         f"- Contention: a repeat is dropped when other processes used over {MAX_OTHER_CPU} cores or kept a CPU "

@@ -149,15 +149,21 @@ def method(df) -> str:
 
 
 def support(df) -> List[str]:
-    rows = []
+    """Records by status, one row per kernel whose variants (head groupings) share the same counts and reason."""
+    per_variant = []
     for variant, g in df.groupby("variant"):
         statuses = g[g.metric != "matmul_peak"].status.value_counts().to_dict()
         job = g[g.metric == "job"]
-        rows.append({"variant": variant, "kernel": g.kernel.iloc[0], "grouping": g.grouping.iloc[0],
-                     "cases": ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
-                     "why not run": "; ".join(sorted(set(job.reason.dropna()))) or ""})
-    lines = ["## Support", "", "Records per variant by status (a case is one length x mask x pass x metric).", "",
-             markdown_table(pd.DataFrame(rows)), ""]
+        per_variant.append({"kernel": g.kernel.iloc[0], "grouping": g.grouping.iloc[0],
+                            "cases per variant": ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
+                            "why not run": "; ".join(sorted(set(job.reason.dropna()))) or ""})
+    rows = []
+    for (kernel, cases, why), g in pd.DataFrame(per_variant).groupby(["kernel", "cases per variant", "why not run"],
+                                                                      sort=True):
+        rows.append({"kernel": kernel, "head groupings": ", ".join(sorted(g.grouping)), "cases per variant": cases,
+                     "why not run": why})
+    lines = ["## Support", "", "Records per variant by status (a case is one length x mask x pass x metric); variants of "
+             "one kernel with the same counts share a row.", "", markdown_table(pd.DataFrame(rows)), ""]
     reasons = df[(df.status.isin(["failed", "oom", "unsupported"])) & (df.metric != "job")].drop_duplicates(["variant", "status", "reason"])
     if len(reasons):
         lines += ["Cases that did not run:", ""]

@@ -1,0 +1,79 @@
+"""The attention_cost answer in one table: each fused kernel's memory growth against naive attention of the same heads,
+and at the longest length both timed how much faster and leaner it is (what the linear-memory verdict reads)."""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional
+
+import pandas as pd
+
+from harness.report_kit import markdown_table
+from suites.attention_cost.verdicts import LINEAR, QUADRATIC, _slope_verdict, fused, kernel_of
+
+#: how a slope reads against the margins (suites/attention_cost/verdicts.py)
+READS = {"agrees": "linear (naive quadratic)", "disagrees": "quadratic like naive",
+         "inconclusive": "neither, by the margins"}
+HEADING = "## Memory growth: fused kernels against naive attention"
+
+
+def _forward(frame: pd.DataFrame, variant: str, causal: bool, x: float) -> float:
+    sel = frame[(frame.variant == variant) & (frame.causal == causal) & (frame.x == x) & (frame["pass"] == "fwd")]
+    return float(sel.value.mean()) if len(sel) else math.nan
+
+
+def _pair(values: List[str]) -> str:
+    """'0.91' when both masks read the same, else 'full / causal' ('0.91 / 0.95')."""
+    return values[0] if len(set(values)) == 1 else " / ".join(values)
+
+
+def rows(df: pd.DataFrame, slopes: Dict[tuple, Dict[str, Optional[float]]], reference: Dict[str, str],
+         lengths) -> List[dict]:
+    """One row per variant with a naive reference of the same heads (forward pass, full and causal masks): the memory
+    slope, the reference's, how it reads (or why it is not judged), and at the longest length both timed the speed-up
+    and the memory ratio against the reference."""
+    lat = df[(df.metric == "latency") & (df.status == "ok")]
+    mem = df[(df.metric == "peak_memory") & (df.status == "ok")]
+    cells: Dict[str, Dict[str, List[str]]] = {}
+    for (variant, causal, pass_), entry in sorted(slopes.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        ref = reference.get(variant)
+        if pass_ != "fwd" or ref is None or ref == variant or (ref, causal, pass_) not in slopes:
+            continue
+        mine, theirs = entry["peak_memory"], slopes[(ref, causal, pass_)]["peak_memory"]
+        if mine is None or theirs is None:
+            continue
+        reads = (READS[_slope_verdict(mine, theirs)] if fused(kernel_of(df, variant))
+                 else "not judged: materialises the scores")
+        both = [x for x in lengths if not math.isnan(_forward(lat, variant, causal, x))
+                and not math.isnan(_forward(lat, ref, causal, x))]
+        row = cells.setdefault(variant, {k: [] for k in ("slope", "ref", "reads", "tokens", "speed", "memory")})
+        row["slope"].append(f"{mine:.2f}")
+        row["ref"].append(f"{theirs:.2f}")
+        row["reads"].append(reads)
+        if both:
+            x = max(both)
+            a, b = _forward(lat, ref, causal, x), _forward(lat, variant, causal, x)
+            ma, mb = _forward(mem, ref, causal, x), _forward(mem, variant, causal, x)
+            row["tokens"].append(str(int(x)))
+            row["speed"].append(f"{a / b:.1f}x")
+            row["memory"].append(f"{ma / mb:.0f}x" if mb > 0 else "-")
+        else:
+            row["tokens"].append("-"), row["speed"].append("-"), row["memory"].append("-")
+        row["naive"] = ref
+    out = []
+    for variant, c in cells.items():
+        out.append({"variant": variant, "memory slope": _pair(c["slope"]),
+                    "naive of the same heads": f"`{c['naive']}` {_pair(c['ref'])}", "reads as": _pair(c["reads"]),
+                    "at tokens": _pair(c["tokens"]), "speed-up": _pair(c["speed"]), "memory saved": _pair(c["memory"])})
+    return out
+
+
+def section(df: pd.DataFrame, slopes, reference, lengths) -> List[str]:
+    """The report's first table: what the linear-memory verdict reads, one row per kernel and mask."""
+    found = rows(df, slopes, reference, lengths)
+    note = (f"Forward pass; where the full and the causal mask differ a cell reads full / causal. Memory slope: least-squares slope of log(peak memory) on log(length) over the three longest "
+            f"lengths (1 linear, 2 quadratic); a fused kernel reads as linear below {LINEAR:g} where naive attention of "
+            f"the same heads grows above {QUADRATIC:g}. Speed-up and memory saved: naive's median time and peak memory "
+            f"over the kernel's at the longest length both timed.")
+    return [HEADING, "", note, "", markdown_table(pd.DataFrame(found)) if found else
+            "These records lack the naive and kernel pairs needed for a comparison.", ""]

@@ -1,4 +1,5 @@
-"""The kv_cache report: cache bytes against the formula, the Llama-2 calculator, latency, bandwidth, decode paths."""
+"""The kv_cache report: decode latency per variant (the answer), latency, bandwidth, decode paths; the cache-bytes
+check, the Llama-2 calculator and the setup last."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pandas as pd
 import torch
 
 from harness.findings import sentences
-from harness.report_kit import code_line, markdown_table, seeds as seeds_of, table_section, title, write_markdown
+from harness.report_kit import code_line, first_ok, markdown_table, seeds as seeds_of, table_section, title, write_markdown
+from suites.kv_cache import headline
 from suites.kv_cache.figures import latency_figure
 from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
 from suites.kv_cache.tables import (PUBLISHED_BYTES, _bandwidth_section, _bytes_section, _greedy_section,  # noqa: F401
@@ -26,6 +28,14 @@ def _tolerance_text(dtype: str, of: str) -> str:
 
 
 
+def _fact(record, key: str) -> str:
+    """A job fact of a record that ran ('not recorded' where its records lack it, never 'nan')."""
+    value = record.get(key)
+    if value is None or (isinstance(value, float) and value != value):
+        return "not recorded"
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     df = df.copy()
@@ -36,10 +46,13 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                                                            -(df[df.variant == v].spec.iloc[0]["n_kv_heads"] or 1e9), v))
     spec = first.spec
     lines = title(suite, "KV cache", first)
+    steps = decode_steps(df)
+    lines += headline.section(df, steps, variants)
+    job = first_ok(df)
     lat = df[df.metric.isin(["decode_latency", "decode_latency_kernel", "uncached_latency", "decode_path_latency"]) & (df.status == "ok")]
     contaminated = sum(bool(e.get("contaminated")) for e in lat.extra)
     others = [e["other_cpu_median"] for e in lat.extra if e.get("other_cpu_median") is not None]
-    lines += [
+    setup = [
         "## Setup", "",
         f"- Model: decoder-only Transformer with random weights (cost does not depend on training), {spec['n_layers']} layers, "
         f"d_model {spec['d_model']}, {spec['n_heads']} heads of dimension {spec['d_model'] // spec['n_heads']}, kernel "
@@ -57,12 +70,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"({contaminated} of {len(lat)}; median other-process CPU {statistics.median(others) if others else float('nan'):.2f} cores)."
         + (" These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
            if len(lat) and contaminated > len(lat) / 4 else ""),
-        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {first.get('timing_threads')} threads, "
-        f"flush denormals {first.get('flush_denormal')}, allocator {first.get('allocator')}; {code_line(df)}.", "",
+        f"- Device: {job.device} ({job.device_name}), torch {job.torch_version}, {_fact(job, 'timing_threads')} threads, "
+        f"flush denormals {_fact(job, 'flush_denormal')}, allocator {_fact(job, 'allocator')}; {code_line(df)}.", "",
     ]
-    lines += _bytes_section(df, variants)
-    lines += ["## Calculator: published models at 4096 tokens, fp16, batch 1", "",
-              "From the same function that gives the analytic column above.", "", markdown_table(calculator_table()), ""]
     lines += _latency_section(df, variants)
     lines += _bandwidth_section(df, variants)
     lines += _greedy_section(df, variants)
@@ -73,6 +83,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                            f"A step's bytes dominate it when reading them at the copy bandwidth measured in the job takes at "
                            f"least {DOMINANT:.0%} of its measured latency; the memory-bound claims below are judged on those "
                            f"steps only (where the per-step overhead sets the time, they cannot be tested).",
-                           dominance_rows(decode_steps(df)), "No cached step was timed.")
+                           dominance_rows(steps), "No cached step was timed.")
     lines += ["## Against the published findings", "", " ".join([AINSLIE, POPE] + sentences(findings(df))), ""]
+    lines += setup + _bytes_section(df, variants)
+    lines += ["## Calculator: published models at 4096 tokens, fp16, batch 1", "",
+              "From the same function that gives the analytic column of the cache-bytes check.", "",
+              markdown_table(calculator_table()), ""]
     return [write_markdown(suite, lines, out_dir), figure]

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 import pandas as pd
 
 from harness.measure import bootstrap_ratio
-from harness.report_kit import table_section
+from harness.report_kit import markdown_table, table_section
 from variants.kv_cache import PUBLISHED, kv_cache_bytes
 
 #: KV cache at 4096 tokens, fp16, batch 1, from Llama 2's shapes (Touvron et al. 2023, arXiv 2307.09288, table 1)
@@ -50,13 +50,13 @@ def calculator_table(shapes: Optional[Dict[str, tuple]] = None, tokens: int = 40
     rows = []
     for name, s in PUBLISHED.items():
         got = kv_cache_bytes(s.layers, s.kv_heads, s.head_dim, tokens, 1, bytes_per_element)
-        rows.append({"model": name, "layers": s.layers, "heads": s.heads, "kv heads": s.kv_heads, "head dim": s.head_dim,
+        rows.append({"model": name, "layers": s.layers, "heads / kv heads": f"{s.heads} / {s.kv_heads}", "head dim": s.head_dim,
                      "KV bytes": f"{got:,}", "GiB": f"{got / 2**30:.2f}",
                      "published": f"{PUBLISHED_BYTES[name]:,}" if name in PUBLISHED_BYTES else "",
                      "agrees": "yes" if PUBLISHED_BYTES.get(name) == got else "no"})
         if s.kv_heads != s.heads:
             mha = kv_cache_bytes(s.layers, s.heads, s.head_dim, tokens, 1, bytes_per_element)
-            rows.append({"model": f"{name} if MHA", "layers": s.layers, "heads": s.heads, "kv heads": s.heads,
+            rows.append({"model": f"{name} if MHA", "layers": s.layers, "heads / kv heads": f"{s.heads} / {s.heads}",
                          "head dim": s.head_dim, "KV bytes": f"{mha:,}", "GiB": f"{mha / 2**30:.2f}", "published": "", "agrees": ""})
     return pd.DataFrame(rows)
 
@@ -70,7 +70,7 @@ def _bytes_section(df, variants) -> List[str]:
             a = df[(df.variant == v) & (df.metric == "cache_bytes_analytic") & (df.x == x)].value.iloc[0]
             rows.append({"variant": v, "kv heads": m.extra["kv_heads"], "context": int(x), "measured (B)": f"{int(m.value):,}",
                          "analytic (B)": f"{int(a):,}", "equal": "yes" if int(m.value) == int(a) else "NO"})
-    return table_section("Cache bytes: measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
+    return table_section("Checks: cache bytes measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
             "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context.", rows, "No cache was measured.")
 
 
@@ -88,7 +88,7 @@ def _latency_section(df, variants) -> List[str]:
 
 
 def _bandwidth_section(df, variants) -> List[str]:
-    rows = []
+    rows, graphs = [], []
     copy = df[(df.metric == "copy_bandwidth") & (df.status == "ok")].value
     peak = float(copy.median()) if len(copy) else None
     for v in variants:
@@ -104,15 +104,19 @@ def _bandwidth_section(df, variants) -> List[str]:
                    "of which K/V": f"{100 * e['cache_bytes_read'] / (e['weight_bytes'] + e['cache_bytes_read']):.0f}%",
                    "GB/s": f"{gbs:.3g}", "of copy bandwidth": f"{100 * gbs / peak:.0f}%" if peak else "-"}
             graph = at[at.metric == "decode_bandwidth_graph"]
-            if len(graph):  # CUDA: the same step replayed from a CUDA graph
+            if len(graph):  # CUDA: the same step replayed from a CUDA graph, in a table of its own (8 columns at most)
                 g = float(graph.value.mean())
-                row.update({"ms/token, graph": f"{graph.extra.iloc[0]['step_ms']:.3g}", "GB/s, graph": f"{g:.3g}",
-                            "of copy, graph": f"{100 * g / peak:.0f}%" if peak else "-"})
+                graphs.append({"variant": v, "context": int(x), "ms/token": f"{graph.extra.iloc[0]['step_ms']:.3g}",
+                               "GB/s": f"{g:.3g}", "of copy bandwidth": f"{100 * g / peak:.0f}%" if peak else "-"})
             rows.append(row)
     note = (f"A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
             f"those bytes over its median latency, against the device's copy bandwidth "
             + (f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)." if peak else "(not measured)."))
-    return table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
+    lines = table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
+    if graphs:
+        lines += ["The same step replayed from a CUDA graph (no per-kernel launch from Python):", "",
+                  markdown_table(pd.DataFrame(graphs)), ""]
+    return lines
 
 
 def _greedy_section(df, variants) -> List[str]:
@@ -127,7 +131,7 @@ def _greedy_section(df, variants) -> List[str]:
 
 
 def _paths_section(df, variants) -> List[str]:
-    rows = []
+    rows, ratios = [], []
     paths = df[df.metric == "decode_path_latency"]
     for v in variants:
         sel = paths[paths.variant == v]
@@ -137,12 +141,17 @@ def _paths_section(df, variants) -> List[str]:
             kv = at.extra.iloc[0].get("kv_heads")
             rows.append({"variant": v, "kv heads": kv, "cached tokens": int(x), "repeat K/V": _cell(by["repeat"]),
                          "SDPA enable_gqa": _cell(by["enable_gqa"]), "grouped queries": _cell(by["grouped"]),
-                         "split-KV": _cell(by["split_kv"]),
-                         "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
-                         "repeat / grouped": _ratio(by["repeat"], by["grouped"]),
-                         "split-KV / grouped": _ratio(by["split_kv"], by["grouped"])})
-    return table_section("Decode-step attention over a grouped cache (ms)",
+                         "split-KV": _cell(by["split_kv"])})
+            ratios.append({"variant": v, "kv heads": kv, "cached tokens": int(x),
+                           "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
+                           "repeat / grouped": _ratio(by["repeat"], by["grouped"]),
+                           "split-KV / grouped": _ratio(by["split_kv"], by["grouped"])})
+    lines = table_section("Decode-step attention over a grouped cache (ms)",
             "Four exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
             "score bias (a float mask for SDPA). Split-KV (flash-decoding) scores chunks of 512 cached tokens apart and "
             "merges them by log-sum-exp: it exists for GPUs, where the chunks occupy cores one softmax row would leave "
             "idle; on a CPU it only adds the merge.", rows, "No path was timed.")
+    if ratios:
+        lines += ["Each path's time over grouped queries', median ratios with a 95% bootstrap interval over repeats:", "",
+                  markdown_table(pd.DataFrame(ratios)), ""]
+    return lines

@@ -1,4 +1,5 @@
-"""The translation report: setup, baselines, BLEU and chrF per variant, BLEU by source length, samples, the published finding."""
+"""The translation report: BLEU by source length (the answer), BLEU and chrF per variant against the baselines, samples,
+the published finding; setup and cells that are not numbers last."""
 
 from __future__ import annotations
 
@@ -22,12 +23,13 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     first = df.iloc[0]
     settings = first.profile_settings
     seeds = seeds_of(df)
+    labels = _labels(df)
     lines = title(suite, "Translation", first)
-    lines += _setup(df, ok, first, settings, seeds)
+    lines += _by_length(ok, variants, labels)
 
-    # --- scores per variant, against the baselines
+    # --- scores per variant, then the baselines they are judged against
     flagged = flag_unlearned(ok, variants)
-    lines += ["## Test BLEU and chrF (mean ± 95% interval over seeds)", ""] + _baseline_lines(ok)
+    lines += ["## Test BLEU and chrF (mean ± 95% interval over seeds)", ""]
     rows = []
     for v in variants:
         got = lambda metric: ok[(ok.variant == v) & (ok.metric == metric)].value  # noqa: E731
@@ -39,16 +41,32 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
             "chrF": fmt_mean_ci(got("chrf")), "learned": "did not learn" if v in flagged else "yes",
             "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3), "train time (s)": fmt_mean_ci(got("train_time"), 0),
         })
-    lines += [markdown_table(pd.DataFrame(rows)), ""]
+    lines += [markdown_table(pd.DataFrame(rows)), ""] + _baseline_lines(ok)
     if flagged:
         lines += ["Did not learn:", ""] + [f"- `{v}`: {why}" for v, why in flagged.items()] + [""]
 
-    # --- BLEU by source length
-    by_len = df[df.metric == "bleu_by_length"]
-    buckets = by_len.drop_duplicates("x").sort_values("x")
-    labels = {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
-    lines += ["## BLEU by source-sentence length (mean ± 95% interval over seeds)", "",
-              "Each bucket's test sentences are scored as one corpus; n is the number of test sentences in it.", ""]
+    figure = bleu_by_length_figure(ok, variants, labels, out_dir / "figures" / FIGURE)
+    lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", "",
+              "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.", ""]
+    lines += _samples(ok, variants)
+    lines += ["## Against the published finding", "", PUBLISHED + " " + findings(df)[0].sentence, ""]
+    lines += _setup(df, ok, first, settings, seeds)
+    reasons = status_notes(df)
+    if reasons:
+        lines += ["## Cells that are not numbers", ""] + reasons + [""]
+    return [write_markdown(suite, lines, out_dir), figure]
+
+
+def _labels(df) -> dict:
+    """Each length bucket's x and its column label ('31-40 words (n=258)')."""
+    buckets = df[df.metric == "bleu_by_length"].drop_duplicates("x").sort_values("x")
+    return {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
+
+
+def _by_length(ok, variants, labels) -> List[str]:
+    """The report's first table: BLEU per source-length bucket and variant (what the verdict reads)."""
+    lines = ["## BLEU by source-sentence length (mean ± 95% interval over seeds)", "",
+             "Each bucket's test sentences are scored as one corpus; n is the number of test sentences in it.", ""]
     table = []
     for v in variants:
         row = {"variant": v}
@@ -56,17 +74,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
             vals = ok[(ok.variant == v) & (ok.metric == "bleu_by_length") & (ok.x == x)].value
             row[label] = fmt_mean_ci(vals) if len(vals) else "-"
         table.append(row)
-    lines += [markdown_table(pd.DataFrame(table)), ""]
-    reasons = status_notes(df)
-    if reasons:
-        lines += ["Cells that are not numbers:", ""] + reasons + [""]
-
-    figure = bleu_by_length_figure(ok, variants, labels, out_dir / "figures" / FIGURE)
-    lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", "",
-              "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.", ""]
-    lines += _samples(ok, variants)
-    lines += ["## Against the published finding", "", PUBLISHED + " " + findings(df)[0].sentence, ""]
-    return [write_markdown(suite, lines, out_dir), figure]
+    return lines + [markdown_table(pd.DataFrame(table)), ""]
 
 
 def _setup(df, ok, first, settings, seeds) -> List[str]:

@@ -145,4 +145,4 @@ def _over_peak(df) -> str:
 
 def _not_timed(df) -> List[str]:
     bad = status_notes(df, "- `{variant}` ({status}): {reason}")
-    return ["Cases not timed:", ""] + bad + [""] if bad else []
+    return ["## Cells that are not numbers", "", "Cases not timed:", ""] + bad + [""] if bad else []

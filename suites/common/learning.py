@@ -129,7 +129,7 @@ def learning_section(checks: Dict[str, LearningCheck], order: Optional[Sequence[
         corpus = (f" On this corpus's training split the unigram entropy is {any_check.unigram:.3f} nats/char "
                   f"(perplexity {math.exp(any_check.unigram):.1f}) and the bigram entropy {any_check.bigram:.3f} "
                   f"(perplexity {math.exp(any_check.bigram):.1f}).")
-    return ["## Did each model learn?", "",
+    return ["## Checks: did each model learn?", "",
             f"*Did not learn*: held-out loss at L not at least {LEARN_MARGIN} nats below the bigram entropy of the training "
             f"split. *Memorised*: held-out loss more than {MEMORISE_RATIO - 1:.0%} above the training loss. Verdicts below use "
             "only runs with neither flag." + corpus, "",

@@ -26,7 +26,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     settings, spec = first.profile_settings, s.base
     seeds = seeds_of(df)
     backends = s.ok.drop_duplicates("variant").set_index("variant").get("attention_backend", pd.Series(dtype=str))
-    lines = title(suite, "Language modelling", first) + ["## Setup", "",
+    lines = title(suite, "Language modelling", first)
+    setup = ["## Setup", "",
              f"- Model: decoder-only character Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "
              f"{spec['n_heads']} heads (head size {spec['d_model'] // spec['n_heads']}), tied embeddings, position "
              f"{spec['position']}. Baseline: scoring {spec['scoring']}, {spec['n_kv_heads'] or spec['n_heads']} key/value heads, "
@@ -49,25 +50,27 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
              f"{first.get('flush_denormal')}, threads {first.get('num_threads')}; {code_line(df)}.", ""]
 
-    lines += [f"## Perplexity by family (mean ± 95% interval over seeds; each family against the shared baseline, an arm against its own)", "",
-              f"Δ ppl is the per-seed relative change against the table's first row (the baseline, or an arm's own "
-              f"baseline) of the same seed. A variant whose parameter count differs from that row's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
+    lines += [f"## Perplexity of every variant (mean ± 95% interval over seeds; each family against the shared baseline, an arm against its own)", "",
+              f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "
+              f"in the against column) of the same seed; families are listed in turn. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
               "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
               "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
               "variant keeps the default FFN.", ""]
     arms = sorted({a for a in s.arm.values() if a})
     tables = [(fam, arm) for arm in [""] + arms for fam in FAMILY_ORDER
               if any(f == fam and s.arm[v] == arm for v, f in s.family.items())]
+    # one table, one row per variant (each reference once, before the first family compared with it)
+    rows, shown = [], set()
     for fam, arm in tables:
         members = sorted(v for v, f in s.family.items() if f == fam and s.arm[v] == arm)
         refs = sorted({s.reference[v] for v in members if s.reference.get(v)})
-        heading = fam if not arm else f"{fam}, {arm} positions (against `{'`, `'.join(refs) or '-'}`)"
-        lines += [f"### {heading}", "", markdown_table(pd.DataFrame([_row(s, v, v in refs) for v in refs + members])), ""]
+        for v in [r for r in refs if r not in shown] + members:
+            if v not in shown:
+                rows.append(_row(s, v, v in refs, f"{fam}, {arm} positions" if arm else fam))
+                shown.add(v)
     if not tables:
-        lines += [markdown_table(pd.DataFrame([_row(s, v) for v in s.family])), ""]
-    notes = status_notes(df)
-    if notes:
-        lines += ["Cells that are not numbers:", ""] + notes + [""]
+        rows = [_row(s, v) for v in s.family]
+    lines += [markdown_table(pd.DataFrame(rows)), ""]
 
     figure = perplexity_figure(s, out_dir / "figures" / f"{suite.name}.png", FAMILY_ORDER, PARAM_TOLERANCE)
     lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
@@ -80,6 +83,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                     "at the perplexity it ended at.")
     lines += (["## Against the published findings", "", _seed_note(s), ""] + ([left_out, ""] if left_out else [])
               + [f"- {t}" for t in sentences(findings(df))] + [""])
+    lines += setup
+    notes = status_notes(df)
+    if notes:
+        lines += ["## Cells that are not numbers", ""] + notes + [""]
     return [write_markdown(suite, lines, out_dir), figure]
 
 
@@ -99,20 +106,24 @@ def _arms_lines(s: Summary, settings: Dict) -> List[str]:
     return out
 
 
-def _row(s: Summary, v: str, first: bool = False) -> Dict[str, str]:
-    """One table row; the table's first row (its reference) shows no change."""
+def _row(s: Summary, v: str, first: bool = False, family: str = "") -> Dict[str, str]:
+    """One table row (8 columns); a reference (a baseline) shows no change."""
     delta = None if first else s.param_delta(v)
     flagged = delta is not None and abs(delta) > PARAM_TOLERANCE
     widened = widening(spec_of(s, v), s.base)
     ppl = s.ppl.get(v, {})
     deltas = s.ppl_delta_pct(v) if s.reference.get(v) and not first else []
+    params = fmt_count(s.params.get(v))
+    if delta is not None and s.reference.get(v) is not None:
+        params += f" ({100 * delta:+.1f}%)"
     return {
         "variant": v,
-        "parameters": fmt_count(s.params.get(v)),
-        "Δ params": "-" if delta is None or s.reference.get(v) is None else f"{100 * delta:+.1f}%",
-        "training FLOPs": fmt_count(s.flops.get(v)),
+        "family": "baseline" if first else (family or s.family.get(v, "")),
         "held-out ppl": fmt_mean_ci(ppl.values(), 3) if ppl else s.status(v),
-        "Δ ppl vs first row": fmt_pct(deltas),
+        "Δ ppl": fmt_pct(deltas),
+        "against": "-" if first or not s.reference.get(v) else f"`{s.reference[v]}`",
+        "parameters (Δ)": params,
+        "training FLOPs": fmt_count(s.flops.get(v)),
         "budget": _budget(delta if flagged else None, widened),
     }
 

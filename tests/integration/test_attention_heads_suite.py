@@ -26,7 +26,7 @@ def test_records_per_head_and_the_report(tmp_path):
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "attention_heads.md").read_text()
-    for phrase in ("Did each model learn?", "## Per layer", "Specialised heads", "Clark et al. 2019", "did not learn"):
+    for phrase in ("Checks: did each model learn?", "## Per layer", "Specialised heads", "Clark et al. 2019", "did not learn"):
         assert phrase in text, phrase
     for name in ("attention_heads_rope.png", "attention_heads_maps_alibi.png"):
         assert (reports / "figures" / name).stat().st_size > 10_000

@@ -30,7 +30,7 @@ def test_language_modeling_end_to_end_with_report(tmp_path):
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "language_modeling.md").read_text()
     for phrase in ("### scoring", "### head grouping", "### norm placement", "### FFN", "flagged: params", "(n=1)",
-                   "non-overlapping", "FlopCounterMode", "skipped", "Did each model learn?", "bigram entropy"):
+                   "non-overlapping", "FlopCounterMode", "skipped", "Checks: did each model learn?", "bigram entropy"):
         assert phrase in text, phrase
     # four steps of a tiny model learn nothing, so no verdict is drawn from them
     assert "No verdict: the baseline `baseline` did not learn" in text and "Vaswani et al. 2017" not in text

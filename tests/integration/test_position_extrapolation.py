@@ -42,7 +42,7 @@ def test_default_variants_end_to_end_with_report(dirs):
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "position_extrapolation.md").read_text()
     for phrase in ("nonoverlapping", "ppl(8L) / ppl(L)", "comparable", "Press et al. 2022", "(n=1)", "unsupported",
-                   "lr 0.006", "sha256", "Did each model learn?", "bigram entropy", "did not learn", "read "):
+                   "lr 0.006", "sha256", "Checks: did each model learn?", "bigram entropy", "did not learn", "read "):
         assert phrase in text, phrase
     assert (reports / "figures" / "position_extrapolation.png").stat().st_size > 10_000
 

@@ -40,12 +40,12 @@ def init_section(ok: pd.DataFrame, variants: List[str], d_ks: List[float], s) ->
 
             rows.append({"scoring": v, "d_k": int(d), "var(q.k) (theory d_k)": col("qk_variance", 1),
                          "var(score)": col("score_variance", 3), "softmax entropy (nats)": col("softmax_entropy", 3),
-                         "||softmax Jacobian||": col("softmax_jacobian_norm", 4),
-                         "saturated queries": col("softmax_saturated_fraction", 3), "||dL/dq||": col("query_grad_norm", 4)})
+                         "softmax Jacobian norm": col("softmax_jacobian_norm", 4),
+                         "saturated queries": col("softmax_saturated_fraction", 3), "dL/dq norm": col("query_grad_norm", 4)})
     return ["## At initialisation, by d_k", "",
               f"Means over queries, then mean ± 95% interval over seeds. A uniform softmax over {s['n_keys']} keys has entropy "
               f"{math.log(s['n_keys']):.3f} nats and Jacobian norm {math.sqrt(s['n_keys'] - 1) / s['n_keys']:.4f}; a query is "
-              "saturated when its Jacobian norm is below a tenth of that. ||dL/dq|| carries the score's own factor on q "
+              "saturated when its Jacobian norm is below a tenth of that. The norm of dL/dq carries the score's own factor on q "
               "(1/sqrt(d_k) for scaled_dot), so it is the gradient a query receives, not the softmax's alone.", "",
               markdown_table(pd.DataFrame(rows)) if rows else "No measurements.", ""]
 

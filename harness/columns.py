@@ -1,40 +1,40 @@
-"""The columns of the index's quality x cost table: what each reads, from which suite, matched on which design fields.
+"""The columns of the index's quality x cost table: what each reads from the records of one trained model.
 
-A column names the suites that measure it (the first with a matching record fills the cell), the design
-fields its measurement depends on (harness/design.py: quality depends on the whole design but the kernel,
-cache bytes only on the key/value grouping), and how it reads one variant's records of one group.
+Every column reads the same records: those of one model (one suite, one resolved spec, one group of records),
+the quality its jobs scored and the cost the same jobs measured (suites/common/model_cost.py). A value is the
+mean over seeds with its 95% interval; a timing of one seed carries its quartiles over repeats instead, the
+timing's own interval, so that two costs whose intervals overlap can be drawn as a tie.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import pandas as pd
 
-from harness.design import FIELDS
-from harness.report import fmt_mean_ci, mean_ci
-
-#: what quality depends on: every design field but the kernel (a kernel computes the same function)
-QUALITY = tuple(f for f in FIELDS if f != "kernel")
-#: attention 'at 4096 tokens': the length attention_cost's quick and standard profiles both measure
-ATTENTION_TOKENS = 4096
+from harness.intervals import spread
+from harness.report import fmt_mean_ci
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One cell: its text, and the per-seed values behind it (empty for a status such as 'skipped')."""
+    """One cell: its text, the per-seed values behind it (empty for a status such as 'unsupported') and its interval."""
 
     text: str
     values: Tuple[float, ...] = ()
-    #: the suite whose records gave it (set by the table)
-    suite: str = ""
+    #: (low, high) of the value: the 95% interval over seeds, or a single seed's timing quartiles; None when exact
+    interval: Optional[Tuple[float, float]] = None
 
     @property
-    def interval(self) -> Tuple[float, float, int]:
-        """(mean, half-width of the 95% interval, n) of the values."""
-        return mean_ci(self.values)
+    def mean(self) -> float:
+        return sum(self.values) / len(self.values) if self.values else math.nan
+
+    @property
+    def bounds(self) -> Tuple[float, float]:
+        """(low, high), the mean twice when the value has no interval."""
+        return self.interval if self.interval is not None else (self.mean, self.mean)
 
 
 Reader = Callable[[pd.DataFrame, pd.Series], Optional[Reading]]
@@ -42,13 +42,14 @@ Reader = Callable[[pd.DataFrame, pd.Series], Optional[Reading]]
 
 @dataclass(frozen=True)
 class Column:
-    """A column: its key and title (with its unit), the suites that measure it and the design fields it matches on."""
+    """A column: its key, its title (with its unit), the suites whose jobs measure it, and how it reads one model."""
 
     key: str
     title: str
     suites: Tuple[str, ...]
-    fields: Tuple[str, ...]
     read: Reader
+    #: a timing (its interval is a tie, not a ranking)
+    timed: bool = False
 
 
 def _status(rows: pd.DataFrame) -> Optional[Reading]:
@@ -61,26 +62,24 @@ def _status(rows: pd.DataFrame) -> Optional[Reading]:
     return Reading(f"{r.status}" + (f" ({reason})" if isinstance(reason, str) and reason else ""))
 
 
-def _per_seed(rows: pd.DataFrame) -> List[float]:
+def _per_seed(rows: pd.DataFrame, field: str = "value") -> List[float]:
     ok = rows[rows.status == "ok"]
-    return [float(v) for v in ok.groupby("seed").value.mean()] if len(ok) else []
+    if not len(ok):
+        return []
+    return [float(v) for v in ok.groupby("seed")[field].mean()]
 
 
-def _from(rows: pd.DataFrame, digits: int = 3, unit: str = "") -> Optional[Reading]:
-    values = _per_seed(rows)
+def _spread(values: List[float]) -> Optional[Tuple[float, float]]:
+    s = spread(values, "log")
+    return None if s.low is None else (s.low, s.high)
+
+
+def _from(rows: pd.DataFrame, digits: int = 3, scale: float = 1.0, unit: str = "") -> Optional[Reading]:
+    values = [v * scale for v in _per_seed(rows)]
     if not values:
         return _status(rows)
-    return Reading(fmt_mean_ci(values, digits) + (f" {unit}" if unit else ""), tuple(values))
-
-
-def perplexity(multiple: int) -> Reader:
-    """Held-out perplexity per character at ``multiple`` x the training length L."""
-
-    def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
-        length = float(first.profile_settings["train_len"]) * multiple
-        return _from(rows[(rows.metric == "perplexity") & (rows.x == length)])
-
-    return read
+    text = fmt_mean_ci(values, digits, kind="log") + (f" {unit}" if unit else "")
+    return Reading(text, tuple(values), _spread(values))
 
 
 def count(n: float) -> str:
@@ -91,94 +90,87 @@ def count(n: float) -> str:
     return f"{n:.0f}"
 
 
+def perplexity(multiple: int) -> Reader:
+    """Held-out perplexity per character at ``multiple`` x the training length L."""
+
+    def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+        length = float(_train_len(first)) * multiple
+        return _from(rows[(rows.metric == "perplexity") & (rows.x == length)])
+
+    return read
+
+
+def _train_len(first: pd.Series) -> int:
+    settings = first.profile_settings if isinstance(first.profile_settings, dict) else {}
+    return int(settings.get("train_len") or first.spec.get("max_len"))
+
+
 def parameters(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
     """The model's parameter count (a fact of every training record)."""
     found = rows["parameters"].dropna() if "parameters" in rows else pd.Series(dtype=float)
     if not len(found):
-        return _status(rows)
+        return None
     return Reading(count(float(found.iloc[0])), (float(found.iloc[0]),))
 
 
-def training_flops(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
-    """Matrix-product FLOPs of training (forward and backward, x steps)."""
-    values = _per_seed(rows[rows.metric == "train_flops"])
+def flops_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+    """Matrix-product FLOPs of training per training token (forward and backward)."""
+    sel = rows[rows.metric == "train_flops"]
+    ok = sel[sel.status == "ok"]
+    values = [float(e["flops_per_token"]) for e in ok.extra if isinstance(e, dict) and "flops_per_token" in e]
     if not values:
-        return _status(rows[rows.metric == "train_flops"])
-    return Reading(count(mean_ci(values)[0]), tuple(values))
+        return _status(sel) if len(sel) else None
+    return Reading(count(values[0]), (values[0],))
 
 
-def throughput(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
-    """Training tokens per second."""
-    return _from(rows[rows.metric == "train_throughput"], 0)
-
-
-def kv_bytes_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
-    """Measured cache bytes over cached tokens x batch (the same at every context)."""
-    cache = rows[(rows.metric == "cache_bytes") & (rows.status == "ok")]
-    if not len(cache):
-        return _status(rows[rows.metric == "cache_bytes"])
-    batch = cache.extra.apply(lambda e: e.get("batch", 1) if isinstance(e, dict) else 1)
-    per_token = sorted(set(cache.value / (cache.x * batch)))
-    return Reading(f"{per_token[-1]:,.0f}", (per_token[-1],))
-
-
-def _noise(rows: pd.DataFrame) -> str:
-    """' ±4%': half the interquartile range of one timing, for a cell of one seed."""
-    extra = rows[rows.status == "ok"].extra
-    noise = [e.get("noise") for e in extra if isinstance(e, dict) and e.get("noise") is not None]
-    return f" ±{100 * noise[0] / 2:.0f}% IQR" if len(noise) == 1 else ""
-
-
-def decode_latency(context: float) -> Reader:
-    """One cached decode step (ms/token) over a cache of ``context`` tokens."""
+def metric(name: str, digits: int = 3, scale: float = 1.0, at: Optional[int] = None, timing: bool = False) -> Reader:
+    """The per-seed mean of ``name`` (at ``at`` x L when given); a single seed's timing shows its quartiles."""
 
     def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
-        sel = rows[(rows.metric == "decode_latency") & (rows.x == context)]
-        found = _from(sel)
-        return Reading(found.text + _noise(sel), found.values) if found and len(found.values) == 1 else found
+        sel = rows[rows.metric == name]
+        if at is not None:
+            sel = sel[sel.x == float(_train_len(first) * at)]
+        if not len(sel):
+            return None
+        found = _from(sel, digits, scale)
+        if found is None or not timing or len(found.values) != 1:
+            return found
+        extra = sel[sel.status == "ok"].extra.iloc[0]
+        if not isinstance(extra, dict) or extra.get("q1") is None:
+            return found
+        low, high = float(extra["q1"]) * scale, float(extra["q3"]) * scale
+        mark = " (contended)" if extra.get("contaminated") else ""
+        return Reading(f"{found.values[0]:.{digits}f} [IQR {low:.{digits}f}-{high:.{digits}f}]{mark}", found.values,
+                       (low, high))
 
     return read
 
 
-def attention(metric: str, tokens: int = ATTENTION_TOKENS) -> Reader:
-    """attention_cost's ``metric`` for the causal forward pass at ``tokens``."""
-
-    def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
-        extra = rows.extra.apply(lambda e: e if isinstance(e, dict) else {})
-        sel = rows[(rows.metric == metric) & (rows.x == tokens) & (extra.apply(lambda e: e.get("pass")) == "fwd")
-                   & (extra.apply(lambda e: e.get("causal")) == True)]  # noqa: E712 (a column of objects)
-        found = _from(sel, 4 if metric == "peak_memory" else 3)
-        if metric == "latency" and found and len(found.values) == 1:
-            return Reading(found.text + _noise(sel), found.values)
-        return found
-
-    return read
-
-
-def decode_context(kv_frame: Optional[pd.DataFrame]) -> Optional[float]:
-    """The longest context the kv_cache group timed a decode step at (the table's stated context)."""
-    if kv_frame is None:
+def bytes_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+    """KV-cache bytes per token, measured from the cache a prefill filled (checked against the formula in the job)."""
+    sel = rows[rows.metric == "kv_cache_bytes_per_token"]
+    if not len(sel):
         return None
-    found = kv_frame[(kv_frame.metric == "decode_latency") & (kv_frame.status == "ok")].x.dropna()
-    return float(found.max()) if len(found) else None
+    values = _per_seed(sel)
+    if not values:
+        return _status(sel)
+    return Reading(f"{values[0]:,.0f}", (values[0],))
 
 
-def columns(kv_frame: Optional[pd.DataFrame] = None) -> Sequence[Column]:
-    """The table's columns; the decode context is the longest the kv_cache records reach."""
-    context = decode_context(kv_frame)
-    at = f" at {int(context)} tokens" if context and not math.isnan(context) else ""
+def columns() -> Tuple[Column, ...]:
+    """The table's columns, quality first, then the costs the same jobs measured."""
     pe, lm = "position_extrapolation", "language_modeling"
+    both = (pe, lm)
     return (
-        Column("ppl_L", "held-out ppl at L (per char)", (pe, lm), QUALITY, perplexity(1)),
-        Column("ppl_8L", "held-out ppl at 8L (per char)", (pe,), QUALITY, perplexity(8)),
-        Column("params", "parameters", (pe, lm), QUALITY, parameters),
-        Column("flops", "training FLOPs", (lm,), QUALITY, training_flops),
-        Column("tokens_s", "training tokens/s", (pe, lm), FIELDS, throughput),
-        Column("kv_bytes", "KV cache (B/token)", ("kv_cache",), ("grouping",), kv_bytes_per_token),
-        Column("decode_ms", f"decode (ms/token{at})", ("kv_cache",), ("position", "scoring", "grouping"),
-               decode_latency(context if context else math.nan)),
-        Column("attention_ms", f"attention (ms at {ATTENTION_TOKENS} tokens, causal fwd)", ("attention_cost",),
-               ("kernel", "grouping", "score_bias"), attention("latency")),
-        Column("attention_mib", f"attention peak memory (MiB at {ATTENTION_TOKENS} tokens)", ("attention_cost",),
-               ("kernel", "grouping", "score_bias"), attention("peak_memory")),
+        Column("ppl_L", "ppl at L", both, perplexity(1)),
+        Column("ppl_8L", "ppl at 8L", (pe,), perplexity(8)),
+        Column("params", "parameters", both, parameters),
+        Column("flops", "training FLOPs/token", both, flops_per_token),
+        Column("tokens_s", "training tokens/s", both, metric("train_throughput", 0), timed=True),
+        Column("train_mib", "peak training memory (MiB)", both, metric("peak_train_memory", 1, 2.0 ** -20)),
+        Column("kv_bytes", "KV cache (B/token)", both, bytes_per_token),
+        Column("prefill_ms", "prefill at L (ms)", both, metric("prefill_latency", 2, at=1, timing=True), timed=True),
+        Column("decode_ms", "decode at L (ms/token)", both, metric("decode_latency", 2, at=1, timing=True), timed=True),
+        Column("decode_8L_ms", "decode at 8L (ms/token)", both, metric("decode_latency", 2, at=8, timing=True),
+               timed=True),
     )

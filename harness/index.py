@@ -1,9 +1,10 @@
 """reports/index.md: the page that answers "which variant should I use?", rebuilt from records like every report.
 
 Three parts, each from the groups of records the suites' own reports cover: the findings scoreboard
-(harness/scoreboard.py; every verdict from the suite's report module), the quality x cost table per
-variant design (harness/tradeoffs.py) and the Pareto figure (harness/pareto.py). Nothing is typed by
-hand: rows no record covers say "not run" and give the command that would fill them.
+(harness/scoreboard.py; every verdict from the suite's report module), the quality x cost table with one row
+per trained model, its quality and cost measured by the same jobs (harness/tradeoffs.py), and the Pareto figure
+of those models (harness/pareto.py). Nothing is typed by hand: cells no record covers say "not run" and give
+the command that would fill them.
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ from typing import Dict, List, Mapping, Optional
 import pandas as pd
 
 from harness import pareto, tradeoffs
-from harness.columns import decode_context
 from harness.fill import run_command
 from harness.groups import Group, describe
 from harness.report import markdown_table
 from harness.findings import NOT_TESTABLE, VERDICTS
 from harness.scoreboard import KIND, scoreboard
-from harness.tradeoffs import fields_note
 
 INDEX = "index.md"
 FIGURE = "index_pareto.png"
@@ -78,9 +77,7 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional
     reports = {name: f"{name}.md" for name in frames if (reports_dir / f"{name}.md").is_file()}
     board = scoreboard(frames, profile_for, shown_dir, reports)
     table = tradeoffs.build(frames, profile_for, shown_dir)
-    context = decode_context(frames.get("kv_cache"))
-    figure = pareto.figure(table, reports_dir / "figures" / FIGURE,
-                           f"{int(context)} cached tokens" if context else None)
+    figure = pareto.figure(table, reports_dir / "figures" / FIGURE)
     lines = ["# Which variant should I use?", "",
              f"Rebuilt by `bench report` from the records under `{results_dir or 'results'}/`; nothing here is typed by "
              "hand. Each suite contributes the group of records its own report covers (a report never mixes profiles, "
@@ -89,36 +86,55 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional
     lines += [f"- {line}" for line in left_out]
     lines += ["", "## Findings scoreboard", ""] + _board_tables(board)
     lines += quality_cost_section(table, shown_dir)
-    lines += ["## Quality against cost", ""]
-    if figure is not None:
-        lines += [f"![held-out perplexity against KV-cache bytes per token and decode latency](figures/{figure.name})", "",
-                  "Each point is a variant design with both a perplexity and a cost in the table above (bars: 95% "
-                  "intervals over seeds where there are several); the dashed line joins the Pareto front, the designs "
-                  "no other design beats on both axes. Perplexity and cost come from different suites' models; see the "
-                  "table's sources.", ""]
-    else:
-        lines += ["No variant design has both a perplexity (position_extrapolation or language_modeling) and a "
-                  f"KV-cache cost (kv_cache) yet; `{run_command('kv_cache', (), profile_for('kv_cache'), shown_dir)}` "
-                  "measures the cost of the default position encodings.", ""]
+    lines += ["## Quality against cost", ""] + figure_section(table, figure, profile_for, shown_dir)
     return "\n".join(lines)
 
 
 def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = None) -> List[str]:
     """The table, where its cells come from, and the commands that fill its gaps."""
-    lines = ["## Quality and cost per variant", ""]
+    lines = ["## Quality and cost per trained model", ""]
     if not len(table.frame):
-        return lines + ["No records of position_extrapolation, language_modeling or kv_cache yet.", ""]
-    lines += ["One row per variant design (the fields of its resolved spec that say what it is, not how big it is: "
-              "position encoding, score, key/value grouping, norm placement and type, FFN and its width, kernel). "
-              "Suites measure models of different sizes, so a letter after each number names the records it comes "
-              "from, with their profile, device and model size.", ""]
-    lines += fields_note(table.columns) + ["", markdown_table(table.frame), ""]
-    lines += ["Sources:", ""] + [f"- [{letter}] {note}" for letter, note in table.sources.items()] + [""]
+        return lines + ["No records of position_extrapolation or language_modeling yet; "
+                        f"`{run_command('position_extrapolation', (), None, results_dir)}` trains its five position "
+                        "encodings and measures each one's quality and cost.", ""]
+    lines += ["One row per trained model: its quality and its cost were measured by the same jobs, on the job's device "
+              "and dtype, after training (a RoPE extension evaluates the rope weights with its own scaling, so it is "
+              "its own row). Quality: held-out perplexity per character, mean ± 95% interval over seeds. Cost: "
+              "parameters; matrix-product FLOPs of training per training token (torch.utils.flop_counter); training "
+              "tokens/s; peak memory of one training step, weights and AdamW state included; KV-cache bytes per token "
+              "measured from the cache a prefill filled (equal to 2 x layers x kv_heads x head_dim x bytes); prefill of "
+              "L tokens and one cached decode step at L and 8L tokens, batch 1, timed as the kv_cache suite times "
+              "(warm-up, repeats, repeats under contention dropped; one seed shows its quartiles over repeats). "
+              "Models of different suites differ in size and training: compare rows within a suite. The kv_cache and "
+              "attention_cost suites time models of other sizes; their numbers stay in their own reports.", ""]
+    lines += [markdown_table(table.frame), ""]
+    lines += ["Records:", ""] + [f"- {suite}: {note}" for suite, note in table.sources.items()] + [""]
+    if table.footnotes:
+        lines += ["Names of one spec, shown once:", ""] + [f"- {line}" for line in table.footnotes] + [""]
     if table.commands:
-        lines += ["Commands that fill the cells marked not run:", ""]
+        lines += ["Commands that fill the cells marked not run (these jobs' records predate the cost measurements):", ""]
         lines += [f"- [{n}] {command}" for command, n in table.commands.items()] + [""]
         lines += ["Or one run per suite:", ""] + [f"- {c}" for c in table.suite_commands(results_dir)] + [""]
     return lines
+
+
+def figure_section(table: "tradeoffs.Table", figure: Optional[Path], profile_for, results_dir: Optional[str]) -> List[str]:
+    """The Pareto figure and its caption, or one sentence on why there is none and the command that draws it."""
+    if figure is None:
+        suite = next((r.suite for r in table.rows), "position_extrapolation")
+        return ["No trained model here has both a perplexity and a cost measured by its own jobs (records of "
+                "position_extrapolation and language_modeling before suite version 3 carry no cost), so there is no "
+                f"figure; `{run_command(suite, (), profile_for(suite), results_dir)}` trains and measures both.", ""]
+    left = pareto.flagged(table)
+    caption = ("Each point is one trained model of the table above, its quality and its cost from the same jobs (bars: "
+               "95% intervals over seeds, or a single seed's quartiles over timing repeats); a row of panels per suite "
+               "and perplexity, since suites train models of different sizes. The dashed line joins the Pareto front "
+               "of each panel, the models no other model beats on both axes; costs whose intervals overlap are a tie "
+               "(shaded), not a ranking. An axis whose values span a decade is logarithmic.")
+    if left:
+        caption += " Left out, flagged by their suite's learning check: " + "; ".join(left) + "."
+    return [f"![held-out perplexity against each model's own KV-cache bytes, decode latency and training FLOPs]"
+            f"(figures/{figure.name})", "", caption, ""]
 
 
 def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional[str] = None,

@@ -1,7 +1,8 @@
 """Measurement primitives of the cost suites: latency, peak memory, FLOPs, matmul peak and CPU contention.
 
 - Latency and CPU contention: harness/timing.py (``time_call``, ``Timing``, ``bootstrap_ratio``, ``contention``),
-  re-exported here.
+  re-exported here; ``timed`` turns one timed call into a Measurement under a cost suite's discipline (a warm-up
+  call, a cap on its duration, repeats with the contention filter, quartiles), for any suite that times a model.
 - Peak memory: on CUDA ``torch.cuda.max_memory_allocated`` around the call; on CPU the profiler's
   allocator events, summed in time order, give the most bytes the call held at once (exact: it matches
   analytic sizes; process RSS carries the interpreter and the allocator's cached pages).
@@ -18,8 +19,35 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import torch
 
+from harness.contract import Measurement
 from harness.timing import (MAX_OTHER_CPU, MAX_STALL, MIN_CLEAN, CpuSnapshot, Timing, bootstrap_ratio,  # noqa: F401
                             contention, synchronize, time_call)
+
+
+# --------------------------------------------------------------------------- a timed measurement
+
+def seconds(fn: Callable[[], Any], device: str) -> Tuple[float, Any]:
+    """(wall time of one call of ``fn``, the device synchronised before and after; its result)."""
+    synchronize(device)
+    start = time.perf_counter()
+    result = fn()
+    synchronize(device)
+    return time.perf_counter() - start, result
+
+
+def timed(metric: str, fn: Callable[[], Any], device: str, *, min_repeats: int, min_run_time: float,
+          max_call_s: float, where: Optional[Dict[str, Any]] = None, first: Optional[float] = None) -> Measurement:
+    """``metric`` in ms per call of ``fn``: the median of the clean repeats (``time_call``) with the timing's summary
+    (quartiles, noise, repeats kept, contention) in ``extra``; skipped, with the reason, when one call (``first``, or a
+    warm-up call now) takes over ``max_call_s``. ``where``: the Measurement's x, x_name and extra."""
+    where = dict(where or {})
+    if first is None:
+        first = seconds(fn, device)[0]
+    if first > max_call_s:
+        return Measurement(metric, None, status="skipped", reason=f"one call took {first:.2f} s, over this profile's "
+                           f"max_call_s={max_call_s:g}", **where)
+    timing = time_call(fn, min_repeats=min_repeats, min_run_time=min_run_time, expected_s=first)
+    return Measurement(metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}})
 
 
 # --------------------------------------------------------------------------- memory

@@ -1,9 +1,12 @@
-"""The index's Pareto figure: held-out perplexity against KV-cache bytes per token and against decode latency.
+"""The index's Pareto figure: each trained model's quality against its own costs, a front per quality metric.
 
-One point per variant design of the quality x cost table that has both numbers, with its 95% interval
-over seeds (where there are several), and the Pareto front (no other point is better on both axes) drawn.
-A row of panels per perplexity and the suite it comes from: different suites train models of different
-sizes, so their perplexities never share an axis.
+One point per model of the quality x cost table (harness/tradeoffs.py) with its 95% interval over seeds, its
+quality and cost from the same jobs. A row of panels per suite and quality metric (held-out perplexity at L,
+and at 8L where the suite scores it), against KV-cache bytes per token, decode latency per token at the same
+length, and training FLOPs per token; different suites' models never share an axis. An axis whose values span a
+decade or more is logarithmic. Two costs whose intervals overlap (a timing's repeats, or seeds) are a tie: the
+front treats them as equal, and the figure shades them as one. Models the suite flags (did not learn, memorised)
+are left out of the panels and named in the caption, so they do not squash the axes.
 """
 
 from __future__ import annotations
@@ -14,54 +17,85 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from harness.columns import Reading
 from harness.tradeoffs import Table
 
-#: (quality column, its axis label) and (cost column, its axis label) of the panels
-QUALITY_AXES = (("ppl_L", "held-out perplexity at L (per character)"), ("ppl_8L", "held-out perplexity at 8L (per character)"))
-COST_AXES = (("kv_bytes", "KV cache (bytes per token)"), ("decode_ms", "decode latency (ms per token)"))
+#: (quality column, its axis label)
+QUALITY_AXES = (("ppl_L", "held-out perplexity at L (per char)"), ("ppl_8L", "held-out perplexity at 8L (per char)"))
+#: quality column -> (cost column, its axis label) of its panels
+COST_AXES = {
+    "ppl_L": (("kv_bytes", "KV cache (bytes per token)"), ("decode_ms", "decode at L (ms per token)"),
+              ("flops", "training FLOPs per token")),
+    "ppl_8L": (("kv_bytes", "KV cache (bytes per token)"), ("decode_8L_ms", "decode at 8L (ms per token)"),
+               ("flops", "training FLOPs per token")),
+}
+COLUMNS = ["model", "suite", "x", "x_low", "x_high", "y", "y_low", "y_high"]
 
 
 def points(table: Table, quality: str, cost: str) -> pd.DataFrame:
-    """Variant, the quality's suite, x and its half-interval, y and its half-interval for rows with both readings."""
+    """Model, suite, x and y with their intervals, for the unflagged rows that have both readings."""
     rows = []
-    for label in table.frame.variant:
-        y, x = table.readings.get((label, quality)), table.readings.get((label, cost))
-        if x is None or y is None:
+    for row in table.rows:
+        y, x = row.readings.get(quality), row.readings.get(cost)
+        if x is None or y is None or row.flag:
             continue
-        (xm, xh, _), (ym, yh, _) = _spread(x), _spread(y)
-        rows.append({"variant": label, "suite": y.suite, "x": xm, "x_err": xh, "y": ym, "y_err": yh})
-    return pd.DataFrame(rows, columns=["variant", "suite", "x", "x_err", "y", "y_err"])
+        (x_low, x_high), (y_low, y_high) = x.bounds, y.bounds
+        rows.append({"model": row.label, "suite": row.suite, "x": x.mean, "x_low": x_low, "x_high": x_high,
+                     "y": y.mean, "y_low": y_low, "y_high": y_high})
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _spread(reading: Reading) -> Tuple[float, float, int]:
-    mean, half, n = reading.interval
-    return mean, (0.0 if math.isnan(half) else half), n
+def flagged(table: Table) -> List[str]:
+    """'post_ln (language_modeling: did not learn: ...)' for every row left out of the figure."""
+    return [f"{row.label} ({row.suite}: {row.flag.removeprefix('flagged: ')})" for row in table.rows if row.flag]
+
+
+def ties(data: pd.DataFrame) -> List[List[int]]:
+    """Groups of point indices whose cost intervals overlap (chained: a ties with b, b with c), in order of cost."""
+    order = data.sort_values(["x", "y"]).index.tolist()
+    groups: List[List[int]] = []
+    reach = -math.inf
+    for i in order:
+        if groups and data.at[i, "x_low"] <= reach:
+            groups[-1].append(i)
+            reach = max(reach, data.at[i, "x_high"])
+        else:
+            groups.append([i])
+            reach = data.at[i, "x_high"]
+    return groups
 
 
 def front(data: pd.DataFrame) -> pd.DataFrame:
-    """The points no other point beats on both axes (lower is better on both), in order of x."""
+    """The points no other point beats (lower is better on both axes), costs inside each other's interval being
+    equal: within a tie only the best quality counts; in order of cost."""
     best, kept = math.inf, []
-    for row in data.sort_values(["x", "y"]).itertuples():
-        if row.y < best:
-            kept.append(row.Index)
-            best = row.y
+    for group in ties(data):
+        winner = min(group, key=lambda i: data.at[i, "y"])
+        if data.at[winner, "y"] < best:
+            kept.append(winner)
+            best = data.at[winner, "y"]
     return data.loc[kept]
 
 
+def spans_decade(values: pd.Series) -> bool:
+    """Whether positive values span a factor of 10 or more (a log axis then)."""
+    vals = values[values > 0]
+    return len(vals) > 1 and vals.max() / vals.min() >= 10
+
+
 def panels(table: Table) -> Dict[Tuple[str, str, str], pd.DataFrame]:
-    """(quality column, its suite, cost column) -> points; perplexities of different suites' models never share an axis."""
+    """(quality column, suite, cost column) -> points; different suites' models never share an axis."""
     out: Dict[Tuple[str, str, str], pd.DataFrame] = {}
     for quality, _ in QUALITY_AXES:
-        for cost, _ in COST_AXES:
+        for cost, _ in COST_AXES[quality]:
             data = points(table, quality, cost)
             for suite, part in data.groupby("suite", sort=False):
-                out[(quality, suite, cost)] = part.reset_index(drop=True)
+                if len(part):
+                    out[(quality, suite, cost)] = part.reset_index(drop=True)
     return out
 
 
-def figure(table: Table, path: Path, context: Optional[str] = None) -> Optional[Path]:
-    """Write the figure (a row of panels per perplexity and suite); None when no variant has a quality and a cost."""
+def figure(table: Table, path: Path) -> Optional[Path]:
+    """Write the figure (a row of panels per suite and quality metric); None when no model has a quality and a cost."""
     found = panels(table)
     if not found:
         return None
@@ -72,25 +106,27 @@ def figure(table: Table, path: Path, context: Optional[str] = None) -> Optional[
     import seaborn as sns
 
     rows = list(dict.fromkeys((q, s) for q, s, _ in found))
-    fig, axes = plt.subplots(len(rows), len(COST_AXES), figsize=(12, 4.2 * len(rows)), squeeze=False)
-    variants: List[str] = list(dict.fromkeys(v for d in found.values() for v in d.variant))
-    colours = sns.color_palette("tab10" if len(variants) <= 10 else "tab20" if len(variants) <= 20 else "husl", len(variants))
-    palette = dict(zip(variants, colours))
+    width = max(len(COST_AXES[q]) for q, _ in rows)
+    fig, axes = plt.subplots(len(rows), width, figsize=(5.2 * width, 4.2 * len(rows)), squeeze=False)
+    models: List[str] = list(dict.fromkeys(m for d in found.values() for m in d.model))
+    colours = sns.color_palette("tab10" if len(models) <= 10 else "tab20" if len(models) <= 20 else "husl", len(models))
+    palette = dict(zip(models, colours))
     labels = dict(QUALITY_AXES)
     for r, (quality, suite) in enumerate(rows):
-        for j, (cost, cost_label) in enumerate(COST_AXES):
+        for j in range(width):
             ax = axes[r][j]
-            data = found.get((quality, suite, cost))
-            if data is None:
+            if j >= len(COST_AXES[quality]) or (quality, suite, COST_AXES[quality][j][0]) not in found:
                 ax.set_axis_off()
                 continue
-            _panel(ax, data, palette, sns)
-            ax.set_xlabel(cost_label + (f" at {context}" if context and cost == "decode_ms" else ""))
+            cost, cost_label = COST_AXES[quality][j]
+            _panel(ax, found[(quality, suite, cost)], palette)
+            ax.set_xlabel(cost_label)
             ax.set_ylabel(f"{labels[quality]}\n{suite}")
-    handles = [plt.Line2D([], [], marker="o", linestyle="", color=palette[v], label=v) for v in variants]
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=palette[m], label=m) for m in models]
     handles.append(plt.Line2D([], [], color="black", linestyle="--", label="Pareto front"))
-    fig.legend(handles=handles, title="variant", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
-    fig.suptitle("Quality against inference cost (lower-left is better)")
+    handles.append(plt.Rectangle((0, 0), 1, 1, color="grey", alpha=0.2, label="tie (cost intervals overlap)"))
+    fig.legend(handles=handles, title="model", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
+    fig.suptitle("Each model's quality against its own cost, measured in the job that trained it (lower-left is better)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, bbox_inches="tight")
@@ -98,8 +134,21 @@ def figure(table: Table, path: Path, context: Optional[str] = None) -> Optional[
     return path
 
 
-def _panel(ax, data: pd.DataFrame, palette, sns) -> None:
-    ax.errorbar(data.x, data.y, xerr=data.x_err, yerr=data.y_err, fmt="none", ecolor="grey", elinewidth=1, capsize=3)
-    sns.scatterplot(data=data, x="x", y="y", hue="variant", palette=palette, s=70, ax=ax, legend=False)
+def _panel(ax, data: pd.DataFrame, palette) -> None:
+    for group in ties(data):
+        if len(group) > 1:
+            lo, hi = data.loc[group, "x_low"].min(), data.loc[group, "x_high"].max()
+            if hi <= lo:  # equal costs without an interval (bytes, FLOPs): a thin band around the shared value
+                lo, hi = lo * 0.98, hi * 1.02
+            ax.axvspan(lo, hi, color="grey", alpha=0.2, linewidth=0)
+    xerr = [(data.x - data.x_low).clip(lower=0), (data.x_high - data.x).clip(lower=0)]
+    yerr = [(data.y - data.y_low).clip(lower=0), (data.y_high - data.y).clip(lower=0)]
+    ax.errorbar(data.x, data.y, xerr=xerr, yerr=yerr, fmt="none", ecolor="grey", elinewidth=1, capsize=3)
+    for row in data.itertuples():
+        ax.scatter([row.x], [row.y], color=palette[row.model], s=60, zorder=3)
     best = front(data)
     ax.step(best.x, best.y, where="post", color="black", linewidth=1, linestyle="--")
+    if spans_decade(pd.concat([data.x_low, data.x_high])):
+        ax.set_xscale("log")
+    if spans_decade(pd.concat([data.y_low, data.y_high])):
+        ax.set_yscale("log")

@@ -1,48 +1,71 @@
-"""The index's quality x cost table: one row per variant design, each cell read from the suite that measures it.
+"""The index's quality x cost table: one row per trained model, its quality and its cost from the same jobs.
 
-Rows are the designs (harness/design.py) that the quality suites and kv_cache ran; a cell is filled by
-the first of its column's suites with a record whose design matches the row on the fields that column
-depends on (harness/columns.py), and marks its source with a letter whose footnote gives the suite,
-profile, device, dtype and model size. A cell no record fills says "not run" and the command that would.
+A row is one measured configuration: the records of one suite's group that share a resolved spec (and so the
+model size, the data and the training) and came from the jobs that trained and scored that model, where each
+job also measured what the model costs (suites/common/model_cost.py). Nothing is joined across suites or
+sizes: two variants that train the same weights but evaluate them differently (the RoPE extensions on the rope
+weights) are two specs and two rows; only names of one spec (``baseline`` and ``rope``) are one row, shown under
+the first name typed, with the others in a footnote. A cell whose job did not measure it (records of an older
+suite version) says "not run" and gives the command that measures it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import json
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
 from harness.columns import Column, Reading, columns
-from harness.design import FIELDS, describe, design_of, is_transformer, key
-from harness.fill import run_command, variant_for
+from harness.design import describe, design_of, grouping
+from harness.fill import run_command
 
-#: suites whose variants become rows (the attention_cost kernels only fill cells)
-ROW_SUITES = ("position_extrapolation", "language_modeling", "kv_cache")
+#: the suites whose jobs train a model and measure its quality and cost together
+ROW_SUITES = ("position_extrapolation", "language_modeling")
+#: the size fields of a spec (written in each row's model column)
+SIZE = ("n_layers", "d_model", "n_heads", "max_len", "vocab_size")
+
+
+@dataclass
+class Row:
+    """One trained model: the suite, the names it was run under (the first is shown), its spec and its readings."""
+
+    suite: str
+    names: List[str]
+    spec: dict
+    records: pd.DataFrame
+    readings: Dict[str, Reading] = field(default_factory=dict)
+    #: why the model is flagged (did not learn, memorised), or ''
+    flag: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.names[0]
 
 
 @dataclass
 class Table:
-    """The table as text (``frame``), the readings behind it, and the footnotes of its sources."""
+    """The table as text (``frame``), its rows with their readings, footnotes and the commands that fill its gaps."""
 
     frame: pd.DataFrame
-    readings: Dict[Tuple[str, str], Reading] = field(default_factory=dict)
-    #: footnote letter -> the suite, profile, device and model size of the records behind cells marked [letter]
-    sources: Dict[str, str] = field(default_factory=dict)
-    #: the command that fills cells marked 'not run [n]' (or why no command can) -> n
+    rows: List[Row] = field(default_factory=list)
+    #: the command that fills cells marked 'not run [n]' -> n
     commands: Dict[str, int] = field(default_factory=dict)
     #: suite -> (profile, the variant expressions its not-run cells need)
     fills: Dict[str, Tuple[Optional[str], List[str]]] = field(default_factory=dict)
+    #: suite -> its records' profile, device, dtype and model size
+    sources: Dict[str, str] = field(default_factory=dict)
+    #: lines under the table: aliases shown once
+    footnotes: List[str] = field(default_factory=list)
     columns: Sequence[Column] = ()
 
-    def note(self, fill: Tuple[Optional[str], Optional[str], Optional[str]], why: str, results_dir: Optional[str]) -> str:
-        """'not run [n]' for a (suite, expression, profile) fill, numbering each distinct command once."""
-        suite, variant, profile = fill
-        command = f"`{run_command(suite, [variant], profile, results_dir)}`" if variant else why
-        if variant:
-            wanted = self.fills.setdefault(suite, (profile, []))[1]
-            if variant not in wanted:
-                wanted.append(variant)
+    def note(self, suite: str, variant: str, profile: Optional[str], results_dir: Optional[str]) -> str:
+        """'not run [n]' for a cell of ``variant`` in ``suite``, numbering each distinct command once."""
+        command = f"`{run_command(suite, [variant], profile, results_dir)}`"
+        wanted = self.fills.setdefault(suite, (profile, []))[1]
+        if variant not in wanted:
+            wanted.append(variant)
         number = self.commands.setdefault(command, len(self.commands) + 1)
         return f"not run [{number}]"
 
@@ -51,117 +74,122 @@ class Table:
         return [f"`{run_command(s, variants, profile, results_dir)}`" for s, (profile, variants) in self.fills.items()]
 
 
-def _with_designs(frame: pd.DataFrame) -> pd.DataFrame:
-    """The Transformer records of a group, each with its design dict."""
-    rows = frame[frame.spec.apply(is_transformer)].copy()
-    rows["design"] = rows.spec.apply(design_of)
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _names(frame: pd.DataFrame) -> List[str]:
+    """The names a model's records were run under, in the order they first appear (``variant``, then ``names``)."""
+    out: List[str] = []
+    for r in frame.itertuples():
+        for name in [r.variant] + list(getattr(r, "names", None) if isinstance(getattr(r, "names", None), list) else []):
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def models(suite: str, frame: pd.DataFrame) -> List[Row]:
+    """One Row per trained model in a suite's group: records sharing the resolved spec and the data, in run order.
+
+    Records of different model sizes (or any other spec field, or data) are never one row, whatever their names."""
+    if not len(frame):
+        return []
+    specs = frame.spec.apply(lambda s: _canonical(s) if isinstance(s, dict) else None)
+    data = frame.data_checksum.astype(str) if "data_checksum" in frame else pd.Series("", index=frame.index)
+    keyed = frame.assign(_model=specs + "|" + data)
+    keyed = keyed[specs.notna()]
+    rows = []
+    for _, part in keyed.groupby("_model", sort=False):
+        part = part.drop(columns=["_model"])
+        rows.append(Row(suite, _names(part), part.iloc[0].spec, part))
     return rows
 
 
-def _rows(frames: Mapping[str, pd.DataFrame]) -> List[Tuple[dict, List[str]]]:
-    """(design, the variants it ran under) for each design the row suites ran, in their order."""
-    found: Dict[tuple, Tuple[dict, List[str]]] = {}
-    for suite in ROW_SUITES:
-        frame = frames.get(suite)
-        if frame is None:
-            continue
-        for variant, design in frame.drop_duplicates("variant")[["variant", "design"]].itertuples(index=False):
-            entry = found.setdefault(key(design), (design, []))
-            if variant not in entry[1]:
-                entry[1].append(variant)
-    return list(found.values())
+def size(spec: Mapping) -> str:
+    """'4 x d96, 12 heads, L 32' from a spec's size fields."""
+    return f"{spec.get('n_layers')} x d{spec.get('d_model')}, {spec.get('n_heads')} heads, L {spec.get('max_len')}"
+
+
+def confound(row: Row) -> str:
+    """What a reader must know to compare this row's cost: the budget choice, the kernel, the evaluation."""
+    spec = row.spec
+    notes = []
+    group = grouping(spec)
+    if group != "MHA":
+        if spec.get("d_ff") is not None:
+            notes.append(f"{group}, d_ff widened to {spec['d_ff']} to match MHA's parameters")
+        else:
+            notes.append(f"{group} at the default d_ff: fewer parameters than MHA")
+    kernel = spec.get("kernel")
+    if kernel and kernel != "sdpa":
+        notes.append(f"runs the {kernel} kernel: its latencies are that kernel's, not its scoring's")
+    if spec.get("rope_scaling"):
+        notes.append(f"the rope weights, {spec['rope_scaling']} applied at evaluation (s = length / L), at 8L too")
+    if spec.get("warmup_fraction"):
+        notes.append(f"its own warm-up ({spec['warmup_fraction']:.0%} of the steps)")
+    if row.flag:
+        notes.append(row.flag)
+    return "; ".join(notes)
+
+
+def _flags(suite: str, frame: pd.DataFrame) -> Dict[str, str]:
+    """Variant -> why the suite flags its model (did not learn, memorised), from the suite itself."""
+    from harness.contract import suites
+
+    try:
+        flags = getattr(suites.get(suite), "learning_flags", None)
+    except Exception:  # an unknown suite name in made-up records: nothing to flag
+        return {}
+    return flags(frame) if flags is not None else {}
 
 
 def source_note(suite: str, frame: pd.DataFrame) -> str:
-    """'position_extrapolation: profile standard, cpu (AMD EPYC), float32, 4 layers x d_model 128, L = 64 chars of ...'."""
+    """'profile `quick`, cpu (AMD EPYC), float32, pydoc_data.topics, seeds [0, 1, 2]'."""
     ok = frame[frame.status == "ok"]
     first = (ok if len(ok) else frame).iloc[0]
-    spec, settings = first.spec, first.profile_settings or {}
+    corpus = first.get("corpus")
     parts = [f"profile `{first.profile}`", f"{first.device} ({first.get('device_name', '?')})", str(first.get("dtype"))]
-    if isinstance(spec, dict) and "n_layers" in spec:
-        layers = f"{spec['n_layers']} layer" + ("" if spec["n_layers"] == 1 else "s")
-        parts.append(f"{layers} x d_model {spec['d_model']}, {spec['n_heads']} heads")
-    if "train_len" in settings:
-        corpus = first.get("corpus")
-        parts.append(f"L = {settings['train_len']} characters" + (f" of {corpus}" if isinstance(corpus, str) else ""))
-    if "batch" in settings:
-        parts.append(f"batch {settings['batch']}")
+    if isinstance(corpus, str):
+        parts.append(corpus)
     seeds = sorted(int(s) for s in frame.seed.dropna().unique())
     parts.append(f"seeds {seeds}")
-    return f"{suite}: " + ", ".join(parts)
+    return ", ".join(parts)
 
 
 def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optional[str]] = lambda s: None,
           results_dir: Optional[str] = None) -> Table:
     """The table from one group of records per suite (suite -> records); ``profile_for`` names the profile of commands."""
-    frames = {s: _with_designs(f) for s, f in groups.items() if s in ROW_SUITES + ("attention_cost",)}
-    cols = columns(frames.get("kv_cache"))
+    cols = columns()
     table = Table(pd.DataFrame(), columns=cols)
-    rows = []
-    for design, variants in _rows(frames):
-        label = " = ".join(variants)
-        row = {"variant": label, "design": describe(design)}
-        for col in cols:
-            row[col.title] = _cell(table, col, design, label, frames) or table.note(
-                fill(col, design, variants, profile_for), f"no {' or '.join(col.suites)} variant expression has this design",
-                results_dir)
-        rows.append(row)
-    table.frame = pd.DataFrame(rows, columns=["variant", "design"] + [c.title for c in cols])
+    lines = []
+    for suite in ROW_SUITES:
+        frame = groups.get(suite)
+        if frame is None or not len(frame):
+            continue
+        table.sources[suite] = source_note(suite, frame)
+        flags = _flags(suite, frame)
+        for row in models(suite, frame):
+            row.flag = next((f"flagged: {flags[n]}" for n in row.names if n in flags), "")
+            first = row.records.iloc[0]
+            line = {"suite": suite, "model": row.label, "size": size(row.spec), "design": describe(design_of(row.spec))}
+            for col in cols:
+                if suite not in col.suites:
+                    line[col.title] = "-"
+                    continue
+                reading = col.read(row.records, first)
+                if reading is None:
+                    line[col.title] = table.note(suite, row.label, profile_for(suite), results_dir)
+                    continue
+                if reading.values:
+                    row.readings[col.key] = reading
+                line[col.title] = reading.text
+            line["what to know"] = confound(row)
+            if len(row.names) > 1:
+                table.footnotes.append(f"`{row.label}` ({suite}) is also run as " +
+                                       ", ".join(f"`{n}`" for n in row.names[1:]) + ": one spec, one model.")
+            table.rows.append(row)
+            lines.append(line)
+    titles = ["suite", "model", "size", "design"] + [c.title for c in cols] + ["what to know"]
+    table.frame = pd.DataFrame(lines, columns=titles)
     return table
 
-
-def _cell(table: Table, col: Column, design: dict, label: str, frames) -> Optional[str]:
-    """The first measured reading of the column's suites for records matching the row, with its source letter.
-
-    A matching record that measured nothing (skipped, unsupported, failed) gives its status when no other
-    record has a value; None when no record matches at all.
-    """
-    wanted = key(design, col.fields)
-    status = None
-    for suite in col.suites:
-        frame = frames.get(suite)
-        if frame is None:
-            continue
-        match = frame[frame.design.apply(lambda d: key(d, col.fields) == wanted)]
-        for variant in dict.fromkeys(match.variant):
-            reading = col.read(match[match.variant == variant], match.iloc[0])
-            if reading is None:
-                continue
-            text = f"{reading.text} [{_letter(table, suite, frame)}]"
-            if not reading.values:
-                status = status or text
-                continue
-            table.readings[(label, col.key)] = replace(reading, suite=suite)
-            return text
-    return status
-
-
-def _letter(table: Table, suite: str, frame: pd.DataFrame) -> str:
-    """The footnote letter of a suite's records, given on first use."""
-    letter = next((k for k, v in table.sources.items() if v.startswith(f"{suite}:")), None)
-    if letter is None:
-        letter = "abcdefghijklmnop"[len(table.sources)]
-        table.sources[letter] = source_note(suite, frame)
-    return letter
-
-
-def fill(col: Column, design: dict, variants: List[str], profile_for) -> Tuple[str, Optional[str], Optional[str]]:
-    """(suite, variant expression, profile) of the first of the column's suites that can express the design;
-    the expression is None when none can."""
-    from harness.contract import suites
-
-    for suite in col.suites:
-        variant = variant_for(suites.get(suite), design, col.fields, profile_for(suite), variants)
-        if variant is not None:
-            return suite, variant, profile_for(suite)
-    return col.suites[0], None, None
-
-
-def fields_note(cols: Sequence[Column]) -> List[str]:
-    """One line per column: the suites it comes from and the design fields a record must share with the row."""
-    out = []
-    for col in cols:
-        matched = "the whole design" if tuple(col.fields) == FIELDS else (
-            "the whole design but the kernel" if set(FIELDS) - set(col.fields) == {"kernel"} else ", ".join(col.fields))
-        out.append(f"- {col.title}: from {' or '.join(col.suites)}; a record fills the cell when it matches on {matched}.")
-    return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+import pandas as pd
+
 from suites.common.data.char_lm import CharLMData, char_lm_data, check_fits
 from variants.spec import TransformerSpec
 
@@ -29,3 +31,15 @@ class CharLMCorpus:
             vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
             n_heads=profile.n_heads, max_len=profile.train_len,
         )
+
+    def learning_flags(self, records: pd.DataFrame) -> Dict[str, str]:
+        """Variant -> why its model is flagged (did not learn, or memorised: suites/common/learning.py), for the variants
+        of one group of records that are; the index draws them apart so they do not squash its axes."""
+        from suites.common.learning import learning_checks
+
+        if not len(records) or "profile_settings" not in records:
+            return {}
+        settings = records.profile_settings.dropna()
+        length = settings.iloc[0].get("train_len") if len(settings) and isinstance(settings.iloc[0], dict) else None
+        checks = learning_checks(records, x=None if length is None else float(length))
+        return {variant: check.reason() for variant, check in checks.items() if not check.usable}

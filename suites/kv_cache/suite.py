@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -25,7 +24,7 @@ from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import at_least
-from harness.measure import synchronize, threads, time_call
+from harness.measure import seconds as _seconds, threads, timed
 from suites.common.profile_parts import ModelSize, Timing
 from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
@@ -63,15 +62,6 @@ class KVCacheProfile(ModelSize, Timing):
 PROFILES = SuiteFile.of(__file__).profiles(KVCacheProfile)
 
 
-def _seconds(fn, device: str) -> Tuple[float, Any]:
-    """(wall time of one call of ``fn``, the device synchronised before and after; its result)."""
-    synchronize(device)
-    start = time.perf_counter()
-    result = fn()
-    synchronize(device)
-    return time.perf_counter() - start, result
-
-
 class KVCache(Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
@@ -105,13 +95,8 @@ class KVCache(Suite):
     def _timed(self, metric: str, fn, profile: KVCacheProfile, where: Dict[str, Any], device: str,
                first: Optional[float] = None) -> Measurement:
         """Time ``fn`` unless one call (``first``, or a warm-up call now) is over the profile's budget."""
-        if first is None:
-            first = _seconds(fn, device)[0]
-        if first > profile.max_call_s:
-            return Measurement(metric, None, status="skipped", reason=f"one call took {first:.2f} s, over this profile's "
-                               f"max_call_s={profile.max_call_s:g}", **where)
-        timing = time_call(fn, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first)
-        return Measurement(metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}})
+        return timed(metric, fn, device, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
+                     max_call_s=profile.max_call_s, where=where, first=first)
 
     def _copy_bandwidth(self, profile: KVCacheProfile, ctx: JobContext) -> Measurement:
         """GB/s of one large copy on the device, counting the bytes read and the bytes written (as STREAM's copy)."""

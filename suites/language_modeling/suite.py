@@ -26,13 +26,13 @@ import torch
 
 from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, suites
-from harness.flops import count_flops
 from harness.train import train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from harness.rules import Rule
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
 from suites.common.metrics import COMMON
+from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs
 from suites.language_modeling.schedule import settings_for, split_schedule, with_warmup
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -67,8 +67,8 @@ PROFILES = SuiteFile.of(__file__).profiles(LanguageModelingProfile)
 class LanguageModeling(CharLMCorpus, Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
-    version = 2
-    metrics = SuiteFile.of(__file__).metrics(COMMON)
+    version = 3  # each job records its own training and inference cost (suites/common/model_cost.py)
+    metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS})
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
     default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")
@@ -104,7 +104,6 @@ class LanguageModeling(CharLMCorpus, Suite):
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)
         gen = torch.Generator().manual_seed(seed)
-        step_flops = self._step_flops(spec, profile, train_ids, ctx.device)
         settings = settings_for(spec, profile.train_settings())
         if settings.warmup_steps != profile.warmup_steps:  # only a variant with its own warm-up records it
             ctx.facts.update(warmup_steps=settings.warmup_steps)
@@ -127,18 +126,21 @@ class LanguageModeling(CharLMCorpus, Suite):
             Measurement("train_loss", result.final_loss),
             Measurement("train_time", result.wall_time_s),
             Measurement("train_throughput", result.tokens_per_s),
-            Measurement("train_flops", float(step_flops * profile.steps),
-                        extra={"flops_per_step": step_flops, "counted_with_kernel": "naive"}),
             Measurement("loss", loss, **where),
             Measurement("perplexity", float(torch.tensor(loss).exp()), **where),
-        ]
+        ] + self._costs(model, profile, settings, train_ids, seed, ctx)
 
     @staticmethod
-    def _step_flops(spec: TransformerSpec, profile: LanguageModelingProfile, train_ids: torch.Tensor, device: str) -> int:
-        """Matrix-product FLOPs of one training step, counted on a naive-kernel twin (fused kernels are opaque)."""
-        twin = build(dataclasses.replace(spec, kernel="naive")).to(device)
+    def _costs(model, profile: LanguageModelingProfile, settings, train_ids: torch.Tensor, seed: int,
+               ctx: JobContext) -> List[Measurement]:
+        """The trained model's own training and inference cost (suites/common/model_cost.py), on one training batch."""
+        t0 = time.perf_counter()
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
-        return count_flops(lambda: lm_loss(twin, x.to(device), y.to(device)))
+        out = training_costs(model, lambda m: lm_loss(m, x, y), x.numel(), profile.steps, ctx.device, settings)
+        model.eval()
+        out += inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
+        ctx.facts.update(cost_time_s=time.perf_counter() - t0)
+        return out
 
 
 suites.add("language_modeling", LanguageModeling())

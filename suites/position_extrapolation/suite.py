@@ -37,6 +37,7 @@ from harness.rules import at_least, one_of
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
+from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
 from variants.rope_scaling import scale_factor
@@ -97,8 +98,8 @@ PROFILES = SuiteFile.of(__file__).profiles(ExtrapolationProfile)
 class PositionExtrapolation(CharLMCorpus, Suite):
     """Perplexity at 1-16x the training length for each position encoding (Press et al. 2022)."""
 
-    version = 2
-    metrics = SuiteFile.of(__file__).metrics(COMMON)
+    version = 3  # each job records its own training and inference cost (suites/common/model_cost.py)
+    metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS})
     profiles = PROFILES
     default_variants = ("none", "sinusoidal", "learned", "rope", "alibi")
     #: the reference profile adds the relative biases and randomized positions that came after ALiBi, and the RoPE
@@ -162,6 +163,22 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             if tune:
                 tuned = self._finetuned(spec, state, length, profile, seed, train_ids, ctx, getattr(model.position, "scaling", None))
                 out += self._scored(tuned, eval_ids, length, mult, profile, ctx, prefix="finetuned_")
+        return out + self._costs(model, train_spec, state, train_ids, profile, seed, ctx)
+
+    def _costs(self, model, train_spec: TransformerSpec, state, train_ids: torch.Tensor, profile: ExtrapolationProfile,
+               seed: int, ctx: JobContext) -> List[Measurement]:
+        """The trained model's own training and inference cost (suites/common/model_cost.py): the variant itself
+        (its RoPE scaling applied at each length) for inference, the weights it was trained as for training."""
+        t0 = time.perf_counter()
+        trained = _with_weights(train_spec, state, ctx.device)
+        x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(seed))
+        autocast = lambda: self._autocast(ctx)  # noqa: E731
+        out = training_costs(trained, lambda m: lm_loss(m, x, y), x.numel(), profile.steps, ctx.device,
+                             profile.train_settings(), autocast)
+        if hasattr(model.position, "draw_at_test"):
+            model.position.draw_at_test(None)  # decoding reads positions 0..n-1
+        out += inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed, autocast)
+        ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
 
     @staticmethod

@@ -4,6 +4,7 @@ brackets). harness/config.py parses whole command lines with these and re-export
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from typing import Any, List, Optional, Tuple
@@ -94,7 +95,11 @@ def scalar(text: str, kind: type) -> Any:
     if kind is float:
         if not re.fullmatch(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", text, flags=re.IGNORECASE):
             raise ValueError(text)
-        return float(text)
+        value = float(text)
+        # 1e-400 reads as 0 and 1e400 as inf: the number written is not the one a job would use
+        if (value == 0 and re.search(r"[1-9]", text.lower().partition("e")[0])) or (math.isinf(value) and "inf" not in text.lower()):
+            raise ValueError(text)
+        return value
     if kind is str or kind is object:
         return text
     raise ValueError(text)

@@ -6,7 +6,9 @@
     bench compare rope alibi [suite=S metric=M at=X results_dir=DIR profile=P ...]   (paired over seeds, 95% interval)
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
-before any compute starts. ``bench COMMAND --help`` prints that command's usage (exit status 0), and
+before any compute starts; so is a request none of whose jobs can run here. ``bench run`` exits 1 when a
+job failed, and 3 when some jobs asked for cannot run here (``allow_skips=true``: 0); harness/runner.py
+says which skips count. ``bench COMMAND --help`` prints that command's usage (exit status 0), and
 output into a pipe closed early (``bench list | head``) ends quietly.
 """
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from harness.errors import UsageError, UserError
+from harness.store import StoreUnwritable
 
 USAGE = __doc__.split("\n\n")[1]
 
@@ -34,6 +37,7 @@ RUN_HELP = """bench run key=value ...
   data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
+  allow_skips=true    exit 0, not 3, when some variants asked for cannot run here (their skips are recorded)
   set.FIELD=VALUE     override one profile setting (set.steps=100)
   set.compile=true    train through torch.compile (every training of each job; a different job identity)
   workers=N           run the sweep in N local processes of cores/N threads each    [1]
@@ -99,6 +103,9 @@ def _main(argv: List[str]) -> int:
     except KeyboardInterrupt:
         print("bench: interrupted; finished jobs are stored and a rerun resumes from them.", file=sys.stderr)
         return 130
+    except StoreUnwritable as exc:  # a fault during the run, not bad input: the records are kept (harness/store.py)
+        print(f"bench: {exc}", file=sys.stderr)
+        return 1
     except UserError as exc:  # every mistake a user can fix (harness/errors.py); anything else is a bug
         print(f"bench: {exc}", file=sys.stderr)
         return 2
@@ -143,8 +150,15 @@ def cmd_run(args: List[str]) -> int:
     profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
     variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name))
+    if cfg.executor == "submitit":
+        from harness.executors import check_submitit
+
+        check_submitit(cfg.submitit, Path(cfg.results_dir))
     store = ResultsStore(cfg.results_dir)
-    plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store)
+    if not cfg.dry_run:
+        store.adopt_unsaved()  # records kept aside when this folder was unwritable: stored before planning
+    plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store,
+                     asked=cfg.variants is not None)
     from harness.workers import run_workers, worker_count
 
     if worker_count() == 1:  # the sweep's own process says the plan once, not each of its workers
@@ -153,19 +167,28 @@ def cmd_run(args: List[str]) -> int:
         print("dry_run=true: nothing was run.")
         return 0
     if cfg.workers > 1 and plan.to_run:
-        status = run_workers(args, cfg.workers)
-        print(f"All {cfg.workers} workers finished (exit status {status}). Records in {Path(cfg.results_dir) / suite.name}/; "
+        status, said = run_workers(args, cfg.workers)
+        print(f"{said} Records in {Path(cfg.results_dir) / suite.name}/; "
               f"`bench report suite={suite.name}` rebuilds the report.")
+        if status == 3 and cfg.allow_skips:
+            return 0
         return status
+    from harness.runner import exit_status
+
     summary = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
     summary.worker = worker_count() > 1
     print("\n".join(summary.lines()))
     if not summary.worker:
         print(f"Records in {Path(cfg.results_dir) / suite.name}/; `bench report suite={suite.name}` rebuilds the report.")
-    if summary.exit_status:
+    status = exit_status(plan, summary, cfg.allow_skips)
+    if status == 1:
         print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
               f"exit status 1. A rerun retries them.", file=sys.stderr)
-    return summary.exit_status
+    elif status == 3 and not summary.worker:
+        jobs = plan.not_runnable
+        print(f"bench: {len(jobs)} job(s) asked for cannot run here ({', '.join(j.label for j in jobs)}); their "
+              f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.", file=sys.stderr)
+    return status
 
 
 def cmd_list(args: List[str]) -> int:

@@ -61,16 +61,23 @@ def run(args: List[str], out=print) -> int:
     from harness.contract import suites
 
     a, b, rest = split(args)
+    if a == b:
+        raise UsageError(f"bench compare takes two different variants, and got `{a}` twice; name another one, "
+                         f"e.g. `bench compare {a} <other>`.")
     cfg: CompareConfig = parse(rest, CompareConfig)
     store = ResultsStore(Path(cfg.results_dir))
     names = [cfg.suite] if cfg.suite else store.suites()
     if cfg.suite:
         suites.get(cfg.suite)  # an unknown suite is a clear error
+    groups = {name: both_ran(store, name, a, b, cfg.selection()) for name in names}
+    groups = {name: group for name, group in groups.items() if group is not None}
+    if cfg.metric and groups:
+        measured = sorted({m for g in groups.values() for m in g.frame[g.frame.variant.isin([a, b])].metric.dropna()})
+        if cfg.metric not in measured:  # refused before anything is printed
+            raise UsageError(f"Unknown metric={cfg.metric}: `{a}` and `{b}` measured none by that name "
+                             f"in {', '.join(groups)}; choose one of {', '.join(measured)}.")
     found = 0
-    for name in names:
-        group = both_ran(store, name, a, b, cfg.selection())
-        if group is None:
-            continue
+    for name, group in groups.items():
         found += 1
         suite = suites.get(name)
         directions = {m.name: m.higher_is_better for m in suite.metrics}

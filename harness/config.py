@@ -34,6 +34,9 @@ def writable_folder(key: str, value: str) -> Optional[str]:
     """
     path = Path(value).expanduser()
     example = f"{key}={'reports' if key == 'reports_dir' else 'results'}"
+    too_long = name_too_long(path)
+    if too_long:
+        return f"{key}={show(value)} {too_long}; give a shorter folder name, e.g. {example}."
     existing = path
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -47,6 +50,35 @@ def writable_folder(key: str, value: str) -> Optional[str]:
         reason = exc.strerror or type(exc).__name__
         where = "in it" if existing == path else f"in {existing}, where it would be created"
         return f"{key}={show(value)} cannot be written ({reason} {where}); give a folder that can be written, e.g. {example}."
+    return None
+
+
+#: the longest file name below a results folder (``<variant>-s<seed>-<hash>.jsonl``'s room is left to the variant)
+NAME_MAX_FALLBACK, PATH_MAX_FALLBACK = 255, 4096
+
+
+def name_too_long(path: Path) -> Optional[str]:
+    """Why the file system cannot hold ``path`` (a part longer than its names may be, or the whole path too
+    long), or None; asked of the nearest existing folder, before anything is created."""
+    existing = Path(path).absolute()
+    while existing != existing.parent:
+        try:
+            if existing.exists():
+                break
+        except OSError:  # the name itself is too long to ask about
+            pass
+        existing = existing.parent
+    try:
+        name_max = os.pathconf(existing, "PC_NAME_MAX")
+        path_max = os.pathconf(existing, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = NAME_MAX_FALLBACK, PATH_MAX_FALLBACK
+    for part in Path(path).parts:
+        if len(os.fsencode(part)) > name_max:
+            return f"has a name of {len(os.fsencode(part))} bytes, and this file system takes at most {name_max}"
+    # the store adds <suite>/<variant>-s<seed>-<hash>.jsonl below it: leave room for that
+    if len(os.fsencode(str(Path(path).absolute()))) + 200 > path_max:
+        return f"is too long a path for this file system (at most {path_max} bytes with the files stored below it)"
     return None
 
 
@@ -92,6 +124,8 @@ class RunConfig:
     #: auto: bfloat16 autocast for a training suite that takes it on CUDA, else float32 (harness/plan.py)
     dtype: str = "auto"
     dry_run: bool = False
+    #: exit 0, not 3, when some variants asked for cannot run here (harness/runner.py exit_status)
+    allow_skips: bool = False
     data: Optional[str] = None
     protocol: Optional[str] = None
     results_dir: str = "results"

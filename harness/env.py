@@ -9,7 +9,7 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from harness.workers import worker_count
 
@@ -111,6 +111,35 @@ def full_precision_cudnn() -> str:
     return "ieee"
 
 
+#: distributions whose version can change a measured number (kernels, compilers, numeric libraries)
+RESULT_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "submitit")
+
+
+@functools.lru_cache(maxsize=1)
+def library_versions() -> Dict[str, Optional[str]]:
+    """The installed version of each library that can change a result (None: not installed), with CUDA's and
+    cuDNN's; stored in every record so that a report can say when a group mixes them."""
+    versions: Dict[str, Optional[str]] = {}
+    for name in RESULT_LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    versions["torch"] = torch.__version__
+    versions["cuda"] = torch.version.cuda
+    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    versions["cudnn"] = str(cudnn) if cudnn is not None else None
+    return versions
+
+
+def device_capability(device: str) -> Optional[str]:
+    """The CUDA compute capability of ``device`` ("8.0"), or None off CUDA (part of a skip's condition)."""
+    if not device.startswith("cuda") or not torch.cuda.is_available():
+        return None
+    major, minor = torch.cuda.get_device_capability(device)
+    return f"{major}.{minor}"
+
+
 def provenance(device: str) -> Dict[str, Any]:
     """Everything about the software and machine a record needs to be trusted and reproduced."""
     return {
@@ -123,4 +152,21 @@ def provenance(device: str) -> Dict[str, Any]:
         **git_state(),
         "argv": " ".join(sys.argv[1:]),
         "workers": worker_count(),
+        "library_versions": library_versions(),
     }
+
+
+def mixed_versions(records) -> Optional[str]:
+    """One sentence naming each library whose version differs between ``records`` (a report group), or None
+    when they agree; records stored before versions were recorded are left out."""
+    seen: Dict[str, set] = {}
+    for record in records:
+        versions = record.get("library_versions") if isinstance(record, dict) else None
+        if isinstance(versions, dict):
+            for name, version in versions.items():
+                seen.setdefault(name, set()).add(version)
+    mixed = {name: found for name, found in seen.items() if len(found) > 1}
+    if not mixed:
+        return None
+    parts = [f"{name} {', '.join(sorted(str(v) for v in found))}" for name, found in sorted(mixed.items())]
+    return f"This group mixes library versions ({'; '.join(parts)}): its numbers may differ by more than the seeds."

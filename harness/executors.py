@@ -8,6 +8,8 @@ takes the job's lock first (harness/locks.py), so two sweeps on one folder never
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from pathlib import Path
 from typing import Any, Dict
@@ -31,16 +33,63 @@ def run_plan(plan: Plan, store: ResultsStore, executor: str = "local", progress:
     raise UsageError(f"Unknown executor '{executor}'; choose one of {', '.join(EXECUTORS)}.")
 
 
+def submitit_folder(options: Dict[str, Any], results_dir: Path) -> Path:
+    """Where submitit keeps its pickles and logs: ``submitit.folder``, else ``<results_dir>/.submitit``."""
+    return Path(str(options["folder"])).expanduser() if "folder" in options else Path(results_dir) / ".submitit"
+
+
+def check_submitit(options: Dict[str, Any], results_dir: Path) -> None:
+    """Before any compute: the submitit package, its cluster and its folder, each one sentence when unusable.
+
+    The folder holds the pickled jobs a cluster node unpickles and runs, so it is created private to the user
+    (mode 0700), and one that others can write into is refused: whoever could replace a pickle there would run
+    code as the user.
+    """
+    from harness.config import writable_folder
+
+    try:
+        import submitit  # noqa: F401
+        from submitit.core.plugins import get_executors
+    except ImportError:
+        raise UsageError("executor=submitit needs the submitit package; install it with `pip install submitit`.") from None
+    cluster = options.get("cluster")
+    known = sorted(get_executors())
+    if cluster is not None and str(cluster) not in known:
+        raise UsageError(f"Unknown submitit.cluster={cluster}; choose one of {', '.join(known)} (or leave it out: "
+                         f"slurm where it is available, else local).")
+    folder = submitit_folder(options, results_dir)
+    problem = writable_folder("submitit.folder", str(folder))
+    if problem:
+        raise UsageError(problem)
+    if folder.exists():
+        info = folder.stat()
+        if info.st_mode & 0o022 or info.st_uid != os.getuid():
+            raise UsageError(f"submitit.folder={folder} can be written by other users (mode {oct(info.st_mode & 0o777)}, "
+                             f"owner uid {info.st_uid}), and it holds the pickled jobs that run as you; give a folder "
+                             f"only you can write (chmod 700), or another submitit.folder.")
+
+
 def _run_submitit(plan: Plan, store: ResultsStore, options: Dict[str, Any]) -> RunSummary:
     try:
         import submitit
     except ImportError:
         raise UsageError("executor=submitit needs the submitit package; install it with `pip install submitit`.") from None
+    check_submitit(options, store.root)
     store.prepare(plan.suite.name)  # an unwritable results folder is refused before anything is submitted
-    folder = Path(options.pop("folder", store.root / ".submitit"))
+    folder = submitit_folder(options, store.root)
+    options.pop("folder", None)
     cluster = options.pop("cluster", None)
     options.setdefault("timeout_min", 60)
-    ex = submitit.AutoExecutor(folder=folder, cluster=cluster)
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(folder, stat.S_IRWXU)  # private even where the umask would leave it group-writable
+    except OSError as exc:
+        raise UsageError(f"submitit.folder={folder} cannot be created ({exc.strerror or exc}); give a folder you "
+                         f"can write.") from None
+    try:
+        ex = submitit.AutoExecutor(folder=folder, cluster=cluster)
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"submitit could not start an executor ({exc}); check submitit.cluster and submitit.folder.") from None
     try:
         ex.update_parameters(name=f"bench-{plan.suite.name}", **options)
     except Exception as exc:  # submitit names the parameter it does not know

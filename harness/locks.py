@@ -74,6 +74,8 @@ class JobLock:
             return
         try:
             self.path.unlink(missing_ok=True)
+        except OSError:
+            pass  # a folder made read-only meanwhile: the file stays, and a stale lock is taken over (module docstring)
         finally:
             os.close(self._fd)
             self._fd = None

@@ -3,11 +3,20 @@
 Suite -> profile (with overrides) -> each variant expression resolved on the profile's base spec ->
 ``problems(spec)`` -> a Job per (variant, seed). Nothing is computed here beyond reading the data's
 checksum, so every bad name or impossible setting is reported before any training starts.
+
+A job the plan cannot run is one of two kinds (``Job.skip_kind``): ``impossible`` (no machine runs it: a
+head count that does not divide, a kernel that cannot score the spec) or ``unavailable`` (it would run with
+a package, device or dtype this machine lacks: flash_attn on a CPU). Whether a skip counts against the
+request (harness/runner.py ``exit_status``) depends on who asked for the job: a variant the user named
+counts; a variant of the suite's default list that is unavailable here is a note ("not available here"),
+since a default list names kernels for every machine. When no job of the request can run, the plan is
+refused (exit 2) before any compute, one sentence per reason.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -49,6 +58,12 @@ class Job:
     job_hash: str
     skip_reason: Optional[str] = None
     stored: Optional[str] = None  # path of stored records, when the job already ran
+    #: why it cannot run: "impossible" (anywhere) or "unavailable" (here); None when it runs
+    skip_kind: Optional[str] = None
+    #: the variant was named by the user (variants=[...]), not taken from the suite's default list
+    asked: bool = True
+    #: what the skip depended on (kernel, missing package, device, dtype), stored with a skipped record
+    skip_condition: Optional[Dict[str, Any]] = None
 
     @property
     def label(self) -> str:
@@ -77,21 +92,36 @@ class Plan:
     def skipped(self) -> List[Job]:
         return [j for j in self.jobs if j.skip_reason is not None and j.stored is None]
 
+    @property
+    def not_runnable(self) -> List[Job]:
+        """Jobs asked for that cannot run here (stored skips included): they make ``bench run`` exit 3."""
+        return [j for j in self.jobs if j.skip_reason is not None and not is_note(j)]
+
+    @property
+    def notes(self) -> List[Job]:
+        """Jobs of the suite's default list that need a package, device or dtype this machine lacks."""
+        return [j for j in self.jobs if j.skip_reason is not None and is_note(j)]
+
     def describe(self) -> str:
         """A table of every job and what will happen to it."""
         rows = []
         for job in self.jobs:
-            if job.stored:
+            if job.stored and job.skip_reason:
+                action = f"skip stored ({'not available here' if is_note(job) else 'cannot run'}): {job.skip_reason}"
+            elif job.stored:
                 action = "stored, not rerun"
+            elif job.skip_reason and is_note(job):
+                action = f"not available here: {job.skip_reason}"
             elif job.skip_reason:
-                action = f"skip: {job.skip_reason}"
+                action = f"cannot run: {job.skip_reason}"
             elif self.first_of(job) is not job:
                 action = f"same spec as {self.first_of(job).label}: run once, stored under both names"
             else:
                 action = "run"
             rows.append([job.variant, job.seed, job.job_hash, action])
         head = (f"Plan: suite={self.suite.name} profile={self.profile.name} device={self.jobs[0].device if self.jobs else '?'} "
-                f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored)} stored, {len(self.skipped)} skipped")
+                f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored)} stored, {len(self.skipped)} skipped"
+                + (f" ({len(self.notes)} not available here)" if self.notes else ""))
         return head + "\n" + tabulate(rows, headers=["variant", "seed", "hash", "action"], tablefmt="simple")
 
 
@@ -123,7 +153,16 @@ def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
         if shape.kind is float:
             value = [float(v) for v in value] if shape.is_list else float(value)
         values[key] = tuple(value) if shape.is_list else value
-    return dataclasses.replace(profile, **values)
+    changed = dataclasses.replace(profile, **values)
+    from harness.rules import problems_of, warmup_problem
+
+    # a value out of its range is said first, by the plan's check (a negative step count is no short run)
+    error, note = warmup_problem(changed, overrides) if not problems_of(changed) else (None, None)
+    if error:
+        raise UsageError(error)
+    if note:
+        print(f"bench: {note}", file=sys.stderr)
+    return changed
 
 
 def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, device: str, dtype: str, checksum: str) -> str:
@@ -135,29 +174,107 @@ def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, d
 
 
 def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[int], device: str, dtype: str,
-              options: Dict[str, Any], store: ResultsStore) -> Plan:
-    """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate."""
+              options: Dict[str, Any], store: ResultsStore, asked: bool = True) -> Plan:
+    """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate.
+
+    ``asked``: the variants were named by the user (False: the suite's default list, whose variants that are
+    unavailable here are notes). A UsageError, before any compute, when no job can run here. A stored skip
+    whose reason no longer holds (the package was installed since) is planned to run, and replaces it.
+    """
+    from harness.rules import relation_problems
+
+    for problem in relation_problems(profile):  # the shape rules every suite shares (harness/rules.py)
+        raise UsageError(problem)
     suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
     if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
         raise UsageError(f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
                          f"is {device}; give device=cuda, or leave set.cuda_graphs=false.")
     plan = Plan(suite, profile, options)
-    checksum = suite.data_checksum(profile, options)
+    checksum = data_checksum(suite, profile, options)
     torch_dtype = DTYPES[dtype]
     for variant in variants:
         spec = suite.spec_for(variant, profile, options)
         reasons = problems(spec, device.split(":")[0], torch_dtype, training=suite.trains)
+        kind = condition = None
+        if reasons:
+            kind, condition = skip_kind(spec, device.split(":")[0], torch_dtype, suite.trains, reasons)
         for seed in seeds:
             h = job_hash(suite, spec, profile, seed, device, dtype, checksum)
             job = Job(suite.name, variant, spec, profile, seed, device, dtype, checksum, h,
-                      skip_reason="; ".join(reasons) or None)
+                      skip_reason="; ".join(reasons) or None, skip_kind=kind, asked=asked, skip_condition=condition)
             stored = store.find(suite.name, h)
-            if stored is not None and not _failed(store, stored):
+            if stored is not None and not _retried(store, stored, job):
                 job.stored = str(stored)
             plan.jobs.append(job)
+    refuse_if_nothing_runs(plan, variants)
     return plan
 
 
-def _failed(store: ResultsStore, path) -> bool:
-    """A stored job that failed (an exception, not a measured outcome) is retried."""
-    return any(r.get("status") == "failed" for r in store.read_file(path))
+def is_note(job: Job) -> bool:
+    """A job of the suite's default list that is unavailable here: planned as a note, not counted as a failure."""
+    return job.skip_reason is not None and not job.asked and job.skip_kind == "unavailable"
+
+
+def skip_kind(spec, device: str, dtype: torch.dtype, training: bool, reasons: List[str]):
+    """("unavailable", condition) when the spec would run with a package, device or dtype this machine lacks,
+    else ("impossible", condition); the condition is what a later plan re-checks (``problems`` again)."""
+    from variants.kernel import kernels
+
+    name = getattr(spec, "kernel", None)
+    condition: Dict[str, Any] = {"device": device, "dtype": str(dtype).replace("torch.", ""), "reasons": list(reasons)}
+    if not isinstance(name, str) or name not in kernels:
+        return "impossible", condition
+    kernel = kernels.get(name)
+    missing = kernel.missing()
+    condition.update({"kernel": name, "missing": missing, "kernel_devices": list(kernel.devices)})
+    for other in kernel.devices:
+        for other_dtype in dict.fromkeys((dtype, torch.float32, torch.bfloat16, torch.float16)):
+            if other == device and other_dtype == dtype and not missing:
+                continue  # this very machine and dtype: its reasons are the ones found
+            left = [r for r in problems(spec, other, other_dtype, training=training) if r != missing]
+            if not left:
+                return "unavailable", condition
+    return "impossible", condition
+
+
+def refuse_if_nothing_runs(plan: Plan, variants: List[str]) -> None:
+    """Exit 2 before any compute when every job of the request is impossible or unavailable here."""
+    if not plan.jobs or any(j.skip_reason is None for j in plan.jobs):
+        return
+    by_reason: Dict[str, List[str]] = {}
+    for job in plan.jobs:
+        names = by_reason.setdefault(job.skip_reason, [])
+        if job.variant not in names:
+            names.append(job.variant)
+    device = plan.jobs[0].device
+    here = f"here (device {device}, dtype {plan.jobs[0].dtype})"
+    lines = [f"variants=[{','.join(names)}] cannot run {here if all(_unavailable(plan, n) for n in names) else 'with these settings'}: "
+             f"{reason}." for reason, names in by_reason.items()]
+    lines[-1] += " Nothing was run; `bench list support` shows what runs where."
+    raise UsageError("\nbench: ".join(lines))
+
+
+def _unavailable(plan: Plan, variant: str) -> bool:
+    return all(j.skip_kind == "unavailable" for j in plan.jobs if j.variant == variant)
+
+
+def data_checksum(suite: Suite, profile: Profile, options: Dict[str, Any]) -> str:
+    """The data's checksum; a corpus that cannot be read (a damaged file or module) is one sentence naming data."""
+    import zlib
+
+    try:
+        return suite.data_checksum(profile, options)
+    except (OSError, zlib.error, EOFError, UnicodeDecodeError) as exc:
+        name = options.get("data") or getattr(profile, "data", None) or "the suite's default corpus"
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise UsageError(f"data={name} cannot be read ({type(exc).__name__}: {detail}); check the file or module, "
+                         f"or give another data=.") from None
+
+
+def _retried(store: ResultsStore, path, job: Job) -> bool:
+    """A stored job is run again when it failed (an exception, not a measured outcome), or when it was
+    skipped and its reason no longer holds (the job can run now)."""
+    records = store.read_file(path)
+    if any(r.get("status") == "failed" for r in records):
+        return True
+    return job.skip_reason is None and all(r.get("status") == "skipped" for r in records)

@@ -5,6 +5,26 @@ its reason, and the sweep goes on. Jobs already stored are not rerun, so an inte
 Before each job the run takes the job's lock and looks in the store again, so a job stored meanwhile
 (by another name of the same spec, or by another process on the same results folder) is not trained
 twice; a job locked by another process is left for the end of the sweep and waited for then.
+
+Exit status of ``bench run`` (``exit_status``):
+
+- 0: every job asked for ran (or was stored before) and none failed;
+- 1: a job failed (an exception; a rerun retries it), a worker process died, or the results folder stopped
+  being writable mid-run (the finished job's records are kept in a fallback folder the message names, and a
+  rerun stores them without training again);
+- 2: bad input, or no job of the request can run here: refused before any compute, one sentence per reason;
+- 3: the sweep ran, but some jobs asked for cannot run here (an impossible shape, or a package, device or dtype
+  this machine lacks); each is recorded as skipped with its reason. ``allow_skips=true`` makes this 0.
+
+Who asked decides whether a skip counts: a variant named in ``variants=[...]`` counts; a variant of the
+suite's default list (no ``variants=``) that needs a package, device or dtype this machine lacks
+(attention_cost's flash_attn, xformers and sdpa_cudnn on a CPU) is planned as "not available here", a note
+that leaves the exit status 0, because a default list names kernels for every machine. A default variant
+that is impossible everywhere (a head count the settings do not divide) still counts.
+
+A skipped record keeps the condition it depended on (``skip_condition``: kernel, missing package, device and
+its capability, dtype, library versions); every plan checks the job again, and a job whose reason no longer
+holds (the package was installed since) runs and replaces its skipped record.
 """
 
 from __future__ import annotations
@@ -20,11 +40,11 @@ from tqdm.auto import tqdm
 
 from harness.contract import Diverged, JobContext, Measurement, Unsupported
 from harness.train import compiling
-from harness.env import prepare_device, provenance
+from harness.env import device_capability, library_versions, prepare_device, provenance
 from harness.locks import owner_text
 from harness.outcomes import Outcome, RunSummary, job_status
 from harness.plan import DTYPES, Job, Plan
-from harness.store import ResultsStore
+from harness.store import ResultsStore, StoreUnwritable
 from harness.workers import worker_count
 
 
@@ -43,12 +63,23 @@ def job_records(job: Job, measurements: List[Measurement], facts: Dict[str, Any]
             "suite": job.suite, "suite_version": _suite_version(job), "task": job.suite,
             "variant": job.variant, "names": [job.variant], "spec": job.spec.to_dict(), "spec_hash": job.spec.content_hash(),
             "job_hash": job.job_hash, "profile": job.profile.name, "profile_settings": job.profile.settings(),
-            "seed": job.seed, "metric": m.metric, "value": m.value, "unit": _unit(job, m.metric),
+            "seed": job.seed, "metric": m.metric, "value": _number(m.value), "unit": _unit(job, m.metric),
             "higher_is_better": _higher(job, m.metric), "x": m.x, "x_name": m.x_name,
             "status": m.status, "reason": m.reason, "dtype": job.dtype, "data_checksum": job.data_checksum,
             "wall_time_s": wall_time_s, "timestamp": stamp, **facts, **env, "extra": m.extra,
         })
     return records
+
+
+def _number(value: Any) -> Any:
+    """A measured value as the store's schema takes it: a Python number or None (a NumPy or 0-d tensor value
+    becomes a float; anything else is kept, and a read reports the record as malformed)."""
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
 
 
 def _suite_obj(job: Job):
@@ -100,13 +131,34 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
         measurements = [outcome_record("failed", reason)]
     wall = time.perf_counter() - start
     records = job_records(job, measurements, ctx.facts, env, wall)
-    store.write(job.suite, job.job_hash, job.label, records)
+    save(store, job, records)
     return records
 
 
+def save(store: ResultsStore, job: Job, records: List[Dict[str, Any]]) -> None:
+    """Store a job's records; when the results folder cannot be written, keep them in the fallback folder and
+    raise StoreUnwritable, whose one sentence names it (a rerun stores them without training again)."""
+    try:
+        store.write(job.suite, job.job_hash, job.label, records)
+    except StoreUnwritable:
+        raise
+    except OSError as exc:
+        raise store.save_fallback(job.suite, job.job_hash, job.label, records, exc) from None
+
+
 def skip_records(job: Job) -> List[Dict[str, Any]]:
-    """The one 'skipped' record, with its reason, of a job the plan cannot run."""
-    return job_records(job, [outcome_record("skipped", job.skip_reason or "")], {}, provenance(job.device), 0.0)
+    """The one 'skipped' record, with its reason and the condition it depended on, of a job the plan cannot run."""
+    records = job_records(job, [outcome_record("skipped", job.skip_reason or "")], {}, provenance(job.device), 0.0)
+    condition = {**(job.skip_condition or {}), "kind": job.skip_kind, "asked": job.asked,
+                 "device_capability": device_capability(job.device), "library_versions": library_versions()}
+    return [{**r, "skip_condition": condition} for r in records]
+
+
+def exit_status(plan: Plan, summary: RunSummary, allow_skips: bool = False) -> int:
+    """1 when a job failed; 3 when a job asked for cannot run here (unless ``allow_skips``); else 0 (module docstring)."""
+    if summary.exit_status:
+        return summary.exit_status
+    return 3 if plan.not_runnable and not allow_skips else 0
 
 
 def _reason(records: List[Dict[str, Any]]) -> Optional[str]:
@@ -122,22 +174,31 @@ def settle(plan: Plan, job: Job, store: ResultsStore, since: float, progress: bo
     to their labels. Returns None, without waiting, when another process holds the lock and not ``wait``.
     """
     settled = {} if settled is None else settled
-    lock = store.lock(job.suite, job.job_hash)
-    if not lock.acquire(wait=wait):
-        return None
+    try:
+        lock = store.lock(job.suite, job.job_hash)
+        if not lock.acquire(wait=wait):
+            return None
+    except OSError as exc:  # nothing of this job was computed yet: nothing to keep
+        raise StoreUnwritable(f"results_dir={store.root} stopped being writable ({exc.strerror or exc}) before "
+                              f"{job.label} started; the jobs before it are stored, and a rerun on a writable "
+                              f"folder resumes from there.") from None
     with lock:
         path = store.find(job.suite, job.job_hash)
         if path is not None:
             records = store.read_file(path)
             status = job_status(r.get("status", "failed") for r in records)
-            if status != "failed" or job.job_hash in settled or path.stat().st_mtime >= since:
-                store.add_names(job.suite, job.job_hash, [job.variant])
+            stale_skip = status == "skipped" and job.skip_reason is None and job.job_hash not in settled
+            if not stale_skip and (status != "failed" or job.job_hash in settled or path.stat().st_mtime >= since):
+                try:
+                    store.add_names(job.suite, job.job_hash, [job.variant])
+                except OSError as exc:
+                    store.say(f"warning: could not add the name {job.variant} to {path.name} ({exc.strerror or exc}).")
                 how = "shared" if job.job_hash in settled else "stored" if job.stored else "elsewhere"
                 other = settled.get(job.job_hash) if how == "shared" else None
                 return Outcome(job.label, status, how, _reason(records), other)
         if job.skip_reason:
             records, how = skip_records(job), "skipped"
-            store.write(job.suite, job.job_hash, job.label, records)
+            save(store, job, records)
         else:
             records, how = run_job(plan, job, store, progress), "ran"
         settled[job.job_hash] = job.label

@@ -11,13 +11,22 @@ boundary is seen as incomplete. A file that cannot be read whole (a damaged line
 reported on stderr with its line and skipped: its job counts as not done. A save never deletes what the
 store holds: it replaces only an earlier attempt of the same job, and moves a damaged file of that job
 aside to ``<name>.corrupt``.
+
+Every record is checked against ``SCHEMA`` on read (the types of metric, value, variant, status, ...), so
+a record that parses but is malformed (``"value": "abc"``, no variant) is a damaged file like any other,
+never a crash of a report. A name ending in ``.jsonl`` that is no regular file (a dangling link, a folder)
+or that cannot be opened is passed over with one warning. A save that fails because the results folder
+stopped being writable keeps the records in a fallback folder (``unsaved_folder``) and raises
+``StoreUnwritable``; the next run on that results folder stores them (``adopt_unsaved``) without retraining.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
+import stat
 import socket
 import sys
 import time
@@ -37,6 +46,49 @@ Record = Dict[str, Any]
 
 class CorruptResultsError(UserError, ValueError):
     """A results file that cannot be read whole: a damaged line, a line that is no record, or a cut."""
+
+
+class StoreUnwritable(UserError, OSError):
+    """The results folder stopped being writable during a run; the message names where the records were kept."""
+
+
+#: statuses a record may have (harness/outcomes.py ranks them)
+STATUSES = ("ok", "failed", "oom", "diverged", "unsupported", "skipped")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+#: key -> (required, the check of its value, what it must be): the schema every record is read against
+SCHEMA: Dict[str, Any] = {
+    "metric": (True, lambda v: isinstance(v, str) and v != "", "non-empty text"),
+    "status": (True, lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
+    "variant": (True, lambda v: isinstance(v, str) and v != "", "non-empty text"),
+    "value": (False, lambda v: v is None or _number(v), "a number or null"),
+    "x": (False, lambda v: v is None or _number(v) or isinstance(v, str), "a number, text or null"),
+    "seed": (False, lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+    "names": (False, lambda v: isinstance(v, list) and all(isinstance(n, str) and n for n in v), "a list of names"),
+    "suite": (False, lambda v: isinstance(v, str), "text"),
+    "job_hash": (False, lambda v: isinstance(v, str), "text"),
+    "reason": (False, lambda v: v is None or isinstance(v, str), "text or null"),
+    "spec": (False, lambda v: isinstance(v, dict), "an object"),
+    "extra": (False, lambda v: v is None or isinstance(v, dict), "an object or null"),
+}
+
+
+def schema_problem(record: Any) -> Optional[str]:
+    """Why ``record`` is not a bench record (the first key missing or of the wrong type), or None."""
+    if not isinstance(record, dict):
+        return f"a {type(record).__name__}, not a record"
+    for key, (required, check, what) in SCHEMA.items():
+        if key not in record:
+            if required:
+                return f"no '{key}'"
+            continue
+        if not check(record[key]):
+            return f"'{key}' is {json.dumps(record[key], default=str)[:40]}, not {what}"
+    return None
 
 
 class ResultsStore:
@@ -96,7 +148,16 @@ class ResultsStore:
         records: List[Record] = []
         counts = set()
         lineno = 0
-        with open(path, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise CorruptResultsError(f"Results file {path} is no regular file (a folder or device named like one).")
+            fh = open(path, "rb")
+        except FileNotFoundError:
+            what = "a link to nothing" if os.path.islink(path) else "gone"
+            raise CorruptResultsError(f"Results file {path} is {what}.") from None
+        except OSError as exc:
+            raise CorruptResultsError(f"Results file {path} cannot be read ({exc.strerror or exc}).") from None
+        with fh:
             for lineno, raw in enumerate(fh, 1):
                 if not raw.strip():
                     continue
@@ -105,8 +166,9 @@ class ResultsStore:
                 except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                     why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
                     raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} ({why}).") from None
-                if not isinstance(record, dict) or "metric" not in record or "status" not in record:
-                    raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} (not a bench record).")
+                problem = schema_problem(record)
+                if problem:
+                    raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} (not a bench record): {problem}.")
                 counts.add(record.pop(COUNT_KEY, None))
                 records.append(record)
         if not records:
@@ -159,6 +221,55 @@ class ResultsStore:
             if _abandoned(tmp):
                 tmp.unlink(missing_ok=True)
                 self.say(f"removed {tmp}, left by a save that was interrupted (its job was not stored).")
+        # checkpoint saves (suites/common/checkpoints.py) take longer: a live one is left alone for an hour
+        for tmp in sorted(self.root.glob(f"*/.checkpoints/{TMP_PREFIX}*")):
+            if _abandoned(tmp, stale_s=3600.0):
+                tmp.unlink(missing_ok=True)
+                self.say(f"removed {tmp}, left by a checkpoint save that was interrupted (it is trained again).")
+
+    def save_fallback(self, suite: str, job_hash: str, label: str, records: List[Record], exc: OSError) -> StoreUnwritable:
+        """Keep the records a save could not write in the fallback folder; the error to raise names it."""
+        why = exc.strerror or type(exc).__name__
+        folder = unsaved_folder(self.root) / suite
+        path = folder / self.path_for(suite, job_hash, label).name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder.parent / "results_dir.txt").write_text(str(self.root.resolve()) + "\n")
+            self._replace(path, with_names(records, names_of(records)))
+        except OSError as second:
+            return StoreUnwritable(f"results_dir={self.root} stopped being writable ({why}) while storing {label}, and "
+                                   f"its records could not be kept in {folder} either ({second.strerror or second}); "
+                                   f"make the folder writable and rerun (the job trains again).")
+        return StoreUnwritable(f"results_dir={self.root} stopped being writable ({why}) while storing {label}; its "
+                               f"records are kept in {path}, and a rerun on a writable results_dir={self.root} stores "
+                               f"them without training again. The sweep stopped there.")
+
+    def adopt_unsaved(self) -> List[Path]:
+        """Store the records a run kept in the fallback folder (see ``save_fallback``) when this folder was
+        unwritable; jobs stored meanwhile keep their own file. Returns the files stored."""
+        fallback = unsaved_folder(self.root)
+        adopted: List[Path] = []
+        if not fallback.is_dir():
+            return adopted
+        for kept in sorted(fallback.glob(f"*/*.jsonl")):
+            suite, stem = kept.parent.name, kept.name[: -len(".jsonl")]
+            job_hash = stem.rsplit("-", 1)[-1]
+            try:
+                records = self.read_file(kept)
+            except CorruptResultsError as exc:
+                self.say(f"warning: {exc} It was kept when results_dir={self.root} was unwritable; left in place.")
+                continue
+            try:
+                if self.find(suite, job_hash) is None:
+                    (self.root / suite).mkdir(parents=True, exist_ok=True)
+                    target = self.root / suite / kept.name
+                    self._replace(target, records)
+                    adopted.append(target)
+                    self.say(f"stored {target.name}, kept in {fallback} when results_dir={self.root} was unwritable.")
+                kept.unlink()
+            except OSError:
+                return adopted  # still unwritable: prepare() says so in one sentence
+        return adopted
 
     def _whole(self, path: Path) -> Optional[List[Record]]:
         try:
@@ -200,6 +311,14 @@ class ResultsStore:
         _sync_dir(path.parent)
 
 
+def unsaved_folder(root: Path) -> Path:
+    """Where the records of ``root`` that could not be written are kept: a folder of the user's cache named by
+    the results folder's absolute path (``$XDG_CACHE_HOME/bench/unsaved/<hash>/<suite>/``)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
+    return cache / "bench" / "unsaved" / key
+
+
 def names_of(records: Iterable[Record]) -> List[str]:
     """Every name a job's records were stored under, in the order first asked."""
     names: List[str] = []
@@ -230,19 +349,24 @@ def _to_stderr(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr)
 
 
-def _temp_path(folder: Path) -> Path:
+def _temp_path(folder: Path, suffix: str = ".jsonl") -> Path:
     """A temporary file name that says which process writes it, so a leftover can be told from a live save."""
-    return folder / f"{TMP_PREFIX}{os.getpid()}@{socket.gethostname()}-{secrets.token_hex(4)}.jsonl"
+    return folder / f"{TMP_PREFIX}{os.getpid()}@{socket.gethostname()}-{secrets.token_hex(4)}{suffix}"
 
 
-def _abandoned(tmp: Path) -> bool:
+def temp_path(folder: Path, suffix: str) -> Path:
+    """The temporary file name of a save into ``folder`` (its writer's pid and host in it; see ``prepare``)."""
+    return _temp_path(folder, suffix)
+
+
+def _abandoned(tmp: Path, stale_s: float = STALE_TMP_S) -> bool:
     """Whether a temporary file was left by a dead process: its writer is gone, or it is older than any save."""
     owner = tmp.name[len(TMP_PREFIX):].rsplit("-", 1)[0]
     pid, _, host = owner.partition("@")
     if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
         return True
     try:
-        return time.time() - tmp.stat().st_mtime > STALE_TMP_S
+        return time.time() - tmp.stat().st_mtime > stale_s
     except FileNotFoundError:
         return False
 

@@ -5,15 +5,17 @@ parallel region of a small matmul waits on its slowest thread. Each worker is ``
 same arguments, so the plan, the checks and the store are the ones of a single run; the job locks
 (harness/locks.py) hand every job to exactly one worker, and a worker that meets a job another one holds
 leaves it for the end of its sweep. Every worker gets ``cores // N`` intra-op threads (at least 1), and its
-records carry ``workers`` so a report can say how the run was spread.
+records carry ``workers`` so a report can say how the run was spread. A worker dies with the sweep's process
+(Linux: PR_SET_PDEATHSIG), and a worker killed by a signal fails the sweep (``sweep_status``).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
-from typing import List
+from typing import List, Tuple
 
 #: set in a worker's environment: the number of workers of its sweep
 WORKERS_ENV = "BENCH_WORKERS"
@@ -54,13 +56,55 @@ def entry_point(argv0: str) -> List[str]:
     return [argv0]
 
 
-def run_workers(args: List[str], workers: int) -> int:
-    """Start ``workers`` processes on the sweep ``args`` and wait for all; the worst exit status wins."""
+def sweep_status(codes: List[int]) -> Tuple[int, str]:
+    """(the sweep's exit status, a sentence) from its workers' exit codes.
+
+    A worker killed by a signal (a negative code from ``Popen.wait``) or exiting with any status but 0 or 3
+    fails the sweep (status 1, or the worker's own positive status); 3 (some jobs cannot run here) comes next.
+    """
+    killed = [(i, -c) for i, c in enumerate(codes, 1) if c < 0]
+    failed = [(i, c) for i, c in enumerate(codes, 1) if c > 0 and c != 3]
+    if killed:
+        names = ", ".join(f"worker {i} by {_signal_name(sig)}" for i, sig in killed)
+        return 1, (f"A worker was killed ({names}): its job in flight was not stored, and a rerun trains it again; "
+                   f"exit status 1.")
+    if failed:
+        status = failed[0][1]
+        return status, (f"{len(codes)} workers finished; worker {failed[0][0]} exited with status {status}, so "
+                        f"the sweep exits {status}.")
+    status = 3 if 3 in codes else 0
+    return status, f"All {len(codes)} workers finished (exit status {status})."
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def _die_with_parent() -> None:
+    """In a worker, before it runs: ask Linux to send SIGTERM when the sweep's process dies (``kill -9``
+    included), so no worker trains on alone; elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+def run_workers(args: List[str], workers: int) -> Tuple[int, str]:
+    """Start ``workers`` processes on the sweep ``args`` and wait for all; (the sweep's status, a sentence),
+    as ``sweep_status`` ranks them."""
     threads = threads_per_worker(workers, available_cores())
     env = {**os.environ, WORKERS_ENV: str(workers), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     command = [sys.executable, *entry_point(sys.argv[0]), "run", *worker_args(args)]
     print(f"Running the sweep in {workers} worker processes of {threads} thread(s) each.", flush=True)
-    procs = [subprocess.Popen(command, env=env) for _ in range(workers)]
+    procs = [subprocess.Popen(command, env=env, preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+             for _ in range(workers)]
     try:
         codes = [p.wait() for p in procs]
     except KeyboardInterrupt:
@@ -69,4 +113,4 @@ def run_workers(args: List[str], workers: int) -> int:
         for p in procs:
             p.wait()
         raise
-    return max(codes)
+    return sweep_status(codes)

@@ -89,6 +89,7 @@ class Registry(Generic[T]):
     scan: str = "modules"
     _entries: Dict[str, Entry[T]] = field(default_factory=dict)
     _discovered: bool = False
+    _builtins_loaded: bool = False
 
     def register(self, name: Optional[str] = None, *, summary: Optional[str] = None) -> Callable[[T], T]:
         """Decorator: register an object under ``name`` (default: the module's file name)."""
@@ -101,7 +102,14 @@ class Registry(Generic[T]):
         return decorate
 
     def add(self, name: str, obj: T, *, summary: Optional[str] = None) -> None:
-        """Register ``obj`` under ``name``; a name registered twice raises DuplicateNameError."""
+        """Register ``obj`` under ``name``; a name registered twice raises DuplicateNameError.
+
+        While a plugin loads, the built-ins of this registry are imported first, so that a plugin taking a
+        built-in's name is refused at its load (and rolled back), never the built-in later.
+        """
+        if _loading is not None and not self._builtins_loaded:
+            self._load_builtins()
+        plugin_owned = _loading is not None and not _built_in(obj)
         if name in self._entries:
             raise DuplicateNameError(
                 f"{self.kind} '{name}' is registered twice "
@@ -109,6 +117,8 @@ class Registry(Generic[T]):
             )
         text = summary if summary is not None else first_line(_doc_of(obj))
         self._entries[name] = Entry(name, obj, text, _source_of(obj), given=summary is not None)
+        if plugin_owned:
+            _loading.append((self, name))
         module = getattr(obj, "__module__", None)
         if module and summary is None:
             siblings = _by_module.setdefault(module, [])
@@ -157,9 +167,41 @@ class Registry(Generic[T]):
         if self._discovered:
             return
         self._discovered = True
+        self._load_builtins()
+        load_plugins()
+
+    def _load_builtins(self) -> None:
+        """Import the registry's own package once (each module registers its component)."""
+        if self._builtins_loaded:
+            return
+        self._builtins_loaded = True
         if self.package:
             (import_subpackages if self.scan == "packages" else import_submodules)(self.package)
-        load_plugins()
+
+
+#: the project's own packages: what their modules register is built in, never a plugin's to take back
+BUILT_IN_PACKAGES = ("variants", "suites", "harness")
+
+
+def _built_in(obj: object) -> bool:
+    """Whether the code registering ``obj`` is the project's own: the first caller outside this module (a
+    built-in module imported by a plugin's import registers its own component; a plugin's preset is a Preset of
+    variants.presets, so the object's module alone would not tell)."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    module = (frame.f_globals.get("__name__") if frame is not None else None) or ""
+    return module.split(".", 1)[0] in BUILT_IN_PACKAGES
+
+    def _remove(self, name: str) -> None:
+        """Take back a registration (of a plugin whose load failed)."""
+        entry = self._entries.pop(name, None)
+        if entry is not None:
+            for siblings in _by_module.values():
+                if entry in siblings:
+                    siblings.remove(entry)
 
 
 def import_submodules(package: str) -> None:
@@ -188,22 +230,45 @@ class PluginStatus:
 
 
 _plugins: Optional[List[PluginStatus]] = None
+#: while a plugin loads: the (registry, name) pairs it registered, taken back if its load fails
+_loading: Optional[List] = None
 
 
 def load_plugins() -> List[PluginStatus]:
-    """Load every ``bench.plugins`` entry point once; a broken plugin is recorded, not raised."""
-    global _plugins
+    """Load every ``bench.plugins`` entry point once; a broken plugin is recorded, not raised.
+
+    Each load runs under a guard: any exception, and ``SystemExit`` (a plugin calling ``sys.exit``), marks the
+    plugin broken with one sentence, and whatever it registered before failing is taken back, so the built-ins
+    and the other plugins keep working. A plugin that registers a built-in's name fails that way (the registry's
+    built-ins are imported before a plugin may add to it).
+    """
+    global _plugins, _loading
     if _plugins is not None:
         return _plugins
     _plugins = []
-    for ep in metadata.entry_points(group=PLUGIN_GROUP):
+    try:
+        found = list(metadata.entry_points(group=PLUGIN_GROUP))
+    except Exception as exc:  # a damaged installed distribution's metadata
+        _plugins.append(PluginStatus("?", PLUGIN_GROUP, f"the installed plugins could not be listed ({type(exc).__name__}: {exc})"))
+        return _plugins
+    for ep in found:
         status = PluginStatus(ep.name, ep.value)
+        _loading = []
         try:
             loaded = ep.load()
             if callable(loaded) and not isinstance(loaded, type):
                 loaded()
+        except SystemExit as exc:
+            status.error = f"it called sys.exit({exc.code!r}) while loading; it is not loaded"
+        except DuplicateNameError as exc:
+            status.error = f"{exc} A plugin may not take a built-in's name; it is not loaded"
         except Exception as exc:  # a plugin's failure must not hide the other components
             status.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            added, _loading = _loading, None
+        if status.error:
+            for registry, name in reversed(added):
+                registry._remove(name)
         _plugins.append(status)
     return _plugins
 

@@ -14,7 +14,6 @@ the same training waits for it and loads the weights instead of training them ag
 from __future__ import annotations
 
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional
@@ -97,7 +96,10 @@ def load(path: Path) -> Optional[Dict[str, Any]]:
 def save(path: Path, payload: Dict[str, Any]) -> None:
     """Write ``payload`` to ``path`` atomically (a temporary file in the same folder, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".tmp-{uuid.uuid4().hex}.pt"
+    from harness.store import temp_path
+
+    # named by pid and host, so that a run can tell a killed save's leftover from a live one (ResultsStore.prepare)
+    tmp = temp_path(path.parent, ".pt")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to the results
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -1,6 +1,7 @@
 """A suite that trains nothing, for tests of the run loop: each job appends its label and pid to a log.
 
 ``BENCH_COUNTING_LOG`` names the log and ``BENCH_COUNTING_SLEEP`` how long a job takes (seconds);
+``BENCH_COUNTING_KILL=LABEL`` kills the process by SIGKILL when it starts the job LABEL (after logging it);
 ``BENCH_COUNTING_BARRIER=DIR,N`` holds each process's first job until N processes have reached theirs,
 so that concurrent runs really overlap. The FFN or norm preset picks an outcome: ``relu`` raises (failed), ``rmsnorm`` diverges, ``swiglu`` is
 unsupported; any other spec measures one value. Run as a script, it registers itself and runs ``bench``.
@@ -32,6 +33,10 @@ class CountingSuite(Suite):
         _barrier()
         with open(os.environ["BENCH_COUNTING_LOG"], "a") as log:
             log.write(f"{ctx.label} {os.getpid()}\n")
+        if os.environ.get("BENCH_COUNTING_KILL") == ctx.label:
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(float(os.environ.get("BENCH_COUNTING_SLEEP", "0")))
         if spec.ffn == "relu":
             raise RuntimeError("boom")

@@ -94,7 +94,7 @@ def test_a_damaged_file_is_reported_its_job_rerun_and_the_good_records_kept(caps
 
 def test_report_over_every_suite_is_not_blocked_by_a_damaged_file_or_a_leftover(capsys, log, results, tmp_path):
     assert run(capsys, results, "variants=[baseline]")[0] == 0
-    (results / NAME / "junk.jsonl").write_text('{"metric": "loss", "status": "ok"}\n{trunc')
+    (results / NAME / "junk.jsonl").write_text('{"metric": "loss", "status": "ok", "variant": "x"}\n{trunc')
     (results / "position_extrapolation").mkdir()
     (results / "position_extrapolation" / ".tmp-abc123.jsonl").write_text("{")
     code = main(["report", f"results_dir={results}", f"reports_dir={tmp_path / 'reports'}"])

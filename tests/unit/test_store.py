@@ -13,7 +13,7 @@ from harness.store import CorruptResultsError, ResultsStore
 
 
 def record(**kw):
-    return {"metric": "loss", "status": "ok", "value": 1.0, **kw}
+    return {"metric": "loss", "status": "ok", "value": 1.0, "variant": "x", **kw}
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_records_are_written_with_the_users_umask(store, tmp_path):
 def test_a_damaged_line_is_reported_with_its_line_and_skipped(store, tmp_path, said):
     store.write("s", "h1", "good", [record(value=1.0)])
     bad = tmp_path / "s" / "bad-h2.jsonl"
-    bad.write_text('{"metric": "loss", "status": "ok", "value": 2.0}\n{not json\n')
+    bad.write_text('{"metric": "loss", "status": "ok", "value": 2.0, "variant": "x"}\n{not json\n')
     assert [r["value"] for r in store.load("s")] == [1.0]
     assert store.find("s", "h2") is None  # its job counts as not done
     assert any("bad-h2.jsonl is corrupt at line 2" in s for s in said)

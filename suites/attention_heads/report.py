@@ -7,7 +7,6 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import sentences
 from harness.report_kit import begin, code_line, fmt_mean_ci, title, write_markdown
 from suites.attention_heads.figures import figure_names, grid_figure, maps_figure
 from suites.attention_heads.tables import (ORDER, STAT_COLUMNS, _job_value, _layer_table, _specialist_section,  # noqa: F401
@@ -23,13 +22,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     base = _job_value(df, "delimiter_base")
     uniform = _job_value(df, "uniform_entropy")
     lines = title(suite, "What attention heads attend to", first)
-    lines += _setup(df, first, settings, variants, seeds, base, uniform)
-    checks = learning_checks(df, "loss")
-    lines += learning_section(checks, variants)
-    lines += _layer_table(heads, variants)
     spec_table = specialists(heads, base) if len(heads) else pd.DataFrame()
     lines += _specialist_section(spec_table, variants)
     lines += _trend_section(entropy_trends(heads) if len(heads) else pd.DataFrame(), variants)
+    lines += _layer_table(heads, variants)
 
     paths: List[Path] = []
     figures = out_dir / "figures"
@@ -60,7 +56,12 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     found = findings(df)
     lines += ["## Against the published findings", ""]
     lines += [f"- {c.source}: {c.published}." for c in CLAIMS[:2]] + [f"- {CLAIMS[2].source}: {CLAIMS[2].published}.", ""]
-    lines += [f"- {sentence}" for sentence in sentences(found)] + [""]
+    # the per-family counts and entropies the verdicts' sentences list are the two tables above
+    says = {"agrees": "**agrees**", "disagrees": "**disagrees**"}
+    lines += [f"- {f.claim.name}: this run {says.get(f.verdict, f'is **{f.verdict}**')}"
+              + (f" ({f.cause.rstrip('.')})" if f.cause and f.verdict != "agrees" else "") + "." for f in found] + [""]
+    lines += _setup(df, first, settings, variants, seeds, base, uniform)
+    lines += learning_section(learning_checks(df, "loss"), variants)
     return [write_markdown(suite, lines, out_dir), *paths]
 
 

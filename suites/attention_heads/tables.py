@@ -123,27 +123,44 @@ def _parts(table: pd.DataFrame, variants: List[str]):
             yield v, part
 
 
+def _with(counts: pd.Series) -> str:
+    """'3.3 ± 1.4 (n=3); 3 of 3 seeds': heads per model and how many seeds' models have one (what the verdicts read)."""
+    return f"{fmt_mean_ci(counts, 1)}; {int((counts > 0).sum())} of {len(counts)} seeds"
+
+
 def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
     rows = []
     for v, part in _parts(table, variants):
         first = part.sort_values("seed").iloc[0]
         rows.append({
-            "variant": v, "heads": int(first.heads),
-            "offset heads": fmt_mean_ci(part.offset, 1),
+            "variant": v,
+            "offset heads": _with(part.offset),
             "their offsets (first seed)": ", ".join(first.offset_names) or "none",
-            "delimiter heads": fmt_mean_ci(part.delimiter, 1),
+            "delimiter heads": _with(part.delimiter),
             "which (first seed)": ", ".join(first.delimiter_names) or "none",
             "first-token heads": fmt_mean_ci(part.sink, 1),
             "largest offset share": fmt_mean_ci(part.max_offset_share, 2),
             "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2),
         })
     threshold = (f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)")
+    sizes = sorted({int(h) for h in table.heads}) if len(table) else []
+    of = f" of the {', '.join(str(n) for n in sizes)} heads of a model" if sizes else ""
     return table_section("Specialised heads",
             f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset d >= "
             f"{MIN_OFFSET} (d = 1 the previous token; heads on the query itself, d = 0, do not count), a "
             f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
-            f"{SPECIALIST:.0%} goes to the window's first character. Counts per model: mean over seeds (n = seeds); heads "
-            "are named L<layer>H<head> with offset d.", rows, "No per-head records.")
+            f"{SPECIALIST:.0%} goes to the window's first character. Counts per model{of}: mean over seeds (n = seeds), "
+            "then how many seeds' models have one (the verdicts read it: a family has such heads when every seed's model "
+            "has one); heads are named L<layer>H<head> with offset d.", rows, "No per-head records.")
+
+
+def _direction(part: pd.DataFrame) -> str:
+    """Where a family's broadest heads are, paired over seeds as the entropy verdict reads it (harness/paired.py)."""
+    from harness.paired import directional, paired
+
+    by_seed = part.set_index("seed")
+    diff = paired("lower - upper half entropy", by_seed.lower_half.to_dict(), by_seed.upper_half.to_dict(), "nats")
+    return {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}[directional(diff, +1)]
 
 
 def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
@@ -154,8 +171,10 @@ def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
         rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
                      "lower half - upper half (nats)": fmt_mean_ci(part.lower_half - part.upper_half, 2),
                      "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2),
-                     "largest p over seeds": f"{part.p.max():.2g}"})
+                     "largest p over seeds": f"{part.p.max():.2g}", "broadest heads": _direction(part)})
     return table_section("Entropy from lower to upper layers",
             "The mean head entropy of the lower half of the layers minus the upper half's, per seed (positive: the "
             "broadest heads are in the lower layers, as Clark et al. found), and Spearman's rank correlation of layer "
-            "index and head entropy over every head of a model (negative when entropy falls with depth).", rows, "No per-head records.")
+            "index and head entropy over every head of a model (negative when entropy falls with depth); broadest heads: the "
+            "difference's direction paired over seeds (it counts when its 95% interval excludes 0 or the halves' per-seed "
+            "ranges do not overlap).", rows, "No per-head records.")

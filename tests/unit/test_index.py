@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from harness.groups import split_groups
-from harness.index import render, write_index
+from harness.index import write_index
 from harness.scoreboard import scoreboard
 from harness.tradeoffs import build
 
@@ -109,58 +109,40 @@ def test_the_verdicts_are_the_suites_own(groups):
             assert (board[board.finding == found.claim.name].verdict == found.verdict).all()
 
 
-def test_the_quality_cost_table_joins_suites_on_the_design(groups):
+def test_the_quality_cost_table_has_one_row_per_trained_model_and_joins_no_other_suite(groups):
+    """Quality and cost come from one model's own jobs: kv_cache's models (of another size) fill no cell here, and
+    position_extrapolation's rope and language_modeling's baseline are two models, two rows."""
     table = build({name: g.frame for name, g in groups.items()}, lambda suite: "quick")
-    rows = table.frame.set_index("variant")
-    letters = {v.split(":")[0]: k for k, v in table.sources.items()}
-    pe, lm, cache = (letters[s] for s in ("position_extrapolation", "language_modeling", "kv_cache"))
-    rope = rows.loc["rope = baseline"]  # position_extrapolation's rope is language_modeling's baseline
-    ppl = rope["held-out ppl at L (per char)"]
-    assert ppl.startswith("4.300 ± ") and ppl.endswith(f"[{pe}]")
-    assert rope["held-out ppl at 8L (per char)"].startswith("31.000 ± ")
-    assert rope["KV cache (B/token)"] == f"1,024 [{cache}]"
-    assert rope["decode (ms/token at 512 tokens)"].startswith("2.010 ± ")
-    assert rope["training FLOPs"] == f"5.3T [{lm}]"
-    assert table.sources[pe].startswith("position_extrapolation: profile `quick`, cpu (Test CPU), float32")
-    # alibi: KV bytes depend on the grouping only, the decode step on the position too
-    assert rows.loc["alibi", "KV cache (B/token)"] == f"1,024 [{cache}]"
-    assert rows.loc["alibi", "decode (ms/token at 512 tokens)"].startswith("2.210")
-    # a design only kv_cache ran: the quality cells name the run that would fill them
-    mqa_row = rows.loc["rope+mqa"]
-    assert mqa_row["KV cache (B/token)"] == f"256 [{cache}]" and mqa_row["held-out ppl at L (per char)"].startswith("not run [")
-    commands = {n: c for c, n in table.commands.items()}
-    number = int(mqa_row["held-out ppl at L (per char)"].split("[")[1].rstrip("]"))
-    assert commands[number] == "`bench run suite=position_extrapolation variants=[rope+mqa] profile=quick`"
-    # language_modeling's mqa widens its FFN: a different design from kv_cache's, and named so
-    assert rows.loc["mqa", "design"] == "rope, MQA, d_ff widened to match MHA parameters"
-    assert "attention (ms at 4096 tokens, causal fwd)" in rows.columns
-    assert rows.loc["alibi", "attention (ms at 4096 tokens, causal fwd)"].startswith("not run [")
-    assert any(c.startswith("`bench run suite=attention_cost variants=[") for c in table.suite_commands())
+    pe, lm = "position_extrapolation", "language_modeling"
+    assert list(zip(table.frame.suite, table.frame.model)) == [(pe, "sinusoidal"), (pe, "alibi"), (pe, "rope"),
+                                                               (lm, "baseline"), (lm, "mqa")]
+    rope = table.frame.set_index("model").loc["rope"]
+    assert rope["ppl at L"].startswith("4.300 ") and rope["ppl at 8L"].startswith("31.000 ")
+    # these made-up jobs measured no cost of their own: the cell names the run that does, not kv_cache's number
+    assert rope["KV cache (B/token)"].startswith("not run [") and rope["decode at L (ms/token)"].startswith("not run [")
+    assert "`bench run suite=position_extrapolation variants=[rope] profile=quick`" in table.commands
+    assert table.frame.set_index("model").loc["baseline", "ppl at 8L"] == "-"  # language_modeling scores at L only
+    assert table.frame.set_index("model").loc["mqa", "what to know"].startswith("MQA, d_ff widened to ")  # its budget
+    assert table.sources[pe].startswith("profile `quick`, cpu (Test CPU), float32")
 
 
-def test_the_index_has_its_three_parts_and_a_pareto_figure(groups, tmp_path):
+def test_the_index_has_its_three_parts_and_says_why_there_is_no_figure(groups, tmp_path):
     path = write_index(groups, tmp_path)
     text = path.read_text()
     assert text.startswith("# Which variant should I use?")
-    for heading in ("## Findings scoreboard", "## Quality and cost per variant", "## Quality against cost"):
+    for heading in ("## Findings scoreboard", "## Quality and cost per trained model", "## Quality against cost"):
         assert heading in text
-    assert "![held-out perplexity against KV-cache bytes per token and decode latency](figures/index_pareto.png)" in text
-    assert (tmp_path / "figures" / "index_pareto.png").stat().st_size > 10_000
+    assert "so there is no figure; `bench run suite=position_extrapolation profile=quick` trains and measures both" in text
+    assert not (tmp_path / "figures" / "index_pareto.png").exists()
     assert "- position_extrapolation: profile=quick cpu float32" in text
 
 
 def test_pareto_front_keeps_the_points_nothing_beats_on_both_axes():
     from harness.pareto import front
 
-    data = pd.DataFrame({"variant": list("abcd"), "x": [1.0, 2.0, 2.0, 3.0], "y": [5.0, 4.0, 6.0, 1.0]})
-    assert list(front(data).variant) == ["a", "b", "d"]
-
-
-def test_without_a_cost_the_index_says_which_run_would_give_one(groups, tmp_path):
-    only = {"position_extrapolation": groups["position_extrapolation"]}
-    text = render(only, tmp_path)
-    assert "No variant design has both a perplexity" in text and "`bench run suite=kv_cache profile=quick`" in text
-    assert not (tmp_path / "figures" / "index_pareto.png").exists()
+    data = pd.DataFrame({"model": list("abcd"), "x": [1.0, 2.0, 2.0, 3.0], "y": [5.0, 4.0, 6.0, 1.0]})
+    data["x_low"], data["x_high"] = data.x, data.x
+    assert list(front(data).model) == ["a", "b", "d"]
 
 
 def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, tmp_path, monkeypatch):

@@ -1,0 +1,58 @@
+"""A training job records its own model's cost beside its quality (suites/common/model_cost.py), at a tiny size."""
+
+from harness.cli import main
+from stored import load
+
+PE = ["suite=position_extrapolation", "set.steps=3", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",
+      "set.train_len=8", "set.batch_size=4", "set.eval_tokens=512", "set.warmup_steps=1", "set.eval_multipliers=[1,8]",
+      "progress=false", "seeds=[0]"]
+LM = ["suite=language_modeling", "set.steps=3", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
+      "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false", "seeds=[0]"]
+COSTS = ("train_flops", "peak_train_memory", "kv_cache_bytes_per_token", "prefill_latency", "decode_latency")
+
+
+def _by(records):
+    out = {}
+    for r in records:
+        out.setdefault((r["variant"], r["metric"]), []).append(r)
+    return out
+
+
+def test_a_position_job_records_the_cost_of_the_model_it_trained(tmp_path):
+    results = tmp_path / "results"
+    assert main(["run", f"results_dir={results}", "variants=[rope,rope+pi,learned,alibi+mqa]", *PE]) == 0
+    by = _by(load(results))
+    for variant in ("rope", "rope+pi", "learned", "alibi+mqa"):
+        for metric in COSTS:
+            assert (variant, metric) in by, (variant, metric)
+        flops = by[(variant, "train_flops")][0]
+        assert flops["value"] == flops["extra"]["flops_per_step"] * 3 > 0
+        assert flops["extra"]["flops_per_token"] == flops["extra"]["flops_per_step"] / (4 * 8)
+        memory = by[(variant, "peak_train_memory")][0]
+        assert memory["value"] > memory["extra"]["weight_bytes"] > 0 and memory["extra"]["optimizer"] == "adamw"
+        kv = by[(variant, "kv_cache_bytes_per_token")][0]
+        kv_heads = 1 if variant == "alibi+mqa" else 2
+        assert kv["status"] == "ok" and kv["value"] == 2 * 1 * kv_heads * 8 * 4  # 2 x layers x kv_heads x head_dim x 4 B
+        assert kv["extra"]["cache_bytes"] == kv["extra"]["cache_bytes_analytic"] == kv["value"] * 8
+        prefill = by[(variant, "prefill_latency")][0]
+        assert prefill["status"] == "ok" and prefill["x"] == 8.0 and prefill["extra"]["repeats"] >= 5
+        assert "cost_time_s" in prefill and prefill["cost_time_s"] > 0
+    decode = {(r["variant"], r["x"]): r for rs in by.values() for r in rs if r["metric"] == "decode_latency"}
+    for variant in ("rope", "rope+pi", "alibi+mqa"):
+        for x in (8.0, 64.0):
+            step = decode[(variant, x)]
+            assert step["status"] == "ok" and step["extra"]["cached"] == x - 1 and "q1" in step["extra"]
+            assert step["extra"]["max_error_vs_full"] < 1e-3
+    assert decode[("learned", 8.0)]["status"] == "ok"
+    assert decode[("learned", 64.0)]["status"] == "unsupported" and "without clipping" in decode[("learned", 64.0)]["reason"]
+
+
+def test_a_language_modeling_job_records_the_cost_of_the_model_it_trained(tmp_path):
+    results = tmp_path / "results"
+    assert main(["run", f"results_dir={results}", "variants=[baseline,additive+naive]", *LM]) == 0
+    by = _by(load(results))
+    for variant in ("baseline", "additive+naive"):
+        for metric in COSTS:
+            assert all(r["status"] == "ok" for r in by[(variant, metric)]), (variant, metric)
+        assert [r["x"] for r in by[(variant, "decode_latency")]] == [8.0, 64.0]
+    assert by[("baseline", "kv_cache_bytes_per_token")][0]["value"] == 2 * 1 * 8 * 4 * 4

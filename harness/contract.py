@@ -199,8 +199,16 @@ class Suite:
         return importlib.import_module(self.report_module)
 
     def report(self, records: "pd.DataFrame", out_dir: Path) -> List[Path]:
-        """Write this suite's Markdown report (and figures) from stored records; return the paths."""
-        return self._reporter().write_report(self, records, out_dir)
+        """Write this suite's Markdown report (and figures) from stored records; return the paths.
+
+        The report is then reordered to lead with its answer (harness/report_layout.py): the Verdicts block of
+        this suite's findings first, then its headline table and figure, bookkeeping last."""
+        from harness.report_layout import rewrite
+
+        paths = self._reporter().write_report(self, records, out_dir)
+        if self.claims:
+            rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records))
+        return paths
 
     @property
     def claims(self) -> Tuple["Claim", ...]:

@@ -33,7 +33,10 @@ def test_language_modeling_end_to_end_with_report(tmp_path):
                    "non-overlapping", "FlopCounterMode", "skipped", "Checks: did each model learn?", "bigram entropy"):
         assert phrase in text, phrase
     # four steps of a tiny model learn nothing, so no verdict is drawn from them
-    assert "No verdict: the baseline `baseline` did not learn" in text and "Vaswani et al. 2017" not in text
+    assert "No verdict: the baseline `baseline` did not learn" in text
+    verdicts, body = text.split("## Verdicts", 1)[1].split("\n## ", 1)
+    assert "**inconclusive**" in verdicts and "did not learn" in verdicts  # the Verdicts block says why
+    assert "Vaswani et al. 2017" not in body  # and no section compares an untrained model with the paper
     mqa_row = next(line for line in text.splitlines() if line.startswith("| mqa "))
     assert "matched: d_ff widened to" in mqa_row and "flagged" not in mqa_row
     unmatched_row = next(line for line in text.splitlines() if line.startswith("| mqa+unmatched"))

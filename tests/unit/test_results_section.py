@@ -1,4 +1,6 @@
-"""The README's Results section is generated from stored records and their reports, between two markers."""
+"""The README's findings table and figure are generated from stored records and their reports, between two markers."""
+
+import math
 
 import pytest
 
@@ -6,39 +8,63 @@ from harness.results_section import BEGIN, END, update_readme
 from harness.store import ResultsStore
 
 
-def record(seed, profile="standard", stamp="2026-11-30T23:00:00", wall=120.0):
-    return {"suite": "position_extrapolation", "suite_version": 2, "variant": "alibi", "seed": seed, "metric": "loss",
-            "status": "ok", "value": 1.5, "x": 64.0, "profile": profile, "profile_settings": {"steps": 1000},
-            "device": "cpu", "device_name": "Test CPU", "dtype": "float32", "data_checksum": "abc", "num_threads": 2,
-            "torch_version": "2.13.0", "timestamp": stamp, "wall_time_s": wall, "job_hash": f"h{seed}{profile}",
-            "corpus": "World English Bible (engWEB2015eb)"}
+L = 16
 
 
-def test_results_section_is_built_from_records_and_the_report(tmp_path):
+def _spec(variant):
+    from harness.contract import suites
+
+    suite = suites.get("position_extrapolation")
+    return suite.spec_for(variant, suite.profiles["quick"], {}).to_dict()
+
+
+def lm_records(variant, seed, ppl_l, ppl_8l, profile="standard", stamp="2026-11-30T23:00:00+00:00", wall=120.0):
+    """Made-up records of a character LM that learned: loss and perplexity at L and 8L, training loss."""
+    common = dict(suite="position_extrapolation", suite_version=2, variant=variant, seed=seed, status="ok",
+                  profile=profile, profile_settings={"train_len": L, "steps": 1000}, device="cpu",
+                  device_name="Test CPU", dtype="float32", data_checksum="abc", num_threads=2, torch_version="2.13.0",
+                  timestamp=stamp, wall_time_s=wall, job_hash=f"{variant}{seed}{profile}", spec=_spec(variant),
+                  reason=None, extra={}, x=None, bigram_entropy=2.5, unigram_entropy=3.0, parameters=800_000,
+                  corpus="Test corpus")
+    return [dict(common, metric="loss", x=float(L), value=math.log(ppl_l)),
+            dict(common, metric="perplexity", x=float(L), value=ppl_l),
+            dict(common, metric="perplexity", x=float(8 * L), value=ppl_8l),
+            dict(common, metric="train_loss", value=math.log(ppl_l) - 0.05)]
+
+
+@pytest.fixture
+def folders(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
     store = ResultsStore(results)
     for seed in (0, 1, 2):
-        store.write("position_extrapolation", f"h{seed}", f"alibi-s{seed}", [record(seed)])
-    store.write("position_extrapolation", "old", "alibi-quick", [record(0, "quick", "2026-11-01T00:00:00", 9999.0)])
+        for variant, ppl_l, ppl_8l in (("sinusoidal", 5.0, 21.0), ("alibi", 4.5, 4.4)):
+            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}",
+                        lm_records(variant, seed, ppl_l + 0.1 * seed, ppl_8l + 0.1 * seed))
+    store.write("position_extrapolation", "old", "alibi-quick",
+                lm_records("alibi", 0, 9.0, 90.0, "quick", "2026-11-01T00:00:00+00:00", 9999.0))
     reports.mkdir()
-    (reports / "position_extrapolation.md").write_text(
-        "# Title\n\n## Setup\n\n- text\n\n## Perplexity by evaluation length\n\n| variant | 64 |\n|---|---|\n| alibi | 4.5 |\n\n"
-        "## Figure\n\n![ppl](figures/pe.png)\n\n## Against the published finding\n\nPress et al. 2022: this run **agrees**.\n")
+    (reports / "position_extrapolation.md").write_text("# Title\n\n## Figure\n\n![ppl](figures/pe.png)\n")
+    return results, reports
+
+
+def test_the_findings_table_and_figure_are_built_from_made_up_records(tmp_path, folders):
+    results, reports = folders
     readme = tmp_path / "README.md"
-    readme.write_text(f"# bench\n\n## Results\n\n{BEGIN}\nstale text\n{END}\n\n## Using it\n")
+    readme.write_text(f"# bench\n\n## What it found\n\n{BEGIN}\nstale text\n{END}\n\n## Compare\n")
     update_readme(readme, results, reports)
     text = readme.read_text()
-    assert "stale text" not in text and text.endswith("## Using it\n")
+    assert "stale text" not in text and text.endswith("## Compare\n")
     block = text.split(BEGIN)[1].split(END)[0]
-    assert "### position_extrapolation" in block and "3 seeds" in block and "Test CPU" in block
-    assert "6.0 minutes of job wall time" in block  # the newest group only: 3 x 120 s, not the quick run
-    assert "| alibi | 4.5 |" in block and "![ppl](reports/figures/pe.png)" in block
-    assert "this run **agrees**" in block
-    assert "no index at reports/index.md yet" in block  # linked once `bench report` writes it
-    (reports / "index.md").write_text("# Which variant should I use?\n")
-    update_readme(readme, results, reports)
-    block = readme.read_text().split(BEGIN)[1].split(END)[0]
-    assert block.lstrip().startswith("Every finding on one page") and "[reports/index.md](reports/index.md)" in block
+    rows = [line for line in block.splitlines() if line.startswith("|")]
+    alibi = next(row for row in rows if "ALiBi extrapolates" in row)
+    # the newest group only (the quick run's 9.0 -> 90.0 would not be flat), linked to its report, with its number
+    assert "(reports/position_extrapolation.md)" in alibi and "**agrees**" in alibi
+    assert "ALiBi ppl(8L)/ppl(L) 0.97" in alibi and "3 seeds" in alibi
+    assert sum("**not run**" in row for row in rows) >= 10  # every other suite's claims say not run
+    assert "Test CPU" in block and "[reports/index.md](reports/index.md)" in block
+    assert "![ppl](reports/figures/pe.png)" in block
+    assert not any("bytes" in row.lower() and "formula" in row.lower() for row in rows)  # checks are scored apart
+    assert "checks" in block
 
 
 def test_a_readme_without_markers_is_refused(tmp_path):

@@ -1,0 +1,129 @@
+"""A report leads with its answer: the Verdicts block, then the headline table and the figure, bookkeeping last.
+
+Every suite's report module writes its sections in the order its numbers are computed. ``lead_with_answer``
+rewrites the written Markdown so that every report reads the same way:
+
+1. the title and the suite's one-line description;
+2. ``## Verdicts``: one bullet per published finding the suite tests (verdict, the number it rests on with its
+   interval and seeds, the one confound that matters, and the cause when it does not agree), then the checks
+   (claims true by construction) in one line each;
+3. the report's first section that is not bookkeeping (its headline table), then its figure;
+4. the other sections in their order;
+5. bookkeeping: setup, support and correctness checks, cells that are not numbers.
+
+Nothing is dropped or recomputed: the sections are moved whole, and the verdicts are the suite's own
+``findings`` (harness/findings.py), the same the index's scoreboard shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, List, Sequence
+
+from harness.findings import Finding
+
+#: headings (prefixes) of sections that record how a run was made rather than what it found
+BOOKKEEPING = ("## Setup", "## Support", "## Checks", "## Cells that are not numbers", "## Runs that did not finish",
+               "## Check before timing", "## Correctness against naive", "## Kernels", "## Calculator",
+               "## ATen operators")
+VERDICTS = "## Verdicts"
+
+
+def _sections(markdown: str) -> List[List[str]]:
+    """The report's lines cut before every level-2 heading (the first part is the title block)."""
+    out: List[List[str]] = [[]]
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            out.append([])
+        out[-1].append(line)
+    return out
+
+
+def _is_bookkeeping(section: Sequence[str]) -> bool:
+    return bool(section) and section[0].startswith(BOOKKEEPING)
+
+
+def _has_figure(section: Sequence[str]) -> bool:
+    return any(line.lstrip().startswith("![") for line in section)
+
+
+def _has_table(section: Sequence[str]) -> bool:
+    return any(line.startswith("|") for line in section)
+
+
+def number(found: Finding) -> str:
+    """'ALiBi ppl(8L)/ppl(L) 0.973 [0.973, 0.973], 3 seeds': the estimate the verdict rests on."""
+    head = found.headline
+    if head is None:
+        return ""
+    interval = head.interval_text()
+    text = head.text() + (f" {interval}" if interval.startswith("[") or interval.startswith("(") else "")
+    seeds = found.seeds or head.seeds
+    return text + (f", {seeds} seed" + ("" if seeds == 1 else "s") if seeds else "")
+
+
+def bullet(found: Finding) -> str:
+    """One Verdicts bullet: verdict, finding and source, the number, the confound, the cause when not agreeing."""
+    claim = found.claim
+    line = f"- **{found.verdict}**: {claim.name} ({claim.source})"
+    if found.verdict == "not run":
+        return line + (f": not run; `{found.command}` runs it." if found.command else ": not run.")
+    measured = number(found)
+    line += f": {measured}." if measured else "."
+    if found.note:  # a verdict resting on one seed: indicative only
+        line += f" {found.note}."
+    if found.cause and found.verdict != "agrees":
+        line += f" Why: {found.cause.rstrip('.')}."
+    if claim.confound:
+        line += f" Confound: {claim.confound.rstrip('.')}."
+    return line
+
+
+def verdicts_block(findings: Iterable[Finding]) -> List[str]:
+    """The ``## Verdicts`` section: findings first, then checks (they test the code, not the literature)."""
+    findings = list(findings)
+    published = [f for f in findings if f.claim.kind == "finding"]
+    checks = [f for f in findings if f.claim.kind == "check"]
+    if not findings:
+        return []
+    lines = [VERDICTS, ""]
+    lines += [bullet(f) for f in published]
+    if checks:
+        lines += ["", "Checks (true by construction or against this project's own earlier measurement):", ""]
+        lines += [bullet(f) for f in checks]
+    lines += ["", "Each verdict is paired over seeds: a difference counts when its 95% interval excludes 0 or the "
+              "arms' per-seed ranges do not overlap. The sections below hold every number it rests on.", ""]
+    return lines
+
+
+def lead_with_answer(markdown: str, findings: Iterable[Finding]) -> str:
+    """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping."""
+    head, *sections = _sections(markdown)
+    sections = [s for s in sections if s and s[0].strip() != VERDICTS]  # a report rebuilt from a rebuilt file
+    body = [s for s in sections if not _is_bookkeeping(s)]
+    bookkeeping = [s for s in sections if _is_bookkeeping(s)]
+    headline = next((s for s in body if _has_table(s)), body[0] if body else None)
+    ordered: List[List[str]] = []
+    if headline is not None:
+        ordered.append(headline)
+        if not _has_figure(headline):
+            figure = next((s for s in body if s is not headline and _has_figure(s)), None)
+            if figure is not None:
+                ordered.append(figure)
+    ordered += [s for s in body if all(s is not o for o in ordered)]
+    ordered += bookkeeping
+    lines = list(head)
+    if lines and lines[-1].strip():
+        lines.append("")
+    lines += verdicts_block(findings)
+    for section in ordered:
+        if lines and lines[-1].strip():
+            lines.append("")
+        lines += section
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def rewrite(path: Path, findings: Iterable[Finding]) -> None:
+    """Reorder the report at ``path`` in place (a missing file is left alone)."""
+    if path.is_file():
+        path.write_text(lead_with_answer(path.read_text(), findings))

@@ -1,0 +1,68 @@
+"""Every report leads with its answer: Verdicts first, then the headline table and figure, bookkeeping last."""
+
+from harness.findings import Claim, Estimate, finding, not_run
+from harness.report_layout import VERDICTS, bullet, lead_with_answer
+
+CLAIM = Claim("k", "s", "ALiBi extrapolates", "Press et al. 2022 (arXiv 2108.12409)", "flat", confound="a tiny model")
+CHECK = Claim("c", "s", "bytes = formula", "by construction", "equal", kind="check")
+
+REPORT = """# Title (s, suite version 1)
+
+One line.
+
+## Setup
+
+- Model: tiny
+
+## Perplexity by length
+
+| variant | 64 |
+|---|---|
+| alibi | 4.5 |
+
+## Did each model learn?
+
+| variant | flag |
+|---|---|
+| alibi | no |
+
+## Figure
+
+![ppl](figures/s.png)
+
+## Support
+
+| kernel | ok |
+|---|---|
+"""
+
+
+def three_seeds(verdict="agrees", cause=""):
+    estimate = Estimate.of("ALiBi ppl(8L)/ppl(L)", [0.97, 0.98, 0.99])
+    return finding(CLAIM, verdict, "sentence", [estimate], cause=cause)
+
+
+def test_the_verdicts_come_first_then_the_headline_table_and_figure_and_bookkeeping_last():
+    text = lead_with_answer(REPORT, [three_seeds(), finding(CHECK, "agrees", "", [Estimate("exact", 1.0, seeds=0)])])
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == [VERDICTS, "## Perplexity by length", "## Figure", "## Did each model learn?", "## Setup",
+                        "## Support"]
+    assert text.startswith("# Title (s, suite version 1)\n\nOne line.\n\n## Verdicts")
+    verdicts = text.split(VERDICTS)[1].split("\n## ")[0]
+    assert "- **agrees**: ALiBi extrapolates (Press et al. 2022 (arXiv 2108.12409)): ALiBi ppl(8L)/ppl(L) 0.98" in verdicts
+    assert "3 seeds" in verdicts and "Confound: a tiny model." in verdicts
+    assert verdicts.index("ALiBi extrapolates") < verdicts.index("Checks") < verdicts.index("bytes = formula")
+    # nothing lost, and a rebuilt report is not given a second Verdicts block
+    for line in REPORT.splitlines():
+        assert line in text.splitlines()
+    assert lead_with_answer(text, [three_seeds()]).count(VERDICTS) == 1
+
+
+def test_a_bullet_says_one_seed_is_indicative_and_gives_the_cause_of_a_verdict_that_does_not_agree():
+    one = finding(CLAIM, "disagrees", "", [Estimate.of("ratio", [1.2])], cause="the ratio is above 1.15")
+    text = bullet(one)
+    assert "**disagrees**" in text and "1 seed: indicative only." in text and "Why: the ratio is above 1.15." in text
+    assert "[" not in text.split(":", 2)[2]  # no interval printed for one seed
+    assert "Why:" not in bullet(three_seeds("agrees", cause="ignored when it agrees"))
+    missing = not_run(CLAIM, command="bench run suite=s")
+    assert bullet(missing).endswith("not run; `bench run suite=s` runs it.")

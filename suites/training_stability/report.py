@@ -12,21 +12,20 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import sentences
-from harness.report_kit import begin, code_line, status_notes, title, write_markdown
+from harness.report_kit import begin, code_line, markdown_table, status_notes, title, write_markdown
 from suites.common.learning import learning_section
 from suites.training_stability.figures import gradient_figure
 from suites.training_stability.outcomes import cells, outcomes
 from suites.training_stability.tables import (ORDER, _cost_table, _expand, _ratio_table, _warmup_table,  # noqa: F401
                                               run_checks, run_label)
-from suites.training_stability.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.training_stability.verdicts import CLAIMS, GRADIENTS, PUBLISHED, TRAINABILITY, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     first, variants, seeds = begin(df, out_dir, ORDER)
     s, spec = first.profile_settings, first.spec
-    lines = title(suite, "Post-LN vs Pre-LN training stability", first) + [
-             "## Setup", "",
+    lines = title(suite, "Post-LN vs Pre-LN training stability", first)
+    setup = ["## Setup", "",
              f"- Model: decoder-only Transformer, d_model {spec['d_model']}, {spec['n_heads']} heads, depths "
              f"{list(s['depths'])}, {spec['norm']}, {spec['ffn']} FFN, {spec['position']} positions; weights initialised "
              + ("Xavier-uniform in every linear layer (Xiong et al.'s setting)" if s["init"] == "xavier" else "by the model's own scheme")
@@ -50,16 +49,41 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     checks = run_checks(df, variants)
     lines += _warmup_table(runs, variants, unigram)
     lines += _cost_table(cells(outcomes(runs, unigram), unigram) if len(runs) else [], variants)
-    lines += learning_section(checks, label="run")
+    ratio_lines, _, _ = _ratio_table(grads, variants)
+    found = findings(df)
+    lines += ratio_lines + _gradient_tests(found)
+    figure = gradient_figure(grads, variants, out_dir / "figures" / f"{suite.name}.png")
+    lines += ["## Figure", "", f"![FFN gradient norm by layer at initialisation](figures/{figure.name})", ""]
+    # the gradient and warm-up verdicts' sentences repeat the tables above: one line each; trainability's counts
+    # per seed are in no table, so its sentence stays
+    says = {"agrees": "**agrees**", "disagrees": "**disagrees**"}
+    lines += ["## Against the published finding", "", PUBLISHED, ""] + [
+        f"- {f.sentence}" if f.claim == TRAINABILITY and f.sentence else
+        f"- {f.claim.name}: this run {says.get(f.verdict, f'is **{f.verdict}**')}"
+        + (f" ({f.cause.rstrip('.')})" if f.cause and f.verdict != "agrees" else "") + "." for f in found] + [""]
+    lines += setup + learning_section(checks, label="run")
     lines += ["Only runs that finished are in this table; the flags are shown to read the grid by. No verdict leaves a "
               "run out: a diverged run, or one no better than the unigram loss, is the instability these claims are about "
               "and enters at its loss.", ""]
-    ratio_lines, _, _ = _ratio_table(grads, variants)
-    lines += ratio_lines
-    figure = gradient_figure(grads, variants, out_dir / "figures" / f"{suite.name}.png")
-    lines += ["## Figure", "", f"![FFN gradient norm by layer at initialisation](figures/{figure.name})", ""]
-    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in sentences(findings(df))] + [""]
     failed = status_notes(df, statuses=["failed", "oom", "skipped"])
     if failed:
-        lines += ["## Jobs that did not run", ""] + failed + [""]
+        lines += ["## Cells that are not numbers: jobs that did not run", ""] + failed + [""]
     return [write_markdown(suite, lines, out_dir), figure]
+
+
+def _gradient_tests(found) -> List[str]:
+    """The gradient verdict's paired tests per depth: Post-LN's log(last/first) and how much steeper it is than Pre-LN's."""
+    rows = {}
+    for f in found:
+        if f.claim != GRADIENTS:
+            continue
+        for e in f.estimates:
+            head, _, depth = e.label.rpartition(", depth ")
+            if head in ("Post-LN log(last/first)", "|log ratio| Post-LN - Pre-LN"):
+                # no '|' in a header: Markdown would read it as a column separator
+                name = "Post-LN log(last/first)" if head.startswith("Post-LN") else "abs log ratio, Post-LN - Pre-LN"
+                rows.setdefault(depth, {"depth": depth})[name + " [95%]"] = f"{e.value:+.2f} {e.interval_text()}"
+    if not rows:
+        return []
+    return ["Paired by seed (the gradient verdict reads these: Post-LN grows when its log ratio's interval is above 0, "
+            "and is steeper when the difference of the absolute log ratios is):", "", markdown_table(pd.DataFrame(list(rows.values()))), ""]

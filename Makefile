@@ -84,8 +84,8 @@ gpu-carry:
 # position_extrapolation and reads its stored weights. translation runs twice: its Bible profile (standard,
 # data=bible_en_es: the BLEU table at a real corpus's size, reported in reports/bible_en_es/) and profile
 # bottleneck (numbers_en_fr, 3 seeds: the corpus on which Bahdanau et al.'s finding can be tested at this budget),
-# which the index covers. Records go to reference/results/, reports to reference/reports/, and the README's
-# Results section is regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash),
+# which the index covers. Records go to reference/results/, reports to reference/reports/, and the README's findings table and figure
+# are regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash),
 # so it can run in pieces: `make reference REFERENCE_SUITES=language_modeling REFERENCE_COST_SUITES=`.
 REFERENCE_COST_SUITES   ?= kv_cache attention_cost sequence_cost
 REFERENCE_COST_PROFILE  ?= quick

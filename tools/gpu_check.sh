@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check (`make gpu-check`): everything that needs a CUDA device, in at most 8 minutes on one H200.
 #
-# It runs with the machine's own Python and CUDA torch, never a venv: a lent GPU machine reaches no package
-# registry (../shared/gpu/README.md). What that machine lacks is carried, made here by `make gpu-carry`: wheels
+# It runs with the machine's own Python and CUDA torch, never a venv: a GPU machine may reach no package
+# registry. What that machine lacks is carried, made here by `make gpu-carry`: wheels
 # in .whl/, installed into a private folder first (each package alone, the build that fits this Python), and
 # the SWORD module of position_extrapolation's corpus in .sword/ (SWORD_PATH). Steps run in order of
 # importance, each under its own time limit, so a slow step costs its own results and not the others';

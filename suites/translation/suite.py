@@ -27,6 +27,8 @@ from suites.common.bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpu
 from suites.common.seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
 from suites.translation.baselines import baseline_scores
 from suites.common.metrics import COMMON
+from suites.common.model_cost import METRICS as COST_METRICS, training_costs
+from suites.common.seq2seq_cost import seq2seq_inference_costs
 from suites.common.profile_parts import ModelSize, TrainingBudget
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
@@ -116,8 +118,8 @@ PROFILES = SuiteFile.of(__file__).profiles(TranslationProfile)
 class Translation(Suite):
     """BLEU and chrF of RNN and Transformer encoder-decoders, and BLEU by source length (Bahdanau et al. 2014)."""
 
-    version = 2
-    metrics = SuiteFile.of(__file__).metrics(COMMON)
+    version = 3  # each job records its own training and inference cost (suites/common/model_cost.py)
+    metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS})
     profiles = PROFILES
     # lstm+bahdanau+additive is the model of Bahdanau et al. 2014 that the report compares with the paper
     default_variants = ("rnn", "lstm", "lstm+bahdanau+additive", "lstm+luong+dot", "lstm+luong+general", "transformer")
@@ -184,7 +186,22 @@ class Translation(Suite):
                             batch_size=profile.decode_batch, device=ctx.device, progress=bar)
         hyps = data.vocab.decode(ids)
         out.append(Measurement("decode_time", time.perf_counter() - t0))
-        return out + self._scores(hyps, texts, profile)
+        return out + self._scores(hyps, texts, profile) + self._costs(model, data, test, settings, profile, seed, ctx)
+
+    @staticmethod
+    def _costs(model, data: EncodedCorpus, test, settings: TrainSettings, profile: TranslationProfile, seed: int,
+               ctx: JobContext) -> List[Measurement]:
+        """The trained model's own cost (suites/common/model_cost.py, seq2seq_cost.py): training FLOPs and memory on
+        the first training batch; encoding a test source of the median length and decoding with its memory."""
+        t0 = time.perf_counter()
+        src, tgt_in, tgt_out = teacher_batch(data.train[: profile.batch_size], ctx.device)
+        out = training_costs(model, lambda m: seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum()),
+                             profile.steps, ctx.device, settings)
+        model.eval()
+        sources = sorted((s for s, _ in test), key=len)
+        out += seq2seq_inference_costs(model, sources[len(sources) // 2], data.vocab.size, ctx.device, seed)
+        ctx.facts.update(cost_time_s=time.perf_counter() - t0)
+        return out
 
     def _scores(self, hyps: List[str], texts, profile: TranslationProfile) -> List[Measurement]:
         """Corpus BLEU and chrF, samples, and BLEU per source-length bucket."""

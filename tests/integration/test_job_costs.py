@@ -56,3 +56,25 @@ def test_a_language_modeling_job_records_the_cost_of_the_model_it_trained(tmp_pa
             assert all(r["status"] == "ok" for r in by[(variant, metric)]), (variant, metric)
         assert [r["x"] for r in by[(variant, "decode_latency")]] == [8.0, 64.0]
     assert by[("baseline", "kv_cache_bytes_per_token")][0]["value"] == 2 * 1 * 8 * 4 * 4
+
+
+TR = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
+      "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=40", "progress=false", "seeds=[0]"]
+
+
+def test_a_translation_job_records_encoding_and_decoding_with_the_memory(tmp_path):
+    results = tmp_path / "results"
+    assert main(["run", f"results_dir={results}", "variants=[lstm+bahdanau+additive,transformer]", *TR]) == 0
+    by = _by(load(results))
+    kv = by[("transformer", "kv_cache_bytes_per_token")][0]
+    assert kv["status"] == "ok" and kv["value"] == 2 * 1 * 2 * 8 * 4  # 2 x layers x kv_heads x head_dim x 4 B
+    assert kv["extra"]["memory_bytes_per_source_token"] == kv["value"]  # the encoder memory's K/V, once per source token
+    rnn_kv = by[("lstm+bahdanau+additive", "kv_cache_bytes_per_token")][0]
+    assert rnn_kv["status"] == "unsupported" and "fixed-size state" in rnn_kv["reason"]
+    assert by[("lstm+bahdanau+additive", "train_flops")][0]["status"] == "unsupported"  # fused LSTM kernels uncounted
+    assert by[("transformer", "train_flops")][0]["value"] > 0
+    for variant in ("lstm+bahdanau+additive", "transformer"):
+        prefill = by[(variant, "prefill_latency")][0]
+        assert prefill["status"] == "ok" and prefill["x_name"] == "source_tokens"
+        steps = by[(variant, "decode_latency")]
+        assert [r["x"] for r in steps] == [prefill["x"], 8 * prefill["x"]] and all(r["status"] == "ok" for r in steps)

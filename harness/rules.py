@@ -280,6 +280,7 @@ def warmup_problem(profile: Any, given: Iterable[str]) -> Tuple[Optional[str], O
     """(an error, a note) about a warm-up longer than the run: an error when the user set the warm-up, a note
     when only ``set.steps`` was lowered below the profile's warm-up (the learning rate then never peaks)."""
     given = set(given)
+    note = None
     for warm in ("warmup_steps", "transformer_warmup_steps"):
         if not hasattr(profile, warm) or not hasattr(profile, "steps"):
             continue
@@ -289,10 +290,10 @@ def warmup_problem(profile: Any, given: Iterable[str]) -> Tuple[Optional[str], O
         if warm in given:
             return (f"set.{warm}={value} is longer than the run (set.steps={steps}): the learning rate would never "
                     f"reach its peak; give set.{warm} at most {steps}."), None
-        if "steps" in given:
-            return None, (f"note: set.steps={steps} is shorter than the profile's warm-up (set.{warm}={value}), so "
-                          f"the learning rate never reaches set.lr; give set.{warm}=N for a shorter warm-up.")
-    return None, None
+        if "steps" in given and note is None:
+            note = (f"note: set.steps={steps} is shorter than the profile's warm-up (set.{warm}={value}), so "
+                    f"the learning rate never reaches set.lr; give set.{warm}=N for a shorter warm-up.")
+    return None, note
 
 
 def show(value: Any) -> str:

@@ -178,6 +178,14 @@ class Registry(Generic[T]):
         if self.package:
             (import_subpackages if self.scan == "packages" else import_submodules)(self.package)
 
+    def _remove(self, name: str) -> None:
+        """Take back a registration (of a plugin whose load failed)."""
+        entry = self._entries.pop(name, None)
+        if entry is not None:
+            for siblings in _by_module.values():
+                if entry in siblings:
+                    siblings.remove(entry)
+
 
 #: the project's own packages: what their modules register is built in, never a plugin's to take back
 BUILT_IN_PACKAGES = ("variants", "suites", "harness")
@@ -195,13 +203,6 @@ def _built_in(obj: object) -> bool:
     module = (frame.f_globals.get("__name__") if frame is not None else None) or ""
     return module.split(".", 1)[0] in BUILT_IN_PACKAGES
 
-    def _remove(self, name: str) -> None:
-        """Take back a registration (of a plugin whose load failed)."""
-        entry = self._entries.pop(name, None)
-        if entry is not None:
-            for siblings in _by_module.values():
-                if entry in siblings:
-                    siblings.remove(entry)
 
 
 def import_submodules(package: str) -> None:

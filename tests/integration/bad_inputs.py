@@ -10,7 +10,8 @@ CUDA = torch.cuda.is_available()
 MISSING_CUDA = f"cuda:{torch.cuda.device_count()}" if CUDA else "cuda:0"
 
 # (arguments after `bench run`, the key the message must name, a fragment of the bad value it must show)
-# <empty>, <ten>, <file>, <tiny_src>, <tiny_tgt> and <missing> stand for files made by the `files` fixture.
+# <empty>, <ten>, <file>, <dir>, <world_writable>, <tiny_src>, <tiny_tgt> and <missing> stand for files made by
+# the `files` fixture.
 BAD = [
     # malformed lists and variant expressions
     (["variants=[rope"], "variants", "[rope"),
@@ -156,4 +157,80 @@ BAD = [
     (["suite=attention_heads", "set.map_len=1000"], "set.map_len", "1000"),
     (["suite=translation", "data=nope"], "data", "nope"),
     (["suite=translation", "data=<tiny_src>,<tiny_tgt>"], "data", "20"),
+    # a request none of whose jobs can run: impossible shapes in every suite, one sentence naming the variants
+    (["variants=[gqa5]"], "variants", "gqa5"),
+    (["variants=[rope+gqa5]"], "variants", "rope+gqa5"),
+    (["variants=[additive]"], "variants", "additive"),
+    (["variants=[gqa5,rope+gqa5]"], "variants", "gqa5,rope+gqa5"),
+    (["suite=kv_cache", "variants=[rope+gqa16]"], "variants", "rope+gqa16"),
+    (["suite=attention_cost", "variants=[naive+gqa3]"], "variants", "naive+gqa3"),
+    (["suite=attention_cost", "variants=[flex+additive]"], "variants", "flex+additive"),
+    (["suite=translation", "variants=[transformer+gqa5]"], "variants", "transformer+gqa5"),
+    (["suite=gradient_flow", "variants=[gqa5]"], "variants", "gqa5"),
+    (["suite=attention_heads", "variants=[gqa5]"], "variants", "gqa5"),
+    (["suite=attention_scaling", "variants=[gqa5]"], "variants", "gqa5"),
+    (["suite=training_stability", "variants=[additive]"], "variants", "additive"),
+    (["suite=language_modeling", "variants=[additive]", "set.position=alibi"], "variants", "additive"),
+    # the head count against the width, checked by one rule for every suite
+    (["set.n_heads=5"], "set.n_heads", "5"),
+    (["suite=training_stability", "set.n_heads=5"], "set.n_heads", "5"),
+    (["suite=language_modeling", "set.n_heads=5"], "set.n_heads", "5"),
+    (["suite=gradient_flow", "set.n_heads=5"], "set.n_heads", "5"),
+    (["suite=sequence_cost", "set.n_heads=5"], "set.n_heads", "5"),
+    (["suite=attention_heads", "set.n_heads=5"], "set.n_heads", "5"),
+    (["suite=kv_cache", "set.n_heads=3"], "set.n_heads", "3"),
+    # numbers the command line cannot mean, and relations between settings
+    (["set.lr=1e-400"], "set.lr", "1e-400"),
+    (["set.lr=1e400"], "set.lr", "1e400"),
+    (["set.lr=0x10"], "set.lr", "0x10"),
+    (["set.weight_decay=1e-400"], "set.weight_decay", "1e-400"),
+    (["suite=training_stability", "set.lrs=[1e-400]"], "set.lrs", "1e-400"),
+    (["set.steps=1e3"], "set.steps", "1e3"),
+    (["set.steps=+"], "set.steps", "+"),
+    (["set.steps=100000000000000000000"], "set.steps", "100000000000000000000"),
+    (["set.batch_size=3000000000"], "set.batch_size", "3000000000"),
+    (["set.eval_multipliers=[1,99999999999]"], "set.eval_multipliers", "99999999999"),
+    (["suite=kv_cache", "set.contexts=[8,3000000000]"], "set.contexts", "3000000000"),
+    (["suite=kv_cache", "set.copy_mib=100000000"], "set.copy_mib", "100000000"),
+    (["suite=kv_cache", "set.copy_mib=0"], "set.copy_mib", "0"),
+    (["set.warmup_steps=50", "set.steps=5"], "set.warmup_steps", "50"),
+    (["variants=[rope]", "set.steps=2", "set.warmup_steps=3"], "set.warmup_steps", "3"),
+    (["suite=translation", "set.transformer_warmup_steps=5000", "set.steps=10"], "set.transformer_warmup_steps", "5000"),
+    # options and paths
+    (["allow_skips=maybe"], "allow_skips", "maybe"),
+    (["allow_skips="], "allow_skips", "allow_skips="),
+    (["dry_run=[true]"], "dry_run", "[true]"),
+    (["seeds=[2147483648]"], "seeds", "2147483648"),
+    (["workers=65"], "workers", "65"),
+    (["variants=[rope+alibi]"], "rope", "alibi"),
+    (["dtype=float16"], "dtype", "float16"),
+    (["data=/dev/null"], "data", "/dev/null"),
+    (["data=<dir>"], "data", "adir"),
+    (["data=pydoc\u2028"], "data", "\\u2028"),
+    (["results_dir=/dev/null"], "results_dir", "/dev/null"),
+    (["reports_dir=/dev/null/x"], "reports_dir", "/dev/null"),
+    ([f"results_dir=/tmp/{'a' * 300}"], "results_dir", "a" * 50),
+    ([f"reports_dir=/tmp/{'b' * 300}"], "reports_dir", "b" * 50),
+    ([f"results_dir=/tmp/{'c/' * 2100}"], "results_dir", "too long a path"),
+    (["executor=submitit", "submitit.cluster=nosuch"], "submitit.cluster", "nosuch"),
+    (["executor=submitit", "submitit.folder=/proc/x/sub"], "submitit.folder", "/proc/x/sub"),
+    (["executor=submitit", "submitit.folder=<file>"], "submitit.folder", "afile"),
+    (["executor=submitit", f"submitit.folder=/tmp/{'d' * 300}"], "submitit.folder", "d" * 50),
+    (["executor=submitit", "submitit.folder="], "submitit.folder", "submitit.folder="),
+    (["executor=submitit", "submitit.folder=<world_writable>"], "submitit.folder", "other users"),
 ]
+
+# a request whose every job needs a package or device this machine lacks (runs where they are present)
+if not CUDA:
+    BAD += [
+        (["variants=[flash_attn]"], "variants", "flash_attn"),
+        (["variants=[xformers]"], "variants", "xformers"),
+        (["variants=[sdpa_cudnn]"], "variants", "sdpa_cudnn"),
+        (["variants=[sdpa_efficient]"], "variants", "sdpa_efficient"),
+        (["variants=[flex]"], "variants", "flex"),
+        (["suite=attention_cost", "variants=[flash_attn,flash_attn+mqa]"], "variants", "flash_attn,flash_attn+mqa"),
+        (["suite=sequence_cost", "variants=[flash_attn]"], "variants", "flash_attn"),
+        (["suite=language_modeling", "variants=[xformers]"], "variants", "xformers"),
+        (["suite=kv_cache", "variants=[sdpa_cudnn]"], "variants", "sdpa_cudnn"),
+        (["device=cuda"], "device", "cuda"),
+    ]

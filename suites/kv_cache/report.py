@@ -84,7 +84,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                            f"least {DOMINANT:.0%} of its measured latency; the memory-bound claims below are judged on those "
                            f"steps only (where the per-step overhead sets the time, they cannot be tested).",
                            dominance_rows(steps), "No cached step was timed.")
-    lines += ["## Against the published findings", "", " ".join([AINSLIE, POPE] + sentences(findings(df))), ""]
+    lines += ["## Against the published findings", "", f"{AINSLIE} {POPE}", ""]
+    lines += [f"- {t}" for t in sentences(findings(df))] + [""]
     lines += setup + _bytes_section(df, variants)
     lines += ["## Calculator: published models at 4096 tokens, fp16, batch 1", "",
               "From the same function that gives the analytic column of the cache-bytes check.", "",

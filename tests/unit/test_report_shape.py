@@ -1,0 +1,42 @@
+"""Reports read in a minute: tables of at most 8 columns and no 'nan' or 'None', checked on every stored reference
+group of the suites whose report builds in seconds (the others are checked by their end-to-end tests)."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.report_shape import MAX_COLUMNS, check_reports, columns, problems
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "results"
+#: suites whose report from the stored reference records takes over ~15 s (per-head maps, gradient probes): their
+#: end-to-end tests check their reports instead
+SLOW = ("attention_heads", "gradient_flow")
+
+
+def _reference_suites():
+    return sorted(p.name for p in REFERENCE.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))) if REFERENCE.is_dir() else []
+
+
+def test_the_checker_finds_wide_tables_split_headers_and_missing_values():
+    wide = "| " + " | ".join(f"c{i}" for i in range(9)) + " |\n|" + "---|" * 9 + "\n| " + " | ".join("1" * 9) + " |\n"
+    assert columns(wide.splitlines()[0]) == 9 and problems(wide)
+    split = "| a | ||q|| | b |\n|---|---|---|---|---|---|---|\n"  # '||q||' in a header makes four more columns
+    assert columns(split.splitlines()[0]) == 7
+    assert problems("- Device: cpu, nan threads while measuring.") and problems("allocator None")
+    narrow = "## Table\n\n| variant | ppl |\n|:---|---:|\n| none | 4.2 |\n\nThe `none` encoding: - (no value)."
+    assert problems(narrow) == []
+    escaped = "| a | b \\| c |\n|---|---|\n"
+    assert columns(escaped.splitlines()[0]) == 2 <= MAX_COLUMNS
+
+
+@pytest.mark.parametrize("suite", [s for s in _reference_suites() if s not in SLOW])
+def test_every_reference_report_has_narrow_tables_and_no_nan(suite, tmp_path):
+    from harness.contract import suites
+    from harness.groups import split_groups
+    from harness.report import records_frame
+    from harness.store import ResultsStore
+
+    records = ResultsStore(REFERENCE).load(suite)
+    for i, group in enumerate(split_groups(records_frame(records))):  # every group `bench report` can select
+        suites.get(suite).report(group.frame, tmp_path / str(i))
+        check_reports(tmp_path / str(i))

@@ -25,8 +25,8 @@ SETTINGS: Tuple[Tuple[str, torch.dtype, bool], ...] = (
 
 
 def single_axis_variants() -> List[str]:
-    """Every preset that sets one axis, in axis order (positions, RoPE scalings on rope, scorings, groupings,
-    placements, norms, FFNs)."""
+    """Every preset that sets one axis, in axis order (positions, RoPE scalings on rope, scorings, groupings and
+    attention layers (latent attention, a sliding window), placements, norms, FFNs)."""
     from variants.ffn import ffns
     from variants.norm import norms
     from variants.position import positions
@@ -34,7 +34,7 @@ def single_axis_variants() -> List[str]:
     from variants.scoring import scorings
 
     return (positions.names() + [f"rope+{s}" for s in rope_scalings.names()] + scorings.names()
-            + ["mha", "gqa2", "mqa", "pre_ln", "post_ln"] + norms.names() + ffns.names())
+            + ["mha", "gqa2", "mqa", "mla", "window64", "pre_ln", "post_ln"] + norms.names() + ffns.names())
 
 
 def support_table(device: str, dtype: torch.dtype, training: bool) -> Tuple[pd.DataFrame, List[str]]:

@@ -43,8 +43,9 @@ class LayerCache:
 
     @classmethod
     def of(cls, cache) -> "LayerCache":
-        """A LayerCache as is, or a (K, V) pair of (B, Hkv, S, Dh) tensors as a full cache of S tokens."""
-        if isinstance(cache, (LayerCache, StaticLayerCache)):
+        """A cache object as is (LayerCache, StaticLayerCache, RollingCache, LatentCache), or a (K, V) pair of
+        (B, Hkv, S, Dh) tensors as a full cache of S tokens."""
+        if not isinstance(cache, (tuple, list)):
             return cache
         keys, values = cache
         return cls(keys, values, keys.shape[2])
@@ -146,6 +147,159 @@ class StaticLayerCache:
         return torch.where(visible, zero, torch.full((), float("-inf"), dtype=dtype, device=slot.device))[None]
 
 
+class RollingCache:
+    """Keys and values of one sliding-window attention layer: a rolling buffer of W slots (Jiang et al. 2023,
+    Mistral 7B, arXiv 2310.06825, 2: "Rolling Buffer Cache"), position p kept in slot p mod W.
+
+    A query at position i sees keys i - W + 1 .. i, so nothing older than W tokens is ever read again and the
+    buffers (B, Hkv, min(tokens, W), Dh) stop growing at W slots. ``length`` counts every token seen (the next
+    position). ``attend(k, v)`` writes T new keys/values and returns what the T queries attend to: for one token
+    the filled slots themselves, in slot order (softmax over keys does not depend on their order, and RoPE rotated
+    each key at its own position before it was cached), nothing copied; otherwise, or when ``ordered`` is asked (a
+    score bias reads key order), the cached keys oldest first and then the new ones (at most W - 1 + T), which the
+    window mask restricts further.
+    """
+
+    __slots__ = ("key_buffer", "value_buffer", "length", "window")
+
+    def __init__(self, key_buffer: torch.Tensor, value_buffer: torch.Tensor, length: int, window: int) -> None:
+        self.key_buffer, self.value_buffer, self.length, self.window = key_buffer, value_buffer, length, window
+
+    @classmethod
+    def empty(cls, batch: int, kv_heads: int, head_dim: int, window: int, capacity: int = 0, dtype=None,
+              device=None) -> "RollingCache":
+        """No tokens yet, room for min(capacity, window) slots (allocated now)."""
+        shape = (batch, kv_heads, min(capacity, window), head_dim)
+        return cls(torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device), 0, window)
+
+    @property
+    def capacity(self) -> int:
+        return self.key_buffer.shape[2]
+
+    @property
+    def held(self) -> int:
+        """Tokens the buffers hold: min(length, W)."""
+        return min(self.length, self.window)
+
+    def positions(self) -> torch.Tensor:
+        """(held,) the position each filled slot holds, in slot order."""
+        held, start = self.held, self.length - self.held
+        slots = torch.arange(held)
+        return start + (slots - start) % self.window if self.length > self.window else slots
+
+    def _ordered(self, buffer: torch.Tensor) -> torch.Tensor:
+        """(B, Hkv, held, Dh): the held tokens oldest first (a view until the buffer has wrapped)."""
+        if self.length <= self.window:
+            return buffer[:, :, : self.length]
+        start = self.length % self.window  # the oldest held token's slot
+        return torch.cat((buffer[:, :, start:], buffer[:, :, :start]), dim=2)
+
+    @property
+    def keys(self) -> torch.Tensor:
+        """(B, Hkv, held, Dh), oldest first."""
+        return self._ordered(self.key_buffer)
+
+    @property
+    def values(self) -> torch.Tensor:
+        return self._ordered(self.value_buffer)
+
+    def __iter__(self):
+        """(keys, values) as whole buffers: what the cache occupies (measured_cache_bytes reads their storages)."""
+        return iter((self.key_buffer, self.value_buffer))
+
+    def reserve(self, capacity: int) -> "RollingCache":
+        """This cache with room for min(capacity, W) slots (one copy), or itself if it has it."""
+        capacity = min(capacity, self.window)
+        if capacity <= self.capacity:
+            return self
+        shape = (*self.key_buffer.shape[:2], capacity, self.key_buffer.shape[3])
+        key_buffer, value_buffer = self.key_buffer.new_empty(shape), self.value_buffer.new_empty(shape)
+        key_buffer[:, :, : self.held] = self.key_buffer[:, :, : self.held]  # not wrapped yet: capacity < W
+        value_buffer[:, :, : self.held] = self.value_buffer[:, :, : self.held]
+        return RollingCache(key_buffer, value_buffer, self.length, self.window)
+
+    def attend(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        """(cache with ``keys``, ``values`` (B, Hkv, T, Dh) written, keys and values the T queries attend to).
+
+        Returned keys are oldest first unless T == 1 and not ``ordered``; the last T are always the new ones'
+        (in slot order the new one sits in its slot, and one query sees every held key)."""
+        T, end = keys.shape[2], self.length + keys.shape[2]
+        single = T == 1 and not ordered
+        if single and end <= self.window:
+            grown = self.reserve(max(end, 2 * self.capacity))
+            grown = RollingCache(grown.key_buffer, grown.value_buffer, self.length, self.window)
+            grown._write(keys, values)
+            return grown, grown.key_buffer[:, :, :end], grown.value_buffer[:, :, :end]
+        if single and self.capacity == self.window:
+            out = RollingCache(self.key_buffer, self.value_buffer, self.length, self.window)
+            out._write(keys, values)
+            return out, self.key_buffer, self.value_buffer  # every slot filled; the one query sees all W
+        k_all, v_all = torch.cat((self.keys, keys), dim=2), torch.cat((self.values, values), dim=2)
+        grown = self.reserve(max(min(end, self.window), 2 * self.capacity))
+        out = RollingCache(grown.key_buffer, grown.value_buffer, self.length, self.window)
+        out._write(keys, values)
+        return out, k_all, v_all
+
+    def _write(self, keys: torch.Tensor, values: torch.Tensor) -> None:
+        """Write the last min(T, W) of ``keys``, ``values`` (B, Hkv, T, Dh) into their slots; length += T."""
+        T = keys.shape[2]
+        kept = min(T, self.window)
+        positions = torch.arange(self.length + T - kept, self.length + T)
+        slots = (positions % self.window).to(self.key_buffer.device)
+        self.key_buffer.index_copy_(2, slots, keys[:, :, T - kept:])
+        self.value_buffer.index_copy_(2, slots, values[:, :, T - kept:])
+        self.length += T
+
+
+class LatentCache:
+    """The cache of one multi-head latent attention layer (DeepSeek-V2, arXiv 2405.04434): one buffer (B, 1,
+    capacity, d_c + d_h^R) holding each token's latent c and its RoPE key k^R, written in place.
+
+    ``keys`` and ``values`` are the same view of the first ``length`` tokens: absorbed attention reads the latent
+    as a single key/value head. Iterating gives that view twice, so measured_cache_bytes counts its storage once.
+    """
+
+    __slots__ = ("buffer", "length")
+
+    def __init__(self, buffer: torch.Tensor, length: int = 0) -> None:
+        self.buffer, self.length = buffer, length
+
+    @classmethod
+    def empty(cls, batch: int, width: int, capacity: int = 0, dtype=None, device=None) -> "LatentCache":
+        return cls(torch.empty((batch, 1, capacity, width), dtype=dtype, device=device))
+
+    @property
+    def capacity(self) -> int:
+        return self.buffer.shape[2]
+
+    @property
+    def keys(self) -> torch.Tensor:
+        """(B, 1, length, d_c + d_h^R), a view of the buffer."""
+        return self.buffer[:, :, : self.length]
+
+    values = keys
+
+    def __iter__(self):
+        return iter((self.keys, self.keys))
+
+    def append(self, latent: torch.Tensor) -> "LatentCache":
+        """The cache with ``latent`` (B, 1, T, d_c + d_h^R) written after its ``length`` tokens."""
+        start, end = self.length, self.length + latent.shape[2]
+        if torch.is_grad_enabled() and latent.requires_grad:
+            return LatentCache(torch.cat((self.keys, latent), dim=2), end)
+        grown = self if end <= self.capacity else self.reserve(max(end, 2 * self.capacity))
+        grown.buffer[:, :, start:end] = latent
+        return LatentCache(grown.buffer, end)
+
+    def reserve(self, capacity: int) -> "LatentCache":
+        """This cache's tokens in a new buffer with room for ``capacity`` (one copy), or itself if it has that room."""
+        if capacity <= self.capacity:
+            return self
+        buffer = self.buffer.new_empty((*self.buffer.shape[:2], capacity, self.buffer.shape[3]))
+        buffer[:, :, : self.length] = self.keys
+        return LatentCache(buffer, self.length)
+
+
 KVCache = LayerCache
 
 
@@ -176,6 +330,16 @@ PUBLISHED: Dict[str, ModelShape] = {
 }
 
 
+def spec_cache_bytes(spec, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
+    """Bytes of a spec's KV cache after ``tokens`` tokens: layers x what its self-attention layer caches per
+    sequence (variants/attention/: 2 x kv_heads x head_dim x min(tokens, W) for grouped attention, W its sliding
+    window if any; (d_c + d_h^R) x tokens for latent attention) x batch x bytes per element."""
+    from .attention import attentions
+
+    layer = attentions.get(getattr(spec, "attention", "grouped"))
+    return spec.n_layers * layer.cache_elements(spec, tokens) * batch * bytes_per_element
+
+
 def measured_cache_bytes(caches: List[KVCache]) -> int:
     """Bytes of the distinct storages behind the cache tensors (a view of a larger buffer counts it whole,
     so a preallocated cache counts its capacity)."""
@@ -189,7 +353,8 @@ def measured_cache_bytes(caches: List[KVCache]) -> int:
 
 def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = None, device=None,
                  capacity: int = 0) -> List[KVCache]:
-    """One empty cache per layer of a DecoderLM, with room for ``capacity`` tokens (B, Hkv, capacity, Dh).
+    """One empty cache per layer of a DecoderLM, with room for ``capacity`` tokens (B, Hkv, capacity, Dh); a
+    sliding-window layer's a RollingCache of at most W slots, a latent-attention layer's a LatentCache.
 
     With the default 0 the first call allocates exactly the tokens it writes (the prefill) and a later
     one that does not fit grows the buffers; give the whole length to decode without any copy.
@@ -197,7 +362,16 @@ def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = No
     spec = model.spec
     param = next(model.parameters())
     dtype, device = dtype or param.dtype, device or param.device
-    return [LayerCache.empty(batch, spec.kv_heads, spec.head_dim, capacity, dtype, device) for _ in range(spec.n_layers)]
+    caches = []
+    for block in model.blocks:
+        attention = block.attn
+        if hasattr(attention, "empty_cache"):  # a layer that caches something else than K/V per head (latent attention)
+            caches.append(attention.empty_cache(batch, capacity, dtype, device))
+        elif getattr(attention, "window", None) is not None:  # a sliding window: W slots at most
+            caches.append(RollingCache.empty(batch, spec.kv_heads, spec.head_dim, attention.window, capacity, dtype, device))
+        else:
+            caches.append(LayerCache.empty(batch, spec.kv_heads, spec.head_dim, capacity, dtype, device))
+    return caches
 
 
 @torch.inference_mode()

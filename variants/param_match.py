@@ -54,10 +54,13 @@ def spec_with(spec: TransformerSpec, d_ff: int) -> TransformerSpec:
 
 
 def match_head_grouping(spec: TransformerSpec, tolerance: float = TOLERANCE) -> TransformerSpec:
-    """A GQA/MQA spec widened to the parameter count of the same spec with MHA; any other spec unchanged.
+    """A GQA/MQA or latent-attention (MLA) spec widened, or narrowed, to the parameter count of the same spec with
+    MHA; any other spec unchanged.
 
     A spec that cannot be built (``gqa3`` with 8 heads) is returned as it is, for ``problems()`` to report.
     """
-    if spec.kv_heads >= spec.n_heads or problems(dataclasses.replace(spec, kernel="naive")):
+    attention = getattr(spec, "attention", "grouped")
+    if (spec.kv_heads >= spec.n_heads and attention == "grouped") or problems(dataclasses.replace(spec, kernel="naive")):
         return spec
-    return match_parameters(spec, dataclasses.replace(spec, n_kv_heads=None), tolerance)
+    # latent attention (variants/attention/mla.py) is matched to the same spec with grouped MHA, as GQA is
+    return match_parameters(spec, dataclasses.replace(spec, n_kv_heads=None, attention="grouped"), tolerance)

@@ -3,7 +3,8 @@
 Three kinds of names resolve to presets: every registered component of an axis is a preset of that axis
 (``rope`` sets position, ``naive`` kernel, ``additive`` scoring, ``rmsnorm`` norm, ``swiglu`` ffn); the
 named presets registered here; and the parametric ``gqa<g>`` (grouped-query attention with g key/value
-heads, Ainslie et al. 2023) and ``<rope scaling><s>`` (``yarn4``: YaRN at a fixed s = 4 instead of
+heads, Ainslie et al. 2023), ``window<W>`` (sliding-window attention over the last W keys) and
+``<rope scaling><s>`` (``yarn4``: YaRN at a fixed s = 4 instead of
 ``auto``). A name registered on two axes would be ambiguous and is an error.
 """
 
@@ -15,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ._registry import Registry
 from .errors import UserError
+from .attention._base import attentions
 from .ffn._base import ffns
 from .kernel._base import kernels
 from .mixer._base import mixers
@@ -42,10 +44,11 @@ presets: Registry[Preset] = Registry("preset", list_command="bench list variants
 #: (registry, spec field): every key of the registry is a preset setting that field
 AXES: Tuple[Tuple[Registry, str], ...] = (
     (positions, "position"), (kernels, "kernel"), (scorings, "scoring"), (norms, "norm"), (ffns, "ffn"),
-    (rope_scalings, "rope_scaling"), (mixers, "mixer"),
+    (rope_scalings, "rope_scaling"), (mixers, "mixer"), (attentions, "attention"),
 )
 
 _GQA = re.compile(r"^gqa(\d+)$")
+_WINDOW = re.compile(r"^window(\d+)$")
 _SCALED = re.compile(r"^([a-z_]+?)(\d+(?:\.\d+)?)$")  # a rope scaling at a fixed s: yarn4, pi2.5
 
 
@@ -92,6 +95,12 @@ def find_preset(preset: str) -> Optional[Preset]:
     if match and int(match.group(1)) >= 1:
         groups = int(match.group(1))
         return Preset(preset, {"n_kv_heads": groups}, f"Grouped-query attention with {groups} key/value heads (Ainslie et al. 2023).")
+    match = _WINDOW.match(preset)
+    if match and int(match.group(1)) >= 1:
+        window = int(match.group(1))
+        return Preset(preset, {"window": window}, f"Sliding-window attention: each query sees its last {window} keys, a "
+                      f"rolling cache of {window} slots (Beltagy et al. 2020, arXiv 2004.05150; Jiang et al. 2023, Mistral 7B, "
+                      f"arXiv 2310.06825).")
     match = _SCALED.match(preset)
     if match and match.group(1) in rope_scalings:
         scaling, s = match.group(1), float(match.group(2))
@@ -102,7 +111,7 @@ def find_preset(preset: str) -> Optional[Preset]:
 
 def all_preset_names() -> List[str]:
     """Every concrete preset name (the parametric family shown as examples)."""
-    names = set(presets.names()) | {"gqa2", "gqa4", "yarn4"}
+    names = set(presets.names()) | {"gqa2", "gqa4", "yarn4", "window64"}
     for registry, _ in AXES:
         names |= set(registry.names())
     return sorted(names)

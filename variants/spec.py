@@ -22,6 +22,7 @@ import torch
 
 from ._registry import UnknownNameError, close_matches
 from .errors import UserError
+from .attention._base import attentions
 from .ffn._base import ffns
 from .kernel._base import kernels
 from .norm._base import norms, placements
@@ -68,6 +69,10 @@ class TransformerSpec:
     rope_scaling: Optional[str] = None
     #: its scale s: a number >= 1, or "auto" = max(1, evaluation length / max_len)
     rope_scale: Union[str, float] = "auto"
+    #: the blocks' self-attention layer (variants/attention/): "grouped" (MHA/GQA/MQA by n_kv_heads) or "mla"
+    attention: str = "grouped"
+    #: sliding-window attention: each query sees its last ``window`` keys, itself included (None: every earlier key)
+    window: Optional[int] = None
 
     @property
     def head_dim(self) -> int:
@@ -96,7 +101,7 @@ class TransformerSpec:
 
 
 #: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
-LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto"}
+LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None}
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
@@ -174,14 +179,17 @@ def problems(
         reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
     if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):
         reasons.append(f"n_kv_heads {spec.n_kv_heads} must divide n_heads {spec.n_heads}")
+    if spec.window is not None and (not isinstance(spec.window, int) or isinstance(spec.window, bool) or spec.window < 1):
+        reasons.append(f"window {spec.window!r} must be a whole number of keys >= 1 (or None for no window)")
     axes = ((positions, spec.position), (scorings, spec.scoring), (norms, spec.norm),
-            (placements, spec.norm_placement), (ffns, spec.ffn), (kernels, spec.kernel))
+            (placements, spec.norm_placement), (ffns, spec.ffn), (kernels, spec.kernel), (attentions, spec.attention))
     unknown = [registry.unknown_message(key) for registry, key in axes if key not in registry]
     if unknown:
         return reasons + unknown
     reasons += positions.get(spec.position).problems(spec)
     reasons += _rope_scaling_problems(spec)
     reasons += scorings.get(spec.scoring).problems(spec)
+    reasons += attentions.get(spec.attention).problems(spec, device, dtype, training)
     reasons += kernels.get(spec.kernel).problems(spec, device, dtype, training=training)
     return reasons
 

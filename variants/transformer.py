@@ -20,9 +20,10 @@ from torch import nn
 
 from .ffn._base import FeedForward, ffns
 from .kernel._base import AttentionKernel, ScoreBias, kernels
-from .kv_cache import LayerCache, StaticLayerCache
+from .attention._base import attentions
+from .kv_cache import LayerCache, RollingCache, StaticLayerCache
 from .norm._base import norms, placements
-from .position._base import PositionEncoding, build_position
+from .position._base import PositionEncoding, adds_score_bias, build_position
 from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
@@ -37,12 +38,15 @@ class Attention(nn.Module):
 
     The position's hooks act in self-attention (rotation, and the bias through ``attention_bias``); cross-attention
     has none, as in T5. ``scoring`` is a registry key or a Scoring module built for the head size (default: scaled
-    dot product).
+    dot product). ``window`` W restricts causal self-attention to the last W keys (sliding-window attention,
+    Beltagy et al. 2020, arXiv 2004.05150; Jiang et al. 2023, arXiv 2310.06825), given to the kernel as a -inf
+    score mask, and its cache is a RollingCache of W slots.
     """
 
     def __init__(self, d_model: int, n_heads: int, n_kv_heads: int, position: PositionEncoding, kernel: AttentionKernel,
-                 scoring: Union[str, Scoring] = "scaled_dot"):
+                 scoring: Union[str, Scoring] = "scaled_dot", window: Optional[int] = None):
         super().__init__()
+        self.window = window
         self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
         self.q_proj = nn.Linear(d_model, n_heads * self.head_dim, bias=False)
         self.kv_proj = nn.Linear(d_model, 2 * n_kv_heads * self.head_dim, bias=False)
@@ -79,6 +83,12 @@ class Attention(nn.Module):
                 position = self.position.score_bias(T, cache.capacity, past, q.dtype)  # (H, T, capacity) or None
                 mask = cache.mask(T, q.dtype)  # (1, T, capacity): the slots past the step's position
                 return self.scoring.query(q), cache.keys, cache.values, mask if position is None else position + mask, cache
+            elif isinstance(cache, RollingCache):  # a sliding window: the keys of the last W positions at most
+                ordered = adds_score_bias(type(self.position))  # a score bias reads key order (distances)
+                cache, k, v = cache.attend(k, v, ordered=ordered)
+                bias = self.position.attention_bias(T, k.shape[2], k.shape[2] - T, q.dtype, causal=causal)
+                bias = with_window(bias, T, k.shape[2], self.window, q.dtype, q.device)
+                return self.scoring.query(q), k, v, bias, cache
             elif isinstance(cache, LayerCache):
                 cache = cache.append(k, v)  # written in place: nothing already cached is copied
                 k, v = cache.keys, cache.values  # (B, Hkv, S, Dh) views of the buffers
@@ -86,6 +96,8 @@ class Attention(nn.Module):
                 k, v = torch.cat((cache[0], k), dim=2), torch.cat((cache[1], v), dim=2)  # (B, Hkv, S, Dh)
                 cache = (k, v)
             bias = self.position.attention_bias(T, k.shape[2], past, q.dtype, causal=causal)  # of (H, T, S), or None
+            if self.window is not None and causal:
+                bias = with_window(bias, T, k.shape[2], self.window, q.dtype, q.device)
         if key_padding is not None:
             bias = with_key_padding(bias, key_padding, q.dtype)  # of (B, H, T, S)
         return self.scoring.query(q), k, v, bias, cache
@@ -135,6 +147,39 @@ def with_key_padding(bias: Optional[ScoreBias], key_padding: torch.Tensor, dtype
     return ScoreBias(dense, padded)
 
 
+def window_mask(q_len: int, k_len: int, window: int, device) -> torch.Tensor:
+    """(T, S) bool, True where query i (at key position S - T + i) must not see key j because j <= S - T + i - W:
+    the sliding window's own cut (the causal mask cuts the keys after the query)."""
+    i = torch.arange(q_len, device=device)[:, None]
+    j = torch.arange(k_len, device=device)[None, :]
+    return (k_len - q_len + i) - j >= window
+
+
+def with_window(bias: Optional[ScoreBias], q_len: int, k_len: int, window: int, dtype: torch.dtype,
+                device=None) -> Optional[ScoreBias]:
+    """A position's bias (or None) with keys W or more positions before each query masked (-inf): the dense (1, T, S)
+    sum, and a score_mod (so FlexAttention computes it in the kernel). Unchanged when no query sees more than W keys."""
+    if k_len <= window:
+        return bias
+    offset = k_len - q_len
+
+    def dense() -> torch.Tensor:
+        cut = window_mask(q_len, k_len, window, device)
+        mask = torch.zeros(cut.shape, dtype=dtype, device=device).masked_fill(cut, float("-inf"))[None]  # (1, T, S)
+        inner = None if bias is None else bias.dense()
+        return mask if inner is None else inner + mask
+
+    inner_mod = None if bias is None else bias.score_mod
+
+    def windowed(score, b, h, q_idx, kv_idx):
+        score = score if inner_mod is None else inner_mod(score, b, h, q_idx, kv_idx)
+        return torch.where(q_idx + offset - kv_idx >= window, float("-inf"), score)
+
+    if bias is not None and inner_mod is None:
+        return ScoreBias(dense)
+    return ScoreBias(dense, windowed)
+
+
 class Block(nn.Module):
     """Residual block: self-attention, then (``cross``: the encoder-decoder's decoder) cross-attention to a memory,
     then feed-forward; each sublayer's norm placed before it (Pre-LN) or on its residual sum (Post-LN).
@@ -149,7 +194,7 @@ class Block(nn.Module):
         super().__init__()
         if norms_first:
             self._add_norms(spec, cross)
-        self.attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
+        self.attn = attentions.get(getattr(spec, "attention", "grouped")).from_spec(spec, position, kernel)
         if cross:
             self.cross_attn = Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring)
         self.ffn = ffns.get(spec.ffn)(spec.d_model, spec.d_ff or 4 * spec.d_model)

@@ -53,6 +53,10 @@ def decode_steps(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _grouping(spec: dict, extra: dict, kind: str) -> str:
+    if kind == "model" and (spec.get("attention", "grouped") != "grouped" or spec.get("window") is not None):
+        from suites.kv_cache.tables import _grouping as grouping  # MLA, or the heads with their window
+
+        return grouping(spec)
     if kind == "attention":
         kv, heads = extra["kv_heads"], extra["heads"]
     else:

@@ -8,7 +8,10 @@ context length with and without the cache, the cached step's tokens/s and the ba
 (bytes of weights and cache it reads / its latency) against the device's measured copy bandwidth (a step
 at small batch is memory-bound: Pope et al. 2022, arXiv 2211.05102), whether greedy generation gives the
 same tokens both ways, and four exact decode-step paths over a grouped cache (repeat K/V, SDPA
-enable_gqa, grouped queries, split-KV).
+enable_gqa, grouped queries, split-KV). Past grouped heads: multi-head latent attention (``mla``, DeepSeek-V2,
+arXiv 2405.04434) caches (d_c + d_h^R) values per token and layer and decodes with its up-projections absorbed,
+and a sliding window (``window<W>``, Mistral 7B, arXiv 2310.06825) keeps a rolling cache of W slots; each
+formula is the attention layer's own (``variants.kv_cache.spec_cache_bytes``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from harness.rules import at_least
 from harness.measure import seconds as _seconds, threads, timed
 from suites.common.profile_parts import ModelSize, Timing
 from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
-from variants.kv_cache import empty_caches, greedy_generate, kv_cache_bytes, measured_cache_bytes
+from variants.kv_cache import empty_caches, greedy_generate, measured_cache_bytes, spec_cache_bytes
 from variants.position import positions
 from variants.spec import TransformerSpec
 from variants.static_decode import StaticDecoder
@@ -68,7 +71,7 @@ class KVCache(Suite):
     version = 2  # bandwidth metrics and the split-KV path
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
-    default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa")
+    default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa", "mla", "rope+window64")
     #: the model's weights, cache and decode-path inputs are made in the job's dtype
     dtypes = ("float32", "bfloat16")
 
@@ -130,9 +133,11 @@ class KVCache(Suite):
         where = dict(x=float(context), x_name="context")
         _, caches = model(tokens[:, :context], caches=empty_caches(model, profile.batch))
         element = torch.empty((), dtype=ctx.dtype).element_size()
-        analytic = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, context, profile.batch, element)
+        analytic = spec_cache_bytes(spec, context, profile.batch, element)  # per attention layer (variants/attention/)
         measured = measured_cache_bytes(caches)
         facts = {"extra": {"layers": spec.n_layers, "kv_heads": spec.kv_heads, "head_dim": spec.head_dim,
+                           "attention": spec.attention, "window": spec.window,
+                           "values_per_token_layer": analytic / (spec.n_layers * context * profile.batch * element),
                            "bytes_per_element": element, "batch": profile.batch}}
         out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
         if measured != analytic:
@@ -148,7 +153,7 @@ class KVCache(Suite):
         uncached_s, full = _seconds(lambda: model(tokens), ctx.device)
         steps = {"decode_latency": lambda: fast(step, caches=caches)[0][:, -1],  # each returns the logits (B, V)
                  "decode_latency_kernel": lambda: model(step, caches=caches)[0][:, -1]}
-        problem = fast.position.static_problem()
+        problem = fast.position.static_problem() or _static_cache_problem(spec)
         if ctx.device.startswith("cuda") and problem:
             out.append(Measurement("decode_latency_graph", None, status="unsupported", reason=problem, **where))
         elif ctx.device.startswith("cuda"):  # the same step as one CUDA-graph replay (variants/static_decode.py)
@@ -176,6 +181,11 @@ class KVCache(Suite):
         heads, dim = profile.path_heads, profile.path_head_dim
         kv_heads = heads if spec.n_kv_heads is None else spec.n_kv_heads
         where = dict(x=float(context), x_name="cached_tokens")
+        if spec.attention != "grouped" or spec.window is not None:  # the paths read a full grouped K/V cache
+            return [Measurement("decode_path_latency", None, status="unsupported", **where, extra={"path": p},
+                                reason="the decode-path comparison reads a full grouped K/V cache, which "
+                                       + ("latent attention does not keep" if spec.attention != "grouped"
+                                          else "a sliding window does not read past its W slots")) for p in DECODE_PATHS]
         if heads % kv_heads:
             return [Measurement("decode_path_latency", None, status="unsupported", **where, extra={"path": p},
                                 reason=f"{kv_heads} key/value heads do not divide {heads} query heads") for p in DECODE_PATHS]
@@ -206,6 +216,15 @@ class KVCache(Suite):
 
 
 
+def _static_cache_problem(spec: TransformerSpec) -> Optional[str]:
+    """Why a decode step of this spec cannot be captured in a CUDA graph by StaticDecoder, or None."""
+    if spec.attention != "grouped":
+        return f"the captured step writes a grouped K/V cache, and attention '{spec.attention}' caches a latent"
+    if spec.window is not None:
+        return "the captured step writes a full-length K/V cache, not a rolling buffer of W slots"
+    return None
+
+
 def weight_bytes(model: torch.nn.Module) -> int:
     """Bytes of the model's distinct parameters (the tied embedding once): what one decode step reads of them."""
     return sum(p.numel() * p.element_size() for p in model.parameters())
@@ -217,7 +236,7 @@ def _decode_rates(step: Measurement, model, spec: TransformerSpec, batch: int, c
     weight and the K/V of the context + 1 tokens are read once per step (activations, a few KiB, are left out)."""
     seconds = step.value * 1e-3
     weights = weight_bytes(model)
-    cache = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, context + 1, batch, element)
+    cache = spec_cache_bytes(spec, context + 1, batch, element)
     extra = {"weight_bytes": weights, "cache_bytes_read": cache, "step_ms": step.value}
     return [Measurement("decode_tokens_per_s" + suffix, batch / seconds, **where, extra=extra),
             Measurement("decode_bandwidth" + suffix, (weights + cache) / seconds / 1e9, **where, extra=extra)]

@@ -16,8 +16,13 @@ PUBLISHED_BYTES = {"Llama-2-7B": 2_147_483_648, "Llama-2-13B": 3_355_443_200, "L
 
 
 def _grouping(spec: dict) -> str:
+    """'MHA', 'GQA-2', 'MQA'; 'MLA' for latent attention, ', window W' added for a sliding window (so no verdict
+    on head grouping mistakes either for the grouped layer it is compared with)."""
+    if spec.get("attention", "grouped") != "grouped":
+        return spec["attention"].upper()
     kv = spec["n_kv_heads"] or spec["n_heads"]
-    return "MHA" if kv == spec["n_heads"] else ("MQA" if kv == 1 else f"GQA-{kv}")
+    label = "MHA" if kv == spec["n_heads"] else ("MQA" if kv == 1 else f"GQA-{kv}")
+    return label if spec.get("window") is None else f"{label}, window {spec['window']}"
 
 
 def _kept(extra: dict) -> List[float]:
@@ -62,16 +67,27 @@ def calculator_table(shapes: Optional[Dict[str, tuple]] = None, tokens: int = 40
 
 
 
+def _cached_heads(extra: dict) -> str:
+    """What a layer caches per token: its K/V heads, 'latent' (MLA), or the heads and the window W."""
+    if extra.get("attention", "grouped") != "grouped":
+        return "latent"
+    return str(extra["kv_heads"]) + (f", window {extra['window']}" if extra.get("window") is not None else "")
+
+
 def _bytes_section(df, variants) -> List[str]:
     rows = []
     for v in variants:
         for x in sorted(df[(df.variant == v) & (df.metric == "cache_bytes")].x.unique()):
             m = df[(df.variant == v) & (df.metric == "cache_bytes") & (df.x == x)].iloc[0]
             a = df[(df.variant == v) & (df.metric == "cache_bytes_analytic") & (df.x == x)].value.iloc[0]
-            rows.append({"variant": v, "kv heads": m.extra["kv_heads"], "context": int(x), "measured (B)": f"{int(m.value):,}",
+            rows.append({"variant": v, "kv heads": _cached_heads(m.extra), "context": int(x), "measured (B)": f"{int(m.value):,}",
                          "analytic (B)": f"{int(a):,}", "equal": "yes" if int(m.value) == int(a) else "NO"})
     return table_section("Checks: cache bytes measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
-            "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context.", rows, "No cache was measured.")
+            "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context. "
+            "Analytic: each attention layer's own formula: grouped heads 2 x layers x kv_heads x head_dim x tokens x "
+            "batch x bytes, with a sliding window W min(tokens, W) tokens (a rolling buffer); latent attention (MLA) "
+            "layers x (d_c + d_h^R) x tokens x batch x bytes (one latent and one RoPE key per token).", rows,
+            "No cache was measured.")
 
 
 def _latency_section(df, variants) -> List[str]:

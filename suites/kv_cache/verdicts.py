@@ -202,3 +202,9 @@ def growth_table(steps: pd.DataFrame) -> pd.DataFrame:
                      "latency growth": float((ms[long] / ms[short]).mean()), "per_seed": list(per_seed),
                      "share": float(sel[sel.x.isin([short, long])].share.min())})
     return pd.DataFrame(rows)
+
+
+# the checks of latent attention's and the sliding window's caches (suites/kv_cache/attention_claims.py), after these
+from suites.kv_cache.attention_claims import extend  # noqa: E402
+
+CLAIMS, findings = extend(CLAIMS, findings)

@@ -105,6 +105,11 @@ class AttentionKernel:
     def takes_score_bias_on(self, device: str) -> bool:
         return self.takes_score_bias
 
+    def takes_window_on(self, device: str) -> bool:
+        """Whether a sliding window's mask reaches the kernel on ``device``: it is given as a -inf score bias
+        (variants/transformer.py's ``with_window``), so wherever the kernel takes a score bias."""
+        return self.takes_score_bias_on(device)
+
     def min_head_dim_on(self, device: str) -> int:
         """The smallest head dimension this kernel takes on ``device`` (1: any)."""
         return dict(self.min_head_dims).get(device, 1)
@@ -149,6 +154,9 @@ class AttentionKernel:
               and not self.trains_score_bias_on(device)):
             reasons.append(f"kernel '{self.name}' passes no gradient to a score bias on {device}, and position "
                            f"'{spec.position}' learns its bias, so it cannot train")
+        if getattr(spec, "window", None) is not None and not self.takes_window_on(device):
+            reasons.append(f"kernel '{self.name}' takes no score bias on {device}, and the sliding window ({spec.window} "
+                           f"keys) reaches kernels as a -inf score mask")
         if training and not self.trains_on(device):
             reasons.append(f"kernel '{self.name}' has no backward pass on {device} (inference only), so it cannot train")
         return reasons

@@ -1,0 +1,106 @@
+"""Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434): the absorbed decode equals the unabsorbed forward,
+the cache holds (d_c + d_h^R) values per token and layer, and every kernel that runs it matches naive."""
+
+import pytest
+import torch
+
+from variants.attention import attentions, latent_dims
+from variants.kernel import kernels, tolerance, use_grouped_decode
+from variants.kv_cache import LatentCache, empty_caches, kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.spec import TransformerSpec, problems, resolve
+from variants.transformer import build
+
+SMALL = TransformerSpec(vocab_size=23, d_model=64, n_layers=2, n_heads=4, max_len=24)
+
+
+def _decode(model, tokens, prefill, capacity=0):
+    """Logits of tokens[:, prefill:] decoded one token at a time after a cached prefill, (B, T - prefill, V)."""
+    _, caches = model(tokens[:, :prefill], caches=empty_caches(model, tokens.shape[0], capacity=capacity))
+    steps = []
+    for t in range(prefill, tokens.shape[1]):
+        logits, caches = model(tokens[:, t:t + 1], caches=caches)
+        steps.append(logits)
+    return torch.cat(steps, dim=1), caches
+
+
+@pytest.mark.parametrize("expr", ["rope+mla", "rope+mla+naive", "alibi+mla", "rope+mla+dot", "rope+mla+general",
+                                  "rope+mla+rmsnorm+swiglu"])
+@pytest.mark.parametrize("capacity", [0, 24])
+def test_absorbed_decode_equals_the_unabsorbed_forward_in_float64(expr, capacity):
+    torch.manual_seed(0)
+    model = build(resolve(expr, SMALL)).double().eval()
+    tokens = torch.randint(0, 23, (2, 24), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        full = model(tokens)  # no cache: per-head keys and values expanded from the latent
+        stepped, caches = _decode(model, tokens, 9, capacity)  # cached: W_UK in the query, W_UV on the output
+        grouped, _ = _decode(use_grouped_decode(model), tokens, 9, capacity)  # the same through grouped_decode
+    assert isinstance(caches[0], LatentCache)
+    error, allowed = tolerance(torch.float64).check(stepped, full[:, 9:])
+    assert error <= allowed
+    assert tolerance(torch.float64).check(grouped, full[:, 9:])[0] <= allowed
+
+
+def test_the_absorbed_query_scores_the_latent_as_the_expanded_key_would():
+    torch.manual_seed(0)
+    layer = build(resolve("rope+mla", SMALL)).double().blocks[0].attn
+    q_c = torch.randn(2, 4, 3, layer.head_dim, dtype=torch.float64)
+    c = torch.randn(2, 5, layer.latent_dim, dtype=torch.float64)
+    expanded = layer.k_up(c).view(2, 5, 4, layer.head_dim).transpose(1, 2)  # (B, H, S, dh)
+    want = q_c @ expanded.transpose(-2, -1)
+    got = layer.absorbed_query(q_c) @ c[:, None].transpose(-2, -1)
+    assert torch.allclose(got, want, atol=1e-12)
+
+
+def test_the_cache_holds_the_latent_and_the_rope_key_per_token_and_layer():
+    model = build(resolve("rope+mla", SMALL)).eval()
+    d_c, d_r = latent_dims(model.spec)
+    assert (d_c, d_r) == (4 * 16, 8)  # d_c = 4 d_h, d_h^R = d_h / 2 at d_h = 16
+    with torch.inference_mode():
+        _, caches = model(torch.randint(0, 23, (3, 10)), caches=empty_caches(model, 3))
+    assert caches[0].keys.shape == (3, 1, 10, d_c + d_r)
+    assert measured_cache_bytes(caches) == 2 * (d_c + d_r) * 10 * 3 * 4 == spec_cache_bytes(model.spec, 10, 3, 4)
+
+
+def test_the_cache_equals_gqa_with_two_and_a_quarter_groups():
+    """DeepSeek-V2, 2.1.4: (d_c + d_h^R) = 4.5 d_h values per token and layer, GQA's 2 n_g d_h at n_g = 2.25."""
+    spec = resolve("rope+mla", SMALL)
+    per_group = kv_cache_bytes(spec.n_layers, 1, spec.head_dim, 100, 1, 2)
+    assert spec_cache_bytes(spec, 100, 1, 2) / per_group == 2.25
+
+
+def test_a_step_decodes_through_the_cached_latent_without_expanding_keys(monkeypatch):
+    model = build(resolve("rope+mla", SMALL)).eval()
+    layer = type(model.blocks[0].attn)
+    monkeypatch.setattr(layer, "_expanded", lambda *a, **k: pytest.fail("a cached step expanded per-head keys"))
+    with torch.inference_mode():
+        _decode(model, torch.randint(0, 23, (1, 12)), 6, 12)
+
+
+def test_mla_declares_what_it_cannot_run():
+    assert any("dot-product" in r for r in problems(resolve("rope+mla+additive+naive", SMALL)))
+    assert any("sliding window" in r for r in problems(resolve("rope+mla+window8", SMALL)))
+    odd = TransformerSpec(vocab_size=23, d_model=12, n_layers=1, n_heads=4, max_len=8)  # d_h 3: d_h^R 1
+    assert any("even" in r for r in problems(resolve("rope+mla", odd)))
+    assert "mla" in attentions and "grouped" in attentions
+
+
+MLA_KERNELS = [k for k in kernels.names() if k not in ("naive", "flex") and not problems(resolve(f"rope+mla+{k}", SMALL))]
+
+
+@pytest.mark.parametrize("kernel", MLA_KERNELS)
+def test_every_kernel_that_runs_mla_matches_naive(kernel):
+    """The equivalence gate for latent attention: logits and gradients against naive on the same weights."""
+    def run(expr, state=None):
+        torch.manual_seed(0)
+        model = build(resolve(expr, SMALL))
+        if state is not None:
+            model.load_state_dict(state)
+        logits = model(torch.randint(0, 23, (2, 24), generator=torch.Generator().manual_seed(1)))
+        logits.logsumexp(-1).sum().backward()
+        return logits, torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]), model.state_dict()
+
+    want = run("rope+mla+naive")
+    got = run(f"rope+mla+{kernel}", want[2])
+    for out, ref in zip(got[:2], want[:2]):
+        error, allowed = tolerance(torch.float32).check(out, ref)
+        assert error <= allowed

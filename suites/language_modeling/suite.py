@@ -6,8 +6,9 @@ grouping (Shazeer 2019; Ainslie et al. 2023), norm placement (Xiong et al. 2020)
 Sennrich 2019) or feed-forward layer (Shazeer 2020). All train on the same text with the same steps, and
 each is scored on the same held-out characters at the training length, beside its parameter count and
 training FLOPs, so that a variant that wins by being bigger is visible as such. Grouped key/value heads
-(``gqa<g>``, ``mqa``) are compared at matched parameters: their FFN is widened until the model is within 2%
-of the same spec with MHA (``variants/param_match.py``); ``gqa2+unmatched`` keeps the default FFN.
+(``gqa<g>``, ``mqa``) and multi-head latent attention (``mla``, DeepSeek-V2) are compared at matched parameters:
+their FFN width is set until the model is within 2% of the same spec with MHA (``variants/param_match.py``);
+``gqa2+unmatched`` keeps the default FFN.
 
 The standard profile adds two control arms: ``post_ln+long_warmup``, Post-LN warmed up over half the steps
 (``schedule.py``), and the scorings with absolute sinusoidal positions (``sinusoidal``, ``sinusoidal+dot``,
@@ -71,7 +72,8 @@ class LanguageModeling(CharLMCorpus, Suite):
     metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS})
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
-    default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "post_ln", "rmsnorm", "relu", "swiglu")
+    default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "mla", "post_ln", "rmsnorm", "relu",
+                        "swiglu")
     #: with the control arms of two claims (the module docstring), the slowest first again
     with_controls = ("additive+naive", "sinusoidal+additive+naive") + default_variants[1:] + (
         "post_ln+long_warmup", "sinusoidal", "sinusoidal+dot")

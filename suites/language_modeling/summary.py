@@ -16,7 +16,8 @@ from harness.report_kit import mean_ci
 
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
 FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
-                   "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position"}
+                   "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position",
+                   "attention": "head grouping"}
 
 
 FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "kernel", "combined")
@@ -44,7 +45,7 @@ def family_of(spec: Dict, base: Dict) -> str:
     axes = changed - {"kernel", *NOT_AXES}
     if not axes:
         return "kernel"
-    if "n_kv_heads" in axes:  # a grouped variant's FFN widened to match parameters (variants/param_match.py)
+    if axes & {"n_kv_heads", "attention"}:  # a grouped or latent variant's FFN matched to parameters (param_match.py)
         axes.discard("d_ff")
     families = {FAMILY_OF_FIELD.get(k, "combined") for k in axes}
     return families.pop() if len(families) == 1 else "combined"

@@ -232,3 +232,9 @@ def _post_ln_cause(worse: Difference, verdicts: List[str], long: List[str]) -> s
 def _mean(values) -> float:
     vals = list(values.values()) if isinstance(values, dict) else list(values)
     return sum(vals) / len(vals) if vals else math.nan
+
+
+# the verdict on multi-head latent attention (suites/language_modeling/mla_claims.py), after these
+from suites.language_modeling.mla_claims import extend  # noqa: E402
+
+CLAIMS, findings = extend(CLAIMS, findings)

@@ -18,6 +18,7 @@ from suites.attention_cost.figures import latency_and_memory_figures
 from suites.attention_cost.tables import (cases, correctness, memory_ratios, method, over_peak, slope_rows, speedups, support,
                                           table, with_cases)
 from suites.attention_cost.verdicts import CLAIMS, NO_PAIRS, PUBLISHED, findings, verdicts  # noqa: F401  (CLAIMS and findings: read through this module)
+from suites.common.facts import fact
 from variants.kernel import tolerance
 
 
@@ -71,15 +72,6 @@ def _says(verdict: str) -> str:
     return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive"}.get(verdict, f"is {verdict}")
 
 
-def _fact(record, key: str) -> str:
-    """A job fact of a record that ran ('not recorded' where its records lack it, never 'nan')."""
-    value = record.get(key)
-    if value is None or (isinstance(value, float) and value != value):
-        return "not recorded"
-    # a column some records lack is float in pandas: 2.0 threads reads 2
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
 def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> List[str]:
     lat = df[(df.metric == "latency") & (df.status == "ok")]
     repeats = sum(len(e["times"]) for e in lat.extra)
@@ -96,8 +88,8 @@ def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> List[str]:
         f"Peak memory: {method(df)}. FLOPs: torch.utils.flop_counter.",
         f"- Check before timing: every case's output (and, for fwd+bwd, the gradients of q, k and v) against float64 "
         f"naive attention on {settings['check_rows']} sampled query rows; allowed error {atol:g} + {rtol:g} x max|reference| in {dtype}.",
-        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {_fact(first, 'timing_threads')} threads "
-        f"while measuring, flush denormals {_fact(first, 'flush_denormal')}, allocator {_fact(first, 'allocator')}; matmul peak "
+        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {fact(first, 'timing_threads')} threads "
+        f"while measuring, flush denormals {fact(first, 'flush_denormal')}, allocator {fact(first, 'allocator')}; matmul peak "
         f"{peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); "
         f"{code_line(df)}.",
         f"- Contention: a repeat is dropped when other processes used over {MAX_OTHER_CPU} cores or kept a CPU "

@@ -13,6 +13,7 @@ from harness.report_kit import code_line, in_order, seeds as seeds_of, status_no
 from suites.gradient_flow.figures import figures as make_figures
 from suites.gradient_flow.tables import ORDER, clip_table, flow_table, lag_table, probes, sweep_table
 from suites.gradient_flow.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.common.facts import fact
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -43,7 +44,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"warm-up) at each learning rate, gradient norm clipped at {s['grad_clip']:g} or not at all; a run diverges "
         "when its loss is non-finite or above 3x its first value.",
         f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
-        f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
+        f"{first.torch_version}, {fact(first, 'num_threads')} threads; {code_line(df)}.", "",
     ]
     flow, sweep = probes(ok)
     lines += flow_table(flow, variants)

@@ -18,6 +18,7 @@ from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
 from suites.kv_cache.tables import (PUBLISHED_BYTES, _bandwidth_section, _bytes_section, _greedy_section,  # noqa: F401
                                     _grouping, _latency_section, _paths_section, calculator_table)
 from suites.kv_cache.verdicts import AINSLIE, CLAIMS, POPE, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.common.facts import fact
 from variants.kernel import tolerance
 
 
@@ -26,14 +27,6 @@ def _tolerance_text(dtype: str, of: str) -> str:
     atol, rtol = tolerance(getattr(torch, str(dtype), None))
     return f"{atol:g} + {rtol:g} x max |{of}|"
 
-
-
-def _fact(record, key: str) -> str:
-    """A job fact of a record that ran ('not recorded' where its records lack it, never 'nan')."""
-    value = record.get(key)
-    if value is None or (isinstance(value, float) and value != value):
-        return "not recorded"
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -70,8 +63,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"({contaminated} of {len(lat)}; median other-process CPU {statistics.median(others) if others else float('nan'):.2f} cores)."
         + (" These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
            if len(lat) and contaminated > len(lat) / 4 else ""),
-        f"- Device: {job.device} ({job.device_name}), torch {job.torch_version}, {_fact(job, 'timing_threads')} threads, "
-        f"flush denormals {_fact(job, 'flush_denormal')}, allocator {_fact(job, 'allocator')}; {code_line(df)}.", "",
+        f"- Device: {job.device} ({job.device_name}), torch {job.torch_version}, {fact(job, 'timing_threads')} threads, "
+        f"flush denormals {fact(job, 'flush_denormal')}, allocator {fact(job, 'allocator')}; {code_line(df)}.", "",
     ]
     lines += _latency_section(df, variants)
     lines += _bandwidth_section(df, variants)

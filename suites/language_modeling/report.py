@@ -17,6 +17,7 @@ from suites.language_modeling.schedule import warmup_of
 from suites.language_modeling.summary import (FAMILY_ORDER, PARAM_TOLERANCE, Summary, family_of, ffn_width,  # noqa: F401
                                               spec_of, widening)
 from suites.language_modeling.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.common.facts import fact
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -48,7 +49,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              "- Attention implementation per variant (as dispatched): "
              + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
              f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
-             f"{first.get('flush_denormal')}, threads {first.get('num_threads')}; {code_line(df)}.", ""]
+             f"{fact(first, 'flush_denormal')}, threads {fact(first, 'num_threads')}; {code_line(df)}.", ""]
 
     lines += [f"## Perplexity of every variant (mean ± 95% interval over seeds; each family against the shared baseline, an arm against its own)", "",
               f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "

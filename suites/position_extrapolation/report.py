@@ -13,6 +13,7 @@ from suites.position_extrapolation.figures import perplexity_figure
 from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
 from suites.position_extrapolation.tables import NOT_COMPARABLE, ORDER, Shape, consecutive_section, extrapolation_section, perplexity_section  # noqa: F401
 from suites.position_extrapolation.verdicts import CLAIMS, PUBLISHED, extrapolation_finding, findings, verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.common.facts import fact
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -44,7 +45,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"- Protocol: **{settings['protocol']}** windows"
         + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "") + ".",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
-        f"flush denormals {first.get('flush_denormal')}, {first.get('num_threads')} threads, allocator {first.get('allocator')}; "
+        f"flush denormals {fact(first, 'flush_denormal')}, {fact(first, 'num_threads')} threads, allocator {fact(first, 'allocator')}; "
         f"{code_line(df)}.",
         "",
     ]

@@ -15,6 +15,7 @@ from harness.report_kit import code_line, seeds as seeds_of, title, write_markdo
 from suites.sequence_cost.figures import cost_figure
 from suites.sequence_cost.tables import TABLES, _check, _frame, _not_timed, _order, _over_peak, _steps, _table, shares  # noqa: F401
 from suites.sequence_cost.verdicts import CLAIMS, UTILISATION, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.common.facts import fact
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -66,8 +67,8 @@ def _setup(df, first, settings, variants) -> List[str]:
         f"Repeats during which other processes used over {MAX_OTHER_CPU} cores or stalled a CPU over {MAX_STALL:.0%} of "
         f"the time are dropped; {contaminated} of {len(lat)} timed cases kept all repeats for lack of clean ones"
         + (f" (median other-process CPU {statistics.median(others):.2f} cores)" if others else "") + ".",
-        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {first.get('num_threads')} threads, "
-        f"flush denormals {first.get('flush_denormal')}; matmul peak {peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min "
+        f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {fact(first, 'num_threads')} threads, "
+        f"flush denormals {fact(first, 'flush_denormal')}; matmul peak {peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min "
         f"{peaks.min():.1f}, max {peaks.max():.1f}); {code_line(df)}.",
         "",
     ]

@@ -13,6 +13,7 @@ from suites.translation.figures import FIGURE, bleu_by_length_figure
 from suites.translation.tables import (LEARNED, _baseline_lines, _family, _order, _samples,  # noqa: F401
                                        flag_unlearned)
 from suites.translation.verdicts import CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.common.facts import fact
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -104,6 +105,6 @@ def _setup(df, ok, first, settings, seeds) -> List[str]:
         f"- Decoding: {get('decoding')}. {protocol[0].upper() + protocol[1:] if protocol else ''}.",
         f"- BLEU signature `{signature}`; chrF signature `{chrf_sig}`.",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
-        f"{first.get('num_threads')} threads, allocator {first.get('allocator')}; {code_line(df)}.",
+        f"{fact(first, 'num_threads')} threads, allocator {fact(first, 'allocator')}; {code_line(df)}.",
         "",
     ]

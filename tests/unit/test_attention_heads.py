@@ -12,6 +12,7 @@ from harness.contract import suites
 from suites.attention_heads.suite import MAP_CRITERIA, distinct_heads
 from variants.spec import TransformerSpec
 from variants.transformer import build
+from tests.report_shape import check_reports
 
 T = 8
 TEXT = "ab, cd.e"  # delimiters at positions 2 (','), 3 (' ') and 6 ('.')
@@ -172,6 +173,7 @@ def test_report_from_made_up_records_agrees_when_the_heads_specialise(tmp_path):
     df = frame(*(made_up_records(v, s, True, (2.0 - 0.1 * s, 1.5, 1.0)) for v in ("rope", "alibi") for s in (0, 1)))
     paths = write_report(suites.get("attention_heads"), df, tmp_path)
     text = (tmp_path / "attention_heads.md").read_text()
+    check_reports(tmp_path)  # tables of at most 8 columns, no nan or None
     for phrase in ("## Per layer", "Specialised heads", "L1H1 (d=1)", "L2H1", "Spearman", "Clark et al. 2019",
                    "broadest below", "lower half - upper half", "(n=2)", "Layer x head grids", "Typical attention maps", "previous token"):
         assert phrase in text, phrase

@@ -40,3 +40,16 @@ def test_every_reference_report_has_narrow_tables_and_no_nan(suite, tmp_path):
     for i, group in enumerate(split_groups(records_frame(records))):  # every group `bench report` can select
         suites.get(suite).report(group.frame, tmp_path / str(i))
         check_reports(tmp_path / str(i))
+
+
+def test_a_job_fact_a_record_lacks_reads_not_recorded():
+    import pandas as pd
+
+    from suites.common.facts import fact
+
+    # a skipped job's record carries no job facts: pandas gives it NaN and turns the others' integers into floats
+    frame = pd.DataFrame([{"status": "skipped"}, {"status": "ok", "timing_threads": 2, "allocator": "glibc"}])
+    skipped, ran = frame.iloc[0], frame.iloc[1]
+    assert fact(skipped, "timing_threads") == "not recorded" and fact(skipped, "allocator") == "not recorded"
+    assert fact(ran, "timing_threads") == "2" and fact(ran, "allocator") == "glibc"
+    assert fact({"flush_denormal": None}, "flush_denormal") == "not recorded" and fact({}, "x") == "not recorded"

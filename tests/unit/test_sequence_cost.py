@@ -12,6 +12,7 @@ from harness.contract import suites
 from suites.sequence_cost.suite import PROFILES, _check, dispatched_ops, useful_flops
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, resolve
+from tests.report_shape import check_reports
 
 B, D, H = 2, 16, 4
 
@@ -133,6 +134,7 @@ def test_report_from_made_up_records(tmp_path):
     df = jobs(30.0, 70.0)
     paths = write_report(suites.get("sequence_cost"), df, tmp_path)
     text = (tmp_path / "sequence_cost.md").read_text()
+    check_reports(tmp_path)  # tables of at most 8 columns, no nan or None
     for phrase in ("Check before timing", "Latency (ms)", "Tokens per second", "share of the matmul peak",
                    "ATen operators", "Sequential steps on the critical path", "128: 256", "Vaswani et al. 2017",
                    "`transformer` 70% of the matmul peak against `lstm` 30%, `lstm+loop` 10%", "**agrees**"):

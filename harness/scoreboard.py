@@ -2,7 +2,8 @@
 
 Every verdict comes from the suite's own report module (``Suite.findings``: harness/findings.py), computed
 on the group of records its report covers; a claim no record tests says "not run" and the command that
-would run what it needs.
+would run what it needs. A row's measurement is the one number the verdict rests on (``Finding.headline``,
+chosen by the suite's verdicts) with its 95% interval and seeds; every other estimate stays in the suite's report.
 """
 
 from __future__ import annotations

@@ -57,9 +57,11 @@ def test_dry_run_prints_the_plan_and_runs_nothing(capsys, tmp_path):
     assert not any(tmp_path.iterdir())
 
 
-def test_impossible_specs_are_skipped_with_their_reason(capsys, tmp_path):
-    code, out, _ = run_cli(capsys, "run", "variants=[rope+gqa3]", "dry_run=true", f"results_dir={tmp_path}", *TINY)
-    assert code == 0 and "skip: n_kv_heads 3 must divide n_heads 2" in out
+def test_impossible_specs_are_planned_with_their_reason_and_a_request_of_only_those_is_refused(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "run", "variants=[rope,rope+gqa3]", "dry_run=true", f"results_dir={tmp_path}", *TINY)
+    assert code == 0 and "cannot run: n_kv_heads 3 must divide n_heads 2" in out
+    code, out, err = run_cli(capsys, "run", "variants=[rope+gqa3]", "dry_run=true", f"results_dir={tmp_path}", *TINY)
+    assert code == 2 and "Plan:" not in out and "variants=[rope+gqa3] cannot run with these settings" in err
 
 
 def test_list_shows_every_section(capsys):

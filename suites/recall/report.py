@@ -1,0 +1,68 @@
+"""The recall report: models and budgets, MQAR by key-value pairs, copying and length generalisation, verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pandas as pd
+
+from harness.findings import sentences
+from harness.report_kit import code_line, figure_links, in_order, seeds as seeds_of, status_notes, title, write_markdown
+from suites.recall.figures import figures as make_figures
+from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, with_task
+from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+
+
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = with_task(df)
+    variants = in_order(df.variant.unique(), ORDER)
+    first = df.iloc[0]
+    s = first.profile_settings
+    lines = title(suite, "Recall, copying and length generalisation", first)
+    lines += [
+        "## Setup", "",
+        f"- Models: the Transformer (Pre-LN, d_model {s['d_model']}, {s['n_layers']} blocks, {s['n_heads']} heads, tied "
+        "embeddings) with no position encoding (`none`), RoPE, ALiBi or T5's bucketed bias; a "
+        f"{s['n_layers']}-layer LSTM; {s['n_layers']} Pre-LN blocks of minGRU or of causal linear attention (elu+1 "
+        "features, no position encoding) each with a GELU FFN. The other families' widths are matched to the "
+        "Transformer's parameter count (table below).",
+        f"- Training: per task one model from the seed, {s['steps']} AdamW steps of {s['batch_size']} sequences, lr "
+        f"{s['lr']:g} (warm-up {s['warmup_steps']}, cosine decay), clipping {s['grad_clip']:g}, weight decay "
+        f"{s['weight_decay']:g}; each batch draws one size uniformly from 1..n; the loss is on answer tokens only.",
+        f"- Tasks: MQAR with {s['mqar_keys']} keys and {s['mqar_values']} values, trained on 1..{max(s['mqar_kv'])} pairs; "
+        f"copy (alphabet {s['copy_alphabet']}, n = {s['copy_len']}), reverse (digits, n = {s['reverse_len']}), addition "
+        f"(n = {s['addition_len']} digits per operand, least-significant digit first), each scored at "
+        f"{', '.join(f'{f:g}' for f in s['length_factors'])} x n on {s['eval_sequences']} held-out sequences per size. "
+        "Chance is the best guess that does not read the prompt (the most frequent token at each answer position); "
+        "a sequence counts as right when all its answer tokens are, which under teacher forcing is exactly greedy "
+        "decoding writing the whole answer.",
+        f"- A task counts as learned in distribution at token accuracy >= {s['learned_accuracy']:g} at n (mean over "
+        f"seeds); differences count beyond the seed spread or {s['accuracy_margin']:g}.",
+        f"- Profile `{first.profile}`, seeds {seeds_of(df)}; device {first.device} ({first.device_name}), torch "
+        f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
+    ]
+    lines += budget_table(data, variants)
+    lines += accuracy_table(data, variants, "mqar", "token_accuracy", "Associative recall (MQAR): token accuracy by key-value pairs",
+                            "Mean ± 95% interval over seeds; (n) marks the most pairs trained on.")
+    for task in ("copy", "reverse", "addition"):
+        lines += accuracy_table(data, variants, task, "token_accuracy", f"{task.capitalize()}: token accuracy by length",
+                                "Trained on lengths 1..n; columns past (n) are longer than any training sequence.")
+        lines += accuracy_table(data, variants, task, "sequence_accuracy", f"{task.capitalize()}: whole answers right by length", "")
+    not_learned = [f"`{v}` on {t}" for t in ("mqar", "copy", "reverse", "addition") for v in variants
+                   if learned(data, v, t, s["learned_accuracy"]) is False]
+    if not_learned:
+        lines += ["Not learned in distribution (token accuracy at n below "
+                  f"{s['learned_accuracy']:g}): " + ", ".join(not_learned)
+                  + ". These are left out of the length-generalisation verdict on positions.", ""]
+    figures = make_figures(data, variants, out_dir / "figures")
+    lines += figure_links(figures)
+    lines += ["## Against the published findings", ""]
+    lines += [f"- {c.source}: {c.published}" for c in CLAIMS] + [""]
+    lines += [f"- {sentence}" for sentence in sentences(findings(df))] + [""]
+    notes = status_notes(data, lambda r: f"- `{r.variant}` seed {r.seed}, {r.task}: {r.status}: {r.reason}",
+                         keys=("variant", "seed", "task", "status"))
+    if notes:
+        lines += ["## Runs that did not finish", ""] + notes + [""]
+    return [write_markdown(suite, lines, out_dir)] + figures

@@ -1,0 +1,211 @@
+"""Recall: what attention retrieves from context that a fixed-size state cannot, and which positions generalise in length.
+
+Synthetic tasks generated in code from the seed (suites/recall/tasks.py): multi-query associative recall (MQAR;
+Arora et al. 2023, Zoology, arXiv 2312.04927), copying a random string (Jelassi et al. 2024, arXiv 2402.01032),
+and reversing and adding digit strings trained at lengths up to n and scored up to 3n (Kazemnejad et al. 2023,
+arXiv 2305.19466). Every variant trains one model per task from the same seed at matched parameters: the
+Transformer with no position encoding, RoPE, ALiBi or T5's bias, the LSTM, minGRU (Feng et al. 2024, arXiv
+2410.01201) and causal linear attention (Katharopoulos et al. 2020, arXiv 2006.16236). Scored on held-out
+sequences: accuracy per answer token and per whole answer, against each task's chance level.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, List, Tuple
+
+import torch
+from torch.nn import functional as F
+
+from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
+from harness.rules import at_least, between, one_of
+from harness.suite_file import SuiteFile
+from harness.train import train
+from suites.common.metrics import COMMON
+from suites.common.profile_parts import TrainingBudget, heads_problems
+from suites.recall import models
+from suites.recall.tasks import IGNORE, LENGTH_TASKS, TASKS, Addition, Copy, MQAR, Reverse, Task
+from variants.mixer_lm import MixerSpec
+from variants.recurrent import RecurrentSpec
+from variants.spec import TransformerSpec, preset_fields, resolve
+
+
+@dataclass(frozen=True)
+class ModelShape(Profile):
+    """The Transformer's width, depth and heads; every other family has the same depth at matched parameters."""
+
+    #: the Transformer's residual width (the other families' widths are matched to its parameter count)
+    d_model: int = 64
+    #: blocks (Transformer, mixer LMs) or stacked layers (LSTM)
+    n_layers: int = 2
+    #: attention heads (Transformer, linear attention)
+    n_heads: int = 4
+
+    def problems(self) -> List[str]:
+        return heads_problems(self.d_model, self.n_heads) + super().problems()
+
+
+@dataclass(frozen=True)
+class RecallTasks(Profile):
+    """The tasks, their sizes in training and in evaluation, and when a task counts as learned."""
+
+    #: the tasks each variant trains a model for (mqar, copy, reverse, addition)
+    tasks: Tuple[str, ...] = ("mqar", "copy", "reverse", "addition")
+    #: MQAR's key and value vocabularies
+    mqar_keys: int = 64
+    mqar_values: int = 64
+    #: key-value pairs MQAR is scored at; training draws 1 .. the largest uniformly
+    mqar_kv: Tuple[int, ...] = (1, 2, 4, 8, 16)
+    #: symbols of the copy task's strings
+    copy_alphabet: int = 26
+    #: n of each length task: training draws lengths 1 .. n uniformly (addition: digits per operand)
+    copy_len: int = 16
+    reverse_len: int = 16
+    addition_len: int = 8
+    #: evaluation lengths of a length task, as multiples of its n (rounded; past 1 = longer than any training)
+    length_factors: Tuple[float, ...] = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+    #: held-out sequences scored at each size (a generator the training never draws from)
+    eval_sequences: int = 256
+    #: a size counts as solved, and a task as learned in distribution (at n, or MQAR's largest count), at this
+    #: token accuracy
+    learned_accuracy: float = 0.9
+    #: an accuracy difference this large counts in a verdict even with one seed (paired over seeds otherwise)
+    accuracy_margin: float = 0.1
+
+    rules = {"tasks": one_of(*TASKS), "length_factors": between(0, 100, low_open=True),
+             "learned_accuracy": between(0, 1, low_open=True), "accuracy_margin": between(0, 1, low_open=True),
+             "mqar_keys": at_least(1)}
+
+    def problems(self) -> List[str]:
+        out = []
+        if max(self.mqar_kv) > self.mqar_keys:
+            out.append(f"set.mqar_kv reaches {max(self.mqar_kv)} key-value pairs, more than set.mqar_keys={self.mqar_keys} "
+                       f"distinct keys; give set.mqar_keys of at least {max(self.mqar_kv)}.")
+        return out + super().problems()
+
+
+@dataclass(frozen=True)
+class RecallProfile(TrainingBudget, ModelShape, RecallTasks):
+    """Model sizes, the tasks and the training budget of each task's model."""
+
+
+#: the profiles declared in suite.yaml beside this file
+PROFILES = SuiteFile.of(__file__).profiles(RecallProfile)
+
+#: widths tried when matching a recurrent or mixer model's parameters to the Transformer's
+WIDTHS = range(8, 513, 4)
+
+
+def make_task(name: str, p: RecallProfile) -> Task:
+    """The task ``name`` with the profile's parameters."""
+    return {"mqar": lambda: MQAR(keys=p.mqar_keys, values=p.mqar_values), "copy": lambda: Copy(alphabet=p.copy_alphabet),
+            "reverse": lambda: Reverse(), "addition": lambda: Addition()}[name]()
+
+
+def train_max(name: str, p: RecallProfile) -> int:
+    """n: the largest size drawn in training."""
+    return max(p.mqar_kv) if name == "mqar" else getattr(p, f"{name}_len")
+
+
+def eval_sizes(name: str, p: RecallProfile) -> List[int]:
+    """The sizes a task is scored at: MQAR's counts, or each length factor x n (at least 1, each once)."""
+    if name == "mqar":
+        return sorted(set(p.mqar_kv))
+    n = train_max(name, p)
+    return sorted({max(1, int(round(f * n))) for f in p.length_factors} | {n})
+
+
+class Recall(Suite):
+    """MQAR, copying and length generalisation (copy, reverse, addition): Transformers, LSTM, minGRU, linear attention."""
+
+    metrics = SuiteFile.of(__file__).metrics(COMMON)
+    profiles = PROFILES
+    #: the slowest first, so that workers=N starts the longest jobs at once (reports keep tables.ORDER)
+    default_variants = ("t5_bias", "alibi", "rope", "none", "linear_attention", "mingru", "lstm")
+
+    def base_spec(self, profile: RecallProfile, options: Dict[str, Any]) -> TransformerSpec:
+        """The Transformer at the profile's size, for the task with the largest vocabulary (run_job sets each task's)."""
+        vocab = max(make_task(t, profile).vocab_size for t in profile.tasks)
+        return TransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
+                               n_heads=profile.n_heads, max_len=64, position="none")
+
+    def spec_for(self, variant: str, profile: RecallProfile, options: Dict[str, Any]):
+        """A recurrent cell builds an LSTM-style RecurrentSpec, a mixer a MixerSpec, each at the width whose parameter
+        count is nearest the base Transformer's; any other expression a TransformerSpec."""
+        fields = preset_fields(variant)
+        base = self.base_spec(profile, options)
+        if "cell" in fields:
+            spec = resolve(variant, RecurrentSpec(vocab_size=base.vocab_size, n_layers=profile.n_layers))
+        elif "mixer" in fields:
+            spec = resolve(variant, MixerSpec(vocab_size=base.vocab_size, n_layers=profile.n_layers,
+                                              n_heads=profile.n_heads))
+        else:
+            return resolve(variant, base)
+        widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or w % spec.n_heads == 0]
+        return models.matched(spec, models.count(base), widths)
+
+    def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        out: List[Measurement] = []
+        ctx.facts.update(parameters=models.count(spec), width=getattr(spec, models.width_field(spec)))
+        total_time = 0.0
+        for t_index, name in enumerate(profile.tasks):
+            task, n = make_task(name, profile), train_max(name, profile)
+            task_spec = models.for_task(spec, task.vocab_size, task.length(n))
+            torch.manual_seed(seed)
+            model = models.build(task_spec).to(ctx.device)
+            params = models.count(task_spec)
+            sizes = eval_sizes(name, profile)
+            where = {"task": name, "train_max": n, "parameters": params}
+            try:
+                result = _train(model, task, n, profile, seed + 1000 * t_index, ctx, f"{ctx.label} {name}")
+            except Diverged as exc:
+                out.append(Measurement("train_loss", None, status="diverged", reason=str(exc), extra=where))
+                out += [Measurement(m, None, x=float(s), x_name=task.size_name, status="diverged", reason=str(exc),
+                                    extra=where) for s in sizes for m in ("token_accuracy", "sequence_accuracy")]
+                continue
+            total_time += result.wall_time_s
+            out.append(Measurement("train_loss", result.final_loss, extra={**where, "tokens": result.tokens,
+                                                                           "steps": len(result.losses)}))
+            out.append(Measurement("task_train_time", result.wall_time_s, extra=where))
+            for size in sizes:
+                token, sequence = _score(model, task, size, profile.eval_sequences, seed + 10_000 + 1000 * t_index, ctx)
+                extra = {**where, "in_distribution": size <= n, "chance_token": task.chance_token(size),
+                         "chance_sequence": task.chance_sequence(size)}
+                out.append(Measurement("token_accuracy", token, x=float(size), x_name=task.size_name, extra=extra))
+                out.append(Measurement("sequence_accuracy", sequence, x=float(size), x_name=task.size_name, extra=extra))
+        out.append(Measurement("train_time", total_time))
+        return out
+
+
+def _train(model, task: Task, n: int, profile: RecallProfile, seed: int, ctx: JobContext, desc: str):
+    """Train on sizes drawn uniformly from 1..n, one size per batch (sequences of one batch share their length)."""
+    gen = torch.Generator().manual_seed(seed)
+
+    def step_loss(m, step):
+        size = int(torch.randint(1, n + 1, (1,), generator=gen))
+        x, y = task.batch(profile.batch_size, size, gen)
+        logits = m(x.to(ctx.device))  # (B, T, V)
+        return F.cross_entropy(logits.flatten(0, 1), y.to(ctx.device).flatten(), ignore_index=IGNORE), x.numel()
+
+    return train(model, step_loss, profile.train_settings(), progress=ctx.progress, desc=desc)
+
+
+@torch.no_grad()
+def _score(model, task: Task, size: int, n: int, seed: int, ctx: JobContext) -> Tuple[float, float]:
+    """(accuracy per answer token, share of answers right in full) on ``n`` held-out sequences of one size."""
+    x, y = task.batch(n, size, torch.Generator().manual_seed(seed + size))
+    model.eval()
+    right, due = [], []
+    for start in range(0, n, 256):
+        xb, yb = x[start:start + 256].to(ctx.device), y[start:start + 256].to(ctx.device)
+        predicted = model(xb).argmax(-1)  # (b, T)
+        mask = yb != IGNORE
+        right.append(((predicted == yb) & mask).sum(1).cpu())
+        due.append(mask.sum(1).cpu())
+    right, due = torch.cat(right), torch.cat(due)
+    return float(right.sum() / due.sum()), float((right == due).float().mean())
+
+
+suites.add("recall", Recall())

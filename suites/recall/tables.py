@@ -1,0 +1,110 @@
+"""The recall tables and the per-seed summaries its verdicts read: accuracy by size per task, learned in distribution."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import pandas as pd
+
+from harness.report_kit import fmt_mean_ci, table_section
+
+#: the order variants are listed in: the Transformer's position arms, then the fixed-state models
+ORDER = ("none", "t5_bias", "alibi", "rope", "linear_attention", "mingru", "lstm")
+#: the Transformer arms the position-encoding claim ranks; the model that stands for attention in the recall claims
+POSITIONS = ("none", "t5_bias", "alibi", "rope")
+ATTENTION = "rope"
+#: the fixed-state models (a state whose size does not grow with the context)
+FIXED_STATE = ("lstm", "mingru", "linear_attention")
+
+
+def with_task(df: pd.DataFrame) -> pd.DataFrame:
+    """The records with the task, training n and in-distribution flag out of ``extra`` as columns."""
+    out = df.copy()
+    for key in ("task", "train_max", "in_distribution", "chance_token", "chance_sequence", "parameters", "tokens"):
+        out[key] = out.extra.apply(lambda e, k=key: e.get(k) if isinstance(e, dict) else None)
+    return out
+
+
+def per_seed(df: pd.DataFrame, variant: str, task: str, metric: str, size: float) -> Dict[int, float]:
+    """seed -> the metric of ``variant`` on ``task`` at ``size`` (ok records only)."""
+    rows = df[(df.metric == metric) & (df.variant == variant) & (df.task == task) & (df.x == size) & (df.status == "ok")]
+    return {int(s): float(v) for s, v in zip(rows.seed, rows.value)}
+
+
+def out_of_distribution_mean(df: pd.DataFrame, variant: str, task: str, metric: str = "token_accuracy") -> Dict[int, float]:
+    """seed -> mean of the metric over the sizes past the training n (a diverged task's sizes count as 0)."""
+    rows = df[(df.metric == metric) & (df.variant == variant) & (df.task == task) & (df.in_distribution == False)]  # noqa: E712
+    rows = rows.assign(value=rows.value.where(rows.status == "ok", 0.0))
+    return {int(s): float(part.value.mean()) for s, part in rows.groupby("seed")}
+
+
+def learned(df: pd.DataFrame, variant: str, task: str, threshold: float) -> Optional[bool]:
+    """Whether ``variant`` learned ``task`` in distribution: mean token accuracy over seeds at the largest training
+    size at least ``threshold`` (None without records)."""
+    rows = df[(df.metric == "token_accuracy") & (df.variant == variant) & (df.task == task)]
+    if not len(rows):
+        return None
+    n = float(rows.train_max.iloc[0])
+    at = rows[rows.x == n]
+    values = at.value.where(at.status == "ok", 0.0)
+    return bool(len(values) and values.mean() >= threshold)
+
+
+def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str, heading: str, note: str) -> List[str]:
+    """One row per variant, one column per size: mean ± 95% interval over seeds; the chance row first."""
+    part = df[(df.metric == metric) & (df.task == task)]
+    if not len(part):
+        return []
+    sizes = sorted(part.x.dropna().unique())
+    n = float(part.train_max.iloc[0])
+    chance_key = "chance_token" if metric == "token_accuracy" else "chance_sequence"
+    label = lambda s: f"{int(s)}" + (" (n)" if s == n else "")  # noqa: E731
+    rows = [{"variant": "chance", **{label(s): _chance(part[part.x == s], chance_key) for s in sizes}}]
+    for v in variants:
+        cells = part[part.variant == v]
+        if not len(cells):
+            continue
+        row = {"variant": v}
+        for s in sizes:
+            cell = cells[cells.x == s]
+            ok = cell[cell.status == "ok"].value
+            row[label(s)] = fmt_mean_ci(ok, 2) if len(ok) else (cell.status.iloc[0] if len(cell) else "-")
+        rows.append(row)
+    return table_section(heading, note, rows, "No records.")
+
+
+def _chance(rows: pd.DataFrame, key: str) -> str:
+    values = rows[key].dropna()
+    if not len(values):
+        return "-"
+    v = float(values.iloc[0])
+    return f"{v:.2f}" if v >= 0.01 else f"{v:.1e}"
+
+
+def budget_table(df: pd.DataFrame, variants: List[str]) -> List[str]:
+    """Per variant: the width, parameters per task, and the steps and training tokens every task's model had."""
+    loss = df[(df.metric == "train_loss") & (df.status == "ok")]
+    rows = []
+    for v in variants:
+        part = loss[loss.variant == v]
+        if not len(part):
+            continue
+        first = part.iloc[0]
+        row = {"variant": v, "family": _family(first.spec), "width": int(first.get("width") or 0)}
+        for task, rows_t in part.groupby("task", sort=False):
+            row[f"parameters ({task})"] = f"{int(rows_t.parameters.iloc[0]):,}"
+        row["steps x batch"] = f"{int(first.profile_settings['steps'])} x {int(first.profile_settings['batch_size'])}"
+        row["training tokens per task"] = f"{int(part.tokens.mean()):,}"
+        rows.append(row)
+    return table_section("Models and budgets", "Every model of a variant trains the same steps of the same batch size per "
+                         "task; widths are matched to the Transformer's parameter count at the task with the largest "
+                         "vocabulary (MQAR), and each task's count differs only by its embedding.", rows, "No trainings.")
+
+
+def _family(spec) -> str:
+    family = spec.get("family") if isinstance(spec, dict) else None
+    if family == "recurrent":
+        return f"{spec['cell'].upper()} x {spec['n_layers']}"
+    if family == "mixer":
+        return f"{spec['mixer']} x {spec['n_layers']} blocks"
+    return f"Transformer x {spec['n_layers']}, {spec['position']}" if isinstance(spec, dict) else "?"

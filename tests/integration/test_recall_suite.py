@@ -1,0 +1,42 @@
+"""The recall suite end to end at a tiny size: every family trains on every task, records carry chance, the report."""
+
+import json
+
+from harness.cli import main
+
+TINY = ["suite=recall", "set.steps=3", "set.warmup_steps=1", "set.eval_sequences=8", "set.batch_size=4",
+        "set.d_model=16", "set.n_heads=2", "set.mqar_kv=[1,2,4]", "set.copy_len=4", "set.reverse_len=4",
+        "set.addition_len=2", "set.length_factors=[0.5,1,2]", "progress=false"]
+VARIANTS = ["rope", "alibi", "lstm", "mingru", "linear_attention"]
+
+
+def test_recall_end_to_end_with_report(tmp_path):
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    assert main(["run", f"results_dir={results}", f"variants=[{','.join(VARIANTS)}]", *TINY]) == 0
+    records = [json.loads(line) for p in results.glob("*/*.jsonl") for line in p.read_text().splitlines()]
+    assert {r["variant"] for r in records} == set(VARIANTS)
+    families = {r["variant"]: r["spec"].get("family") for r in records}
+    assert families["lstm"] == "recurrent" and families["mingru"] == families["linear_attention"] == "mixer"
+    accuracy = [r for r in records if r["metric"] == "token_accuracy"]
+    assert {r["extra"]["task"] for r in accuracy} == {"mqar", "copy", "reverse", "addition"}
+    copy = {r["x"]: r["extra"] for r in accuracy if r["extra"]["task"] == "copy" and r["variant"] == "rope"}
+    assert sorted(copy) == [2.0, 4.0, 8.0] and copy[8.0]["in_distribution"] is False and copy[4.0]["in_distribution"]
+    assert all(abs(e["chance_token"] - 1 / 26) < 1e-12 for e in copy.values())
+    assert all(0 <= r["value"] <= 1 for r in accuracy)
+    # matched parameters: every family within 15% of the Transformer's count at this tiny size
+    counts = {r["variant"]: r["parameters"] for r in records}
+    assert all(abs(c / counts["rope"] - 1) < 0.15 for c in counts.values()), counts
+
+    assert main(["report", "suite=recall", f"results_dir={results}", f"reports_dir={reports}"]) == 0
+    text = (reports / "recall.md").read_text()
+    for phrase in ("Arora et al. 2023", "Jelassi et al. 2024", "Kazemnejad et al. 2023", "Models and budgets",
+                   "key-value pairs", "chance", "left out of", "This run"):
+        assert phrase in text, phrase
+    for name in ("recall_mqar", "recall_lengths"):
+        assert (reports / "figures" / f"{name}.png").stat().st_size > 10_000
+
+
+def test_a_bad_task_is_one_sentence(tmp_path, capsys):
+    assert main(["run", f"results_dir={tmp_path}", "suite=recall", "set.tasks=[mqar,sorting]", "dry_run=true"]) == 2
+    err = capsys.readouterr().err
+    assert "sorting" in err and "addition" in err and "Traceback" not in err

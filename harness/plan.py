@@ -15,6 +15,7 @@ refused (exit 2) before any compute, one sentence per reason.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from dataclasses import dataclass, field
@@ -185,7 +186,8 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
 
     for problem in relation_problems(profile):  # the shape rules every suite shares (harness/rules.py)
         raise UsageError(problem)
-    suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
+    with reading_data(profile, options):
+        suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
     if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
         raise UsageError(f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
                          f"is {device}; give device=cuda, or leave set.cuda_graphs=false.")
@@ -259,14 +261,29 @@ def _unavailable(plan: Plan, variant: str) -> bool:
 
 
 def data_checksum(suite: Suite, profile: Profile, options: Dict[str, Any]) -> str:
-    """The data's checksum; a corpus that cannot be read (a damaged file or module) is one sentence naming data."""
+    """The data's checksum; a corpus that cannot be read is one sentence (``reading_data``)."""
+    with reading_data(profile, options):
+        return suite.data_checksum(profile, options)
+
+
+@contextlib.contextmanager
+def reading_data(profile: Profile, options: Dict[str, Any]):
+    """Turn a corpus that cannot be read (a damaged file or SWORD module, a path the file system refuses) into
+    one sentence naming ``data`` (and ``SWORD_PATH`` when the path is under it), before any compute."""
+    import os
     import zlib
 
     try:
-        return suite.data_checksum(profile, options)
+        yield
     except (OSError, zlib.error, EOFError, UnicodeDecodeError) as exc:
         name = options.get("data") or getattr(profile, "data", None) or "the suite's default corpus"
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        sword = os.environ.get("SWORD_PATH")
+        filename = str(getattr(exc, "filename", None) or "")
+        if sword and (isinstance(exc, zlib.error) or filename.startswith(sword)):
+            raise UsageError(f"data={name} reads the SWORD library SWORD_PATH={sword}, which cannot be read "
+                             f"({type(exc).__name__}: {detail}); reinstall the module or point SWORD_PATH at a "
+                             f"whole library.") from None
         raise UsageError(f"data={name} cannot be read ({type(exc).__name__}: {detail}); check the file or module, "
                          f"or give another data=.") from None
 

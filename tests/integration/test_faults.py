@@ -470,3 +470,33 @@ def test_bench_compare_refuses_an_unknown_metric_and_one_variant_twice(tmp_path,
     assert main(["compare", "rope", "rope", f"results_dir={tmp_path}"]) == 2
     assert "got `rope` twice" in capsys.readouterr().err
     assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}", "metric=perplexity"]) == 0
+
+
+# --- a damaged or unreachable SWORD library ---------------------------------------------------------------------
+
+def bench(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=240,
+                          env={**os.environ, **(env or {})}, cwd=Path(__file__).resolve().parents[2])
+
+
+@pytest.mark.sword("engWEB2015eb")
+def test_a_damaged_sword_module_or_a_too_long_sword_path_is_one_sentence_before_any_compute(tmp_path):
+    import shutil
+
+    source = Path(os.environ["SWORD_PATH"]) / "modules" / "texts" / "ztext" / "engWEB2015eb"
+
+    library = tmp_path / "sword"
+    shutil.copytree(source, library / "modules" / "texts" / "ztext" / "engWEB2015eb")
+    for testament in ("ot", "nt"):
+        path = library / "modules" / "texts" / "ztext" / "engWEB2015eb" / f"{testament}.bzz"
+        data = bytearray(path.read_bytes())
+        for i in range(100, len(data), 997):
+            data[i] ^= 0xFF
+        path.write_bytes(bytes(data))
+    args = ["run", "data=bible", "variants=[rope]", "dry_run=true", f"results_dir={tmp_path / 'results'}", "progress=false"]
+    for sword in (str(library), "/tmp/" + "s" * 300):
+        done = bench(*args, env={"SWORD_PATH": sword})
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert len(lines) == 1 and lines[0].startswith("bench: data=bible") and f"SWORD_PATH={sword}" in lines[0], lines
+        assert "Plan:" not in done.stdout

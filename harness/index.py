@@ -122,9 +122,16 @@ def figure_section(table: "tradeoffs.Table", figure: Optional[Path], profile_for
     """The Pareto figure and its caption, or one sentence on why there is none and the command that draws it."""
     if figure is None:
         suite = next((r.suite for r in table.rows), "position_extrapolation")
+        command = f"`{run_command(suite, (), profile_for(suite), results_dir)}`"
+        both = [r for r in table.rows if "ppl_L" in r.readings and "kv_bytes" in r.readings]
+        if both:  # every model with a quality and a cost was flagged by its suite's learning check
+            return ["Every model here with both a perplexity and a cost of its own is flagged by its suite's learning "
+                    f"check ({'; '.join(pareto.flagged(table))}), so there is no figure: a front of models that did "
+                    f"not learn says nothing; {command} with more steps (set.steps=N) or a larger profile trains them "
+                    "further.", ""]
         return ["No trained model here has both a perplexity and a cost measured by its own jobs (records of "
                 "position_extrapolation and language_modeling before suite version 3 carry no cost), so there is no "
-                f"figure; `{run_command(suite, (), profile_for(suite), results_dir)}` trains and measures both.", ""]
+                f"figure; {command} trains and measures both.", ""]
     left = pareto.flagged(table)
     caption = ("Each point is one trained model of the table above, its quality and its cost from the same jobs (bars: "
                "95% intervals over seeds, or a single seed's quartiles over timing repeats); a row of panels per suite "

@@ -172,6 +172,8 @@ def cmd_run(args: List[str]) -> int:
               f"`bench report suite={suite.name}` rebuilds the report.")
         if status == 3 and cfg.allow_skips:
             return 0
+        if status == 3:
+            _say_not_runnable(plan)
         return status
     from harness.runner import exit_status
 
@@ -185,10 +187,14 @@ def cmd_run(args: List[str]) -> int:
         print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
               f"exit status 1. A rerun retries them.", file=sys.stderr)
     elif status == 3 and not summary.worker:
-        jobs = plan.not_runnable
-        print(f"bench: {len(jobs)} job(s) asked for cannot run here ({', '.join(j.label for j in jobs)}); their "
-              f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.", file=sys.stderr)
+        _say_not_runnable(plan)
     return status
+
+
+def _say_not_runnable(plan) -> None:
+    jobs = plan.not_runnable
+    print(f"bench: {len(jobs)} job(s) asked for cannot run here ({', '.join(j.label for j in jobs)}); their "
+          f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.", file=sys.stderr)
 
 
 def cmd_list(args: List[str]) -> int:

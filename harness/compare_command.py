@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.config import GroupSelection
+from harness.config import GroupSelection, readable_folder
+from harness.rules import Rule
 from harness.errors import UsageError
 
 
@@ -31,6 +32,8 @@ class CompareConfig(GroupSelection):
     #: the x of the headline verdict: a value the metric was measured at, ``first`` or ``last`` (default: both)
     at: Optional[str] = None
     results_dir: str = "results"
+
+    rules = {"results_dir": Rule(check=readable_folder)}
 
 
 def split(args: List[str]) -> Tuple[str, str, List[str]]:

@@ -82,6 +82,21 @@ def name_too_long(path: Path) -> Optional[str]:
     return None
 
 
+def readable_folder(key: str, value: str) -> Optional[str]:
+    """Why ``value`` cannot be a results folder to read (a name the file system refuses, a file), or None; a
+    folder that does not exist yet is the reader's to report (it holds no results)."""
+    path = Path(value).expanduser()
+    too_long = name_too_long(path)
+    if too_long:
+        return f"{key}={show(value)} {too_long}; give the folder a run wrote its records to, e.g. {key}=results."
+    try:
+        if path.exists() and not path.is_dir():
+            return f"{key}={show(value)} is a file, not a folder; give the folder a run wrote its records to, e.g. {key}=results."
+    except OSError as exc:
+        return f"{key}={show(value)} cannot be read ({exc.strerror or exc}); give a folder of records, e.g. {key}=results."
+    return None
+
+
 DEVICES = "auto, cpu, cuda or cuda:N (N below the number of CUDA devices torch sees)"
 
 
@@ -181,7 +196,7 @@ class ReportConfig(GroupSelection):
     #: false: write the suite reports only, not the support matrix and index (a second group's report in its own folder)
     index: bool = True
 
-    rules = {"reports_dir": Rule(check=writable_folder)}
+    rules = {"reports_dir": Rule(check=writable_folder), "results_dir": Rule(check=readable_folder)}
 
 
 def parse(args: List[str], schema: type) -> Any:

@@ -6,6 +6,7 @@ records the call, so a bad value that slipped through planning would show as a t
 """
 
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -224,3 +225,47 @@ def test_a_folder_without_write_permission_is_refused(capsys, tmp_path, no_train
     finally:
         folder.chmod(stat.S_IRWXU)
     assert code == 2 and no_training == [] and "Permission denied" in err and "results_dir=" in err
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "results"
+LONG = "/tmp/" + "q" * 300
+
+# bad input to `bench report` and `bench compare`: (arguments, the key the message names, a fragment it shows);
+# <reference> stands for the stored reference results, read only
+OTHER_BAD = [
+    (["report", f"results_dir={LONG}"], "results_dir", "q" * 50),
+    (["report", "results_dir=<file>"], "results_dir", "afile"),
+    (["report", f"reports_dir={LONG}"], "reports_dir", "q" * 50),
+    (["report", "reports_dir=<file>"], "reports_dir", "afile"),
+    (["report", "suite=nope"], "suite", "nope"),
+    (["report", "index=maybe"], "index", "maybe"),
+    (["report", "colour=red"], "colour", "colour"),
+    (["report", "suite=kv_cache", "profile=huge", "results_dir=<reference>"], "profile", "huge"),
+    (["compare", "rope", "rope"], "rope", "twice"),
+    (["compare", "rope"], "two variants", "rope"),
+    (["compare", "rope", "alibi", f"results_dir={LONG}"], "results_dir", "q" * 50),
+    (["compare", "rope", "alibi", "results_dir=<file>"], "results_dir", "afile"),
+    (["compare", "rope", "alibi", "metric=nosuch", "results_dir=<reference>"], "metric", "nosuch"),
+    (["compare", "rope", "alibi", "suite=position_extrapolation", "at=999", "results_dir=<reference>"], "at", "999"),
+    (["compare", "rope", "alibi", "suite=nope", "results_dir=<reference>"], "suite", "nope"),
+    (["compare", "rope", "alibi", "colour=red"], "colour", "colour"),
+]
+
+
+@pytest.mark.parametrize("args,key,value", OTHER_BAD, ids=[" ".join(a)[:60] for a, _, _ in OTHER_BAD])
+def test_bad_input_to_report_and_compare_is_one_sentence_and_exit_2(capsys, tmp_path, files, args, key, value):
+    if any("<reference>" in a for a in args) and not REFERENCE.is_dir():
+        pytest.skip("no stored reference results")
+    args = [fill(a, {**files, "reference": REFERENCE}) for a in args]
+    if not any(a.startswith("results_dir=") for a in args):
+        args.append(f"results_dir={tmp_path / 'results'}")
+    if args[0] == "report" and not any(a.startswith("reports_dir=") for a in args):
+        args.append(f"reports_dir={tmp_path / 'reports'}")
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "Traceback" not in err and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bench: "), err
+    assert key in err and fill(value, files) in err, err
+    assert not (tmp_path / "reports").exists()

@@ -500,3 +500,16 @@ def test_a_damaged_sword_module_or_a_too_long_sword_path_is_one_sentence_before_
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         assert len(lines) == 1 and lines[0].startswith("bench: data=bible") and f"SWORD_PATH={sword}" in lines[0], lines
         assert "Plan:" not in done.stdout
+
+
+def test_workers_exit_3_when_a_job_asked_for_cannot_run(tmp_path, results):
+    log = tmp_path / "trained.log"
+    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1]", "workers=2",
+            "variants=[baseline,flash_attn]", f"results_dir={results}"]
+    env = {**os.environ, "BENCH_COUNTING_LOG": str(log)}
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 3, done
+    assert "All 2 workers finished (exit status 3)" in done.stdout and "allow_skips=true" in done.stderr
+    assert sorted(trainings(log)) == ["baseline-s0", "baseline-s1"]
+    again = subprocess.run(args + ["allow_skips=true"], env=env, capture_output=True, text=True, timeout=240)
+    assert again.returncode == 0, again

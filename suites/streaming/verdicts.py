@@ -1,0 +1,102 @@
+"""The streaming verdicts: StreamingLLM's window attention failing without its sinks and dense attention failing past
+the training length (Xiao et al. 2023, arXiv 2309.17453), each paired over the held-out streams of a model."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import pandas as pd
+
+from harness.findings import Finding, finding, not_run
+from harness.paired import all_hold, equivalent, paired
+from harness.suite_file import SuiteFile
+
+SINKS, DENSE = CLAIMS = SuiteFile.of(__file__).claims("window_needs_sinks", "dense_fails_past_training")
+#: a policy fails when its perplexity exceeds the reference's by more than this (%), with a difference that counts
+FAILS = 10.0
+#: the sinks restore window attention when their perplexity is within this (%) of recomputation's
+RESTORES = 5.0
+
+
+def _per_stream(df: pd.DataFrame, metric: str, policy: str) -> Dict[int, float]:
+    """Stream index -> perplexity of one policy over ``metric``'s positions, over every seed's streams (each seed's
+    streams keyed apart, so a seed and a stream make one pair)."""
+    rows = df[(df.metric == metric) & (df.status == "ok") & (df.extra.apply(lambda e: e.get("policy")) == policy)]
+    out: Dict[int, float] = {}
+    for r in rows.itertuples():
+        for i, value in enumerate(r.extra["per_stream"]):
+            out[int(r.seed) * 10_000 + i] = float(value)
+    return out
+
+
+def _mean(df: pd.DataFrame, metric: str, policy: str) -> float:
+    rows = df[(df.metric == metric) & (df.status == "ok") & (df.extra.apply(lambda e: e.get("policy")) == policy)]
+    return float(rows.value.mean()) if len(rows) else float("nan")
+
+
+def _fails(diff) -> str:
+    """'agrees' when a policy's perplexity exceeds its reference's by more than FAILS % with an interval excluding 0,
+    'disagrees' when it is lower with one, else 'inconclusive'."""
+    if diff.interval_excludes_zero and diff.mean > FAILS:
+        return "agrees"
+    if diff.interval_excludes_zero and diff.mean < 0:
+        return "disagrees"
+    return "inconclusive"
+
+
+def _interval(d) -> str:
+    e = d.estimate
+    inside = f" [{e.low:+.1f}, {e.high:+.1f}]" if e.low is not None else ""
+    return f"{e.value:+.1f}%{inside}"
+
+
+def findings(df: pd.DataFrame) -> List[Finding]:
+    """Window attention against its sinks and recomputation, and dense attention past 2 L against recomputation."""
+    if not len(df) or not (df.metric == "ppl_past_cache").any():
+        return [not_run(SINKS), not_run(DENSE)]
+    return [_sinks(df), _dense(df)]
+
+
+def _sinks(df: pd.DataFrame) -> Finding:
+    window, sinks, recompute = (_per_stream(df, "ppl_past_cache", p) for p in ("window", "sinks", "recompute"))
+    if not (window and sinks and recompute):
+        return not_run(SINKS)
+    fails = paired("window Δ ppl vs sinks (pairs: streams)", window, sinks, relative=True)
+    restores = paired("sinks Δ ppl vs recompute (pairs: streams)", sinks, recompute, relative=True)
+    failed = _fails(fails)
+    restored = equivalent(restores, RESTORES)
+    verdict = all_hold([failed, restored])
+    first = df[df.metric == "ppl_past_cache"].extra.iloc[0].get("from_position")
+    text = (f"Xiao et al. 2023 (Llama-2-13B, cache 1024): window attention 5158.07, with 4 sinks 5.40, recomputation "
+            f"5.43. Here, from position {first} on, over {fails.seeds} streams: window {_mean(df, 'ppl_past_cache', 'window'):.3f}, "
+            f"sinks {_mean(df, 'ppl_past_cache', 'sinks'):.3f}, recomputation {_mean(df, 'ppl_past_cache', 'recompute'):.3f}; "
+            f"window against sinks {_interval(fails)} (fails beyond +{FAILS:g}%: {failed}), sinks against recomputation "
+            f"{_interval(restores)} (within ±{RESTORES:g}%: {restored}); this run "
+            + {"agrees": "agrees.", "disagrees": "disagrees.", "inconclusive": "is inconclusive."}[verdict])
+    cause = ""
+    if verdict != "agrees":
+        why = []
+        if failed != "agrees":
+            why.append(f"window attention's {_interval(fails)} against the sinks is "
+                       + (f"not a loss beyond +{FAILS:g}% that counts" if failed == "inconclusive" else "not a loss"))
+        if restored != "agrees":
+            why.append(f"the sinks' {_interval(restores)} against recomputation is not within ±{RESTORES:g}%")
+        cause = "; ".join(why) + "."
+    return finding(SINKS, verdict, text, [fails.estimate, restores.estimate], cause=cause, over_seeds=False)
+
+
+def _dense(df: pd.DataFrame) -> Finding:
+    full, recompute = (_per_stream(df, "ppl_past_training", p) for p in ("full", "recompute"))
+    if not (full and recompute):
+        return not_run(DENSE)
+    worse = paired("full Δ ppl vs recompute (pairs: streams)", full, recompute, relative=True)
+    verdict = _fails(worse)
+    first = df[df.metric == "ppl_past_training"].extra.iloc[0].get("from_position")
+    text = (f"Dense attention from position {first} on (twice the training length): "
+            f"{_mean(df, 'ppl_past_training', 'full'):.3f} against recomputation's "
+            f"{_mean(df, 'ppl_past_training', 'recompute'):.3f}, {_interval(worse)} over {worse.seeds} streams; this run "
+            + {"agrees": "agrees that dense attention fails past the training length.",
+               "disagrees": "disagrees: dense attention does better than recomputation there.",
+               "inconclusive": "is inconclusive."}[verdict])
+    cause = "" if verdict == "agrees" else f"dense attention's {_interval(worse)} is not a failure beyond +{FAILS:g}%."
+    return finding(DENSE, verdict, text, [worse.estimate], cause=cause, over_seeds=False)

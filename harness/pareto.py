@@ -148,7 +148,13 @@ def _panel(ax, data: pd.DataFrame, palette) -> None:
         ax.scatter([row.x], [row.y], color=palette[row.model], s=60, zorder=3)
     best = front(data)
     ax.step(best.x, best.y, where="post", color="black", linewidth=1, linestyle="--")
-    if spans_decade(pd.concat([data.x_low, data.x_high])):
-        ax.set_xscale("log")
-    if spans_decade(pd.concat([data.y_low, data.y_high])):
-        ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    plain = FuncFormatter(lambda value, _: f"{value:g}")  # 256, 3072, 4.5: not 3 x 10^3
+    for values, axis, scale in ((pd.concat([data.x_low, data.x_high]), ax.xaxis, ax.set_xscale),
+                                (pd.concat([data.y_low, data.y_high]), ax.yaxis, ax.set_yscale)):
+        if spans_decade(values):
+            scale("log")
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(plain)
+            axis.set_minor_formatter(NullFormatter())

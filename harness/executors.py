@@ -63,10 +63,13 @@ def check_submitit(options: Dict[str, Any], results_dir: Path) -> None:
         raise UsageError(problem)
     if folder.exists():
         info = folder.stat()
-        if info.st_mode & 0o022 or info.st_uid != os.getuid():
-            raise UsageError(f"submitit.folder={folder} can be written by other users (mode {oct(info.st_mode & 0o777)}, "
-                             f"owner uid {info.st_uid}), and it holds the pickled jobs that run as you; give a folder "
-                             f"only you can write (chmod 700), or another submitit.folder.")
+        if info.st_uid != os.getuid():
+            raise UsageError(f"submitit.folder={folder} belongs to another user (uid {info.st_uid}), and it holds the "
+                             f"pickled jobs that run as you; give a folder of your own.")
+        if info.st_mode & 0o022:
+            raise UsageError(f"submitit.folder={folder} can be written by other users (mode {oct(info.st_mode & 0o777)}), "
+                             f"and it holds the pickled jobs that run as you; make it private (chmod 700 {folder}) or "
+                             f"give another submitit.folder.")
 
 
 def _run_submitit(plan: Plan, store: ResultsStore, options: Dict[str, Any]) -> RunSummary:
@@ -102,12 +105,11 @@ def _run_submitit(plan: Plan, store: ResultsStore, options: Dict[str, Any]) -> R
         try:
             outcome = handle.result()
         except Exception as exc:  # the cluster job itself died: record it like any failure
-            from harness.runner import job_records, outcome_record
+            from harness.runner import job_records, outcome_record, save
             from harness.env import provenance
 
             reason = f"cluster job {handle.job_id} failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}"
-            store.write(job.suite, job.job_hash, job.label,
-                        job_records(job, [outcome_record("failed", reason)], {}, provenance(job.device), 0.0))
+            save(store, job, job_records(job, [outcome_record("failed", reason)], {}, provenance(job.device), 0.0))
             outcome = Outcome(job.label, "failed", "ran", reason)
         summary.add(outcome)
     settled = {job.job_hash: job.label for job in plan.to_run}

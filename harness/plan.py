@@ -121,8 +121,8 @@ class Plan:
                 action = "run"
             rows.append([job.variant, job.seed, job.job_hash, action])
         head = (f"Plan: suite={self.suite.name} profile={self.profile.name} device={self.jobs[0].device if self.jobs else '?'} "
-                f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored)} stored, {len(self.skipped)} skipped"
-                + (f" ({len(self.notes)} not available here)" if self.notes else ""))
+                f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored and not j.skip_reason)} stored, "
+                f"{len(self.not_runnable)} cannot run" + (f", {len(self.notes)} not available here" if self.notes else ""))
         return head + "\n" + tabulate(rows, headers=["variant", "seed", "hash", "action"], tablefmt="simple")
 
 

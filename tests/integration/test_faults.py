@@ -82,7 +82,7 @@ def test_a_default_variant_unavailable_here_is_a_note_not_a_failure(capsys, log,
     monkeypatch.setattr(CountingSuite, "default_variants", ("baseline", "flash_attn"))
     code, out, err = run(capsys, results)
     assert code == 0, err
-    assert "not available here: the flash-attn package" in out and "(1 not available here)" in out
+    assert "not available here: the flash-attn package" in out and "0 cannot run, 1 not available here" in out
     assert trainings(log) == ["baseline-s0"]
     # the same variant named by the user counts
     assert run(capsys, results, "variants=[baseline,flash_attn]")[0] == 3
@@ -104,7 +104,7 @@ def test_a_skip_is_retried_once_its_reason_is_gone(capsys, log, results, monkeyp
     # the package is "installed" now: the plan runs the job, and its record replaces the skip
     code, out, err = run(capsys, results, "variants=[baseline,naive]")
     assert code == 0, err
-    assert "1 to run, 1 stored" in out
+    assert "1 to run, 1 stored, 0 cannot run" in out
     assert trainings(log) == ["baseline-s0", "naive-s0"]
     assert sorted((results / NAME).glob("naive-*.jsonl")) == files
     assert [r["status"] for r in ResultsStore(results).load(NAME) if r["variant"] == "naive"] == ["ok"]

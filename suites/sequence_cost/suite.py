@@ -26,7 +26,10 @@ from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import Timing, heads_problems
+from suites.sequence_cost.decode import decode_measurements
 from variants.kernel import tolerance
+from variants.mixer_layer import MixerLayerSpec
+from variants.mixer_layer import build as build_mixer_layer
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
 
@@ -56,6 +59,11 @@ class SequenceCostProfile(Timing):
     check_len: int = 32
     #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
     matmul_sizes: Tuple[int, ...] = (512, 1024)
+    #: context lengths at which one decoding step is timed (suites/sequence_cost/decode.py)
+    decode_contexts: Tuple[int, ...] = (64, 256, 1024, 4096)
+
+    #: records from before decoding was timed ran without it
+    added_later = {**Timing.added_later, "decode_contexts": ()}
 
     rules = {"passes": one_of(*PASSES)}
 
@@ -97,6 +105,8 @@ def useful_flops(spec, batch: int, length: int, backward: bool) -> float:
     if isinstance(spec, RecurrentLayerSpec):
         one, two = (_count(dataclasses.replace(spec, recurrence="loop"), batch, t, backward) for t in (1, 2))
         return one + (length - 1) * (two - one)
+    if isinstance(spec, MixerLayerSpec):  # the parallel form's products (linear attention's T x T ones in full)
+        return _count(dataclasses.replace(spec, recurrence="parallel"), batch, length, backward)
     counted = _count(dataclasses.replace(spec, kernel="naive"), batch, length, backward)
     from variants.kernel import kernels
 
@@ -110,9 +120,14 @@ def useful_flops(spec, batch: int, length: int, backward: bool) -> float:
     return counted - scores * (1 - (length + 1) / (2 * length))
 
 
+def _build(spec):
+    """The layer of a mixer spec (variants/mixer_layer.py), else of a recurrent or Transformer one."""
+    return build_mixer_layer(spec) if isinstance(spec, MixerLayerSpec) else build_layer(spec)
+
+
 def _count(spec, batch: int, length: int, backward: bool) -> float:
     with torch.device("meta"):
-        layer = build_layer(spec)
+        layer = _build(spec)
         x = torch.empty(batch, length, spec.d_model, requires_grad=backward)
 
     def run():  # .backward(), not autograd.grad: the counter's module hooks refuse the latter
@@ -129,7 +144,7 @@ class SequenceCost(Suite):
 
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
-    default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer")
+    default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru", "mingru+loop", "linear_attention")
     dtypes = ("float32", "bfloat16")
     #: forward passes are measured on their own; the fwd+bwd cases time the backward pass too
     trains = False
@@ -143,6 +158,8 @@ class SequenceCost(Suite):
         """Expressions with a recurrent cell (``lstm``, ``gru+loop``) build a RecurrentLayerSpec; others a block."""
         if "cell" in preset_fields(variant):
             return resolve(variant, RecurrentLayerSpec(d_model=profile.d_model))
+        if "mixer" in preset_fields(variant):  # mingru, linear_attention (+loop: the recurrent form)
+            return resolve(variant, MixerLayerSpec(d_model=profile.d_model, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
 
     def run_job(self, spec, profile: SequenceCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
@@ -150,7 +167,7 @@ class SequenceCost(Suite):
         warm_up_tools()
         peak, peak_detail = matmul_peak(device, dtype, profile.matmul_sizes)
         torch.manual_seed(seed)
-        layer = build_layer(spec).to(device=device, dtype=dtype)
+        layer = _build(spec).to(device=device, dtype=dtype)
         ctx.facts.update(parameters=num_parameters(layer), d_model=profile.d_model, batch=profile.batch,
                          layer=_kind(spec), matmul_peak_gflops=peak / 1e9)
         out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
@@ -172,7 +189,7 @@ class SequenceCost(Suite):
                     continue
                 measured, stop = self._case(layer, spec, profile, length, pass_, peak, gen, ctx, where)
                 out += measured
-        return out
+        return out + decode_measurements(layer, spec, profile, ctx, seed)
 
     def _case(self, layer, spec, profile: SequenceCostProfile, length: int, pass_: str, peak: float,
               gen: torch.Generator, ctx: JobContext, where: Dict[str, Any]):
@@ -223,6 +240,8 @@ def _kind(spec) -> str:
     """'LSTM, fused', 'GRU, step loop' or 'Transformer block, sdpa'."""
     if isinstance(spec, RecurrentLayerSpec):
         return f"{spec.cell.upper()}, {'step loop' if spec.recurrence == 'loop' else 'fused'}"
+    if isinstance(spec, MixerLayerSpec):
+        return f"{spec.mixer}, {'step loop' if spec.recurrence == 'loop' else 'parallel form'}"
     return f"Transformer block, {spec.kernel}"
 
 
@@ -232,9 +251,9 @@ def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dt
     The reference is the same weights in float64: a recurrent layer's step loop, or the block with the naive
     kernel. Allowed: atol + rtol x the largest reference magnitude (the kernel layer's tolerance of the dtype).
     """
-    reference_spec = (dataclasses.replace(spec, recurrence="loop") if isinstance(spec, RecurrentLayerSpec)
+    reference_spec = (dataclasses.replace(spec, recurrence="loop") if isinstance(spec, (RecurrentLayerSpec, MixerLayerSpec))
                       else dataclasses.replace(spec, kernel="naive"))
-    reference = build_layer(reference_spec).to(device=device, dtype=torch.float64)
+    reference = _build(reference_spec).to(device=device, dtype=torch.float64)
     reference.load_state_dict({k: v.to(torch.float64) for k, v in layer.state_dict().items()})
     gen = torch.Generator(device=device).manual_seed(seed + 1)
     x64 = torch.randn(profile.batch, profile.check_len, profile.d_model, device=device, dtype=torch.float64, generator=gen)

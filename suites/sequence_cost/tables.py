@@ -26,11 +26,18 @@ TABLES = (
 def _kind(spec: Dict) -> str:
     if spec.get("family") == "recurrent_layer":
         return f"{spec['cell'].upper()} {'step loop' if spec['recurrence'] == 'loop' else 'fused'}"
+    if _is_mixer(spec):
+        return f"{spec['mixer']} {'step loop' if spec['recurrence'] == 'loop' else 'parallel form'}"
     return f"Transformer block ({spec.get('kernel')})"
 
 
 def _is_recurrent(spec: Dict) -> bool:
     return spec.get("family") == "recurrent_layer"
+
+
+def _is_mixer(spec: Dict) -> bool:
+    """A minGRU or linear-attention layer (variants/mixer_layer.py): neither side of the utilisation claim."""
+    return spec.get("family") == "mixer_layer"
 
 
 def _frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -39,6 +46,7 @@ def _frame(df: pd.DataFrame) -> pd.DataFrame:
     df["pass"] = extra.apply(lambda e: e.get("pass"))
     df["layer"] = df["spec"].apply(_kind)
     df["recurrent"] = df["spec"].apply(_is_recurrent)
+    df["mixer"] = df["spec"].apply(_is_mixer)
     return df
 
 
@@ -81,7 +89,7 @@ def shares(df: pd.DataFrame, pass_: str) -> Tuple[Optional[float], Dict[str, flo
     """(the longest length at which the attention layer and a recurrent layer were both timed in ``pass_``,
     recurrent variant -> its share of the peak there, attention variant -> its share there), means over seeds."""
     ok = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df["pass"] == pass_)]
-    rec, att = ok[ok.recurrent], ok[~ok.recurrent]
+    rec, att = ok[ok.recurrent], ok[~ok.recurrent & ~ok.mixer]
     common = sorted(set(rec.x) & set(att.x))
     if not common:
         return None, {}, {}
@@ -97,7 +105,7 @@ def _check(df, variants) -> List[str]:
         if not len(err):
             continue
         e = err.iloc[0]
-        rows.append({"layer": f"`{v}`", "reference": "float64 step loop" if _is_recurrent(e.spec) else "float64, naive kernel",
+        rows.append({"layer": f"`{v}`", "reference": "float64 step loop" if _is_recurrent(e.spec) or _is_mixer(e.spec) else "float64, naive kernel",
                      "largest error": f"{float(e.value):.2g}" if e.value == e.value and e.value is not None else "-",
                      "allowed": f"{e.extra.get('allowed_error', math.nan):.2g}", "status": e.status})
     return table_section("Check before timing", "Output and input gradient of each layer against the same weights in float64, "

@@ -14,10 +14,12 @@ import pandas as pd
 
 from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
+from suites.sequence_cost.scan import SCAN, scan_finding
 from suites.sequence_cost.tables import _frame, shares
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-UTILISATION, = CLAIMS = SuiteFile.of(__file__).claims("recurrence_idles_device")
+UTILISATION, = SuiteFile.of(__file__).claims("recurrence_idles_device")
+CLAIMS = (UTILISATION, SCAN)
 #: the quoted figures (% of peak)
 QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
 #: verdict on a GPU: attention's share at least AGREE_RATIO x recurrence's agrees (the quoted 70% against 30% is 2.3x);
@@ -28,6 +30,13 @@ WOULD_TEST = "a CUDA device: bench run suite=sequence_cost profile=large device=
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
+    """The utilisation verdict, then minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py)."""
+    if "pass" not in df:
+        df = _frame(df)
+    return _utilisation(df) + [scan_finding(df)]
+
+
+def _utilisation(df: pd.DataFrame) -> List[Finding]:
     """On a GPU: agrees when the attention layer's share of the matmul peak is at least AGREE_RATIO x the best
     recurrent layer's at the longest length both were timed (forward+backward when measured, else forward);
     disagrees below DISAGREE_RATIO x; inconclusive between. Elsewhere not testable here (a GPU claim), with the

@@ -3,10 +3,16 @@
 import pytest
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from stored import load
 
 TINY = ["suite=sequence_cost", "set.lengths=[16,32]", "set.d_model=32", "set.n_heads=2", "set.batch=2", "set.check_len=8",
-        "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "progress=false"]
+        "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "set.decode_contexts=[8,64]", "progress=false"]
+
+
+def steps_of(records, variant, length):
+    return next(r["value"] for r in records if r["metric"] == "sequential_steps" and r["variant"] == variant
+                and r["x"] == length and r["extra"]["pass"] == "fwd")
 
 
 def run(tmp_path, *args):
@@ -16,10 +22,14 @@ def run(tmp_path, *args):
 def test_default_layers_end_to_end_with_report(tmp_path):
     assert run(tmp_path) == 0
     records = load(tmp_path / "results")
-    assert {r["variant"] for r in records} == {"lstm", "gru", "lstm+loop", "gru+loop", "transformer"}
+    assert {r["variant"] for r in records} == {"lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru",
+                                               "mingru+loop", "linear_attention"}
     assert {r["status"] for r in records} == {"ok"}
-    cases = [r for r in records if r["metric"] not in ("matmul_peak", "max_error")]
-    assert len(cases) == 5 * 2 * 2 * 7  # variants x lengths x passes x metrics
+    decode = [r for r in records if r["metric"].startswith("decode_")]
+    assert len(decode) == 8 * 2 * 2  # variants x contexts x (latency, state bytes)
+    cases = [r for r in records if r["metric"] not in ("matmul_peak", "max_error") and r not in decode]
+    assert len(cases) == 8 * 2 * 2 * 7  # variants x lengths x passes x metrics
+    assert steps_of(records, "mingru+loop", 32.0) == 32 and steps_of(records, "mingru", 32.0) == 1
     steps = {(r["variant"], r["x"], r["extra"]["pass"]): r["value"] for r in records if r["metric"] == "sequential_steps"}
     assert steps[("lstm+loop", 32.0, "fwd")] == 32 and steps[("gru", 32.0, "fwd+bwd")] == 64
     assert steps[("transformer", 32.0, "fwd")] == 1
@@ -30,8 +40,10 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     reports = tmp_path / "reports"
     assert main(["report", f"results_dir={tmp_path / 'results'}", f"reports_dir={reports}"]) == 0
     text = (reports / "sequence_cost.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Check before timing", "LSTM step loop", "Transformer block (sdpa)", "share of the matmul peak",
-                   "Sequential steps", "Not testable here: the claim is about GPUs", "device=cuda"):
+                   "Sequential steps", "Not testable here: the claim is about GPUs", "device=cuda", "mingru parallel form",
+                   "Decoding: one step against the context length", "Feng et al.'s 175x"):
         assert phrase in text, phrase
     assert (reports / "figures" / "sequence_cost.png").stat().st_size > 10_000
 

@@ -146,7 +146,7 @@ def test_report_from_made_up_records(tmp_path):
 @pytest.mark.parametrize("recurrent,attention,verdict", [(30.0, 70.0, "agrees"), (40.0, 60.0, "inconclusive"),
                                                          (60.0, 65.0, "disagrees"), (50.0, 20.0, "disagrees")])
 def test_the_utilisation_verdict_on_a_gpu_follows_the_ratio_of_shares(recurrent, attention, verdict):
-    (found,) = findings(jobs(recurrent, attention))
+    found = findings(jobs(recurrent, attention))[0]  # the utilisation verdict; the scan verdict follows
     assert found.verdict == verdict
     assert "fwd+bwd at 128 tokens" in found.sentence and (found.cause == "") == (verdict == "agrees")
 
@@ -154,7 +154,7 @@ def test_the_utilisation_verdict_on_a_gpu_follows_the_ratio_of_shares(recurrent,
 @pytest.mark.parametrize("recurrent,attention", [(30.0, 70.0), (60.0, 65.0)])
 def test_the_utilisation_claim_is_not_testable_on_a_cpu(recurrent, attention):
     """A GPU claim: whatever the shares on a CPU, no verdict, the shares kept and a CUDA device named."""
-    (found,) = findings(jobs(recurrent, attention, device="cpu"))
+    found = findings(jobs(recurrent, attention, device="cpu"))[0]
     assert found.verdict == "not testable here"
     assert "about GPUs" in found.cause and "device=cuda" in found.cause
     assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}

@@ -219,12 +219,17 @@ def limit_problems(obj: Any) -> List[str]:
 MAX_INT = 2**31 - 1
 
 
-def _heads(profile: Any) -> Optional[str]:
-    d_model, n_heads = profile.d_model, profile.n_heads
-    if isinstance(n_heads, int) and n_heads >= 1 and d_model % n_heads:
+def heads_problem(d_model: int, n_heads: int) -> Optional[str]:
+    """The sentence saying that set.n_heads does not divide set.d_model (each head has d_model / n_heads
+    dimensions), or None: no variant can be built then, so it is an input error, not a skipped job."""
+    if isinstance(n_heads, int) and n_heads >= 1 and isinstance(d_model, int) and d_model % n_heads:
         divisors = [str(h) for h in range(1, d_model + 1) if d_model % h == 0]
         return f"set.n_heads={n_heads} does not divide set.d_model={d_model}; give one of {', '.join(divisors)}."
     return None
+
+
+def _heads(profile: Any) -> Optional[str]:
+    return heads_problem(profile.d_model, profile.n_heads)
 
 
 def _kv_heads(profile: Any) -> Optional[str]:

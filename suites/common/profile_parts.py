@@ -32,12 +32,12 @@ class ModelSize(Profile):
 
 
 def heads_problems(d_model: int, n_heads: int) -> List[str]:
-    """The sentence saying that set.n_heads does not divide set.d_model (every head has d_model / n_heads
-    dimensions), or none: a profile cannot build any variant then, so it is an input error, not a skipped job."""
-    if d_model % n_heads == 0:
-        return []
-    divisors = [str(h) for h in range(1, d_model + 1) if d_model % h == 0]
-    return [f"set.n_heads={n_heads} does not divide set.d_model={d_model}; give one of {', '.join(divisors)}."]
+    """The sentence saying that set.n_heads does not divide set.d_model, or none: the rule of the table every
+    suite shares (harness/rules.py RELATIONS), said here too for code that checks a profile on its own."""
+    from harness.rules import heads_problem
+
+    problem = heads_problem(d_model, n_heads)
+    return [problem] if problem else []
 
 
 @dataclass(frozen=True)

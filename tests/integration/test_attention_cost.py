@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from harness.contract import suites
 from variants.kernel._base import AttentionKernel, kernels
 from stored import load
@@ -68,6 +69,7 @@ def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
     reports = tmp_path / "reports"
     assert main(["report", f"results_dir={tmp_path / 'results'}", f"reports_dir={reports}"]) == 0
     text = (reports / "attention_cost.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Correctness against naive", "sdpa vs naive", "slope", "Dao et al. 2022", "% of the matmul peak",
                    "bootstrap", "Contention"):
         assert phrase in text, phrase

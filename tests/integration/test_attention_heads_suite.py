@@ -1,6 +1,7 @@
 """attention_heads end to end at a tiny size: records per layer and head, kept maps, and the report."""
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from stored import load
 
 TINY = ["suite=attention_heads", "set.steps=6", "set.d_model=16", "set.n_layers=2", "set.n_heads=4", "set.train_len=16",
@@ -26,6 +27,7 @@ def test_records_per_head_and_the_report(tmp_path):
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "attention_heads.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Checks: did each model learn?", "## Per layer", "Specialised heads", "Clark et al. 2019", "did not learn"):
         assert phrase in text, phrase
     for name in ("attention_heads_rope.png", "attention_heads_maps_alibi.png"):

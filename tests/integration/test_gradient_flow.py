@@ -3,6 +3,7 @@
 import json
 
 from harness.cli import main
+from tests.report_shape import check_reports
 
 TINY = ["suite=gradient_flow", "set.lags=[3,6]", "set.steps=3", "set.clip_steps=3", "set.clip_lrs=[0.1]",
         "set.radii=[0.5,1.5]", "set.d_hidden=8", "set.d_model=16", "set.n_heads=2", "set.probe_batch=4",
@@ -32,6 +33,7 @@ def test_gradient_flow_end_to_end_with_report(tmp_path):
 
     assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "gradient_flow.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Pascanu, Mikolov & Bengio 2013", "spectral radius", "longest lag learned", "no clipping",
                    "This run", "(n=1)", "random distractors", "chrono-initialised", "every shorter lag learned too"):
         assert phrase in text, phrase

@@ -3,6 +3,7 @@
 import pytest
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from stored import load
 
 TINY = ["suite=kv_cache", "set.contexts=[8,32]", "set.d_model=32", "set.n_layers=2", "set.n_heads=4", "set.generate=6",
@@ -38,6 +39,7 @@ def test_kv_cache_end_to_end_with_report(tmp_path):
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "kv_cache.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("2,147,483,648", "3,355,443,200", "1,342,177,280", "10,737,418,240", "Ainslie et al. 2023",
                    "uncached / cached", "enable_gqa / grouped", "identical",
                    "Decode throughput and bandwidth", "of copy bandwidth", "split-KV / grouped", "Pope et al. 2022"):

@@ -1,6 +1,7 @@
 """The language_modeling suite end to end at a tiny size: records, skips with reasons, budget flags, report."""
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from stored import load
 
 # d 32 with 8 heads (head size 4): MQA drops 7/8 of the key/value projection, more than 10% of the parameters
@@ -29,7 +30,11 @@ def test_language_modeling_end_to_end_with_report(tmp_path):
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "language_modeling.md").read_text()
-    for phrase in ("### scoring", "### head grouping", "### norm placement", "### FFN", "flagged: params", "(n=1)",
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
+    # one table of every variant, its family in the second column
+    families = {line.split("|")[2].strip() for line in text.splitlines() if line.startswith("| ") and line.count("|") == 9}
+    assert {"baseline", "scoring", "head grouping", "norm placement", "FFN"} <= families
+    for phrase in ("flagged: params", "(n=1)",
                    "non-overlapping", "FlopCounterMode", "skipped", "Checks: did each model learn?", "bigram entropy"):
         assert phrase in text, phrase
     # four steps of a tiny model learn nothing, so no verdict is drawn from them

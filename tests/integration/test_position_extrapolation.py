@@ -3,6 +3,7 @@
 import pytest
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from suites.position_extrapolation.suite import PositionExtrapolation
 from stored import load, runner
 
@@ -41,6 +42,7 @@ def test_default_variants_end_to_end_with_report(dirs):
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "position_extrapolation.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("nonoverlapping", "ppl(8L) / ppl(L)", "comparable", "Press et al. 2022", "(n=1)", "unsupported",
                    "lr 0.006", "sha256", "Checks: did each model learn?", "bigram entropy", "did not learn", "read "):
         assert phrase in text, phrase

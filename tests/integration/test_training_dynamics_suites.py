@@ -1,6 +1,7 @@
 """training_stability and attention_scaling end to end at a tiny size: records, diverged runs, reports."""
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from stored import load
 
 
@@ -23,6 +24,7 @@ def test_training_stability_end_to_end_with_report(tmp_path):
 
     assert main(["report", "suite=training_stability", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "training_stability.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Xiong et al. 2020", "no warm-up", "warm-up 2", "diverged 1/1", "last / first", "(n=1)", "Warm-up:"):
         assert phrase in text, phrase
     assert (reports / "figures" / "training_stability.png").stat().st_size > 10_000
@@ -44,6 +46,7 @@ def test_attention_scaling_end_to_end_with_report(tmp_path):
 
     assert main(["report", "suite=attention_scaling", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "attention_scaling.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Vaswani et al. 2017", "var(q.k) (theory d_k)", "saturated queries", "this run", "(n=1)"):
         assert phrase in text, phrase
     for name in ("init", "training"):

@@ -3,6 +3,7 @@
 import pytest
 
 from harness.cli import main
+from tests.report_shape import check_reports
 from stored import load, runner
 
 TINY = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
@@ -35,6 +36,7 @@ def test_the_quick_profile_end_to_end_with_report(tmp_path):
 
     assert main(["report", "suite=translation", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "translation.md").read_text()
+    check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("BLEU signature `nrefs:1", "chrF signature", "31-3", "Bahdanau", "(n=1)", "Sample translations",
                    "RNN, Bahdanau decoder, additive attention", "RNN, Luong decoder, dot attention", "Transformer",
                    "numbers_en_fr", "the source sentence, copied", "did not learn"):

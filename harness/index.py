@@ -107,7 +107,9 @@ def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = 
               "(warm-up, repeats, repeats under contention dropped; one seed shows its quartiles over repeats). "
               "Models of different suites differ in size and training: compare rows within a suite. The kv_cache and "
               "attention_cost suites time models of other sizes; their numbers stay in their own reports.", ""]
-    lines += [markdown_table(table.frame), ""]
+    quality, cost = tradeoffs.views(table.frame)
+    lines += ["Quality and training budget:", "", markdown_table(quality), "",
+              "Inference and training memory, batch 1:", "", markdown_table(cost), ""]
     lines += ["Records:", ""] + [f"- {suite}: {note}" for suite, note in table.sources.items()] + [""]
     if table.footnotes:
         lines += ["Names of one spec, shown once:", ""] + [f"- {line}" for line in table.footnotes] + [""]

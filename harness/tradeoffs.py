@@ -193,3 +193,15 @@ def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optio
     table.frame = pd.DataFrame(lines, columns=titles)
     return table
 
+
+
+#: the table's two views on the index page (at most 8 columns each): quality with the training budget, then inference
+QUALITY_VIEW = ("suite", "model", "ppl at L", "ppl at 8L", "parameters", "training FLOPs/token", "training tokens/s",
+                "what to know")
+COST_VIEW = ("suite", "model", "size", "peak training memory (MiB)", "KV cache (B/token)", "prefill at L (ms)",
+             "decode at L (ms/token)", "decode at 8L (ms/token)")
+
+
+def views(frame: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
+    """(quality and budget, inference cost): the table's rows in two tables of at most 8 columns."""
+    return frame[list(QUALITY_VIEW)], frame[list(COST_VIEW)]

@@ -10,6 +10,8 @@ from variants.kv_cache import LatentCache, empty_caches, kv_cache_bytes, measure
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build
 
+from tests.attention_gate import gate, gate_cases
+
 SMALL = TransformerSpec(vocab_size=23, d_model=64, n_layers=2, n_heads=4, max_len=24)
 
 
@@ -84,23 +86,23 @@ def test_mla_declares_what_it_cannot_run():
     assert "mla" in attentions and "grouped" in attentions
 
 
-MLA_KERNELS = [k for k in kernels.names() if k not in ("naive", "flex") and not problems(resolve(f"rope+mla+{k}", SMALL))]
-
-
-@pytest.mark.parametrize("kernel", MLA_KERNELS)
-def test_every_kernel_that_runs_mla_matches_naive(kernel):
+@pytest.mark.parametrize("kernel,device,dtype", gate_cases(lambda k: f"rope+mla+{k}", SMALL))
+def test_every_kernel_that_runs_mla_matches_naive(kernel, device, dtype):
     """The equivalence gate for latent attention: logits and gradients against naive on the same weights."""
-    def run(expr, state=None):
-        torch.manual_seed(0)
-        model = build(resolve(expr, SMALL))
-        if state is not None:
-            model.load_state_dict(state)
-        logits = model(torch.randint(0, 23, (2, 24), generator=torch.Generator().manual_seed(1)))
-        logits.logsumexp(-1).sum().backward()
-        return logits, torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]), model.state_dict()
+    gate("rope+mla", kernel, device, dtype, SMALL)
 
-    want = run("rope+mla+naive")
-    got = run(f"rope+mla+{kernel}", want[2])
-    for out, ref in zip(got[:2], want[:2]):
-        error, allowed = tolerance(torch.float32).check(out, ref)
-        assert error <= allowed
+
+@pytest.mark.parametrize("attention", attentions.names())
+def test_every_registered_attention_layer_trains_and_decodes(attention):
+    """Registry-driven: each attention layer builds, takes a backward pass and decodes through its own cache."""
+    torch.manual_seed(0)
+    model = build(resolve(f"rope+{attention}", SMALL))
+    tokens = torch.randint(0, 23, (2, 12))
+    model(tokens).sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+    with torch.no_grad():
+        full = model.eval()(tokens)
+        stepped, caches = _decode(model, tokens, 4)
+        _, prefilled = model(tokens[:, :5], caches=empty_caches(model, 2))
+    assert torch.allclose(stepped, full[:, 4:], atol=1e-4)
+    assert measured_cache_bytes(prefilled) == spec_cache_bytes(model.spec, 5, 2, 4)

@@ -11,6 +11,8 @@ from variants.kv_cache import RollingCache, empty_caches, kv_cache_bytes, measur
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build, window_mask
 
+from tests.attention_gate import gate, gate_cases
+
 SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=40)
 
 
@@ -102,27 +104,11 @@ def test_kernels_that_take_no_score_bias_declare_the_window():
     assert any("whole number" in r for r in problems(dataclasses.replace(SMALL, window=0)))
 
 
-WINDOW_KERNELS = [k for k in kernels.names() if k not in ("naive", "flex") and not problems(resolve(f"rope+window4+{k}", SMALL))]
-
-
 @pytest.mark.parametrize("expr", ["rope+window4", "alibi+gqa2+window4"])
-@pytest.mark.parametrize("kernel", WINDOW_KERNELS)
-def test_every_kernel_that_takes_the_window_matches_naive(expr, kernel):
+@pytest.mark.parametrize("kernel,device,dtype", gate_cases(lambda k: f"alibi+gqa2+window4+{k}", SMALL))
+def test_every_kernel_that_takes_the_window_matches_naive(expr, kernel, device, dtype):
     """The equivalence gate for the window mask: logits and gradients against naive on the same weights."""
-    def run(variant, state=None):
-        torch.manual_seed(0)
-        model = build(resolve(variant, SMALL))
-        if state is not None:
-            model.load_state_dict(state)
-        logits = model(torch.randint(0, 23, (2, 24), generator=torch.Generator().manual_seed(1)))
-        logits.logsumexp(-1).sum().backward()
-        return logits, torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]), model.state_dict()
-
-    want = run(f"{expr}+naive")
-    got = run(f"{expr}+{kernel}", want[2])
-    for out, ref in zip(got[:2], want[:2]):
-        error, allowed = tolerance(torch.float32).check(out, ref)
-        assert error <= allowed
+    gate(expr, kernel, device, dtype, SMALL)
 
 
 def test_flex_applies_the_window_as_a_score_mod():

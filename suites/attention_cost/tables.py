@@ -9,6 +9,7 @@ import pandas as pd
 
 from harness.measure import bootstrap_ratio
 from harness.report_kit import fmt_mean_ci, markdown_table
+from suites.common.narrow import narrow
 
 
 def grouping(heads: int, kv_heads: int) -> str:
@@ -70,7 +71,7 @@ def table(df, metric, lengths, keys, digits=3, noise=False, ratio_to=None) -> st
         for x in lengths:
             row[str(int(x))] = value_cell(cells.get((variant, causal, pass_, x)), digits, noise)
         rows.append(row)
-    return markdown_table(pd.DataFrame(rows))
+    return narrow(pd.DataFrame(rows), ["variant", "pass", "mask"])  # a table per pass where the lengths make it wide
 
 
 def _against_reference(df, metric: str, lengths, keys, reference: Dict[str, str], name, cell) -> List[Dict[str, str]]:
@@ -99,7 +100,8 @@ def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
         return f"{point:.2f}x [{lo:.2f}-{hi:.2f}]"
 
     rows = _against_reference(df, "latency", lengths, keys, reference, lambda v, ref: f"{v} vs {ref}", cell)
-    return markdown_table(pd.DataFrame(rows)) if rows else "No variant has a naive reference of the same grouping in these records."
+    return (narrow(pd.DataFrame(rows), ["variant", "pass", "mask"]) if rows
+            else "No variant has a naive reference of the same grouping in these records.")
 
 
 def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
@@ -108,7 +110,7 @@ def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
         return f"{a.value.mean() / b.value.mean():.1f}x" if ok else "-"
 
     rows = _against_reference(df, "peak_memory", lengths, keys, reference, lambda v, ref: f"{ref} / {v}", cell)
-    return markdown_table(pd.DataFrame(rows)) if rows else ""
+    return narrow(pd.DataFrame(rows), ["variant", "pass", "mask"]) if rows else ""
 
 
 def slope(points: List[Tuple[float, float]]) -> Optional[float]:

@@ -9,6 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, status_notes
+from suites.common.narrow import narrow
 from suites.common.learning import learning_checks, usable
 
 #: the order variants are listed in
@@ -55,7 +56,7 @@ def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], 
             bad = df[(df.variant == v) & (df.metric == "perplexity") & (df.x == x) & (df.status != "ok")]
             row[f"{int(x)} ({int(x) // train_len}L)"] = fmt_mean_ci(vals) if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
         table.append(row)
-    lines += [markdown_table(pd.DataFrame(table)), ""]
+    lines += [narrow(pd.DataFrame(table), ["variant"]), ""]
     reasons = status_notes(df)
     if reasons:
         lines += ["Cells that are not numbers:", ""]

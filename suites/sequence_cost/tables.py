@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from harness.report_kit import markdown_table, status_notes, table_section
+from suites.common.narrow import narrow
 
 TABLES = (
     ("latency", "Latency (ms)", "Median time of one call over the repeats kept; ± is half the interquartile range as a "
@@ -82,7 +83,7 @@ def _table(df: pd.DataFrame, metric: str, variants: List[str], lengths: List[flo
             for x in lengths:
                 row[str(int(x))] = _cell(part[part.x == x], noise=(metric == "latency"))
             rows.append(row)
-    return markdown_table(pd.DataFrame(rows))
+    return narrow(pd.DataFrame(rows), ["layer", "pass"])  # a table per pass where the lengths make it wide
 
 
 def shares(df: pd.DataFrame, pass_: str) -> Tuple[Optional[float], Dict[str, float], Dict[str, float]]:

@@ -53,3 +53,21 @@ def test_a_job_fact_a_record_lacks_reads_not_recorded():
     assert fact(skipped, "timing_threads") == "not recorded" and fact(skipped, "allocator") == "not recorded"
     assert fact(ran, "timing_threads") == "2" and fact(ran, "allocator") == "glibc"
     assert fact({"flush_denormal": None}, "flush_denormal") == "not recorded" and fact({}, "x") == "not recorded"
+
+
+def test_a_table_with_a_column_per_length_splits_by_pass_then_into_chunks():
+    import pandas as pd
+
+    from suites.common.narrow import narrow
+
+    lengths = (512, 1024, 2048, 4096, 8192, 16384)  # attention_cost's gpu profile: 9 columns in one table
+    rows = [{"variant": v, "mask": m, "pass": p, **{str(x): f"{x / 1000:.1f}" for x in lengths}}
+            for p in ("fwd", "fwd+bwd") for m in ("full", "causal") for v in ("naive", "sdpa")]
+    text = narrow(pd.DataFrame(rows), ["variant", "pass", "mask"])
+    assert problems(text) == [] and "pass fwd:" in text and "pass fwd+bwd:" in text
+    assert text.count("| naive ") == 4 and "16384" in text  # every row and length kept
+    wide = pd.DataFrame([{"layer": "lstm", **{str(x): "1" for x in range(12)}}])
+    chunks = narrow(wide, ["layer"])
+    assert problems(chunks) == [] and chunks.count("| lstm ") == 2 and " 11 |" in chunks  # two tables, each keyed
+    small = pd.DataFrame([{"variant": "rope", "ppl": "4.2"}])
+    assert narrow(small, ["variant"]) == small.to_markdown(index=False)

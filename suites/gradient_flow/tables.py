@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+from suites.common.narrow import narrow
 
 #: float32 underflows (denormals are flushed) below this; log10 ratios are clamped to it
 FLOOR = 1e-38
@@ -60,7 +61,7 @@ def flow_table(flow: pd.DataFrame, variants: List[str]) -> List[str]:
             "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
             f"thousandth, positive = growth), mean ± 95% interval over seeds; values below {FLOOR:g} (float32 underflow, or an "
             "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No gradient probes.", ""]
+            narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.", ""]
 
 
 def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> List[str]:

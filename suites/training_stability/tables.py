@@ -10,6 +10,7 @@ import pandas as pd
 
 from harness.paired import Difference
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+from suites.common.narrow import narrow
 from suites.common.learning import LearningCheck, learning_checks
 from suites.training_stability.outcomes import COLLAPSE_WITHIN, Cell
 
@@ -72,7 +73,7 @@ def _warmup_table(runs: pd.DataFrame, variants: List[str], unigram: float) -> Li
             "Held-out loss in nats/char (mean ± 95% interval over seeds, n = seeds); `diverged k/n` counts diverged seeds; "
             f"† marks a loss within {COLLAPSE_WITHIN:g} of the unigram loss ({unigram:.2f}: character frequencies of the "
             "training text), a run that learned nothing more: collapsed.", "",
-            markdown_table(pd.DataFrame(rows)) if rows else "No training runs.", ""]
+            narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.", ""]
 
 
 def _cost_table(found: List[Cell], variants: List[str]) -> List[str]:

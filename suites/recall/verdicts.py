@@ -53,7 +53,8 @@ def _mqar(df: pd.DataFrame, s) -> Finding:
     small, large = sizes[0], sizes[-1]
     attention = _scores(df, ATTENTION, "mqar", large)
     solves = Estimate.of(f"{ATTENTION} token accuracy at {int(large)} pairs", list(attention.values()))
-    solves_verdict = "agrees" if solves.value >= solved else ("disagrees" if solves.value < solved - margin else "inconclusive")
+    # a claim about trained models: an attention arm that has not learned MQAR in this budget cannot refute it
+    solves_verdict = "agrees" if solves.value >= solved else "inconclusive"
     gaps = {v: paired(f"{ATTENTION} - {v} at {int(large)} pairs", attention, _scores(df, v, "mqar", large), margin=margin)
             for v in fixed}
     falls = {v: paired(f"{v} at {int(small)} - at {int(large)} pairs", _scores(df, v, "mqar", small),
@@ -72,7 +73,8 @@ def _mqar(df: pd.DataFrame, s) -> Finding:
             + f" ({fall_v}). This run {_says(verdict)}.")
     causes = []
     if solves_verdict != "agrees":
-        causes.append(f"{ATTENTION} does not solve MQAR at {int(large)} pairs ({solves.value:.2f} < {solved:g})")
+        causes.append(f"{ATTENTION} does not solve MQAR at {int(large)} pairs within this budget ({solves.value:.2f} < "
+                      f"{solved:g}; 1/{int(large)} = {1 / large:.2f} is what guessing among the values in context scores)")
     causes += [f"{v} is not below {ATTENTION} beyond the seed spread or the margin {margin:g}" for v, d in gaps.items()
                if directional(d, +1) != "agrees"]
     causes += [f"{v}'s accuracy does not fall with the number of pairs ({d.mean:+.2f})" for v, d in falls.items()

@@ -102,7 +102,7 @@ def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], 
     peak, _, method = peak_memory(step, device)
     out.append(Measurement("peak_train_memory", float(peak + weights),
                            extra={"step_peak_bytes": peak, "weight_bytes": weights, "method": method,
-                                  "optimizer": "adamw" if optimizer is not None else "none",
+                                  "optimizer": settings.optimizer if optimizer is not None else "none",
                                   "includes": "weights + the most bytes one step (forward, backward, optimiser update "
                                               "from a fresh optimiser) holds at once"}))
     return out

@@ -77,10 +77,14 @@ def lr_at(step: int, s: TrainSettings) -> float:
 
 
 OPTIMIZERS = ("adamw", "sgd")
+#: device types where AdamW is run fused (torch.optim's fused kernels exist on both)
+_FUSED_DEVICES = ("cpu", "cuda")
+#: device types where the gradients' norms are computed and clipped with the foreach kernels
+_FOREACH_DEVICES = ("cpu", "cuda")
 
 
 def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
-    """AdamW (or SGD) with weight decay on weight matrices (dim >= 2) only; AdamW fused on CUDA."""
+    """AdamW (or SGD) with weight decay on weight matrices (dim >= 2) only; AdamW fused on CPU and CUDA."""
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
@@ -89,8 +93,12 @@ def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
         return torch.optim.SGD(groups, lr=s.lr, momentum=s.momentum)
     if s.optimizer != "adamw":
         raise ValueError(f"Unknown optimizer '{s.optimizer}'; choose one of {', '.join(OPTIMIZERS)}.")
-    # on CUDA the fused kernel updates every parameter in one launch; on CPU the default path, as before
-    fused = {"fused": True} if params and all(p.is_cuda for p in params) else {}
+    # The fused kernel updates each parameter in one pass (on CUDA, all of them in one launch). On CPU the default
+    # path runs about ten elementwise operators per parameter tensor: 3.2 ms a step against fused's 1.1 ms for the
+    # 0.83M parameters (40 tensors) of nanoGPT's baby GPT on 2 threads. Fused rounds a few updates differently
+    # (the same formula, evaluated in one expression), so CPU trainings differ from the default path's in the last bits.
+    fused = {"fused": True} if params and all(p.device.type in _FUSED_DEVICES and p.is_floating_point()
+                                              for p in params) else {}
     return torch.optim.AdamW(groups, lr=s.lr, betas=s.betas, **fused)
 
 
@@ -157,6 +165,10 @@ def train(
     losses: List[torch.Tensor] = []  # 0-d, on the model's device; read back at each check
     norms: List[torch.Tensor] = []
     every = max(1, settings.check_every)
+    params = list(model.parameters())  # in parameters() order, in which the gradient norm is summed
+    # one _foreach_norm and one _foreach_mul_ instead of a norm and a multiplication per tensor: the same numbers
+    # (bit for bit on CPU), 0.6 ms a step instead of 0.9 ms for the 40 tensors of nanoGPT's baby GPT on 2 threads
+    foreach = bool(params) and all(p.device.type in _FOREACH_DEVICES for p in params)
 
     def check() -> None:
         """Read the unchecked losses and norms back, then raise Diverged for the first bad one."""
@@ -181,7 +193,7 @@ def train(
             loss, tokens = loss_fn(runner, step)
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), settings.grad_clip)
+            norm = torch.nn.utils.clip_grad_norm_(params, settings.grad_clip, foreach=foreach or None)
             opt.step()
             losses.append(loss.detach())
             norms.append(norm.detach())

@@ -6,7 +6,7 @@ from harness.cli import main
 
 TINY = ["suite=recall", "set.steps=3", "set.warmup_steps=1", "set.eval_sequences=8", "set.batch_size=4",
         "set.d_model=16", "set.n_heads=2", "set.mqar_kv=[1,2,4]", "set.copy_len=4", "set.reverse_len=4",
-        "set.addition_len=2", "set.length_factors=[0.5,1,2]", "progress=false"]
+        "set.addition_len=2", "set.length_factors=[0.5,1,2]", "set.copy_alphabet=7", "progress=false"]
 VARIANTS = ["rope", "alibi", "lstm", "mingru", "linear_attention"]
 
 
@@ -21,7 +21,7 @@ def test_recall_end_to_end_with_report(tmp_path):
     assert {r["extra"]["task"] for r in accuracy} == {"mqar", "copy", "reverse", "addition"}
     copy = {r["x"]: r["extra"] for r in accuracy if r["extra"]["task"] == "copy" and r["variant"] == "rope"}
     assert sorted(copy) == [2.0, 4.0, 8.0] and copy[8.0]["in_distribution"] is False and copy[4.0]["in_distribution"]
-    assert all(abs(e["chance_token"] - 1 / 26) < 1e-12 for e in copy.values())
+    assert all(abs(e["chance_token"] - 1 / 7) < 1e-12 for e in copy.values())  # set.copy_alphabet=7
     assert all(0 <= r["value"] <= 1 for r in accuracy)
     # matched parameters: every family within 15% of the Transformer's count at this tiny size
     counts = {r["variant"]: r["parameters"] for r in records}

@@ -207,7 +207,8 @@ class Suite:
 
         paths = self._reporter().write_report(self, records, out_dir)
         if self.claims:
-            rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records))
+            profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
+            rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records), profile)
         return paths
 
     @property

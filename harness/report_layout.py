@@ -18,7 +18,7 @@ Nothing is dropped or recomputed: the sections are moved whole, and the verdicts
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, List, Sequence
+from typing import Iterable, List, Optional, Sequence
 
 from harness.findings import Finding
 
@@ -62,14 +62,19 @@ def number(found: Finding) -> str:
     return text + (f", {seeds} seed" + ("" if seeds == 1 else "s") if seeds else "")
 
 
-def bullet(found: Finding) -> str:
-    """One Verdicts bullet: verdict, finding and source, the number, the confound, the cause when not agreeing."""
+def bullet(found: Finding, profile: Optional[str] = None) -> str:
+    """One Verdicts bullet: verdict, finding and source, the number, the cause when not agreeing, the confound;
+    a claim the records cannot test gives the command that runs it (at ``profile``, the report's)."""
+    from harness.fill import run_command
+
     claim = found.claim
-    line = f"- **{found.verdict}**: {claim.name} ({claim.source})"
+    line = f"- **{found.verdict}**: {claim.name}; {claim.source}."
     if found.verdict == "not run":
-        return line + (f": not run; `{found.command}` runs it." if found.command else ": not run.")
+        command = found.command or run_command(claim.suite, claim.variants, profile)
+        return line + f" Not run: `{command}` runs it."
     measured = number(found)
-    line += f": {measured}." if measured else "."
+    if measured:
+        line += f" Measured: {measured}."
     if found.note:  # a verdict resting on one seed: indicative only
         line += f" {found.note}."
     if found.cause and found.verdict != "agrees":
@@ -79,7 +84,7 @@ def bullet(found: Finding) -> str:
     return line
 
 
-def verdicts_block(findings: Iterable[Finding]) -> List[str]:
+def verdicts_block(findings: Iterable[Finding], profile: Optional[str] = None) -> List[str]:
     """The ``## Verdicts`` section: findings first, then checks (they test the code, not the literature)."""
     findings = list(findings)
     published = [f for f in findings if f.claim.kind == "finding"]
@@ -87,16 +92,17 @@ def verdicts_block(findings: Iterable[Finding]) -> List[str]:
     if not findings:
         return []
     lines = [VERDICTS, ""]
-    lines += [bullet(f) for f in published]
+    lines += [bullet(f, profile) for f in published]
     if checks:
         lines += ["", "Checks (true by construction or against this project's own earlier measurement):", ""]
-        lines += [bullet(f) for f in checks]
-    lines += ["", "Each verdict is paired over seeds: a difference counts when its 95% interval excludes 0 or the "
-              "arms' per-seed ranges do not overlap. The sections below hold every number it rests on.", ""]
+        lines += [bullet(f, profile) for f in checks]
+    lines += ["", "A difference counts when its 95% interval over seeds excludes 0 or the arms' per-seed ranges do not "
+              "overlap (a timing: when it exceeds the repeats' noise); otherwise the verdict is inconclusive. The "
+              "sections below hold every number a verdict rests on.", ""]
     return lines
 
 
-def lead_with_answer(markdown: str, findings: Iterable[Finding]) -> str:
+def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Optional[str] = None) -> str:
     """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping."""
     head, *sections = _sections(markdown)
     sections = [s for s in sections if s and s[0].strip() != VERDICTS]  # a report rebuilt from a rebuilt file
@@ -115,7 +121,7 @@ def lead_with_answer(markdown: str, findings: Iterable[Finding]) -> str:
     lines = list(head)
     if lines and lines[-1].strip():
         lines.append("")
-    lines += verdicts_block(findings)
+    lines += verdicts_block(findings, profile)
     for section in ordered:
         if lines and lines[-1].strip():
             lines.append("")
@@ -123,7 +129,7 @@ def lead_with_answer(markdown: str, findings: Iterable[Finding]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def rewrite(path: Path, findings: Iterable[Finding]) -> None:
-    """Reorder the report at ``path`` in place (a missing file is left alone)."""
+def rewrite(path: Path, findings: Iterable[Finding], profile: Optional[str] = None) -> None:
+    """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
     if path.is_file():
-        path.write_text(lead_with_answer(path.read_text(), findings))
+        path.write_text(lead_with_answer(path.read_text(), findings, profile))

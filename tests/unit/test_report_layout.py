@@ -49,7 +49,7 @@ def test_the_verdicts_come_first_then_the_headline_table_and_figure_and_bookkeep
                         "## Support"]
     assert text.startswith("# Title (s, suite version 1)\n\nOne line.\n\n## Verdicts")
     verdicts = text.split(VERDICTS)[1].split("\n## ")[0]
-    assert "- **agrees**: ALiBi extrapolates (Press et al. 2022 (arXiv 2108.12409)): ALiBi ppl(8L)/ppl(L) 0.98" in verdicts
+    assert "- **agrees**: ALiBi extrapolates; Press et al. 2022 (arXiv 2108.12409). Measured: ALiBi ppl(8L)/ppl(L) 0.98" in verdicts
     assert "3 seeds" in verdicts and "Confound: a tiny model." in verdicts
     assert verdicts.index("ALiBi extrapolates") < verdicts.index("Checks") < verdicts.index("bytes = formula")
     # nothing lost, and a rebuilt report is not given a second Verdicts block
@@ -62,7 +62,9 @@ def test_a_bullet_says_one_seed_is_indicative_and_gives_the_cause_of_a_verdict_t
     one = finding(CLAIM, "disagrees", "", [Estimate.of("ratio", [1.2])], cause="the ratio is above 1.15")
     text = bullet(one)
     assert "**disagrees**" in text and "1 seed: indicative only." in text and "Why: the ratio is above 1.15." in text
-    assert "[" not in text.split(":", 2)[2]  # no interval printed for one seed
+    assert "[" not in text.split("Measured:")[1]  # no interval printed for one seed
     assert "Why:" not in bullet(three_seeds("agrees", cause="ignored when it agrees"))
     missing = not_run(CLAIM, command="bench run suite=s")
-    assert bullet(missing).endswith("not run; `bench run suite=s` runs it.")
+    assert bullet(missing).endswith("Not run: `bench run suite=s` runs it.")
+    needs = Claim("n", "kv_cache", "MLA's cache", "DeepSeek-AI 2024", "2.25 groups", variants=("mla",))
+    assert bullet(not_run(needs), "quick").endswith("Not run: `bench run suite=kv_cache variants=[mla] profile=quick` runs it.")

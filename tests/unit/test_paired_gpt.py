@@ -7,7 +7,9 @@ import torch
 
 from harness.train import TrainSettings, train
 from suites.common.lm import lm_loss
-from tests.benchmarks.paired_gpt import harness_model, plain_round, run_paired, token_batches
+import pytest
+
+from tests.benchmarks.paired_gpt import default_pairing, harness_model, plain_round, run_paired, token_batches
 from tests.benchmarks.plain_gpt import PlainConfig, PlainGPT
 
 SMALL = PlainConfig(block_size=32, batch_size=2)
@@ -71,3 +73,19 @@ def test_compiled_rounds_also_time_the_plain_model_eager(monkeypatch):
     assert all(g > 0 and math.isfinite(g) for g in result.compile_gains)
     assert all("plain eager" in line for line in lines)
     assert run_paired(SMALL, rounds=1, steps=1, warmup=1).compile_gains == []
+
+
+def test_step_pairing_times_every_step_of_both_loops():
+    result = run_paired(SMALL, rounds=2, steps=3, warmup=1, pairing="step")
+    assert len(result.ratios) == 2 and len(result.step_ratios) == 2 * 3  # one ratio per timed pair of steps
+    assert all(r > 0 and math.isfinite(r) for r in result.ratios + result.step_ratios)
+    assert run_paired(SMALL, rounds=1, steps=1, warmup=1, pairing="round").step_ratios == []
+
+
+def test_step_pairing_is_the_cpu_eager_default_and_refused_elsewhere():
+    assert default_pairing("cpu", False) == "step"
+    assert default_pairing("cpu", True) == default_pairing("cuda", False) == "round"
+    with pytest.raises(ValueError, match="pairing 'step'"):
+        run_paired(SMALL, rounds=1, steps=1, warmup=1, compile=True, pairing="step")
+    with pytest.raises(ValueError, match="not one of step, round"):
+        run_paired(SMALL, rounds=1, steps=1, warmup=1, pairing="steps")

@@ -27,6 +27,7 @@ from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
 from suites.recall import models
 from suites.recall.tasks import IGNORE, LENGTH_TASKS, TASKS, Addition, Copy, MQAR, Reverse, Task
+from variants.mixer import mixers
 from variants.mixer_lm import MixerSpec
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -94,8 +95,9 @@ class RecallProfile(TrainingBudget, ModelShape, RecallTasks):
 #: the profiles declared in suite.yaml beside this file
 PROFILES = SuiteFile.of(__file__).profiles(RecallProfile)
 
-#: widths tried when matching a recurrent or mixer model's parameters to the Transformer's
-WIDTHS = range(8, 513, 4)
+#: widths tried when matching a recurrent or mixer model's parameters to the Transformer's (a mixer with heads takes
+#: the multiples of its head count among them)
+WIDTHS = range(4, 513)
 
 
 def make_task(name: str, p: RecallProfile) -> Task:
@@ -143,7 +145,8 @@ class Recall(Suite):
                                               n_heads=profile.n_heads))
         else:
             return resolve(variant, base)
-        widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or w % spec.n_heads == 0]
+        # a width the mixer can be built at (linear attention's heads must divide it)
+        widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or not mixers.get(spec.mixer).problems(w, spec.n_heads)]
         return models.matched(spec, models.count(base), widths)
 
     def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> List[Measurement]:

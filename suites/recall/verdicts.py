@@ -3,6 +3,8 @@
 Every comparison is paired over seeds (harness/paired.py): a difference counts when its 95% interval excludes 0,
 the arms' per-seed ranges do not overlap, or it exceeds the profile's ``accuracy_margin`` (so one seed can count a
 large gap); otherwise it is inconclusive. A diverged training scores 0 at every size (an outcome, not a gap).
+Token accuracies lie in [0, 1], and their intervals keep to it; the longest length copied is a count, shown with
+its range over seeds.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ MQAR_CLAIM, COPY_CLAIM, POSITION_CLAIM = CLAIMS = SuiteFile.of(__file__).claims(
 PUBLISHED_PAIRS = (("none", "alibi"), ("t5_bias", "alibi"), ("alibi", "rope"))
 #: the tasks of the position-encoding ranking
 LENGTH_TASKS = ("copy", "reverse", "addition")
+#: the bounds of a token accuracy: its estimates and the paired gaps between two accuracies keep to them
+#: (harness/intervals.py "bounded"; a gap lies within [-1, 1])
+ACCURACY = (0.0, 1.0)
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
@@ -52,13 +57,14 @@ def _mqar(df: pd.DataFrame, s) -> Finding:
     sizes = sorted(part.x.unique())
     small, large = sizes[0], sizes[-1]
     attention = _scores(df, ATTENTION, "mqar", large)
-    solves = Estimate.of(f"{ATTENTION} token accuracy at {int(large)} pairs", list(attention.values()))
+    solves = Estimate.of(f"{ATTENTION} token accuracy at {int(large)} pairs", list(attention.values()), kind="bounded",
+                         bounds=ACCURACY)
     # a claim about trained models: an attention arm that has not learned MQAR in this budget cannot refute it
     solves_verdict = "agrees" if solves.value >= solved else "inconclusive"
-    gaps = {v: paired(f"{ATTENTION} - {v} at {int(large)} pairs", attention, _scores(df, v, "mqar", large), margin=margin)
-            for v in fixed}
+    gaps = {v: paired(f"{ATTENTION} - {v} at {int(large)} pairs", attention, _scores(df, v, "mqar", large), margin=margin,
+                    bounds=ACCURACY) for v in fixed}
     falls = {v: paired(f"{v} at {int(small)} - at {int(large)} pairs", _scores(df, v, "mqar", small),
-                       _scores(df, v, "mqar", large), margin=margin) for v in fixed}
+                       _scores(df, v, "mqar", large), margin=margin, bounds=ACCURACY) for v in fixed}
     gap_v = combine_verdicts([directional(d, +1) for d in gaps.values()])
     fall_v = combine_verdicts([directional(d, +1) for d in falls.values()])
     verdict = all_hold([solves_verdict, gap_v, fall_v])
@@ -105,7 +111,7 @@ def _copy(df: pd.DataFrame, s) -> Finding:
     n, margin, threshold = float(part.train_max.iloc[0]), s["accuracy_margin"], s["learned_accuracy"]
     attention = _scores(df, ATTENTION, "copy", n)
     gaps = {v: paired(f"{ATTENTION} - {v} copy token accuracy at length {int(n)}", attention, _scores(df, v, "copy", n),
-                      margin=margin) for v in rivals}
+                      margin=margin, bounds=ACCURACY) for v in rivals}
     verdict = combine_verdicts([directional(d, +1) for d in gaps.values()])
     longest = {v: _longest(df, v, threshold) for v in [ATTENTION, *rivals]}
     text = (f"Copying strings of up to n = {int(n)} symbols (the training lengths): token accuracy at {int(n)} "
@@ -116,7 +122,7 @@ def _copy(df: pd.DataFrame, s) -> Finding:
             + f". This run {_says(verdict)}.")
     causes = [f"{ATTENTION} does not copy better than {v} beyond the seed spread or the margin {margin:g}"
               for v, d in gaps.items() if directional(d, +1) != "agrees"]
-    estimates = [d.estimate for d in gaps.values()] + [Estimate.of(f"longest copied, {v}", list(l.values()), "symbols")
+    estimates = [d.estimate for d in gaps.values()] + [Estimate.of(f"longest copied, {v}", list(l.values()), "symbols", "count")
                                                        for v, l in longest.items()]
     return finding(COPY_CLAIM, verdict, text, estimates, cause=_cause(verdict, causes))
 
@@ -137,7 +143,7 @@ def _positions(df: pd.DataFrame, s) -> Finding:
         parts.append(f"{task}: " + (" > ".join(f"{v} {_mean(means[v]):.2f}" for v in ranking) if ranking else "no arm learned it"))
         for a, b in PUBLISHED_PAIRS:
             if a in means and b in means:
-                d = paired(f"{task}: {a} - {b}, token accuracy past n", means[a], means[b], margin=margin)
+                d = paired(f"{task}: {a} - {b}, token accuracy past n", means[a], means[b], margin=margin, bounds=ACCURACY)
                 verdicts.append(directional(d, +1))
                 estimates.append(d.estimate)
     verdict = combine_verdicts(verdicts)

@@ -83,17 +83,20 @@ def _signal_name(sig: int) -> str:
         return f"signal {sig}"
 
 
-def _die_with_parent() -> None:
-    """In a worker, before it runs: ask Linux to send SIGTERM when the sweep's process dies (``kill -9``
-    included), so no worker trains on alone; elsewhere a no-op."""
+def _death_signal():
+    """A function that, run in a worker before it starts (``preexec_fn``), asks Linux to send it SIGTERM when
+    the sweep's process dies (``kill -9`` included), so no worker trains on alone; None off Linux. libc is
+    looked up here, in the parent: the forked child only makes the one call."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    PR_SET_PDEATHSIG = 1
+    return lambda: prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
 def run_workers(args: List[str], workers: int) -> Tuple[int, str]:
@@ -103,8 +106,8 @@ def run_workers(args: List[str], workers: int) -> Tuple[int, str]:
     env = {**os.environ, WORKERS_ENV: str(workers), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     command = [sys.executable, *entry_point(sys.argv[0]), "run", *worker_args(args)]
     print(f"Running the sweep in {workers} worker processes of {threads} thread(s) each.", flush=True)
-    procs = [subprocess.Popen(command, env=env, preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-             for _ in range(workers)]
+    on_start = _death_signal()
+    procs = [subprocess.Popen(command, env=env, preexec_fn=on_start) for _ in range(workers)]
     try:
         codes = [p.wait() for p in procs]
     except KeyboardInterrupt:

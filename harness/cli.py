@@ -44,6 +44,9 @@ RUN_HELP = """bench run key=value ...
   executor=local|submitit           run jobs here, or as SLURM jobs through submitit
   submitit.KEY=VALUE  submitit parameters (submitit.slurm_partition=gpu submitit.cluster=local)
   results_dir=DIR, reports_dir=DIR                                 [results, reports]
+
+Exit status: 0 done; 1 a job failed, a worker died or the results folder stopped being writable; 2 bad input,
+or nothing asked for can run here; 3 some variants asked for cannot run here (their skips are recorded).
 """
 
 

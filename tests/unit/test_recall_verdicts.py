@@ -45,8 +45,11 @@ def test_mqar_is_inconclusive_when_attention_has_not_learned_it_and_disagrees_wh
 def test_copy_verdict_follows_the_gap_at_n():
     good = frame(rows("rope", "copy", {4: 1.0, 8: 0.99, 16: 0.2}, 8), rows("lstm", "copy", {4: 0.9, 8: 0.5, 16: 0.1}, 8))
     assert by_key(good)["transformers_copy_longer"].verdict == "agrees"
-    bad = frame(rows("rope", "copy", {4: 0.6, 8: 0.4}, 8), rows("lstm", "copy", {4: 1.0, 8: 0.9}, 8))
+    bad = frame(rows("rope", "copy", {4: 1.0, 8: 0.92}, 8), rows("lstm", "copy", {4: 1.0, 8: 1.0}, 8))
     assert by_key(bad)["transformers_copy_longer"].verdict == "disagrees"
+    unlearned = frame(rows("rope", "copy", {4: 0.6, 8: 0.4}, 8), rows("lstm", "copy", {4: 1.0, 8: 0.9}, 8))
+    found = by_key(unlearned)["transformers_copy_longer"]
+    assert found.verdict == "inconclusive" and "has not learned copying" in found.cause
 
 
 def test_position_ranking_leaves_out_arms_that_did_not_learn():

@@ -23,6 +23,9 @@ def figures(df: pd.DataFrame, variants: List[str], folder: Path) -> List[Path]:
         sns.lineplot(data=mqar, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), ax=ax,
                      hue_order=[v for v in variants if v in set(mqar.variant)])
         ax.axhline(float(mqar.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1, label="chance")
+        counts = sorted(mqar.x.unique())
+        ax.plot(counts, [1 / c for c in counts], color="grey", linestyle="--", linewidth=1,
+                label="1/N: a guess among the values in context")
         ax.set_xscale("log", base=2)
         ax.set(xlabel="key-value pairs in context", ylabel="MQAR token accuracy", ylim=(0, 1.05),
                title="Associative recall against the number of key-value pairs")

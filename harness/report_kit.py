@@ -4,8 +4,9 @@
   ``begin``, ``first_ok``; ``code_line`` from harness/groups.py is the provenance at the end of each Setup);
 - the order variants are listed in (``in_order``);
 - notes on records that are not numbers (failed, diverged, oom, skipped: ``status_notes``);
-- means with intervals and Markdown tables (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``fmt_count``,
-  ``markdown_table``, ``table_section``);
+- means with intervals that fit the quantity, the captions that say what a cell shows, and Markdown tables
+  (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``over_seeds``, ``most_seeds``, ``fmt_count``, ``markdown_table``,
+  ``table_section``);
 - figures (``pyplot``, ``save_figure``, ``figure_links``) with labelled axes (``axis_label``: a metric's
   name and unit);
 - writing the Markdown (``write_markdown``);
@@ -29,7 +30,7 @@ from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 
 __all__ = ["title", "seeds", "begin", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
-           "fmt_pct", "fmt_count", "markdown_table", "table_section", "pyplot", "save_figure", "figure_links", "axis_label",
+           "fmt_pct", "over_seeds", "most_seeds", "fmt_count", "markdown_table", "table_section", "pyplot", "save_figure", "figure_links", "axis_label",
            "write_markdown", "metric", "better", "worse", "combine"]
 
 
@@ -81,12 +82,46 @@ def status_notes(df: pd.DataFrame, line: Union[str, Callable[[Any], str]] = "- `
 
 # --- numbers -------------------------------------------------------------------------------------------
 
-def fmt_pct(values: Iterable[float]) -> str:
-    """'+1.2% ± 0.4 (n=3)' of per-seed percentage changes, '+1.2% (n=1)' for one seed, '-' for none."""
-    mean, half, n = mean_ci(values)
-    if n == 0:
+def fmt_pct(values: Iterable[float], digits: int = 1) -> str:
+    """'+1.2% [+0.4, +2.0] (n=3)' of per-seed relative changes 100 (a / b - 1) of a positive quantity, '+1.2% (n=1)'
+    for one seed, '-' for none.
+
+    The interval is that of the per-seed ratios a / b on a log scale (harness/intervals.py ``change``), so it stays
+    above -100% and excludes 0 exactly when the log ratios' interval does; a change at or below -100% (no ratio's
+    logarithm) falls back to the Student-t interval of the changes."""
+    from harness.intervals import change, finite, spread
+
+    vals = finite(values)
+    if not vals:
         return "-"
-    return f"{mean:+.1f}%" + ("" if math.isnan(half) else f" ± {half:.1f}") + f" (n={n})"
+    ratios = [1.0 + v / 100.0 for v in vals]
+    s = change(ratios) if all(r > 0 for r in ratios) else spread(vals, "t")
+    if s.n == 1 or s.low is None or s.high is None:
+        return f"{s.mean:+.{digits}f}% (n={s.n})"
+    return f"{s.mean:+.{digits}f}% [{s.low:+.{digits}f}, {s.high:+.{digits}f}] (n={s.n})"
+
+
+def over_seeds(n_seeds: int, counts: bool = False, differences: bool = False) -> str:
+    """How a table's cells read, for its caption: 'mean [95% interval] over seeds' (an interval that keeps to the
+    quantity's bounds, harness/intervals.py), with 'counts: mean (range over seeds)' and 'differences: mean ± 95%
+    interval' where the table has them; 'one seed: no interval' when no cell has more than one seed."""
+    if n_seeds < 2:
+        return "one seed: no interval"
+    parts = ["mean [95% interval] over seeds"]
+    if differences:
+        parts.append("differences: mean ± 95% interval")
+    if counts:
+        parts.append("counts: mean (range over seeds)")
+    return "; ".join(parts)
+
+
+def most_seeds(df: pd.DataFrame) -> int:
+    """The most seeds any (variant, metric, x) cell of the records that ran has: 1 means no cell has an interval."""
+    ok = df[df.status == "ok"] if "status" in df else df
+    if ok.empty:
+        return 0
+    keys = [k for k in ("variant", "metric", "x") if k in ok]
+    return int(ok.groupby(keys, dropna=False).seed.nunique().max()) if keys else int(ok.seed.nunique())
 
 
 def fmt_count(n: Optional[float]) -> str:

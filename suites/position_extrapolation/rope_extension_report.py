@@ -17,7 +17,7 @@ import pandas as pd
 
 from harness.findings import Claim, Finding, finding, sentences
 from harness.suite_file import SuiteFile
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
 from suites.common.learning import learning_checks
 from harness.paired import all_hold
 from suites.position_extrapolation.rules import change, lower, rises_by, said, stays_within
@@ -87,6 +87,7 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
             ratio[f"ppl({int(x / L)}L) / rope ppl(L)"] = fmt_mean_ci(vals, kind="log") if vals else "n/a"
         rows.append(row)
         ratios.append(ratio)
+    n_seeds = most_seeds(ok[ok.variant.isin(set(scaled) | {"rope"})])
     lines = ["## RoPE context extension without retraining", "",
              f"Each `rope+<scaling>` variant evaluates the weights trained for `rope` with its scaling applied at every "
              f"length (s = evaluation length / L = {train_len} unless the variant fixes s). {_one_training(df, scaled)} "
@@ -96,8 +97,8 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
              "suites/position_extrapolation/tuning.py), never at 4L, where the verdicts read. `rope+yarn` ramps in the "
              "pair index as the authors' code does; `rope+yarn_rlinear` ramps linearly in the rotation count r, as the "
              "paper's equation writes it.", "",
-             "Perplexity by evaluation length (mean [95% interval over seeds, on a log scale: perplexities and their "
-             "ratios are positive]):", "",
+             "Perplexity by evaluation length (" + (over_seeds(n_seeds) if n_seeds < 2 else "mean [95% interval over "
+             "seeds, on a log scale: perplexities and their ratios are positive]") + "):", "",
              markdown_table(pd.DataFrame(rows)), "",
              "Against plain RoPE's perplexity at L, with the parameters chosen on validation:", "",
              markdown_table(pd.DataFrame(ratios)), "", PUBLISHED, ""]

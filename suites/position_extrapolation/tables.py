@@ -8,7 +8,7 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, status_notes
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, status_notes
 from suites.common.narrow import narrow
 from suites.common.learning import learning_checks, usable
 
@@ -47,14 +47,15 @@ class Shape:
 def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], lengths: List[float],
                        train_len: int) -> List[str]:
     """Perplexity per variant and evaluation length, and notes on the cells that are not numbers."""
-    lines = [f"## Perplexity by evaluation length (mean ± 95% interval over seeds; L = {train_len})", ""]
+    # perplexities are positive: their interval is on a log scale (harness/intervals.py), never below 0
+    lines = [f"## Perplexity by evaluation length ({over_seeds(most_seeds(ok))}; L = {train_len})", ""]
     table = []
     for v in variants:
         row = {"variant": v}
         for x in lengths:
             vals = ok[(ok.variant == v) & (ok.metric == "perplexity") & (ok.x == x)].value
             bad = df[(df.variant == v) & (df.metric == "perplexity") & (df.x == x) & (df.status != "ok")]
-            row[f"{int(x)} ({int(x) // train_len}L)"] = fmt_mean_ci(vals) if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
+            row[f"{int(x)} ({int(x) // train_len}L)"] = fmt_mean_ci(vals, kind="log") if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
         table.append(row)
     lines += [narrow(pd.DataFrame(table), ["variant"]), ""]
     reasons = status_notes(df)
@@ -73,8 +74,8 @@ def extrapolation_section(shape: Shape, variants: List[str]) -> List[str]:
                                         ("memorised", shape.checks[v].memorised)) if on]
         comparable = not flags and bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * shape.best_l
         summary.append({
-            "variant": v, "ppl at L": fmt_mean_ci(l_vals.values()),
-            "ppl(8L) / ppl(L)": fmt_mean_ci(shape.ratios[v]) if shape.ratios[v] else "n/a",
+            "variant": v, "ppl at L": fmt_mean_ci(l_vals.values(), kind="log"),
+            "ppl(8L) / ppl(L)": fmt_mean_ci(shape.ratios[v], kind="log") if shape.ratios[v] else "n/a",
             "comparable at L": "yes" if comparable else "no: " + (
                 " and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
         })
@@ -97,7 +98,7 @@ def consecutive_section(ok: pd.DataFrame, lengths: List[float], train_len: int) 
             row = {"variant": v, "positions at test time": how}
             for x in lengths:
                 vals = ok[(ok.variant == v) & (ok.metric == metric) & (ok.x == x)].value
-                row[f"{int(x) // train_len}L"] = fmt_mean_ci(vals) if len(vals) else "-"
+                row[f"{int(x) // train_len}L"] = fmt_mean_ci(vals, kind="log") if len(vals) else "-"
             rows.append(row)
     scored = ok[(ok.metric == "perplexity") & ok.variant.isin(set(extra.variant))]
     n = next((e["draws"] for e in scored.get("extra", []) if isinstance(e, dict) and e.get("draws")), "several")

@@ -9,8 +9,9 @@ from typing import Dict, List, Optional
 import pandas as pd
 
 from harness.findings import sentences
-from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt_pct, markdown_table, mean_ci, seeds as seeds_of,
-                                status_notes, title, write_markdown)
+from harness.intervals import spread
+from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt_pct, markdown_table, over_seeds,
+                                seeds as seeds_of, status_notes, title, write_markdown)
 from suites.common.learning import learning_checks, learning_section, usable
 from suites.language_modeling.figure import perplexity_figure
 from suites.language_modeling.schedule import warmup_of
@@ -51,9 +52,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
              f"{fact(first, 'flush_denormal')}, threads {fact(first, 'num_threads')}; {code_line(df)}.", ""]
 
-    lines += [f"## Perplexity of every variant (mean ± 95% interval over seeds; each family against the shared baseline, an arm against its own)", "",
+    lines += [f"## Perplexity of every variant ({over_seeds(max((len(p) for p in s.ppl.values()), default=0))}; each family against the shared baseline, an arm against its own)", "",
               f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "
-              f"in the against column) of the same seed; families are listed in turn. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
+              f"in the against column) of the same seed; families are listed in turn. Perplexities and their ratios are "
+              f"positive: their intervals are on a log scale (harness/intervals.py), so they stay above 0 and above -100%. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
               "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
               "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
               "variant keeps the default FFN.", ""]
@@ -120,7 +122,7 @@ def _row(s: Summary, v: str, first: bool = False, family: str = "") -> Dict[str,
     return {
         "variant": v,
         "family": "baseline" if first else (family or s.family.get(v, "")),
-        "held-out ppl": fmt_mean_ci(ppl.values(), 3) if ppl else s.status(v),
+        "held-out ppl": fmt_mean_ci(ppl.values(), 3, kind="log") if ppl else s.status(v),
         "Δ ppl": fmt_pct(deltas),
         "against": "-" if first or not s.reference.get(v) else f"`{s.reference[v]}`",
         "parameters (Δ)": params,
@@ -143,8 +145,9 @@ def _seed_note(s: Summary) -> str:
     if len(base) < 2:
         return ("Each verdict rests on one seed per variant, which cannot separate a difference of a few percent from "
                 "seed-to-seed noise; run the standard profile (3 seeds) before trusting the small differences.")
-    mean, half, n = mean_ci(base)
-    return (f"The baseline's 95% interval over {n} seeds is ±{100 * half / mean:.1f}% of its perplexity; differences "
-            "smaller than that are within seed-to-seed noise.")
+    e = spread(base, "log")
+    return (f"The baseline's 95% interval over {e.n} seeds runs from {100 * (e.low / e.mean - 1):+.1f}% to "
+            f"{100 * (e.high / e.mean - 1):+.1f}% of its perplexity; differences smaller than that are within "
+            "seed-to-seed noise.")
 
 

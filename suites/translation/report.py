@@ -8,11 +8,12 @@ from typing import List
 
 import pandas as pd
 
-from harness.report_kit import code_line, fmt_mean_ci, markdown_table, seeds as seeds_of, status_notes, title, write_markdown
+from harness.report_kit import (code_line, fmt_mean_ci, markdown_table, most_seeds, over_seeds, seeds as seeds_of, status_notes,
+                                title, write_markdown)
 from suites.translation.figures import FIGURE, bleu_by_length_figure
 from suites.translation.tables import (LEARNED, _baseline_lines, _family, _order, _samples,  # noqa: F401
                                        flag_unlearned)
-from suites.translation.verdicts import CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.translation.verdicts import BLEU, CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from suites.common.facts import fact
 
 
@@ -30,7 +31,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
 
     # --- scores per variant, then the baselines they are judged against
     flagged = flag_unlearned(ok, variants)
-    lines += ["## Test BLEU and chrF (mean ± 95% interval over seeds)", ""]
+    lines += [f"## Test BLEU and chrF ({over_seeds(most_seeds(ok))})", ""]
     rows = []
     for v in variants:
         got = lambda metric: ok[(ok.variant == v) & (ok.metric == metric)].value  # noqa: E731
@@ -38,9 +39,10 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         bad = df[(df.variant == v) & (df.status != "ok")]
         rows.append({
             "variant": v, "model": _family(specs[v]), "parameters": f"{int(params.iloc[0]):,}" if len(params) else "-",
-            "BLEU": fmt_mean_ci(got("bleu")) if len(got("bleu")) else (bad.status.iloc[0] if len(bad) else "-"),
-            "chrF": fmt_mean_ci(got("chrf")), "learned": "did not learn" if v in flagged else "yes",
-            "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3), "train time (s)": fmt_mean_ci(got("train_time"), 0),
+            "BLEU": fmt_mean_ci(got("bleu"), kind="bounded", bounds=BLEU) if len(got("bleu")) else (bad.status.iloc[0] if len(bad) else "-"),
+            "chrF": fmt_mean_ci(got("chrf"), kind="bounded", bounds=BLEU), "learned": "did not learn" if v in flagged else "yes",
+            "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3, kind="log"),
+            "train time (s)": fmt_mean_ci(got("train_time"), 0, kind="log"),
         })
     lines += [markdown_table(pd.DataFrame(rows)), ""] + _baseline_lines(ok)
     if flagged:
@@ -66,14 +68,14 @@ def _labels(df) -> dict:
 
 def _by_length(ok, variants, labels) -> List[str]:
     """The report's first table: BLEU per source-length bucket and variant (what the verdict reads)."""
-    lines = ["## BLEU by source-sentence length (mean ± 95% interval over seeds)", "",
+    lines = [f"## BLEU by source-sentence length ({over_seeds(most_seeds(ok[ok.metric == 'bleu_by_length']))})", "",
              "Each bucket's test sentences are scored as one corpus; n is the number of test sentences in it.", ""]
     table = []
     for v in variants:
         row = {"variant": v}
         for x, label in labels.items():
             vals = ok[(ok.variant == v) & (ok.metric == "bleu_by_length") & (ok.x == x)].value
-            row[label] = fmt_mean_ci(vals) if len(vals) else "-"
+            row[label] = fmt_mean_ci(vals, kind="bounded", bounds=BLEU) if len(vals) else "-"
         table.append(row)
     return lines + [markdown_table(pd.DataFrame(table)), ""]
 

@@ -101,14 +101,15 @@ def fmt_pct(values: Iterable[float], digits: int = 1) -> str:
     return f"{s.mean:+.{digits}f}% [{s.low:+.{digits}f}, {s.high:+.{digits}f}] (n={s.n})"
 
 
-def over_seeds(n_seeds: int, counts: bool = False, differences: bool = False) -> str:
+def over_seeds(n_seeds: int, counts: bool = False, differences: bool = False, brackets: bool = True) -> str:
     """How a table's cells read, for its caption: 'mean [95% interval] over seeds' (an interval that keeps to the
-    quantity's bounds, harness/intervals.py), with 'counts: mean (range over seeds)' and 'differences: mean ± 95%
-    interval' where the table has them; 'one seed: no interval' when no cell has more than one seed."""
+    quantity's bounds, harness/intervals.py; ``brackets=False``: every cell is an unbounded 'mean ± 95% interval'),
+    with 'differences: mean ± 95% interval' and 'counts: mean (range over seeds)' where the table has them; 'one
+    seed: no interval' when no cell has more than one seed."""
     if n_seeds < 2:
         return "one seed: no interval"
-    parts = ["mean [95% interval] over seeds"]
-    if differences:
+    parts = ["mean [95% interval] over seeds" if brackets else "mean ± 95% interval over seeds"]
+    if differences and brackets:
         parts.append("differences: mean ± 95% interval")
     if counts:
         parts.append("counts: mean (range over seeds)")

@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
 from suites.common.narrow import narrow
 
 #: float32 underflows (denormals are flushed) below this; log10 ratios are clamped to it
@@ -59,7 +59,8 @@ def flow_table(flow: pd.DataFrame, variants: List[str]) -> List[str]:
             rows.append(row)
     return ["## How far back the gradient reaches", "",
             "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
-            f"thousandth, positive = growth), mean ± 95% interval over seeds; values below {FLOOR:g} (float32 underflow, or an "
+            f"thousandth, positive = growth), {over_seeds(most_seeds(flow), brackets=False)}; values below {FLOOR:g} "
+            "(float32 underflow, or an "
             "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.", "",
             narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.", ""]
 
@@ -121,15 +122,18 @@ def lag_table(df: pd.DataFrame, variants: List[str], s: Dict) -> tuple:
         for lag in lags:
             cell = part[part.x == lag]
             vals = cell[cell.status == "ok"].value
-            row[f"lag {int(lag)}"] = fmt_mean_ci(vals) if len(vals) else (cell.status.iloc[0] if len(cell) else "-")
+            row[f"lag {int(lag)}"] = fmt_mean_ci(vals, kind="bounded", bounds=(0.0, 1.0)) if len(vals) else (cell.status.iloc[0] if len(cell) else "-")
         longest[v] = longest_by_seed(df, v, s)
-        row["longest lag learned"] = fmt_mean_ci(list(longest[v].values()), 0)
+        # a maximum over the sweep's lags: its range over seeds, not an interval (which ran below 0)
+        row["longest lag learned"] = fmt_mean_ci(list(longest[v].values()), 0, kind="count")
         row["per seed"] = ", ".join(f"{lag:g}" for _, lag in sorted(longest[v].items()))
         rows.append(row)
     lines = ["## The longest lag each model learns", "",
              f"Held-out recall accuracy after training at each lag (chance {1 / s['alphabet']:.3f}); the longest lag "
              f"learned is, per seed, the largest lag L such that every lag <= L of the sweep reached accuracy >= "
-             f"{s['learned_accuracy']:g} (0 = not even the first; a diverged lag counts as not learned).", "",
+             f"{s['learned_accuracy']:g} (0 = not even the first; a diverged lag counts as not learned). "
+             + ("Accuracies: mean [95% interval] over seeds; the longest lag learned: mean (range over seeds)."
+                if most_seeds(acc) > 1 else "One seed: no interval."), "",
              markdown_table(pd.DataFrame(rows)) if rows else "No lag results.", ""]
     return lines, longest
 
@@ -146,7 +150,7 @@ def clip_table(df: pd.DataFrame, variants: List[str], learned_below: float) -> t
                 cell = part[(part.x == lr) & (part.clipping == label)]
                 vals = cell[cell.status == "ok"].value
                 bad = int((cell.status == "diverged").sum())
-                text = fmt_mean_ci(vals) if len(vals) else ""
+                text = fmt_mean_ci(vals, kind="log") if len(vals) else ""
                 row["no clipping" if label == "none" else f"clipped at {label}"] = \
                     (text + (f"; diverged {bad}/{len(cell)}" if bad else "")).strip("; ") or "-"
                 key = "unclipped" if label == "none" else "clipped"
@@ -158,4 +162,4 @@ def clip_table(df: pd.DataFrame, variants: List[str], learned_below: float) -> t
         return [], summary
     return ["## Gradient-norm clipping at large learning rates", "",
             "Final training loss (nats, mean over the last 10% of steps) of SGD runs on the copy task; a diverged run "
-            "has no final loss.", "", markdown_table(pd.DataFrame(rows)), ""], summary
+            f"has no final loss; {over_seeds(most_seeds(clip))}.", "", markdown_table(pd.DataFrame(rows)), ""], summary

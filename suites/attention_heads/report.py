@@ -70,8 +70,8 @@ def _setup(df, first, settings, variants, seeds, base, uniform) -> List[str]:
     ok = df[df.status == "ok"]
     params = ok.groupby("variant").parameters.first() if "parameters" in ok else pd.Series(dtype=float)
     train_len = int(settings["train_len"])
-    base_text = fmt_mean_ci(list(base.values()), 3) if base else "-"
-    uniform_text = fmt_mean_ci(list(uniform.values()), 3) if uniform else "-"
+    base_text = fmt_mean_ci(list(base.values()), 3, "bounded", (0.0, 1.0)) if base else "-"  # a share
+    uniform_text = fmt_mean_ci(list(uniform.values()), 3, "log") if uniform else "-"  # an entropy above 0
     return [
         "## Setup", "",
         f"- Models: position_extrapolation's decoder-only Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "

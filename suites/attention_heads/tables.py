@@ -8,7 +8,7 @@ from typing import Dict, List, Tuple
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, mean_ci, table_section
+from harness.report_kit import fmt_mean_ci, mean_ci, over_seeds, table_section
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
@@ -31,6 +31,12 @@ STAT_COLUMNS = (
     ("delimiter_share", "delimiters", 2),
     ("offset_share", "best fixed offset", 2),
 )
+#: each statistic's interval (harness/intervals.py): shares lie in [0, 1]; an entropy or a distance is at least 0
+#: (a head on one key has entropy 0), so its t interval is kept above 0 rather than taken on a log scale
+SHARE = ("bounded", (0.0, 1.0))
+NON_NEGATIVE = ("bounded", (0.0, math.inf))
+KIND = {"entropy": NON_NEGATIVE, "mean_distance": NON_NEGATIVE, "previous_token_share": SHARE,
+        "first_token_share": SHARE, "delimiter_share": SHARE, "offset_share": SHARE}
 
 
 
@@ -108,10 +114,12 @@ def _layer_table(heads: pd.DataFrame, variants: List[str]) -> List[str]:
             for metric, label, digits in STAT_COLUMNS:
                 cell = part[(part.layer == layer) & (part.metric == metric)]
                 per_seed = cell.groupby("seed").value.mean()  # the layer's mean over heads, per seed
-                row[label] = fmt_mean_ci(per_seed, digits) if len(per_seed) else "-"
+                kind, bounds = KIND[metric]
+                row[label] = fmt_mean_ci(per_seed, digits, kind, bounds) if len(per_seed) else "-"
             rows.append(row)
     return table_section("Per layer",
-            "Each statistic averaged over the layer's heads, then mean ± 95% interval over seeds. Shares are fractions "
+            f"Each statistic averaged over the layer's heads, then {over_seeds(_seeds(heads))}. "
+            "Shares are fractions "
             "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.", rows, "No per-head records.")
 
 
@@ -123,9 +131,14 @@ def _parts(table: pd.DataFrame, variants: List[str]):
             yield v, part
 
 
+def _seeds(table: pd.DataFrame) -> int:
+    """The most seeds a variant of a per-(variant, seed) table has (1: no interval anywhere)."""
+    return int(table.groupby("variant").seed.nunique().max()) if len(table) else 0
+
+
 def _with(counts: pd.Series) -> str:
-    """'3.3 ± 1.4 (n=3); 3 of 3 seeds': heads per model and how many seeds' models have one (what the verdicts read)."""
-    return f"{fmt_mean_ci(counts, 1)}; {int((counts > 0).sum())} of {len(counts)} seeds"
+    """'3.3 (range 2-5, n=3); 3 of 3 seeds': heads per model and how many seeds' models have one (what the verdicts read)."""
+    return f"{fmt_mean_ci(counts, 1, 'count')}; {int((counts > 0).sum())} of {len(counts)} seeds"
 
 
 def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
@@ -138,9 +151,9 @@ def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
             "their offsets (first seed)": ", ".join(first.offset_names) or "none",
             "delimiter heads": _with(part.delimiter),
             "which (first seed)": ", ".join(first.delimiter_names) or "none",
-            "first-token heads": fmt_mean_ci(part.sink, 1),
-            "largest offset share": fmt_mean_ci(part.max_offset_share, 2),
-            "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2),
+            "first-token heads": fmt_mean_ci(part.sink, 1, "count"),
+            "largest offset share": fmt_mean_ci(part.max_offset_share, 2, *SHARE),
+            "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2, *SHARE),
         })
     threshold = (f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)")
     sizes = sorted({int(h) for h in table.heads}) if len(table) else []
@@ -149,9 +162,10 @@ def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
             f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset d >= "
             f"{MIN_OFFSET} (d = 1 the previous token; heads on the query itself, d = 0, do not count), a "
             f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
-            f"{SPECIALIST:.0%} goes to the window's first character. Counts per model{of}: mean over seeds (n = seeds), "
+            f"{SPECIALIST:.0%} goes to the window's first character. Counts per model{of}: mean (range over seeds, n = seeds), "
             "then how many seeds' models have one (the verdicts read it: a family has such heads when every seed's model "
-            "has one); heads are named L<layer>H<head> with offset d.", rows, "No per-head records.")
+            f"has one); largest shares: {over_seeds(_seeds(table))}; heads are named L<layer>H<head> with offset d.", rows,
+            "No per-head records.")
 
 
 def _direction(part: pd.DataFrame) -> str:
@@ -170,11 +184,11 @@ def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
         means = [mean_ci([seed[i] for seed in layers])[0] for i in range(min(len(s) for s in layers))]
         rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
                      "lower half - upper half (nats)": fmt_mean_ci(part.lower_half - part.upper_half, 2),
-                     "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2),
+                     "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2, "bounded", (-1.0, 1.0)),
                      "largest p over seeds": f"{part.p.max():.2g}", "broadest heads": _direction(part)})
     return table_section("Entropy from lower to upper layers",
             "The mean head entropy of the lower half of the layers minus the upper half's, per seed (positive: the "
             "broadest heads are in the lower layers, as Clark et al. found), and Spearman's rank correlation of layer "
             "index and head entropy over every head of a model (negative when entropy falls with depth); broadest heads: the "
             "difference's direction paired over seeds (it counts when its 95% interval excludes 0 or the halves' per-seed "
-            "ranges do not overlap).", rows, "No per-head records.")
+            f"ranges do not overlap). Cells: {over_seeds(_seeds(trends), differences=True)}.", rows, "No per-head records.")

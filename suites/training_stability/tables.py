@@ -9,7 +9,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.paired import Difference
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
 from suites.common.narrow import narrow
 from suites.common.learning import LearningCheck, learning_checks
 from suites.training_stability.outcomes import COLLAPSE_WITHIN, Cell
@@ -47,10 +47,16 @@ def _stuck(values, unigram: float) -> bool:
     return len(values) > 0 and mean_ci(values)[0] >= unigram - COLLAPSE_WITHIN
 
 
+def _most_seeds(runs: pd.DataFrame) -> int:
+    """The most seeds that ran (did not diverge) in one cell of the warm-up grid."""
+    ok = runs[runs.status == "ok"]
+    return int(ok.groupby(["variant", "depth", "x", "warmup"]).seed.nunique().max()) if len(ok) else 0
+
+
 def _cell(part: pd.DataFrame, unigram: float) -> str:
     vals = part[part.status == "ok"].value
     bad = int((part.status == "diverged").sum())
-    text = fmt_mean_ci(vals) + (" †" if _stuck(vals, unigram) else "") if len(vals) else ""
+    text = fmt_mean_ci(vals, kind="log") + (" †" if _stuck(vals, unigram) else "") if len(vals) else ""
     if bad:
         text = (text + "; " if text else "") + f"diverged {bad}/{len(part)}"
     return text or "-"
@@ -70,7 +76,8 @@ def _warmup_table(runs: pd.DataFrame, variants: List[str], unigram: float) -> Li
                     row[f"lr {lr:g}, " + ("no warm-up" if w == 0 else f"warm-up {w}")] = _cell(part, unigram)
             rows.append(row)
     return ["## Warm-up: held-out loss by depth, peak learning rate and warm-up", "",
-            "Held-out loss in nats/char (mean ± 95% interval over seeds, n = seeds); `diverged k/n` counts diverged seeds; "
+            f"Held-out loss in nats/char ({over_seeds(_most_seeds(runs))}, n = seeds that did not diverge); `diverged k/n` "
+            "counts diverged seeds; "
             f"† marks a loss within {COLLAPSE_WITHIN:g} of the unigram loss ({unigram:.2f}: character frequencies of the "
             "training text), a run that learned nothing more: collapsed.", "",
             narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.", ""]
@@ -121,11 +128,12 @@ def _ratio_table(grads: pd.DataFrame, variants: List[str]):
                     per_seed[int(seed)] = float(last.iloc[0]) / float(first.iloc[0])
             ratios[(v, depth)] = mean_ci(per_seed.values())[0]
             spread[(v, depth)] = per_seed
-            rows.append({"variant": v, "depth": depth, "first layer": fmt_mean_ci(part[part.x == 1].value, 3),
-                         "last layer": fmt_mean_ci(part[part.x == depth].value, 3),
-                         "last / first": fmt_mean_ci(per_seed.values()),
+            # gradient norms and their ratios are positive: log-scale intervals
+            rows.append({"variant": v, "depth": depth, "first layer": fmt_mean_ci(part[part.x == 1].value, 3, "log"),
+                         "last layer": fmt_mean_ci(part[part.x == depth].value, 3, "log"),
+                         "last / first": fmt_mean_ci(per_seed.values(), kind="log"),
                          "per seed": ", ".join(f"{r:.2f}" for _, r in sorted(per_seed.items()))})
     return ["## Gradient norm of each layer's FFN weights at initialisation", "",
             "||dL/dW|| over the feed-forward parameters of the first and last layer (mean over the probe batches, then "
-            "over seeds) and their ratio per seed.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], \
+            f"over seeds) and their ratio per seed; {over_seeds(most_seeds(grads))}.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], \
         ratios, spread

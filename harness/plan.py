@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -158,11 +157,9 @@ def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
     from harness.rules import problems_of, warmup_problem
 
     # a value out of its range is said first, by the plan's check (a negative step count is no short run)
-    error, note = warmup_problem(changed, overrides) if not problems_of(changed) else (None, None)
+    error = warmup_problem(changed, overrides) if not problems_of(changed) else None
     if error:
         raise UsageError(error)
-    if note:
-        print(f"bench: {note}", file=sys.stderr)
     return changed
 
 

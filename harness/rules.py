@@ -281,24 +281,19 @@ def relation_problems(profile: Any) -> List[str]:
     return out
 
 
-def warmup_problem(profile: Any, given: Iterable[str]) -> Tuple[Optional[str], Optional[str]]:
-    """(an error, a note) about a warm-up longer than the run: an error when the user set the warm-up, a note
-    when only ``set.steps`` was lowered below the profile's warm-up (the learning rate then never peaks)."""
+def warmup_problem(profile: Any, given: Iterable[str]) -> Optional[str]:
+    """The sentence refusing a warm-up the user set longer than the run (the learning rate would never peak),
+    or None. A profile's own warm-up above a lowered ``set.steps`` is left alone: short smoke runs are common,
+    and the warm-up is then the user's choice to keep."""
     given = set(given)
-    note = None
     for warm in ("warmup_steps", "transformer_warmup_steps"):
-        if not hasattr(profile, warm) or not hasattr(profile, "steps"):
+        if warm not in given or not hasattr(profile, warm) or not hasattr(profile, "steps"):
             continue
         value, steps = getattr(profile, warm), profile.steps
-        if not (isinstance(value, int) and isinstance(steps, int)) or value <= steps:
-            continue
-        if warm in given:
+        if isinstance(value, int) and isinstance(steps, int) and value > steps:
             return (f"set.{warm}={value} is longer than the run (set.steps={steps}): the learning rate would never "
-                    f"reach its peak; give set.{warm} at most {steps}."), None
-        if "steps" in given and note is None:
-            note = (f"note: set.steps={steps} is shorter than the profile's warm-up (set.{warm}={value}), so "
-                    f"the learning rate never reaches set.lr; give set.{warm}=N for a shorter warm-up.")
-    return None, note
+                    f"reach its peak; give set.{warm} at most {steps}.")
+    return None
 
 
 def show(value: Any) -> str:

@@ -108,8 +108,9 @@ def learning_table(checks: Dict[str, LearningCheck], order: Optional[Sequence[st
             continue
         rows.append({
             label: v,
-            "held-out loss at L (nats/char)": fmt_mean_ci(c.heldout, 3),
-            "train loss, last 10% (nats/char)": fmt_mean_ci(c.train, 3),
+            # a cross-entropy is above 0: log-scale intervals, which never run below it
+            "held-out loss at L (nats/char)": fmt_mean_ci(c.heldout, 3, "log"),
+            "train loss, last 10% (nats/char)": fmt_mean_ci(c.train, 3, "log"),
             "bigram entropy (nats/char)": "-" if c.bigram is None else f"{c.bigram:.3f}",
             "held-out - bigram": "-" if c.bigram is None or not c.heldout else f"{c.heldout_mean - c.bigram:+.3f}",
             "held-out / train": "-" if not c.heldout or not c.train else f"{c.heldout_mean / c.train_mean:.2f}",
@@ -122,6 +123,7 @@ def learning_table(checks: Dict[str, LearningCheck], order: Optional[Sequence[st
 def learning_section(checks: Dict[str, LearningCheck], order: Optional[Sequence[str]] = None, label: str = "variant") -> List[str]:
     """The report section: what the flags mean, the table, and the baselines of the corpus."""
     from harness.report import markdown_table
+    from harness.report_kit import over_seeds
 
     any_check = next(iter(checks.values()), None)
     corpus = ""
@@ -132,7 +134,8 @@ def learning_section(checks: Dict[str, LearningCheck], order: Optional[Sequence[
     return ["## Checks: did each model learn?", "",
             f"*Did not learn*: held-out loss at L not at least {LEARN_MARGIN} nats below the bigram entropy of the training "
             f"split. *Memorised*: held-out loss more than {MEMORISE_RATIO - 1:.0%} above the training loss. Verdicts below use "
-            "only runs with neither flag." + corpus, "",
+            f"only runs with neither flag. Losses: {over_seeds(max((len(c.heldout) for c in checks.values()), default=0))}."
+            + corpus, "",
             markdown_table(learning_table(checks, order, label)), ""]
 
 

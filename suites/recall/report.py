@@ -45,7 +45,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     ]
     lines += budget_table(data, variants)
     lines += accuracy_table(data, variants, "mqar", "token_accuracy", "Associative recall (MQAR): token accuracy by key-value pairs",
-                            "Mean ± 95% interval over seeds; (n) marks the most pairs trained on. A model that has learned the "
+                            "(n) marks the most pairs trained on. A model that has learned the "
                             "format but binds no key to its value scores about 1/N at N pairs, guessing among the values in "
                             "context.")
     for task in ("copy", "reverse", "addition"):

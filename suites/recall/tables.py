@@ -6,7 +6,7 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, table_section
+from harness.report_kit import fmt_mean_ci, most_seeds, over_seeds, table_section
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models
 ORDER = ("none", "t5_bias", "alibi", "rope", "linear_attention", "mingru", "lstm")
@@ -51,7 +51,8 @@ def learned(df: pd.DataFrame, variant: str, task: str, threshold: float) -> Opti
 
 
 def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str, heading: str, note: str) -> List[str]:
-    """One row per variant, one column per size: mean ± 95% interval over seeds; the chance row first."""
+    """One row per variant, one column per size: the mean over seeds with its interval kept to [0, 1] (none with one
+    seed; the note starts by saying which); the chance row first."""
     part = df[(df.metric == metric) & (df.task == task)]
     if not len(part):
         return []
@@ -68,9 +69,10 @@ def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str
         for s in sizes:
             cell = cells[cells.x == s]
             ok = cell[cell.status == "ok"].value
-            row[label(s)] = fmt_mean_ci(ok, 2) if len(ok) else (cell.status.iloc[0] if len(cell) else "-")
+            row[label(s)] = fmt_mean_ci(ok, 2, "bounded", (0.0, 1.0)) if len(ok) else (cell.status.iloc[0] if len(cell) else "-")
         rows.append(row)
-    return table_section(heading, note, rows, "No records.")
+    caption = over_seeds(most_seeds(part[part.variant.isin(variants)]))
+    return table_section(heading, f"{caption[0].upper()}{caption[1:]}." + (f" {note}" if note else ""), rows, "No records.")
 
 
 def _chance(rows: pd.DataFrame, key: str) -> str:

@@ -42,7 +42,7 @@ def value_cell(group: Optional[pd.DataFrame], digits: int = 3, noise: bool = Fal
     if not len(ok):
         return group.status.iloc[0]
     if len(ok) > 1:
-        return fmt_mean_ci(ok.value, 2)
+        return fmt_mean_ci(ok.value, 2, "log")  # times, memory and rates are positive: a log-scale interval
     value = float(ok.value.iloc[0])
     text = f"{value:.{digits}g}"
     if noise:

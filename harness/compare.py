@@ -1,9 +1,13 @@
 """Paired comparison of two variants over seeds: the difference B - A with a 95% interval and a one-line verdict.
 
 Two variants of one group of records ran with the same seeds, so seed s of A and seed s of B saw the same
-initialisation seed and the same data order; the difference is taken per seed and its Student-t interval
-over the seeds both ran is far narrower than comparing two unpaired means. A ``Comparison`` reads as a
-sentence for the terminal (``bench compare``) and as an ``Estimate`` for a finding (harness/findings.py).
+initialisation seed and the same data order; the difference is taken per seed, which is far narrower than
+comparing two unpaired means. The verdict follows harness/paired.py, as every suite's verdicts do: for a metric
+whose every value is positive (a perplexity, a time, a BLEU) the relative change B / A - 1 with the log-scale
+interval of the per-seed ratios (it stays above -100%), otherwise the difference B - A with its Student-t
+interval; the difference counts when that interval excludes 0 or the two arms' per-seed ranges do not overlap.
+A ``Comparison`` reads as a sentence for the terminal (``bench compare``) and as an ``Estimate`` for a finding
+(harness/findings.py).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import pandas as pd
 
 from harness.findings import Estimate
+from harness.paired import Difference, paired as paired_difference
 from harness.report import mean_ci
 
 #: record ``extra`` keys that say under which condition a value was measured (a training run's depth and
@@ -37,6 +42,9 @@ class Comparison:
     diffs: Tuple[float, ...]
     #: the x the metric was measured at (None when it has none)
     x: Optional[float] = None
+    #: each arm's values over the seeds both ran, in the same seed order as ``diffs``
+    va: Tuple[float, ...] = ()
+    vb: Tuple[float, ...] = ()
 
     @property
     def n(self) -> int:
@@ -44,51 +52,80 @@ class Comparison:
 
     @property
     def interval(self) -> Tuple[float, float, float]:
-        """(mean difference, low, high) of the 95% interval; low and high are NaN with one seed."""
+        """(mean difference B - A, low, high) of its Student-t 95% interval; low and high are NaN with one seed."""
         mean, half, _ = mean_ci(self.diffs)
         return mean, mean - half, mean + half
 
+    @property
+    def relative(self) -> bool:
+        """Whether the verdict reads the relative change: every value of both arms is positive."""
+        return self.n > 0 and all(v > 0 for v in self.va + self.vb)
+
+    @property
+    def difference(self) -> Difference:
+        """The paired comparison the verdict rests on (harness/paired.py): B / A - 1 in % for positive values, else B - A."""
+        seeds = range(len(self.vb))
+        return paired_difference(f"{self.b} vs {self.a} {self.metric}{self.at}", dict(zip(seeds, self.vb)),
+                                 dict(zip(seeds, self.va)), "%" if self.relative else self.unit, relative=self.relative)
+
     def _num(self, value: float) -> str:
         return f"{value:+.4g}" + (f" {self.unit}" if self.unit else "")
+
+    def interval_text(self) -> str:
+        """'-4.1% [-6.2%, -2.0%]' (the relative change), '[-0.31, -0.19]' (the difference), '-' with one seed."""
+        if self.n < 2:
+            return "-"
+        e = self.difference.estimate
+        if self.relative:
+            return f"{e.value:+.1f}% [{e.low:+.1f}%, {e.high:+.1f}%]"
+        return f"[{e.low:+.4g}, {e.high:+.4g}]"
 
     def direction(self) -> str:
         """'better' or 'worse' (a metric with a declared direction), 'differs' (one without: entropy, a share),
         'no detectable difference', or 'one seed' / 'no shared seed' when it cannot tell."""
         if self.n == 0:
             return "no shared seed"
-        mean, low, high = self.interval
-        if self.n == 1 or math.isnan(low):
+        if self.n == 1:
             return "one seed"
-        if low <= 0 <= high:
+        diff = self.difference
+        if not diff.counts:
             return "no detectable difference"
         if self.higher_is_better is None:
             return "differs"
-        return "better" if (mean > 0) == self.higher_is_better else "worse"
+        return "better" if (diff.sign > 0) == self.higher_is_better else "worse"
 
     def verdict(self) -> str:
-        """One line: '`alibi` vs `rope`, perplexity at x=64: B - A = -0.25 [-0.31, -0.19] over 3 seeds: alibi is better.'"""
+        """One line: '`alibi` vs `rope`, perplexity at x=64: alibi - rope = -0.2 (-4.1% of rope, 95% interval -6.2% to
+        -2.0%) over 3 seeds: alibi is better than rope.'"""
         head = f"`{self.b}` vs `{self.a}`, {self.metric}{self.at}: "
         if self.n == 0:
             return head + "the two share no seed, so no paired difference (run both with the same seeds)."
         mean, low, high = self.interval
         said = f"{self.b} - {self.a} = {self._num(mean)}"
-        relative = f" ({100 * mean / abs(self.mean_a):+.1f}% of {self.a})" if self.mean_a else ""
         direction = self.direction()
         if direction == "one seed":
-            return head + f"{said}{relative} from one shared seed: no interval, run more seeds before trusting it."
-        spread = f" [95% interval {low:+.4g} to {self._num(high)}] over {self.n} seeds"
+            relative = f" ({100 * mean / abs(self.mean_a):+.1f}% of {self.a})" if self.mean_a else ""
+            return head + f"{said}{relative} from one shared seed: no interval (1 seed: indicative only), run more seeds before trusting it."
+        diff = self.difference
+        e = diff.estimate
+        if self.relative:
+            spread = f" ({e.value:+.1f}% of {self.a}, 95% interval {e.low:+.1f}% to {e.high:+.1f}%) over {self.n} seeds"
+        else:
+            spread = f" [95% interval {low:+.4g} to {self._num(high)}] over {self.n} seeds"
         if direction == "no detectable difference":
-            return head + f"{said}{relative}{spread}: no detectable difference (the interval includes 0)."
+            return head + f"{said}{spread}: no detectable difference ({diff.why()})."
         if direction == "differs":  # no declared direction: the difference, never a judgement
-            return head + f"{said}{relative}{spread}: {self.b} differs from {self.a} ({self.metric} has no better direction)."
-        return head + f"{said}{relative}{spread}: {self.b} is {direction} than {self.a}."
+            return head + f"{said}{spread}: {self.b} differs from {self.a} ({self.metric} has no better direction)."
+        return head + f"{said}{spread}: {self.b} is {direction} than {self.a}."
 
     def estimate(self) -> Estimate:
-        """The difference as an Estimate a finding can carry."""
-        mean, low, high = self.interval
-        if self.n < 2:
-            return Estimate(f"{self.b} - {self.a} {self.metric}{self.at}", mean, unit=self.unit, seeds=self.n)
-        return Estimate(f"{self.b} - {self.a} {self.metric}{self.at}", mean, low, high, self.unit, self.n)
+        """The comparison as an Estimate a finding can carry: the relative change in % of a positive metric, with the
+        log-scale interval, else the difference B - A with its Student-t interval (none with one seed)."""
+        if self.n == 0:
+            return Estimate(f"{self.b} - {self.a} {self.metric}{self.at}", math.nan, unit=self.unit, seeds=0)
+        e = self.difference.estimate
+        label = (f"{self.b} / {self.a} - 1" if self.relative else f"{self.b} - {self.a}") + f" {self.metric}{self.at}"
+        return Estimate(label, e.value, e.low, e.high, e.unit, e.seeds, e.kind, e.lowest, e.highest)
 
 
 def conditions(frame: pd.DataFrame) -> pd.Series:
@@ -137,18 +174,21 @@ def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]]
         x = None if x_key == -math.inf else float(x_key)
         out.append(Comparison(a, b, metric, str(first.get("unit") or ""), hib,
                               _at(x, first.get("x_name"), condition), mean_ci(va.values())[0], mean_ci(vb.values())[0],
-                              tuple(vb[s] - va[s] for s in seeds), x))
+                              tuple(vb[s] - va[s] for s in seeds), x,
+                              tuple(va[s] for s in seeds), tuple(vb[s] for s in seeds)))
     return out
 
 
 def table(comparisons: Sequence[Comparison]) -> pd.DataFrame:
-    """The comparisons as rows for the terminal: metric, where, both means, B - A with its interval, seeds, verdict."""
+    """The comparisons as rows for the terminal: metric, where, both means, B - A, its 95% interval (of the relative
+    change B / A - 1 in % where every value is positive), seeds, verdict."""
     rows = []
     for c in comparisons:
         mean, low, high = c.interval
         rows.append({"metric": c.metric + (f" ({c.unit})" if c.unit else ""), "at": c.at.strip().removeprefix("at ") or "-",
                      c.a: f"{c.mean_a:.4g}", c.b: f"{c.mean_b:.4g}",
                      f"{c.b} - {c.a}": "-" if c.n == 0 else f"{mean:+.4g}",
-                     "95% interval": "-" if math.isnan(low) else f"[{low:+.4g}, {high:+.4g}]", "seeds": c.n,
+                     # a positive metric's relative change with its log-ratio interval, else the difference's interval
+                     "95% interval": c.interval_text(), "seeds": c.n,
                      "verdict": c.direction()})
     return pd.DataFrame(rows)

@@ -24,15 +24,45 @@ def test_the_difference_is_paired_by_seed():
     assert c.n == 3 and mean == pytest.approx(-0.2) and low == pytest.approx(-0.2) and high == pytest.approx(-0.2)
     assert c.direction() == "better"  # lower perplexity is better
     line = c.verdict()
-    assert line.startswith("`alibi` vs `rope`, perplexity at eval_length=64: alibi - rope = -0.2 (-4.0% of rope)")
+    # a perplexity is positive: the verdict reads the per-seed ratios' change with its log-scale interval
+    assert line.startswith("`alibi` vs `rope`, perplexity at eval_length=64: alibi - rope = -0.2 (-4.1% of rope, "
+                           "95% interval -6.2% to -2.0%)")
     assert line.endswith("over 3 seeds: alibi is better than rope.")
-    assert c.estimate().seeds == 3 and c.estimate().low == pytest.approx(-0.2)
+    e = c.estimate()
+    assert e.seeds == 3 and e.kind == "log" and e.unit == "%" and e.low == pytest.approx(-6.17, abs=0.01)
+    assert c.interval_text() == "-4.1% [-6.2%, -2.0%]"
+
+
+def test_a_relative_change_never_runs_below_minus_100_percent():
+    """Noisy positive values: a Student-t interval of the per-seed changes would reach below -100%; the log-ratio one
+    stays above it."""
+    from harness.intervals import spread
+
+    rope, alibi = [10.0, 30.0, 12.0], [1.0, 20.0, 2.0]
+    assert spread([100 * (b / a - 1) for a, b in zip(rope, alibi)]).low < -100.0
+    (c,) = paired(pd.DataFrame(records("rope", rope) + records("alibi", alibi)), "rope", "alibi")
+    e = c.estimate()
+    assert -100.0 < e.low < e.value < e.high and c.interval_text().startswith(f"{e.value:+.1f}% [")
+
+
+def test_the_verdict_rule_is_harness_paired_ranges_that_do_not_overlap_count():
+    """Every seed of alibi is below every seed of rope: it counts, as in every suite's verdicts (harness/paired.py),
+    even where two seeds leave the interval wide."""
+    frame = pd.DataFrame(records("rope", [10.0, 20.0]) + records("alibi", [5.0, 8.0]))
+    (c,) = paired(frame, "rope", "alibi")
+    assert c.difference.ranges_separate and c.direction() == "better"
+
+
+def test_values_at_or_below_zero_fall_back_to_the_difference():
+    frame = pd.DataFrame(records("rope", [0.0, 0.1, 0.2], "gap", None) + records("alibi", [0.5, 0.6, 0.8], "gap", None))
+    (c,) = paired(frame, "rope", "alibi")
+    assert not c.relative and c.estimate().kind == "t" and c.interval_text().startswith("[+")
 
 
 def test_an_interval_that_includes_zero_is_no_detectable_difference():
     frame = pd.DataFrame(records("rope", [4.0, 5.0, 6.0]) + records("alibi", [4.3, 4.8, 5.9]))
     (c,) = paired(frame, "rope", "alibi")
-    assert c.direction() == "no detectable difference" and "the interval includes 0" in c.verdict()
+    assert c.direction() == "no detectable difference" and "interval includes 0" in c.verdict()
 
 
 def test_higher_is_better_turns_the_direction():

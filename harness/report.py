@@ -38,8 +38,8 @@ def mean_ci(values: Iterable[float], confidence: float = 0.95) -> Tuple[float, f
 def fmt_mean_ci(values: Iterable[float], digits: int = 2, kind: str = "t",
                 bounds: Optional[Tuple[float, float]] = None) -> str:
     """'12.34 ± 0.56 (n=3)' (kind "t"), '12.34 [11.80, 12.90] (n=3)' (kind "log" or "bounded": an interval that
-    keeps to the quantity's bounds), '3.7 (range 1-6, n=3)' (kind "count"); '12.34 (n=1)' for a single seed, '-'
-    without values. Kinds as in harness/intervals.py."""
+    keeps to the quantity's bounds), '3.7 (range 1-6, n=3)' (kind "count"; '5 (all 5, n=3)' when every seed has the
+    same); '12.34 (n=1)' for a single seed, '-' without values. Kinds as in harness/intervals.py."""
     from harness.intervals import spread
 
     s = spread(values, kind, bounds)
@@ -48,6 +48,8 @@ def fmt_mean_ci(values: Iterable[float], digits: int = 2, kind: str = "t",
     if s.n == 1:
         return f"{s.mean:.{digits}f} (n=1)"
     if kind == "count":
+        if s.lowest == s.highest:  # every seed the same, as harness/findings.py's Estimate says it
+            return f"{s.mean:.{digits}f} (all {s.lowest:g}, n={s.n})"
         joint = " to " if s.lowest < 0 else "-"
         return f"{s.mean:.{digits}f} (range {s.lowest:g}{joint}{s.highest:g}, n={s.n})"
     if s.low is None or s.high is None or math.isnan(s.low):

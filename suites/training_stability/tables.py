@@ -102,7 +102,8 @@ def _cost_table(found: List[Cell], variants: List[str]) -> List[str]:
     return ["What dropping the warm-up costs: per seed, the held-out loss without warm-up minus the loss with "
             f"{found[0].warmup} warm-up steps (a diverged run at the unigram loss), then Post-LN's cost against Pre-LN's "
             "paired by seed. A cell where the warmed-up Post-LN also collapsed shows Post-LN's fragility (the "
-            "trainability claim counts it), not whether warm-up helps it, so the warm-up verdict does not pool it.", "",
+            "trainability claim counts it), not whether warm-up helps it, so the warm-up verdict does not pool it. "
+            f"Costs are differences: {over_seeds(max(len(c.cost.get(v, {})) for c in found for v in variants), brackets=False)}.", "",
             markdown_table(pd.DataFrame(rows)), ""]
 
 

@@ -32,6 +32,12 @@ def test_fmt_pct_is_the_log_ratio_interval_of_a_relative_change():
     assert fmt_pct([4.0]) == "+4.0% (n=1)" and fmt_pct([]) == "-"
 
 
+def test_a_count_every_seed_shares_says_so():
+    from harness.report import fmt_mean_ci
+
+    assert fmt_mean_ci([5, 5, 5], 0, "count") == "5 (all 5, n=3)"
+
+
 def test_captions_say_what_the_cells_show_and_promise_no_interval_with_one_seed():
     assert over_seeds(1) == over_seeds(0) == "one seed: no interval"
     assert over_seeds(3) == "mean [95% interval] over seeds"
@@ -106,6 +112,7 @@ def test_head_counts_show_their_range_and_shares_stay_within_0_and_1():
                           "max_delimiter_share": [0.5, 0.9, 0.6]})
     text = "\n".join(_specialist_section(table, ["rope"]))
     assert "2.7 (range 0-5, n=3); 2 of 3 seeds" in text and "1.3 (range 0-4, n=3)" in text
+    assert "1.3 (range 1-2, n=3); 3 of 3 seeds" in text
     found = _bounds(text)
     assert len(found) == 2 and all(0.0 <= low and high <= 1.0 for low, high in found)
 

@@ -51,6 +51,8 @@ def test_the_verdict_rule_is_harness_paired_ranges_that_do_not_overlap_count():
     frame = pd.DataFrame(records("rope", [10.0, 20.0]) + records("alibi", [5.0, 8.0]))
     (c,) = paired(frame, "rope", "alibi")
     assert c.difference.ranges_separate and c.direction() == "better"
+    assert not c.difference.interval_excludes_zero
+    assert c.verdict().endswith("alibi is better than rope (the arms' per-seed ranges do not overlap).")
 
 
 def test_values_at_or_below_zero_fall_back_to_the_difference():

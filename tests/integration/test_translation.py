@@ -12,13 +12,18 @@ TINY = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8
 
 
 run = runner(*TINY)
+#: a recurrent model's training FLOPs (fused kernels the counter cannot see) and per-token cache (it has none) are
+#: recorded as unsupported, with the reason; everything else is measured
+RECURRENT_GAPS = {"train_flops", "kv_cache_bytes_per_token"}
 
 
 def test_the_quick_profile_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
     assert run(results, "variants=[rnn,lstm,lstm+additive,lstm+dot,lstm+general,transformer,gru+general+bidirectional]") == 0
     records = load(results)
-    assert all(r["status"] == "ok" for r in records), [r["reason"] for r in records if r["status"] != "ok"]
+    bad = [r for r in records if r["status"] != "ok"]
+    assert all(r["metric"] in RECURRENT_GAPS and r["spec"]["family"] == "rnn_seq2seq" and r["status"] == "unsupported"
+               for r in bad), [r["reason"] for r in bad]
     assert {r["variant"] for r in records} == {"rnn", "lstm", "lstm+additive", "lstm+dot", "lstm+general", "transformer",
                                                "gru+general+bidirectional"}
     families = {r["variant"]: r["spec"]["family"] for r in records}
@@ -54,7 +59,7 @@ def test_beam_search_and_user_files(tmp_path):
     assert run(results, "variants=[lstm+dot,transformer+rope]", f"data={src},{tgt}", "set.beam_size=3",
                "set.vocab_size=40", "set.length_buckets=[2,4]", "set.min_bucket_sentences=1") == 0
     records = load(results)
-    assert all(r["status"] == "ok" for r in records)
+    assert all(r["status"] == "ok" for r in records if r["metric"] not in RECURRENT_GAPS or r["variant"] != "lstm+dot")
     assert {r["decoding"] for r in records} == {"beam 3, length penalty alpha 0.6"}
     assert {r["corpus"] for r in records} == {"en.txt,fr.txt"}
 

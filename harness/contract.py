@@ -202,13 +202,15 @@ class Suite:
         """Write this suite's Markdown report (and figures) from stored records; return the paths.
 
         The report is then reordered to lead with its answer (harness/report_layout.py): the Verdicts block of
-        this suite's findings first, then its headline table and figure, bookkeeping last."""
+        this suite's findings first, then its headline table and figure, bookkeeping last; a group that mixes library
+        versions says so at the end of its Setup."""
+        from harness.env import mixed_versions
         from harness.report_layout import rewrite
 
         paths = self._reporter().write_report(self, records, out_dir)
-        if self.claims:
-            profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
-            rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records), profile)
+        profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
+        versions = mixed_versions(records.to_dict("records")) if "library_versions" in records else None
+        rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records) if self.claims else [], profile, versions)
         return paths
 
     @property

@@ -102,9 +102,27 @@ def verdicts_block(findings: Iterable[Finding], profile: Optional[str] = None) -
     return lines
 
 
-def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Optional[str] = None) -> str:
-    """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping."""
+def _with_note(section: List[str], note: str) -> List[str]:
+    """The section with ``note`` as its last line (once)."""
+    if any(note in line for line in section):
+        return section
+    body = list(section)
+    while body and not body[-1].strip():
+        body.pop()
+    return body + ([f"- {note}"] if body and body[-1].startswith("- ") else ["", note]) + [""]
+
+
+def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Optional[str] = None,
+                     provenance: Optional[str] = None) -> str:
+    """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping; ``provenance``, a
+    sentence about the group's records (library versions it mixes), ends the Setup section."""
     head, *sections = _sections(markdown)
+    if provenance:
+        setup = next((i for i, s in enumerate(sections) if s and s[0].startswith("## Setup")), None)
+        if setup is None:
+            sections.append(["## Setup", ""])
+            setup = len(sections) - 1
+        sections[setup] = _with_note(sections[setup], provenance)
     sections = [s for s in sections if s and s[0].strip() != VERDICTS]  # a report rebuilt from a rebuilt file
     body = [s for s in sections if not _is_bookkeeping(s)]
     bookkeeping = [s for s in sections if _is_bookkeeping(s)]
@@ -129,7 +147,8 @@ def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Option
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def rewrite(path: Path, findings: Iterable[Finding], profile: Optional[str] = None) -> None:
+def rewrite(path: Path, findings: Iterable[Finding], profile: Optional[str] = None,
+            provenance: Optional[str] = None) -> None:
     """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
     if path.is_file():
-        path.write_text(lead_with_answer(path.read_text(), findings, profile))
+        path.write_text(lead_with_answer(path.read_text(), findings, profile, provenance))

@@ -68,3 +68,11 @@ def test_a_bullet_says_one_seed_is_indicative_and_gives_the_cause_of_a_verdict_t
     assert bullet(missing).endswith("Not run: `bench run suite=s` runs it.")
     needs = Claim("n", "kv_cache", "MLA's cache", "DeepSeek-AI 2024", "2.25 groups", variants=("mla",))
     assert bullet(not_run(needs), "quick").endswith("Not run: `bench run suite=kv_cache variants=[mla] profile=quick` runs it.")
+
+
+def test_a_group_that_mixes_library_versions_says_so_at_the_end_of_its_setup():
+    note = "This group mixes library versions (torch 2.12.0, 2.13.0): its numbers may differ by more than the seeds."
+    text = lead_with_answer(REPORT, [three_seeds()], provenance=note)
+    setup = text.split("## Setup")[1].split("\n## ")[0]
+    assert setup.rstrip().endswith(f"- {note}") and text.count(note) == 1
+    assert lead_with_answer(text, [three_seeds()], provenance=note).count(note) == 1

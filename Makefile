@@ -91,7 +91,12 @@ REFERENCE_COST_SUITES   ?= kv_cache attention_cost sequence_cost
 REFERENCE_COST_PROFILE  ?= quick
 REFERENCE_SUITES        ?= position_extrapolation attention_heads language_modeling attention_scaling training_stability gradient_flow translation
 REFERENCE_DIR           ?= reference
+# reference/unfinished/<suite>/ holds the records of a sweep stopped before its group was complete (kept out of
+# reference/results/ so the committed reports stay on the last complete group); `make reference` moves them back
+# first and resumes from them.
 reference: $(STAMP)
+	set -e; for d in $(REFERENCE_DIR)/unfinished/*/; do [ -d "$$d" ] || continue; s=$$(basename $$d); \
+	  mkdir -p $(REFERENCE_DIR)/results/$$s; mv $$d*.jsonl $(REFERENCE_DIR)/results/$$s/ 2>/dev/null || true; done
 	set -e; for suite in $(REFERENCE_COST_SUITES); do \
 	  $(BIN)/bench run suite=$$suite profile=$(REFERENCE_COST_PROFILE) progress=false results_dir=$(REFERENCE_DIR)/results; \
 	  $(BIN)/bench report suite=$$suite profile=$(REFERENCE_COST_PROFILE) results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \

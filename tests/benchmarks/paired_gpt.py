@@ -1,4 +1,4 @@
-"""Paired throughput benchmark: the harness's training step against a plain-PyTorch GPT (issue 10, item 6).
+"""Paired throughput benchmark: the harness's training step against a plain-PyTorch GPT.
 
 A: the variant ``learned+sdpa`` resolved through the registry on a TransformerSpec of nanoGPT's baby size
 (4 layers, 4 heads, d 128, max_len 256, vocabulary 65, no dropout; Pre-LN LayerNorm, GELU FFN of 4 x d and

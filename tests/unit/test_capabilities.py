@@ -1,6 +1,6 @@
 """Kernel capabilities on CUDA, checked on any machine against a faked device capability table.
 
-What the first H200 run found (issue 10): the cost suites refused bfloat16, sdpa_efficient declared native
+What the first H200 run found: the cost suites refused bfloat16, sdpa_efficient declared native
 GQA that PyTorch's memory-efficient backend does not have, xformers counted as available when its ops did
 not load, flex failed in Inductor below a head dimension of 16, and counting the FLOPs of a fused SDPA call
 with grouped K/V raised in torch's flop formula. Each is a declaration or a probe, tested here without a GPU.

@@ -99,7 +99,7 @@ def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = 
                         "encodings and measures each one's quality and cost.", ""]
     lines += ["One row per trained model: its quality and its cost were measured by the same jobs, on the job's device "
               "and dtype, after training (a RoPE extension evaluates the rope weights with its own scaling, so it is "
-              "its own row). Quality: held-out perplexity per character, mean ± 95% interval over seeds. Cost: "
+              "its own row). Quality: held-out perplexity per character, mean [95% interval] over seeds (log scale). Cost: "
               "parameters; matrix-product FLOPs of training per training token (torch.utils.flop_counter); training "
               "tokens/s; peak memory of one training step, weights and AdamW state included; KV-cache bytes per token "
               "measured from the cache a prefill filled (equal to 2 x layers x kv_heads x head_dim x bytes); prefill of "

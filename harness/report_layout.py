@@ -59,7 +59,9 @@ def number(found: Finding) -> str:
     interval = head.interval_text()
     text = head.text() + (f" {interval}" if interval.startswith("[") or interval.startswith("(") else "")
     seeds = found.seeds or head.seeds
-    return text + (f", {seeds} seed" + ("" if seeds == 1 else "s") if seeds else "")
+    if not seeds or " seeds)" in text or " seed)" in text:  # a count's text gives its range over the seeds itself
+        return text
+    return text + f", {seeds} seed" + ("" if seeds == 1 else "s")
 
 
 def bullet(found: Finding, profile: Optional[str] = None) -> str:

@@ -155,6 +155,7 @@ def _paths_section(df, variants) -> List[str]:
             at = sel[sel.x == x]
             by = {p: at[at.extra.apply(lambda e: e.get("path")) == p] for p in ("repeat", "enable_gqa", "grouped", "split_kv")}
             kv = at.extra.iloc[0].get("kv_heads")
+            kv = "-" if kv is None or kv != kv else int(kv)  # a path the variant cannot take records no head count
             rows.append({"variant": v, "kv heads": kv, "cached tokens": int(x), "repeat K/V": _cell(by["repeat"]),
                          "SDPA enable_gqa": _cell(by["enable_gqa"]), "grouped queries": _cell(by["grouped"]),
                          "split-KV": _cell(by["split_kv"])})

@@ -93,8 +93,9 @@ def budget_table(df: pd.DataFrame, variants: List[str]) -> List[str]:
             continue
         first = part.iloc[0]
         row = {"variant": v, "family": _family(first.spec), "width": int(first.get("width") or 0)}
-        for task, rows_t in part.groupby("task", sort=False):
-            row[f"parameters ({task})"] = f"{int(rows_t.parameters.iloc[0]):,}"
+        # one column for every task's count (they differ only by the embedding), so the table stays within 8 columns
+        row["parameters per task"] = ", ".join(f"{task} {int(rows_t.parameters.iloc[0]):,}"
+                                               for task, rows_t in part.groupby("task", sort=False))
         row["steps x batch"] = f"{int(first.profile_settings['steps'])} x {int(first.profile_settings['batch_size'])}"
         row["training tokens per task"] = f"{int(part.tokens.mean()):,}"
         rows.append(row)

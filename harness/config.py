@@ -45,11 +45,14 @@ def writable_folder(key: str, value: str) -> Optional[str]:
         return f"{key}={show(value)} {what}, not a folder; give a folder that can be written, e.g. {example}."
     try:
         probe = tempfile.mkdtemp(prefix=".bench-write-check-", dir=existing)
-        os.rmdir(probe)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         where = "in it" if existing == path else f"in {existing}, where it would be created"
         return f"{key}={show(value)} cannot be written ({reason} {where}); give a folder that can be written, e.g. {example}."
+    try:
+        os.rmdir(probe)
+    except OSError:  # the folder was written; another process of the same sweep may have tidied the probe away first
+        pass
     return None
 
 

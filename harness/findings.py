@@ -207,6 +207,14 @@ def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[
     return found
 
 
+def cause_sentence(verdict: str, causes: Sequence[str]) -> str:
+    """One sentence from a claim's per-arm causes ('a; b.'), or none when the verdict agrees."""
+    if verdict == "agrees" or not causes:
+        return ""
+    text = "; ".join(causes)
+    return text[0].upper() + text[1:] + "."
+
+
 def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:
     """The finding of a claim the records cannot test; the index adds the command that would run what it needs."""
     return Finding(claim, "not run", sentence, (), 0, command)

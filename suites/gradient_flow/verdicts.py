@@ -17,7 +17,7 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.findings import Estimate, Finding, finding, not_run
+from harness.findings import Estimate, Finding, cause_sentence, finding, not_run
 from harness.paired import Difference, combine_verdicts, directional, paired
 from harness.report_kit import in_order
 from harness.suite_file import SuiteFile
@@ -112,7 +112,7 @@ def _radius(sweep: pd.DataFrame) -> Finding:
     text = (f"Spectral-radius sweep (Elman RNNs at initialisation, log10 of the gradient ratio at distance {far}, "
             "per seed against 0): " + "; ".join(parts) + f". This run {_says(verdict)} the bound (below 1 vanish, "
             "growth needs above 1).")
-    return finding(RADIUS, verdict, text, estimates, cause=_cause(verdict, causes))
+    return finding(RADIUS, verdict, text, estimates, cause=cause_sentence(verdict, causes))
 
 
 def _reach_finding(flow: pd.DataFrame) -> Finding:
@@ -168,7 +168,7 @@ def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
             causes.append(f"for {g}, the difference from the tanh RNN is inside the seed spread ({d.why()})")
     estimates = [d.estimate for d in diffs.values()] + [Estimate.of(f"longest lag learned, {v}", list(longest[v].values()),
                                                                     "steps", "count") for v in ("rnn", *gated)]
-    return finding(LAGS, verdict, text, estimates, cause=_cause(verdict, causes))
+    return finding(LAGS, verdict, text, estimates, cause=cause_sentence(verdict, causes))
 
 
 def diverged_by_seed(df: pd.DataFrame) -> Dict[str, Dict[int, float]]:
@@ -214,14 +214,6 @@ def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Find
 
 def _says(verdict: str) -> str:
     return {"agrees": "agrees with", "disagrees": "disagrees with"}.get(verdict, "is inconclusive on")
-
-
-def _cause(verdict: str, causes: List[str]) -> str:
-    """One sentence from the per-arm causes, or none when the verdict agrees."""
-    if verdict == "agrees" or not causes:
-        return ""
-    text = "; ".join(causes)
-    return text[0].upper() + text[1:] + "."
 
 
 def _mean(values: Dict[int, float]) -> float:

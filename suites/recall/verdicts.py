@@ -13,7 +13,7 @@ from typing import Dict, List
 
 import pandas as pd
 
-from harness.findings import Estimate, Finding, finding, not_run
+from harness.findings import Estimate, Finding, cause_sentence, finding, not_run
 from harness.paired import all_hold, combine_verdicts, directional, paired
 from harness.suite_file import SuiteFile
 from suites.recall.tables import ATTENTION, FIXED_STATE, POSITIONS, learned, out_of_distribution_mean, per_seed, with_task
@@ -86,7 +86,7 @@ def _mqar(df: pd.DataFrame, s) -> Finding:
     causes += [f"{v}'s accuracy does not fall with the number of pairs ({d.mean:+.2f})" for v, d in falls.items()
                if directional(d, +1) != "agrees"]
     return finding(MQAR_CLAIM, verdict, text, [solves] + [d.estimate for d in gaps.values()]
-                   + [d.estimate for d in falls.values()], cause=_cause(verdict, causes), headline=1)
+                   + [d.estimate for d in falls.values()], cause=cause_sentence(verdict, causes), headline=1)
 
 
 def _longest(df: pd.DataFrame, variant: str, threshold: float) -> Dict[int, float]:
@@ -132,7 +132,7 @@ def _copy(df: pd.DataFrame, s) -> Finding:
                for v, d in gaps.items() if directional(d, +1) != "agrees"]
     estimates = [d.estimate for d in gaps.values()] + [Estimate.of(f"longest copied, {v}", list(l.values()), "symbols", "count")
                                                        for v, l in longest.items()]
-    return finding(COPY_CLAIM, verdict, text, estimates, cause=_cause(verdict, causes))
+    return finding(COPY_CLAIM, verdict, text, estimates, cause=cause_sentence(verdict, causes))
 
 
 def _positions(df: pd.DataFrame, s) -> Finding:
@@ -166,13 +166,6 @@ def _positions(df: pd.DataFrame, s) -> Finding:
         return finding(POSITION_CLAIM, "inconclusive", text, (), cause="No pair of the published order had both arms learn a task in distribution.")
     cause = "" if verdict == "agrees" else "Not every pair of the published order holds beyond the seed spread or the margin on every task."
     return finding(POSITION_CLAIM, verdict, text, estimates, cause=cause)
-
-
-def _cause(verdict: str, causes: List[str]) -> str:
-    if verdict == "agrees" or not causes:
-        return ""
-    text = "; ".join(causes)
-    return text[0].upper() + text[1:] + "."
 
 
 def _mean(values: Dict[int, float]) -> float:

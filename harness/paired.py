@@ -17,9 +17,10 @@ Otherwise it is inconclusive. The three verdicts that follow from it:
 
 - ``directional(diff, expected)``: the claim says a - b has the sign ``expected``; agrees when the difference
   counts in that direction, disagrees when it counts the other way, inconclusive when it does not count.
-- ``equivalent(diff, tolerance)``: the claim says the arms are alike; agrees when the difference does not
-  count and its interval (or, with one seed, its value) lies within +-tolerance, disagrees when it counts
-  beyond the tolerance, inconclusive otherwise.
+- ``equivalent(diff, tolerance)``: the claim says the arms are alike; agrees when the whole interval (or, with
+  one seed, the value) lies within +-tolerance, whether or not it excludes zero (two one-sided tests: a real
+  difference smaller than the tolerance is still "alike"), disagrees when it counts beyond the tolerance,
+  inconclusive otherwise.
 - ``all_hold``: a claim of several parts that must all hold; disagrees as soon as one part does.
 - ``combine_verdicts``: several comparisons of one claim (one per family or setting): agrees only when all
   agree; disagrees only when all that count disagree; otherwise inconclusive.
@@ -139,7 +140,7 @@ def equivalent(diff: Difference, tolerance: float) -> str:
     low, high = (e.low, e.high) if e.low is not None else (e.value, e.value)
     if diff.counts and abs(e.value) > tolerance:
         return "disagrees"
-    if not diff.counts and -tolerance <= low and high <= tolerance:
+    if -tolerance <= low and high <= tolerance:
         return "agrees"
     return "inconclusive"
 

@@ -50,6 +50,13 @@ def test_equivalence_needs_the_interval_inside_the_tolerance():
     assert equivalent(worse, tolerance=2.0) == "disagrees"
 
 
+def test_a_real_difference_smaller_than_the_tolerance_is_equivalent():
+    # +1% on every seed: the interval excludes zero (the difference counts), yet lies inside +-3%: alike (TOST)
+    small = paired("d", {0: 4.04, 1: 4.042, 2: 4.038}, {0: 4.0, 1: 4.0, 2: 4.0}, relative=True)
+    assert small.counts and equivalent(small, tolerance=3.0) == "agrees"
+    assert equivalent(small, tolerance=0.5) == "disagrees"
+
+
 def test_combining_comparisons():
     assert combine_verdicts(["agrees", "agrees"]) == "agrees"
     assert combine_verdicts(["agrees", "inconclusive"]) == "inconclusive"

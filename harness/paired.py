@@ -95,7 +95,8 @@ class Difference:
         if self.beyond_margin:
             return f"it exceeds the margin {self.margin:g}"
         if self.seeds < 2:
-            return "one seed and no margin to judge it by"
+            return ("one seed, inside the margin " + f"{self.margin:g}" if self.margin is not None
+                    else "one seed and no margin to judge it by")
         return "its 95% interval includes 0 and the arms' seed ranges overlap"
 
 

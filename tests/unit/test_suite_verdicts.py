@@ -368,6 +368,18 @@ def test_position_extrapolation_verdict(alibi, sinusoidal, comparable, verdict):
     assert extrapolation.verdict(ratios, comparable, BOTH).verdict == verdict
 
 
+@pytest.mark.parametrize("alibi, sinusoidal, verdict", [
+    ([1.0], [3.0], "agrees"),         # one seed (make run): the rise and the gap both pass the one-seed margin
+    ([1.0], [1.08], "disagrees"),     # sinusoidal's one value 8%: below the 15% its rise must pass
+    ([1.1], [1.16], "inconclusive"),  # ALiBi flat, sinusoidal up 16%, but ALiBi only 5% below it: inside the margin
+    ([1.5], [3.0], "disagrees"),      # ALiBi itself 50% up
+])
+def test_one_seed_is_judged_by_a_declared_margin_and_marked_indicative(alibi, sinusoidal, verdict):
+    found = extrapolation.verdict({"alibi": alibi, "sinusoidal": sinusoidal}, BOTH, BOTH)
+    assert found.verdict == verdict
+    assert (found.note == "1 seed: indicative only") == (verdict != "inconclusive")
+
+
 def test_kv_cache_bandwidth_table_shows_the_cuda_graph_step_beside_the_eager_one():
     from suites.kv_cache.tables import _bandwidth_section
 

@@ -80,3 +80,28 @@ def test_window_positions_are_within_the_cache_so_it_equals_recomputation_of_one
 def test_the_profile_refuses_sinks_that_fill_the_cache_and_streams_too_short():
     problems = StreamingProfile(sinks=64).problems() + StreamingProfile(stream_len=100).problems()
     assert any("set.sinks=64" in p for p in problems) and any("set.stream_len=100" in p for p in problems)
+
+
+def _records(window_ppl, sink_shares, uniform=1 / 64):
+    """A streaming group: per-stream perplexities past the cache for window/sinks/recompute, and the sinks policy's
+    first-slot share per layer."""
+    import pandas as pd
+
+    rows = []
+    for policy, per_stream in (("window", window_ppl), ("sinks", [6.0, 6.2, 5.9, 6.1]), ("recompute", [6.0, 6.2, 5.9, 6.1])):
+        rows.append({"metric": "ppl_past_cache", "status": "ok", "seed": 0, "x": None, "value": sum(per_stream) / 4,
+                     "extra": {"policy": policy, "per_stream": per_stream, "from_position": 64}})
+    rows += [{"metric": "first_slot_share", "status": "ok", "seed": 0, "x": float(layer), "value": share,
+              "extra": {"policy": "sinks", "uniform": uniform}} for layer, share in enumerate(sink_shares)]
+    return pd.DataFrame(rows)
+
+
+def test_the_sink_verdict_names_a_model_in_which_no_sink_formed():
+    from suites.streaming.verdicts import _sinks
+
+    same = [6.0, 6.2, 5.9, 6.1]
+    found = _sinks(_records(same, [0.006, 0.013, 0.007]))
+    assert found.verdict == "inconclusive" and "no attention sink formed" in found.cause
+    found = _sinks(_records(same, [0.01, 0.4, 0.6]))  # a sink formed, yet the window did not fail: no such excuse
+    assert found.verdict == "inconclusive" and "no attention sink" not in found.cause
+    assert _sinks(_records([9.0, 9.3, 8.8, 9.2], [0.01, 0.4, 0.6])).verdict == "agrees"  # +50%: the window fails

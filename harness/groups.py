@@ -229,6 +229,28 @@ def selection(group: Group, groups: Sequence[Group]) -> Dict[str, str]:
     return chosen
 
 
+def report_command(suite: str, group: Group, groups: Sequence[Group]) -> Optional[str]:
+    """The ``bench report`` command that reports ``group``, or None when no keys select it: it differs from a newer
+    group only in settings its profile no longer declares (an earlier form of the profile)."""
+    keys = selection(group, groups)
+    if first_match(groups, keys) is not group:
+        return None
+    return " ".join([f"bench report suite={suite}"] + [f"{k}={v}" for k, v in keys.items()])
+
+
+def lost_settings(group: Group, groups: Sequence[Group]) -> List[str]:
+    """The profile settings newer groups have and ``group`` lacks (why no keys select it apart)."""
+    mine = group.key.settings_dict()
+    newer = [g.key.settings_dict() for g in groups[:list(groups).index(group)]]
+    return sorted({k for settings in newer for k in settings if k not in mine}) or ["a setting of today's profile"]
+
+
+def superseded(group: Group, groups: Sequence[Group]) -> str:
+    """'an earlier form of its profile (without decode_contexts), ...': for a group ``report_command`` cannot select."""
+    return (f"an earlier form of its profile (without {', '.join(lost_settings(group, groups))}), which no "
+            "`bench report` keys select apart from the newer group")
+
+
 def code_line(df: pd.DataFrame) -> str:
     """The code behind a group's records for its report's Setup line.
 

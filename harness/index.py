@@ -158,7 +158,7 @@ def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: Opt
 def other_groups(store, groups: Mapping[str, Group]) -> List[str]:
     """One line per group of records a suite holds beside the one the index covers, with the command that reports it
     (translation's Bible run beside its numbers run, a quick run beside a standard one)."""
-    from harness.groups import selection, split_groups
+    from harness.groups import report_command, split_groups, superseded
     from harness.report import records_frame
 
     lines = []
@@ -167,9 +167,9 @@ def other_groups(store, groups: Mapping[str, Group]) -> List[str]:
         for group in found:
             if group.key == chosen.key:
                 continue
-            keys = " ".join(f"{k}={v}" for k, v in selection(group, found).items())
+            command = report_command(name, group, found)
             lines.append(f"{name} also holds {describe(group, found)}, not in this index: "
-                         f"`bench report suite={name} {keys}` reports it.")
+                         + (f"`{command}` reports it." if command else superseded(group, found) + "."))
     return lines
 
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 import pandas as pd
 
 from harness.errors import UsageError
-from harness.groups import Group, describe, select, selection, split_groups
+from harness.groups import Group, describe, report_command, select, split_groups, superseded
 from harness.store import ResultsStore
 
 
@@ -135,6 +135,6 @@ def group_lines(suite: str, reported: Group, found: List[Group]) -> List[str]:
         if group is reported:
             lines.append(f"  * {describe(group, found)}")
             continue
-        keys = " ".join(f"{k}={v}" for k, v in selection(group, found).items())
-        lines.append(f"    {describe(group, found)} -> bench report suite={suite} {keys}".rstrip())
+        command = report_command(suite, group, found)
+        lines.append(f"    {describe(group, found)} -> " + (command or superseded(group, found)))
     return lines

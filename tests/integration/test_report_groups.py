@@ -73,3 +73,22 @@ def test_index_false_writes_the_suite_report_alone(capsys, results, tmp_path):
                          f"results_dir={results}", f"reports_dir={tmp_path}")
     assert code == 0 and (tmp_path / f"{SUITE}.md").exists()
     assert not (tmp_path / "index.md").exists() and not (tmp_path / "support_matrix.md").exists()
+
+
+def test_a_group_no_keys_select_is_named_as_an_earlier_form_of_its_profile(tmp_path):
+    from harness.groups import report_command, split_groups
+    from harness.index import other_groups
+    from harness.report import records_frame
+
+    root = tmp_path / "results"
+    assert main(["run", f"suite={SUITE}", "variants=[rope]", "seeds=[0]", "profile=quick", f"results_dir={root}", *TINY]) == 0
+    store = ResultsStore(root)
+    newer = store.load(SUITE)
+    # the same profile before it declared a setting: its records lack it, so no set.KEY=VALUE can pick them apart
+    older = [{**r, "profile_settings": {k: v for k, v in r["profile_settings"].items() if k != "eval_tokens"},
+              "timestamp": "2020-01-01T00:00:00+00:00"} for r in newer]
+    store.write(SUITE, "older", "rope-s0", older)
+    found = split_groups(records_frame(store.load(SUITE)))
+    assert len(found) == 2 and report_command(SUITE, found[1], found) is None
+    (line,) = other_groups(store, {SUITE: found[0]})
+    assert "an earlier form of its profile (without eval_tokens)" in line and "`bench report suite=" not in line

@@ -58,8 +58,10 @@ def _board_tables(board: pd.DataFrame) -> List[str]:
         findings = findings.drop(columns=["cause"])
     lines = ["One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
              "paired over seeds and magnitude-aware: a difference counts when its 95% Student-t interval excludes 0 or "
-             "the arms' per-seed ranges do not overlap, else the finding is inconclusive; a claim about hardware or a "
-             "size these runs do not have is not testable here. " + _counts(findings), "", markdown_table(findings), ""]
+             "the arms' per-seed ranges do not overlap, else the finding is inconclusive; a claim that two arms are "
+             "alike agrees when the whole interval lies within its stated tolerance; one seed is judged against a "
+             "declared margin and marked indicative only; a claim about hardware or a size these runs do not have is "
+             "not testable here. " + _counts(findings), "", markdown_table(findings), ""]
     if len(checks):
         lines += ["### Checks", "",
                   "Claims that hold by construction (a formula, an identity) or compare with this project's own earlier "

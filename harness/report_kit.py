@@ -5,8 +5,8 @@
 - the order variants are listed in (``in_order``);
 - notes on records that are not numbers (failed, diverged, oom, skipped: ``status_notes``);
 - means with intervals that fit the quantity, the captions that say what a cell shows, and Markdown tables
-  (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``over_seeds``, ``most_seeds``, ``fmt_count``, ``markdown_table``,
-  ``table_section``);
+  (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``over_seeds``, ``most_seeds``, ``share_cell``, ``fmt_count``,
+  ``markdown_table``, ``table_section``);
 - figures (``pyplot``, ``save_figure``, ``figure_links``) with labelled axes (``axis_label``: a metric's
   name and unit);
 - writing the Markdown (``write_markdown``);
@@ -30,7 +30,7 @@ from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 
 __all__ = ["title", "seeds", "begin", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
-           "fmt_pct", "over_seeds", "most_seeds", "fmt_count", "markdown_table", "table_section", "pyplot", "save_figure", "figure_links", "axis_label",
+           "fmt_pct", "over_seeds", "most_seeds", "share_cell", "fmt_count", "markdown_table", "table_section", "pyplot", "save_figure", "figure_links", "axis_label",
            "write_markdown", "metric", "better", "worse", "combine"]
 
 
@@ -123,6 +123,15 @@ def most_seeds(df: pd.DataFrame) -> int:
         return 0
     keys = [k for k in ("variant", "metric", "x") if k in ok]
     return int(ok.groupby(keys, dropna=False).seed.nunique().max()) if keys else int(ok.seed.nunique())
+
+
+def share_cell(cell: pd.DataFrame, digits: int = 2) -> str:
+    """One table cell of a share in [0, 1] (an accuracy) from a cell's records: the mean [interval kept within 0-1]
+    of its ok values, else the status of its first record ('diverged', 'skipped'), '-' when it has none."""
+    ok = cell[cell.status == "ok"].value
+    if len(ok):
+        return fmt_mean_ci(ok, digits, "bounded", (0.0, 1.0))
+    return str(cell.status.iloc[0]) if len(cell) else "-"
 
 
 def fmt_count(n: Optional[float]) -> str:

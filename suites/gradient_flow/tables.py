@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, share_cell
 from suites.common.narrow import narrow
 
 #: float32 underflows (denormals are flushed) below this; log10 ratios are clamped to it
@@ -120,9 +120,7 @@ def lag_table(df: pd.DataFrame, variants: List[str], s: Dict) -> tuple:
             continue
         row = {"variant": v}
         for lag in lags:
-            cell = part[part.x == lag]
-            vals = cell[cell.status == "ok"].value
-            row[f"lag {int(lag)}"] = fmt_mean_ci(vals, kind="bounded", bounds=(0.0, 1.0)) if len(vals) else (cell.status.iloc[0] if len(cell) else "-")
+            row[f"lag {int(lag)}"] = share_cell(part[part.x == lag])
         longest[v] = longest_by_seed(df, v, s)
         # a maximum over the sweep's lags: its range over seeds, not an interval (which ran below 0)
         row["longest lag learned"] = fmt_mean_ci(list(longest[v].values()), 0, kind="count")

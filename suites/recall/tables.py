@@ -6,7 +6,7 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, most_seeds, over_seeds, table_section
+from harness.report_kit import fmt_mean_ci, most_seeds, over_seeds, share_cell, table_section
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models
 ORDER = ("none", "t5_bias", "alibi", "rope", "linear_attention", "mingru", "lstm")
@@ -67,9 +67,7 @@ def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str
             continue
         row = {"variant": v}
         for s in sizes:
-            cell = cells[cells.x == s]
-            ok = cell[cell.status == "ok"].value
-            row[label(s)] = fmt_mean_ci(ok, 2, "bounded", (0.0, 1.0)) if len(ok) else (cell.status.iloc[0] if len(cell) else "-")
+            row[label(s)] = share_cell(cells[cells.x == s])
         rows.append(row)
     caption = over_seeds(most_seeds(part[part.variant.isin(variants)]))
     return table_section(heading, f"{caption[0].upper()}{caption[1:]}." + (f" {note}" if note else ""), rows, "No records.")

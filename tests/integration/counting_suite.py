@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.contract import Diverged, Measurement, Metric, Profile, Suite, Unsupported, suites
 from variants.spec import TransformerSpec
 
@@ -76,3 +78,29 @@ if __name__ == "__main__":
     from harness.cli import main
 
     sys.exit(main(sys.argv[1:]))
+
+
+# --- what the tests of the run loop share (tests/integration/test_run_store.py, test_faults.py) ---------------
+
+@pytest.fixture
+def log(tmp_path, monkeypatch):
+    """The counting suite registered, its log in a fresh folder, and a cache folder of the test's own."""
+    register()
+    path = tmp_path / "trained.log"
+    monkeypatch.setenv("BENCH_COUNTING_LOG", str(path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return path
+
+
+@pytest.fixture
+def results(tmp_path):
+    return tmp_path / "results"
+
+
+def run(capsys, results, *args):
+    """``bench run suite=counting seeds=[0]`` into ``results``: (exit status, stdout, stderr)."""
+    from harness.cli import main
+
+    code = main(["run", f"suite={NAME}", "seeds=[0]", "progress=false", f"results_dir={results}", *args])
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -18,31 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from counting_suite import NAME, CountingSuite, register, trainings
+from counting_suite import NAME, CountingSuite, log, register, results, run, trainings  # noqa: F401 (fixtures)
 from harness.cli import main
 from harness.store import ResultsStore, unsaved_folder
 
 HERE = Path(__file__).parent
-
-
-@pytest.fixture
-def log(tmp_path, monkeypatch):
-    register()
-    path = tmp_path / "trained.log"
-    monkeypatch.setenv("BENCH_COUNTING_LOG", str(path))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return path
-
-
-@pytest.fixture
-def results(tmp_path):
-    return tmp_path / "results"
-
-
-def run(capsys, results, *args):
-    code = main(["run", f"suite={NAME}", "seeds=[0]", "progress=false", f"results_dir={results}", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def missing_naive(monkeypatch, why="the naive-attention package is not installed"):

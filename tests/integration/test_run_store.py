@@ -11,30 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from counting_suite import NAME, register, trainings
+from counting_suite import NAME, log, register, results, run, trainings  # noqa: F401 (fixtures)
 from harness.cli import main
 from harness.store import ResultsStore
 
 HERE = Path(__file__).parent
-
-
-@pytest.fixture
-def log(tmp_path, monkeypatch):
-    register()
-    path = tmp_path / "trained.log"
-    monkeypatch.setenv("BENCH_COUNTING_LOG", str(path))
-    return path
-
-
-@pytest.fixture
-def results(tmp_path):
-    return tmp_path / "results"
-
-
-def run(capsys, results, *args):
-    code = main(["run", f"suite={NAME}", "seeds=[0]", "progress=false", f"results_dir={results}", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_two_names_of_one_spec_train_once_and_both_find_the_record(capsys, log, results):

@@ -10,7 +10,9 @@ model, so the index's quality x cost table never joins one model's quality with 
   optimiser, so its two moments are allocated) holds at once beyond the weights, plus the weights; on CPU the
   profiler's allocator events, as the cost suites measure (harness/measure.py ``peak_memory``).
 - ``kv_cache_bytes_per_token``: the bytes of the storages behind the cache a prefill of L tokens fills, over L;
-  failed unless equal to 2 x layers x kv_heads x head_dim x bytes per element (variants/kv_cache.py).
+  failed unless equal to the spec's formula (variants/kv_cache.py ``spec_cache_bytes``: 2 x layers x kv_heads x
+  head_dim x min(L, W) x bytes per element for grouped attention, W a sliding window; (d_c + d_h^R) per token and
+  layer for latent attention).
 - ``prefill_latency``: one forward over L prompt tokens into an empty cache with room for them (ms).
 - ``decode_latency``: one cached step, the one that brings the sequence to c tokens (c - 1 cached, buffers
   preallocated so the step writes in place), at c = L and 8L (ms/token); its logits are first checked against
@@ -37,7 +39,7 @@ from harness.flops import count_flops
 from harness.measure import peak_memory, seconds, timed
 from harness.train import make_optimizer
 from variants.kernel import tolerance
-from variants.kv_cache import empty_caches, kv_cache_bytes, measured_cache_bytes
+from variants.kv_cache import empty_caches, measured_cache_bytes, spec_cache_bytes
 
 #: the kv_cache quick profile's timing settings: enough for a CPU step of a few ms, about 0.2 s per timing
 TIMING = dict(min_repeats=5, min_run_time=0.15, max_call_s=2.0)
@@ -127,7 +129,9 @@ def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: 
         model.set_context_length(train_len)
         _, caches = model(tokens[:, :train_len], caches=empty_caches(model, 1, dtype=dtype))
         measured = measured_cache_bytes(caches)
-        analytic = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, train_len, 1, element)
+        # the formula of the spec's own attention layer: 2 x kv_heads x head_dim x min(L, W) per layer for grouped
+        # attention (W its sliding window), (d_c + d_h^R) x L for latent attention (variants/kv_cache.py)
+        analytic = spec_cache_bytes(spec, train_len, 1, element)
         facts = {"tokens": train_len, "cache_bytes": measured, "cache_bytes_analytic": analytic, "layers": spec.n_layers,
                  "kv_heads": spec.kv_heads, "head_dim": spec.head_dim, "bytes_per_element": element}
         if measured != analytic:

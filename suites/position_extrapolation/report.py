@@ -14,6 +14,7 @@ from suites.position_extrapolation.rope_extension_report import section as rope_
 from suites.position_extrapolation.tables import NOT_COMPARABLE, ORDER, Shape, consecutive_section, extrapolation_section, perplexity_section  # noqa: F401
 from suites.position_extrapolation.verdicts import CLAIMS, PUBLISHED, extrapolation_finding, findings, verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from suites.common.facts import fact
+from suites.position_extrapolation.window_span import window_section
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
@@ -62,4 +63,5 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += ["## Figure", "", f"![perplexity against evaluation length](figures/{figure.name})", ""]
     lines += ["## Against the published finding", "", PUBLISHED + " " + extrapolation_finding(df).sentence, ""]
     lines += rope_extension_section(df, train_len)  # empty unless the run has rope+<scaling> variants
+    lines += window_section(ok, variants, lengths, train_len)  # empty unless the run has rope+window<W> variants
     return [write_markdown(suite, lines, out_dir), figure]

@@ -39,6 +39,7 @@ from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
 from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
+from suites.position_extrapolation.window_span import span_measurements
 from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
 from variants.rope_scaling import scale_factor
 from variants.spec import TransformerSpec
@@ -163,6 +164,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             if tune:
                 tuned = self._finetuned(spec, state, length, profile, seed, train_ids, ctx, getattr(model.position, "scaling", None))
                 out += self._scored(tuned, eval_ids, length, mult, profile, ctx, prefix="finetuned_")
+        out += span_measurements(model, spec.n_layers, spec.window, profile.train_len, ctx.device)  # window models
         return out + self._costs(model, train_spec, state, train_ids, profile, seed, ctx)
 
     def _costs(self, model, train_spec: TransformerSpec, state, train_ids: torch.Tensor, profile: ExtrapolationProfile,

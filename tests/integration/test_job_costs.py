@@ -58,6 +58,19 @@ def test_a_language_modeling_job_records_the_cost_of_the_model_it_trained(tmp_pa
     assert by[("baseline", "kv_cache_bytes_per_token")][0]["value"] == 2 * 1 * 8 * 4 * 4
 
 
+def test_latent_attention_and_a_window_train_and_measure_their_own_cache_formula(tmp_path):
+    # mla caches (d_c + d_h^R) per token and layer, a window W = 4 holds min(L, W) = 4 of the L = 8 tokens
+    results = tmp_path / "results"
+    assert main(["run", f"results_dir={results}", "variants=[mla,rope+window4]", *LM]) == 0
+    by = _by(load(results))
+    for variant in ("mla", "rope+window4"):
+        assert all(r["status"] == "ok" for rs in by.values() for r in rs if r["variant"] == variant), variant
+        kv = by[(variant, "kv_cache_bytes_per_token")][0]
+        assert kv["extra"]["cache_bytes"] == kv["extra"]["cache_bytes_analytic"]
+    assert by[("rope+window4", "kv_cache_bytes_per_token")][0]["value"] == 2 * 1 * 8 * 4 * 4 * 4 / 8
+    assert by[("mla", "perplexity")][0]["attention_backend"]  # the backend is recorded for latent attention too
+
+
 TR = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
       "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=40", "progress=false", "seeds=[0]"]
 

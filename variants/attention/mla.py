@@ -107,6 +107,17 @@ class LatentAttention(SelfAttention, nn.Module):
             y = self._absorbed(q_c, q_r, cache.keys, causal, key_padding)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), cache
 
+    def dispatch(self, x: torch.Tensor) -> str:
+        """The implementation the kernel runs for the training form's causal self-attention on x (B, T, D), e.g.
+        'sdpa:flash' (recorded with results), as ``Attention.dispatch`` answers for grouped attention."""
+        B, T, _ = x.shape
+        q_c, q_r, c, k_r = self._queries(x, 0)
+        dh, dr, H = self.head_dim, self.rope_dim, self.n_heads
+        k = torch.cat((self.k_up(c[:, 0]).view(B, T, H, dh).transpose(1, 2), k_r.expand(B, H, T, dr)), dim=-1)
+        v = k.new_zeros(B, H, T, dh + dr)  # (B, H, T, dh + dr): only its shape and dtype choose the backend
+        return self.kernel.dispatch(torch.cat((q_c, q_r), dim=-1), k, v, causal=True,
+                                    bias=self._bias(T, T, 0, q_c.dtype, True, None), scale=self._scale())
+
     def _bias(self, T: int, S: int, past: int, dtype, causal: bool, key_padding):
         from ..transformer import with_key_padding
 

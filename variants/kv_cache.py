@@ -1,9 +1,7 @@
-"""The key/value cache of autoregressive decoding: its size, what it really occupies, and greedy generation.
+"""The key/value cache of autoregressive decoding: the caches one layer decodes with, and greedy generation.
 
 Decoding one token at a time, each layer keeps the keys and values of every earlier token so a step
-attends to them without recomputing them: 2 (K and V) x layers x kv_heads x head_dim x tokens x batch
-x bytes per element. Grouped-query and multi-query attention (Ainslie et al. 2023, arXiv 2305.13245;
-Shazeer 2019) shrink it by the number of query heads per key/value head.
+attends to them without recomputing them (its size, by formula and as measured: variants/cache_size.py).
 
 A decode step reads the cache; it does not copy it. Each layer's keys and values live in buffers of
 (B, Hkv, capacity, Dh) allocated once (``empty_caches(..., capacity=N)``) and written in place, one slice
@@ -15,7 +13,7 @@ kv_cache suite starts it, is allocated at exactly its prefill, so its bytes stil
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -301,54 +299,6 @@ class LatentCache:
 
 
 KVCache = LayerCache
-
-
-def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
-    """Bytes of a KV cache: 2 x layers x kv_heads x head_dim x tokens x batch x bytes per element."""
-    return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_element
-
-
-@dataclass(frozen=True)
-class ModelShape:
-    """The attention shape of a published model, as far as its KV cache is concerned."""
-
-    layers: int
-    d_model: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-
-    def cache_bytes(self, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
-        return kv_cache_bytes(self.layers, self.kv_heads, self.head_dim, tokens, batch, bytes_per_element)
-
-
-#: Touvron et al. 2023 (Llama 2, arXiv 2307.09288): 70B uses GQA with 8 key/value heads
-PUBLISHED: Dict[str, ModelShape] = {
-    "Llama-2-7B": ModelShape(layers=32, d_model=4096, heads=32, kv_heads=32, head_dim=128),
-    "Llama-2-13B": ModelShape(layers=40, d_model=5120, heads=40, kv_heads=40, head_dim=128),
-    "Llama-2-70B": ModelShape(layers=80, d_model=8192, heads=64, kv_heads=8, head_dim=128),
-}
-
-
-def spec_cache_bytes(spec, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
-    """Bytes of a spec's KV cache after ``tokens`` tokens: layers x what its self-attention layer caches per
-    sequence (variants/attention/: 2 x kv_heads x head_dim x min(tokens, W) for grouped attention, W its sliding
-    window if any; (d_c + d_h^R) x tokens for latent attention) x batch x bytes per element."""
-    from .attention import attentions
-
-    layer = attentions.get(getattr(spec, "attention", "grouped"))
-    return spec.n_layers * layer.cache_elements(spec, tokens) * batch * bytes_per_element
-
-
-def measured_cache_bytes(caches: List[KVCache]) -> int:
-    """Bytes of the distinct storages behind the cache tensors (a view of a larger buffer counts it whole,
-    so a preallocated cache counts its capacity)."""
-    storages = {}
-    for k, v in caches:
-        for t in (k, v):
-            storage = t.untyped_storage()
-            storages[storage.data_ptr()] = storage.nbytes()
-    return sum(storages.values())
 
 
 def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = None, device=None,

@@ -10,7 +10,7 @@ model, so the index's quality x cost table never joins one model's quality with 
   optimiser, so its two moments are allocated) holds at once beyond the weights, plus the weights; on CPU the
   profiler's allocator events, as the cost suites measure (harness/measure.py ``peak_memory``).
 - ``kv_cache_bytes_per_token``: the bytes of the storages behind the cache a prefill of L tokens fills, over L;
-  failed unless equal to the spec's formula (variants/kv_cache.py ``spec_cache_bytes``: 2 x layers x kv_heads x
+  failed unless equal to the spec's formula (variants/cache_size.py ``spec_cache_bytes``: 2 x layers x kv_heads x
   head_dim x min(L, W) x bytes per element for grouped attention, W a sliding window; (d_c + d_h^R) per token and
   layer for latent attention).
 - ``prefill_latency``: one forward over L prompt tokens into an empty cache with room for them (ms).
@@ -39,7 +39,8 @@ from harness.flops import count_flops
 from harness.measure import peak_memory, seconds, timed
 from harness.train import make_optimizer
 from variants.kernel import tolerance
-from variants.kv_cache import empty_caches, measured_cache_bytes, spec_cache_bytes
+from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.kv_cache import empty_caches
 
 #: the kv_cache quick profile's timing settings: enough for a CPU step of a few ms, about 0.2 s per timing
 TIMING = dict(min_repeats=5, min_run_time=0.15, max_call_s=2.0)
@@ -130,7 +131,7 @@ def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: 
         _, caches = model(tokens[:, :train_len], caches=empty_caches(model, 1, dtype=dtype))
         measured = measured_cache_bytes(caches)
         # the formula of the spec's own attention layer: 2 x kv_heads x head_dim x min(L, W) per layer for grouped
-        # attention (W its sliding window), (d_c + d_h^R) x L for latent attention (variants/kv_cache.py)
+        # attention (W its sliding window), (d_c + d_h^R) x L for latent attention (variants/cache_size.py)
         analytic = spec_cache_bytes(spec, train_len, 1, element)
         facts = {"tokens": train_len, "cache_bytes": measured, "cache_bytes_analytic": analytic, "layers": spec.n_layers,
                  "kv_heads": spec.kv_heads, "head_dim": spec.head_dim, "bytes_per_element": element}

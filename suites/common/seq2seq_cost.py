@@ -23,7 +23,8 @@ from harness.contract import Measurement
 from harness.measure import seconds, timed
 from suites.common.model_cost import DECODE_MULTIPLIERS, TIMING
 from variants.kernel import tolerance
-from variants.kv_cache import LayerCache, kv_cache_bytes
+from variants.cache_size import kv_cache_bytes
+from variants.kv_cache import LayerCache
 from variants.seq2seq_spec import BOS
 
 

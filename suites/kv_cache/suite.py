@@ -11,7 +11,7 @@ same tokens both ways, and four exact decode-step paths over a grouped cache (re
 enable_gqa, grouped queries, split-KV). Past grouped heads: multi-head latent attention (``mla``, DeepSeek-V2,
 arXiv 2405.04434) caches (d_c + d_h^R) values per token and layer and decodes with its up-projections absorbed,
 and a sliding window (``window<W>``, Mistral 7B, arXiv 2310.06825) keeps a rolling cache of W slots; each
-formula is the attention layer's own (``variants.kv_cache.spec_cache_bytes``).
+formula is the attention layer's own (``variants.cache_size.spec_cache_bytes``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from harness.rules import at_least
 from harness.measure import seconds as _seconds, threads, timed
 from suites.common.profile_parts import ModelSize, Timing
 from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
-from variants.kv_cache import empty_caches, greedy_generate, measured_cache_bytes, spec_cache_bytes
+from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.kv_cache import empty_caches, greedy_generate
 from variants.position import positions
 from variants.spec import TransformerSpec
 from variants.static_decode import StaticDecoder

@@ -9,7 +9,7 @@ import pandas as pd
 
 from harness.measure import bootstrap_ratio
 from harness.report_kit import markdown_table, table_section
-from variants.kv_cache import PUBLISHED, kv_cache_bytes
+from variants.cache_size import PUBLISHED, kv_cache_bytes
 
 #: KV cache at 4096 tokens, fp16, batch 1, from Llama 2's shapes (Touvron et al. 2023, arXiv 2307.09288, table 1)
 PUBLISHED_BYTES = {"Llama-2-7B": 2_147_483_648, "Llama-2-13B": 3_355_443_200, "Llama-2-70B": 1_342_177_280}

@@ -18,7 +18,7 @@ from harness.findings import Estimate, Finding, finding, not_run, not_testable
 from harness.paired import combine_verdicts, directional, paired
 from suites.kv_cache.steps import DOMINANT, decode_steps, describe
 from suites.kv_cache.tables import _grouping, calculator_table
-from variants.kv_cache import PUBLISHED, kv_cache_bytes
+from variants.cache_size import PUBLISHED, kv_cache_bytes
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 KV_BYTES, DECODE, MEMORY_BOUND = CLAIMS = SuiteFile.of(__file__).claims(

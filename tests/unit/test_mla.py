@@ -6,7 +6,8 @@ import torch
 
 from variants.attention import attentions, latent_dims
 from variants.kernel import kernels, tolerance, use_grouped_decode
-from variants.kv_cache import LatentCache, empty_caches, kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.kv_cache import LatentCache, empty_caches
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build
 

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from variants.kernel import kernels, tolerance
-from variants.kv_cache import RollingCache, empty_caches, kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.kv_cache import RollingCache, empty_caches
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build, window_mask
 

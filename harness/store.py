@@ -12,7 +12,7 @@ reported on stderr with its line and skipped: its job counts as not done. A save
 store holds: it replaces only an earlier attempt of the same job, and moves a damaged file of that job
 aside to ``<name>.corrupt``.
 
-Every record is checked against ``SCHEMA`` on read (the types of metric, value, variant, status, ...), so
+Every record is checked against the record schema on read (harness/records.py) (the types of metric, value, variant, status, ...), so
 a record that parses but is malformed (``"value": "abc"``, no variant) is a damaged file like any other,
 never a crash of a report. A name ending in ``.jsonl`` that is no regular file (a dangling link, a folder)
 or that cannot be opened is passed over with one warning. A save that fails because the results folder
@@ -31,17 +31,16 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Callable, Iterable, List, Optional
 
 from harness.errors import UsageError, UserError
 from harness.locks import JobLock
+from harness.records import Record, names_of, per_name, schema_problem, with_names
 
 COUNT_KEY = "records_in_file"
 TMP_PREFIX = ".tmp-"
 #: a save takes well under a second, so an older temporary file was left by a killed process
 STALE_TMP_S = 60.0
-
-Record = Dict[str, Any]
 
 
 class CorruptResultsError(UserError, ValueError):
@@ -50,45 +49,6 @@ class CorruptResultsError(UserError, ValueError):
 
 class StoreUnwritable(UserError, OSError):
     """The results folder stopped being writable during a run; the message names where the records were kept."""
-
-
-#: statuses a record may have (harness/outcomes.py ranks them)
-STATUSES = ("ok", "failed", "oom", "diverged", "unsupported", "skipped")
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-#: key -> (required, the check of its value, what it must be): the schema every record is read against
-SCHEMA: Dict[str, Any] = {
-    "metric": (True, lambda v: isinstance(v, str) and v != "", "non-empty text"),
-    "status": (True, lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
-    "variant": (True, lambda v: isinstance(v, str) and v != "", "non-empty text"),
-    "value": (False, lambda v: v is None or _number(v), "a number or null"),
-    "x": (False, lambda v: v is None or _number(v) or isinstance(v, str), "a number, text or null"),
-    "seed": (False, lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
-    "names": (False, lambda v: isinstance(v, list) and all(isinstance(n, str) and n for n in v), "a list of names"),
-    "suite": (False, lambda v: isinstance(v, str), "text"),
-    "job_hash": (False, lambda v: isinstance(v, str), "text"),
-    "reason": (False, lambda v: v is None or isinstance(v, str), "text or null"),
-    "spec": (False, lambda v: isinstance(v, dict), "an object"),
-    "extra": (False, lambda v: v is None or isinstance(v, dict), "an object or null"),
-}
-
-
-def schema_problem(record: Any) -> Optional[str]:
-    """Why ``record`` is not a bench record (the first key missing or of the wrong type), or None."""
-    if not isinstance(record, dict):
-        return f"a {type(record).__name__}, not a record"
-    for key, (required, check, what) in SCHEMA.items():
-        if key not in record:
-            if required:
-                return f"no '{key}'"
-            continue
-        if not check(record[key]):
-            return f"'{key}' is {json.dumps(record[key], default=str)[:40]}, not {what}"
-    return None
 
 
 class ResultsStore:
@@ -317,32 +277,6 @@ def unsaved_folder(root: Path) -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
     return cache / "bench" / "unsaved" / key
-
-
-def names_of(records: Iterable[Record]) -> List[str]:
-    """Every name a job's records were stored under, in the order first asked."""
-    names: List[str] = []
-    for record in records:
-        for name in record.get("names") or ([record["variant"]] if record.get("variant") is not None else []):
-            if name not in names:
-                names.append(name)
-    return names
-
-
-def with_names(records: List[Record], names: List[str]) -> List[Record]:
-    """Records that list ``names`` (duplicates dropped), the first as their ``variant``."""
-    names = list(dict.fromkeys(names))
-    if not names:
-        return records
-    return [{**record, "names": names, "variant": names[0]} for record in records]
-
-
-def per_name(record: Record) -> List[Record]:
-    """One copy of a record for each name its job was asked under."""
-    names = record.get("names")
-    if not isinstance(names, list) or len(names) < 2:
-        return [record]
-    return [{**record, "variant": name} for name in names]
 
 
 def _to_stderr(message: str) -> None:

@@ -141,6 +141,9 @@ class Finding:
     #: whether the verdict rests on the spread over training seeds (False: on exact bytes or counts, or on timings
     #: judged against a margin set from their timing repeats, which one seed does not weaken)
     over_seeds: bool = True
+    #: what ``seeds`` counts: training seeds, or the pairs a verdict pairs over instead ("stream": held-out streams
+    #: of one model)
+    pairs: str = "seed"
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -191,17 +194,19 @@ class Finding:
 
 
 def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
-            seeds: Optional[int] = None, cause: str = "", headline: int = 0, over_seeds: bool = True) -> Finding:
+            seeds: Optional[int] = None, cause: str = "", headline: int = 0, over_seeds: bool = True,
+            pairs: str = "seed") -> Finding:
     """A Finding whose seed count defaults to the most seeds behind any of its estimates; ``cause``: one sentence
     on why the verdict is not "agrees"; ``headline``: the position, among the estimates given, of the one the
-    verdict rests on; ``over_seeds``: False where the verdict rests on exact values or timing repeats, not seeds.
+    verdict rests on; ``over_seeds``: False where the verdict rests on exact values or timing repeats, not seeds;
+    ``pairs``: what the count of ``seeds`` counts when it is not training seeds ('stream').
 
     A verdict that rests on one seed's spread ends its sentence with the note '1 seed: indicative only'."""
     kept = [(i, e) for i, e in enumerate(estimates) if e is not None]
     position = next((k for k, (i, _) in enumerate(kept) if i == headline), 0)
     estimates = tuple(e for _, e in kept)
     n = seeds if seeds is not None else max((e.seeds for e in estimates), default=0)
-    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds)
+    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds, pairs)
     if found.indicative and sentence and INDICATIVE not in sentence:
         found = replace(found, sentence=f"{sentence.rstrip()} ({INDICATIVE}.)")
     return found

@@ -61,7 +61,7 @@ def number(found: Finding) -> str:
     seeds = found.seeds or head.seeds
     if not seeds or " seeds)" in text or " seed)" in text:  # a count's text gives its range over the seeds itself
         return text
-    return text + f", {seeds} seed" + ("" if seeds == 1 else "s")
+    return text + f", {seeds} {found.pairs}" + ("" if seeds == 1 else "s")
 
 
 def bullet(found: Finding, profile: Optional[str] = None) -> str:

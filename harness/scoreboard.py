@@ -59,7 +59,7 @@ def measurement(found: Finding, frame: Optional[pd.DataFrame] = None) -> Tuple[s
     """(the one number the verdict rests on, its 95% interval and seeds): ``Finding.headline``; the other estimates
     stay in the suite's report. A verdict without numbers (no verdict: a model did not learn) says why instead."""
     n = found.seeds or (int(frame.seed.nunique()) if frame is not None and "seed" in frame else 0)
-    seeds = f"{n} seed" + ("" if n == 1 else "s") if n else ""
+    seeds = f"{n} {found.pairs}" + ("" if n == 1 else "s") if n else ""
     head = found.headline
     if head is None:  # the cause (or the report) says why there is no number
         return "no number: see the report", seeds or "-"

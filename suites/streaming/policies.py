@@ -109,16 +109,22 @@ def stream_step(model, token: torch.Tensor, state: StreamState, position: int,
 
 @torch.inference_mode()
 def stream_nll(model, tokens: torch.Tensor, policy: str, capacity: int, sinks: int,
-               shares: Optional[Dict[int, List[float]]] = None, share_from: int = 0) -> Tuple[torch.Tensor, StreamState]:
+               shares: Optional[Dict[int, List[float]]] = None, share_from: int = 0,
+               lead: Optional[int] = None) -> Tuple[torch.Tensor, StreamState]:
     """Per-position negative log-likelihood (B, N - 1) of tokens (B, N) streamed under ``policy`` with a cache of
     ``capacity`` entries (the step's own token included), and the final state (None for recompute). ``shares``
-    collects each layer's attention on the first slot from step ``share_from`` on."""
+    collects each layer's attention on the first slot from step ``share_from`` on. ``lead``: a dedicated sink token
+    (suites/streaming/sink_token.py) that begins the stream, and that recomputation puts first in every window, as
+    the model saw it in training."""
     B, N = tokens.shape
     out = torch.empty(B, N - 1)
     if policy == "recompute":
         for t in range(N - 1):
             start = max(0, t + 1 - capacity)
-            logits = model(tokens[:, start:t + 1])[:, -1]  # the last ``capacity`` tokens from scratch, slots 0 ..
+            window = tokens[:, start:t + 1]  # the last ``capacity`` tokens from scratch, slots 0 ..
+            if lead is not None and start > 0:
+                window = torch.cat((torch.full_like(window[:, :1], lead), window[:, 1:]), dim=1)
+            logits = model(window)[:, -1]
             out[:, t] = torch.nn.functional.cross_entropy(logits.float(), tokens[:, t + 1], reduction="none")
         return out, None
     state = StreamState.empty(len(model.blocks))

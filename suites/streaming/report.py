@@ -11,6 +11,7 @@ import pandas as pd
 from harness.findings import sentences
 from harness.report_kit import begin, markdown_table, pyplot, save_figure, table_section, title, write_markdown
 from suites.streaming.policies import POLICIES
+from suites.streaming.sink_token import is_sink_spec
 from suites.streaming.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 LABELS = {"full": "dense (everything cached)", "window": "window (last C)", "sinks": "window + 4 sinks",
@@ -47,6 +48,7 @@ def curve_figure(df: pd.DataFrame, path: Path, capacity: int, train_len: int) ->
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     first, variants, seeds = begin(df, out_dir)
+    everything = df
     ok = df[df.status == "ok"].assign(policy=lambda d: _policy(d))
     lines = title(suite, "Streaming through a bounded cache", first)
     settings = first.profile_settings
@@ -62,6 +64,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
               f"- Cost: one step at the end of the text, torch.utils.benchmark median (timings taken while other processes "
               f"ran are contended; see each record's extra). The streaming step concatenates each layer's cache and "
               f"selects the kept entries, so its cost includes a copy of what it holds.", ""]
+    dedicated = df.spec.apply(is_sink_spec)
+    token_ok = ok[ok.spec.apply(is_sink_spec)]
+    df, ok = df[~dedicated], ok[~ok.spec.apply(is_sink_spec)]  # the tables and figure: models without a sink token
     curve = _curve(df)
     if len(curve):
         table = curve.rename(columns=LABELS).reset_index().rename(columns={"x": "from position"})
@@ -69,6 +74,23 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         lines += ["## Perplexity against position", "", "Per character, mean over streams (and seeds), bins of "
                   f"{int(curve.index[1] - curve.index[0]) if len(curve) > 1 else 0} positions.", "",
                   markdown_table(table.round(3)), ""]
+    lines += table_section("Quality and cost per policy", "", _policy_rows(ok, capacity, settings), "No policy ran.")
+    lines += _shares_section(ok, capacity)
+    if len(token_ok):
+        lines += table_section(
+            "A model trained with a dedicated sink token",
+            "The same model trained with one extra vocabulary entry first in every training window (StreamingLLM "
+            "3.3), streamed with that token first; its sink policy keeps only that token, and recomputation puts it "
+            "first in every window.", _policy_rows(token_ok, capacity, settings, sinks=1), "No policy ran.")
+        lines += _shares_section(token_ok, capacity, "the sink token")
+    figure = curve_figure(df, out_dir / "figures" / f"{suite.name}.png", capacity, settings["train_len"])
+    lines += ["## Figure", "", f"![perplexity against position per cache policy](figures/{figure.name})", ""]
+    lines += ["## Against the published findings", ""] + [f"- {t}" for t in sentences(findings(everything))] + [""]
+    return [write_markdown(suite, lines, out_dir), figure]
+
+
+def _policy_rows(ok: pd.DataFrame, capacity: int, settings, sinks: int = 0) -> List[dict]:
+    """One row per policy: perplexity past the cache and past 2 L, the cost of a step, what the cache holds."""
     rows = []
     for policy in POLICIES:
         mine = ok[ok.policy == policy]
@@ -76,22 +98,26 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
             continue
         value = {m: mine[mine.metric == m].value.mean() for m in ("ppl_past_cache", "ppl_past_training", "decode_ms",
                                                                  "cache_tokens", "cache_bytes")}
-        rows.append({"policy": LABELS[policy], f"ppl from {capacity} on": f"{value['ppl_past_cache']:.3f}",
+        label = LABELS[policy] if not (sinks and policy == "sinks") else f"window + {sinks} sink"
+        rows.append({"policy": label, f"ppl from {capacity} on": f"{value['ppl_past_cache']:.3f}",
                      f"ppl from {2 * settings['train_len']} on": f"{value['ppl_past_training']:.3f}",
                      "ms / token (end of text)": f"{value['decode_ms']:.3g}",
                      "tokens held": int(value["cache_tokens"]), "cache bytes": f"{int(value['cache_bytes']):,}"})
-    lines += table_section("Quality and cost per policy", "", rows, "No policy ran.")
+    return rows
+
+
+def _shares_section(ok: pd.DataFrame, capacity: int, first: str = "the text's first token") -> List[str]:
+    """The attention on the cache's first slot by layer and policy."""
+    lines: List[str] = []
     shares = ok[ok.metric == "first_slot_share"]
     if len(shares):
         table = shares.groupby(["x", "policy"]).value.mean().unstack(1)
         uniform = shares.extra.iloc[0].get("uniform")
         table = table.rename(columns=LABELS).reset_index().rename(columns={"x": "layer"})
         table["layer"] = table["layer"].astype(int)
-        lines += ["## Attention on the cache's first slot, by layer", "",
+        heading = "Attention on the cache's first slot, by layer" + (" (sink-token model)" if first == "the sink token" else "")
+        lines += [f"## {heading}", "",
                   f"Mean attention weight on slot 0 over heads, streams and the steps from position {capacity} on (with "
-                  f"sinks: the text's first token; in the window: the oldest held token; dense: the text's first token). "
+                  f"sinks: {first}; in the window: the oldest held token; dense: {first}). "
                   f"Even attention over a full cache would give {uniform:.4f}.", "", markdown_table(table.round(4)), ""]
-    figure = curve_figure(df, out_dir / "figures" / f"{suite.name}.png", capacity, settings["train_len"])
-    lines += ["## Figure", "", f"![perplexity against position per cache policy](figures/{figure.name})", ""]
-    lines += ["## Against the published findings", ""] + [f"- {t}" for t in sentences(findings(df))] + [""]
-    return [write_markdown(suite, lines, out_dir), figure]
+    return lines

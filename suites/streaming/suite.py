@@ -6,7 +6,9 @@ last C), attention sinks (the first k = 4 and the last C - k) and sliding-window
 run again at every step). Recorded per policy: perplexity against position (bins of L / 2), perplexity past the
 cache size and past twice the training length (each stream's too, for paired verdicts), the cost of one step at
 the end of the text (ms per token, tokens and bytes held), and per layer the attention on the cache's first slot,
-which StreamingLLM finds large in all but the lowest layers (its "attention sink").
+which StreamingLLM finds large in all but the lowest layers (its "attention sink"). ``rope+sink_token`` trains
+the model with a dedicated sink token first in every window (StreamingLLM 3.3; sink_token.py), whose sink policy
+keeps that one token.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from suites.common.lm import lm_loss, random_batch
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.streaming.policies import POLICIES, StreamState, binned, kept_positions, stream_nll, stream_step
-from variants.spec import TransformerSpec
+from suites.streaming.sink_token import led_by_sink, sink_id, split_sink, with_sink
+from variants.spec import TransformerSpec, resolve
 from variants.transformer import build
 
 
@@ -85,12 +88,20 @@ class Streaming(CharLMCorpus, Suite):
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("rope",)
+    #: the standard profile also trains the model with a dedicated sink token (sink_token.py); the quick one keeps
+    #: its 3-minute budget with one model (`variants=[rope,rope+sink_token]` adds it)
+    profile_variants = {"standard": ("rope", "rope+sink_token")}
     options = {"data": None}
 
     def base_spec(self, profile: StreamingProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=profile.n_layers, n_heads=profile.n_heads, max_len=profile.train_len,
                                position="rope")
+
+    def spec_for(self, variant: str, profile: StreamingProfile, options: Dict[str, Any]) -> TransformerSpec:
+        """Presets on the base spec; a ``sink_token`` part trains the model with a dedicated sink token (sink_token.py)."""
+        variant, sink = split_sink(variant)
+        return with_sink(resolve(variant, self.base_spec(profile, options)), sink)
 
     def check_data(self, profile: StreamingProfile, options: Dict[str, Any]) -> None:
         from suites.common.data.char_lm import check_fits
@@ -108,8 +119,12 @@ class Streaming(CharLMCorpus, Suite):
         model = build(spec).to(ctx.device)
         gen = torch.Generator().manual_seed(seed)
 
+        sink = sink_id(spec)
+
         def step_loss(m, step):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
+            if sink is not None:  # the sink first, then the window's first L - 1 characters, each predicting the next
+                x, y = led_by_sink(x, sink), x
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
         result = train(model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or "train")
@@ -117,7 +132,9 @@ class Streaming(CharLMCorpus, Suite):
         capacity, width = profile.capacity or profile.train_len, profile.bin_width or max(1, profile.train_len // 2)
         ids = data.eval_ids(profile.streams * profile.stream_len, profile.stream_len)
         streams = ids[: profile.streams * profile.stream_len].view(-1, profile.stream_len).to(ctx.device)  # (S, N)
-        ctx.facts.update(parameters=model.num_parameters(), steps=profile.steps, capacity=capacity, sinks=profile.sinks,
+        streams = led_by_sink(streams, sink)  # a sink-token model's streams begin with its token, as its training did
+        sinks = profile.sinks if sink is None else 1  # such a model keeps only its dedicated token
+        ctx.facts.update(parameters=model.num_parameters(), steps=profile.steps, capacity=capacity, sinks=sinks,
                          streams=int(streams.shape[0]), stream_len=profile.stream_len, **data.facts(),
                          train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len))
         out = [Measurement("train_loss", result.final_loss),
@@ -125,14 +142,15 @@ class Streaming(CharLMCorpus, Suite):
         with threads(profile.threads) as count:
             ctx.facts["timing_threads"] = count
             for policy in POLICIES:
-                out += self._policy(model, streams, policy, capacity, width, profile, ctx)
+                out += self._policy(model, streams, policy, capacity, width, sinks, profile, ctx)
         return out
 
-    def _policy(self, model, streams: torch.Tensor, policy: str, capacity: int, width: int, profile: StreamingProfile,
-                ctx: JobContext) -> List[Measurement]:
+    def _policy(self, model, streams: torch.Tensor, policy: str, capacity: int, width: int, sinks: int,
+                profile: StreamingProfile, ctx: JobContext) -> List[Measurement]:
         shares: Dict[int, List[float]] = {}
-        nll, state = stream_nll(model, streams, policy, capacity, profile.sinks, shares, share_from=capacity)
-        extra = {"policy": policy}
+        nll, state = stream_nll(model, streams, policy, capacity, sinks, shares, share_from=capacity,
+                                lead=sink_id(model.spec))
+        extra = {"policy": policy, "sinks": sinks} if policy == "sinks" else {"policy": policy}
         out = [Measurement("stream_ppl", ppl, x=float(start), x_name="position", extra=extra)
                for start, ppl in binned(nll, width)]
         for metric, start in (("ppl_past_cache", capacity - 1), ("ppl_past_training", 2 * profile.train_len - 1)):
@@ -146,7 +164,7 @@ class Streaming(CharLMCorpus, Suite):
         held = capacity if state is None else len(state.positions)
         cache_bytes = _bytes(model, streams.shape[0], capacity) if state is None else state.cached_bytes()
         out += [Measurement("cache_tokens", float(held), extra=extra), Measurement("cache_bytes", float(cache_bytes), extra=extra)]
-        out.append(timed("decode_ms", _step(model, streams, policy, capacity, profile.sinks, state), ctx.device,
+        out.append(timed("decode_ms", _step(model, streams, policy, capacity, sinks, state), ctx.device,
                          min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
                          max_call_s=profile.max_call_s, where={"extra": dict(extra)}))
         return out

@@ -82,26 +82,72 @@ def test_the_profile_refuses_sinks_that_fill_the_cache_and_streams_too_short():
     assert any("set.sinks=64" in p for p in problems) and any("set.stream_len=100" in p for p in problems)
 
 
-def _records(window_ppl, sink_shares, uniform=1 / 64):
-    """A streaming group: per-stream perplexities past the cache for window/sinks/recompute, and the sinks policy's
-    first-slot share per layer."""
+def _records(window_ppl, sink_shares, uniform=1 / 64, variant="rope", sink_token=False):
+    """A streaming group of one model: per-stream perplexities past the cache for window/sinks/recompute, and the
+    sinks policy's first-slot share per layer."""
     import pandas as pd
 
+    spec = {"position": "rope", **({"sink_token": True} if sink_token else {})}
     rows = []
     for policy, per_stream in (("window", window_ppl), ("sinks", [6.0, 6.2, 5.9, 6.1]), ("recompute", [6.0, 6.2, 5.9, 6.1])):
-        rows.append({"metric": "ppl_past_cache", "status": "ok", "seed": 0, "x": None, "value": sum(per_stream) / 4,
-                     "extra": {"policy": policy, "per_stream": per_stream, "from_position": 64}})
-    rows += [{"metric": "first_slot_share", "status": "ok", "seed": 0, "x": float(layer), "value": share,
-              "extra": {"policy": "sinks", "uniform": uniform}} for layer, share in enumerate(sink_shares)]
+        rows.append({"variant": variant, "spec": spec, "metric": "ppl_past_cache", "status": "ok", "seed": 0, "x": None,
+                     "value": sum(per_stream) / 4, "extra": {"policy": policy, "per_stream": per_stream, "from_position": 64}})
+    rows += [{"variant": variant, "spec": spec, "metric": "first_slot_share", "status": "ok", "seed": 0, "x": float(layer),
+              "value": share, "extra": {"policy": "sinks", "uniform": uniform}} for layer, share in enumerate(sink_shares)]
     return pd.DataFrame(rows)
 
 
-def test_the_sink_verdict_names_a_model_in_which_no_sink_formed():
-    from suites.streaming.verdicts import _sinks
+def _verdicts(*groups):
+    import pandas as pd
 
+    from suites.streaming.verdicts import findings
+
+    return {f.claim.key: f for f in findings(pd.concat(groups, ignore_index=True))}
+
+
+def test_the_sink_verdict_names_a_model_in_which_no_sink_formed():
     same = [6.0, 6.2, 5.9, 6.1]
-    found = _sinks(_records(same, [0.006, 0.013, 0.007]))
+    found = _verdicts(_records(same, [0.006, 0.013, 0.007]))["window_needs_sinks"]
     assert found.verdict == "inconclusive" and "no attention sink formed" in found.cause
-    found = _sinks(_records(same, [0.01, 0.4, 0.6]))  # a sink formed, yet the window did not fail: no such excuse
+    found = _verdicts(_records(same, [0.01, 0.4, 0.6]))["window_needs_sinks"]  # a sink formed, yet the window did not fail
     assert found.verdict == "inconclusive" and "no attention sink" not in found.cause
-    assert _sinks(_records([9.0, 9.3, 8.8, 9.2], [0.01, 0.4, 0.6])).verdict == "agrees"  # +50%: the window fails
+    found = _verdicts(_records([9.0, 9.3, 8.8, 9.2], [0.01, 0.4, 0.6]))["window_needs_sinks"]
+    assert found.verdict == "agrees" and found.pairs == "stream"  # +50%: the window fails; n counts streams
+
+
+def test_the_sink_token_claim_judges_the_sink_token_model_alone():
+    plain = _records([6.0, 6.2, 5.9, 6.1], [0.006, 0.013, 0.007])  # the vanilla model does not need its first tokens
+    token = _records([9.0, 9.3, 8.8, 9.2], [0.01, 0.5, 0.7], variant="rope+sink_token", sink_token=True)
+    found = _verdicts(plain, token)
+    assert found["window_needs_sinks"].verdict == "inconclusive"  # the sink model's streams are not mixed in
+    assert found["sink_token_suffices"].verdict == "agrees"  # evicting the token fails; keeping it restores
+    assert _verdicts(plain)["sink_token_suffices"].verdict == "not run"
+
+
+def test_a_sink_token_spec_has_its_own_identity_and_a_plain_one_keeps_its_hash():
+    from suites.streaming.sink_token import led_by_sink, sink_id, split_sink, with_sink
+    from variants.spec import TransformerSpec, resolve
+
+    base = TransformerSpec(vocab_size=10, d_model=16, n_layers=1, n_heads=2, max_len=8, position="rope")
+    assert split_sink("rope+sink_token") == ("rope", True) and split_sink("rope") == ("rope", False)
+    plain, token = with_sink(resolve("rope", base), False), with_sink(resolve("rope", base), True)
+    assert plain.content_hash() == resolve("rope", base).content_hash() and sink_id(plain) is None
+    assert token.content_hash() != plain.content_hash() and token.vocab_size == 11 and sink_id(token) == 10
+    x = torch.tensor([[1, 2, 3, 4]])
+    assert led_by_sink(x, 10).tolist() == [[10, 1, 2, 3]] and led_by_sink(x, None) is x
+
+
+def test_recomputation_puts_the_sink_token_first_in_every_window():
+    from suites.streaming.policies import stream_nll
+    from variants.spec import TransformerSpec
+    from variants.transformer import build
+
+    torch.manual_seed(0)
+    model = build(TransformerSpec(vocab_size=11, d_model=16, n_layers=1, n_heads=2, max_len=8, position="rope",
+                                  kernel="naive")).eval()
+    tokens = torch.cat((torch.full((1, 1), 10), torch.randint(0, 10, (1, 11))), dim=1)  # (1, 12): the sink first
+    nll, _ = stream_nll(model, tokens, "recompute", 4, 1, lead=10)
+    t = 9  # the window of the last 4 tokens at step 9 is [sink, tokens 7..9]
+    window = torch.cat((tokens[:, :1], tokens[:, 7:10]), dim=1)
+    expected = torch.nn.functional.cross_entropy(model(window)[:, -1], tokens[:, t + 1])
+    assert torch.allclose(nll[0, t], expected)

@@ -90,7 +90,9 @@ def find_preset(preset: str) -> Optional[Preset]:
         return presets.get(preset)
     if axes:
         registry, spec_field = axes[0]
-        return Preset(preset, {spec_field: preset}, registry._entries[preset].summary)
+        # a component may set the other spec fields it reads (latent attention: its latent's norm)
+        extra = getattr(registry.get(preset), "preset_fields", {})
+        return Preset(preset, {spec_field: preset, **extra}, registry._entries[preset].summary)
     match = _GQA.match(preset)
     if match and int(match.group(1)) >= 1:
         groups = int(match.group(1))

@@ -73,6 +73,9 @@ class TransformerSpec:
     attention: str = "grouped"
     #: sliding-window attention: each query sees its last ``window`` keys, itself included (None: every earlier key)
     window: Optional[int] = None
+    #: latent attention: an RMSNorm on the latent before its up-projections, as DeepSeek-V2's code and its 3.1.2 have
+    #: it (the ``mla`` preset sets True; None for every other attention)
+    latent_norm: Optional[bool] = None
 
     @property
     def head_dim(self) -> int:
@@ -101,7 +104,8 @@ class TransformerSpec:
 
 
 #: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
-LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None}
+LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None,
+                                  "latent_norm": None}
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:

@@ -107,3 +107,20 @@ def test_every_registered_attention_layer_trains_and_decodes(attention):
         _, prefilled = model(tokens[:, :5], caches=empty_caches(model, 2))
     assert torch.allclose(stepped, full[:, 4:], atol=1e-4)
     assert measured_cache_bytes(prefilled) == spec_cache_bytes(model.spec, 5, 2, 4)
+
+
+def test_the_latent_is_rms_normalised_as_the_authors_code_does_and_the_job_is_new():
+    # DeepSeek-V2 3.1.2 and its code (kv_a_layernorm): RMSNorm on c before W_UK and W_UV; a spec without the field
+    # (the form earlier records measured, without the norm) has another hash, so those records are not reused
+    import dataclasses
+
+    from variants.spec import TransformerSpec, resolve
+    from variants.transformer import build
+
+    base = TransformerSpec(vocab_size=11, d_model=32, n_layers=1, n_heads=2, max_len=8, position="rope", kernel="naive")
+    spec = resolve("mla", base)
+    assert spec.latent_norm is True and build(spec).blocks[0].attn.latent_norm is not None
+    unnormed = dataclasses.replace(spec, latent_norm=None)
+    assert build(unnormed).blocks[0].attn.latent_norm is None
+    assert spec.content_hash() != unnormed.content_hash()
+    assert "latent_norm" not in resolve("rope", base).to_dict()  # every other spec keeps its dict and hash

@@ -14,7 +14,9 @@ from variants.spec import PresetConflictError, TransformerSpec, problems, resolv
 def test_every_registered_component_is_a_preset_of_its_axis():
     for registry, field in AXES:
         for name in registry.names():
-            assert find_preset(name).fields == {field: name}
+            extra = getattr(registry.get(name), "preset_fields", {})  # other fields the component reads (mla's norm)
+            assert find_preset(name).fields == {field: name, **extra}
+    assert find_preset("mla").fields == {"attention": "mla", "latent_norm": True}
     assert len(all_preset_names()) == len(set(all_preset_names()))
 
 

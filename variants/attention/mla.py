@@ -1,6 +1,8 @@
 """Multi-head latent attention, MLA: keys and values from a shared low-rank latent (DeepSeek-AI 2024, DeepSeek-V2, arXiv 2405.04434).
 
-Each token's keys and values come from one latent c = W_DKV h of width d_c (eq. 9-11), shared by every head,
+Each token's keys and values come from one latent c = RMSNorm(W_DKV h) of width d_c (eq. 9-11; the RMSNorm after
+the compressed latent is the paper's 3.1.2 and its code's ``kv_a_layernorm``, set by the ``mla`` preset's
+``latent_norm``), shared by every head,
 and positions enter through a decoupled key k^R = RoPE(W_KR h) of width d_h^R, also shared by the heads (eq.
 12-19), beside a per-head query part q^R = RoPE(W_QR h); scores are [q^C; q^R] . [k^C; k^R] scaled by
 1/sqrt(d_h + d_h^R). The cache holds c and k^R only: (d_c + d_h^R) values per token and layer, against GQA's
@@ -26,6 +28,7 @@ import torch
 from torch import nn
 
 from ..kv_cache import LatentCache
+from ..norm.rmsnorm import RmsNorm
 from ..scoring._base import scorings
 from ._base import SelfAttention, attentions, latent_dims
 
@@ -33,6 +36,9 @@ from ._base import SelfAttention, attentions, latent_dims
 @attentions.register()
 class LatentAttention(SelfAttention, nn.Module):
     """Multi-head latent attention (DeepSeek-V2): a latent of d_c and a shared RoPE key of d_h^R cached per token."""
+
+    #: the ``mla`` preset also sets the latent's RMSNorm (``latent_norm``), as the authors' code has it
+    preset_fields = {"latent_norm": True}
 
     def __init__(self, spec, position, kernel) -> None:
         nn.Module.__init__(self)
@@ -44,6 +50,9 @@ class LatentAttention(SelfAttention, nn.Module):
         self.k_up = nn.Linear(dc, H * dh, bias=False)  # W_UK
         self.v_up = nn.Linear(dc, H * dh, bias=False)  # W_UV
         self.out_proj = nn.Linear(H * dh, spec.d_model, bias=False)  # W_O
+        # DeepSeek-V2 3.1.2 and its code (kv_a_layernorm): an RMSNorm on c after the down-projection; the cache holds
+        # the normalised latent, so the absorbed decode reads what the expanded form up-projects
+        self.latent_norm = RmsNorm(dc) if getattr(spec, "latent_norm", None) else None
         self.position, self.kernel = position, kernel
         self.scoring = scorings.get(spec.scoring)(dh + dr)
 
@@ -87,6 +96,8 @@ class LatentAttention(SelfAttention, nn.Module):
         latent = self.kv_down(x).view(B, 1, T, dc + dr)  # (B, 1, T, dc + dr)
         q_c, q_r = q.split((dh, dr), dim=-1)
         c, k_r = latent.split((dc, dr), dim=-1)
+        if self.latent_norm is not None:
+            c = self.latent_norm(c)  # (B, 1, T, dc), over the latent's width only (not k^R)
         q_r, k_r = self.position.rotate(q_r, k_r, q_offset=past, k_offset=past)
         q = self.scoring.query(torch.cat((q_c, q_r), dim=-1))  # the scoring's transform acts on the whole query
         q_c, q_r = q.split((dh, dr), dim=-1)

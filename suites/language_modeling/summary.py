@@ -17,7 +17,7 @@ from harness.report_kit import mean_ci
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
 FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
                    "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position",
-                   "attention": "head grouping"}
+                   "attention": "head grouping", "latent_norm": "head grouping"}
 
 
 FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "kernel", "combined")

@@ -39,12 +39,16 @@ class Comparison:
     at: str
     mean_a: float
     mean_b: float
-    diffs: Tuple[float, ...]
+    #: each arm's values over the seeds both ran, in one seed order
+    va: Tuple[float, ...]
+    vb: Tuple[float, ...]
     #: the x the metric was measured at (None when it has none)
     x: Optional[float] = None
-    #: each arm's values over the seeds both ran, in the same seed order as ``diffs``
-    va: Tuple[float, ...] = ()
-    vb: Tuple[float, ...] = ()
+
+    @property
+    def diffs(self) -> Tuple[float, ...]:
+        """B - A per shared seed."""
+        return tuple(b - a for a, b in zip(self.va, self.vb))
 
     @property
     def n(self) -> int:
@@ -176,8 +180,7 @@ def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]]
         x = None if x_key == -math.inf else float(x_key)
         out.append(Comparison(a, b, metric, str(first.get("unit") or ""), hib,
                               _at(x, first.get("x_name"), condition), mean_ci(va.values())[0], mean_ci(vb.values())[0],
-                              tuple(vb[s] - va[s] for s in seeds), x,
-                              tuple(va[s] for s in seeds), tuple(vb[s] for s in seeds)))
+                              tuple(va[s] for s in seeds), tuple(vb[s] for s in seeds), x))
     return out
 
 

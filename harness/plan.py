@@ -154,7 +154,8 @@ def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
             value = [float(v) for v in value] if shape.is_list else float(value)
         values[key] = tuple(value) if shape.is_list else value
     changed = dataclasses.replace(profile, **values)
-    from harness.rules import problems_of, warmup_problem
+    from harness.relations import warmup_problem
+    from harness.rules import problems_of
 
     # a value out of its range is said first, by the plan's check (a negative step count is no short run)
     error = warmup_problem(changed, overrides) if not problems_of(changed) else None
@@ -179,9 +180,9 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
     unavailable here are notes). A UsageError, before any compute, when no job can run here. A stored skip
     whose reason no longer holds (the package was installed since) is planned to run, and replaces it.
     """
-    from harness.rules import relation_problems
+    from harness.relations import relation_problems
 
-    for problem in relation_problems(profile):  # the shape rules every suite shares (harness/rules.py)
+    for problem in relation_problems(profile):  # the shape rules every suite shares (harness/relations.py)
         raise UsageError(problem)
     with reading_data(profile, options):
         suite.check(profile, options)  # every setting in range and the data large enough, before anything is built

@@ -211,7 +211,7 @@ class ResultsStore:
         adopted: List[Path] = []
         if not fallback.is_dir():
             return adopted
-        for kept in sorted(fallback.glob(f"*/*.jsonl")):
+        for kept in sorted(fallback.glob("*/*.jsonl")):
             suite, stem = kept.parent.name, kept.name[: -len(".jsonl")]
             job_hash = stem.rsplit("-", 1)[-1]
             try:

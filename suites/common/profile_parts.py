@@ -34,7 +34,7 @@ class ModelSize(Profile):
 def heads_problems(d_model: int, n_heads: int) -> List[str]:
     """The sentence saying that set.n_heads does not divide set.d_model, or none: the rule of the table every
     suite shares (harness/rules.py RELATIONS), said here too for code that checks a profile on its own."""
-    from harness.rules import heads_problem
+    from harness.relations import heads_problem
 
     problem = heads_problem(d_model, n_heads)
     return [problem] if problem else []

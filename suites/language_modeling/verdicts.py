@@ -17,7 +17,7 @@ from typing import List
 
 import pandas as pd
 
-from harness.findings import Estimate, Finding, finding, not_run
+from harness.findings import Finding, finding, not_run
 from harness.paired import Difference, directional, equivalent, paired
 from harness.suite_file import SuiteFile
 from harness.paired import all_hold
@@ -109,7 +109,7 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
             f"similar when the interval lies within ±{TOLERANCE:g}% (the +3.0% dev perplexity of their Table 3's d_k "
             "32 -> 16, which they call a loss); each also against the scaled dot product. ")
     main_ref, main = _scorings(s, "sinusoidal")
-    rope_ref, rope = _scorings(s, "")
+    _, rope = _scorings(s, "")
     rope_pair = _pair(s, rope)
     rope_diffs = [_diff(s, v, f"{v} (RoPE arm)") for v in rope] + ([rope_pair] if rope_pair else [])
     rope_text = ("RoPE arm (second, not judged: RoPE's relative property holds only for dot products): "

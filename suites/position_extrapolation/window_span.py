@@ -96,7 +96,8 @@ def window_finding(df: pd.DataFrame) -> Finding:
 
 def window_section(ok: pd.DataFrame, variants: List[str], lengths: List[float], train_len: int) -> List[str]:
     """A table of each window model against full-attention RoPE trained alike: W, span, ppl change at L and past it."""
-    windows = [v for v in variants if (ok[ok.variant == v].spec.iloc[0] or {}).get("window") if len(ok[ok.variant == v])]
+    specs = ok.groupby("variant").spec.first()
+    windows = [v for v in variants if v in specs.index and (specs[v] or {}).get("window")]
     if not windows or "rope" not in set(ok.variant):
         return []
     ppl = ok[ok.metric == "perplexity"]
@@ -108,7 +109,7 @@ def window_section(ok: pd.DataFrame, variants: List[str], lengths: List[float], 
     shown = [x for x in lengths if x in (train_len, 2 * train_len, 8 * train_len)]
     rows = []
     for v in windows:
-        spec = ok[ok.variant == v].spec.iloc[0]
+        spec = specs[v]
         span = ok[(ok.variant == v) & (ok.metric == METRIC)].value
         row = {"variant": v, "W": spec["window"], "layers x (W - 1)": expected_span(spec["n_layers"], spec["window"]),
                "measured span": f"{int(span.max())}" if len(span) else "-"}

@@ -6,7 +6,7 @@ from typing import Dict, List, Optional
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, most_seeds, over_seeds, share_cell, table_section
+from harness.report_kit import most_seeds, over_seeds, share_cell, table_section
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models
 ORDER = ("none", "t5_bias", "alibi", "rope", "linear_attention", "mingru", "lstm")

@@ -16,7 +16,7 @@ import pandas as pd
 from harness.findings import Estimate, Finding, cause_sentence, finding, not_run
 from harness.paired import all_hold, combine_verdicts, directional, paired
 from harness.suite_file import SuiteFile
-from suites.recall.tables import ATTENTION, FIXED_STATE, POSITIONS, learned, out_of_distribution_mean, per_seed, with_task
+from suites.recall.tables import ATTENTION, FIXED_STATE, POSITIONS, learned, out_of_distribution_mean, with_task
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 MQAR_CLAIM, COPY_CLAIM, POSITION_CLAIM = CLAIMS = SuiteFile.of(__file__).claims(

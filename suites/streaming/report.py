@@ -66,9 +66,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
               f"The streaming step "
               f"concatenates each layer's cache and "
               f"selects the kept entries, so its cost includes a copy of what it holds.", ""]
-    dedicated = df.spec.apply(is_sink_spec)
-    token_ok = ok[ok.spec.apply(is_sink_spec)]
-    df, ok = df[~dedicated], ok[~ok.spec.apply(is_sink_spec)]  # the tables and figure: models without a sink token
+    dedicated, ok_dedicated = df.spec.apply(is_sink_spec), ok.spec.apply(is_sink_spec)
+    token_ok = ok[ok_dedicated]
+    df, ok = df[~dedicated], ok[~ok_dedicated]  # the tables and figure: models without a sink token
     curve = _curve(df)
     if len(curve):
         table = curve.rename(columns=LABELS).reset_index().rename(columns={"x": "from position"})

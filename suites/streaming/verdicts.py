@@ -21,19 +21,23 @@ FAILS = 10.0
 RESTORES = 5.0
 
 
+def _rows(df: pd.DataFrame, metric: str, policy: str) -> pd.DataFrame:
+    """The ok records of one metric under one cache policy."""
+    return df[(df.metric == metric) & (df.status == "ok") & (df.extra.apply(lambda e: e.get("policy")) == policy)]
+
+
 def _per_stream(df: pd.DataFrame, metric: str, policy: str) -> Dict[int, float]:
     """Stream index -> perplexity of one policy over ``metric``'s positions, over every seed's streams (each seed's
     streams keyed apart, so a seed and a stream make one pair)."""
-    rows = df[(df.metric == metric) & (df.status == "ok") & (df.extra.apply(lambda e: e.get("policy")) == policy)]
     out: Dict[int, float] = {}
-    for r in rows.itertuples():
+    for r in _rows(df, metric, policy).itertuples():
         for i, value in enumerate(r.extra["per_stream"]):
             out[int(r.seed) * 10_000 + i] = float(value)
     return out
 
 
 def _mean(df: pd.DataFrame, metric: str, policy: str) -> float:
-    rows = df[(df.metric == metric) & (df.status == "ok") & (df.extra.apply(lambda e: e.get("policy")) == policy)]
+    rows = _rows(df, metric, policy)
     return float(rows.value.mean()) if len(rows) else float("nan")
 
 

@@ -121,13 +121,8 @@ class LatentAttention(SelfAttention, nn.Module):
     def dispatch(self, x: torch.Tensor) -> str:
         """The implementation the kernel runs for the training form's causal self-attention on x (B, T, D), e.g.
         'sdpa:flash' (recorded with results), as ``Attention.dispatch`` answers for grouped attention."""
-        B, T, _ = x.shape
-        q_c, q_r, c, k_r = self._queries(x, 0)
-        dh, dr, H = self.head_dim, self.rope_dim, self.n_heads
-        k = torch.cat((self.k_up(c[:, 0]).view(B, T, H, dh).transpose(1, 2), k_r.expand(B, H, T, dr)), dim=-1)
-        v = k.new_zeros(B, H, T, dh + dr)  # (B, H, T, dh + dr): only its shape and dtype choose the backend
-        return self.kernel.dispatch(torch.cat((q_c, q_r), dim=-1), k, v, causal=True,
-                                    bias=self._bias(T, T, 0, q_c.dtype, True, None), scale=self._scale())
+        q, k, v, bias = self._expanded_inputs(*self._queries(x, 0), True, None)
+        return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self._scale())
 
     def _bias(self, T: int, S: int, past: int, dtype, causal: bool, key_padding):
         from ..transformer import with_key_padding
@@ -135,18 +130,23 @@ class LatentAttention(SelfAttention, nn.Module):
         bias = self.position.attention_bias(T, S, past, dtype, causal=causal)
         return with_key_padding(bias, key_padding, dtype) if key_padding is not None else bias
 
-    def _expanded(self, q_c, q_r, c, k_r, causal, key_padding) -> torch.Tensor:
-        """The paper's training form: per-head keys [W_UK c; k^R] and values W_UV c -> (B, H, T, d_h)."""
+    def _expanded_inputs(self, q_c, q_r, c, k_r, causal, key_padding):
+        """The paper's training form as the kernel takes it: queries [q^C; q^R], per-head keys [W_UK c; k^R] and values
+        W_UV c, each (B, H, ., d_h + d_h^R) (kernels take one head size, so the values are padded with d_h^R zeros),
+        and the position's bias."""
         B, H, T, dh = q_c.shape
         S, dr = c.shape[2], self.rope_dim
         k_c = self.k_up(c[:, 0]).view(B, S, H, dh).transpose(1, 2)  # (B, H, S, dh)
         v = self.v_up(c[:, 0]).view(B, S, H, dh).transpose(1, 2)  # (B, H, S, dh)
         k = torch.cat((k_c, k_r.expand(B, H, S, dr)), dim=-1)  # (B, H, S, dh + dr)
-        # kernels take one head size for q, k and v: the values padded with d_h^R zeros, the output sliced back
         v = torch.cat((v, v.new_zeros(B, H, S, dr)), dim=-1)
         bias = self._bias(T, S, S - T, q_c.dtype, causal, key_padding)
-        y = self.kernel.attend(torch.cat((q_c, q_r), dim=-1), k, v, causal=causal, bias=bias, scale=self._scale())
-        return y[..., :dh]
+        return torch.cat((q_c, q_r), dim=-1), k, v, bias
+
+    def _expanded(self, q_c, q_r, c, k_r, causal, key_padding) -> torch.Tensor:
+        """The paper's training form: attention over the expanded keys and values -> (B, H, T, d_h)."""
+        q, k, v, bias = self._expanded_inputs(q_c, q_r, c, k_r, causal, key_padding)
+        return self.kernel.attend(q, k, v, causal=causal, bias=bias, scale=self._scale())[..., :self.head_dim]
 
     def absorbed_query(self, q_c: torch.Tensor) -> torch.Tensor:
         """q^C (B, H, T, d_h) -> W_UK^T q^C (B, H, T, d_c): each head's query in the latent's coordinates."""

@@ -1,8 +1,9 @@
 """A language model of residual blocks whose token mixer is a registered sequence mixer (minGRU, linear attention).
 
 The block is the Transformer's Pre-LN block (variants/transformer.py) with self-attention replaced by the mixer:
-x + mixer(LN(x)), then x + FFN(LN(x)) (GELU, hidden 4 d), final LN, tied embeddings, the same initialisation
-(``init_weights``: N(0, 0.02), residual projections scaled by the depth). Feng et al. 2024 (arXiv 2410.01201)
+x + mixer(LN(x)), then x + FFN(LN(x)) (GELU, hidden 4 d), final LN, tied embeddings (``tie_embeddings=False``
+unties them), the same initialisation (``init_weights`` with the spec's ``init`` scheme: N(0, 0.02) or
+N(0, 1/fan_in), residual projections scaled by the depth). Feng et al. 2024 (arXiv 2410.01201)
 stack minGRU layers this way, and Katharopoulos et al. 2020 (arXiv 2006.16236) swap softmax attention for linear
 attention inside an otherwise unchanged Transformer. ``forward`` runs each mixer's parallel form; ``step`` one
 token with a fixed-size state per layer, for decoding.
@@ -11,12 +12,13 @@ token with a fixed-size state per layer, for decoding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Tuple
 
 import torch
 from torch import nn
 
 from .ffn._base import ffns
+from .init_scheme import init_problem
 from .mixer._base import mixers
 from .norm._base import norms
 from .spec import FamilySpec
@@ -38,6 +40,12 @@ class MixerSpec(FamilySpec):
     n_heads: int = 4
     #: FFN hidden size; None = 4 x d_model
     d_ff: Optional[int] = None
+    #: weight initialisation (variants/init_scheme.py): "gpt2" or "fan_in"
+    init: str = "gpt2"
+    #: the output layer shares the token embedding's matrix; False gives it its own
+    tie_embeddings: bool = True
+
+    late_defaults: ClassVar[Dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True}
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
@@ -45,6 +53,8 @@ class MixerSpec(FamilySpec):
             return [mixers.unknown_message(self.mixer)]
         reasons = [f"{name} must be at least 1, not {getattr(self, name)}"
                    for name in ("vocab_size", "d_model", "n_layers", "n_heads") if getattr(self, name) < 1]
+        if init_problem(self.init):
+            reasons.append(init_problem(self.init))
         return reasons or mixers.get(self.mixer).problems(self.d_model, self.n_heads)
 
 
@@ -79,7 +89,8 @@ class MixerLM(nn.Module):
         self.blocks = nn.ModuleList(MixerBlock(spec) for _ in range(spec.n_layers))
         self.norm = norms.get("layernorm")(spec.d_model)
         self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
-        self.head.weight = self.embed.weight  # tied input/output embeddings
+        if spec.tie_embeddings:
+            self.head.weight = self.embed.weight  # tied input/output embeddings
         init_weights(self, spec, branches=2, drawn=(nn.Linear, nn.Embedding))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:

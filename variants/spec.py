@@ -24,6 +24,7 @@ from ._registry import UnknownNameError, close_matches
 from .errors import UserError
 from .attention._base import attentions
 from .ffn._base import ffns
+from .init_scheme import init_problem
 from .kernel._base import kernels
 from .norm._base import norms, placements
 from .position._base import positions
@@ -76,6 +77,10 @@ class TransformerSpec:
     #: latent attention: an RMSNorm on the latent before its up-projections, as DeepSeek-V2's code and its 3.1.2 have
     #: it (the ``mla`` preset sets True; None for every other attention)
     latent_norm: Optional[bool] = None
+    #: weight initialisation (variants/init_scheme.py): "gpt2" (N(0, 0.02)) or "fan_in" (N(0, 1/fan_in))
+    init: str = "gpt2"
+    #: the output layer shares the token embedding's matrix (Press & Wolf 2017); False gives it its own
+    tie_embeddings: bool = True
 
     @property
     def head_dim(self) -> int:
@@ -105,7 +110,7 @@ class TransformerSpec:
 
 #: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
 LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None,
-                                  "latent_norm": None}
+                                  "latent_norm": None, "init": "gpt2", "tie_embeddings": True}
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
@@ -119,9 +124,16 @@ class FamilySpec:
     ``family``): its fields tagged with the family, so that two families' specs never share a dict or a hash."""
 
     family: ClassVar[str] = ""
+    #: fields added after results were stored, with their defaults (left out of to_dict at these, so the hashes of
+    #: earlier jobs stay valid)
+    late_defaults: ClassVar[Dict[str, Any]] = {}
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"family": self.family, **dataclasses.asdict(self)}
+        values = dataclasses.asdict(self)
+        for name, default in self.late_defaults.items():
+            if values.get(name, default) == default:
+                values.pop(name, None)
+        return {"family": self.family, **values}
 
     def content_hash(self) -> str:
         return stable_hash(self.to_dict())
@@ -185,6 +197,10 @@ def problems(
         reasons.append(f"n_kv_heads {spec.n_kv_heads} must divide n_heads {spec.n_heads}")
     if spec.window is not None and (not isinstance(spec.window, int) or isinstance(spec.window, bool) or spec.window < 1):
         reasons.append(f"window {spec.window!r} must be a whole number of keys >= 1 (or None for no window)")
+    if init_problem(spec.init):
+        reasons.append(init_problem(spec.init))
+    if not isinstance(spec.tie_embeddings, bool):
+        reasons.append(f"tie_embeddings must be true or false, not {spec.tie_embeddings!r}")
     axes = ((positions, spec.position), (scorings, spec.scoring), (norms, spec.norm),
             (placements, spec.norm_placement), (ffns, spec.ffn), (kernels, spec.kernel), (attentions, spec.attention))
     unknown = [registry.unknown_message(key) for registry, key in axes if key not in registry]

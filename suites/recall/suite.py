@@ -27,6 +27,7 @@ from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
 from suites.recall import models
 from suites.recall.tasks import IGNORE, LENGTH_TASKS, TASKS, Addition, Copy, MQAR, Reverse, Task
+from variants.init_scheme import INIT_SCHEMES
 from variants.mixer import mixers
 from variants.mixer_lm import MixerSpec
 from variants.recurrent import RecurrentSpec
@@ -43,6 +44,13 @@ class ModelShape(Profile):
     n_layers: int = 2
     #: attention heads (Transformer, linear attention)
     n_heads: int = 4
+    #: weight initialisation of the Transformer and the mixer LMs (variants/init_scheme.py); at width 64 GPT-2's
+    #: N(0, 0.02) leaves the Transformer on MQAR's plateau (1/N token accuracy) for the whole budget
+    init: str = "fan_in"
+    #: whether their output layer shares the token embedding's matrix
+    tie_embeddings: bool = False
+
+    rules = {"init": one_of(*INIT_SCHEMES)}
 
     def problems(self) -> List[str]:
         return heads_problems(self.d_model, self.n_heads) + super().problems()
@@ -122,6 +130,7 @@ def eval_sizes(name: str, p: RecallProfile) -> List[int]:
 class Recall(Suite):
     """MQAR, copying and length generalisation (copy, reverse, addition): Transformers, LSTM, minGRU, linear attention."""
 
+    version = 2  # the Transformer and mixer LMs at fan-in initialisation with untied output layers
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first, so that workers=N starts the longest jobs at once (reports keep tables.ORDER)
@@ -131,7 +140,8 @@ class Recall(Suite):
         """The Transformer at the profile's size, for the task with the largest vocabulary (run_job sets each task's)."""
         vocab = max(make_task(t, profile).vocab_size for t in profile.tasks)
         return TransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
-                               n_heads=profile.n_heads, max_len=64, position="none")
+                               n_heads=profile.n_heads, max_len=64, position="none", init=profile.init,
+                               tie_embeddings=profile.tie_embeddings)
 
     def spec_for(self, variant: str, profile: RecallProfile, options: Dict[str, Any]):
         """A recurrent cell builds an LSTM-style RecurrentSpec, a mixer a MixerSpec, each at the width whose parameter
@@ -142,7 +152,8 @@ class Recall(Suite):
             spec = resolve(variant, RecurrentSpec(vocab_size=base.vocab_size, n_layers=profile.n_layers))
         elif "mixer" in fields:
             spec = resolve(variant, MixerSpec(vocab_size=base.vocab_size, n_layers=profile.n_layers,
-                                              n_heads=profile.n_heads))
+                                              n_heads=profile.n_heads, init=profile.init,
+                                              tie_embeddings=profile.tie_embeddings))
         else:
             return resolve(variant, base)
         # a width the mixer can be built at (linear attention's heads must divide it)

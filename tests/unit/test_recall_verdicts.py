@@ -61,6 +61,16 @@ def test_position_ranking_leaves_out_arms_that_did_not_learn():
     found = by_key(rope_failed)["position_length_generalisation"]
     assert found.verdict == "disagrees"  # none below alibi; rope left out, not counted as the worst
     assert "rope on reverse" in found.sentence and "Left out" in found.sentence
+    assert "0 of 1 tested pairs" in found.cause and "on reverse none - alibi is -0.50 (the order reversed)" in found.cause
+
+
+def test_a_mixed_ranking_names_the_pairs_that_hold_and_the_one_reversed():
+    mixed = frame(*(rows(v, "copy", {8: 1.0, 16: acc}, 8) for v, acc in
+                    (("t5_bias", 0.7), ("alibi", 0.97), ("rope", 0.5))))
+    found = by_key(mixed)["position_length_generalisation"]
+    assert found.verdict == "inconclusive"  # one pair holds (alibi > rope), one is reversed (t5_bias < alibi)
+    assert "1 of 2 tested pairs" in found.cause and "on copy t5_bias - alibi is -0.27 (the order reversed)" in found.cause
+    assert "exact-match" in found.cause
 
 
 @pytest.mark.parametrize("key", ["attention_solves_mqar", "transformers_copy_longer", "position_length_generalisation"])

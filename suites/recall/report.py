@@ -23,11 +23,13 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines = title(suite, "Recall, copying and length generalisation", first)
     lines += [
         "## Setup", "",
-        f"- Models: the Transformer (Pre-LN, d_model {s['d_model']}, {s['n_layers']} blocks, {s['n_heads']} heads, tied "
-        "embeddings) with no position encoding (`none`), RoPE, ALiBi or T5's bucketed bias; a "
+        f"- Models: the Transformer (Pre-LN, d_model {s['d_model']}, {s['n_layers']} blocks, {s['n_heads']} heads) with "
+        "no position encoding (`none`), RoPE, ALiBi or T5's bucketed bias; a "
         f"{s['n_layers']}-layer LSTM; {s['n_layers']} Pre-LN blocks of minGRU or of causal linear attention (elu+1 "
         "features, no position encoding) each with a GELU FFN. The other families' widths are matched to the "
-        "Transformer's parameter count (table below).",
+        f"Transformer's parameter count (table below). The Transformer and the mixer LMs are {_initialised(s)}; the "
+        "LSTM keeps PyTorch's (U(±1/sqrt(width)) weights, its own untied output layer), with embeddings from "
+        "U(-0.1, 0.1) and forget-gate biases at 1.",
         f"- Training: per task one model from the seed, {s['steps']} AdamW steps of {s['batch_size']} sequences, lr "
         f"{s['lr']:g} (warm-up {s['warmup_steps']}, cosine decay), clipping {s['grad_clip']:g}, weight decay "
         f"{s['weight_decay']:g}; each batch draws one size uniformly from 1..n; the loss is on answer tokens only.",
@@ -70,3 +72,11 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     if notes:
         lines += ["## Runs that did not finish", ""] + notes + [""]
     return [write_markdown(suite, lines, out_dir)] + figures
+
+
+def _initialised(s) -> str:
+    """How the Transformer and mixer LMs of these records were initialised (suite version 1 records lack the fields)."""
+    scheme = s.get("init", "gpt2")
+    drawn = {"gpt2": "initialised at GPT-2's N(0, 0.02)", "fan_in": "initialised at fan-in scale, N(0, 1/fan_in)"}
+    tied = "tied" if s.get("tie_embeddings", True) else "untied"
+    return f"{drawn.get(scheme, f'initialised by {scheme!r}')}, their output layers {tied} to the token embedding"

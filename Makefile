@@ -52,9 +52,9 @@ bench: $(STAMP)
 paired-bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks.paired_gpt --rounds 6 $(PAIRED_ARGS)
 
-# On a CUDA machine, in at most 8 minutes: position_extrapolation standard (one seed, five variants), kv_cache
-# bandwidth and decode paths, attention_cost with every available kernel, the GPU-marked tests and the paired
-# benchmark, each under its own time limit (tools/gpu_check.sh). It uses the machine's own Python and CUDA
+# On a CUDA machine, in at most 9 minutes: the GPU-marked tests, kv_cache (MHA, GQA, MQA, MLA, a window),
+# sequence_cost large, attention_cost with every available kernel, position_extrapolation standard (one seed, five
+# variants) and the paired benchmark, each under its own time limit (tools/gpu_check.sh). It uses the machine's own Python and CUDA
 # torch (PYTHON=python3), no venv: a lent GPU machine reaches no registry. `make gpu-carry` (here, with a
 # registry and Debian's sword-text-web) puts what such a machine lacks into two ignored folders that travel with
 # the run (carry [".whl", ".sword"]): .whl/, wheels of the packages it may lack (PyYAML built for Python 3.10 to

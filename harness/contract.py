@@ -222,7 +222,10 @@ class Suite:
         """One verdict per claim from one group of records (its report module's ``findings``)."""
         if not self.report_module or not hasattr(self._reporter(), "findings"):
             return []
-        return list(self._reporter().findings(records))
+        from harness.findings import for_device
+
+        device = str(records.iloc[0].get("device", "")) if len(records) else ""
+        return [for_device(f, device) for f in self._reporter().findings(records)]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Defaults from where a suite is written: the class in ``suites/<name>/suite.py`` is named ``<name>``,

@@ -8,6 +8,8 @@ verdict is decided in one place: the suite's report module.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass, replace
 from typing import Iterable, List, Optional, Sequence, Tuple
@@ -43,6 +45,8 @@ class Claim:
     protocol: str = ""
     #: the one difference from the source's setting a reader must keep in mind (a report's Verdicts block shows it)
     confound: str = ""
+    #: the confound where the records come from a CUDA device, when the CPU's ``confound`` does not hold there
+    confound_gpu: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -239,3 +243,11 @@ def sentences(findings: Iterable[Finding]) -> List[str]:
     """The report sentences of findings, each once, in order (several claims may share one 'no verdict' sentence)."""
     return list(dict.fromkeys(f.sentence for f in findings if f.sentence))
 
+
+
+def for_device(found: "Finding", device: str) -> "Finding":
+    """The finding with its claim's GPU confound in place of the CPU one when its records come from a CUDA device."""
+    claim = found.claim
+    if not claim.confound_gpu or not str(device).startswith("cuda"):
+        return found
+    return dataclasses.replace(found, claim=dataclasses.replace(claim, confound=claim.confound_gpu))

@@ -151,9 +151,12 @@ def describe(group: Group, others: Sequence[Group] = ()) -> str:
 
 
 def _same(stored: Any, given: Any) -> bool:
-    """A stored setting against a value from the command line (3e-3 and 0.003 are the same number)."""
+    """A stored setting against a value from the command line (3e-3 and 0.003 are the same number; a list matches
+    item by item, as the command line gives its items as text)."""
     if stored == given or str(stored) == str(given):
         return True
+    if isinstance(stored, (list, tuple)) and isinstance(given, (list, tuple)):  # set.contexts=[512,4096]: strings
+        return len(stored) == len(given) and all(_same(a, b) for a, b in zip(stored, given))
     try:
         return float(stored) == float(given)
     except (TypeError, ValueError):

@@ -25,10 +25,12 @@ def carried_sword_modules():
     return re.search(r"^GPU_SWORD_MODULES \?= (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1).split()
 
 
-def test_steps_fit_the_eight_minute_budget_with_room_for_reports():
+def test_steps_fit_the_nine_minute_budget_with_room_for_reports():
     limits = {name: int(seconds) for name, seconds in re.findall(r"^step (\w+) (\d+) ", SCRIPT.read_text(), re.M)}
-    assert {"train_position_extrapolation", "kv_cache", "attention_cost", "gpu_tests"} <= set(limits)
-    assert sum(limits.values()) <= 8 * 60 - 20  # the reports and the set-up take the rest
+    assert {"train_position_extrapolation", "kv_cache", "sequence_cost", "attention_cost", "gpu_tests"} <= set(limits)
+    # the reports and the set-up take the rest; with a machine's start (1-2 min) the whole call fits a session's
+    # 15 minutes of device time with a rerun of no step
+    assert sum(limits.values()) <= 9 * 60 - 30
 
 
 def test_without_cuda_it_exits_2_with_one_sentence_and_runs_nothing(tmp_path):
@@ -44,9 +46,9 @@ def test_without_cuda_it_exits_2_with_one_sentence_and_runs_nothing(tmp_path):
     assert not (out / "results").exists()
 
 
-def test_the_check_runs_the_three_suites_its_issue_names():
+def test_the_check_runs_the_suites_whose_claims_need_a_gpu():
     suites = {arg.split("=", 1)[1] for _, args in run_steps() for arg in args if arg.startswith("suite=")}
-    assert suites == {"position_extrapolation", "kv_cache", "attention_cost"}
+    assert suites == {"position_extrapolation", "kv_cache", "sequence_cost", "attention_cost"}
     assert all("device=cuda" in args for _, args in run_steps())
 
 

@@ -124,3 +124,11 @@ def test_a_version_column_made_float_by_pandas_still_reads_v1():
     groups = split_groups(frame)
     assert {g.key.suite_version for g in groups} == {1, None}
     assert "v1 " in describe([g for g in groups if g.key.profile == "quick"][0])
+
+
+def test_a_list_setting_from_the_command_line_selects_its_group():
+    from harness.groups import _same
+
+    assert _same([512, 4096, 16384], ["512", "4096", "16384"])  # set.contexts=[512,4096,16384] parses to text
+    assert _same((0.5, 1), ["0.5", "1.0"])
+    assert not _same([512, 4096], ["512", "4096", "16384"]) and not _same([512, 4096], ["512", "8192"])

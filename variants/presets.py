@@ -78,6 +78,15 @@ _add("bidirectional", "RNN encoder that reads the source both ways (Bahdanau et 
 _add("loop", "A recurrent layer run as a Python loop over nn.LSTMCell/nn.GRUCell, one call per token, instead of the "
      "fused multi-step module (sequence_cost).", recurrence="loop")
 _add("transformer", "The Transformer (Vaswani et al. 2017); in translation the encoder-decoder, elsewhere the suite's decoder.")
+# initialisation and output tying of the Transformer and the mixer LMs (variants/init_scheme.py)
+_add("fan_in", "Weights drawn from N(0, 1/fan_in), a projection keeping its input's scale at any width (LeCun et al. "
+     "1998); the recall suite's default.", init="fan_in")
+_add("gpt2_init", "Weights drawn from N(0, 0.02), GPT-2's scale (Radford et al. 2019); the default outside recall.",
+     init="gpt2")
+_add("untied", "An output layer of its own instead of the token embedding's transpose; the recall suite's default.",
+     tie_embeddings=False)
+_add("tied", "The output layer shares the token embedding's matrix (Press & Wolf 2017, arXiv 1608.05859).",
+     tie_embeddings=True)
 
 
 def find_preset(preset: str) -> Optional[Preset]:

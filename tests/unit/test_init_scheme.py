@@ -59,3 +59,15 @@ def test_unknown_scheme_is_named_with_the_choices():
     assert message in MixerSpec(init="xavier").problems()
     with pytest.raises(ValueError):
         weight_std("xavier", 64)
+
+
+def test_presets_set_the_scheme_and_the_tying_on_top_of_a_suites_base():
+    from suites.recall.suite import PROFILES, Recall
+    from variants.spec import resolve
+
+    spec = resolve("rope+fan_in+untied")
+    assert (spec.init, spec.tie_embeddings) == ("fan_in", False)
+    back = Recall().spec_for("rope+gpt2_init+tied", PROFILES["quick"], {})  # the recall base is fan_in, untied
+    assert (back.init, back.tie_embeddings) == ("gpt2", True)
+    mixer = Recall().spec_for("mingru+gpt2_init", PROFILES["quick"], {})
+    assert (mixer.init, mixer.tie_embeddings) == ("gpt2", False)

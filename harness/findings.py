@@ -8,8 +8,6 @@ verdict is decided in one place: the suite's report module.
 
 from __future__ import annotations
 
-import dataclasses
-
 import math
 from dataclasses import dataclass, replace
 from typing import Iterable, List, Optional, Sequence, Tuple
@@ -244,10 +242,9 @@ def sentences(findings: Iterable[Finding]) -> List[str]:
     return list(dict.fromkeys(f.sentence for f in findings if f.sentence))
 
 
-
 def for_device(found: "Finding", device: str) -> "Finding":
     """The finding with its claim's GPU confound in place of the CPU one when its records come from a CUDA device."""
     claim = found.claim
     if not claim.confound_gpu or not str(device).startswith("cuda"):
         return found
-    return dataclasses.replace(found, claim=dataclasses.replace(claim, confound=claim.confound_gpu))
+    return replace(found, claim=replace(claim, confound=claim.confound_gpu))

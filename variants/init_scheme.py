@@ -15,7 +15,7 @@ stream multiplied by sqrt(d_model)).
 from __future__ import annotations
 
 import math
-from typing import Dict
+from typing import Any, Dict, Tuple
 
 from torch import nn
 
@@ -50,3 +50,33 @@ def fan_in(module: nn.Module) -> int:
 def residual_scale(branches: int, n_layers: int) -> float:
     """The factor on a residual output projection's std: 1 / sqrt(branches x n_layers) (GPT-2)."""
     return 1.0 / math.sqrt(branches * n_layers)
+
+
+def init_weights(model: nn.Module, spec: Any, branches: int, drawn: Tuple[type, ...] = (nn.Linear,)) -> None:
+    """The initialisation of both Transformers and the mixer LMs, after GPT-2 (Radford et al. 2019), on
+    ``model.embed`` (tied or not).
+
+    Every weight of a module of the types ``drawn`` is drawn from N(0, std), std by the spec's ``init`` scheme
+    (variants/init_scheme.py: 0.02 for ``gpt2``, fan_in^-0.5 for ``fan_in``), visiting modules as ``apply`` does
+    (a module shared by several layers, the position encoding, once per holder); the token embedding then from
+    N(0, d_model^-0.5) (Vaswani et al. 2017, 3.4: multiplied by sqrt(d_model) it enters with unit scale,
+    comparable to added position vectors (sinusoid RMS 0.71) that would otherwise swamp it, and the tied output
+    layer starts with unit-scale logits); the residual output projections (attention's out_proj, the
+    feed-forward's down) from N(0, std / sqrt(branches x n_layers)), ``branches`` the residual sublayers per
+    layer summed into the stream's depth (2 in the decoder LM; 3 in the encoder-decoder, whose decoder layers
+    have three). The decoder LM also draws its embeddings (``drawn`` with nn.Embedding), the encoder-decoder does
+    not: the draws consume random numbers, so each model keeps the sequence its pinned numbers come from.
+    """
+    scheme = getattr(spec, "init", "gpt2")
+
+    def draw(module: nn.Module) -> None:
+        if isinstance(module, drawn):
+            nn.init.normal_(module.weight, std=weight_std(scheme, fan_in(module)))
+
+    model.apply(draw)
+    nn.init.normal_(model.embed.weight, std=spec.d_model ** -0.5)
+    model.embed_scale = math.sqrt(spec.d_model)
+    scale = residual_scale(branches, spec.n_layers)
+    for name, p in model.named_parameters():
+        if name.endswith(("out_proj.weight", "down.weight")):  # (out, in) matrices of nn.Linear
+            nn.init.normal_(p, std=weight_std(scheme, p.shape[1]) * scale)

@@ -18,11 +18,10 @@ import torch
 from torch import nn
 
 from .ffn._base import ffns
-from .init_scheme import init_problem
+from .init_scheme import init_problem, init_weights
 from .mixer._base import mixers
 from .norm._base import norms
 from .spec import FamilySpec
-from .transformer import init_weights
 
 
 @dataclass(frozen=True)
@@ -53,8 +52,8 @@ class MixerSpec(FamilySpec):
             return [mixers.unknown_message(self.mixer)]
         reasons = [f"{name} must be at least 1, not {getattr(self, name)}"
                    for name in ("vocab_size", "d_model", "n_layers", "n_heads") if getattr(self, name) < 1]
-        if init_problem(self.init):
-            reasons.append(init_problem(self.init))
+        if bad_init := init_problem(self.init):
+            reasons.append(bad_init)
         return reasons or mixers.get(self.mixer).problems(self.d_model, self.n_heads)
 
 

@@ -21,12 +21,13 @@ from typing import Dict, Optional, Tuple, Union
 import torch
 from torch import nn
 
+from .init_scheme import init_weights
 from .kernel._base import kernels
 from .kv_cache import LayerCache
 from .norm._base import norms, placements
 from .position._base import positions
 from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
-from .transformer import Block, init_weights
+from .transformer import Block
 
 # batch-first tensors: memory (B, S, D), pad (B, S), per-layer cache buffers (B, Hkv, capacity, Dh); and the int
 # length, the number of target positions cached

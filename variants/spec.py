@@ -93,11 +93,7 @@ class TransformerSpec:
     def to_dict(self) -> Dict[str, Any]:
         """Every field, except fields added after results were stored when they keep their default (so the
         hashes of earlier jobs, and their stored results, stay valid)."""
-        values = dataclasses.asdict(self)
-        for name, default in LATE_DEFAULTS.items():
-            if values.get(name, default) == default:
-                values.pop(name, None)
-        return values
+        return without_late_defaults(dataclasses.asdict(self), LATE_DEFAULTS)
 
     def without_rope_scaling(self) -> "TransformerSpec":
         """The spec a RoPE scaling is applied to: the same weights, trained with plain RoPE."""
@@ -111,6 +107,12 @@ class TransformerSpec:
 #: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
 LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None,
                                   "latent_norm": None, "init": "gpt2", "tie_embeddings": True}
+
+
+def without_late_defaults(values: Dict[str, Any], late: Dict[str, Any]) -> Dict[str, Any]:
+    """A spec's fields without those added after results were stored that keep their default (so the hashes of
+    earlier jobs, and their stored results, stay valid)."""
+    return {name: value for name, value in values.items() if not (name in late and value == late[name])}
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
@@ -129,11 +131,7 @@ class FamilySpec:
     late_defaults: ClassVar[Dict[str, Any]] = {}
 
     def to_dict(self) -> Dict[str, Any]:
-        values = dataclasses.asdict(self)
-        for name, default in self.late_defaults.items():
-            if values.get(name, default) == default:
-                values.pop(name, None)
-        return {"family": self.family, **values}
+        return {"family": self.family, **without_late_defaults(dataclasses.asdict(self), self.late_defaults)}
 
     def content_hash(self) -> str:
         return stable_hash(self.to_dict())
@@ -197,8 +195,8 @@ def problems(
         reasons.append(f"n_kv_heads {spec.n_kv_heads} must divide n_heads {spec.n_heads}")
     if spec.window is not None and (not isinstance(spec.window, int) or isinstance(spec.window, bool) or spec.window < 1):
         reasons.append(f"window {spec.window!r} must be a whole number of keys >= 1 (or None for no window)")
-    if init_problem(spec.init):
-        reasons.append(init_problem(spec.init))
+    if bad_init := init_problem(spec.init):
+        reasons.append(bad_init)
     if not isinstance(spec.tie_embeddings, bool):
         reasons.append(f"tie_embeddings must be true or false, not {spec.tie_embeddings!r}")
     axes = ((positions, spec.position), (scorings, spec.scoring), (norms, spec.norm),

@@ -1,9 +1,9 @@
-"""The Transformer core (attention, block, initialisation) and the decoder-only language model built of it.
+"""The Transformer core (attention, block) and the decoder-only language model built of it.
 
-The encoder-decoder (variants/seq2seq_transformer.py) is built of the same Attention, Block and
-init_weights. The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with input and output embeddings tied (Press &
-Wolf 2017; ``tie_embeddings=False`` unties them), scaled by sqrt(d_model). By default: Pre-LN blocks (Xiong et al. 2020), LayerNorm, a GELU
-feed-forward layer, scaled dot-product scores, multi-head attention and the SDPA kernel. Every one of
+The encoder-decoder (variants/seq2seq_transformer.py) is built of the same Attention, Block and init_weights
+(variants/init_scheme.py). The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with input and output
+embeddings tied (Press & Wolf 2017; ``tie_embeddings=False`` unties them), scaled by sqrt(d_model). By default:
+Pre-LN blocks (Xiong et al. 2020), LayerNorm, a GELU feed-forward layer, scaled dot-product scores, multi-head attention and the SDPA kernel. Every one of
 these is an axis of the spec resolved once here into a component that owns its behaviour: attention calls
 the position's hooks (embed, rotate, attention_bias), the scoring's query transform, scale and kernel
 options, and the kernel's ``attend``; a block takes its norm slots from the placement. No ``if name ==``
@@ -19,13 +19,13 @@ import torch
 from torch import nn
 
 from .ffn._base import FeedForward, ffns
+from .init_scheme import init_weights
 from .kernel._base import AttentionKernel, ScoreBias, kernels
 from .attention._base import attentions
 from .kv_cache import LayerCache, RollingCache, StaticLayerCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, adds_score_bias, build_position
 from .scoring._base import Scoring, scorings
-from .init_scheme import fan_in, residual_scale, weight_std
 from .spec import TransformerSpec
 
 #: one layer's keys and values: a LayerCache (buffers written in place) or a (K, V) pair of (B, Hkv, S, Dh)
@@ -277,36 +277,6 @@ class DecoderLM(nn.Module):
         param = self.embed.weight
         x = torch.zeros(batch, length, self.spec.d_model, device=param.device, dtype=param.dtype)
         return self.blocks[0].attn.dispatch(x)
-
-
-def init_weights(model: nn.Module, spec: TransformerSpec, branches: int, drawn: Tuple[type, ...] = (nn.Linear,)) -> None:
-    """The initialisation of both Transformers and the mixer LMs, after GPT-2 (Radford et al. 2019), on
-    ``model.embed`` (tied or not).
-
-    Every weight of a module of the types ``drawn`` is drawn from N(0, std), std by the spec's ``init`` scheme
-    (variants/init_scheme.py: 0.02 for ``gpt2``, fan_in^-0.5 for ``fan_in``), visiting modules as ``apply`` does
-    (a module shared by several layers, the position encoding, once per holder); the token embedding then from
-    N(0, d_model^-0.5) (Vaswani et al. 2017, 3.4: multiplied by sqrt(d_model) it enters with unit scale,
-    comparable to added position vectors (sinusoid RMS 0.71) that would otherwise swamp it, and the tied output
-    layer starts with unit-scale logits); the residual output projections (attention's out_proj, the
-    feed-forward's down) from N(0, std / sqrt(branches x n_layers)), ``branches`` the residual sublayers per
-    layer summed into the stream's depth (2 in the decoder LM; 3 in the encoder-decoder, whose decoder layers
-    have three). The decoder LM also draws its embeddings (``drawn`` with nn.Embedding), the encoder-decoder does
-    not: the draws consume random numbers, so each model keeps the sequence its pinned numbers come from.
-    """
-    scheme = getattr(spec, "init", "gpt2")
-
-    def draw(module: nn.Module) -> None:
-        if isinstance(module, drawn):
-            nn.init.normal_(module.weight, std=weight_std(scheme, fan_in(module)))
-
-    model.apply(draw)
-    nn.init.normal_(model.embed.weight, std=spec.d_model ** -0.5)
-    model.embed_scale = math.sqrt(spec.d_model)
-    scale = residual_scale(branches, spec.n_layers)
-    for name, p in model.named_parameters():
-        if name.endswith(("out_proj.weight", "down.weight")):  # (out, in) matrices of nn.Linear
-            nn.init.normal_(p, std=weight_std(scheme, p.shape[1]) * scale)
 
 
 def build(spec: TransformerSpec) -> DecoderLM:

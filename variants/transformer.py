@@ -3,11 +3,11 @@
 The encoder-decoder (variants/seq2seq_transformer.py) is built of the same Attention, Block and init_weights
 (variants/init_scheme.py). The architecture of Vaswani et al. 2017 (arXiv 1706.03762) with input and output
 embeddings tied (Press & Wolf 2017; ``tie_embeddings=False`` unties them), scaled by sqrt(d_model). By default:
-Pre-LN blocks (Xiong et al. 2020), LayerNorm, a GELU feed-forward layer, scaled dot-product scores, multi-head attention and the SDPA kernel. Every one of
-these is an axis of the spec resolved once here into a component that owns its behaviour: attention calls
-the position's hooks (embed, rotate, attention_bias), the scoring's query transform, scale and kernel
-options, and the kernel's ``attend``; a block takes its norm slots from the placement. No ``if name ==``
-branch is needed anywhere on the call path.
+Pre-LN blocks (Xiong et al. 2020), LayerNorm, a GELU feed-forward layer, scaled dot-product scores, multi-head
+attention and the SDPA kernel. Every one of these is an axis of the spec resolved once here into a component that
+owns its behaviour: attention calls the position's hooks (embed, rotate, attention_bias), the scoring's query
+transform, scale and kernel options, and the kernel's ``attend``; a block takes its norm slots from the placement.
+No ``if name ==`` branch is needed anywhere on the call path.
 """
 
 from __future__ import annotations

@@ -21,6 +21,10 @@ Otherwise it is inconclusive. The three verdicts that follow from it:
   one seed, the value) lies within +-tolerance, whether or not it excludes zero (two one-sided tests: a real
   difference smaller than the tolerance is still "alike"), disagrees when it counts beyond the tolerance,
   inconclusive otherwise.
+- ``not_worse(diff, margin)``: the claim says a costs at most ``margin`` against b, a - b > 0 being worse (a
+  one-sided test of non-inferiority); agrees when the interval's upper end (or, with one seed, the value) is
+  within the margin, whether a is better or not, disagrees when the difference counts beyond it, inconclusive
+  otherwise.
 - ``all_hold``: a claim of several parts that must all hold; disagrees as soon as one part does.
 - ``combine_verdicts``: several comparisons of one claim (one per family or setting): agrees only when all
   agree; disagrees only when all that count disagree; otherwise inconclusive.
@@ -146,6 +150,17 @@ def equivalent(diff: Difference, tolerance: float) -> str:
     return "inconclusive"
 
 
+def not_worse(diff: Difference, margin: float) -> str:
+    """The verdict on 'a is worse than b by at most ``margin``' (in the difference's unit; a - b > 0 is worse)."""
+    e = diff.estimate
+    if math.isnan(e.value):
+        return "inconclusive"
+    high = e.high if e.high is not None else e.value
+    if diff.counts and e.value > margin:
+        return "disagrees"
+    return "agrees" if high <= margin else "inconclusive"
+
+
 def combine_verdicts(verdicts: Sequence[str]) -> str:
     """One verdict from several comparisons of one claim: all agree -> agrees; none agrees and some disagree ->
     disagrees; otherwise inconclusive ('not run' when there are none)."""
@@ -175,4 +190,4 @@ def _finite(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(float(x))
 
 
-__all__ = ["Difference", "paired", "directional", "equivalent", "combine_verdicts", "all_hold"]
+__all__ = ["Difference", "paired", "directional", "equivalent", "not_worse", "combine_verdicts", "all_hold"]

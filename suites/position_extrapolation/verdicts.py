@@ -15,7 +15,7 @@ from harness.findings import Estimate, Finding, finding
 from harness.suite_file import SuiteFile
 from harness.report_kit import fmt_mean_ci
 from suites.position_extrapolation import rope_extension_report as extension
-from suites.position_extrapolation import window_span
+from suites.position_extrapolation import window_quality, window_span
 from harness.paired import all_hold
 from suites.position_extrapolation.rules import change, from_one, lower, rises_by, said, stays_within
 from suites.position_extrapolation.tables import Shape
@@ -27,16 +27,17 @@ PUBLISHED = (
 )
 EXTRAPOLATION, = SuiteFile.of(__file__).claims("alibi_extrapolates")
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS + (window_span.SPAN,)
+CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS + (window_span.SPAN, window_quality.QUALITY)
 #: the published shape: ALiBi's ppl(8L) at most FLAT% above its ppl(L) (flat), sinusoidal's more than that (not flat)
 FLAT = 15.0
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
     """This suite's verdicts from one group of records: Press et al.'s finding, the RoPE-extension statements, then the
-    stacked-window check."""
-    return ([extrapolation_finding(df)] + extension.verdicts(df, int(df.iloc[0].profile_settings["train_len"]))
-            + [window_span.window_finding(df)])
+    stacked-window check and what a window costs at L."""
+    train_len = int(df.iloc[0].profile_settings["train_len"])
+    return ([extrapolation_finding(df)] + extension.verdicts(df, train_len)
+            + [window_span.window_finding(df), window_quality.quality_finding(df, train_len)])
 
 
 def extrapolation_finding(df: pd.DataFrame) -> Finding:

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from harness.findings import Claim, NOT_TESTABLE, not_testable
-from harness.paired import combine_verdicts, directional, equivalent, paired
+from harness.paired import combine_verdicts, directional, equivalent, not_worse, paired
 
 
 def test_a_consistent_paired_difference_counts_even_when_the_arms_overlap():
@@ -55,6 +55,16 @@ def test_a_real_difference_smaller_than_the_tolerance_is_equivalent():
     small = paired("d", {0: 4.04, 1: 4.042, 2: 4.038}, {0: 4.0, 1: 4.0, 2: 4.0}, relative=True)
     assert small.counts and equivalent(small, tolerance=3.0) == "agrees"
     assert equivalent(small, tolerance=0.5) == "disagrees"
+
+
+def test_not_worse_is_one_sided_a_better_arm_passes_a_worse_one_needs_its_interval_inside_the_margin():
+    base = {0: 4.0, 1: 4.0, 2: 4.0}
+    better = paired("d", {0: 3.9, 1: 3.95, 2: 3.85}, base, relative=True)  # -3.75% to -1.25%: better, interval wide
+    assert equivalent(better, tolerance=3.0) == "inconclusive" and not_worse(better, margin=3.0) == "agrees"
+    slightly = paired("d", {0: 4.04, 1: 4.042, 2: 4.038}, base, relative=True)  # +1% every seed
+    assert not_worse(slightly, margin=3.0) == "agrees" and not_worse(slightly, margin=0.5) == "disagrees"
+    noisy = paired("d", {0: 4.0, 1: 4.2, 2: 3.9}, base, relative=True)  # upper end past +3%, inside the seed spread
+    assert not_worse(noisy, margin=3.0) == "inconclusive"
 
 
 def test_combining_comparisons():

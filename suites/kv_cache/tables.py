@@ -147,10 +147,13 @@ def _greedy_section(df, variants) -> List[str]:
 
 
 def _paths_section(df, variants) -> List[str]:
-    rows, ratios = [], []
+    rows, ratios, untimed = [], [], []
     paths = df[df.metric == "decode_path_latency"]
     for v in variants:
         sel = paths[paths.variant == v]
+        if len(sel) and not (sel.status == "ok").any():  # no path at any context: one line after the table, not rows
+            untimed.append(f"`{v}` ({sel.reason.dropna().iloc[0] if sel.reason.notna().any() else sel.status.iloc[0]})")
+            continue
         for x in sorted(sel.x.unique()):
             at = sel[sel.x == x]
             by = {p: at[at.extra.apply(lambda e: e.get("path")) == p] for p in ("repeat", "enable_gqa", "grouped", "split_kv")}
@@ -168,6 +171,8 @@ def _paths_section(df, variants) -> List[str]:
             "score bias (a float mask for SDPA). Split-KV (flash-decoding) scores chunks of 512 cached tokens apart and "
             "merges them by log-sum-exp: it exists for GPUs, where the chunks occupy cores one softmax row would leave "
             "idle; on a CPU it only adds the merge.", rows, "No path was timed.")
+    if untimed:
+        lines += ["Not timed here: " + "; ".join(untimed) + ".", ""]
     if ratios:
         lines += ["Each path's time over grouped queries', median ratios with a 95% bootstrap interval over repeats:", "",
                   markdown_table(pd.DataFrame(ratios)), ""]

@@ -10,8 +10,8 @@ training FLOPs, so that a variant that wins by being bigger is visible as such. 
 their FFN width is set until the model is within 2% of the same spec with MHA (``variants/param_match.py``);
 ``gqa2+unmatched`` keeps the default FFN.
 
-The standard profile adds two control arms: ``post_ln+long_warmup``, Post-LN warmed up over half the steps
-(``schedule.py``), and the scorings with absolute sinusoidal positions (``sinusoidal``, ``sinusoidal+dot``,
+The standard profile adds control arms: ``post_ln+no_warmup`` and ``no_warmup``, Post-LN and Pre-LN trained without
+warm-up (Xiong et al.'s setting), ``post_ln+long_warmup``, Post-LN warmed up over half the steps (``schedule.py``), and the scorings with absolute sinusoidal positions (``sinusoidal``, ``sinusoidal+dot``,
 ``sinusoidal+additive+naive``), the setting of Vaswani et al. 2017; RoPE rotates q and k, which keeps the
 relative-position property only for dot products, so the RoPE comparison is kept as a second, labelled arm.
 """
@@ -81,7 +81,7 @@ class LanguageModeling(CharLMCorpus, Suite):
                         "swiglu")
     #: with the control arms of two claims (the module docstring), the slowest first again
     with_controls = ("additive+naive", "sinusoidal+additive+naive") + default_variants[1:] + (
-        "post_ln+long_warmup", "sinusoidal", "sinusoidal+dot")
+        "post_ln+long_warmup", "post_ln+no_warmup", "no_warmup", "sinusoidal", "sinusoidal+dot")
     profile_variants = {"standard": with_controls, "large": with_controls}
     options = {"data": None}
 
@@ -95,7 +95,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         """Presets on the base spec; a gqa<g>/mqa spec gets the d_ff that matches its MHA twin's parameter count.
 
         An expression that sets d_ff itself (``unmatched`` sets the default) keeps it: the unmatched comparison.
-        A ``long_warmup`` part gives the spec its own warm-up (schedule.py).
+        A ``long_warmup`` or ``no_warmup`` part gives the spec its own warm-up (schedule.py).
         """
         variant, warmup_fraction = split_schedule(variant)
         spec = resolve(variant, self.base_spec(profile, options))

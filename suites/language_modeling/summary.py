@@ -38,10 +38,13 @@ NOT_AXES = ("warmup_fraction",)
 def family_of(spec: Dict, base: Dict) -> str:
     """The family of a spec relative to the baseline spec: the axis it changes ('baseline' when none).
 
-    A variant's own warm-up is not an axis: ``post_ln+long_warmup`` is of the norm-placement family."""
+    A variant's own warm-up is not an axis: ``post_ln+long_warmup`` is of the norm-placement family, and the
+    baseline with only its warm-up changed (``no_warmup``) of the 'warm-up' family."""
     changed = {k for k in spec if spec[k] != base.get(k)}
     if not changed:
         return "baseline"
+    if changed <= set(NOT_AXES):
+        return "warm-up"
     axes = changed - {"kernel", *NOT_AXES}
     if not axes:
         return "kernel"

@@ -91,7 +91,8 @@ def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_
     assert decode["verdict"] == "agrees" and decode["our measurement"].startswith("MHA / MQA step time, rope")
     post_ln = rows["Post-LN trains worse than Pre-LN without a long warm-up"]
     assert post_ln["verdict"] == "not run"
-    command = "bench run suite=language_modeling variants=[baseline,post_ln,post_ln+long_warmup] profile=quick"
+    command = ("bench run suite=language_modeling variants=[baseline,no_warmup,post_ln+no_warmup,post_ln,post_ln+long_warmup]"
+               " profile=quick")
     assert post_ln["our measurement"] == f"not run: `{command}`"
     warmup = rows["Post-LN needs a learning-rate warm-up; Pre-LN does not"]  # a suite without any record
     assert warmup["verdict"] == "not run" and "bench run suite=training_stability" in warmup["our measurement"]

@@ -12,7 +12,8 @@ def test_pe_standard_runs_seven_positions_and_the_rope_extensions_and_quick_the_
     lm = suites.get("language_modeling")
     standard = lm.variants_for("standard")
     # standard adds the control arms: Post-LN with a long warm-up, the scorings with absolute positions
-    assert set(standard) - set(lm.default_variants) == {"post_ln+long_warmup", "sinusoidal", "sinusoidal+dot",
+    assert set(standard) - set(lm.default_variants) == {"post_ln+long_warmup", "post_ln+no_warmup", "no_warmup",
+                                                        "sinusoidal", "sinusoidal+dot",
                                                         "sinusoidal+additive+naive"}
     assert standard[:2] == ("additive+naive", "sinusoidal+additive+naive")  # the slowest first
     assert lm.variants_for("quick") == lm.default_variants

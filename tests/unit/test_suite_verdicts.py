@@ -23,7 +23,8 @@ CHANGES = {"baseline": {}, "dot": {"scoring": "dot"}, "additive+naive": {"scorin
            "sinusoidal": {"position": "sinusoidal"}, "sinusoidal+dot": {"position": "sinusoidal", "scoring": "dot"},
            "sinusoidal+additive+naive": {"position": "sinusoidal", "scoring": "additive"},
            "gqa2": {"n_kv_heads": 2, "d_ff": 288}, "mqa": {"n_kv_heads": 1, "d_ff": 304},
-           "post_ln": {"norm_placement": "post"}, "post_ln+long_warmup": {"norm_placement": "post", "warmup_fraction": 0.5}}
+           "post_ln": {"norm_placement": "post"}, "post_ln+long_warmup": {"norm_placement": "post", "warmup_fraction": 0.5},
+           "post_ln+no_warmup": {"norm_placement": "post", "warmup_fraction": 0.0}, "no_warmup": {"warmup_fraction": 0.0}}
 UNIGRAM = 3.05  # nats/char: a collapsed run's perplexity is exp(3.05) = 21.1
 
 
@@ -87,6 +88,11 @@ def _times(factor, base=BASELINE):
     (lm._post_ln, {"post_ln": COLLAPSED, "post_ln+long_warmup": NOISY}, "agrees"),     # the long warm-up rescues it
     (lm._post_ln, {"post_ln": COLLAPSED, "post_ln+long_warmup": COLLAPSED}, "inconclusive"),  # warm-up not the cause
     (lm._post_ln, {}, "not run"),
+    # without warm-up (the source's failing row) the judged arm is Post-LN at 0 against Pre-LN at 0, whatever Post-LN
+    # does at the profile's warm-up (shown, not judged)
+    (lm._post_ln, {"no_warmup": BASELINE, "post_ln+no_warmup": COLLAPSED, "post_ln": _times(0.95),
+                   "post_ln+long_warmup": NOISY}, "agrees"),
+    (lm._post_ln, {"no_warmup": BASELINE, "post_ln+no_warmup": _times(0.93), "post_ln": _times(0.95)}, "disagrees"),
 ])
 def test_language_modeling_verdicts(judge, variants, verdict):
     s = _lm({"baseline": BASELINE, **variants})
@@ -99,6 +105,14 @@ def test_language_modeling_scoring_with_a_variant_that_did_not_learn():
     learned = _lm({"baseline": BASELINE, "sinusoidal": BASELINE})
     everyone = _lm({"baseline": BASELINE, "sinusoidal": BASELINE, "sinusoidal+dot": _times(1.01)})
     assert lm._scoring(learned, everyone).verdict == "inconclusive"  # sinusoidal+dot ran but did not learn
+
+
+def test_post_ln_without_warm_up_is_judged_against_pre_ln_without_warm_up():
+    s = _lm({"baseline": BASELINE, "no_warmup": _times(1.5), "post_ln+no_warmup": _times(1.2), "post_ln": NOISY})
+    found = lm._post_ln(s)
+    # worse than the baseline (warm-up 10) but better than Pre-LN without warm-up: the pair at 0 decides
+    assert s.family["no_warmup"] == "warm-up" and found.verdict == "disagrees"
+    assert "`post_ln+no_warmup` (warm-up 0 steps)" in found.cause and "shown, not judged" in found.sentence
 
 
 def test_the_scorings_are_compared_within_their_arm():

@@ -78,7 +78,7 @@ def test_the_extension_statements_are_index_findings_with_their_estimates():
 
     keys = [c.key for c in CLAIMS]
     assert keys == ["alibi_extrapolates", "rope_blows_up", "pi_short", "ntk_close", "yarn_close",  # dynamic NTK is NTK's
-                    "stacked_window_span"]
+                    "stacked_window_span", "window_costs_little"]
     found = {f.claim.key: f for f in findings(records(PUBLISHED_SHAPE))}
     assert found["yarn_close"].verdict == "agrees" and found["yarn_close"].seeds == 2
     assert found["rope_blows_up"].estimates[0].value > 100  # % above ppl(L)

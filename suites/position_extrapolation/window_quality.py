@@ -10,14 +10,12 @@ claim is one-sided (non-inferiority, ``harness.paired.not_worse``): a window tha
 
 from __future__ import annotations
 
-from typing import Dict, List
-
 import pandas as pd
 
-from harness.findings import Finding, finding, not_run
+from harness.findings import Finding, cause_sentence, finding, not_run
 from harness.paired import combine_verdicts, not_worse, paired
 from harness.suite_file import SuiteFile
-from suites.position_extrapolation.window_span import expected_span
+from suites.position_extrapolation.window_span import expected_span, ppl_by_seed, window_specs
 
 QUALITY, = SuiteFile.of(__file__).claims("window_costs_little")
 #: the most a window may cost in perplexity at L, in % (Vaswani et al.'s d_k 32 -> 16, +3.0%, called a loss there)
@@ -25,30 +23,19 @@ MARGIN = 3.0
 BASELINE = "rope"
 
 
-def _per_seed(ppl: pd.DataFrame, variant: str, x: float) -> Dict[int, float]:
-    part = ppl[(ppl.variant == variant) & (ppl.x == x)]
-    return {int(r.seed): float(r.value) for r in part.itertuples()}
-
-
-def window_variants(ok: pd.DataFrame) -> List[str]:
-    """The variants of ``ok`` whose spec sets a sliding window, in their order of appearance."""
-    specs = ok.groupby("variant", sort=False).spec.first()
-    return [v for v in specs.index if isinstance(specs[v], dict) and specs[v].get("window")]
-
-
 def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     """Each window model's perplexity change at L against ``rope``, paired over seeds, judged by ``not_worse``."""
     ok = df[df.status == "ok"]
-    windows = window_variants(ok)
+    specs = window_specs(ok)
+    windows = list(specs)
     ppl = ok[ok.metric == "perplexity"]
-    base = _per_seed(ppl, BASELINE, float(train_len))
+    base = ppl_by_seed(ppl, BASELINE, float(train_len))
     if not windows or not base:
         return not_run(QUALITY, "This run lacks a sliding-window variant (`rope+window16`, ...) or `rope` beside it.")
-    specs = ok.groupby("variant").spec.first()
     parts, verdicts, estimates, causes = [], [], [], []
     for v in windows:
         spec = specs[v]
-        diff = paired(f"{v} Δ ppl at L vs {BASELINE}", _per_seed(ppl, v, float(train_len)), base, relative=True)
+        diff = paired(f"{v} Δ ppl at L vs {BASELINE}", ppl_by_seed(ppl, v, float(train_len)), base, relative=True)
         verdict = not_worse(diff, MARGIN)
         verdicts.append(verdict)
         estimates.append(diff.estimate)
@@ -63,10 +50,7 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     verdict = combine_verdicts(verdicts)
     text = (f"A window costs little when its perplexity change at L against `{BASELINE}` trained alike has an upper "
             f"interval end of at most +{MARGIN:g}%: " + "; ".join(parts) + f", over {len(base)} seed(s).")
-    cause = ""
-    if verdict != "agrees" and causes:
-        cause = "; ".join(causes) + "."
-        cause = cause[0].upper() + cause[1:]
+    cause = cause_sentence(verdict, causes)
     # the headline: the narrowest window, the one most likely to cost something
     narrowest = min(range(len(windows)), key=lambda i: specs[windows[i]]["window"])
     return finding(QUALITY, verdict, text, estimates, cause=cause, headline=narrowest)

@@ -14,7 +14,7 @@ the mask and its stacking; the finding-like question, what a window costs in per
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import pandas as pd
 import torch
@@ -94,18 +94,25 @@ def window_finding(df: pd.DataFrame) -> Finding:
     return finding(SPAN, verdict, text, estimates, cause=cause, over_seeds=False)
 
 
+def window_specs(ok: pd.DataFrame) -> Dict[str, dict]:
+    """variant -> spec of the variants of ``ok`` whose spec sets a sliding window, in their order of appearance."""
+    specs = ok.groupby("variant", sort=False).spec.first()
+    return {v: specs[v] for v in specs.index if isinstance(specs[v], dict) and specs[v].get("window")}
+
+
+def ppl_by_seed(ppl: pd.DataFrame, variant: str, x: float) -> Dict[int, float]:
+    """seed -> perplexity of ``variant`` at evaluation length ``x`` (``ppl``: perplexity records)."""
+    part = ppl[(ppl.variant == variant) & (ppl.x == x)]
+    return {int(r.seed): float(r.value) for r in part.itertuples()}
+
+
 def window_section(ok: pd.DataFrame, variants: List[str], lengths: List[float], train_len: int) -> List[str]:
     """A table of each window model against full-attention RoPE trained alike: W, span, ppl change at L and past it."""
-    specs = ok.groupby("variant").spec.first()
-    windows = [v for v in variants if v in specs.index and (specs[v] or {}).get("window")]
+    specs = window_specs(ok)
+    windows = [v for v in variants if v in specs]
     if not windows or "rope" not in set(ok.variant):
         return []
     ppl = ok[ok.metric == "perplexity"]
-
-    def per_seed(variant: str, x: float):
-        part = ppl[(ppl.variant == variant) & (ppl.x == x)]
-        return {int(r.seed): float(r.value) for r in part.itertuples()}
-
     shown = [x for x in lengths if x in (train_len, 2 * train_len, 8 * train_len)]
     rows = []
     for v in windows:
@@ -114,7 +121,7 @@ def window_section(ok: pd.DataFrame, variants: List[str], lengths: List[float], 
         row = {"variant": v, "W": spec["window"], "layers x (W - 1)": expected_span(spec["n_layers"], spec["window"]),
                "measured span": f"{int(span.max())}" if len(span) else "-"}
         for x in shown:
-            a, b = per_seed(v, x), per_seed("rope", x)
+            a, b = ppl_by_seed(ppl, v, x), ppl_by_seed(ppl, "rope", x)
             changes = [100.0 * (a[s] / b[s] - 1.0) for s in a if s in b]
             row[f"Δ ppl vs rope at {int(x / train_len)}L"] = fmt_pct(changes)
         rows.append(row)

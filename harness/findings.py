@@ -45,6 +45,9 @@ class Claim:
     confound: str = ""
     #: the confound where the records come from a CUDA device, when the CPU's ``confound`` does not hold there
     confound_gpu: str = ""
+    #: what must hold in the run for the claim to be testable at all (a sink forms; the arms learn the task; a GPU):
+    #: where the run measures it absent, the verdict is "not testable here" with that measurement (``unmet``)
+    precondition: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -143,9 +146,11 @@ class Finding:
     #: whether the verdict rests on the spread over training seeds (False: on exact bytes or counts, or on timings
     #: judged against a margin set from their timing repeats, which one seed does not weaken)
     over_seeds: bool = True
-    #: what ``seeds`` counts: training seeds, or the pairs a verdict pairs over instead ("stream": held-out streams
-    #: of one model)
+    #: what ``seeds`` counts: training seeds, or the pairs a verdict pairs over instead (trained models)
     pairs: str = "seed"
+    #: the value the headline's interval must clear for the verdict to be decided (0 for "a differs from b", the
+    #: tolerance of "alike", the rise of "rises by at least"): what harness/power.py plans more seeds against
+    boundary: float = 0.0
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -197,18 +202,28 @@ class Finding:
 
 def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
             seeds: Optional[int] = None, cause: str = "", headline: int = 0, over_seeds: bool = True,
-            pairs: str = "seed") -> Finding:
-    """A Finding whose seed count defaults to the most seeds behind any of its estimates; ``cause``: one sentence
-    on why the verdict is not "agrees"; ``headline``: the position, among the estimates given, of the one the
-    verdict rests on; ``over_seeds``: False where the verdict rests on exact values or timing repeats, not seeds;
-    ``pairs``: what the count of ``seeds`` counts when it is not training seeds ('stream').
+            pairs: str = "seed", boundary: float = 0.0) -> Finding:
+    """A Finding whose seed count defaults to the seeds behind its headline estimate (the one the verdict turns
+    on); ``cause``: one sentence on why the verdict is not "agrees"; ``headline``: the position, among the
+    estimates given, of the one the verdict rests on; ``over_seeds``: False where the verdict rests on exact values
+    or timing repeats, not seeds; ``pairs``: what the count of ``seeds`` counts when it is not training seeds;
+    ``boundary``: what the headline's interval must clear (harness/power.py).
 
-    A verdict that rests on one seed's spread ends its sentence with the note '1 seed: indicative only'."""
+    An inconclusive verdict's cause ends with what more seeds could do (harness/power.py: the minimum detectable
+    effect at its seeds and the seeds that would resolve it). A verdict that rests on one seed's spread ends its
+    sentence with the note '1 seed: indicative only'."""
     kept = [(i, e) for i, e in enumerate(estimates) if e is not None]
     position = next((k for k, (i, _) in enumerate(kept) if i == headline), 0)
     estimates = tuple(e for _, e in kept)
-    n = seeds if seeds is not None else max((e.seeds for e in estimates), default=0)
-    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds, pairs)
+    head = estimates[position] if estimates else None
+    n = seeds if seeds is not None else (head.seeds if head is not None else 0)
+    if verdict == "inconclusive" and head is not None and over_seeds:
+        from harness.power import sentence as power_sentence
+
+        planned = power_sentence(head, boundary)
+        if planned and planned not in cause:
+            cause = f"{cause.rstrip().rstrip('.')}. {planned}" if cause.strip() else planned
+    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds, pairs, boundary)
     if found.indicative and sentence and INDICATIVE not in sentence:
         found = replace(found, sentence=f"{sentence.rstrip()} ({INDICATIVE}.)")
     return found
@@ -235,6 +250,14 @@ def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence
     cause = f"{reason.rstrip('.')}; {would_test.rstrip('.')} would test it."
     sentence = f"Not testable here: {reason.rstrip('.')}. What would test it: {would_test.rstrip('.')}."
     return finding(claim, NOT_TESTABLE, sentence, estimates, seeds, cause)
+
+
+def unmet(claim: Claim, measured: str, would_test: str, estimates: Sequence[Estimate] = (),
+           seeds: Optional[int] = None) -> Finding:
+    """The finding of a claim whose declared precondition (``Claim.precondition``) the run measured absent: not
+    testable here, with the measurement that shows it and what would test the claim."""
+    reason = f"its precondition ({claim.precondition or 'see the claim'}) is absent here: {measured.rstrip('.')}"
+    return not_testable(claim, reason, would_test, estimates, seeds)
 
 
 def sentences(findings: Iterable[Finding]) -> List[str]:

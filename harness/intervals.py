@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, List, Optional, Tuple
 
 #: the kinds of quantity an estimate can declare (see the module docstring)
@@ -55,16 +56,22 @@ def finite(values: Iterable) -> List[float]:
     return [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
 
 
-def t_half(vals: List[float], confidence: float = CONFIDENCE) -> float:
-    """The half-width of the Student-t interval of the mean of ``vals`` (NaN for fewer than two)."""
+@lru_cache(maxsize=None)
+def t_quantile(q: float, df: int) -> float:
+    """Student-t's ``q`` quantile at ``df`` degrees of freedom (cached: the judge asks for a few, many times)."""
     from scipy import stats
 
+    return float(stats.t.ppf(q, df))
+
+
+def t_half(vals: List[float], confidence: float = CONFIDENCE) -> float:
+    """The half-width of the Student-t interval of the mean of ``vals`` (NaN for fewer than two)."""
     n = len(vals)
     if n < 2:
         return math.nan
     mean = sum(vals) / n
     sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1))
-    return float(stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n))
+    return t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
 
 
 def spread(values: Iterable, kind: str = "t", bounds: Optional[Tuple[float, float]] = None,
@@ -115,4 +122,4 @@ def difference_bounds(bounds: Optional[Tuple[float, float]]) -> Optional[Tuple[f
     return (low - high, high - low)
 
 
-__all__ = ["KINDS", "Spread", "spread", "change", "difference_bounds", "check_kind", "t_half", "finite"]
+__all__ = ["KINDS", "Spread", "spread", "change", "difference_bounds", "check_kind", "t_half", "t_quantile", "finite"]

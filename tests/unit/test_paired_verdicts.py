@@ -11,18 +11,20 @@ from harness.paired import combine_verdicts, directional, equivalent, not_worse,
 def test_a_consistent_paired_difference_counts_even_when_the_arms_overlap():
     # the arms overlap (seed spread 2) but every seed moves by +0.1: the paired interval excludes 0
     d = paired("x", {0: 1.1, 1: 2.1, 2: 3.1}, {0: 1.0, 1: 2.0, 2: 3.0})
-    assert d.interval_excludes_zero and d.counts and not d.ranges_separate
+    assert d.interval_excludes_zero and d.counts
     assert directional(d, +1) == "agrees" and directional(d, -1) == "disagrees"
 
 
-def test_a_difference_beyond_the_seed_spread_counts_with_a_wide_interval():
-    # rnn [100, 100, 10] against lstm [20, 20, 20]: the interval of the differences includes 0 and the ranges
-    # overlap, so it does not count (the old rule compared the means, 70 against 20)
+def test_only_the_paired_interval_counts_never_the_seed_ranges_or_a_margin_at_several_seeds():
+    # rnn [100, 100, 10] against lstm [20, 20, 20]: the interval of the differences includes 0
     d = paired("lag", {0: 100, 1: 100, 2: 10}, {0: 20, 1: 20, 2: 20})
     assert not d.counts and directional(d, -1) == "inconclusive"
-    # separate ranges count even when the paired interval is wide
-    d = paired("loss", {0: 3.0, 1: 2.2, 2: 2.9}, {0: 1.6, 1: 1.7, 2: 1.65})
-    assert d.ranges_separate and d.counts and directional(d, +1) == "agrees"
+    # separate ranges with a paired interval that reaches 0 do not count (the range test ignored the pairing)
+    d = paired("loss", {0: 3.0, 1: 2.2, 2: 2.9}, {0: 1.6, 1: 2.1, 2: 1.65})
+    assert not d.counts and directional(d, +1) == "inconclusive"
+    # a margin applies to one seed only: at three seeds a mean beyond it does not count by itself
+    d = paired("acc", {0: 0.9, 1: 0.2, 2: 0.8}, {0: 0.5, 1: 0.5, 2: 0.5}, margin=0.1)
+    assert abs(d.mean) > 0.1 and not d.counts and not d.beyond_margin
 
 
 def test_only_seeds_both_arms_have_are_paired_and_nan_drops_its_seed():
@@ -32,9 +34,23 @@ def test_only_seeds_both_arms_have_are_paired_and_nan_drops_its_seed():
 
 def test_one_seed_counts_only_beyond_a_declared_margin():
     d = paired("t", {0: 1.05}, {0: 1.0})
-    assert not d.counts and "one seed" in d.why()
+    assert not d.counts and d.why() == "1 seed: no verdict" and d.no_verdict
+    assert equivalent(d, tolerance=3.0) == "inconclusive" and not_worse(d, margin=3.0) == "inconclusive"
     assert paired("t", {0: 1.2}, {0: 1.0}, margin=0.1).counts
     assert not paired("t", {0: 1.05}, {0: 1.0}, margin=0.1).counts
+
+
+def test_one_seed_is_widened_by_its_calibrated_margin_in_every_rule_shape():
+    from harness.paired import MARGIN_SDS, one_seed_margin
+
+    margin = one_seed_margin([1.0, 2.0, 3.0])
+    assert margin == pytest.approx(MARGIN_SDS * 1.0)
+    with pytest.raises(ValueError):
+        one_seed_margin([1.0, 2.0])
+    near = paired("d", {0: 0.5}, {0: 0.0}, margin=0.2)  # 0.5 +- 0.2
+    assert equivalent(near, tolerance=1.0) == "agrees" and equivalent(near, tolerance=0.6) == "inconclusive"
+    assert not_worse(near, margin=0.75) == "agrees" and not_worse(near, margin=0.6) == "inconclusive"
+    assert not_worse(near, margin=0.2) == "disagrees"
 
 
 def test_relative_differences_are_in_percent():

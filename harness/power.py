@@ -1,0 +1,99 @@
+"""Whether more seeds could decide an inconclusive comparison: its minimum detectable effect and the seeds it needs.
+
+A paired comparison over n seeds (harness/paired.py) counts when its 95% interval clears a boundary: 0 for "a
+differs from b", the tolerance for "a and b are alike", the claimed rise for "rises by at least pct%". From an
+estimate's interval this module recovers the per-seed standard deviation sd of the paired quantity (on the
+test's scale: the log ratio for a relative change, the difference otherwise) and gives
+
+- the minimum detectable effect at n seeds, MDE(n) = (t(0.975, n - 1) + t(POWER, n - 1)) * sd / sqrt(n): the
+  distance from the boundary a true effect needs for the test to clear it with probability POWER (80%);
+- the seeds that would resolve the comparison if the measured effect is the true one: the smallest n with
+  MDE(n) <= |estimate - boundary|, or none up to MOST_SEEDS, when the estimate sits so close to its boundary that
+  no affordable number of seeds decides it.
+
+The normal-theory approximation to the non-central t it uses is the standard one for planning seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from harness.findings import Estimate
+from harness.intervals import t_quantile as _t
+
+#: the probability a true effect of the MDE is detected
+POWER = 0.8
+#: the most seeds worth proposing (above it: more seeds cannot be expected to decide the claim)
+MOST_SEEDS = 200
+
+
+
+
+def _scale(e: Estimate):
+    """(to, back): the test's scale for this estimate (log ratios for a relative change in %) and the way back."""
+    if e.kind == "log" and e.unit == "%":
+        return (lambda x: math.log1p(x / 100.0)), (lambda y: 100.0 * math.expm1(y))
+    return (lambda x: x), (lambda y: y)
+
+
+def sd_of(e: Estimate) -> Optional[float]:
+    """The per-seed sd of the paired quantity behind ``e``'s 95% interval (None without an interval, or for a kind
+    whose interval is not a t interval on a known scale)."""
+    n = e.seeds
+    if n < 2 or e.low is None or e.high is None or e.kind not in ("t", "bounded", "log"):
+        return None
+    if e.kind == "log" and e.unit != "%":
+        return None
+    to, _ = _scale(e)
+    try:
+        low, high, centre = to(e.low), to(e.high), to(e.value)
+    except ValueError:
+        return None
+    # a bounded interval may be cut at a bound: its wider side is the t half-width
+    half = max(high - centre, centre - low) if e.kind == "bounded" else (high - low) / 2
+    return half * math.sqrt(n) / _t(0.975, n - 1)
+
+
+def mde(sd: float, n: int) -> float:
+    """The minimum detectable effect of a paired t test over ``n`` seeds at level 5% two-sided and power POWER."""
+    return (_t(0.975, n - 1) + _t(POWER, n - 1)) * sd / math.sqrt(n)
+
+
+def seeds_to_resolve(sd: float, distance: float) -> Optional[int]:
+    """The fewest seeds whose MDE is at most ``distance`` (None when more than MOST_SEEDS would be needed)."""
+    if sd == 0:
+        return 2
+    for n in range(2, MOST_SEEDS + 1):
+        if mde(sd, n) <= distance:
+            return n
+    return None
+
+
+def sentence(e: Estimate, boundary: float = 0.0) -> str:
+    """One sentence on whether more seeds could decide a comparison whose estimate is ``e`` and whose interval must
+    clear ``boundary`` (in ``e``'s unit); '' where ``e`` carries no interval to plan from."""
+    sd = sd_of(e)
+    if sd is None or math.isnan(e.value):
+        return ""
+    to, back = _scale(e)
+    try:
+        distance = abs(to(e.value) - to(boundary))
+    except ValueError:
+        return ""
+    unit = f" {e.unit}" if e.unit and e.unit != "%" else e.unit
+    now = back(mde(sd, e.seeds))
+    said = (f"at {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
+            f"from {boundary:g}")
+    need = seeds_to_resolve(sd, distance)
+    if need is None:
+        return (f"{said[0].upper()}{said[1:]}; the estimate {e.value:.3g}{unit} lies so close to {boundary:g} that more "
+                f"than {MOST_SEEDS} seeds would be needed: more seeds cannot be expected to decide it.")
+    if need <= e.seeds:
+        return (f"{said[0].upper()}{said[1:]}; the estimate is farther than that, yet its interval reaches "
+                f"{boundary:g}: a rerun at {e.seeds} or more seeds would likely decide it.")
+    return (f"{said[0].upper()}{said[1:]}; if the measured {e.value:.3g}{unit} is the true effect, about {need} seeds "
+            f"would resolve it with {POWER:.0%} power.")
+
+
+__all__ = ["POWER", "MOST_SEEDS", "sd_of", "mde", "seeds_to_resolve", "sentence"]

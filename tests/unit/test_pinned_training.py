@@ -1,18 +1,26 @@
-"""CPU training, evaluation and records are bit-identical to those pinned before the GPU-path changes.
+"""CPU training, evaluation and records are deterministic on one machine and match the pinned numbers on any x86-64 CPU.
 
-Stored reference results depend on the numbers a seed gives on CPU, so changes made for the GPU
-(device-side loss bookkeeping in harness/train.py, position tables cached on the device, the preallocated
-KV cache) must not move a single bit on CPU. tests/unit/pinned_training.json holds, as float.hex, the
-losses and gradient norms of short trainings of every position encoding, their losses at longer lengths,
-a tiny encoder-decoder's training, the records of a tiny position_extrapolation job per variant (timings
-left out) and the reasons two diverging trainings give. It was written by the code before those changes, and
-rewritten since only where a deliberate change moved the numbers (AdamW fused on CPU, which rounds its updates
-differently; ``python tests/unit/test_pinned_training.py --write`` adds or replaces this environment's pin) on one thread; a
-pin is compared only where torch's version, the CPU capability and the CPU model match its recording, since other
-builds, instruction sets and CPU models round differently. On a machine of a pinned build and instruction set whose
-CPU model has no pin of its own, the numbers must equal one of those pins bit for bit, or else lie within ROUNDING
-(relative) of the first: CPU models seen so far differ by at most 4.3e-7 after these few steps, while any change to
-the computation moves them by orders of magnitude more.
+Stored reference results depend on the numbers a seed gives on CPU. tests/unit/pinned_training.json holds, as
+float.hex, the losses and gradient norms of short trainings of every position encoding, their losses at longer
+lengths, a tiny encoder-decoder's training, the records of a tiny position_extrapolation job per variant (timings
+left out) and the reasons two diverging trainings give, recorded on one thread (``python
+tests/unit/test_pinned_training.py --write`` rewrites it, only where a deliberate change moves the numbers).
+
+Two properties are held apart:
+
+- *Bit for bit within one machine*: the same computation run twice in one process gives the same bits
+  (``test_a_rerun_is_bit_identical``).
+- *Within TOLERANCE across machines*: float32 reductions are summed in another order on another instruction set
+  (AVX2 against AVX512) or CPU model (AMD against Intel), so the pins are compared within TOLERANCE relative on any
+  x86-64 CPU with the pinned torch release. Measured: an AMD EPYC with AVX2 lies within 4.3e-7 of the pins taken
+  on an Intel Xeon with AVX512 after these few steps; TOLERANCE = 1e-4 leaves two orders of magnitude above that,
+  while a learning rate changed by 1% moves the losses by 1.5e-3 and another seed by 0.14
+  (``test_a_changed_learning_rate_or_seed_is_caught`` trains both and shows the comparison fails).
+
+A value that is itself a rounding error (the cached decode's largest difference from the full forward,
+``max_error_vs_full``, about 1e-7) has no reproducible bits across machines: it is held below ROUNDING_ERROR_BOUND
+instead. Another torch release changes kernels, not only summation orders: its numbers are not compared (the test
+skips and says so).
 """
 
 from __future__ import annotations
@@ -51,21 +59,25 @@ def environment():
     return {"torch": torch.__version__, "cpu": torch.backends.cpu.get_cpu_capability(), "cpu_model": cpu_model()}
 
 
-ROUNDING = 1e-5
+#: relative difference allowed between a pinned float and this machine's (see the module docstring)
+TOLERANCE = 1e-4
+#: fields whose value is a rounding error itself: held below this bound, not to the pin's value
+ROUNDING_ERRORS = ("max_error_vs_full",)
+ROUNDING_ERROR_BOUND = 1e-5
 
 
-def pins_for(pins, here):
-    """(exact, others): the pins recorded on this environment, and those of its torch build and instruction set
-    recorded on other CPU models (or before pins named the CPU model), the oldest first."""
-    exact = [p for p in pins if p["environment"] == here]
-    others = [p for p in pins if p not in exact and all(here.get(k) == p["environment"].get(k) for k in ("torch", "cpu"))]
-    return exact, others
+def pin_for(pins, here):
+    """The pin recorded with this environment's torch release (the first, if several), or None."""
+    return next((p for p in pins if p["environment"].get("torch") == here.get("torch")), None)
 
 
-def _close(got, want) -> bool:
-    """Equal, except hex floats (float.hex strings), which may differ by ROUNDING relative."""
+def _close(got, want, key=None) -> bool:
+    """Equal, except hex floats (float.hex strings), which may differ by TOLERANCE relative, and rounding errors
+    (ROUNDING_ERRORS), which need only lie below ROUNDING_ERROR_BOUND."""
+    if key in ROUNDING_ERRORS and isinstance(got, float) and isinstance(want, float):
+        return abs(got) <= ROUNDING_ERROR_BOUND and abs(want) <= ROUNDING_ERROR_BOUND
     if isinstance(got, dict) and isinstance(want, dict):
-        return got.keys() == want.keys() and all(_close(got[k], want[k]) for k in got)
+        return got.keys() == want.keys() and all(_close(got[k], want[k], k) for k in got)
     if isinstance(got, list) and isinstance(want, list):
         return len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want))
     if isinstance(got, str) and isinstance(want, str) and "0x" in got[:3] and "0x" in want[:3]:
@@ -73,26 +85,21 @@ def _close(got, want) -> bool:
             g, w = float.fromhex(got), float.fromhex(want)
         except ValueError:
             return got == want
-        return g == w or abs(g - w) <= ROUNDING * max(abs(w), 1e-30)
+        return g == w or abs(g - w) <= TOLERANCE * max(abs(w), 1e-30)
     return got == want
 
 
 class Pinned:
-    """The pins this environment is held to: bit for bit to its own, else to any pin of its build, else close."""
+    """The pin this environment is held to, within TOLERANCE."""
 
-    def __init__(self, exact, others):
-        self.exact, self.others = exact, others
+    def __init__(self, pin):
+        self.pin = pin
 
     def check(self, got, *keys, label=""):
-        def part(pin):
-            for key in keys:
-                pin = pin[key]
-            return pin
-
-        if self.exact:
-            assert got == part(self.exact[0]), label
-        elif not any(got == part(p) for p in self.others):
-            assert _close(got, part(self.others[0])), f"{label}: beyond rounding ({ROUNDING:g} relative) of the pin"
+        want = self.pin
+        for key in keys:
+            want = want[key]
+        assert _close(got, want), f"{label}: beyond {TOLERANCE:g} relative of the pin ({self.pin['environment']})"
 
 
 def _hex(values):
@@ -114,7 +121,7 @@ def _batch(ids, batch, length, gen):
     return window[:, :-1], window[:, 1:]
 
 
-def lm_runs():
+def lm_runs(positions=POSITIONS, lr=3e-3, seed=0):
     """Per variant: training losses and gradient norms, then held-out losses at 1x, 2x and 4x the length."""
     from harness.train import TrainSettings, train
     from variants.spec import TransformerSpec, resolve
@@ -122,9 +129,9 @@ def lm_runs():
 
     ids = _corpus()
     out = {}
-    for expr in POSITIONS:
+    for expr in positions:
         spec = resolve(expr, TransformerSpec(vocab_size=13, d_model=16, n_layers=2, n_heads=4, max_len=32))
-        torch.manual_seed(0)
+        torch.manual_seed(seed)
         model = build(spec)
         gen = torch.Generator().manual_seed(0)
 
@@ -133,7 +140,7 @@ def lm_runs():
             logits = m(x)
             return F.cross_entropy(logits.flatten(0, 1), y.flatten()), x.numel()
 
-        result = train(model, step_loss, TrainSettings(steps=8, lr=3e-3, warmup_steps=2), progress=False)
+        result = train(model, step_loss, TrainSettings(steps=8, lr=lr, warmup_steps=2), progress=False)
         evals = []
         with torch.inference_mode():
             for length in (16, 32, 64):
@@ -202,7 +209,7 @@ LATENCIES = ("prefill_latency", "decode_latency")
 LATENCY_FACTS = ("multiplier", "batch", "cached", "max_error_vs_full")
 
 
-def suite_records():
+def suite_records(variants=SUITE_VARIANTS):
     """The records of a tiny position_extrapolation job per variant, timings left out (latencies kept without their
     times)."""
     import dataclasses
@@ -214,7 +221,7 @@ def suite_records():
                                   batch_size=4, eval_tokens=512, warmup_steps=2, finetune_steps=2,
                                   eval_multipliers=(1, 2, 4))
     out = {}
-    for variant in SUITE_VARIANTS:
+    for variant in variants:
         spec = suite.spec_for(variant, profile, {})
         ctx = JobContext(device="cpu", progress=False)
         rows = []
@@ -245,11 +252,11 @@ def record_all():
 @pytest.fixture(scope="module")
 def pinned():
     pins = json.loads(PINNED.read_text())["pins"]
-    exact, others = pins_for(pins, environment())
-    if not exact and not others:
-        pytest.skip(f"pinned on {[p['environment'] for p in pins]}, this is {environment()}: other builds and "
-                    f"instruction sets round differently")
-    return Pinned(exact, others)
+    pin = pin_for(pins, environment())
+    if pin is None:
+        pytest.skip(f"pinned with torch {sorted({p['environment']['torch'] for p in pins})}, this is "
+                    f"{environment()['torch']}: another torch release changes kernels, not only summation orders")
+    return Pinned(pin)
 
 
 @pytest.fixture(scope="module")
@@ -260,13 +267,22 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
-def test_training_losses_gradient_norms_and_evaluations_are_bit_identical(pinned, one_thread):
-    got = lm_runs()
+@pytest.fixture(scope="module")
+def lm(one_thread):
+    return lm_runs()
+
+
+@pytest.fixture(scope="module")
+def records(one_thread):
+    return suite_records()
+
+
+def test_training_losses_gradient_norms_and_evaluations_match_the_pin(pinned, lm):
     for expr in POSITIONS:
-        pinned.check(got[expr], "lm", expr, label=expr)
+        pinned.check(lm[expr], "lm", expr, label=expr)
 
 
-def test_encoder_decoder_training_is_bit_identical(pinned, one_thread):
+def test_encoder_decoder_training_matches_the_pin(pinned, one_thread):
     pinned.check(seq2seq_run(), "seq2seq")
 
 
@@ -276,27 +292,39 @@ def test_divergence_is_detected_with_the_same_reason(pinned, one_thread):
     assert all(got.values())
 
 
-def test_suite_records_are_bit_identical(pinned, one_thread):
-    got = suite_records()
+def test_suite_records_match_the_pin(pinned, records):
     for variant in SUITE_VARIANTS:
-        pinned.check(got[variant]["records"], "suite", variant, "records", label=variant)
-        pinned.check(got[variant]["facts"], "suite", variant, "facts", label=variant)
+        pinned.check(records[variant]["records"], "suite", variant, "records", label=variant)
+        pinned.check(records[variant]["facts"], "suite", variant, "facts", label=variant)
 
 
-def test_a_changed_number_is_caught_beyond_rounding():
-    """The close comparison used on unpinned CPU models still fails on a change bigger than rounding."""
-    want = {"losses": [(2.5).hex()], "reason": "diverged"}
-    assert _close({"losses": [(2.5 * (1 + ROUNDING / 10)).hex()], "reason": "diverged"}, want)
-    assert not _close({"losses": [(2.5 * (1 + ROUNDING * 10)).hex()], "reason": "diverged"}, want)
-    assert not _close({"losses": [(2.5).hex()], "reason": "other"}, want)
-    with pytest.raises(AssertionError):
-        Pinned([], [{"lm": want}]).check({"losses": [(2.6).hex()], "reason": "diverged"}, "lm")
+def test_a_rerun_is_bit_identical(lm, records):
+    """On one machine the same computation gives the same bits, rounding errors included."""
+    again = lm_runs(("none", "rope", "alibi+mqa", "rope+yarn"))
+    assert again == {k: lm[k] for k in again}
+    again = suite_records(("sinusoidal", "rope+yarn"))
+    assert again == {k: records[k] for k in again}
+
+
+def test_a_changed_learning_rate_or_seed_is_caught(pinned, one_thread):
+    """The tolerance still fails on a real change: the learning rate moved by 1%, or another seed."""
+    for changed in (lm_runs(("rope",), lr=3e-3 * 1.01), lm_runs(("rope",), seed=1)):
+        with pytest.raises(AssertionError):
+            pinned.check(changed["rope"], "lm", "rope", label="rope")
+
+
+def test_the_tolerance_and_the_rounding_error_bound_can_fail():
+    want = {"losses": [(2.5).hex()], "reason": "diverged", "max_error_vs_full": 4.8e-7}
+    assert _close({"losses": [(2.5 * (1 + TOLERANCE / 10)).hex()], "reason": "diverged", "max_error_vs_full": 7.2e-7}, want)
+    assert not _close({"losses": [(2.5 * (1 + TOLERANCE * 10)).hex()], "reason": "diverged", "max_error_vs_full": 7.2e-7}, want)
+    assert not _close({"losses": [(2.5).hex()], "reason": "other", "max_error_vs_full": 7.2e-7}, want)
+    assert not _close({"losses": [(2.5).hex()], "reason": "diverged", "max_error_vs_full": 3e-3}, want)
 
 
 if __name__ == "__main__":
     if "--write" not in sys.argv:
         sys.exit("python tests/unit/test_pinned_training.py --write  pins this environment's numbers (only on the code they pin)")
     here = record_all()
-    kept = [p for p in json.loads(PINNED.read_text())["pins"] if p["environment"] != here["environment"]]
+    kept = [p for p in json.loads(PINNED.read_text())["pins"] if p["environment"]["torch"] != here["environment"]["torch"]]
     PINNED.write_text(json.dumps({"pins": kept + [here]}, indent=1) + "\n")
-    print(f"wrote {PINNED} ({len(kept) + 1} environments)")
+    print(f"wrote {PINNED} ({len(kept) + 1} torch releases)")

@@ -118,11 +118,9 @@ class Comparison:
             spread = f" [95% interval {low:+.4g} to {self._num(high)}] over {self.n} seeds"
         if direction == "no detectable difference":
             return head + f"{said}{spread}: no detectable difference ({diff.why()})."
-        # a difference whose interval includes 0 counts only because the seed ranges do not overlap: say so
-        why = "" if diff.interval_excludes_zero else f"; {diff.why()}"
         if direction == "differs":  # no declared direction: the difference, never a judgement
-            return head + f"{said}{spread}: {self.b} differs from {self.a} ({self.metric} has no better direction{why})."
-        return head + f"{said}{spread}: {self.b} is {direction} than {self.a}" + (f" ({why[2:]})." if why else ".")
+            return head + f"{said}{spread}: {self.b} differs from {self.a} ({self.metric} has no better direction)."
+        return head + f"{said}{spread}: {self.b} is {direction} than {self.a}."
 
     def estimate(self) -> Estimate:
         """The comparison as an Estimate a finding can carry: the relative change in % of a positive metric, with the

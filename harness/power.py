@@ -81,6 +81,8 @@ def sentence(e: Estimate, boundary: float = 0.0) -> str:
         distance = abs(to(e.value) - to(boundary))
     except ValueError:
         return ""
+    if e.low > boundary or e.high < boundary:
+        return ""  # the interval already clears its boundary: the verdict is undecided for another reason than seeds
     unit = f" {e.unit}" if e.unit and e.unit != "%" else e.unit
     now = back(mde(sd, e.seeds))
     said = (f"at {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
@@ -91,7 +93,7 @@ def sentence(e: Estimate, boundary: float = 0.0) -> str:
                 f"than {MOST_SEEDS} seeds would be needed: more seeds cannot be expected to decide it.")
     if need <= e.seeds:
         return (f"{said[0].upper()}{said[1:]}; the estimate is farther than that, yet its interval reaches "
-                f"{boundary:g}: a rerun at {e.seeds} or more seeds would likely decide it.")
+                f"{boundary:g}: another {e.seeds} seeds would likely decide it.")
     return (f"{said[0].upper()}{said[1:]}; if the measured {e.value:.3g}{unit} is the true effect, about {need} seeds "
             f"would resolve it with {POWER:.0%} power.")
 

@@ -5,7 +5,7 @@ initialisation seed and the same data order; the difference is taken per seed, w
 comparing two unpaired means. The verdict follows harness/paired.py, as every suite's verdicts do: for a metric
 whose every value is positive (a perplexity, a time, a BLEU) the relative change B / A - 1 with the log-scale
 interval of the per-seed ratios (it stays above -100%), otherwise the difference B - A with its Student-t
-interval; the difference counts when that interval excludes 0 or the two arms' per-seed ranges do not overlap.
+interval; the difference counts when that interval excludes 0 (the paired t test, at level 5%).
 A ``Comparison`` reads as a sentence for the terminal (``bench compare``) and as an ``Estimate`` for a finding
 (harness/findings.py).
 """

@@ -57,11 +57,14 @@ def _board_tables(board: pd.DataFrame) -> List[str]:
     if not findings.cause.astype(bool).any():
         findings = findings.drop(columns=["cause"])
     lines = ["One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
-             "paired over seeds and magnitude-aware: a difference counts when its 95% Student-t interval excludes 0 or "
-             "the arms' per-seed ranges do not overlap, else the finding is inconclusive; a claim that two arms are "
-             "alike agrees when the whole interval lies within its stated tolerance; one seed is judged against a "
-             "declared margin and marked indicative only; a claim about hardware or a size these runs do not have is "
-             "not testable here. " + _counts(findings), "", markdown_table(findings), ""]
+             "on one paired test over seeds: a difference counts when its paired 95% interval excludes 0 (Student-t on "
+             "the per-seed differences, or on the per-seed log ratios of positive quantities; its size is 5%), else "
+             "the finding is inconclusive and its cause says how many seeds could decide it; a claim that two arms "
+             "are alike agrees when the whole interval lies within its stated tolerance; a ranking holds only if every "
+             "pair holds; one seed is judged only against a margin calibrated from the standard profile's seed "
+             "spread of the same quantity, and marked indicative only; a claim whose precondition (hardware, a size, "
+             "an effect that must form first) is absent here is not testable here, with the measurement that shows "
+             "it. " + _counts(findings), "", markdown_table(findings), ""]
     if len(checks):
         lines += ["### Checks", "",
                   "Claims that hold by construction (a formula, an identity) or compare with this project's own earlier "

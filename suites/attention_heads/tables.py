@@ -190,5 +190,5 @@ def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
             "The mean head entropy of the lower half of the layers minus the upper half's, per seed (positive: the "
             "broadest heads are in the lower layers, as Clark et al. found), and Spearman's rank correlation of layer "
             "index and head entropy over every head of a model (negative when entropy falls with depth); broadest heads: the "
-            "difference's direction paired over seeds (it counts when its 95% interval excludes 0 or the halves' per-seed "
-            f"ranges do not overlap). Cells: {over_seeds(_seeds(trends), differences=True)}.", rows, "No per-head records.")
+            "difference's direction paired over seeds (it counts when its 95% interval excludes 0). "
+            f"Cells: {over_seeds(_seeds(trends), differences=True)}.", rows, "No per-head records.")

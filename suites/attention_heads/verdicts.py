@@ -92,8 +92,7 @@ def _seeds_with(counts: pd.Series) -> str:
 
 def _trend_finding(trends: pd.DataFrame, note: str) -> Finding:
     """Clark et al.'s direction, per model family: the lower half of the layers has the broader heads (higher mean
-    entropy) than the upper half, paired over seeds (directional: counts when the interval excludes 0 or the halves'
-    per-seed ranges separate). Agrees when every family shows it; disagrees when none does and some shows the
+    entropy) than the upper half, paired over seeds (directional: counts when the paired interval excludes 0). Agrees when every family shows it; disagrees when none does and some shows the
     opposite; inconclusive otherwise (the cause names the families that differ)."""
     variants = in_order(trends.variant.unique(), ORDER)
     labels, estimates, described, diffs = {}, [], [], {}

@@ -123,5 +123,9 @@ def _trend_finding(trends: pd.DataFrame, note: str) -> Finding:
         cause = (f"the direction depends on the position encoding: broadest heads below in {named(below)}, above in "
                  f"{named(above)}, no direction in {named(flat)}." if below else
                  f"no family has its broadest heads in the lower layers (above in {named(above)}, no direction in {named(flat)}).")
+        if above and verdict == "inconclusive":
+            # a family whose interval already shows the reverse direction: more seeds cannot make every family agree
+            cause = (cause.rstrip(".") + f"; the reversal in {named(above)} excludes 0, so more seeds cannot make the "
+                     "claim hold in every family.")
     return finding(ENTROPY_BY_LAYER, verdict, f"{told}{clark} This run {word}." + note, estimates, cause=cause,
                    headline=least)

@@ -101,3 +101,13 @@ def test_a_claim_kind_is_finding_or_check():
     assert Claim("k", "s", "n", "src", "pub", kind="check").kind == "check"
     with pytest.raises(ValueError, match="kind"):
         Claim("k", "s", "n", "src", "pub", kind="fact")
+
+
+def test_a_findings_seed_count_is_its_headlines_not_the_largest_of_its_estimates():
+    from harness.findings import finding
+
+    claim = Claim("k", "s", "n", "src", "pub")
+    three = paired("x", {0: 1.0, 1: 2.0, 2: 3.0}, {0: 0.0, 1: 0.5, 2: 1.0}).estimate
+    two = paired("gap", {0: 1.0, 1: 2.0}, {0: 0.0, 1: 0.5}).estimate
+    assert finding(claim, "agrees", "s", [three, two], headline=1).seeds == 2
+    assert finding(claim, "agrees", "s", [three, two]).seeds == 3

@@ -11,6 +11,7 @@ from harness.findings import sentences
 from harness.report_kit import code_line, figure_links, in_order, seeds as seeds_of, status_notes, title, write_markdown
 from suites.recall.figures import figures as make_figures
 from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, with_task
+from suites.recall.tasks import MQAR
 from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
@@ -41,15 +42,17 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         "a sequence counts as right when all its answer tokens are, which under teacher forcing is exactly greedy "
         "decoding writing the whole answer.",
         f"- A task counts as learned in distribution at token accuracy >= {s['learned_accuracy']:g} at n (mean over "
-        f"seeds); differences count beyond the seed spread or {s['accuracy_margin']:g}.",
+        "seeds); a difference counts when its paired 95% interval over seeds excludes 0 (one seed: no verdict).",
         f"- Profile `{first.profile}`, seeds {seeds_of(df)}; device {first.device} ({first.device_name}), torch "
         f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
     ]
     lines += budget_table(data, variants)
+    mqar = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
     lines += accuracy_table(data, variants, "mqar", "token_accuracy", "Associative recall (MQAR): token accuracy by key-value pairs",
-                            "(n) marks the most pairs trained on. A model that has learned the "
-                            "format but binds no key to its value scores about 1/N at N pairs, guessing among the values in "
-                            "context.")
+                            "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
+                            "values in context but binds no key to its value can score: at each query the most frequent "
+                            "value not yet answered (teacher forcing shows the earlier answers), about H_N / N at N "
+                            "pairs, well above 1/N. Recall is accuracy above it.", guess=mqar.key_blind_guess)
     for task in ("copy", "reverse", "addition"):
         lines += accuracy_table(data, variants, task, "token_accuracy", f"{task.capitalize()}: token accuracy by length",
                                 "Trained on lengths 1..n; columns past (n) are longer than any training sequence.")

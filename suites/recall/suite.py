@@ -80,7 +80,9 @@ class RecallTasks(Profile):
     #: a size counts as solved, and a task as learned in distribution (at n, or MQAR's largest count), at this
     #: token accuracy
     learned_accuracy: float = 0.9
-    #: an accuracy difference this large counts in a verdict even with one seed (paired over seeds otherwise)
+    #: part of the stored jobs' identity, unused by the verdicts: a one-seed margin must be calibrated from the
+    #: standard profile's per-seed spread of the quantity judged (harness.paired.one_seed_margin), and one seed
+    #: without one gives no verdict
     accuracy_margin: float = 0.1
 
     rules = {"tasks": one_of(*TASKS), "length_factors": between(0, 100, low_open=True),

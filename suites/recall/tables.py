@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import pandas as pd
 
@@ -50,9 +50,10 @@ def learned(df: pd.DataFrame, variant: str, task: str, threshold: float) -> Opti
     return bool(len(values) and values.mean() >= threshold)
 
 
-def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str, heading: str, note: str) -> List[str]:
+def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str, heading: str, note: str,
+                   guess: Optional[Callable[[int], float]] = None) -> List[str]:
     """One row per variant, one column per size: the mean over seeds with its interval kept to [0, 1] (none with one
-    seed; the note starts by saying which); the chance row first."""
+    seed; the note starts by saying which); the chance row first, then ``guess``'s (size -> accuracy) if given."""
     part = df[(df.metric == metric) & (df.task == task)]
     if not len(part):
         return []
@@ -61,6 +62,8 @@ def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str
     chance_key = "chance_token" if metric == "token_accuracy" else "chance_sequence"
     label = lambda s: f"{int(s)}" + (" (n)" if s == n else "")  # noqa: E731
     rows = [{"variant": "chance", **{label(s): _chance(part[part.x == s], chance_key) for s in sizes}}]
+    if guess is not None:
+        rows.append({"variant": "guess without keys", **{label(s): f"{guess(int(s)):.2f}" for s in sizes}})
     for v in variants:
         cells = part[part.variant == v]
         if not len(cells):

@@ -18,10 +18,13 @@ the number of key-value pairs (MQAR) or the length of the string (copy, reverse)
 
 Chance is the best guess that does not read the prompt: the most frequent token at each answer position (1 /
 alphabet for a uniform symbol; the sum's last digit, the carry, is 0 with probability (10^L + 1) / (2 10^L)).
+MQAR has a second, higher guessing level: a model that reads the values in context but binds no key to its value
+(``MQAR.key_blind_guess``), against which recall is judged.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
@@ -116,6 +119,23 @@ class MQAR(Task):
 
     def chance_per_position(self, size: int) -> List[float]:
         return [1.0 / self.values] * size
+
+    @functools.lru_cache(maxsize=None)  # a frozen task is hashable; the verdicts ask for the same sizes again
+    def key_blind_guess(self, size: int, sequences: int = 4096) -> float:
+        """Token accuracy of the best guess that reads the values in context but binds no key to its value: at each
+        query, the most frequent value among those not yet answered (teacher forcing shows the earlier answers).
+
+        About H_N / N at N pairs (H_N the harmonic number; repeated values raise it a little): 1 at one pair, 0.75
+        at two, well above 1/N. A model that recalls nothing can score this much, so recall is accuracy above it.
+        Estimated on ``sequences`` sequences drawn from a fixed generator (the same number every call)."""
+        x = self.sequences(sequences, size, torch.Generator().manual_seed(0))  # (n, 4N)
+        context, answers = x[:, 1:2 * size:2], x[:, 2 * size + 1::2]  # values in context, answers in query order (n, N)
+        left = torch.zeros(sequences, self.vocab_size).scatter_add_(1, context, torch.ones(context.shape))  # (n, V)
+        right = 0.0
+        for j in range(size):
+            right += float((left.argmax(1) == answers[:, j]).float().mean())
+            left.scatter_add_(1, answers[:, j:j + 1], -torch.ones(sequences, 1))  # answered: no longer a candidate
+        return right / size
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,16 @@ def test_addition_chance_counts_every_operand_pair():
     carries = sum(a + b >= 100 for a in range(100) for b in range(100))
     assert Addition().chance_per_position(2)[-1] == pytest.approx(1 - carries / 10_000)
     assert Addition().chance_per_position(2)[:2] == [0.1, 0.1]
+
+
+def test_mqar_key_blind_guess_is_exact_at_two_pairs_and_far_above_one_in_n():
+    # two pairs: the first query is right for sure when both values are equal (1/V), else half the time; the second
+    # query's value is the one left: (1 + (1/V + (1 - 1/V) / 2)) / 2
+    task = MQAR(keys=64, values=64)
+    v = task.values
+    assert task.key_blind_guess(1) == 1.0
+    assert task.key_blind_guess(2) == pytest.approx((1 + 1 / v + (1 - 1 / v) / 2) / 2, abs=0.01)
+    # about H_N / N, never below it (repeated values only help), and at least twice 1/N
+    for n in (4, 8, 16):
+        harmonic = sum(1 / k for k in range(1, n + 1)) / n
+        assert harmonic - 0.01 <= task.key_blind_guess(n) and task.key_blind_guess(n) > 2 / n

@@ -63,7 +63,7 @@ def mqar_finding(claim, df: pd.DataFrame, s) -> Finding:
                               bounds=ACCURACY) for a in shortfall]
     measured = (f"at {int(large)} pairs " + ", ".join(f"{a} {mean(at_most[a]):.2f}" for a in shortfall)
                 + f" against the {threshold:g} that counts as learned (guessing without keys: {guess[large]:.2f})"
-                + (f"; {', '.join(learned)} {', '.join(f'{mean(at_most[a]):.2f}' for a in learned)}" if learned else ""))
+                + ("; " + ", ".join(f"{a} {mean(at_most[a]):.2f}" for a in learned) + " learned it" if learned else ""))
     found = unmet(claim, measured, _would_test(df, s, shortfall), accuracies + (judged[2] if judged else []))
     aside = (f" Judged on the attention arms that learned it ({', '.join(learned)}) alone, {judged[1]} That comparison "
              f"{says(judged[0])}" + (": " + "; ".join(judged[4]) if judged[4] else "")

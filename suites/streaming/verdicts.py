@@ -112,7 +112,9 @@ def _evicted(df: pd.DataFrame, claim, source: str, kept: str, first_token: str) 
     cause = ""
     if verdict != "agrees":
         why = []
-        if failed != "agrees":
+        if fails.no_verdict:
+            why.append(f"window attention's {fails.mean:+.1f}% against {kept} rests on one trained model: no verdict")
+        elif failed != "agrees":
             why.append(f"window attention's {_interval(fails)} against {kept} is "
                        + ("a loss within +" if failed == "disagrees" else "not a loss that clears +") + f"{FAILS:g}%")
         if restored != "agrees":
@@ -162,5 +164,6 @@ def _dense(df: pd.DataFrame) -> Finding:
             + {"agrees": "agrees that dense attention fails past the training length.",
                "disagrees": f"disagrees: dense attention's loss there is within +{FAILS:g}%.",
                "inconclusive": "is inconclusive."}[verdict])
-    cause = "" if verdict == "agrees" else f"Dense attention's {_interval(worse)} is not a failure that clears +{FAILS:g}%."
+    cause = ("" if verdict == "agrees" else f"Dense attention's {worse.mean:+.1f}% rests on one trained model: no verdict."
+             if worse.no_verdict else f"Dense attention's {_interval(worse)} is not a failure that clears +{FAILS:g}%.")
     return finding(DENSE, verdict, text, [worse.estimate], cause=cause, headline=0, boundary=FAILS)

@@ -243,21 +243,22 @@ def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:
 
 
 def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence[Estimate] = (),
-                 seeds: Optional[int] = None) -> Finding:
+                 seeds: Optional[int] = None, headline: int = 0, boundary: float = 0.0) -> Finding:
     """The finding of a claim about hardware or a size this run does not have: why, and what would test it.
 
-    The estimates measured on the way (shown, not judged) may be kept."""
+    The estimates measured on the way (shown, not judged) may be kept; ``headline`` the one that shows why."""
     cause = f"{reason.rstrip('.')}; {would_test.rstrip('.')} would test it."
     sentence = f"Not testable here: {reason.rstrip('.')}. What would test it: {would_test.rstrip('.')}."
-    return finding(claim, NOT_TESTABLE, sentence, estimates, seeds, cause)
+    return finding(claim, NOT_TESTABLE, sentence, estimates, seeds, cause, headline=headline, boundary=boundary)
 
 
 def unmet(claim: Claim, measured: str, would_test: str, estimates: Sequence[Estimate] = (),
-           seeds: Optional[int] = None) -> Finding:
+          seeds: Optional[int] = None, headline: int = 0, boundary: float = 0.0) -> Finding:
     """The finding of a claim whose declared precondition (``Claim.precondition``) the run measured absent: not
-    testable here, with the measurement that shows it and what would test the claim."""
+    testable here, with the measurement that shows it (``headline``: the estimate of the precondition, ``boundary``
+    its threshold) and what would test the claim."""
     reason = f"its precondition ({claim.precondition or 'see the claim'}) is absent here: {measured.rstrip('.')}"
-    return not_testable(claim, reason, would_test, estimates, seeds)
+    return not_testable(claim, reason, would_test, estimates, seeds, headline, boundary)
 
 
 def sentences(findings: Iterable[Finding]) -> List[str]:

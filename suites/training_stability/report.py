@@ -15,13 +15,18 @@ import pandas as pd
 from harness.report_kit import begin, code_line, markdown_table, status_notes, title, write_markdown
 from suites.common.learning import learning_section
 from suites.training_stability.figures import gradient_figure
+from suites.training_stability.init_probe import METRIC as W2_METRIC
 from suites.training_stability.outcomes import cells, outcomes
+from suites.training_stability.probe_table import probe_table
 from suites.training_stability.tables import (ORDER, _cost_table, _expand, _ratio_table, _warmup_table,  # noqa: F401
                                               run_checks, run_label)
 from suites.training_stability.verdicts import CLAIMS, GRADIENTS, PUBLISHED, TRAINABILITY, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+    found = findings(df)
+    probe = df[(df.metric == W2_METRIC) & (df.status == "ok")]
+    df = df[df.metric != W2_METRIC]  # the training grid's records (the probe's are in their own table)
     first, variants, seeds = begin(df, out_dir, ORDER)
     s, spec = first.profile_settings, first.spec
     lines = title(suite, "Post-LN vs Pre-LN training stability", first)
@@ -50,8 +55,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += _warmup_table(runs, variants, unigram)
     lines += _cost_table(cells(outcomes(runs, unigram), unigram) if len(runs) else [], variants)
     ratio_lines, _, _ = _ratio_table(grads, variants)
-    found = findings(df)
-    lines += ratio_lines + _gradient_tests(found)
+    lines += probe_table(probe) + ratio_lines
     figure = gradient_figure(grads, variants, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![FFN gradient norm by layer at initialisation](figures/{figure.name})", ""]
     # the gradient and warm-up verdicts' sentences repeat the tables above: one line each; trainability's counts
@@ -69,21 +73,3 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     if failed:
         lines += ["## Cells that are not numbers: jobs that did not run", ""] + failed + [""]
     return [write_markdown(suite, lines, out_dir), figure]
-
-
-def _gradient_tests(found) -> List[str]:
-    """The gradient verdict's paired tests per depth: Post-LN's log(last/first) and how much steeper it is than Pre-LN's."""
-    rows = {}
-    for f in found:
-        if f.claim != GRADIENTS:
-            continue
-        for e in f.estimates:
-            head, _, depth = e.label.rpartition(", depth ")
-            if head in ("Post-LN log(last/first)", "|log ratio| Post-LN - Pre-LN"):
-                # no '|' in a header: Markdown would read it as a column separator
-                name = "Post-LN log(last/first)" if head.startswith("Post-LN") else "abs log ratio, Post-LN - Pre-LN"
-                rows.setdefault(depth, {"depth": depth})[name + " [95%]"] = f"{e.value:+.2f} {e.interval_text()}"
-    if not rows:
-        return []
-    return ["Paired by seed (the gradient verdict reads these: Post-LN grows when its log ratio's interval is above 0, "
-            "and is steeper when the difference of the absolute log ratios is):", "", markdown_table(pd.DataFrame(list(rows.values()))), ""]

@@ -27,7 +27,9 @@ from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from harness.rules import at_least, one_of
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.profile_parts import ScoredText
-from variants.spec import TransformerSpec
+from suites.training_stability import init_probe
+from suites.training_stability.init_probe import is_probe, probe_spec, run_probe, split_probe
+from variants.spec import TransformerSpec, resolve
 from variants.transformer import build
 
 INITS = ("xavier", "model")
@@ -72,15 +74,27 @@ class TrainingStability(CharLMCorpus, Suite):
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("post_ln", "pre_ln")
+    #: with Xiong et al.'s Fig. 3 probe of each at the source's size (init_probe.py; minutes, so not at quick)
+    with_probe = default_variants + ("post_ln+w2_probe", "pre_ln+w2_probe")
+    profile_variants = {"standard": with_probe, "large": with_probe}
     options = {"data": None}
 
     def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
 
+    def spec_for(self, variant: str, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
+        """Presets on the base spec; a ``w2_probe`` part makes it the W^2 probe at the source's size (init_probe.py)."""
+        variant, probe = split_probe(variant)
+        spec = resolve(variant, self.base_spec(profile, options))
+        return probe_spec(spec) if probe else spec
+
     def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
+        if is_probe(spec):  # no training: every layer's W^2 gradient at initialisation, INITS_PER_JOB initialisations
+            ctx.facts.update(init_seeds=list(init_probe.init_seeds(seed)), **data.facts())
+            return run_probe(spec, seed, train_ids, profile.batch_size, profile.train_len, ctx.device)
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
         # every run of the grid reads the same number of training tokens
         ctx.facts.update(eval_chars=eval_ids.numel() - 1, unigram_loss=unigram_loss(data.train_ids, eval_ids[1:], data.vocab.size),

@@ -134,7 +134,8 @@ def _ratio_table(grads: pd.DataFrame, variants: List[str]):
                          "last layer": fmt_mean_ci(part[part.x == depth].value, 3, "log"),
                          "last / first": fmt_mean_ci(per_seed.values(), kind="log"),
                          "per seed": ", ".join(f"{r:.2f}" for _, r in sorted(per_seed.items()))})
-    return ["## Gradient norm of each layer's FFN weights at initialisation", "",
-            "||dL/dW|| over the feed-forward parameters of the first and last layer (mean over the probe batches, then "
-            f"over seeds) and their ratio per seed; {over_seeds(most_seeds(grads))}.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], \
+    return ["## The grid's models: all FFN weights' gradient at initialisation", "",
+            "||dL/dW|| over all the feed-forward parameters of the first and last layer of the grid's models (mean over "
+            f"the probe batches, then over seeds) and their ratio per seed; {over_seeds(most_seeds(grads))}. Shown, not "
+            "judged: the gradient verdict reads the W^2 probe above, at the source's size.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], \
         ratios, spread

@@ -23,7 +23,8 @@ from harness.suite_file import SuiteFile
 from harness.paired import all_hold
 from suites.training_stability.outcomes import (COLLAPSE_WITHIN, Cell, cells, collapse_counts, outcomes, pooled,
                                                 runs_per_seed)
-from suites.training_stability.tables import ORDER, _expand, _ratio_table
+from suites.training_stability.init_probe import METRIC as W2_METRIC, size_of, slopes
+from suites.training_stability.tables import ORDER, _expand
 
 PUBLISHED = (
     "Xiong et al. 2020 (arXiv 2002.04745): Post-LN on IWSLT14 De-En with Adam reaches BLEU 8.45 without warm-up and "
@@ -39,54 +40,59 @@ GRADIENTS, TRAINABILITY, WARMUP = CLAIMS = SuiteFile.of(__file__).claims(
 
 def findings(df: pd.DataFrame) -> List[Finding]:
     """This suite's verdicts on Xiong et al.'s findings from one group of records."""
-    first = df.iloc[0]
+    probe = df[(df.metric == W2_METRIC) & (df.status == "ok")]
+    df = df[df.metric != W2_METRIC]  # the training grid's records
+    first = df.iloc[0] if len(df) else probe.iloc[0]
     variants = in_order(df.variant.unique(), ORDER)
     unigram = float(first.get("unigram_loss", float("nan")))
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
-    grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
-    _, _, ratios = _ratio_table(grads, variants)
     out = outcomes(runs, unigram) if len(runs) else {}
-    return [_gradients(ratios), _trainability(out, unigram), _warmup(cells(out, unigram) if out else [])]
+    return [_gradients(probe), _trainability(out, unigram), _warmup(cells(out, unigram) if out else [])]
 
 
-def _gradients(ratios: Dict) -> Finding:
-    """Post-LN's last/first FFN gradient ratio above 1, and further from 1 than Pre-LN's, at every depth above 2.
+def _gradients(probe: pd.DataFrame) -> Finding:
+    """Xiong et al.'s Fig. 3: Post-LN's ||dL/dW^2|| grows toward the output at initialisation; Pre-LN's stays flat.
 
-    Per seed log(last/first); growth is a direction check (the log ratio's interval above 0, or every seed above
-    0); "flatter" pairs |log ratio| of the two variants by seed. Both must hold at every depth."""
-    depths = sorted({d for (v, d) in ratios if d > 2}) or sorted({d for _, d in ratios})
-    depths = [d for d in depths if ("post_ln", d) in ratios and ("pre_ln", d) in ratios]
-    if not depths:
-        return not_run(GRADIENTS)
-    parts, estimates, texts = [], [], []
-    for d in depths:
-        post = {s: math.log(r) for s, r in ratios[("post_ln", d)].items() if r > 0}
-        pre = {s: math.log(r) for s, r in ratios[("pre_ln", d)].items() if r > 0}
-        grows = paired(f"Post-LN log(last/first), depth {d}", post, {s: 0.0 for s in post})
-        flatter = paired(f"|log ratio| Post-LN - Pre-LN, depth {d}", {s: abs(x) for s, x in post.items()},
-                         {s: abs(x) for s, x in pre.items()})
-        parts += [directional(grows, +1), directional(flatter, +1)]
-        estimates += [Estimate.of(f"Post-LN last/first, depth {d}", ratios[("post_ln", d)].values(), kind="log"),
-                      Estimate.of(f"Pre-LN last/first, depth {d}", ratios[("pre_ln", d)].values(), kind="log"),
-                      grows.estimate,
-                      flatter.estimate]
-        texts.append(f"depth {d}: Post-LN {_seeds(ratios[('post_ln', d)])}, Pre-LN {_seeds(ratios[('pre_ln', d)])}; "
-                     f"Post-LN grows: {parts[-2]} (log ratio {_interval(grows)}), Post-LN's profile steeper than "
-                     f"Pre-LN's: {parts[-1]} (|log ratio| difference {_interval(flatter)})")
+    Their protocol (init_probe.py): W^2 of every layer of 6-layer models of d_model 512, at initialisation; per
+    initialisation seed the least-squares slope of ln ||dL/dW^2|| over all layers. Judged over the initialisation
+    seeds: Post-LN's slope above 0 (a one-sample t interval), and Post-LN's slope above the size of Pre-LN's
+    (|slope|, paired by initialisation: the same batches); both must hold. Pre-LN's own slope is reported with its
+    interval: what the source's protocol shows of "flat"."""
+    found = slopes(probe.itertuples()) if len(probe) else {}
+    if not {"post", "pre"} <= set(found):
+        return not_run(GRADIENTS, "This run lacks the W^2 probe of both norm placements (`post_ln+w2_probe`, "
+                                  "`pre_ln+w2_probe`).")
+    size = size_of(probe.itertuples())
+    post, pre = found["post"], found["pre"]
+    grows = paired("Post-LN slope of ln ||dL/dW2|| per layer", post, {i: 0.0 for i in post}, "nats/layer")
+    steeper = paired("Post-LN slope - Pre-LN |slope|", post, {i: abs(x) for i, x in pre.items()}, "nats/layer")
+    level = paired("Pre-LN slope of ln ||dL/dW2|| per layer", pre, {i: 0.0 for i in pre}, "nats/layer")
+    parts = [directional(grows, +1), directional(steeper, +1)]
     verdict = all_hold(parts)
-    text = ("Per-layer gradients at initialisation, last/first FFN gradient ratio per seed, paired by seed: "
-            + "; ".join(texts) + f". This run {_said(verdict)}.")
+    per_layer = {k: math.expm1(d.estimate.value) * 100 for k, d in (("post", grows), ("pre", level))}
+    text = (f"Xiong et al.'s Fig. 3 protocol: ||dL/dW^2|| of every layer's second FFN matrix at initialisation, "
+            f"{size['depth']} layers of d_model {size['d_model']} (Xavier), {grows.seeds} initialisations; per "
+            f"initialisation the least-squares slope of ln ||dL/dW^2|| over all {size['depth']} layers. Post-LN "
+            f"{_interval(grows, '{:+.3f}')} nats per layer ({per_layer['post']:+.0f}% per layer; grows: {parts[0]}); "
+            f"Pre-LN {_interval(level, '{:+.3f}')} ({per_layer['pre']:+.0f}% per layer); Post-LN's slope against the "
+            f"size of Pre-LN's, paired by initialisation, {_interval(steeper, '{:+.3f}')} (steeper: {parts[1]}). "
+            f"This run {_said(verdict)}.")
     cause = ""
+    headline = 0
     if verdict != "agrees":
-        post_all = [r for d in depths for r in ratios[("post_ln", d)].values()]
-        cause = (f"Post-LN's last/first ratios straddle 1 from seed to seed ({min(post_all):.2f}-{max(post_all):.2f} at "
-                 f"depths {depths}), so at d_model 64 the initialisation's seed-to-seed spread of per-layer gradient norms "
-                 "is as large as the growth Xiong et al. show for W^2 at d_model 512; and Pre-LN's ratios fall below 1 "
-                 "rather than staying flat.") if any(p != "agrees" for p in parts[::2]) else (
-                 "Post-LN's gradients grow toward the output, but Pre-LN's profile is not the flatter one "
-                 "(its ratios fall below 1).")
-    # the verdict turns on Post-LN's log(last/first) at the first depth (its growth), not the raw ratio
-    return finding(GRADIENTS, verdict, text, estimates, cause=cause, headline=2)
+        headline = 0 if parts[0] != "agrees" else 1
+        if headline == 0:
+            cause = (f"Post-LN's slope of ln ||dL/dW^2|| is {_interval(grows, '{:+.3f}')} nats per layer over "
+                     f"{grows.seeds} initialisations at the source's size, "
+                     + ("which does not count." if not grows.counts else "falling toward the output, not growing."))
+        else:
+            cause = (f"Post-LN's W^2 gradient grows toward the output ({_interval(grows, '{:+.3f}')} nats per layer), "
+                     f"but Pre-LN's is not flat: it changes by {_interval(level, '{:+.3f}')} nats per layer, "
+                     + ("more steeply than Post-LN's rises" if steeper.counts else "as steeply as Post-LN's rises")
+                     + f" (Post-LN's slope against the size of Pre-LN's {_interval(steeper, '{:+.3f}')}), at the "
+                       f"source's size over {grows.seeds} initialisations.")
+    return finding(GRADIENTS, verdict, text, [grows.estimate, steeper.estimate, level.estimate], cause=cause,
+                   headline=headline, boundary=0.0)
 
 
 def _trainability(out: Dict, unigram: float) -> Finding:

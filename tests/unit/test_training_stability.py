@@ -1,6 +1,7 @@
 """Xiong et al. 2020: at initialisation Post-LN's FFN gradients grow toward the output, Pre-LN's do not."""
 
 import functools
+import math
 
 import pytest
 
@@ -129,23 +130,46 @@ def test_a_cell_against_the_claim_makes_it_inconclusive_and_noise_does_not_count
     assert found["post_ln_harder_to_train"].verdict == "inconclusive"  # no run collapsed: 0 against 0
 
 
-def _gradient_records(ratios):
-    """ffn_grad_norm records whose last/first ratio at depth 6 is ``ratios[variant][seed]``."""
+def _probe_records(slopes, layers=6):
+    """w2_grad_norm records whose ln-norm rises by ``slopes[placement][init]`` per layer, plus a bump of 0.05 in the
+    middle layers, symmetric, so that the least-squares slope over all layers is unchanged by it."""
     rows = []
-    for v, by_seed in ratios.items():
-        for seed, r in enumerate(by_seed):
-            for layer, value in ((1.0, 1.0), (6.0, r)):
-                rows.append(dict(variant=v, seed=seed, metric="ffn_grad_norm", value=value, x=layer, status="ok",
-                                 extra={"depth": 6}, unigram_loss=UNIGRAM))
+    for placement, by_init in slopes.items():
+        for init, slope in enumerate(by_init):
+            for layer in range(1, layers + 1):
+                value = math.exp(slope * layer + (0.05 if layer in (layers // 2, layers // 2 + 1) else 0.0))
+                rows.append(dict(variant=f"{placement}_ln+w2_probe", seed=init // 7, metric="w2_grad_norm", value=value,
+                                 x=float(layer), status="ok", spec={"norm_placement": placement},
+                                 extra={"init_seed": init, "depth": layers, "d_model": 512}, unigram_loss=UNIGRAM))
     return rows
 
 
-def test_the_gradient_verdict_checks_the_direction_per_seed():
-    grows = verdicts(_gradient_records({"post_ln": [1.5, 1.6, 1.45], "pre_ln": [1.0, 1.05, 0.97]}))
-    assert grows["post_ln_gradient_grows"].verdict == "agrees"
-    # the reference's ratios: Post-LN's straddle 1, so neither its growth nor its steeper profile counts
-    straddle = verdicts(_gradient_records({"post_ln": [0.95, 1.46, 0.80], "pre_ln": [0.65, 0.79, 0.54]}))
-    assert straddle["post_ln_gradient_grows"].verdict == "inconclusive"
-    assert "straddle 1" in straddle["post_ln_gradient_grows"].cause
-    shrinks = verdicts(_gradient_records({"post_ln": [0.5, 0.55, 0.45], "pre_ln": [1.0, 1.02, 0.98]}))
-    assert shrinks["post_ln_gradient_grows"].verdict == "disagrees"
+def test_the_w2_slope_over_all_layers_is_what_the_probe_measures():
+    from suites.training_stability.init_probe import log_slope
+
+    assert log_slope({1: 1.0, 2: math.e, 3: math.e ** 2}) == pytest.approx(1.0)
+    # the endpoints alone say 0; the layers between rise then fall back: a slope of 0 too, not a growth
+    assert log_slope({1: 1.0, 2: 2.0, 3: 2.0, 4: 1.0}) == pytest.approx(0.0)
+
+
+def test_the_gradient_verdict_judges_post_ln_slope_over_initialisations_and_against_pre_ln():
+    rising = [0.04 + 0.01 * (i % 3 - 1) for i in range(21)]
+    level = [0.002 * (i % 5 - 2) for i in range(21)]
+    found = verdicts(_probe_records({"post": rising, "pre": level}))["post_ln_gradient_grows"]
+    assert found.verdict == "agrees" and found.seeds == 21
+    assert found.headline.value == pytest.approx(0.04, abs=1e-3)
+    # Post-LN's slope straddles 0 over initialisations: undecided, and the headline is that slope
+    straddle = [0.03 * (1 if i % 2 else -1) for i in range(21)]
+    found = verdicts(_probe_records({"post": straddle, "pre": level}))["post_ln_gradient_grows"]
+    assert found.verdict == "inconclusive" and "Post-LN slope" in found.headline.label
+    # Post-LN falls toward the output: the claim is refuted
+    found = verdicts(_probe_records({"post": [-x for x in rising], "pre": level}))["post_ln_gradient_grows"]
+    assert found.verdict == "disagrees"
+    # Pre-LN falls as steeply as Post-LN rises: "flat" fails, and the headline is the comparison that decides
+    found = verdicts(_probe_records({"post": rising, "pre": [-x - 0.02 for x in rising]}))["post_ln_gradient_grows"]
+    assert found.verdict == "disagrees" and "Pre-LN |slope|" in found.headline.label
+
+
+def test_without_the_probe_the_gradient_claim_is_not_run():
+    rows = stability_records("post_ln", 2, 0.003, 0, LEARNED) + stability_records("pre_ln", 2, 0.003, 0, LEARNED)
+    assert verdicts(rows)["post_ln_gradient_grows"].verdict == "not run"

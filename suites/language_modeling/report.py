@@ -15,7 +15,7 @@ from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt
 from suites.common.learning import learning_checks, learning_section, usable
 from suites.language_modeling.figure import perplexity_figure
 from suites.language_modeling.schedule import warmup_of
-from suites.language_modeling.summary import (FAMILY_ORDER, PARAM_TOLERANCE, Summary, family_of, ffn_width,  # noqa: F401
+from suites.language_modeling.summary import (FAMILY_ORDER, PARAM_TOLERANCE, Summary, arm_label, family_of, own_arm, ffn_width,  # noqa: F401
                                               spec_of, widening)
 from suites.language_modeling.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from suites.common.facts import fact
@@ -69,7 +69,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         refs = sorted({s.reference[v] for v in members if s.reference.get(v)})
         for v in [r for r in refs if r not in shown] + members:
             if v not in shown:
-                rows.append(_row(s, v, v in refs, f"{fam}, {arm} positions" if arm else fam))
+                rows.append(_row(s, v, v in refs, f"{fam}, {arm_label(arm)}" if arm else fam))
                 shown.add(v)
     if not tables:
         rows = [_row(s, v) for v in s.family]
@@ -101,11 +101,21 @@ def _arms_lines(s: Summary, settings: Dict) -> List[str]:
         out.append("- Own warm-up: " + ", ".join(
             f"`{v}` warms up over {warmup_of(spec_of(s, v), settings['warmup_steps'], settings['steps'])} of "
             f"{settings['steps']} steps" for v in scheduled) + " (the control arm of Xiong et al.'s warm-up claim).")
-    arms = sorted({a for a in s.arm.values() if a})
+    arms = sorted({a for a in s.arm.values() if a and not own_arm(a)})
     if arms:
         out.append("- Arms: variants with " + ", ".join(arms) + " positions are compared with the baseline of the same "
                    "positions (its own tables below); the scorings' main comparison has absolute positions, as in "
                    "Vaswani et al. 2017, and the RoPE one is the second arm.")
+    depths = sorted({a for a in s.arm.values() if a.endswith(" layers")})
+    if depths:
+        out.append("- Depth: variants with a `depth<N>` part train N layers and are compared with the baseline of the "
+                   "same depth (" + ", ".join(depths) + "); the Post-LN warm-up claim is judged at Xiong et al.'s depth, "
+                   "with the profile's beside it.")
+    budgets = sorted({a for a in s.arm.values() if a.endswith(" steps")})
+    if budgets:
+        out.append("- Budget: variants with a `steps<N>` part train N steps (the profile's warm-up, cosine decay over N) "
+                   "and are compared with the baseline of the same budget (" + ", ".join(budgets) + "); the MLA claim "
+                   "is read at each budget.")
     return out
 
 

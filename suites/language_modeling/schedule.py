@@ -1,4 +1,4 @@
-"""A variant's own warm-up: the ``long_warmup`` or ``no_warmup`` part of a variant expression (``post_ln+long_warmup``).
+"""A variant's own warm-up or budget: the ``long_warmup``, ``no_warmup`` or ``steps<N>`` part of a variant expression.
 
 Xiong et al. 2020 (arXiv 2002.04745) say Post-LN trains worse than Pre-LN *without a long warm-up*; the claim's
 control arm is the same Post-LN model warmed up for longer. A warm-up is a training setting, not an axis of the
@@ -6,11 +6,16 @@ architecture, so no preset of ``variants/`` sets it: this suite reads ``long_war
 resolves the rest as usual, and records the warm-up in the job's spec (``warmup_fraction``), so the job has its
 own identity (hash) and its records say how it was trained. Every other variant keeps the profile's warm-up
 and its spec, dict and hash are what they were.
+
+A ``steps<N>`` part (``mla+steps2000``) trains the variant N steps instead of the profile's (the same warm-up steps,
+cosine decay over N): the training budget as a declared axis of a claim, in the same group of records as the
+profile's budget, so that a verdict can be read at each budget (DeepSeek-V2's MLA claim, mla_claims.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
@@ -27,16 +32,23 @@ NO_WARMUP = "no_warmup"
 LONG_WARMUP_FRACTION = 0.5
 
 
+#: the expression part that sets the training budget: ``steps2000`` trains 2000 steps
+STEPS_PART = re.compile(r"steps(\d+)")
+
+
 @dataclass(frozen=True)
 class ScheduledSpec(TransformerSpec):
-    """A TransformerSpec trained with a warm-up of its own: ``warmup_fraction`` of the steps (None: the profile's)."""
+    """A TransformerSpec trained with a warm-up of its own (``warmup_fraction`` of the steps) or a budget of its own
+    (``steps``); None: the profile's."""
 
     warmup_fraction: Optional[float] = None
+    steps: Optional[int] = None
 
     def to_dict(self) -> Dict[str, Any]:
         values = super().to_dict()
-        if values.get("warmup_fraction") is None:  # a spec without its own warm-up keeps the plain spec's dict and hash
-            values.pop("warmup_fraction", None)
+        for key in ("warmup_fraction", "steps"):  # a spec without its own keeps the plain spec's dict and hash
+            if values.get(key) is None:
+                values.pop(key, None)
         return values
 
 
@@ -57,22 +69,45 @@ def split_schedule(variant: str) -> Tuple[str, Optional[float]]:
     return "+".join(rest) or "baseline", (WARMUP_PARTS[asked[0]] if asked else None)
 
 
-def with_warmup(spec: TransformerSpec, fraction: Optional[float]) -> TransformerSpec:
-    """The spec carrying its own warm-up (unchanged when ``fraction`` is None)."""
-    if fraction is None:
+def split_steps(variant: str) -> Tuple[str, Optional[int]]:
+    """(the rest of the expression, the steps it asks for or None): ``'mla+steps2000'`` -> ``('mla', 2000)``;
+    ``'steps2000'`` alone is the baseline with that budget. Two budgets in one expression are refused."""
+    parts = split_variant(variant)
+    asked = [p for p in parts if STEPS_PART.fullmatch(p)]
+    if len(asked) > 1:
+        raise UserError(f"variant {variant!r} asks for {' and '.join(asked)}; a model trains with one budget: keep one")
+    rest = [p for p in parts if not STEPS_PART.fullmatch(p)]
+    steps = int(STEPS_PART.fullmatch(asked[0]).group(1)) if asked else None
+    if steps is not None and steps < 1:
+        raise UserError(f"variant {variant!r} asks for {asked[0]}; a model trains at least 1 step")
+    return "+".join(rest) or "baseline", steps
+
+
+def with_warmup(spec: TransformerSpec, fraction: Optional[float], steps: Optional[int] = None) -> TransformerSpec:
+    """The spec carrying its own warm-up and budget (unchanged when both are None)."""
+    if fraction is None and steps is None:
         return spec
-    return ScheduledSpec(**dataclasses.asdict(spec), warmup_fraction=fraction)
+    return ScheduledSpec(**dataclasses.asdict(spec), warmup_fraction=fraction, steps=steps)
 
 
 def settings_for(spec: TransformerSpec, settings: TrainSettings) -> TrainSettings:
-    """The profile's training settings with the spec's own warm-up, if it has one (round(fraction x steps))."""
+    """The profile's training settings with the spec's own budget and warm-up, if it has them (the warm-up:
+    round(fraction x steps))."""
+    steps = getattr(spec, "steps", None)
+    if steps is not None:
+        settings = dataclasses.replace(settings, steps=steps)
     fraction = getattr(spec, "warmup_fraction", None)
     if fraction is None:
         return settings
     return dataclasses.replace(settings, warmup_steps=int(round(fraction * settings.steps)))
 
 
+def steps_of(spec: Dict[str, Any], profile_steps: int) -> int:
+    """The training steps a stored spec trained with (its own, else the profile's)."""
+    return spec.get("steps") or profile_steps
+
+
 def warmup_of(spec: Dict[str, Any], profile_warmup: int, steps: int) -> int:
     """The warm-up steps a stored spec trained with (its own, else the profile's)."""
     fraction = spec.get("warmup_fraction")
-    return profile_warmup if fraction is None else int(round(fraction * steps))
+    return profile_warmup if fraction is None else int(round(fraction * steps_of(spec, steps)))

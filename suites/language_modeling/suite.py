@@ -34,7 +34,8 @@ from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
 from suites.common.metrics import COMMON
 from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs
-from suites.language_modeling.schedule import settings_for, split_schedule, with_warmup
+from suites.language_modeling.depth import split_depth
+from suites.language_modeling.schedule import settings_for, split_schedule, split_steps, with_warmup
 from variants.init_scheme import INIT_SCHEMES
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -82,7 +83,11 @@ class LanguageModeling(CharLMCorpus, Suite):
     #: with the control arms of two claims (the module docstring), the slowest first again
     with_controls = ("additive+naive", "sinusoidal+additive+naive") + default_variants[1:] + (
         "post_ln+long_warmup", "post_ln+no_warmup", "no_warmup", "sinusoidal", "sinusoidal+dot")
-    profile_variants = {"standard": with_controls, "large": with_controls}
+    #: the arms that read a claim along a declared axis: Xiong et al.'s warm-up claim at their depth (depth.py), and
+    #: DeepSeek-V2's MLA claim at 4x the profile's budget (schedule.py); the 4x-budget jobs first, the slowest
+    with_axes = ("mla+steps2000", "steps2000") + with_controls + (
+        "no_warmup+depth6", "post_ln+no_warmup+depth6", "post_ln+long_warmup+depth6", "depth6")
+    profile_variants = {"standard": with_axes, "large": with_controls}
     options = {"data": None}
 
     def base_spec(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
@@ -95,12 +100,16 @@ class LanguageModeling(CharLMCorpus, Suite):
         """Presets on the base spec; a gqa<g>/mqa spec gets the d_ff that matches its MHA twin's parameter count.
 
         An expression that sets d_ff itself (``unmatched`` sets the default) keeps it: the unmatched comparison.
-        A ``long_warmup`` or ``no_warmup`` part gives the spec its own warm-up (schedule.py).
+        A ``long_warmup`` or ``no_warmup`` part gives the spec its own warm-up, a ``steps<N>`` part its own budget
+        (schedule.py), a ``depth<N>`` part its own number of layers (depth.py).
         """
+        variant, n_layers = split_depth(variant)
+        variant, steps = split_steps(variant)
         variant, warmup_fraction = split_schedule(variant)
-        spec = resolve(variant, self.base_spec(profile, options))
+        base = self.base_spec(profile, options)
+        spec = resolve(variant, base if n_layers is None else dataclasses.replace(base, n_layers=n_layers))
         spec = spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
-        return with_warmup(spec, warmup_fraction)
+        return with_warmup(spec, warmup_fraction, steps)
 
     def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
@@ -115,7 +124,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         if settings.warmup_steps != profile.warmup_steps:  # only a variant with its own warm-up records it
             ctx.facts.update(warmup_steps=settings.warmup_steps)
         ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=PROTOCOL, lr=profile.lr,
-                         steps=profile.steps, train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
+                         steps=settings.steps, train_passes=data.passes(settings.steps * profile.batch_size * profile.train_len),
                          **data.facts(),
                          attention_backend=model.attention_dispatch(profile.batch_size, profile.train_len))
 
@@ -143,7 +152,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         """The trained model's own training and inference cost (suites/common/model_cost.py), on one training batch."""
         t0 = time.perf_counter()
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
-        out = training_costs(model, lambda m: lm_loss(m, x, y), x.numel(), profile.steps, ctx.device, settings)
+        out = training_costs(model, lambda m: lm_loss(m, x, y), x.numel(), settings.steps, ctx.device, settings)
         model.eval()
         out += inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)

@@ -2,7 +2,10 @@
 
 Each variant is compared with a *reference*: the baseline, or, for a variant with another position encoding than
 the baseline's, that encoding's own baseline (``sinusoidal`` for ``sinusoidal+dot``): an *arm* of the comparison.
-So the scorings are compared with absolute positions and, as a second arm, with the baseline's RoPE.
+So the scorings are compared with absolute positions and, as a second arm, with the baseline's RoPE. A variant of
+another depth (``post_ln+no_warmup+depth6``, depth.py) or budget (``mla+steps2000``, schedule.py) is likewise
+compared within its arm ('6 layers', '2000 steps'), against the baseline of that depth or budget (``depth6``,
+``steps2000``).
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from harness.report_kit import mean_ci
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
 FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
                    "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position",
-                   "attention": "head grouping", "latent_norm": "head grouping"}
+                   "attention": "head grouping", "latent_norm": "head grouping", "n_layers": "depth",
+                   "steps": "budget"}
 
 
-FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "kernel", "combined")
+FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "depth", "budget",
+                "kernel", "combined")
 
 
 #: a variant whose parameter count differs from the baseline's by more than this is flagged
@@ -65,6 +70,27 @@ def baseline_spec(df: pd.DataFrame) -> Dict:
     spec.update({k: default[k] for k in FAMILY_OF_FIELD if k in default})
     spec["kernel"] = default["kernel"]
     return spec
+
+
+def depth_arm(n_layers: int) -> str:
+    """The arm of the variants of another depth than the baseline's: '6 layers'."""
+    return f"{n_layers} layers"
+
+
+def steps_arm(steps: int) -> str:
+    """The arm of the variants trained with another budget than the profile's: '2000 steps'."""
+    return f"{steps} steps"
+
+
+def own_arm(arm: str) -> bool:
+    """Whether an arm is a depth's or a budget's (not a position encoding's)."""
+    return arm.endswith(" layers") or arm.endswith(" steps")
+
+
+def arm_label(arm: str) -> str:
+    """How a table names an arm: a position encoding's ('sinusoidal positions'), a depth's ('6 layers') or a
+    budget's ('2000 steps')."""
+    return arm if own_arm(arm) else f"{arm} positions"
 
 
 def ffn_width(spec: Dict) -> int:
@@ -115,8 +141,15 @@ class Summary:
 
     def _place(self, v: str) -> Tuple[Optional[str], str, str]:
         """(reference, arm, family) of a variant: a variant with another position encoding than the baseline's is
-        compared with that encoding's baseline (the base spec with only the position changed), when it ran."""
+        compared with that encoding's baseline (the base spec with only the position changed), when it ran; a
+        variant of another depth with that depth's baseline (the base spec with only n_layers changed)."""
         spec, position = self.specs[v], self.specs[v].get("position")
+        for key, name in ((("n_layers", depth_arm), ("steps", steps_arm))):
+            value = spec.get(key)
+            arm_base = {**self.base, key: value}
+            if value is not None and value != self.base.get(key) and not _same_design(spec, arm_base):
+                refs = [u for u, other in self.specs.items() if _same_design(other, arm_base) and u != v]
+                return (refs[0] if refs else None), name(value), family_of(spec, arm_base)
         if position == self.base.get("position") or family_of(spec, self.base) in ("baseline", "position", "kernel"):
             return (None if v == self.baseline else self.baseline), "", family_of(spec, self.base)
         arm_base = {**self.base, "position": position}
@@ -125,8 +158,8 @@ class Summary:
         return ref, str(position), family_of(spec, arm_base)
 
     def group(self, v: str) -> str:
-        """The family, labelled with its arm when that is not the baseline's position ('scoring, sinusoidal')."""
-        return self.family[v] + (f", {self.arm[v]} positions" if self.arm.get(v) else "")
+        """The family, labelled with its arm when it has one ('scoring, sinusoidal positions', 'warm-up, 6 layers')."""
+        return self.family[v] + (f", {arm_label(self.arm[v])}" if self.arm.get(v) else "")
 
     def _fact(self, variant: str, column: str) -> Optional[float]:
         if column not in self.ok:

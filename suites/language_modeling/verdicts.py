@@ -21,18 +21,20 @@ from harness.findings import Finding, finding, not_run
 from harness.paired import Difference, directional, equivalent, paired
 from harness.suite_file import SuiteFile
 from harness.paired import all_hold
+from suites.language_modeling.deciding import deciding
 from suites.common.learning import learning_checks, usable
+from suites.language_modeling.depth import SOURCE_DEPTH
+from suites.language_modeling.margins import TOLERANCE_PCT, derivation
 from suites.language_modeling.schedule import warmup_of
-from suites.language_modeling.summary import SIMILAR, Summary, field, spec_of, widening
+from suites.language_modeling.summary import Summary, depth_arm, field, spec_of, widening
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 SCORING, GROUPING, POST_LN = CLAIMS = SuiteFile.of(__file__).claims(
     "scorings_similar_small_dk", "gqa_keeps_mha_quality", "post_ln_trains_worse")
 
-#: the equivalence tolerance of "similar" and "keeps quality", in % of perplexity: Vaswani et al.'s Table 3 (B) calls
-#: halving d_k from 32 to 16 a loss ("reducing the attention key size d_k hurts model quality"), and that moves dev
-#: perplexity from 5.01 to 5.16, +3.0%; a change as large as the smallest one a source calls a loss is not "similar"
-TOLERANCE = 100 * SIMILAR
+#: the equivalence tolerance of "similar" and "keeps quality", in % of per-character perplexity: the smallest change
+#: Vaswani et al.'s Table 3 calls a loss, converted from nats per wordpiece to nats per character (margins.py)
+TOLERANCE = TOLERANCE_PCT
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
@@ -106,8 +108,7 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
             "scaling) similar for small key sizes d_k, and additive better than unscaled dot products at large d_k, why "
             f"they scale; their setting has sinusoidal absolute positions. Here d_k = {head}, a small key size; additive "
             f"against the unscaled dot product of the same positions, per-seed Δ perplexity with its 95% interval, "
-            f"similar when the interval lies within ±{TOLERANCE:g}% (the +3.0% dev perplexity of their Table 3's d_k "
-            "32 -> 16, which they call a loss); each also against the scaled dot product. ")
+            f"similar when the interval lies within {derivation()}; each also against the scaled dot product. ")
     main_ref, main = _scorings(s, "sinusoidal")
     _, rope = _scorings(s, "")
     rope_pair = _pair(s, rope)
@@ -136,8 +137,14 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
         cause = (f"{', '.join(missing)} has no perplexity to compare ({s.status(missing[0])})." if missing else
                  f"with sinusoidal positions additive changes perplexity against the unscaled dot product by "
                  f"{_interval(pair)}, " + ("beyond" if verdict == "disagrees" else "not resolved within")
-                 + f" the ±{TOLERANCE:g}% tolerance at this size and budget.")
-    return finding(SCORING, verdict, text, [pair.estimate] + [d.estimate for d in beside + rope_diffs], cause=cause)
+                 + f" the ±{TOLERANCE:.2f}% tolerance at this size and budget.")
+    return finding(SCORING, verdict, text, [pair.estimate] + [d.estimate for d in beside + rope_diffs], cause=cause,
+                   boundary=_edge(pair, TOLERANCE))
+
+
+def _edge(d: Difference, tolerance: float) -> float:
+    """The side of an equivalence's ±tolerance its interval must clear: the one nearer the estimate."""
+    return tolerance if d.estimate.value >= 0 else -tolerance
 
 
 def _pair(s: Summary, members: List[str]):
@@ -174,7 +181,7 @@ def _grouping(s: Summary, everyone: Summary) -> Finding:
     keeps, loses = equivalent(g, TOLERANCE), directional(m, +1)
     verdict = all_hold([keeps, loses])
     text += (f"Here, per-seed Δ perplexity against MHA ({s.mean_ppl(s.baseline):.3f}): {gqa[0]} {_interval(g)} "
-             f"(equivalent within ±{TOLERANCE:g}%: {keeps}), {mqa[0]} {_interval(m)} (worse than MHA: {loses}); this run "
+             f"(equivalent within ±{TOLERANCE:.2f}%, the source's step per character: {keeps}), {mqa[0]} {_interval(m)} (worse than MHA: {loses}); this run "
              + {"agrees": "agrees.", "disagrees": "disagrees.",
                 "inconclusive": "is inconclusive."}.get(verdict, verdict + "."))
     cause = ""
@@ -182,84 +189,121 @@ def _grouping(s: Summary, everyone: Summary) -> Finding:
         why = []
         if keeps != "agrees":
             why.append(f"{gqa[0]}'s {_interval(g)} is " + (
-                f"a loss beyond ±{TOLERANCE:g}%" if keeps == "disagrees" else
-                f"not resolved within ±{TOLERANCE:g}% (its interval reaches past it)"))
+                f"a loss beyond ±{TOLERANCE:.2f}%" if keeps == "disagrees" else
+                f"not resolved within ±{TOLERANCE:.2f}% (its interval reaches past it)"))
         if loses != "agrees":
             why.append(f"{mqa[0]}'s {_interval(m)} " + ("does not count" if not m.counts else "is not a loss"))
         cause = "; ".join(why) + f" over {g.seeds} paired seeds."
-    return finding(GROUPING, verdict, text, [g.estimate, m.estimate], cause=cause)
+    # the headline is the part the verdict turns on: a refuted part, else the undecided part that needs more seeds
+    parts = [(keeps, g.estimate, _edge(g, TOLERANCE), None), (loses, m.estimate, 0.0, +1)]
+    head = deciding(parts)
+    return finding(GROUPING, verdict, text, [g.estimate, m.estimate], cause=cause, headline=head,
+                   boundary=parts[head][2])
 
 
 def _post_ln(s: Summary) -> Finding:
-    """Xiong et al. 2020: Post-LN trains worse than Pre-LN without a long warm-up.
+    """Xiong et al. 2020: Post-LN trains worse than Pre-LN without a long warm-up, judged at their depth.
 
     A trainability claim: every run counts at the perplexity it ended at (a diverged one at exp(unigram entropy));
-    none is left out for not learning, since not learning is the effect. The judged Post-LN arm is the one with the
-    least warm-up that ran: ``post_ln+no_warmup`` (the source's "without warm-up") against Pre-LN without warm-up
-    (``no_warmup``, else the baseline), or else Post-LN at the profile's warm-up against the baseline; Post-LN at the
-    profile's warm-up is then shown beside it, not judged. Agrees when the judged arm is worse than Pre-LN (the
-    difference counts) and, when the control arm ran, the long warm-up makes Post-LN better than that arm. How the
-    warmed-up Post-LN compares with Pre-LN is reported (equivalence within TOLERANCE) but does not decide: the claim
-    says nothing of how good Post-LN is with a long warm-up.
+    none is left out for not learning, since not learning is the effect. At each depth that ran (the profile's, and
+    a ``depth<N>`` arm, depth.py) the judged Post-LN arm is the one with the least warm-up: ``post_ln+no_warmup``
+    (the source's "without warm-up") against Pre-LN without warm-up (``no_warmup``, else that depth's baseline), or
+    else Post-LN at the profile's warm-up against the baseline. Agrees when the judged arm is worse than Pre-LN (its
+    paired interval excludes 0) and, when the control arm ran, the long warm-up makes Post-LN better than that arm.
+    The verdict is the one at Xiong et al.'s depth (SOURCE_DEPTH) when it ran; the other depths are shown beside it,
+    a trend in depth, not judged.
     """
+    settings = s.df.iloc[0].profile_settings
+    steps, warmup = settings.get("steps"), settings.get("warmup_steps")
+    base_depth = s.base.get("n_layers")
+    depths = sorted({base_depth} | {int(spec_of(s, v).get("n_layers")) for v, a in s.arm.items() if a.endswith(" layers")})
+    results = {d: _post_ln_at(s, d, steps, warmup) for d in depths}
+    results = {d: r for d, r in results.items() if r is not None}
+    if not results:
+        return not_run(POST_LN)
+    judged = SOURCE_DEPTH if SOURCE_DEPTH in results else max(results)
+    verdicts, estimates, texts, worse, helped = results[judged]
+    verdict = all_hold(verdicts)
+    init = s.base.get("init")
+    text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one, "
+            f"in their {SOURCE_DEPTH} + {SOURCE_DEPTH}-layer models. Every run counts at the perplexity it ended at (a "
+            f"collapse is this claim's outcome; exp(unigram entropy) = {s.collapse_ppl():.1f}); {init} initialisation. "
+            f"At {judged} layers" + (" (the source's depth, judged)" if judged == SOURCE_DEPTH else
+                                      f" (the deepest that ran; the source's {SOURCE_DEPTH} did not)")
+            + f": {texts}. This run {_said(verdict).replace(' on whether', '')}.")
+    others = [d for d in sorted(results) if d != judged]
+    if others:
+        trend = "; ".join(f"{d} layers: `{results[d][3].estimate.label.split(' Δ')[0]}` {_interval(results[d][3])}"
+                          for d in sorted(results))
+        text += (f" In depth (Post-LN without warm-up against Pre-LN without, per depth; shown, the verdict is the "
+                 f"{judged}-layer one): {trend}. Beside the judged depth: "
+                 + " ".join(f"at {d} layers {results[d][2]} ({_said(all_hold(results[d][0])).replace(' on whether', '')})."
+                            for d in others))
+        estimates = estimates + [results[d][3].estimate for d in others]
+    # the part the verdict turns on (Post-LN worse; the long warm-up better), both directional: boundary 0
+    parts = [(v, e, 0.0, sign) for v, e, sign in zip(verdicts, [worse.estimate, helped and helped.estimate], (+1, -1))]
+    headline, boundary = deciding(parts), 0.0
+    headline = estimates.index(helped.estimate) if headline == 1 else 0
+    cause = "" if verdict == "agrees" else _post_ln_cause(worse, helped, verdicts, judged, settings, init)
+    return finding(POST_LN, verdict, text, estimates, cause=cause, headline=headline, boundary=boundary)
+
+
+def _post_ln_at(s: Summary, depth: int, steps: int, warmup: int):
+    """At one depth: (part verdicts, estimates, sentence, Post-LN's paired Δ against Pre-LN, the long warm-up's Δ
+    against Post-LN or None); None when no Post-LN arm ran at that depth."""
+    arm = "" if depth == s.base.get("n_layers") else depth_arm(depth)
+
     def fraction(v):
         return field(s, v, "warmup_fraction")
 
-    post = [v for v, f in s.family.items() if f == "norm placement" and field(s, v, "norm_placement") == "post"
-            and not s.arm.get(v)]
+    at = [v for v in s.family if s.arm.get(v) == arm]
+    post = [v for v in at if s.family[v] == "norm placement" and field(s, v, "norm_placement") == "post"]
     none = [v for v in post if fraction(v) == 0]
     bare = [v for v in post if fraction(v) is None]
     long = [v for v in post if fraction(v)]
-    pre_none = [v for v, f in s.family.items() if f == "warm-up" and fraction(v) == 0 and not s.arm.get(v)]
+    pre_none = [v for v in at if s.family[v] == "warm-up" and fraction(v) == 0]
     main = (none or bare or [None])[0]
-    if main is None or s.baseline is None:
-        return not_run(POST_LN)
-    settings = s.df.iloc[0].profile_settings
-    steps, warmup = settings.get("steps"), settings.get("warmup_steps")
-    pre = pre_none[0] if (main in none and pre_none) else s.baseline
+    baseline = s.baseline if not arm else s.reference.get(main) if main else None  # None: no baseline at this depth
+    pre = pre_none[0] if (main in none and pre_none) else baseline
+    if main is None or pre is None:
+        return None
     main_warmup = warmup_of(spec_of(s, main), warmup, steps)
     pre_warmup = warmup_of(spec_of(s, pre), warmup, steps)
     base = s.outcome_ppl(pre)
     worse = paired(f"{main} Δ ppl vs {pre}", s.outcome_ppl(main), base, relative=True)
     verdicts = [directional(worse, +1)]
-    text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one. "
-            f"Every run counts at the perplexity it ended at (a collapse is this claim's outcome; exp(unigram entropy) "
-            f"= {s.collapse_ppl():.1f}). Here `{main}` (warm-up {main_warmup} of {steps} steps): "
-            f"{_mean(s.outcome_ppl(main)):.3f} against Pre-LN `{pre}` (warm-up {pre_warmup}) {_mean(base):.3f}, "
-            f"Δ ppl {_interval(worse)} (worse: {verdicts[0]})")
+    text = (f"`{main}` (warm-up {main_warmup} of {steps} steps) {_mean(s.outcome_ppl(main)):.3f} against Pre-LN "
+            f"`{pre}` (warm-up {pre_warmup}) {_mean(base):.3f}, Δ ppl {_interval(worse)} (worse: {verdicts[0]})")
     estimates = [worse.estimate]
-    if main in none and bare:
-        shown = _diff(s, bare[0], bare[0], s.outcome_ppl(bare[0]), s.outcome_ppl(s.baseline))
-        text += (f"; `{bare[0]}` at the profile's warm-up ({warmup} steps, as long a share of training as the source's "
-                 f"long warm-up) against the baseline {_interval(shown)} (shown, not judged)")
+    if main in none and bare and baseline:
+        shown = _diff(s, bare[0], bare[0], s.outcome_ppl(bare[0]), s.outcome_ppl(baseline))
+        text += (f"; `{bare[0]}` at the profile's warm-up ({warmup} steps) against `{baseline}` {_interval(shown)} "
+                 f"(shown, not judged)")
         estimates.append(shown.estimate)
+    helped = None
     if long:
         lw = warmup_of(spec_of(s, long[0]), warmup, steps)
         helped = paired(f"{long[0]} Δ ppl vs {main}", s.outcome_ppl(long[0]), s.outcome_ppl(main), relative=True)
-        matched = _diff(s, long[0], long[0], s.outcome_ppl(long[0]), s.outcome_ppl(s.baseline))
         verdicts.append(directional(helped, -1))
-        text += (f"; with a long warm-up ({lw} of {steps} steps, `{long[0]}`) {_mean(s.outcome_ppl(long[0])):.3f}: against "
-                 f"`{main}` {_interval(helped)} (better: {verdicts[1]}), against the baseline {_interval(matched)} (within "
-                 f"±{TOLERANCE:g}%: {equivalent(matched, TOLERANCE)})")
-        estimates += [helped.estimate, matched.estimate]
+        text += (f"; with a long warm-up ({lw} of {steps} steps, `{long[0]}`) {_mean(s.outcome_ppl(long[0])):.3f}: "
+                 f"against `{main}` {_interval(helped)} (better: {verdicts[1]})")
+        estimates.append(helped.estimate)
+        if baseline and s.ppl.get(baseline):
+            matched = _diff(s, long[0], long[0], s.outcome_ppl(long[0]), s.outcome_ppl(baseline))
+            text += f", against `{baseline}` {_interval(matched)} (shown)"
+            estimates.append(matched.estimate)
     else:
-        text += "; this run has no control arm with a long warm-up (`post_ln+long_warmup`)"
-    verdict = all_hold(verdicts)
-    text += f". This run {_said(verdict).replace(' on whether', '')}."
-    depth = f"{s.base.get('n_layers')} layers, lr {settings.get('lr')}, gradient clipping {settings.get('grad_clip')}"
-    cause = "" if verdict == "agrees" else _post_ln_cause(worse, verdicts, long, main, main_warmup, depth)
-    return finding(POST_LN, verdict, text, estimates, cause=cause)
+        text += "; no control arm with a long warm-up ran at this depth (`post_ln+long_warmup`)"
+    return verdicts, estimates, text, worse, helped
 
 
-def _post_ln_cause(worse: Difference, verdicts: List[str], long: List[str], main: str, main_warmup: int,
-                   depth: str) -> str:
+def _post_ln_cause(worse: Difference, helped, verdicts: List[str], depth: int, settings, init: str) -> str:
+    where = (f"at {depth} layers ({init} initialisation, lr {settings.get('lr')}, gradient clipping "
+             f"{settings.get('grad_clip')}; Xiong et al.: {SOURCE_DEPTH} + {SOURCE_DEPTH} layers, Xavier)")
     if verdicts[0] != "agrees":
-        return (f"`{main}` (warm-up {main_warmup} steps) is {_interval(worse)} against Pre-LN, "
-                + ("which does not count" if not worse.counts else "better, not worse")
-                + f", at {depth} (Xiong et al.: 6 + 6 layers); the failure grows with depth and learning rate "
-                  f"(training_stability's sweep, where Post-LN without warm-up trains at depth 2 and lr 0.003 and "
-                  f"collapses at depth 6).")
-    return f"the long warm-up does not make `{long[0]}` better than `{main}`."
+        return (f"Post-LN without warm-up is {_interval(worse)} against Pre-LN without, "
+                + ("which does not count" if not worse.counts else "better, not worse") + f", {where}.")
+    return f"the long warm-up's {_interval(helped)} against Post-LN without does not make it better, {where}."
 
 
 def _mean(values) -> float:

@@ -113,7 +113,7 @@ def _trainability(out: Dict, unigram: float) -> Finding:
                                   else "are fewer than Pre-LN's."))
     estimates = [Estimate.of("Post-LN collapsed runs per seed", post.values(), f"of {n_post}", "count"),
                  Estimate.of("Pre-LN", pre.values(), f"of {n_pre}", "count"), d.estimate]
-    return finding(TRAINABILITY, verdict, text, estimates, cause=cause, headline=2)  # the paired difference
+    return finding(TRAINABILITY, verdict, text, estimates, cause=cause, headline=2, boundary=0.0)  # the paired difference
 
 
 def _warmup(found: List[Cell]) -> Finding:
@@ -150,7 +150,7 @@ def _warmup(found: List[Cell]) -> Finding:
                  f"Post-LN's pooled extra cost {_interval(d)} does not count over the seeds." if not d.counts else
                  "Post-LN's pooled cost of dropping the warm-up is smaller than Pre-LN's.")
     estimates = ([d.estimate] if d is not None else []) + [per_cell[c.label()].estimate for c in tested]
-    return finding(WARMUP, verdict, text.strip(), estimates, cause=cause)
+    return finding(WARMUP, verdict, text.strip(), estimates, cause=cause, headline=0, boundary=0.0)
 
 
 def _mean(values: Dict[int, float]) -> float:

@@ -43,3 +43,44 @@ def test_the_quality_cost_table_leaves_out_a_spec_with_its_own_warm_up():
     # joined on its design (Post-LN), its runs would be averaged with post_ln's own
     spec = with_warmup(TransformerSpec(norm_placement="post"), 0.5).to_dict()
     assert not is_transformer(spec) and is_transformer(TransformerSpec(norm_placement="post").to_dict())
+
+
+def test_depth_and_budget_parts_give_the_spec_its_own_layers_and_steps_and_leave_others_unchanged():
+    from suites.language_modeling.depth import split_depth
+    from suites.language_modeling.schedule import split_steps
+
+    assert split_depth("post_ln+no_warmup+depth6") == ("post_ln+no_warmup", 6) and split_depth("depth6") == ("baseline", 6)
+    assert split_steps("mla+steps2000") == ("mla", 2000) and split_steps("mla") == ("mla", None)
+    lm = suites.get("language_modeling")
+    profile = lm.profiles["standard"]
+    deep = lm.spec_for("post_ln+no_warmup+depth6", profile, {"data": "pydoc"})
+    assert (deep.n_layers, deep.norm_placement, deep.warmup_fraction) == (6, "post", 0.0)
+    long = lm.spec_for("mla+steps2000", profile, {"data": "pydoc"})
+    assert long.steps == 2000 and long.attention == "mla" and long.n_layers == profile.n_layers
+    assert settings_for(long, TrainSettings(steps=500, lr=3e-3, warmup_steps=50)).steps == 2000
+    # a variant without either part keeps the dict (and so the hash) its stored records were made with
+    plain = lm.spec_for("post_ln+no_warmup", profile, {"data": "pydoc"})
+    assert "steps" not in plain.to_dict() and plain.to_dict()["n_layers"] == profile.n_layers
+
+
+def test_two_depths_or_two_budgets_in_one_expression_are_refused():
+    import pytest
+
+    from harness.errors import UserError
+    from suites.language_modeling.depth import split_depth
+    from suites.language_modeling.schedule import split_steps
+
+    with pytest.raises(UserError):
+        split_depth("depth6+depth4")
+    with pytest.raises(UserError):
+        split_steps("steps10+steps20")
+
+
+def test_the_equivalence_margin_is_the_sources_step_per_character():
+    import math
+
+    from suites.language_modeling import margins
+
+    # ln(5.16 / 5.01) nats per wordpiece over 4.5 characters: about 0.0066 nats per character, 0.66% of perplexity
+    assert margins.TOLERANCE_NATS == math.log(5.16 / 5.01) / margins.CHARS_PER_WORDPIECE
+    assert margins.TOLERANCE_PCT == 0.66 and "nats per character" in margins.derivation()

@@ -24,7 +24,7 @@ FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_pl
                    "steps": "budget"}
 
 
-FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "norm type", "FFN", "position", "depth", "budget",
+FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "warm-up", "norm type", "FFN", "position", "depth", "budget",
                 "kernel", "combined")
 
 

@@ -1,22 +1,23 @@
-"""The attention_cost verdicts: FlashAttention's linear memory (Dao et al. 2022) and a regression check of SDPA's share
-of the matmul peak against this project's earlier measurement.
+"""The attention_cost checks: FlashAttention's linear memory (Dao et al. 2022), a property of the kernels' algorithm,
+and a regression check of SDPA's share of the matmul peak against this project's earlier measurement.
 
 The kinds of estimate (harness/intervals.py): a memory slope is a fit to the allocator's peak bytes, the same for
-every seed (no interval); SDPA's share of the matmul peak lies in [0, 100] % ("bounded"), each seed's value from
-medians over timing repeats. Neither verdict rests on the spread over seeds (the slope is exact, the share is
-judged against a margin of PEAK_POINTS), so a run of one seed (the quick profile) is not marked indicative.
+every seed (no interval); SDPA's share of the matmul peak is compared with the earlier share as a relative change,
+judged against a tolerance set from this run's own timing repeats (``share_tolerance``). Neither check rests on the
+spread over seeds (the slope is exact, the share's tolerance comes from the timing repeats), so a run of one seed
+(the quick profile) is not marked indicative.
 """
 
 from __future__ import annotations
 
 import math
-from typing import List
+from typing import List, Optional
 
 import pandas as pd
 
 from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding
-from harness.paired import combine_verdicts
+from harness.paired import MARGIN_SDS, all_hold
 from suites.attention_cost.tables import cases, slope_rows, with_cases
 from variants.kernel import kernels
 
@@ -34,8 +35,10 @@ MEMORY, PEAK = CLAIMS = SuiteFile.of(__file__).claims("fused_attention_linear_me
 #: term and 1.7 at least four fifths; peak bytes are the allocator's count, the same for every seed, so one seed
 #: suffices and the margin is about the model of growth, not noise
 LINEAR, QUADRATIC = 1.2, 1.7
-#: SDPA's share of the matmul peak passes the regression check within this many points of the earlier measurement
-PEAK_POINTS = 15
+#: the share of the matmul peak this project measured earlier at 4096 tokens (docs/references.md), per mask
+EARLIER = {False: 69.0, True: 59.0}
+#: the interquartile range of a normal sample is this many standard deviations (a timing's IQR / median -> its sd)
+IQR_SDS = 1.349
 
 
 NO_PAIRS = "These records lack the naive and SDPA pairs needed for a comparison."
@@ -105,7 +108,8 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
                      + "; ".join(f"`{k}` slopes {', '.join(v)}" for k, v in sorted(excluded.items()))
                      + (" (`sdpa_math` is PyTorch's unfused math path)." if "sdpa_math" in excluded else "."))
     parts += _speed_sentences(df, reference, lengths)
-    verdict = combine_verdicts(labels)
+    # every fused kernel and mask must grow linearly: one quadratic kernel refutes the check
+    verdict = all_hold(labels)
     cause = ""
     if verdict != "agrees" and labels:
         off = [e.label.split(",")[0].replace("memory slope ", "") for e, lab in zip(estimates, labels) if lab != "agrees"]
@@ -115,7 +119,8 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
         verdict = "not run"
     # the steepest fused kernel's slope is the one the verdict turns on (every one must stay below LINEAR)
     steepest = max(range(len(estimates)), key=lambda i: estimates[i].value, default=0)
-    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause, over_seeds=False, headline=steepest)
+    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause, over_seeds=False, headline=steepest,
+                   boundary=LINEAR)
 
 
 def _speed_sentences(df, reference, lengths) -> List[str]:
@@ -140,41 +145,73 @@ def _speed_sentences(df, reference, lengths) -> List[str]:
     return parts
 
 
+def share_tolerance(df: pd.DataFrame, causal: bool, x: float) -> Optional[float]:
+    """The relative tolerance (%) of SDPA's share against the earlier one, from this run's timing repeats: the share
+    is useful FLOPs / SDPA's median latency / the matmul peak, so its relative sd per run is the two timings'
+    relative sds in quadrature (each its IQR / median over IQR_SDS); the earlier run is taken to be as noisy
+    (sqrt 2), and a change counts beyond MARGIN_SDS of that sd. None where the records hold no timing repeats."""
+    lat = df[(df.metric == "latency") & (df.status == "ok") & (df["pass"] == "fwd") & (df.kernel == "sdpa")
+             & (df.grouping == "MHA") & (df.x == x) & (df.causal == causal)] if "extra" in df else df.iloc[0:0]
+    noise = [e.get("noise") for e in lat.extra if isinstance(e, dict) and e.get("noise") is not None]
+    # the matmul peak of the same jobs: the best size's repeats set its noise
+    peaks = df[(df.metric == "matmul_peak") & (df.status == "ok") & df.variant.isin(set(lat.variant))]
+    peak_noise = [min(sizes.values(), key=lambda d: -d["flops_per_s"]).get("noise", 0.0)
+                  for e in peaks.extra if isinstance(e, dict) and (sizes := e.get("sizes"))]
+    if not noise:
+        return None
+    sd_latency = max(noise) / IQR_SDS  # (T,) timings of one call: their relative sd
+    sd_peak = (max(peak_noise) if peak_noise else 0.0) / IQR_SDS
+    return 100.0 * MARGIN_SDS * math.sqrt(2.0) * math.hypot(sd_latency, sd_peak)
+
+
 def _peak_finding(df) -> Finding:
-    """A regression check: SDPA's forward FLOP/s share of the matmul peak at 4096 tokens is within PEAK_POINTS of the
-    share this project measured earlier."""
-    parts, labels, estimates, causes = [], [], [], []
+    """A regression check: SDPA's forward FLOP/s share of the matmul peak at 4096 tokens, per mask, is within a
+    relative tolerance of the share this project measured earlier, the tolerance set from this run's timing noise
+    (``share_tolerance``); both masks must hold."""
+    parts, labels, estimates, causes, bounds = [], [], [], [], []
     frac = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df["pass"] == "fwd") & (df.kernel == "sdpa")
               & (df.grouping == "MHA")]
     if len(frac):
         x = frac.x.max()
-        for causal, earlier in ((False, 69), (True, 59)):
+        for causal, earlier in EARLIER.items():
             sel = frac[(frac.x == x) & (frac.causal == causal)]
-            if len(sel):
-                got = sel.value.mean()
-                mask = "causal" if causal else "non-causal"
-                if got > 100:
-                    verdict = "above 100%, so this run's peak is not trustworthy (the machine's load changed between the two)."
-                    labels.append("inconclusive")
-                    causes.append(f"the {mask} share is over 100%: the matmul peak and SDPA were timed under different loads.")
-                elif x != 4096:
-                    verdict = "measured at a different length, so not comparable."
-                    labels.append("inconclusive")
-                    causes.append(f"the longest length timed is {int(x)}, not the 4096 of the earlier measurement.")
-                else:
-                    close = abs(got - earlier) <= PEAK_POINTS
-                    verdict = (f"within {PEAK_POINTS} points." if close else f"more than {PEAK_POINTS} points away.")
-                    labels.append("agrees" if close else "disagrees")
-                    if not close:
-                        causes.append(f"the {mask} share {got:.0f}% is over {PEAK_POINTS} points from the earlier {earlier}%.")
-                estimates.append(Estimate.of(f"SDPA share of matmul peak, {mask}, {int(x)} tokens",
-                                             sel.groupby("seed").value.mean(), "%", "bounded", (0, 100)))
-                parts.append(f"SDPA reaches {got:.0f}% of the matmul peak at {int(x)} tokens {mask} forward against "
-                             f"~{earlier}% measured earlier by this project at 4096 tokens: {verdict}")
-    verdict = ("not run" if not labels else labels[0] if len(set(labels)) == 1
-               else "inconclusive" if "inconclusive" in labels else "disagrees")
+            if not len(sel):
+                continue
+            got = sel.value.mean()
+            mask = "causal" if causal else "non-causal"
+            tolerance = share_tolerance(df, causal, x)
+            change = 100.0 * (got / earlier - 1.0)
+            if got > 100:
+                said = "above 100%, so this run's peak is not trustworthy (the machine's load changed between the two)."
+                labels.append("inconclusive")
+                causes.append(f"the {mask} share is over 100%: the matmul peak and SDPA were timed under different loads.")
+            elif x != 4096:
+                said = "measured at a different length, so not comparable."
+                labels.append("inconclusive")
+                causes.append(f"the longest length timed is {int(x)}, not the 4096 of the earlier measurement.")
+            elif tolerance is None:
+                said = "no timing repeats recorded to set a tolerance from."
+                labels.append("inconclusive")
+                causes.append(f"the records hold no timing repeats of SDPA's {mask} call to set the tolerance from.")
+            else:
+                close = abs(change) <= tolerance
+                said = (f"{change:+.1f}% relative, {'within' if close else 'beyond'} the {tolerance:.1f}% this run's "
+                        f"timing noise allows.")
+                labels.append("agrees" if close else "disagrees")
+                if not close:
+                    causes.append(f"the {mask} share {got:.1f}% is {change:+.1f}% from the earlier {earlier:g}%, beyond "
+                                  f"the {tolerance:.1f}% tolerance set from this run's timing repeats.")
+            bounds.append(math.copysign(tolerance, change) if tolerance is not None else 0.0)
+            estimates.append(Estimate(f"SDPA share of matmul peak against the earlier {earlier:g}%, {mask}, {int(x)} "
+                                      f"tokens", change, unit="%", seeds=int(sel.seed.nunique())))
+            parts.append(f"SDPA reaches {got:.1f}% of the matmul peak at {int(x)} tokens {mask} forward against "
+                         f"~{earlier:g}% measured earlier by this project at 4096 tokens: {said}")
+    verdict = all_hold(labels)
+    # the mask the verdict turns on: the first that fails, else the one farthest from its earlier share
+    failing = [i for i, label in enumerate(labels) if label != "agrees"]
+    head = failing[0] if failing else max(range(len(estimates)), key=lambda i: abs(estimates[i].value), default=0)
     return finding(PEAK, verdict, " ".join(parts), estimates, cause=causes[0] if causes and verdict != "agrees" else "",
-                   over_seeds=False)
+                   over_seeds=False, headline=head, boundary=bounds[head] if bounds else 0.0)
 
 
 def _has(frame, variant, causal, x) -> bool:

@@ -34,22 +34,37 @@ def test_combine_and_order_and_status_notes():
     assert status_notes(df, statuses=["skipped"]) == ["- `c`: skipped: over budget"]
 
 
-def _shares(points):
-    """SDPA forward FLOP/s shares of the matmul peak: (length, causal, share) per seed 0 and 1."""
-    return pd.DataFrame([{"metric": "peak_fraction", "status": "ok", "pass": "fwd", "kernel": "sdpa", "grouping": "MHA",
-                          "x": x, "causal": causal, "value": share + seed, "seed": seed}
-                         for x, causal, share in points for seed in (0, 1)],
-                        columns=["metric", "status", "pass", "kernel", "grouping", "x", "causal", "value", "seed"])
+def _shares(points, noise=0.03):
+    """SDPA forward FLOP/s shares of the matmul peak: (length, causal, share) per seed 0 and 1, each with its latency's
+    timing noise (IQR / median) and the job's matmul peak with a quiet best size."""
+    rows = []
+    for seed in (0, 1):
+        rows.append({"metric": "matmul_peak", "status": "ok", "variant": "sdpa", "kernel": "sdpa", "seed": seed,
+                     "extra": {"sizes": {"1024": {"flops_per_s": 1e11, "noise": 0.01}}}})
+        for x, causal, share in points:
+            where = {"status": "ok", "pass": "fwd", "variant": "sdpa", "kernel": "sdpa", "grouping": "MHA", "x": x,
+                     "causal": causal, "seed": seed}
+            rows.append({**where, "metric": "peak_fraction", "value": share + seed, "extra": {}})
+            rows.append({**where, "metric": "latency", "value": 300.0, "extra": {"noise": noise}})
+    return pd.DataFrame(rows, columns=["metric", "status", "pass", "variant", "kernel", "grouping", "x", "causal",
+                                       "value", "seed", "extra"])
 
 
 def test_attention_cost_share_of_peak_verdict():
     assert cost.PEAK.kind == "check"  # a regression against this project's own earlier measurement
+    assert cost.MEMORY.kind == "check"  # linear memory is the fused kernels' algorithm, the same for every seed
     assert "REFERENCES" not in cost.PEAK.source + cost.PUBLISHED
-    assert cost._peak_finding(_shares([(4096, False, 65), (4096, True, 60)])).verdict == "agrees"
+    # 3% IQR / median: a relative sd of 2.3% per run, so a change counts beyond 2.8 x sqrt 2 x 2.3% = 9.2%
+    assert cost._peak_finding(_shares([(4096, False, 65), (4096, True, 60)])).verdict == "agrees"  # -5%, +2.5%
+    drop = cost._peak_finding(_shares([(4096, False, 58), (4096, True, 60)]))  # -15.2%, 11 points: a fixed 15-point band passes it
+    assert drop.verdict == "disagrees" and "non-causal" in drop.cause and drop.headline.value < -15
+    assert drop.boundary == pytest.approx(-cost.share_tolerance(_shares([(4096, False, 58)]), False, 4096))
+    assert cost._peak_finding(_shares([(4096, False, 58), (4096, True, 60)], noise=0.1)).verdict == "agrees"  # noisier
     disagrees = cost._peak_finding(_shares([(4096, False, 20), (4096, True, 15)]))
     assert disagrees.verdict == "disagrees" and disagrees.cause
     assert cost._peak_finding(_shares([(4096, False, 120), (4096, True, 60)])).verdict == "inconclusive"  # over 100%
     assert cost._peak_finding(_shares([(1024, False, 65), (1024, True, 60)])).verdict == "inconclusive"  # other length
+    assert cost._peak_finding(_shares([(4096, False, 65)], noise=None)).verdict == "inconclusive"  # no repeats
     assert cost._peak_finding(_shares([])).verdict == "not run"
 
 
@@ -68,7 +83,7 @@ def _memory(slopes):
     ({("sdpa", False): 0.95, ("sdpa_math", False): 1.96, ("naive", False): 1.96}, "agrees"),
     ({("flex", False): 1.9, ("naive", False): 1.96}, "disagrees"),      # quadratic like naive
     ({("flex", False): 1.66, ("naive", False): 1.96}, "inconclusive"),  # between the margins (block_mask=None's 1.66)
-    ({("sdpa", False): 0.95, ("flex", False): 1.9, ("naive", False): 1.96}, "inconclusive"),
+    ({("sdpa", False): 0.95, ("flex", False): 1.9, ("naive", False): 1.96}, "disagrees"),  # one quadratic kernel fails
     ({("sdpa", False): 0.95, ("naive", False): 1.3}, "inconclusive"),   # naive not quadratic: nothing to contrast
     ({("sdpa_math", False): 1.96, ("naive", False): 1.96}, "not run"),  # no fused kernel
 ])
@@ -77,5 +92,7 @@ def test_attention_cost_memory_verdict_judges_fused_kernels_only(slopes, verdict
     assert found.verdict == verdict
     assert (found.cause != "") == (verdict in ("disagrees", "inconclusive"))
     assert not any("sdpa_math" in e.label for e in found.estimates)
+    if found.estimates:  # the steepest fused slope against the linear bound
+        assert found.boundary == cost.LINEAR and found.headline.value == max(e.value for e in found.estimates)
     if ("sdpa_math", False) in slopes:
         assert "`sdpa_math` slopes 1.96" in found.sentence and "unfused" in found.sentence

@@ -1,8 +1,11 @@
 """The gradient_flow verdicts: Pascanu et al. 2013's bound and clipping, attention's short paths, gated RNNs' lags.
 
-Every verdict is paired over seeds (harness/paired.py): a difference counts when its 95% interval excludes 0 or
-the arms' per-seed ranges do not overlap, and is inconclusive otherwise. A diverged run is an outcome (a lag not
-learned, a divergence counted), never a dropped seed.
+Every verdict is paired over seeds (harness/paired.py): a difference counts when its paired 95% interval excludes 0
+(the t test on the per-seed differences), and is inconclusive otherwise; no margin applies at two seeds or more,
+and one seed gives no verdict (no calibrated margin). A diverged run is an outcome (a lag not learned, a divergence
+counted), never a dropped seed. The spectral-radius bound and attention's short paths are checks at
+initialisation (suite.yaml): the first holds by the algebra of a contracting recurrence, the second by the uniform
+attention of an untrained model; the lags and clipping are findings about training.
 
 The kinds of estimate (harness/intervals.py): log10 gradient ratios and their differences are unbounded ("t"); the
 longest lag learned and the runs diverged are counts, shown with their range over seeds ("count"), and their
@@ -18,7 +21,7 @@ from typing import Dict, List
 import pandas as pd
 
 from harness.findings import Estimate, Finding, cause_sentence, finding, not_run
-from harness.paired import Difference, combine_verdicts, directional, paired
+from harness.paired import Difference, all_hold, directional, paired
 from harness.report_kit import in_order
 from harness.suite_file import SuiteFile
 from suites.gradient_flow.tables import ORDER, log10, longest_by_seed, probes, with_extra
@@ -69,7 +72,7 @@ def _radius(sweep: pd.DataFrame) -> Finding:
         return not_run(RADIUS)
     far = int(min(50, sweep.x.max()))
     at = sweep[sweep.x == far]
-    verdicts, parts, estimates, causes = [], [], [], []
+    verdicts, parts, estimates, causes, judged = [], [], [], [], []
     for cell in [c for c in ELMAN if c in set(at.variant)]:
         by_radius = {r: _against_zero(f"{cell} log10 ratio at d={far}, radius {r:g}",
                                       _log_ratios(at[(at.variant == cell) & (at.radius == r)]))
@@ -88,31 +91,35 @@ def _radius(sweep: pd.DataFrame) -> Finding:
             causes.append(f"for {cell}, the sweep lacks radii on both sides of 1")
         elif len(vanish) < len(below):
             verdict = "inconclusive"
-            causes.append(f"for {cell}, the decay at radius {max(set(below) - set(vanish)):g} is inside the seed spread")
+            causes.append(f"for {cell}, the decay at radius {max(set(below) - set(vanish)):g} does not count (its paired interval includes 0)")
         elif not grows:
             verdict = "inconclusive"
-            causes.append(f"for {cell}, no radius above 1 makes the gradient grow beyond the seed spread at distance {far}")
+            causes.append(f"for {cell}, no radius above 1 makes the gradient grow at distance {far} with a paired interval clear of 0")
         else:
             verdict = "agrees"
         verdicts.append(verdict)
         top = max(below) if below else None
         parts.append(f"{cell}: " + (f"every radius below 1 vanishes (at {top:g}, log10 ratio {below[top].mean:.1f})"
                                     if below and len(vanish) == len(below) else
-                                    f"radii below 1 vanishing beyond the seed spread: {', '.join(f'{r:g}' for r in vanish) or 'none'}")
+                                    f"radii below 1 vanishing with a paired interval clear of 0: {', '.join(f'{r:g}' for r in vanish) or 'none'}")
                      + (f"; growth from radius {min(grows):g} up (log10 {above[max(above)].mean:+.1f} at {max(above):g})"
-                        if grows else "; no radius above 1 grows beyond the seed spread")
+                        if grows else "; no radius above 1 grows with a paired interval clear of 0")
                      + (f"; radius {min(grows_too_early):g} <= 1 grows" if grows_too_early else ""))
         if top is not None:
             estimates.append(below[top].estimate)
+            judged.append((directional(below[top], -1), below[top]))
         if above:
             estimates.append(above[max(above)].estimate)
+            judged.append((directional(above[max(above)], +1), above[max(above)]))
     if not verdicts:
         return not_run(RADIUS)
-    verdict = combine_verdicts(verdicts)
+    # each Elman cell must obey the bound (a conjunction over cells)
+    verdict = all_hold(verdicts)
     text = (f"Spectral-radius sweep (Elman RNNs at initialisation, log10 of the gradient ratio at distance {far}, "
             "per seed against 0): " + "; ".join(parts) + f". This run {_says(verdict)} the bound (below 1 vanish, "
             "growth needs above 1).")
-    return finding(RADIUS, verdict, text, estimates, cause=cause_sentence(verdict, causes))
+    return finding(RADIUS, verdict, text, estimates, cause=cause_sentence(verdict, causes),
+                   headline=deciding([d for _, d in judged], [v for v, _ in judged]), boundary=0.0)
 
 
 def _reach_finding(flow: pd.DataFrame) -> Finding:
@@ -133,9 +140,9 @@ def _reach_finding(flow: pd.DataFrame) -> Finding:
             f"Transformer keeps {diff.mean:+.1f} decades more than the tanh RNN, paired over {diff.seeds} seed(s) "
             f"({diff.why()}): this run {_says(verdict)} attention's direct paths keeping the gradient.")
     cause = "" if verdict == "agrees" else (
-        f"The Transformer's gradient at distance {d} is not above the tanh RNN's beyond the seed noise ({diff.why()})."
+        f"The Transformer's gradient at distance {d} is not above the tanh RNN's on the paired test ({diff.why()})."
         if verdict == "inconclusive" else f"The tanh RNN keeps more gradient at distance {d} than the Transformer.")
-    return finding(REACH, verdict, text, [diff.estimate], cause=cause)
+    return finding(REACH, verdict, text, [diff.estimate], cause=cause, headline=0, boundary=0.0)
 
 
 def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
@@ -150,7 +157,8 @@ def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
                        bounds=(0, sweep_max) if sweep_max > 0 else None)
              for g in gated}
     verdicts = {g: directional(d, +1) for g, d in diffs.items()}
-    verdict = combine_verdicts(list(verdicts.values()))
+    # every gated cell must beat the tanh RNN: one reversed cell refutes the claim
+    verdict = all_hold(list(verdicts.values()))
     said = "; ".join(f"{g} - rnn {d.mean:+.0f} steps over {d.seeds} seed(s), {verdicts[g]} ({d.why()})"
                      for g, d in diffs.items())
     text = (f"Longest lag learned (every shorter lag learned too) per seed: {parts}. Paired: {said}. This run "
@@ -165,10 +173,11 @@ def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
         elif v == "disagrees":
             causes.append(f"for {g}, the tanh RNN learns longer lags on every seed")
         else:
-            causes.append(f"for {g}, the difference from the tanh RNN is inside the seed spread ({d.why()})")
+            causes.append(f"for {g}, the paired difference from the tanh RNN does not count ({d.why()})")
     estimates = [d.estimate for d in diffs.values()] + [Estimate.of(f"longest lag learned, {v}", list(longest[v].values()),
                                                                     "steps", "count") for v in ("rnn", *gated)]
-    return finding(LAGS, verdict, text, estimates, cause=cause_sentence(verdict, causes))
+    return finding(LAGS, verdict, text, estimates, cause=cause_sentence(verdict, causes),
+                   headline=deciding(list(diffs.values()), list(verdicts.values())), boundary=0.0)
 
 
 def diverged_by_seed(df: pd.DataFrame) -> Dict[str, Dict[int, float]]:
@@ -209,7 +218,24 @@ def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Find
     return finding(CLIPPING, verdict, text, [diff.estimate, Estimate.of("clipped runs diverged per seed",
                                                                         list(counts["clipped"].values()), "runs", "count"),
                                              Estimate.of("unclipped", list(counts["unclipped"].values()), "runs", "count")],
-                   cause=cause)
+                   cause=cause, headline=0, boundary=0.0)
+
+
+def deciding(diffs: List[Difference], verdicts: List[str]) -> int:
+    """The position of the part a conjunction's verdict turns on: the first that disagrees; else the first that is
+    undecided; else, all agreeing, the one least clear of 0 (the smallest |mean| over its interval's half-width)."""
+    if not diffs:
+        return 0
+    for wanted in ("disagrees", "inconclusive"):
+        if wanted in verdicts:
+            return verdicts.index(wanted)
+
+    def clearance(d: Difference) -> float:
+        e = d.estimate
+        half = (e.high - e.low) / 2 if e.low is not None and e.high is not None else 0.0
+        return abs(e.value) / half if half > 0 else math.inf
+
+    return min(range(len(diffs)), key=lambda i: clearance(diffs[i]))
 
 
 def _says(verdict: str) -> str:

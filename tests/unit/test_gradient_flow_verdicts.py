@@ -42,13 +42,17 @@ def test_a_lucky_long_lag_no_longer_beats_the_lstm():
 
 
 def test_the_lag_verdict_is_paired_not_a_comparison_of_mean_maxima():
-    # rnn [100, 100, 10] -> mean 70 against lstm [20, 20, 20]: the old rule said "disagrees"; the paired
-    # difference's interval includes 0 and the ranges overlap, so it is inconclusive, with its cause
+    # rnn [100, 100, 10] -> mean 70 against lstm [20, 20, 20]: a comparison of means says "disagrees"; the paired
+    # difference's interval includes 0, so it is inconclusive, with its cause and what more seeds could do
     found = flow._lags({"rnn": {0: 100, 1: 100, 2: 10}, "lstm": {0: 20, 1: 20, 2: 20}}, 100)
-    assert found.verdict == "inconclusive" and "inside the seed spread" in found.cause
-    # every seed of the tanh RNN beyond every seed of the LSTM: disagrees
+    assert found.verdict == "inconclusive" and "does not count" in found.cause and "seeds" in found.cause
+    # every seed of the tanh RNN beyond every seed of the LSTM, yet the paired interval [-136, +36] includes 0:
+    # separate ranges alone do not count
     found = flow._lags({"rnn": {0: 50, 1: 50, 2: 100}, "lstm": {0: 20, 1: 20, 2: 10}}, 100)
-    assert found.verdict == "disagrees" and found.cause
+    assert found.verdict == "inconclusive"
+    # the paired interval [-65, -8] excludes 0: disagrees
+    found = flow._lags({"rnn": {0: 50, 1: 50, 2: 60}, "lstm": {0: 20, 1: 20, 2: 10}}, 100)
+    assert found.verdict == "disagrees" and found.cause and found.boundary == 0.0
     # both at the sweep's longest lag: no difference to see
     found = flow._lags({"rnn": {0: 100, 1: 100}, "lstm": {0: 100, 1: 100}}, 100)
     assert found.verdict == "inconclusive" and "longest lag 100" in found.cause
@@ -56,10 +60,20 @@ def test_the_lag_verdict_is_paired_not_a_comparison_of_mean_maxima():
 
 
 def test_each_gated_cell_must_beat_the_tanh_rnn():
-    rnn = {0: 5, 1: 10, 2: 5}
+    rnn = {0: 5, 1: 5, 2: 5}  # gru - rnn 95, 45, 95: paired interval clear of 0
     assert flow._lags({"rnn": rnn, "lstm": {0: 100, 1: 100, 2: 100}, "gru": {0: 100, 1: 50, 2: 100}}, 100).verdict == "agrees"
     mixed = flow._lags({"rnn": rnn, "lstm": {0: 100, 1: 100, 2: 100}, "gru": {0: 5, 1: 20, 2: 5}}, 100)
     assert mixed.verdict == "inconclusive" and "gru" in mixed.cause
+    assert "gru" in mixed.headline.label  # the headline is the undecided cell, not the one that agrees
+    # a conjunction: one gated cell reversed on the paired test refutes it, whatever the other does
+    reversed_gru = flow._lags({"rnn": rnn, "lstm": {0: 100, 1: 100, 2: 100}, "gru": {0: 0, 1: 1, 2: 0}}, 100)
+    assert reversed_gru.verdict == "disagrees" and "gru" in reversed_gru.headline.label
+
+
+def test_the_checks_at_initialisation_are_checks():
+    """The radius bound and attention's direct paths hold at initialisation by construction: scored as checks."""
+    assert flow.RADIUS.kind == flow.REACH.kind == "check"
+    assert flow.LAGS.kind == flow.CLIPPING.kind == "finding"
 
 
 def _sweep(log_ratio_by_radius, seeds=(0, 1, 2), cell="rnn", d=50):
@@ -74,8 +88,10 @@ def test_the_radius_verdict_is_per_seed_against_zero():
     assert grows_early.verdict == "disagrees" and "radius 0.9" in grows_early.cause
     no_growth = flow._radius(_sweep({0.5: -15, 0.9: -3, 1.5: -0.5}))
     assert no_growth.verdict == "inconclusive" and "no radius above 1" in no_growth.cause
-    # one seed: nothing counts without a margin
+    # one seed: no calibrated margin, no verdict
     assert flow._radius(_sweep({0.5: -15, 1.5: 2.0}, seeds=(0,))).verdict == "inconclusive"
+    # the headline is the part the verdict turns on: the radius above 1 that does not grow
+    assert "radius 1.5" in no_growth.headline.label and no_growth.boundary == 0.0
     assert flow._radius(_sweep({})[:0]).verdict == "not run"
 
 
@@ -100,9 +116,10 @@ def _clip_records(diverged):
 
 
 @pytest.mark.parametrize("clipped, unclipped, verdict", [
-    ((0, 0, 1), (2, 3, 2), "agrees"),        # fewer divergences on every seed
+    ((0, 0, 1), (2, 3, 3), "agrees"),        # fewer divergences on every seed, paired interval clear of 0
+    ((0, 0, 1), (2, 3, 2), "inconclusive"),  # fewer on every seed, but the paired interval [-4.5, +0.5] includes 0
     ((1, 1, 1), (1, 1, 1), "inconclusive"),  # no difference
-    ((2, 0, 0), (0, 1, 1), "inconclusive"),  # inside the seed noise
+    ((2, 0, 0), (0, 1, 1), "inconclusive"),  # the paired interval includes 0
     ((3, 3, 2), (0, 1, 0), "disagrees"),     # clipping diverges more on every seed
 ])
 def test_the_clipping_verdict_pairs_divergences_over_seeds(clipped, unclipped, verdict):

@@ -12,6 +12,8 @@ from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
 
 MLA_BYTES, WINDOW_FLAT = ATTENTION_CLAIMS = SuiteFile.of(__file__).claims("mla_kv_bytes", "window_cache_flat")
+#: DeepSeek-V2's latent cache in GQA groups: (d_c + d_h^R) / (2 d_h) with d_c = 4 d_h, d_h^R = d_h / 2
+GQA_GROUPS = (4 + 0.5) / 2
 
 
 def _bytes(df: pd.DataFrame, rows) -> pd.DataFrame:
@@ -52,9 +54,10 @@ def mla_finding(df: pd.DataFrame) -> Finding:
         parts.append(f"Against the measured GQA-2 cache of the same model (`{joined.variant_gqa.iloc[0]}`): "
                      f"{', '.join(f'{r:g}x' for r in ratios)} (2.25 / 2 = 1.125 expected).")
         estimates.append(Estimate("MLA / GQA-2 measured bytes", ratios[0], unit="x", seeds=0))
-    verdict = "agrees" if equal == len(mla) and groups == [2.25] and ratio_ok else "disagrees"
+    verdict = "agrees" if equal == len(mla) and groups == [GQA_GROUPS] and ratio_ok else "disagrees"
     cause = "" if verdict == "agrees" else "a measured latent cache differs from (d_c + d_h^R) per token and layer."
-    return finding(MLA_BYTES, verdict, " ".join(parts), estimates, 0, cause=cause, over_seeds=False)
+    return finding(MLA_BYTES, verdict, " ".join(parts), estimates, 0, cause=cause, over_seeds=False, headline=0,
+                   boundary=GQA_GROUPS)
 
 
 def window_finding(df: pd.DataFrame) -> Finding:
@@ -85,7 +88,9 @@ def window_finding(df: pd.DataFrame) -> Finding:
             parts.append(f"The full cache of `{full.variant.iloc[0]}` grows {grows:g}x over the same contexts.")
     verdict = "agrees" if flat else "disagrees"
     cause = "" if flat else "a windowed cache's measured bytes grow past W or differ from the formula."
-    return finding(WINDOW_FLAT, verdict, " ".join(parts), estimates, 0, cause=cause, over_seeds=False)
+    # the headline: the first windowed variant's growth past W, which must be exactly 1
+    return finding(WINDOW_FLAT, verdict, " ".join(parts), estimates, 0, cause=cause, over_seeds=False, headline=0,
+                   boundary=1.0)
 
 
 def extend(claims: Tuple, findings: Callable[[pd.DataFrame], List[Finding]]):

@@ -264,3 +264,15 @@ def test_cached_decoding_on_cuda_reads_strided_views_of_the_buffers(kernel):
     assert caches[0].capacity == 32 and caches[0].keys.stride(1) == 32 * spec.head_dim  # strided views
     error, allowed = tolerance(torch.bfloat16).check(stepped.float(), full.float())
     assert error <= allowed, f"{error:.3g} > {allowed:.3g}"
+
+
+def test_the_memory_bound_tolerance_is_a_timing_margin_at_one_seed_and_an_interval_over_seeds():
+    """Latency growth over bytes growth at most 1.1: one seed against the timing margin itself; several seeds on the
+    95% interval of their ratios, so a mean inside 1.1 with an interval reaching past it does not agree."""
+    from suites.kv_cache.verdicts import NOISE, _within
+
+    assert NOISE == 1.10
+    assert _within([1.05]) == "agrees" and _within([1.2]) == "disagrees"
+    assert _within([1.02, 1.03, 1.04]) == "agrees"
+    assert _within([0.95, 1.2]) == "inconclusive"  # mean 1.07, interval far past 1.1
+    assert _within([1.3, 1.31, 1.32]) == "disagrees"

@@ -152,12 +152,38 @@ def test_the_utilisation_verdict_on_a_gpu_follows_the_ratio_of_shares(recurrent,
 
 
 @pytest.mark.parametrize("recurrent,attention", [(30.0, 70.0), (60.0, 65.0)])
-def test_the_utilisation_claim_is_not_testable_on_a_cpu(recurrent, attention):
-    """A GPU claim: whatever the shares on a CPU, no verdict, the shares kept and a CUDA device named."""
+def test_the_utilisation_claim_is_not_testable_on_a_cpu(recurrent, attention, tmp_path, monkeypatch):
+    """A GPU claim: with no GPU records, whatever the shares on a CPU, no verdict, the shares kept and a CUDA
+    device named."""
+    from suites.sequence_cost import gpu_records
+
+    monkeypatch.setattr(gpu_records, "GPU_RESULTS", tmp_path)  # no reference GPU records
     found = findings(jobs(recurrent, attention, device="cpu"))[0]
     assert found.verdict == "not testable here"
     assert "about GPUs" in found.cause and "device=cuda" in found.cause
     assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}
+
+
+def test_a_cpu_run_shows_the_reference_gpu_verdict_with_its_device(tmp_path):
+    """The CPU cannot test the claim; the project's reference GPU records can: their verdict is shown beside the CPU's
+    shares, the device named in the headline, which is the ratio the verdict turns on against AGREE_RATIO."""
+    from suites.sequence_cost import verdicts
+    from suites.sequence_cost.gpu_records import GPU_RESULTS, reference_gpu_frame
+
+    gpu = reference_gpu_frame()
+    if gpu is None:
+        pytest.skip(f"no reference GPU records under {GPU_RESULTS}")
+    found = findings(jobs(60.0, 65.0, device="cpu"))[0]  # on the CPU recurrence is as busy as attention
+    name = str(gpu.iloc[0].device_name)
+    assert found.verdict == verdicts._judge(verdicts._frame(gpu))[0] != "not testable here"
+    assert name in found.headline.label and found.headline.unit == "x" and found.boundary == verdicts.AGREE_RATIO
+    assert found.sentence.startswith("Not testable on this cpu") and "reference/gpu/results" in found.sentence
+    assert name in found.claim.confound
+    assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}
+    # a GPU store holding no records of this suite: not testable here
+    store = tmp_path / "sequence_cost"
+    store.mkdir()
+    assert verdicts._utilisation(jobs(60.0, 65.0, device="cpu"), gpu_results=tmp_path)[0].verdict == "not testable here"
 
 
 def test_no_common_length_is_not_run():

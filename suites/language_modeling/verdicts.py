@@ -293,7 +293,8 @@ def _post_ln_at(s: Summary, depth: int, steps: int, warmup: int):
             text += f", against `{baseline}` {_interval(matched)} (shown)"
             estimates.append(matched.estimate)
     else:
-        text += "; no control arm with a long warm-up ran at this depth (`post_ln+long_warmup`)"
+        text += ("; no control arm with a long warm-up ran at this depth (`post_ln+long_warmup"
+                 + (f"+depth{depth}" if arm else "") + "`)")
     return verdicts, estimates, text, worse, helped
 
 
@@ -301,8 +302,9 @@ def _post_ln_cause(worse: Difference, helped, verdicts: List[str], depth: int, s
     where = (f"at {depth} layers ({init} initialisation, lr {settings.get('lr')}, gradient clipping "
              f"{settings.get('grad_clip')}; Xiong et al.: {SOURCE_DEPTH} + {SOURCE_DEPTH} layers, Xavier)")
     if verdicts[0] != "agrees":
-        return (f"Post-LN without warm-up is {_interval(worse)} against Pre-LN without, "
-                + ("which does not count" if not worse.counts else "better, not worse") + f", {where}.")
+        state = (f"{worse.why()} (the records hold one seed of this arm)" if worse.no_verdict else
+                 "which does not count" if not worse.counts else "better, not worse")
+        return f"Post-LN without warm-up is {_interval(worse)} against Pre-LN without, {state}, {where}."
     return f"the long warm-up's {_interval(helped)} against Post-LN without does not make it better, {where}."
 
 

@@ -21,6 +21,7 @@ from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds,
 from suites.common.learning import learning_checks
 from harness.paired import all_hold
 from suites.position_extrapolation.rules import change, lower, rises_by, said, stays_within
+from suites.position_extrapolation.tuning import JUDGED_MULTIPLIER, TUNE_MULTIPLIER
 
 #: plain RoPE "blows up": ppl(4L) at least this many % above ppl(L)
 BLOWS_UP = 100.0
@@ -36,8 +37,10 @@ PUBLISHED = ("Published shape without fine-tuning (Chen et al. 2023, arXiv 2306.
 
 #: the statements of the published shape, each a finding of the index (the scoreboard; suite.yaml); dynamic NTK
 #: is NTK-aware's finding (on windows of the evaluation length the two are one measurement)
-CLAIMS = SuiteFile.of(__file__).claims("rope_blows_up", "pi_short", "ntk_close", "yarn_close")
-ROPE_BLOWS_UP, PI_SHORT, NTK_CLOSE, YARN_CLOSE = CLAIMS
+CLAIMS = SuiteFile.of(__file__).claims("rope_blows_up", "pi_short", "pi_beats_extrapolation", "ntk_close", "yarn_close")
+ROPE_BLOWS_UP, PI_SHORT, PI_EXTRAPOLATION, NTK_CLOSE, YARN_CLOSE = CLAIMS
+#: PI against plain extrapolation is read at these multiples of L, each at the same length for both
+PI_LENGTHS = (2, 4)
 
 
 def _scaling(spec) -> Optional[str]:
@@ -93,8 +96,8 @@ def section(df: pd.DataFrame, train_len: int) -> List[str]:
              f"length (s = evaluation length / L = {train_len} unless the variant fixes s). {_one_training(df, scaled)} "
              "Ratios are to plain RoPE's perplexity at L, the trained model's own. A scaling with free parameters "
              "(YaRN's alpha and beta, NTK-aware's headroom h: its base is raised for s' = 1 + h (s - 1)) has them chosen "
-             "per seed from a small grid on validation text at 2L (held-out characters that no length scores; "
-             "suites/position_extrapolation/tuning.py), never at 4L, where the verdicts read. `rope+yarn` ramps in the "
+             f"per seed from a small grid on validation text at {TUNE_MULTIPLIER}L, the length the verdicts on them read "
+             "(held-out characters that no length scores; suites/position_extrapolation/tuning.py). `rope+yarn` ramps in the "
              "pair index as the authors' code does; `rope+yarn_rlinear` ramps linearly in the rotation count r, as the "
              "paper's equation writes it.", "",
              "Perplexity by evaluation length (" + (over_seeds(n_seeds) if n_seeds < 2 else "mean [95% interval over "
@@ -148,15 +151,18 @@ def verdicts(df: pd.DataFrame, train_len: int) -> List[Finding]:
         diff = change("rope ppl(4L) vs ppl(L)", rope4, rope_l)
         word = rises_by(diff, BLOWS_UP)
         out.append(finding(ROPE_BLOWS_UP, word, f"Plain RoPE: ppl(4L) is {said(diff)} above ppl(L); {_says(word)} "
-                           f"(blowing up = at least +{BLOWS_UP:g}%, i.e. 2x).", [diff.estimate],
+                           f"(blowing up = at least +{BLOWS_UP:g}%, i.e. 2x, over the whole interval).", [diff.estimate],
                            cause="" if word == "agrees" else f"plain RoPE's ppl(4L) is {said(diff)} above ppl(L), and "
-                           f"blowing up needs a rise of at least {BLOWS_UP:g}% ({diff.why()})."))
+                           f"blowing up needs a rise of at least {BLOWS_UP:g}% ({diff.why()}).", boundary=BLOWS_UP))
     by_name = _first_by_scaling(scaled)
-    if "pi" in by_name:
-        out.append(_pi(ok, by_name["pi"], scaled[by_name["pi"]], L))
+    fixed_pi = _fixed_pi(scaled)
+    if fixed_pi or "pi" in by_name:
+        out.append(_pi(ok, fixed_pi, L))
+    if "pi" in by_name and str(scaled[by_name["pi"]].get("rope_scale", "auto")) == "auto":
+        out.append(_pi_extrapolation(ok, by_name["pi"], L, fixed_pi))
     if "ntk" in by_name:
         v = by_name["ntk"]
-        out.append(_ntk(ok, v, _at_l(ok, v, scaled[v], L), rope4, L))
+        out.append(_ntk(ok, v, _at_l(ok, v, scaled[v], L), L))
     if "yarn" in by_name:
         out.append(_yarn(ok, by_name, L))
     return [f for c in CLAIMS for f in out if f.claim.key == c.key]
@@ -179,43 +185,74 @@ def _at_l(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Dict[int, float]:
     return own if spec.get("rope_scale", "auto") == "auto" and own else _ppl(ok, "rope", L)
 
 
-def _ntk(ok: pd.DataFrame, v: str, rope_l: Dict[int, float], rope4: Dict[int, float], L: float) -> Finding:
-    """NTK-aware at 4L against plain RoPE's ppl(L): within CLOSE%."""
-    at4 = _ppl(ok, v, 4 * L)
+def _ntk(ok: pd.DataFrame, v: str, rope_l: Dict[int, float], L: float) -> Finding:
+    """NTK-aware at JUDGED_MULTIPLIER x L (where its headroom was chosen) against plain RoPE's ppl(L): within CLOSE%."""
+    J = JUDGED_MULTIPLIER
+    at4, rope4 = _ppl(ok, v, J * L), _ppl(ok, "rope", J * L)
     if not at4:
-        return finding(NTK_CLOSE, "not run", f"`{v}`: no perplexity at 4L.")
-    diff = change(f"{v} ppl(4L) vs rope ppl(L)", at4, rope_l)
+        return finding(NTK_CLOSE, "not run", f"`{v}`: no perplexity at {J}L.")
+    diff = change(f"{v} ppl({J}L) vs rope ppl(L)", at4, rope_l)
     word = stays_within(diff, CLOSE)
-    plain = change(f"{v} ppl(4L) vs rope ppl(4L)", at4, rope4)
-    sentence = (f"NTK-aware (`{v}`{_params(ok, v)}): ppl(4L) is {said(diff)} above plain RoPE's ppl(L) "
-                f"(against plain RoPE at 4L: {said(plain)}); {_says(word)} (close = within +{CLOSE:g}%).")
+    mistuned = _mistuned(ok, [v], L)
+    if mistuned:
+        word = "inconclusive"
+    plain = change(f"{v} ppl({J}L) vs rope ppl({J}L)", at4, rope4)
+    sentence = (f"NTK-aware (`{v}`{_params(ok, v)}): ppl({J}L) is {said(diff)} above plain RoPE's ppl(L) "
+                f"(against plain RoPE at {J}L: {said(plain)}); {_says(word)} (close = within +{CLOSE:g}%).")
     cause = "" if word == "agrees" else (
-        f"NTK-aware's ppl(4L) is {said(diff)} above ppl(L): " + (f"beyond the {CLOSE:g}% of 'close' over the whole interval."
+        f"NTK-aware's ppl({J}L) is {said(diff)} above ppl(L): " + (f"beyond the {CLOSE:g}% of 'close' over the whole interval."
         if word == "disagrees" else f"the interval reaches past {CLOSE:g}%, so the seeds cannot tell close from not."))
-    return finding(NTK_CLOSE, word, sentence, [diff.estimate, plain.estimate], cause=cause)
+    if mistuned:
+        cause = f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it."
+    return finding(NTK_CLOSE, word, sentence, [diff.estimate, plain.estimate], cause=cause, boundary=CLOSE)
 
 
 def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
-    """YaRN at 4L against PI and NTK-aware at 4L: lower, paired over seeds."""
+    """YaRN at JUDGED_MULTIPLIER x L (where its alpha and beta were chosen) against PI and NTK-aware there: lower,
+    paired over seeds."""
+    J = JUDGED_MULTIPLIER
     v = by_name["yarn"]
-    at4 = _ppl(ok, v, 4 * L)
+    at4 = _ppl(ok, v, J * L)
     if not at4:
-        return finding(YARN_CLOSE, "not run", f"`{v}`: no perplexity at 4L.")
-    diffs = [change(f"{v} ppl(4L) vs {by_name[o]}", at4, _ppl(ok, by_name[o], 4 * L)) for o in ("pi", "ntk") if o in by_name]
+        return finding(YARN_CLOSE, "not run", f"`{v}`: no perplexity at {J}L.")
+    diffs = [change(f"{v} ppl({J}L) vs {by_name[o]}", at4, _ppl(ok, by_name[o], J * L))
+             for o in ("pi", "ntk") if o in by_name]
     diffs = [d for d in diffs if d.seeds]
     if not diffs:
-        return finding(YARN_CLOSE, "not run", f"`{v}`: no PI or NTK-aware perplexity at 4L to compare with.")
+        return finding(YARN_CLOSE, "not run", f"`{v}`: no PI or NTK-aware perplexity at {J}L to compare with.")
     words = [lower(d) for d in diffs]
     word = all_hold(words)
+    mistuned = _mistuned(ok, [v] + [by_name[o] for o in ("pi", "ntk") if o in by_name], L)
+    word = "inconclusive" if mistuned else word
     parts = "; ".join(f"against `{d.estimate.label.split(' vs ')[1]}` {said(d)}" for d in diffs)
-    sentence = f"YaRN (`{v}`{_params(ok, v)}): ppl(4L) {parts}; {_says(word)} (lower than each, paired over seeds)."
+    sentence = f"YaRN (`{v}`{_params(ok, v)}): ppl({J}L) {parts}; {_says(word)} (lower than each, paired over seeds)."
     failed = [(d, w) for d, w in zip(diffs, words) if w != "agrees"]
     cause = "" if word == "agrees" else "; ".join(
-        f"YaRN's ppl(4L) is {said(d)} against `{d.estimate.label.split(' vs ')[1]}` "
+        f"YaRN's ppl({J}L) is {said(d)} against `{d.estimate.label.split(' vs ')[1]}` "
         f"({'higher' if w == 'disagrees' else d.why()})" for d, w in failed) + "."
+    if mistuned:
+        cause = f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it."
     # the comparison closest to failing (the highest of YaRN's changes) decides "lower than each"
     closest = max(range(len(diffs)), key=lambda i: diffs[i].estimate.value)
-    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause, headline=closest)
+    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause, headline=closest, boundary=0.0)
+
+
+def tuned_at(ok: pd.DataFrame, v: str) -> List[float]:
+    """The lengths ``v``'s free parameters were chosen at, from its ``validation_loss`` records (sorted; [] without)."""
+    rows = ok[(ok.variant == v) & (ok.metric == "validation_loss")]
+    if "extra" not in rows:
+        return []
+    return sorted({float(e["eval_length"]) for e in rows.extra if isinstance(e, dict) and "eval_length" in e})
+
+
+def _mistuned(ok: pd.DataFrame, variants: List[str], L: float) -> str:
+    """Why the records cannot judge ``variants`` at JUDGED_MULTIPLIER x L: a free parameter chosen at another length
+    ('' when every one was chosen there or has none)."""
+    judged = JUDGED_MULTIPLIER * L
+    wrong = [(v, [x for x in tuned_at(ok, v) if x != judged]) for v in variants]
+    wrong = [(v, xs) for v, xs in wrong if xs]
+    return "; ".join(f"`{v}`'s free parameters were chosen on validation text at "
+                     f"{', '.join(f'{x / L:g}L' for x in xs)}, not at the judged {JUDGED_MULTIPLIER}L" for v, xs in wrong)
 
 
 def _params(ok: pd.DataFrame, v: str) -> str:
@@ -230,26 +267,60 @@ def _params(ok: pd.DataFrame, v: str) -> str:
 def _tested(scaled: Dict[str, dict]) -> List[Claim]:
     """The claims the run's scaled variants test."""
     names = {_scaling(spec) for spec in scaled.values()}
-    return [c for n, c in (("pi", PI_SHORT), ("ntk", NTK_CLOSE), ("yarn", YARN_CLOSE)) if n in names]
+    return [c for n, c in (("pi", PI_SHORT), ("pi", PI_EXTRAPOLATION), ("ntk", NTK_CLOSE), ("yarn", YARN_CLOSE))
+            if n in names]
 
 
-def _pi(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Finding:
-    """PI at its shortest extended length: L for a fixed s > 1, 2L for auto; against plain RoPE at L."""
-    fixed = spec.get("rope_scale", "auto") != "auto" and float(spec["rope_scale"]) > 1
-    short = L if fixed else 2 * L
-    rope_l = _at_l(ok, v, spec, L)
-    diff = change(f"{v} ppl({int(short / L)}L) vs rope ppl(L)", _ppl(ok, v, short), rope_l)
+def _fixed_pi(scaled: Dict[str, dict]) -> Optional[str]:
+    """The first PI variant (by name) with a fixed s > 1 (``rope+pi2``), or None."""
+    fixed = [v for v, spec in sorted(scaled.items()) if _scaling(spec) == "pi"
+             and str(spec.get("rope_scale", "auto")) != "auto" and float(spec["rope_scale"]) > 1]
+    return fixed[0] if fixed else None
+
+
+def _pi(ok: pd.DataFrame, v: Optional[str], L: float) -> Finding:
+    """PI's short-length cost as Chen et al. state it: a fixed s > 1 (the model extended to s x L), scored at L,
+    against plain RoPE at L, the same weights and text (with s = length / L, s is 1 at L and nothing is blurred)."""
+    if v is None:
+        return finding(PI_SHORT, "not run", "PI's short-length cost needs a fixed s > 1 scored at L (`rope+pi2`); "
+                       "with s = length / L, s is 1 at L and PI is plain RoPE there.")
+    diff = change(f"{v} ppl(1L) vs rope ppl(L)", _ppl(ok, v, L), _ppl(ok, "rope", L))
     if not diff.seeds:
-        return finding(PI_SHORT, "not run", f"`{v}`: no perplexity at {int(short / L)}L.")
+        return finding(PI_SHORT, "not run", f"`{v}`: no perplexity at L.")
     word = rises_by(diff, PI_RISE)
-    others = [(u, change(u, _ppl(ok, u, short), rope_l)) for u in ("rope", "rope+ntk", "rope+yarn") if u != v]
-    context = "; ".join(f"`{u}` {said(d)}" for u, d in others if d.seeds)
-    return finding(PI_SHORT, word, f"PI (`{v}`): ppl({int(short / L)}L) is {said(diff)} above plain RoPE's ppl(L)"
-                   + (f" (at the same length: {context})" if context else "")
-                   + f"; {_says(word)} (a rise of at least {PI_RISE:g}% at its shortest extended length).",
+    return finding(PI_SHORT, word, f"PI at a fixed s (`{v}`), scored at the training length L: ppl(L) is {said(diff)} "
+                   f"above plain RoPE's ppl(L); {_says(word)} (a rise of at least {PI_RISE:g}% over the whole interval).",
                    [diff.estimate], cause="" if word == "agrees" else
-                   f"PI's ppl({int(short / L)}L) is {said(diff)} above plain RoPE's ppl(L), short of a clear {PI_RISE:g}% "
-                   f"rise ({diff.why()}).")
+                   f"PI's ppl(L) at a fixed s is {said(diff)} above plain RoPE's, short of a clear {PI_RISE:g}% rise "
+                   f"({diff.why()}).", boundary=PI_RISE)
+
+
+def _pi_extrapolation(ok: pd.DataFrame, v: str, L: float, fixed: Optional[str]) -> Finding:
+    """PI (s = length / L) against plain extrapolation at each of PI_LENGTHS, the same length for both: lower at
+    every one (all_hold), as Chen et al.'s bounded interpolated scores predict."""
+    diffs = [change(f"{v} ppl({k}L) vs rope ppl({k}L)", _ppl(ok, v, k * L), _ppl(ok, "rope", k * L)) for k in PI_LENGTHS]
+    diffs = [d for d in diffs if d.seeds]
+    if not diffs:
+        return finding(PI_EXTRAPOLATION, "not run", f"`{v}`: no perplexity past L.")
+    words = [lower(d) for d in diffs]
+    word = all_hold(words)
+    parts = "; ".join(f"at {k}L {said(d)}" for k, d in zip(PI_LENGTHS, diffs))
+    sentence = (f"PI without fine-tuning (`{v}`, s = length / L) against plain RoPE at the same length: {parts}; "
+                f"{_says(word)} (lower at each length, paired over seeds).")
+    deciding = next((i for i, w in enumerate(words) if w != "agrees"), 0)
+    cause = ""
+    if word != "agrees":
+        worse = [f"{k}L" for k, d, w in zip(PI_LENGTHS, diffs, words) if w == "disagrees"]
+        cause = (f"PI is higher than plain extrapolation at {', '.join(worse)}" if worse else
+                 f"PI against plain extrapolation {said(diffs[deciding])} ({diffs[deciding].why()})")
+        blur = change(f"{fixed} ppl(1L) vs rope ppl(L)", _ppl(ok, fixed, L), _ppl(ok, "rope", L)) if fixed else None
+        cause += (f"; without fine-tuning, interpolation divides the offsets between neighbouring characters by s, "
+                  f"offsets the model never saw and the ones a character LM leans on most"
+                  + (f": at the training length, where nothing extrapolates, `{fixed}` alone costs {said(blur)}"
+                     if blur is not None and blur.seeds else "")
+                  + "; Chen et al. fine-tune about 1000 steps to adapt to it.")
+    return finding(PI_EXTRAPOLATION, word, sentence, [d.estimate for d in diffs], cause=cause, headline=deciding,
+                   boundary=0.0)
 
 
 def _same_as_ntk(ok: pd.DataFrame, scaled: Dict[str, dict]) -> Optional[str]:

@@ -5,72 +5,62 @@ relative change in %: ``paired(..., relative=True)``, whose interval is the log-
 ratios (perplexities are positive: it stays above -100%). Three shapes of statement:
 
 - ``rises_by(diff, pct)``: "rises by at least pct%" (plain RoPE blows up, sinusoidal does not extrapolate,
-  PI costs at short lengths): agrees when the rise counts (harness/paired.py; a rise beyond pct itself
-  counts, as a declared margin) and its mean is at least pct; disagrees when it counts downwards or its
-  whole interval lies below pct; otherwise inconclusive.
+  PI costs at short lengths): agrees when the whole interval lies at or above pct (one-sided against the
+  threshold, which is the finding's boundary); disagrees when it lies wholly below pct; otherwise inconclusive.
 - ``stays_within(diff, pct)``: "stays close" (ALiBi flat, NTK-aware close): agrees when the interval's upper
-  end (one seed: the value) is at most pct (a fall is close too); disagrees when its lower end is above
-  pct; otherwise inconclusive.
+  end is at most pct (a fall is close too); disagrees when its lower end is above pct; otherwise inconclusive.
 - ``lower(diff)``: "lower than" (YaRN against PI and NTK-aware), harness.paired.directional.
 
 A statement made of several parts (ALiBi flat *and* sinusoidal rising) is their conjunction, harness.paired.all_hold.
 
-One seed (the quick profile, `make run`) has no interval and no seed spread, so a change counts only beyond a
-declared margin: ONE_SEED_MARGIN, several times the seed spread the standard profile measures. A verdict reached
-that way carries the note "1 seed: indicative only" (harness/findings.py).
+One seed (the quick profile, `make run`) has no interval: its "interval" is the value widened by the margin
+calibrated for that very quantity from the standard profile's seeds (margins.py; ``Difference.ends``), and a
+quantity without one gives no verdict ("1 seed: no verdict"). At two seeds or more no margin applies.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+import math
+from typing import Dict
 
 from harness.findings import Estimate
 from harness.paired import Difference, directional, paired
+from suites.position_extrapolation.margins import margin_of
 
 
-#: % a one-seed change must exceed to count: the reference runs' (standard, 3 seeds) per-seed spread of ppl at L is
-#: about ±3% (baseline 5.33 [5.19, 5.47]) and of ppl(8L)/ppl(L) up to about ±5% for the encodings that extrapolate
-ONE_SEED_MARGIN = 10.0
+def change(label: str, a: Dict[int, float], b: Dict[int, float]) -> Difference:
+    """The per-seed relative change (a - b) / b in %, over the seeds both have; ``label`` names the quantity, whose
+    calibrated margin (margins.py) judges it at one seed."""
+    return paired(label, a, b, unit="%", margin=margin_of(label), relative=True)
 
 
-def _one_seed_margin(a: Dict[int, float], b: Dict[int, float], margin: Optional[float]) -> Optional[float]:
-    if margin is not None:
-        return margin
-    return ONE_SEED_MARGIN if len(set(a) & set(b)) == 1 else None
-
-
-def change(label: str, a: Dict[int, float], b: Dict[int, float], margin: Optional[float] = None) -> Difference:
-    """The per-seed relative change (a - b) / b in %, over the seeds both have (one seed: judged by ONE_SEED_MARGIN)."""
-    return paired(label, a, b, unit="%", margin=_one_seed_margin(a, b, margin), relative=True)
-
-
-def _ends(diff: Difference):
-    e = diff.estimate
-    return (e.value, e.value) if e.low is None or e.high is None else (e.low, e.high)
+def _undecided(diff: Difference) -> bool:
+    low, _ = diff.ends()
+    return diff.seeds == 0 or math.isnan(diff.mean) or math.isnan(low)
 
 
 def rises_by(diff: Difference, pct: float) -> str:
     """The verdict on "a is at least pct% above b"."""
     if diff.seeds == 0:
         return "not run"
-    low, high = _ends(diff)
-    if diff.counts and diff.sign > 0 and diff.mean >= pct:
+    if _undecided(diff):
+        return "inconclusive"
+    low, high = diff.ends()
+    if low >= pct:
         return "agrees"
-    if (diff.counts and diff.sign < 0) or high < pct:
-        return "disagrees"
-    return "inconclusive"
+    return "disagrees" if high < pct else "inconclusive"
 
 
 def stays_within(diff: Difference, pct: float) -> str:
     """The verdict on "a is at most pct% above b" (lower is within too)."""
     if diff.seeds == 0:
         return "not run"
-    low, high = _ends(diff)
+    if _undecided(diff):
+        return "inconclusive"
+    low, high = diff.ends()
     if high <= pct:
         return "agrees"
-    if low > pct:
-        return "disagrees"
-    return "inconclusive"
+    return "disagrees" if low > pct else "inconclusive"
 
 
 def lower(diff: Difference) -> str:
@@ -79,8 +69,11 @@ def lower(diff: Difference) -> str:
 
 
 def said(diff: Difference) -> str:
-    """'+52% [13, 91] over 3 seeds' for a sentence."""
+    """'+52% [13, 91] over 3 seeds' for a sentence ('+52% (1 seed, margin ±30)' or '(1 seed: no verdict)' at one)."""
     e = diff.estimate
+    if diff.one_seed:
+        why = f"1 seed, calibrated margin ±{diff.margin:.0f}" if diff.margin is not None else diff.why()
+        return f"{e.value:+.0f}% ({why})"
     interval = "" if e.low is None else f" [{e.low:+.0f}, {e.high:+.0f}]"
     return f"{e.value:+.0f}%{interval} over {diff.seeds} seed(s)"
 
@@ -90,4 +83,4 @@ def from_one(label: str, ratios: Dict[int, float]) -> Difference:
     ratio already pairs its two arms within each seed, so there are no arm ranges to separate."""
     seeds = sorted(ratios)
     values = tuple(float(ratios[s]) for s in seeds)
-    return Difference(Estimate.change(label, values), values, values, ONE_SEED_MARGIN if len(seeds) == 1 else None)
+    return Difference(Estimate.change(label, values), values, values, margin_of(label))

@@ -9,7 +9,8 @@ RoPE context extension (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, ar
 variants ``rope+pi``, ``rope+ntk``, ``rope+yarn`` and ``rope+yarn_rlinear`` evaluate the weights of ``rope``
 (trained once, kept in results/<suite>/.checkpoints/ for every job of that training: suites/common/checkpoints.py)
 with the scaling applied at every length, s = length / L; a scaling with free parameters (YaRN's alpha and
-beta, NTK-aware's headroom over s) has them chosen first on validation text at 2L (tuning.py).
+beta, NTK-aware's headroom over s) has them chosen first on validation text at 4L, the length the verdicts
+read (tuning.py).
 ``rope+dynamic_ntk`` scores as ``rope+ntk`` at headroom 1 on windows of the evaluation length, so the
 standard profile does not run it twice. ``set.finetune_steps=N`` adds a second score after N steps of
 fine-tuning at each length past L. More position encodings: ``t5_bias`` (Raffel et al. 2020) and
@@ -106,8 +107,9 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     #: the reference profile adds the relative biases and randomized positions that came after ALiBi, and the RoPE
     #: extensions, last: they evaluate the rope weights trained earlier in the sweep and train nothing
     #: (rope+dynamic_ntk is left out: on windows of the evaluation length it is rope+ntk at headroom 1, one
-    #: measurement; rope+yarn_rlinear is the paper's r-linear ramp beside the authors' code's, for comparison)
-    profile_variants = {"standard": default_variants + ("t5_bias", "randomized", "rope+pi", "rope+ntk",
+    #: measurement; rope+pi2 is PI at a fixed s = 2, scored at L for its short-length cost; rope+yarn_rlinear is the
+    #: paper's r-linear ramp beside the authors' code's, for comparison)
+    profile_variants = {"standard": default_variants + ("t5_bias", "randomized", "rope+pi", "rope+pi2", "rope+ntk",
                                                         "rope+yarn", "rope+yarn_rlinear")}
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")

@@ -8,7 +8,9 @@ scores a small grid on validation text and keeps the best point:
 
 - validation text: held-out characters *after* the ones every length scores (never the scored text), or,
   when the held-out split has too few, the last characters of the training split;
-- at ``TUNE_MULTIPLIER`` x L (the shortest extended length), never at 4L, the length the verdicts read;
+- at ``TUNE_MULTIPLIER`` x L, the length the verdicts on NTK-aware and YaRN read (``JUDGED_MULTIPLIER``):
+  Peng et al. 3.1 say s "has to be set higher than the expected scale", so a point chosen at a shorter length
+  (where more headroom only costs) would not be the one the judged length needs;
 - grid points with the same frequencies and temperature are scored once; ties keep the earlier point,
   and each grid lists the published values first.
 
@@ -30,8 +32,10 @@ GRIDS: Dict[str, Dict[str, Tuple[float, ...]]] = {
     "yarn_rlinear": {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)},
     "ntk": {"headroom": (1.0, 1.5, 2.0, 3.0, 4.0)},
 }
-#: the sweep scores windows of this many times L
-TUNE_MULTIPLIER = 2
+#: the verdicts on NTK-aware and YaRN compare perplexities at this many times L (rope_extension_report.py)
+JUDGED_MULTIPLIER = 4
+#: the sweep scores validation windows of this many times L: the judged length, never another
+TUNE_MULTIPLIER = JUDGED_MULTIPLIER
 #: validation characters scored per grid point (at most; fewer when the corpus has fewer to spare)
 VALIDATION_TOKENS = 16384
 

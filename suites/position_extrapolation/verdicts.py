@@ -85,6 +85,9 @@ def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], c
     words = {f"ALiBi within {FLAT:g}% of flat": stays_within(flat, FLAT),
              f"sinusoidal more than {FLAT:g}% above flat": rises_by(rise, FLAT), "ALiBi below sinusoidal": lower(apart)}
     word = all_hold(words.values())
+    # the headline: the part the verdict turns on (the first that does not agree), with the threshold it must clear
+    parts = [(flat, FLAT), (rise, FLAT), (apart, 0.0)]
+    deciding = next((i for i, w in enumerate(words.values()) if w != "agrees"), 0)
     shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values(), kind='log')} for ALiBi ({said(flat)}) and "
              f"{fmt_mean_ci(by['sinusoidal'].values(), kind='log')} for sinusoidal ({said(rise)}), paired over seeds")
     failed = [k for k, w in words.items() if w != "agrees"]
@@ -94,4 +97,6 @@ def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], c
         sentence = shown + f": {'this run **disagrees**' if word == 'disagrees' else '**inconclusive**'} (not shown: {', '.join(failed)})."
     cause = "" if word == "agrees" else (f"Of Press et al.'s shape this run does not show {', '.join(failed)} "
                                          f"(ALiBi {said(flat)}, sinusoidal {said(rise)}).")
-    return finding(EXTRAPOLATION, word, sentence, estimates + [flat.estimate, rise.estimate], cause=cause)
+    cause += "".join(f" {d.estimate.label}: {d.why()}." for d, _ in parts if d.no_verdict)
+    return finding(EXTRAPOLATION, word, sentence, estimates + [d.estimate for d, _ in parts], cause=cause.strip(),
+                   headline=len(estimates) + deciding, boundary=parts[deciding][1])

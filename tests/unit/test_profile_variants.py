@@ -7,7 +7,7 @@ def test_pe_standard_runs_seven_positions_and_the_rope_extensions_and_quick_the_
     pe = suites.get("position_extrapolation")
     assert pe.variants_for("quick") == ("none", "sinusoidal", "learned", "rope", "alibi")
     standard = pe.variants_for("standard")
-    assert standard[5:7] == ("t5_bias", "randomized") and len(standard) == 11
+    assert standard[5:7] == ("t5_bias", "randomized") and len(standard) == 12  # rope+pi2: PI at a fixed s
     assert all(v.startswith("rope+") for v in standard[7:])  # last: they reuse the rope weights trained before them
     lm = suites.get("language_modeling")
     standard = lm.variants_for("standard")

@@ -37,3 +37,36 @@ def test_choose_keeps_the_lowest_validation_loss_and_scores_equal_frequencies_on
     assert len(calls) == len(distinct) < len(points)
     lowest = min(loss for _, loss in scored)
     assert best == next(p for p, loss in scored if loss == lowest)  # the first of the best, published values first
+
+
+def test_the_scalings_are_tuned_at_the_length_their_verdicts_read(monkeypatch):
+    """A stand-in model records every length the sweep scores; it must be the length the NTK and YaRN verdicts
+    compare (JUDGED_MULTIPLIER x L), never a shorter one."""
+    from types import SimpleNamespace
+
+    from suites.position_extrapolation import rope_extension_report as extension
+    from suites.position_extrapolation.suite import PositionExtrapolation
+    from suites.position_extrapolation.tuning import JUDGED_MULTIPLIER
+
+    train_len, scored = 64, []
+    position = SimpleNamespace(scaling=rope_scalings.get("ntk"), scale="auto")
+    position.scale_rope = lambda scaling, scale: setattr(position, "scaling", scaling)
+    model = SimpleNamespace(position=position, set_context_length=lambda n: scored.append(("context", n)))
+
+    def nll(self, m, ids, length, profile, ctx):
+        scored.append(("windows", length))
+        return 1.0, 1
+
+    monkeypatch.setattr(PositionExtrapolation, "_nll", nll)
+    spec = SimpleNamespace(rope_scaling="ntk", head_dim=16)
+    data = SimpleNamespace(train_ids=torch.arange(100_000), heldout_ids=torch.arange(200_000))
+    ctx = SimpleNamespace(facts={})
+    records = PositionExtrapolation()._tuned_scaling(model, spec, data, torch.arange(65_537),
+                                                     SimpleNamespace(train_len=train_len), ctx)
+    assert records and {m.extra["eval_length"] for m in records} == {JUDGED_MULTIPLIER * train_len}
+    assert {n for _, n in scored} == {JUDGED_MULTIPLIER * train_len}
+    # the verdicts read the same length: NTK-aware's and YaRN's comparisons name it
+    from tests.unit.test_rope_extension_report import L, PUBLISHED_SHAPE, records as curves
+
+    found = {f.claim.key: f for f in extension.verdicts(curves(PUBLISHED_SHAPE), L)}
+    assert all(f"ppl({JUDGED_MULTIPLIER}L)" in e.label for k in ("ntk_close", "yarn_close") for e in found[k].estimates)

@@ -445,15 +445,31 @@ def test_position_extrapolation_verdict(alibi, sinusoidal, comparable, verdict):
 
 
 @pytest.mark.parametrize("alibi, sinusoidal, verdict", [
-    ([1.0], [3.0], "agrees"),         # one seed (make run): the rise and the gap both pass the one-seed margin
-    ([1.0], [1.08], "disagrees"),     # sinusoidal's one value 8%: below the 15% its rise must pass
-    ([1.1], [1.16], "inconclusive"),  # ALiBi flat, sinusoidal up 16%, but ALiBi only 5% below it: inside the margin
-    ([1.5], [3.0], "disagrees"),      # ALiBi itself 50% up
+    ([1.0], [3.0], "agrees"),         # one seed (make run): each part clears its threshold by its own calibrated margin
+    ([1.0], [0.9], "disagrees"),      # sinusoidal's one value -10%: below 15% even with its margin (about 24%) added
+    ([1.0], [1.08], "inconclusive"),  # +8%: within sinusoidal's margin of the 15% threshold
+    ([1.5], [3.0], "disagrees"),      # ALiBi itself 50% up, far beyond its margin (under 1%)
 ])
-def test_one_seed_is_judged_by_a_declared_margin_and_marked_indicative(alibi, sinusoidal, verdict):
+def test_one_seed_is_judged_by_each_quantitys_calibrated_margin_and_marked_indicative(alibi, sinusoidal, verdict):
     found = extrapolation.verdict({"alibi": alibi, "sinusoidal": sinusoidal}, BOTH, BOTH)
     assert found.verdict == verdict
     assert (found.note == "1 seed: indicative only") == (verdict != "inconclusive")
+
+
+def test_one_seed_without_a_calibrated_margin_gives_no_verdict(monkeypatch):
+    from suites.position_extrapolation import margins
+
+    monkeypatch.setattr(margins, "MARGINS", {})
+    found = extrapolation.verdict({"alibi": [1.0], "sinusoidal": [3.0]}, BOTH, BOTH)
+    assert found.verdict == "inconclusive" and "1 seed: no verdict" in found.cause
+    # three seeds need no margin: the intervals decide
+    assert extrapolation.verdict({"alibi": [1.0, 1.02, 0.99], "sinusoidal": [3.0, 3.5, 3.2]}, BOTH, BOTH).verdict == "agrees"
+
+
+def test_the_extrapolation_headline_is_the_part_that_decides_with_its_threshold():
+    found = extrapolation.verdict({"alibi": [1.0, 1.02, 0.99], "sinusoidal": [1.1, 1.5, 1.2]}, BOTH, BOTH)
+    assert found.verdict == "inconclusive" and found.headline.label.startswith("sinusoidal")
+    assert found.boundary == extrapolation.FLAT
 
 
 def test_kv_cache_bandwidth_table_shows_the_cuda_graph_step_beside_the_eager_one():

@@ -1,0 +1,40 @@
+"""One-seed margins of position_extrapolation: each judged quantity's own, from the standard profile's seeds.
+
+One seed (the quick profile, `make run`) has no interval, so harness/paired.py lets it count only beyond a margin
+calibrated from the standard profile's per-seed spread of the very quantity judged (``one_seed_margin``: at least
+2.8 sd). ``STANDARD_PER_SEED`` is that small table: for each quantity, by the label the verdict code gives it, its
+per-seed values in % (the per-seed change (a - b) / b, or a ratio's change from 1) in the reference records
+reference/results/position_extrapolation, profile standard, seeds 0, 1 and 2 (the profile's seeds).
+tests/unit/test_position_margins.py recomputes every entry from those records through the verdict code, so the
+table cannot drift from them. A quantity missing from it (another profile's variant, say) has no margin: one seed
+of it gives no verdict ("1 seed: no verdict").
+
+The spread differs by quantity: ppl at L varies by a few % per seed, a RoPE extension's ppl at 4L by tens of %,
+so one margin for all would be too wide for the first and too narrow for the second.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+from harness.paired import one_seed_margin
+
+#: quantity (the verdict code's label) -> its per-seed values in %, standard profile, seeds 0, 1, 2
+STANDARD_PER_SEED: Dict[str, Tuple[float, ...]] = {
+    "ALiBi ppl(8L) vs ppl(L)": (-2.70, -2.73, -2.61),
+    "sinusoidal ppl(8L) vs ppl(L)": (324.36, 338.44, 339.39),
+    "ALiBi vs sinusoidal ppl(8L)/ppl(L)": (-77.07, -77.81, -77.83),
+    "rope ppl(4L) vs ppl(L)": (261.22, 335.74, 223.48),
+    "rope+pi ppl(2L) vs rope ppl(2L)": (232.27, 187.86, 214.19),
+    "rope+pi ppl(4L) vs rope ppl(4L)": (154.75, 98.08, 156.79),
+    "rope+window16 Δ ppl at L vs rope": (-0.03, -2.57, -1.78),
+    "rope+window32 Δ ppl at L vs rope": (0.13, -2.75, -1.24),
+}
+
+#: quantity -> the margin in % one seed of it must exceed (2.8 sd of its standard per-seed values)
+MARGINS: Dict[str, float] = {k: one_seed_margin(v) for k, v in STANDARD_PER_SEED.items()}
+
+
+def margin_of(quantity: str) -> Optional[float]:
+    """The calibrated one-seed margin of ``quantity`` in %, or None (one seed of it: no verdict)."""
+    return MARGINS.get(quantity)

@@ -88,7 +88,8 @@ def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_
     assert alibi["source"].startswith("Press et al. 2022") and alibi["profile, corpus, device"] == "quick, Test corpus, cpu"
     assert rows["KV-cache bytes = 2 x layers x kv_heads x head_dim x tokens x batch x bytes"]["verdict"] == "agrees"
     decode = rows["Fewer key/value heads make the memory-bound decode step faster"]
-    assert decode["verdict"] == "agrees" and decode["our measurement"].startswith("MHA / MQA step time, rope")
+    assert decode["verdict"] == "agrees" and decode["our measurement"].startswith("MHA / MQA attention op time, rope")
+    assert "whole model's step" in decode["our measurement"]
     post_ln = rows["Post-LN trains worse than Pre-LN without a long warm-up"]
     assert post_ln["verdict"] == "not run"
     command = ("bench run suite=language_modeling variants=[baseline,no_warmup,post_ln+no_warmup,post_ln,post_ln+long_warmup]"

@@ -203,8 +203,11 @@ def _ntk(ok: pd.DataFrame, v: str, rope_l: Dict[int, float], L: float) -> Findin
         f"NTK-aware's ppl({J}L) is {said(diff)} above ppl(L): " + (f"beyond the {CLOSE:g}% of 'close' over the whole interval."
         if word == "disagrees" else f"the interval reaches past {CLOSE:g}%, so the seeds cannot tell close from not."))
     if mistuned:
-        cause = f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it."
-    return finding(NTK_CLOSE, word, sentence, [diff.estimate, plain.estimate], cause=cause, boundary=CLOSE)
+        cause = (f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it: more seeds of them cannot "
+                 f"help; a rerun tuned at {JUDGED_MULTIPLIER}L (3 seeds) would.")
+    # records tuned at another length: no seed plan (over_seeds=False), the cause says what would judge it
+    return finding(NTK_CLOSE, word, sentence, [diff.estimate, plain.estimate], cause=cause, boundary=CLOSE,
+                   over_seeds=not mistuned)
 
 
 def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
@@ -231,10 +234,12 @@ def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
         f"YaRN's ppl({J}L) is {said(d)} against `{d.estimate.label.split(' vs ')[1]}` "
         f"({'higher' if w == 'disagrees' else d.why()})" for d, w in failed) + "."
     if mistuned:
-        cause = f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it."
+        cause = (f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it: more seeds of them cannot "
+                 f"help; a rerun tuned at {JUDGED_MULTIPLIER}L (3 seeds) would.")
     # the comparison closest to failing (the highest of YaRN's changes) decides "lower than each"
     closest = max(range(len(diffs)), key=lambda i: diffs[i].estimate.value)
-    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause, headline=closest, boundary=0.0)
+    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause, headline=closest, boundary=0.0,
+                   over_seeds=not mistuned)
 
 
 def tuned_at(ok: pd.DataFrame, v: str) -> List[float]:

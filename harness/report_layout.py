@@ -99,7 +99,7 @@ def verdicts_block(findings: Iterable[Finding], profile: Optional[str] = None) -
         lines += ["", "Checks (true by construction or against this project's own earlier measurement):", ""]
         lines += [bullet(f, profile) for f in checks]
     lines += ["", "A difference counts when its paired 95% interval over seeds excludes 0 (one seed: when it exceeds a "
-              "margin calibrated from the standard profile's seed spread; a timing: the repeats' noise); otherwise the "
+              "margin calibrated from the reference seeds' spread of that quantity; a timing: the repeats' noise); otherwise the "
               "verdict is inconclusive, and says how many seeds could decide it. The sections below hold every number a "
               "verdict rests on.", ""]
     return lines

@@ -224,7 +224,8 @@ def _post_ln(s: Summary) -> Finding:
     judged = SOURCE_DEPTH if SOURCE_DEPTH in results else max(results)
     verdicts, estimates, texts, worse, helped = results[judged]
     verdict = all_hold(verdicts)
-    init = s.base.get("init")
+    # the spec's initialisation scheme; records of a spec without the field used GPT-2's N(0, 0.02) (version 3)
+    init = s.base.get("init") or "gpt2"
     text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one, "
             f"in their {SOURCE_DEPTH} + {SOURCE_DEPTH}-layer models. Every run counts at the perplexity it ended at (a "
             f"collapse is this claim's outcome; exp(unigram entropy) = {s.collapse_ppl():.1f}); {init} initialisation. "

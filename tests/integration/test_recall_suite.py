@@ -30,7 +30,7 @@ def test_recall_end_to_end_with_report(tmp_path):
     assert main(["report", "suite=recall", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "recall.md").read_text()
     for phrase in ("Arora et al. 2023", "Jelassi et al. 2024", "Kazemnejad et al. 2023", "Models and budgets",
-                   "key-value pairs", "chance", "left out of", "This run"):
+                   "key-value pairs", "chance", "left out of", "1 seed: no verdict"):
         assert phrase in text, phrase
     for name in ("recall_mqar", "recall_lengths"):
         assert (reports / "figures" / f"{name}.png").stat().st_size > 10_000

@@ -42,7 +42,7 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     text = (reports / "sequence_cost.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
     for phrase in ("Check before timing", "LSTM step loop", "Transformer block (sdpa)", "share of the matmul peak",
-                   "Sequential steps", "Not testable here: the claim is about GPUs", "device=cuda", "mingru parallel form",
+                   "Sequential steps", "NVIDIA H200", "mingru parallel form",
                    "Decoding: one step against the context length", "Feng et al.'s 175x"):
         assert phrase in text, phrase
     assert (reports / "figures" / "sequence_cost.png").stat().st_size > 10_000

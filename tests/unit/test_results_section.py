@@ -59,7 +59,7 @@ def test_the_findings_table_and_figure_are_built_from_made_up_records(tmp_path, 
     alibi = next(row for row in rows if "ALiBi extrapolates" in row)
     # the newest group only (the quick run's 9.0 -> 90.0 would not be flat), linked to its report, with its number
     assert "(reports/position_extrapolation.md)" in alibi and "**agrees**" in alibi
-    assert "ALiBi ppl(8L)/ppl(L) 0.97" in alibi and "3 seeds" in alibi
+    assert "ALiBi ppl(8L) vs ppl(L) -" in alibi and "3 seeds" in alibi
     assert sum("**not run**" in row for row in rows) >= 10  # every other suite's claims say not run
     assert "Test CPU" in block and "[reports/index.md](reports/index.md)" in block
     assert "![ppl](reports/figures/pe.png)" in block

@@ -64,12 +64,21 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     claim = combine_verdicts([words[v] for v in judged])
     causes = [_cause(v, diffs[v], words[v]) for v in judged if words[v] != "agrees"]
     control_caught = CONTROL in diffs and words[CONTROL] == "disagrees"
+    control_free = CONTROL in diffs and _costs_nothing(diffs[CONTROL])
     if claim != "disagrees" and not control_caught:
         claim = "inconclusive"
         causes.append(f"the negative control `{CONTROL}` did not run" if CONTROL not in diffs else
                       f"the negative control `{CONTROL}` was not caught by the same rule "
                       f"({diffs[CONTROL].estimate.value:+.1f}% {diffs[CONTROL].estimate.interval_text()}, "
                       f"{diffs[CONTROL].why()}), so a pass could not have been a fail")
+        if control_free:
+            # every seed of the control at or below 0: more seeds narrow its interval about a change the rule can
+            # never count as costing more than the margin, so they cannot make the test able to fail
+            span = expected_span(specs[CONTROL]["n_layers"], specs[CONTROL]["window"])
+            causes.append(f"the control costs nothing on any seed (at most {max(_per_seed(diffs[CONTROL])):+.1f}%): "
+                          f"at L = {train_len} this model uses little beyond the {span} tokens the control reaches, "
+                          f"so more seeds cannot decide it; a context long enough that a {span}-token reach must "
+                          f"lose what the model needs would")
     text = (f"A window whose stacked layers reach across the context (span at least L - 1 = {train_len - 1}) costs "
             f"little when its perplexity change at L against `{BASELINE}` trained alike has an upper interval end of "
             f"at most +{MARGIN:g}% ({MARGIN_NATS:.4f} nats per character, this project's own margin): "
@@ -81,7 +90,19 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     headline = order.index(min(judged, key=lambda v: specs[v]["window"]))
     if claim == "inconclusive" and CONTROL in order and all(words[v] == "agrees" for v in judged):
         headline = order.index(CONTROL)  # undecided because the control was not caught: it is what decides
-    return finding(QUALITY, claim, text, estimates, cause=cause, headline=headline, boundary=MARGIN)
+    return finding(QUALITY, claim, text, estimates, cause=cause, headline=headline, boundary=MARGIN,
+                   over_seeds=not (claim == "inconclusive" and control_free and not control_caught))
+
+
+def _per_seed(diff) -> list:
+    """A change's per-seed values in %: (a - b) / b per paired seed."""
+    return [100.0 * (x / y - 1.0) for x, y in zip(diff.a, diff.b)]
+
+
+def _costs_nothing(diff) -> bool:
+    """Whether every seed of a change is at or below 0%: no cost for the rule to catch, at any number of seeds."""
+    values = _per_seed(diff)
+    return bool(values) and max(values) <= 0.0
 
 
 def _part(v: str, spec: dict, diff, word: str, train_len: int) -> str:

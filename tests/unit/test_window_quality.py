@@ -35,6 +35,10 @@ def test_the_negative_control_must_be_caught_for_costs_little_to_count():
     found = quality_finding(_records([3.98, 4.05, 4.21], window4=(4.0, 4.12, 4.19)), 64)  # W 4 costs nothing here
     assert found.verdict == "inconclusive" and "negative control" in found.cause
     assert found.headline.label.startswith(CONTROL)
+    free = quality_finding(_records([3.98, 4.05, 4.21], window4=(3.99, 4.0, 4.15)), 64)  # W 4 below rope on every seed
+    assert free.verdict == "inconclusive" and "more seeds cannot decide it" in free.cause
+    assert "12 tokens the control reaches" in free.cause and "would resolve" not in free.cause
+    assert "more seeds cannot" not in found.cause  # one seed of the control above 0: seeds may still catch it
     missing = quality_finding(_records([3.98, 4.05, 4.21], window4=None), 64)
     assert missing.verdict == "inconclusive" and "did not run" in missing.cause
 

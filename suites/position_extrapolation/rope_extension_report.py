@@ -29,7 +29,8 @@ BLOWS_UP = 100.0
 CLOSE = 25.0
 #: PI "raises perplexity at short lengths": ppl at its short length at least this many % above plain RoPE's at L
 PI_RISE = 5.0
-NAMES = {"pi": "PI", "ntk": "NTK-aware", "dynamic_ntk": "dynamic NTK", "yarn": "YaRN", "yarn_rlinear": "YaRN (r-linear ramp)"}
+NAMES = {"pi": "PI", "ntk": "NTK-aware", "dynamic_ntk": "dynamic NTK", "yarn": "YaRN", "yarn_rlinear": "YaRN (r-linear ramp)",
+         "ntk_by_parts": "NTK-by-parts (YaRN without its temperature)"}
 PUBLISHED = ("Published shape without fine-tuning (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, arXiv "
              "2309.00071): plain RoPE blows up past L; PI raises perplexity at short lengths; NTK-aware scaling keeps "
              "perplexity close to its value at L up to a few times L; YaRN does better past L than PI and NTK-aware.")

@@ -32,7 +32,7 @@ def freqs(name: str, s: float, d: int = D, train_len: int = L):
 
 
 def test_the_four_extensions_are_registered_and_are_presets():
-    assert rope_scalings.names() == ["dynamic_ntk", "ntk", "pi", "yarn", "yarn_rlinear"]
+    assert rope_scalings.names() == ["dynamic_ntk", "ntk", "ntk_by_parts", "pi", "yarn", "yarn_rlinear"]
     for name in rope_scalings.names():
         spec = resolve(f"rope+{name}")
         assert (spec.position, spec.rope_scaling, spec.rope_scale) == ("rope", name, "auto")
@@ -201,3 +201,10 @@ def test_default_valued_scaling_fields_leave_spec_hashes_as_they_were():
     assert resolve("rope+ntk").to_dict()["rope_scaling"] == "ntk"
     assert resolve("rope+ntk").without_rope_scaling() == spec
     assert resolve("rope+ntk").content_hash() != spec.content_hash()
+
+
+def test_ntk_by_parts_is_yarn_without_its_temperature():
+    from variants.rope_scaling import rope_scalings
+    parts, yarn = rope_scalings.get("ntk_by_parts"), rope_scalings.get("yarn")
+    assert torch.equal(parts.frequencies(16, 4.0, 64), yarn.frequencies(16, 4.0, 64))
+    assert parts.attention_factor(4.0) == 1.0 and yarn.attention_factor(4.0) > 1.0

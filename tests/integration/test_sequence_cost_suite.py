@@ -20,7 +20,8 @@ def run(tmp_path, *args):
 
 
 def test_default_layers_end_to_end_with_report(tmp_path):
-    assert run(tmp_path) == 0
+    # a busy machine can make one tiny call exceed the profile's max_call_s (a budget skip, tested below): lifted here
+    assert run(tmp_path, "set.max_call_s=60") == 0
     records = load(tmp_path / "results")
     assert {r["variant"] for r in records} == {"lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru",
                                                "mingru+loop", "linear_attention"}

@@ -27,10 +27,12 @@ from typing import Callable, Dict, List, Tuple
 import torch
 
 #: scaling name -> parameter -> values tried, the published value first
+#: YaRN's ramp bounds, shared by every scaling that ramps as YaRN does
+RAMP_GRID: Dict[str, Tuple[float, ...]] = {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)}
 GRIDS: Dict[str, Dict[str, Tuple[float, ...]]] = {
-    "yarn": {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)},
-    "yarn_rlinear": {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)},
-    "ntk_by_parts": {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)},
+    "yarn": RAMP_GRID,
+    "yarn_rlinear": RAMP_GRID,
+    "ntk_by_parts": RAMP_GRID,
     "ntk": {"headroom": (1.0, 1.5, 2.0, 3.0, 4.0)},
 }
 #: the verdicts on NTK-aware and YaRN compare perplexities at this many times L (rope_extension_report.py)

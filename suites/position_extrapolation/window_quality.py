@@ -64,7 +64,9 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     claim = combine_verdicts([words[v] for v in judged])
     causes = [_cause(v, diffs[v], words[v]) for v in judged if words[v] != "agrees"]
     control_caught = CONTROL in diffs and words[CONTROL] == "disagrees"
-    control_free = CONTROL in diffs and _costs_nothing(diffs[CONTROL])
+    # the control's largest per-seed change; at or below 0 on every seed, no number of seeds gives a cost to catch
+    control_worst = max(_per_seed(diffs[CONTROL])) if CONTROL in diffs and diffs[CONTROL].a else None
+    control_free = control_worst is not None and control_worst <= 0.0
     if claim != "disagrees" and not control_caught:
         claim = "inconclusive"
         causes.append(f"the negative control `{CONTROL}` did not run" if CONTROL not in diffs else
@@ -75,7 +77,7 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
             # every seed of the control at or below 0: more seeds narrow its interval about a change the rule can
             # never count as costing more than the margin, so they cannot make the test able to fail
             span = expected_span(specs[CONTROL]["n_layers"], specs[CONTROL]["window"])
-            causes.append(f"the control costs nothing on any seed (at most {max(_per_seed(diffs[CONTROL])):+.1f}%): "
+            causes.append(f"the control costs nothing on any seed (at most {control_worst:+.1f}%): "
                           f"at L = {train_len} this model uses little beyond the {span} tokens the control reaches, "
                           f"so more seeds cannot decide it; a context long enough that a {span}-token reach must "
                           f"lose what the model needs would")
@@ -97,13 +99,6 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
 def _per_seed(diff) -> list:
     """A change's per-seed values in %: (a - b) / b per paired seed."""
     return [100.0 * (x / y - 1.0) for x, y in zip(diff.a, diff.b)]
-
-
-def _costs_nothing(diff) -> bool:
-    """Whether every seed of a change is at or below 0%: no cost for the rule to catch, at any number of seeds."""
-    values = _per_seed(diff)
-    return bool(values) and max(values) <= 0.0
-
 
 def _part(v: str, spec: dict, diff, word: str, train_len: int) -> str:
     span = expected_span(spec["n_layers"], spec["window"])

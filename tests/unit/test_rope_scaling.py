@@ -204,7 +204,6 @@ def test_default_valued_scaling_fields_leave_spec_hashes_as_they_were():
 
 
 def test_ntk_by_parts_is_yarn_without_its_temperature():
-    from variants.rope_scaling import rope_scalings
     parts, yarn = rope_scalings.get("ntk_by_parts"), rope_scalings.get("yarn")
     assert torch.equal(parts.frequencies(16, 4.0, 64), yarn.frequencies(16, 4.0, 64))
     assert parts.attention_factor(4.0) == 1.0 and yarn.attention_factor(4.0) > 1.0

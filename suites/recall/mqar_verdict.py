@@ -1,7 +1,8 @@
 """The MQAR verdict (Arora et al. 2023, Zoology, arXiv 2312.04927): attention recalls where fixed-state models fail.
 
 The claim is about attention that has learned the task: Zoology trains every attention arm until it solves MQAR
-(the best of four learning rates per model). Its precondition here: every attention arm (the Transformer with each
+(the best of four learning rates per model; a profile with ``mqar_learning_rates`` does the same, and these records
+are each variant's chosen rate, suites/recall/learning_rates.py). Its precondition here: every attention arm (the Transformer with each
 position encoding) learns MQAR, token accuracy at the most pairs trained on at least the profile's
 ``learned_accuracy``. One pair is no test of learning: its value is the only one in context. Where an arm has not
 learned it, the claim is not testable here, and the comparison is shown judged on the arms that learned it.
@@ -49,7 +50,8 @@ def mqar_finding(claim, df: pd.DataFrame, s) -> Finding:
     learned = [a for a in attention if mean(at_most[a]) >= threshold]
     curve = "; ".join(f"{v}: " + ", ".join(f"{mean(scores(df, v, 'mqar', x)):.2f}" for x in sizes)
                       for v in [*attention, *fixed])
-    text = (f"MQAR token accuracy at {', '.join(str(int(x)) for x in sizes)} key-value pairs (mean over seeds): {curve}; "
+    rates = _rates_sentence(part, [*attention, *fixed]) if len(s.get("mqar_learning_rates") or []) > 1 else ""
+    text = (f"{rates}MQAR token accuracy at {', '.join(str(int(x)) for x in sizes)} key-value pairs (mean over seeds): {curve}; "
             "guessing without keys (the most frequent value not yet answered) scores "
             + ", ".join(f"{guess[x]:.2f}" for x in sizes) + ".")
     judged = _judged(df, learned, fixed, sizes, guess, at_most) if learned else None
@@ -115,9 +117,23 @@ def _above(df, variant: str, size: float, guess: Dict[float, float]) -> Dict[int
     return {seed: v - guess[size] for seed, v in scores(df, variant, "mqar", size).items()}
 
 
+def _rates_sentence(part: pd.DataFrame, variants: List[str]) -> str:
+    """'Each at its best learning rate of ...: none 1e-2, ...; ' where the records hold a sweep, else ''."""
+    rates = part.groupby("variant").lr.first().dropna().to_dict() if "lr" in part else {}
+    if not rates:
+        return ""
+    return ("Each variant at the learning rate that scored best on validation sequences: "
+            + ", ".join(f"{v} {_rate(rates[v])}" for v in variants if v in rates) + ". ")
+
+
 def _would_test(df: pd.DataFrame, s, arms: List[str]) -> str:
-    """Zoology's learning-rate sweep for the arms that did not learn, with its cost at this profile's measured speed."""
-    rates = [r for r in ZOOLOGY_RATES if r != s.get("lr")]
+    """What would test the claim: Zoology's learning-rate sweep for the arms that did not learn, with its cost at this
+    profile's measured speed; after the sweep, Zoology's longer training."""
+    swept = set(s.get("mqar_learning_rates") or [])
+    if swept >= set(ZOOLOGY_RATES):
+        return (f"training as long as Zoology's (about 22,500 steps of 256 sequences, against {s['steps']} of "
+                f"{s['batch_size']} here) for {', '.join(arms)}, the sweep over Zoology's four learning rates being done")
+    rates = [r for r in ZOOLOGY_RATES if r != s.get("lr") and r not in swept]
     seeds = df.seed.nunique()
     sweep = (f"a learning-rate sweep per attention arm as Zoology runs (its rates {', '.join(_rate(r) for r in ZOOLOGY_RATES)}; "
              f"here {_rate(s.get('lr'))}), for {', '.join(arms)}: {len(rates)} more rates x {len(arms)} arms x {seeds} seeds of MQAR training")

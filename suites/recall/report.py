@@ -10,6 +10,7 @@ import pandas as pd
 from harness.findings import sentences
 from harness.report_kit import code_line, figure_links, in_order, seeds as seeds_of, status_notes, title, write_markdown
 from suites.recall.figures import figures as make_figures
+from suites.recall.learning_rates import sweep_table
 from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, with_task
 from suites.recall.tasks import MQAR
 from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -33,7 +34,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         "U(-0.1, 0.1) and forget-gate biases at 1.",
         f"- Training: per task one model from the seed, {s['steps']} AdamW steps of {s['batch_size']} sequences, lr "
         f"{s['lr']:g} (warm-up {s['warmup_steps']}, cosine decay), clipping {s['grad_clip']:g}, weight decay "
-        f"{s['weight_decay']:g}; each batch draws one size uniformly from 1..n; the loss is on answer tokens only.",
+        f"{s['weight_decay']:g}; each batch draws one size uniformly from 1..n; the loss is on answer tokens only."
+        + _sweep_sentence(s),
         f"- Tasks: MQAR with {s['mqar_keys']} keys and {s['mqar_values']} values, trained on 1..{max(s['mqar_kv'])} pairs; "
         f"copy (alphabet {s['copy_alphabet']}, n = {s['copy_len']}), reverse (digits, n = {s['reverse_len']}), addition "
         f"(n = {s['addition_len']} digits per operand, least-significant digit first), each scored at "
@@ -47,6 +49,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
     ]
     lines += budget_table(data, variants)
+    lines += sweep_table(with_task(df, every_rate=True), variants)
     mqar = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
     lines += accuracy_table(data, variants, "mqar", "token_accuracy", "Associative recall (MQAR): token accuracy by key-value pairs",
                             "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
@@ -83,3 +86,12 @@ def _initialised(s) -> str:
     drawn = {"gpt2": "initialised at GPT-2's N(0, 0.02)", "fan_in": "initialised at fan-in scale, N(0, 1/fan_in)"}
     tied = "tied" if s.get("tie_embeddings", True) else "untied"
     return f"{drawn.get(scheme, f'initialised by {scheme!r}')}, their output layers {tied} to the token embedding"
+
+
+def _sweep_sentence(s) -> str:
+    """How MQAR's learning rate was chosen, where the profile sweeps it."""
+    rates = s.get("mqar_learning_rates") or []
+    if not rates:
+        return ""
+    return (f" MQAR's model trains at each of the learning rates {', '.join(f'{r:g}' for r in rates)} (the lr above is "
+            "the other tasks'), and each variant keeps the rate that scores best on validation sequences (table below).")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 from torch.nn import functional as F
@@ -62,6 +62,9 @@ class RecallTasks(Profile):
 
     #: the tasks each variant trains a model for (mqar, copy, reverse, addition)
     tasks: Tuple[str, ...] = ("mqar", "copy", "reverse", "addition")
+    #: the learning rates MQAR's model trains at, one model each, in place of ``lr`` (Zoology's sweep: each variant
+    #: keeps the rate whose model scores best on held-out validation sequences at the most pairs); empty: ``lr``
+    mqar_learning_rates: Tuple[float, ...] = ()
     #: MQAR's key and value vocabularies
     mqar_keys: int = 64
     mqar_values: int = 64
@@ -87,7 +90,7 @@ class RecallTasks(Profile):
 
     rules = {"tasks": one_of(*TASKS), "length_factors": between(0, 100, low_open=True),
              "learned_accuracy": between(0, 1, low_open=True), "accuracy_margin": between(0, 1, low_open=True),
-             "mqar_keys": at_least(1)}
+             "mqar_keys": at_least(1), "mqar_learning_rates": between(0, 1, low_open=True)}
 
     def problems(self) -> List[str]:
         out = []
@@ -100,6 +103,8 @@ class RecallTasks(Profile):
 @dataclass(frozen=True)
 class RecallProfile(TrainingBudget, ModelShape, RecallTasks):
     """Model sizes, the tasks and the training budget of each task's model."""
+
+    added_later = {**TrainingBudget.added_later, "mqar_learning_rates": ()}  # one rate for every task before the sweep
 
 
 #: the profiles declared in suite.yaml beside this file
@@ -167,35 +172,55 @@ class Recall(Suite):
         ctx.facts.update(parameters=models.count(spec), width=getattr(spec, models.width_field(spec)))
         total_time = 0.0
         for t_index, name in enumerate(profile.tasks):
-            task, n = make_task(name, profile), train_max(name, profile)
-            task_spec = models.for_task(spec, task.vocab_size, task.length(n))
-            torch.manual_seed(seed)
-            model = models.build(task_spec).to(ctx.device)
-            params = models.count(task_spec)
-            sizes = eval_sizes(name, profile)
-            where = {"task": name, "train_max": n, "parameters": params}
-            try:
-                result = _train(model, task, n, profile, seed + 1000 * t_index, ctx, f"{ctx.label} {name}")
-            except Diverged as exc:
-                out.append(Measurement("train_loss", None, status="diverged", reason=str(exc), extra=where))
-                out += [Measurement(m, None, x=float(s), x_name=task.size_name, status="diverged", reason=str(exc),
-                                    extra=where) for s in sizes for m in ("token_accuracy", "sequence_accuracy")]
-                continue
-            total_time += result.wall_time_s
-            out.append(Measurement("train_loss", result.final_loss, extra={**where, "tokens": result.tokens,
-                                                                           "steps": len(result.losses)}))
-            out.append(Measurement("task_train_time", result.wall_time_s, extra=where))
-            for size in sizes:
-                token, sequence = _score(model, task, size, profile.eval_sequences, seed + 10_000 + 1000 * t_index, ctx)
-                extra = {**where, "in_distribution": size <= n, "chance_token": task.chance_token(size),
-                         "chance_sequence": task.chance_sequence(size)}
-                out.append(Measurement("token_accuracy", token, x=float(size), x_name=task.size_name, extra=extra))
-                out.append(Measurement("sequence_accuracy", sequence, x=float(size), x_name=task.size_name, extra=extra))
+            rates = profile.mqar_learning_rates if name == "mqar" and profile.mqar_learning_rates else (None,)
+            for rate in rates:
+                measured, seconds = _task_job(spec, profile, name, t_index, seed, ctx, rate)
+                out += measured
+                total_time += seconds
         out.append(Measurement("train_time", total_time))
         return out
 
 
-def _train(model, task: Task, n: int, profile: RecallProfile, seed: int, ctx: JobContext, desc: str):
+def _task_job(spec, profile: RecallProfile, name: str, t_index: int, seed: int, ctx: JobContext,
+              rate: Optional[float]) -> Tuple[List[Measurement], float]:
+    """One task's model trained from the seed (at ``rate`` in place of the profile's lr, when given) and scored at every
+    size: (its measurements, its training seconds). With a rate, every record carries it (extra.lr) and the model is
+    also scored on validation sequences at the most pairs, which choose the rate a variant keeps."""
+    task, n = make_task(name, profile), train_max(name, profile)
+    task_spec = models.for_task(spec, task.vocab_size, task.length(n))
+    torch.manual_seed(seed)  # every rate starts from the same initial weights
+    model = models.build(task_spec).to(ctx.device)
+    sizes = eval_sizes(name, profile)
+    where = {"task": name, "train_max": n, "parameters": models.count(task_spec), **({"lr": rate} if rate else {})}
+    settings = profile.train_settings() if rate is None else dataclasses.replace(profile.train_settings(), lr=rate)
+    desc = f"{ctx.label} {name}" + (f" lr {rate:g}" if rate else "")
+    metrics = ("token_accuracy", "sequence_accuracy")
+    try:
+        result = _train(model, task, n, profile, settings, seed + 1000 * t_index, ctx, desc)
+    except Diverged as exc:
+        out = [Measurement("train_loss", None, status="diverged", reason=str(exc), extra=where)]
+        out += [Measurement(m, None, x=float(s), x_name=task.size_name, status="diverged", reason=str(exc), extra=where)
+                for s in sizes for m in metrics]
+        if rate:
+            out.append(Measurement("validation_token_accuracy", None, x=float(n), x_name=task.size_name,
+                                   status="diverged", reason=str(exc), extra=where))
+        return out, 0.0
+    out = [Measurement("train_loss", result.final_loss, extra={**where, "tokens": result.tokens,
+                                                              "steps": len(result.losses)}),
+           Measurement("task_train_time", result.wall_time_s, extra=where)]
+    for size in sizes:
+        token, sequence = _score(model, task, size, profile.eval_sequences, seed + 10_000 + 1000 * t_index, ctx)
+        extra = {**where, "in_distribution": size <= n, "chance_token": task.chance_token(size),
+                 "chance_sequence": task.chance_sequence(size)}
+        out.append(Measurement("token_accuracy", token, x=float(size), x_name=task.size_name, extra=extra))
+        out.append(Measurement("sequence_accuracy", sequence, x=float(size), x_name=task.size_name, extra=extra))
+    if rate:  # a generator neither training nor the scored sequences draw from
+        token, _ = _score(model, task, n, profile.eval_sequences, seed + 20_000 + 1000 * t_index, ctx)
+        out.append(Measurement("validation_token_accuracy", token, x=float(n), x_name=task.size_name, extra=where))
+    return out, result.wall_time_s
+
+
+def _train(model, task: Task, n: int, profile: RecallProfile, settings, seed: int, ctx: JobContext, desc: str):
     """Train on sizes drawn uniformly from 1..n, one size per batch (sequences of one batch share their length)."""
     gen = torch.Generator().manual_seed(seed)
 
@@ -205,7 +230,7 @@ def _train(model, task: Task, n: int, profile: RecallProfile, seed: int, ctx: Jo
         logits = m(x.to(ctx.device))  # (B, T, V)
         return F.cross_entropy(logits.flatten(0, 1), y.to(ctx.device).flatten(), ignore_index=IGNORE), x.numel()
 
-    return train(model, step_loss, profile.train_settings(), progress=ctx.progress, desc=desc)
+    return train(model, step_loss, settings, progress=ctx.progress, desc=desc)
 
 
 @torch.no_grad()

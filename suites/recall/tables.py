@@ -7,6 +7,7 @@ from typing import Callable, Dict, List, Optional
 import pandas as pd
 
 from harness.report_kit import most_seeds, over_seeds, share_cell, table_section
+from suites.recall.learning_rates import keep_chosen
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models
 ORDER = ("none", "t5_bias", "alibi", "rope", "linear_attention", "mingru", "lstm")
@@ -17,12 +18,15 @@ ATTENTION = "rope"
 FIXED_STATE = ("lstm", "mingru", "linear_attention")
 
 
-def with_task(df: pd.DataFrame) -> pd.DataFrame:
-    """The records with the task, training n and in-distribution flag out of ``extra`` as columns."""
+def with_task(df: pd.DataFrame, every_rate: bool = False) -> pd.DataFrame:
+    """The records with the task, training n, in-distribution flag and MQAR's learning rate out of ``extra`` as
+    columns; of a learning-rate sweep only each variant's chosen rate (learning_rates.keep_chosen), unless
+    ``every_rate``."""
     out = df.copy()
-    for key in ("task", "train_max", "in_distribution", "chance_token", "chance_sequence", "parameters", "tokens"):
+    for key in ("task", "train_max", "in_distribution", "chance_token", "chance_sequence", "parameters", "tokens", "lr"):
         out[key] = out.extra.apply(lambda e, k=key: e.get(k) if isinstance(e, dict) else None)
-    return out
+    out["lr"] = pd.to_numeric(out.lr, errors="coerce")
+    return out if every_rate else keep_chosen(out)
 
 
 def per_seed(df: pd.DataFrame, variant: str, task: str, metric: str, size: float) -> Dict[int, float]:

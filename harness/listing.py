@@ -26,7 +26,8 @@ def _variants() -> str:
         rows.append([preset, fields, found.summary])
     text = tabulate(rows, headers=["preset", "sets", "description"], tablefmt="simple")
     return text + ("\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2,rope+yarn]; gqa<g> works for any g, "
-                   "and <rope scaling><s> (yarn4, pi2) fixes a RoPE scaling's s.")
+                   "window<W> for any W, <rope scaling><s> (yarn4, pi2) fixes a RoPE scaling's s, and state<N> / "
+                   "chunk<C> set a matrix-state mixer's key dimension per head and chunk (mamba2+state16).")
 
 
 def _axis(registry, heading: str) -> str:

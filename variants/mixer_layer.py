@@ -9,12 +9,13 @@ time (the ``loop`` preset, as for the LSTM and GRU). Both hold the same weights,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import Any, ClassVar, Dict, List, Optional
 
 import torch
 from torch import nn
 
 from .mixer._base import mixers
+from .mixer_lm import mixer_options
 from .spec import FamilySpec
 
 #: how a mixer layer runs its steps
@@ -31,12 +32,17 @@ class MixerLayerSpec(FamilySpec):
     d_model: int = 256
     n_heads: int = 4
     recurrence: str = "parallel"
+    #: a matrix-state mixer's key (Mamba-2: state) dimension per head, and its chunk; None: the mixer's defaults
+    state_size: Optional[int] = None
+    chunk_size: Optional[int] = None
+
+    late_defaults: ClassVar[Dict[str, Any]] = {"state_size": None, "chunk_size": None}
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         if self.mixer not in mixers:
             return [mixers.unknown_message(self.mixer)]
-        reasons = list(mixers.get(self.mixer).problems(self.d_model, self.n_heads))
+        reasons = list(mixers.get(self.mixer).problems(self.d_model, self.n_heads, **mixer_options(self)))
         if self.recurrence not in MIXER_RECURRENCES:
             reasons.append(f"Unknown recurrence '{self.recurrence}' for a mixer layer; choose one of {', '.join(MIXER_RECURRENCES)}.")
         return reasons
@@ -48,7 +54,7 @@ class MixerLayer(nn.Module):
     def __init__(self, spec: MixerLayerSpec):
         super().__init__()
         self.spec = spec
-        self.mixer = mixers.get(spec.mixer)(spec.d_model, spec.n_heads)
+        self.mixer = mixers.get(spec.mixer)(spec.d_model, spec.n_heads, **mixer_options(spec))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.mixer.step_loop(x) if self.spec.recurrence == "loop" else self.mixer(x)

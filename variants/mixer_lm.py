@@ -31,11 +31,11 @@ class MixerSpec(FamilySpec):
     family = "mixer"
 
     vocab_size: int = 256
-    #: the sequence mixer (variants/mixer/): mingru, linear_attention
+    #: the sequence mixer (variants/mixer/): mingru, linear_attention, mamba2, gla, deltanet, gated_deltanet
     mixer: str = "mingru"
     d_model: int = 128
     n_layers: int = 2
-    #: heads of a mixer that has them (linear attention); minGRU ignores it
+    #: heads of a mixer that has them (all but minGRU, which ignores it)
     n_heads: int = 4
     #: FFN hidden size; None = 4 x d_model
     d_ff: Optional[int] = None
@@ -43,8 +43,17 @@ class MixerSpec(FamilySpec):
     init: str = "gpt2"
     #: the output layer shares the token embedding's matrix; False gives it its own
     tie_embeddings: bool = True
+    #: a matrix-state mixer's key (Mamba-2: state) dimension per head; None: the mixer's default
+    state_size: Optional[int] = None
+    #: tokens per chunk of a chunked mixer's training form; None: the mixer's default
+    chunk_size: Optional[int] = None
 
-    late_defaults: ClassVar[Dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True}
+    late_defaults: ClassVar[Dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True, "state_size": None,
+                                               "chunk_size": None}
+
+    def mixer_options(self) -> Dict[str, Any]:
+        """The options given to the mixer: the ones this spec sets."""
+        return mixer_options(self)
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
@@ -54,7 +63,12 @@ class MixerSpec(FamilySpec):
                    for name in ("vocab_size", "d_model", "n_layers", "n_heads") if getattr(self, name) < 1]
         if bad_init := init_problem(self.init):
             reasons.append(bad_init)
-        return reasons or mixers.get(self.mixer).problems(self.d_model, self.n_heads)
+        return reasons or mixers.get(self.mixer).problems(self.d_model, self.n_heads, **self.mixer_options())
+
+
+def mixer_options(spec: Any) -> Dict[str, Any]:
+    """A spec's state_size and chunk_size where it sets them (a mixer without options is built without them)."""
+    return {key: getattr(spec, key) for key in ("state_size", "chunk_size") if getattr(spec, key, None) is not None}
 
 
 class MixerBlock(nn.Module):
@@ -64,7 +78,7 @@ class MixerBlock(nn.Module):
         super().__init__()
         self.norm1_in = norms.get("layernorm")(spec.d_model)
         self.norm2_in = norms.get("layernorm")(spec.d_model)
-        self.mixer = mixers.get(spec.mixer)(spec.d_model, spec.n_heads)
+        self.mixer = mixers.get(spec.mixer)(spec.d_model, spec.n_heads, **spec.mixer_options())
         self.ffn = ffns.get("gelu")(spec.d_model, spec.d_ff or 4 * spec.d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

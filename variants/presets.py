@@ -3,9 +3,9 @@
 Three kinds of names resolve to presets: every registered component of an axis is a preset of that axis
 (``rope`` sets position, ``naive`` kernel, ``additive`` scoring, ``rmsnorm`` norm, ``swiglu`` ffn); the
 named presets registered here; and the parametric ``gqa<g>`` (grouped-query attention with g key/value
-heads, Ainslie et al. 2023), ``window<W>`` (sliding-window attention over the last W keys) and
-``<rope scaling><s>`` (``yarn4``: YaRN at a fixed s = 4 instead of
-``auto``). A name registered on two axes would be ambiguous and is an error.
+heads, Ainslie et al. 2023), ``window<W>`` (sliding-window attention over the last W keys),
+``<rope scaling><s>`` (``yarn4``: YaRN at a fixed s = 4 instead of ``auto``), and ``state<N>`` / ``chunk<C>``
+(a matrix-state mixer's key dimension per head and its training chunk: ``mamba2+state16``). A name registered on two axes would be ambiguous and is an error.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ AXES: Tuple[Tuple[Registry, str], ...] = (
 
 _GQA = re.compile(r"^gqa(\d+)$")
 _WINDOW = re.compile(r"^window(\d+)$")
+_STATE = re.compile(r"^state(\d+)$")
+_CHUNK = re.compile(r"^chunk(\d+)$")
 _SCALED = re.compile(r"^([a-z_]+?)(\d+(?:\.\d+)?)$")  # a rope scaling at a fixed s: yarn4, pi2.5
 
 
@@ -112,6 +114,16 @@ def find_preset(preset: str) -> Optional[Preset]:
         return Preset(preset, {"window": window}, f"Sliding-window attention: each query sees its last {window} keys, a "
                       f"rolling cache of {window} slots (Beltagy et al. 2020, arXiv 2004.05150; Jiang et al. 2023, Mistral 7B, "
                       f"arXiv 2310.06825).")
+    match = _STATE.match(preset)
+    if match and int(match.group(1)) >= 1:
+        size = int(match.group(1))
+        return Preset(preset, {"state_size": size}, f"A matrix-state mixer (mamba2, gla, deltanet, gated_deltanet) with "
+                      f"key (Mamba-2: state) dimension {size} per head: the size of what it can remember.")
+    match = _CHUNK.match(preset)
+    if match and int(match.group(1)) >= 1:
+        size = int(match.group(1))
+        return Preset(preset, {"chunk_size": size}, f"A chunked mixer's training form in chunks of {size} tokens (the "
+                      "same function, summed in another order).")
     match = _SCALED.match(preset)
     if match and match.group(1) in rope_scalings:
         scaling, s = match.group(1), float(match.group(2))

@@ -38,8 +38,9 @@ class LinearAttention(SequenceMixer):
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
 
     @classmethod
-    def problems(cls, d_model: int, n_heads: int) -> list:
-        return [] if n_heads >= 1 and d_model % n_heads == 0 else [f"d_model {d_model} is not divisible by n_heads {n_heads}"]
+    def problems(cls, d_model: int, n_heads: int, **options) -> list:
+        heads = [] if n_heads >= 1 and d_model % n_heads == 0 else [f"d_model {d_model} is not divisible by n_heads {n_heads}"]
+        return heads + super().problems(d_model, n_heads, **options)
 
     def _heads(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """x (..., d) -> phi(q), phi(k), v, each (..., H, d_h)."""

@@ -30,10 +30,19 @@ def test_parallel_scan_matches_the_recurrence():
     assert torch.allclose(got, torch.stack(want, 1), rtol=1e-8, atol=0)
 
 
-@pytest.mark.parametrize("name", ["mingru", "linear_attention"])
+MIXERS = ["mingru", "linear_attention", "mamba2", "gla", "deltanet", "gated_deltanet"]
+#: the matrix-state mixers, whose chunk (8 here) does not divide the 40 tokens, so padding is exercised too
+CHUNKED = {"mamba2", "gla", "deltanet", "gated_deltanet"}
+
+
+def _mixer(name, d=16, heads=4):
+    return mixers.get(name)(d, heads, chunk_size=8) if name in CHUNKED else mixers.get(name)(d, heads)
+
+
+@pytest.mark.parametrize("name", MIXERS)
 def test_parallel_form_equals_recurrent_form(name):
     torch.manual_seed(0)
-    mixer = mixers.get(name)(16, 4).double()
+    mixer = _mixer(name).double()
     x = torch.randn(3, 40, 16, dtype=torch.float64)
     parallel, stepped = mixer(x), mixer.step_loop(x)
     assert parallel.shape == (3, 40, 16)
@@ -59,7 +68,7 @@ def test_linear_attention_is_a_normalised_kernel_average():
     assert torch.allclose(inner["y"][0, t, 4 * h: 4 * h + 4], head_out, rtol=1e-6, atol=1e-9)
 
 
-@pytest.mark.parametrize("name", ["mingru", "linear_attention"])
+@pytest.mark.parametrize("name", MIXERS)
 def test_mixer_lm_decodes_step_by_step_as_its_forward_pass(name):
     torch.manual_seed(0)
     model = build(MixerSpec(vocab_size=11, mixer=name, d_model=16, n_layers=2, n_heads=2)).double().eval()
@@ -78,8 +87,49 @@ def test_state_size_is_constant_and_as_stated():
     assert mixers.get("mingru")(16, 4).state_numel() == 16
 
 
+@pytest.mark.parametrize("name", sorted(CHUNKED))
+def test_a_matrix_state_is_counted_from_its_live_tensors(name):
+    mixer = _mixer(name)
+    state = mixer.initial_state(1)
+    tensors = state if isinstance(state, tuple) else (state,)
+    assert mixer.state_numel() == sum(t.numel() for t in tensors)
+    # the state stays this size after a step: decoding memory does not grow with the context
+    _, after = mixer.step(torch.randn(1, 16), state)
+    assert sum(t.numel() for t in (after if isinstance(after, tuple) else (after,))) == mixer.state_numel()
+
+
+def test_the_state_size_is_the_key_dimension_per_head():
+    # DeltaNet at d 16, 4 heads: H K V = 4 x 8 x 4 for state8, and the short convolution's 3 taps of 2 H K + d channels
+    assert mixers.get("deltanet")(16, 4, state_size=8).state_numel() == 4 * 8 * 4 + 3 * (2 * 4 * 8 + 16)
+    # Mamba-2 at d 16, 4 heads: inner 32, P = 8; H N P = 4 x 16 x 8, the window 3 x (32 + 2 x 16)
+    assert mixers.get("mamba2")(16, 4, state_size=16).state_numel() == 4 * 16 * 8 + 3 * (32 + 2 * 16)
+    assert mixers.get("gla")(16, 4, state_size=8).state_numel() == 4 * 8 * 4
+
+
+def test_state_and_chunk_presets_set_the_options_and_bad_values_are_refused():
+    assert find_preset("state16").fields == {"state_size": 16}
+    assert find_preset("chunk8").fields == {"chunk_size": 8}
+    assert MixerSpec(mixer="mamba2", state_size=16, chunk_size=8).problems() == []
+    bad = MixerSpec(mixer="gla", chunk_size=0).problems()
+    assert bad and bad[0].startswith("chunk_size=0 cannot run GLA") and "at least 1" in bad[0]
+    assert MixerSpec(mixer="deltanet", state_size=-2).problems()[0].startswith("state_size=-2 cannot build DeltaNet")
+    refused = MixerSpec(mixer="mingru", state_size=16).problems()
+    assert refused == ["state_size=16 does not apply to MinGRU, which takes no options; leave it unset, or choose a "
+                       "mixer that has it (mamba2, gla, deltanet, gated_deltanet)."]
+    assert MixerSpec(mixer="mamba2", d_model=10, n_heads=3).problems() == [
+        "the inner width 2 x d_model 20 is not divisible by n_heads 3"]
+
+
+def test_new_mixer_options_leave_earlier_specs_hashes_alone():
+    # state_size and chunk_size were added after minGRU and linear attention records were stored
+    assert "state_size" not in MixerSpec(mixer="mingru").to_dict()
+    assert MixerSpec(mixer="mamba2", state_size=16).to_dict()["state_size"] == 16
+
+
 def test_mixers_are_presets_of_their_axis():
     assert preset_fields("mingru") == {"mixer": "mingru"}
+    assert {n: preset_fields(n) for n in ("mamba2", "gla", "deltanet", "gated_deltanet")} == {
+        n: {"mixer": n} for n in ("mamba2", "gla", "deltanet", "gated_deltanet")}
     assert find_preset("linear_attention").fields == {"mixer": "linear_attention"}
     assert MixerSpec(mixer="nope").problems()[0].startswith("Unknown mixer 'nope'")
     assert MixerSpec(mixer="linear_attention", d_model=10, n_heads=4).problems() == ["d_model 10 is not divisible by n_heads 4"]

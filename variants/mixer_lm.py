@@ -47,13 +47,30 @@ class MixerSpec(FamilySpec):
     state_size: Optional[int] = None
     #: tokens per chunk of a chunked mixer's training form; None: the mixer's default
     chunk_size: Optional[int] = None
+    #: a hybrid: every k-th block (k - 1, 2k - 1, ...) has softmax attention in place of ``mixer``; 0: none
+    attention_every: int = 0
+    #: the attention blocks' sliding window (keys each query sees); None: global attention
+    window: Optional[int] = None
 
     late_defaults: ClassVar[Dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True, "state_size": None,
-                                               "chunk_size": None}
+                                               "chunk_size": None, "attention_every": 0, "window": None}
 
     def mixer_options(self) -> Dict[str, Any]:
         """The options given to the mixer: the ones this spec sets."""
         return mixer_options(self)
+
+    def attention_layers(self) -> List[int]:
+        """The blocks (from 0) whose mixer is softmax attention: every one for mixer=softmax_attention."""
+        if self.mixer == ATTENTION:
+            return list(range(self.n_layers))
+        k = self.attention_every
+        return [i for i in range(self.n_layers) if k >= 1 and (i + 1) % k == 0]
+
+    def layer_mixer(self, layer: int) -> Tuple[str, Dict[str, Any]]:
+        """(mixer name, its options) of block ``layer``."""
+        if layer in self.attention_layers():
+            return ATTENTION, ({"window": self.window} if self.window is not None else {})
+        return self.mixer, self.mixer_options()
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
@@ -63,7 +80,28 @@ class MixerSpec(FamilySpec):
                    for name in ("vocab_size", "d_model", "n_layers", "n_heads") if getattr(self, name) < 1]
         if bad_init := init_problem(self.init):
             reasons.append(bad_init)
-        return reasons or mixers.get(self.mixer).problems(self.d_model, self.n_heads, **self.mixer_options())
+        reasons += self._hybrid_problems()
+        if reasons:
+            return reasons
+        names = {self.layer_mixer(i)[0]: self.layer_mixer(i)[1] for i in range(self.n_layers)}
+        return [r for name, options in names.items() for r in mixers.get(name).problems(self.d_model, self.n_heads, **options)]
+
+    def _hybrid_problems(self) -> List[str]:
+        """A hybrid pattern naming no layer, or a window without attention layers to apply to."""
+        if not isinstance(self.attention_every, int) or self.attention_every < 0:
+            return [f"attention_every={self.attention_every!r} is not a layer interval: give 0 (no attention blocks) or "
+                    f"k from 1 to n_layers={self.n_layers} (every k-th block attends)."]
+        if self.attention_every > self.n_layers:
+            return [f"attention_every={self.attention_every} names no block of a {self.n_layers}-block stack: give k "
+                    f"from 1 to {self.n_layers}, or 0 for no attention blocks."]
+        if self.window is not None and not self.attention_layers():
+            return [f"window={self.window} applies to attention blocks, and this {self.mixer} stack has none: add "
+                    "hybrid<k> (every k-th block attends), or leave the window unset."]
+        return []
+
+
+#: the mixer of a hybrid's attention blocks
+ATTENTION = "softmax_attention"
 
 
 def mixer_options(spec: Any) -> Dict[str, Any]:
@@ -72,13 +110,14 @@ def mixer_options(spec: Any) -> Dict[str, Any]:
 
 
 class MixerBlock(nn.Module):
-    """x (B, T, d) -> x + mixer(LN(x)) -> + FFN(LN(x))."""
+    """x (B, T, d) -> x + mixer(LN(x)) -> + FFN(LN(x)); block ``layer``'s mixer (attention in a hybrid's)."""
 
-    def __init__(self, spec: MixerSpec):
+    def __init__(self, spec: MixerSpec, layer: int = 0):
         super().__init__()
         self.norm1_in = norms.get("layernorm")(spec.d_model)
         self.norm2_in = norms.get("layernorm")(spec.d_model)
-        self.mixer = mixers.get(spec.mixer)(spec.d_model, spec.n_heads, **spec.mixer_options())
+        name, options = spec.layer_mixer(layer)
+        self.mixer = mixers.get(name)(spec.d_model, spec.n_heads, **options)
         self.ffn = ffns.get("gelu")(spec.d_model, spec.d_ff or 4 * spec.d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -99,7 +138,7 @@ class MixerLM(nn.Module):
         super().__init__()
         self.spec = spec
         self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
-        self.blocks = nn.ModuleList(MixerBlock(spec) for _ in range(spec.n_layers))
+        self.blocks = nn.ModuleList(MixerBlock(spec, i) for i in range(spec.n_layers))
         self.norm = norms.get("layernorm")(spec.d_model)
         self.head = nn.Linear(spec.d_model, spec.vocab_size, bias=False)
         if spec.tie_embeddings:
@@ -126,9 +165,10 @@ class MixerLM(nn.Module):
             new.append(state)
         return self.head(self.norm(x)), new
 
-    def state_numel(self) -> int:
-        """Numbers of decoding state per sequence, every layer: constant in the context length."""
-        return sum(b.mixer.state_numel() for b in self.blocks)
+    def state_numel(self, context: int = 0) -> int:
+        """Numbers of decoding state per sequence after ``context`` tokens, every layer: constant in the context
+        length for a recurrent stack; a hybrid's attention blocks add their keys and values."""
+        return sum(b.mixer.state_numel(context) for b in self.blocks)
 
     def num_parameters(self) -> int:
         """Trainable parameters, the tied embedding counted once."""

@@ -50,6 +50,7 @@ AXES: Tuple[Tuple[Registry, str], ...] = (
 _GQA = re.compile(r"^gqa(\d+)$")
 _WINDOW = re.compile(r"^window(\d+)$")
 _STATE = re.compile(r"^state(\d+)$")
+_HYBRID = re.compile(r"^hybrid(\d+)$")
 _CHUNK = re.compile(r"^chunk(\d+)$")
 _SCALED = re.compile(r"^([a-z_]+?)(\d+(?:\.\d+)?)$")  # a rope scaling at a fixed s: yarn4, pi2.5
 
@@ -119,6 +120,12 @@ def find_preset(preset: str) -> Optional[Preset]:
         size = int(match.group(1))
         return Preset(preset, {"state_size": size}, f"A matrix-state mixer (mamba2, gla, deltanet, gated_deltanet) with "
                       f"key (Mamba-2: state) dimension {size} per head: the size of what it can remember.")
+    match = _HYBRID.match(preset)
+    if match and int(match.group(1)) >= 1:
+        k = int(match.group(1))
+        return Preset(preset, {"attention_every": k}, f"A hybrid mixer stack: every {k}-th block softmax attention in "
+                      "place of the recurrence (Waleffe et al. 2024, arXiv 2406.07887); with window<W>, sliding-window "
+                      "attention (Arora et al. 2024, Based, arXiv 2402.18668).")
     match = _CHUNK.match(preset)
     if match and int(match.group(1)) >= 1:
         size = int(match.group(1))

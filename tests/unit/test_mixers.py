@@ -9,7 +9,7 @@ from variants.mixer.linear_attention import feature_map
 from variants.mixer.mingru import g, log_g, parallel_scan_log
 from variants.mixer_lm import MixerSpec, build
 from variants.presets import find_preset
-from variants.spec import preset_fields
+from variants.spec import preset_fields, resolve
 
 
 def test_log_g_is_log_of_g():
@@ -30,7 +30,7 @@ def test_parallel_scan_matches_the_recurrence():
     assert torch.allclose(got, torch.stack(want, 1), rtol=1e-8, atol=0)
 
 
-MIXERS = ["mingru", "linear_attention", "mamba2", "gla", "deltanet", "gated_deltanet"]
+MIXERS = ["mingru", "linear_attention", "mamba2", "gla", "deltanet", "gated_deltanet", "softmax_attention"]
 #: the matrix-state mixers, whose chunk (8 here) does not divide the 40 tokens, so padding is exercised too
 CHUNKED = {"mamba2", "gla", "deltanet", "gated_deltanet"}
 
@@ -133,3 +133,34 @@ def test_mixers_are_presets_of_their_axis():
     assert find_preset("linear_attention").fields == {"mixer": "linear_attention"}
     assert MixerSpec(mixer="nope").problems()[0].startswith("Unknown mixer 'nope'")
     assert MixerSpec(mixer="linear_attention", d_model=10, n_heads=4).problems() == ["d_model 10 is not divisible by n_heads 4"]
+
+
+@pytest.mark.parametrize("variant", ["mamba2+hybrid2", "gated_deltanet+hybrid2+window5", "softmax_attention+window3"])
+def test_a_hybrid_decodes_step_by_step_as_its_forward_pass(variant):
+    torch.manual_seed(0)
+    spec = resolve(variant, MixerSpec(vocab_size=11, d_model=16, n_layers=2, n_heads=2))
+    model = build(spec).double().eval()
+    tokens = torch.randint(0, 11, (2, 25))
+    full = model(tokens)
+    states = model.initial_states(2)
+    for t in range(25):
+        logits, states = model.step(tokens[:, t], states)
+        assert torch.allclose(logits, full[:, t], rtol=1e-8, atol=1e-9)
+
+
+def test_a_hybrid_puts_attention_in_every_kth_block_and_its_cache_grows_to_the_window():
+    spec = resolve("mamba2+hybrid2+window8", MixerSpec(vocab_size=11, d_model=16, n_layers=4, n_heads=2))
+    assert spec.attention_layers() == [1, 3]
+    model = build(spec)
+    names = [type(b.mixer).__name__ for b in model.blocks]
+    assert names == ["Mamba2", "SoftmaxAttention", "Mamba2", "SoftmaxAttention"]
+    fixed = model.state_numel(0)
+    assert model.state_numel(5) == fixed + 2 * (2 * 16 * 5)  # two attention blocks, keys and values of d each
+    assert model.state_numel(100) == model.state_numel(8)  # the window bounds the cache
+
+
+def test_a_hybrid_pattern_naming_no_block_is_refused():
+    assert resolve("mamba2+hybrid3", MixerSpec(n_layers=2)).problems() == [
+        "attention_every=3 names no block of a 2-block stack: give k from 1 to 2, or 0 for no attention blocks."]
+    assert resolve("mingru+window4", MixerSpec()).problems()[0].startswith("window=4 applies to attention blocks")
+    assert find_preset("hybrid4").fields == {"attention_every": 4}

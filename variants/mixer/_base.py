@@ -54,8 +54,8 @@ class SequenceMixer(nn.Module):
             out.append(y)
         return torch.stack(out, dim=1)
 
-    def state_numel(self) -> int:
-        """Numbers the decoding state holds per sequence (constant in the context length)."""
+    def state_numel(self, context: int = 0) -> int:
+        """Numbers the decoding state holds per sequence after ``context`` tokens (a recurrence's: constant in it)."""
         raise NotImplementedError
 
     def sequential_steps(self, length: int) -> int:

@@ -94,7 +94,7 @@ class DeltaNet(SequenceMixer):
         o, S = gated_delta_step(q, k, v, beta, log_alpha, S)
         return self._output(x, o), (window, S)
 
-    def state_numel(self) -> int:
+    def state_numel(self, context: int = 0) -> int:
         return self.n_heads * self.key_dim * self.value_dim + self.conv.state_numel()
 
     def sequential_steps(self, length: int) -> int:

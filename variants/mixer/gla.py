@@ -71,7 +71,7 @@ class GLA(SequenceMixer):
         o, S = gated_linear_step(q, k, v, log_alpha, S)
         return self._output(x, o), S
 
-    def state_numel(self) -> int:
+    def state_numel(self, context: int = 0) -> int:
         return self.n_heads * self.key_dim * self.value_dim
 
     def sequential_steps(self, length: int) -> int:

@@ -69,5 +69,5 @@ class LinearAttention(SequenceMixer):
         den = (q * z).sum(-1, keepdim=True) + EPS  # (B, H, 1)
         return self.out_proj((num / den).reshape(x.shape[0], self.d_model)), (S, z)
 
-    def state_numel(self) -> int:
+    def state_numel(self, context: int = 0) -> int:
         return self.n_heads * (self.head_dim ** 2 + self.head_dim)

@@ -92,7 +92,7 @@ class Mamba2(SequenceMixer):
         y, S = gated_linear_step(q, k, v, log_a, S)
         return self._output(y, x, z), (window, S)
 
-    def state_numel(self) -> int:
+    def state_numel(self, context: int = 0) -> int:
         return self.n_heads * self.state * self.head_dim + self.conv.state_numel()
 
     def sequential_steps(self, length: int) -> int:

@@ -68,5 +68,5 @@ class MinGRU(SequenceMixer):
         h = (1 - z) * state + z * g(h_tilde)
         return self.out_proj(h), h
 
-    def state_numel(self) -> int:
+    def state_numel(self, context: int = 0) -> int:
         return self.d_model

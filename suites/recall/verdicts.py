@@ -21,11 +21,17 @@ from harness.paired import all_hold, directional, paired
 from harness.suite_file import SuiteFile
 from suites.recall.judged import ACCURACY, deciding, mean, says, scores
 from suites.recall.mqar_verdict import mqar_finding
+from suites.recall.recurrence_verdicts import (DELTA_PAIRS, GATED_DELTA_PAIRS, HYBRID_PAIRS, pairs_finding,
+                                               state_ladder_finding)
 from suites.recall.tables import ATTENTION, POSITIONS, learned, out_of_distribution_mean, with_task
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-MQAR_CLAIM, COPY_CLAIM, POSITION_CLAIM = CLAIMS = SuiteFile.of(__file__).claims(
-    "attention_solves_mqar", "transformers_copy_longer", "position_length_generalisation")
+(MQAR_CLAIM, COPY_CLAIM, POSITION_CLAIM, GATED_DELTA_CLAIM, DELTA_CLAIM, STATE_CLAIM,
+ HYBRID_CLAIM) = CLAIMS = SuiteFile.of(__file__).claims(
+    "attention_solves_mqar", "transformers_copy_longer", "position_length_generalisation", "gated_deltanet_recalls_best",
+    "delta_rule_beats_linear_attention", "larger_state_recalls_more", "hybrid_restores_recall")
+#: the fixed-state models the copy claim puts against the Transformer (each where its records exist)
+COPY_RIVALS = ("lstm", "mingru", "mamba2")
 
 #: Kazemnejad et al.'s order, as the pairs this suite tests (each: the first generalises better than the second)
 PUBLISHED_PAIRS = (("none", "alibi"), ("t5_bias", "alibi"), ("alibi", "rope"))
@@ -34,10 +40,12 @@ LENGTH_TASKS = ("copy", "reverse", "addition")
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
-    """The three verdicts of this suite from one group of records."""
+    """The verdicts of this suite from one group of records."""
     df = with_task(df)
     s = df.iloc[0].profile_settings
-    return [mqar_finding(MQAR_CLAIM, df, s), _copy(df, s), _positions(df, s)]
+    return [mqar_finding(MQAR_CLAIM, df, s), _copy(df, s), _positions(df, s),
+            pairs_finding(GATED_DELTA_CLAIM, df, s, GATED_DELTA_PAIRS), pairs_finding(DELTA_CLAIM, df, s, DELTA_PAIRS),
+            state_ladder_finding(STATE_CLAIM, df, s), pairs_finding(HYBRID_CLAIM, df, s, HYBRID_PAIRS)]
 
 
 def _longest(df: pd.DataFrame, variant: str, threshold: float) -> Dict[int, float]:
@@ -56,9 +64,9 @@ def _longest(df: pd.DataFrame, variant: str, threshold: float) -> Dict[int, floa
 
 def _copy(df: pd.DataFrame, s) -> Finding:
     part = df[(df.metric == "token_accuracy") & (df.task == "copy")]
-    rivals = [v for v in ("lstm", "mingru") if v in set(part.variant)]
+    rivals = [v for v in COPY_RIVALS if v in set(part.variant)]
     if not len(part) or ATTENTION not in set(part.variant) or not rivals:
-        return not_run(COPY_CLAIM, "These records lack copy runs of the attention arm (rope) and of lstm or mingru.")
+        return not_run(COPY_CLAIM, "These records lack copy runs of the attention arm (rope) and of lstm, mingru or mamba2.")
     n, threshold = float(part.train_max.iloc[0]), s["learned_accuracy"]
     attention = scores(df, ATTENTION, "copy", n)
     gaps = [paired(f"{ATTENTION} - {v} copy token accuracy at length {int(n)}", attention, scores(df, v, "copy", n),

@@ -23,6 +23,7 @@ from harness.paired import all_hold, directional, paired
 from suites.recall.judged import ACCURACY, deciding, mean, says, scores
 from suites.recall.tables import ATTENTION
 from suites.recall.tasks import MQAR
+from variants.mixer import mixers
 
 #: the published orders tested, each as (better, worse) pairs of variants
 GATED_DELTA_PAIRS = (("gated_deltanet", "mamba2"), ("gated_deltanet", "deltanet"))
@@ -65,13 +66,16 @@ def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[Tuple[str, str]]) 
 
 
 def ladders(variants: Sequence[str]) -> Dict[str, List[Tuple[int, str]]]:
-    """family -> its (state size, variant) arms in order of size, for families with at least two sizes."""
+    """family -> its (state size, variant) arms in order of size, for families with at least two sizes; a bare mixer
+    name counts at its fixed default state size where it has one (``mamba2``: N = 64)."""
     out: Dict[str, List[Tuple[int, str]]] = {}
     for v in variants:
         match = _STATE.match(v)
         if match:
             out.setdefault(match["family"], []).append((int(match["n"]), v))
-    return {family: sorted(arms) for family, arms in out.items() if len(arms) >= 2}
+        elif v in mixers and getattr(mixers.get(v), "default_state", None):
+            out.setdefault(v, []).append((int(mixers.get(v).default_state), v))
+    return {family: sorted(set(arms)) for family, arms in out.items() if len(arms) >= 2}
 
 
 def state_ladder_finding(claim, df: pd.DataFrame, s) -> Finding:

@@ -28,8 +28,7 @@ from suites.common.profile_parts import TrainingBudget, heads_problems
 from suites.recall import models
 from suites.recall.tasks import IGNORE, LENGTH_TASKS, TASKS, Addition, Copy, MQAR, Reverse, Task
 from variants.init_scheme import INIT_SCHEMES
-from variants.mixer import mixers
-from variants.mixer_lm import MixerSpec, mixer_options
+from variants.mixer_lm import MixerSpec
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
 
@@ -163,8 +162,8 @@ class Recall(Suite):
                                               tie_embeddings=profile.tie_embeddings))
         else:
             return resolve(variant, base)
-        # a width the mixer can be built at (linear attention's heads must divide it)
-        widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or not mixers.get(spec.mixer).problems(w, spec.n_heads, **mixer_options(spec))]
+        # a width every block can be built at (heads must divide it, a hybrid's attention blocks' too)
+        widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or not dataclasses.replace(spec, d_model=w).problems()]
         return models.matched(spec, models.count(base), widths)
 
     def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> List[Measurement]:

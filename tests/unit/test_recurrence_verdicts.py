@@ -53,6 +53,8 @@ def test_the_hybrid_claim_compares_the_hybrid_with_its_pure_stack():
 def test_the_state_ladder_orders_each_family_and_puts_attention_above_the_unsolved():
     assert ladders(["mamba2+state64", "rope", "mamba2+state16", "gla+state8"]) == {
         "mamba2": [(16, "mamba2+state16"), (64, "mamba2+state64")]}
+    # bare mamba2 is its default N = 64; gla's default depends on the width, so bare gla is no rung
+    assert ladders(["mamba2", "mamba2+state16", "gla", "gla+state8"]) == {"mamba2": [(16, "mamba2+state16"), (64, "mamba2")]}
     found = _found(_arm("mamba2+state16", 0.4), _arm("mamba2+state64", 0.7), _arm("rope", 0.99))["larger_state_recalls_more"]
     assert found.verdict == "agrees"
     labels = [e.label for e in found.estimates]

@@ -32,6 +32,9 @@ EXPAND, STATE = 2, 64
 class Mamba2(SequenceMixer):
     """Mamba-2 (Dao & Gu 2024): the SSD layer, a scalar decay per head over an N x P state, chunked in training."""
 
+    #: N when the spec leaves state_size unset (a fixed size, whatever the width)
+    default_state = STATE
+
     def __init__(self, d_model: int, n_heads: int, state_size: Optional[int] = None,
                  chunk_size: Optional[int] = None) -> None:
         super().__init__(d_model, n_heads)

@@ -67,3 +67,27 @@ def matched(spec, target: int, widths: Iterable[int]):
     near = [widths[i] for i in (low - 1, low) if 0 <= i < len(widths)]
     best = min(near, key=lambda w: (abs(size(w) - target), w))
     return dataclasses.replace(spec, **{field: best})
+
+
+def state_numbers(spec, tokens: int) -> int:
+    """Numbers a model keeps per sequence to decode the next token after ``tokens`` tokens: a Transformer's KV cache
+    (2 x layers x kv_heads x head_dim x tokens, variants/cache_size.py), an LSTM's h and c per layer (one vector for
+    the other cells), a mixer LM's states (each mixer's ``state_numel``: fixed for a recurrence, growing for a
+    hybrid's attention blocks). Counted from the spec on the meta device, no weights drawn."""
+    if isinstance(spec, RecurrentSpec):
+        return (2 if spec.cell == "lstm" else 1) * spec.n_layers * spec.d_hidden
+    if isinstance(spec, MixerSpec):
+        with torch.device("meta"):
+            return mixer_lm.build(spec).state_numel(tokens)
+    from variants.cache_size import spec_cache_bytes
+
+    return spec_cache_bytes(spec, tokens, bytes_per_element=1)
+
+
+def spec_from_record(fields: dict):
+    """The spec a record's ``spec`` column describes (its ``family`` picks the class; none is the Transformer)."""
+    fields = dict(fields)
+    family = fields.pop("family", None)
+    kind = {"recurrent": RecurrentSpec, "mixer": MixerSpec}.get(family, TransformerSpec)
+    known = {f.name for f in dataclasses.fields(kind)}
+    return kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items() if k in known})

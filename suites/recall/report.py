@@ -11,7 +11,7 @@ from harness.findings import sentences
 from harness.report_kit import code_line, figure_links, in_order, seeds as seeds_of, status_notes, title, write_markdown
 from suites.recall.figures import figures as make_figures
 from suites.recall.learning_rates import sweep_table
-from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, with_task
+from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, memory_table, with_task
 from suites.recall.tasks import MQAR
 from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
@@ -49,8 +49,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
     ]
     lines += budget_table(data, variants)
-    lines += sweep_table(with_task(df, every_rate=True), variants)
     mqar = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
+    lines += sweep_table(with_task(df, every_rate=True), variants)
+    lines += memory_table(data, variants, mqar.length(max(s["mqar_kv"])))
     lines += accuracy_table(data, variants, "mqar", "token_accuracy", "Associative recall (MQAR): token accuracy by key-value pairs",
                             "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
                             "values in context but binds no key to its value can score: at each query the most frequent "

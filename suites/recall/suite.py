@@ -20,7 +20,7 @@ import torch
 from torch.nn import functional as F
 
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
-from harness.rules import at_least, between, one_of
+from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.train import train
 from suites.common.metrics import COMMON
@@ -89,7 +89,8 @@ class RecallTasks(Profile):
 
     rules = {"tasks": one_of(*TASKS), "length_factors": between(0, 100, low_open=True),
              "learned_accuracy": between(0, 1, low_open=True), "accuracy_margin": between(0, 1, low_open=True),
-             "mqar_keys": at_least(1), "mqar_learning_rates": between(0, 1, low_open=True)}
+             "mqar_keys": at_least(1),
+             "mqar_learning_rates": Rule(low=0, high=1, low_open=True, may_be_empty=True, meaning="empty: lr")}
 
     def problems(self) -> List[str]:
         out = []

@@ -10,7 +10,8 @@ from harness.report_kit import most_seeds, over_seeds, share_cell, table_section
 from suites.recall.learning_rates import keep_chosen
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models
-ORDER = ("none", "t5_bias", "alibi", "rope", "linear_attention", "mingru", "lstm")
+ORDER = ("none", "t5_bias", "alibi", "rope", "mamba2+hybrid2", "gated_deltanet", "deltanet", "gla", "mamba2",
+         "mamba2+state16", "linear_attention", "mingru", "lstm")
 #: the Transformer arms the position-encoding claim ranks; the model that stands for attention in the recall claims
 POSITIONS = ("none", "t5_bias", "alibi", "rope")
 ATTENTION = "rope"
@@ -114,5 +115,29 @@ def _family(spec) -> str:
     if family == "recurrent":
         return f"{spec['cell'].upper()} x {spec['n_layers']}"
     if family == "mixer":
-        return f"{spec['mixer']} x {spec['n_layers']} blocks"
+        every = spec.get("attention_every") or 0
+        window = f", window {spec['window']}" if spec.get("window") else ""
+        return f"{spec['mixer']} x {spec['n_layers']} blocks" + (f", attention every {every}{window}" if every else "")
     return f"Transformer x {spec['n_layers']}, {spec['position']}" if isinstance(spec, dict) else "?"
+
+
+def memory_table(df: pd.DataFrame, variants: List[str], tokens: int) -> List[str]:
+    """Per variant: the numbers and float32 bytes it keeps per sequence to decode after ``tokens`` tokens (MQAR's
+    longest sequence), from the spec of its records (models.state_numbers)."""
+    from suites.recall.models import spec_from_record, state_numbers
+
+    rows = []
+    for v in variants:
+        part = df[(df.variant == v) & (df.task == "mqar")]
+        if not len(part) or not isinstance(part.spec.iloc[0], dict):
+            continue
+        spec = spec_from_record(part.spec.iloc[0])
+        numbers = state_numbers(spec, tokens)
+        rows.append({"variant": v, "family": _family(part.spec.iloc[0]), "kept per sequence": f"{numbers:,}",
+                     "bytes (float32)": f"{4 * numbers:,}", "grows with the context": "yes" if
+                     state_numbers(spec, 2 * tokens) > numbers else "no"})
+    return table_section("Memory per sequence", f"What each trained model keeps to decode the next token after {tokens} "
+                         "tokens (MQAR at the most pairs): a Transformer's keys and values of every token and layer, an "
+                         "LSTM's h and c, a recurrence's fixed state (with its short convolution's window where it has "
+                         "one), a hybrid's state and its attention blocks' cache. Counted from each model's spec.", rows,
+                         "No models.")

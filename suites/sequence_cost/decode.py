@@ -32,7 +32,9 @@ def step_call(layer, spec, batch: int, context: int, device: str, dtype: torch.d
         return (lambda: layer.cell(x, state)), (2 if spec.cell == "lstm" else 1) * d * size
     if isinstance(spec, MixerLayerSpec):
         state = layer.mixer.initial_state(batch, device, dtype)
-        return (lambda: layer.mixer.step(x, state)), layer.mixer.state_numel() * size
+        _, after = layer.mixer.step(x, state)  # the state as decoding carries it, counted from its live tensors
+        held = sum(t.numel() for t in (after if isinstance(after, tuple) else (after,))) // batch
+        return (lambda: layer.mixer.step(x, state)), held * size
     heads, head_dim = spec.kv_heads, spec.head_dim
     shape = (batch, heads, context + 1, head_dim)
     keys, values = (torch.randn(shape, device=device, generator=gen).to(dtype) for _ in range(2))

@@ -24,7 +24,8 @@ SEQUENTIAL, FUSED, SCANNED = "gru+loop", "gru", "mingru"
 NOISE = 1.1
 
 
-def _latency(df: pd.DataFrame, variant: str, pass_: str) -> Dict[float, float]:
+def latencies(df: pd.DataFrame, variant: str, pass_: str) -> Dict[float, float]:
+    """length -> the mean over seeds of one variant's median latency in one pass (ok records)."""
     rows = df[(df.metric == "latency") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)]
     return {float(x): float(part.value.mean()) for x, part in rows.groupby("x")}
 
@@ -33,12 +34,12 @@ def scan_finding(df: pd.DataFrame) -> Finding:
     """Agrees when the sequential GRU's fwd+bwd latency over minGRU's exceeds NOISE at the longest length both were timed
     and is larger there than at the shortest; disagrees when minGRU is slower beyond NOISE there; else inconclusive."""
     pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
-    seq, scan = _latency(df, SEQUENTIAL, pass_), _latency(df, SCANNED, pass_)
+    seq, scan = latencies(df, SEQUENTIAL, pass_), latencies(df, SCANNED, pass_)
     common = sorted(set(seq) & set(scan))
     if not common:
         return not_run(SCAN, f"These records lack `{SEQUENTIAL}` and `{SCANNED}` timed at a common length.")
     ratios = {x: seq[x] / scan[x] for x in common}
-    fused = _latency(df, FUSED, pass_)
+    fused = latencies(df, FUSED, pass_)
     short, long = common[0], common[-1]
     grows = ratios[long] > ratios[short]
     if ratios[long] > NOISE and (grows or len(common) == 1):

@@ -144,7 +144,8 @@ class SequenceCost(Suite):
 
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
-    default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru", "mingru+loop", "linear_attention")
+    default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru", "mingru+loop", "linear_attention",
+                        "gated_deltanet", "gated_deltanet+loop", "mamba2")
     dtypes = ("float32", "bfloat16")
     #: forward passes are measured on their own; the fwd+bwd cases time the backward pass too
     trains = False
@@ -158,7 +159,7 @@ class SequenceCost(Suite):
         """Expressions with a recurrent cell (``lstm``, ``gru+loop``) build a RecurrentLayerSpec; others a block."""
         if "cell" in preset_fields(variant):
             return resolve(variant, RecurrentLayerSpec(d_model=profile.d_model))
-        if "mixer" in preset_fields(variant):  # mingru, linear_attention (+loop: the recurrent form)
+        if "mixer" in preset_fields(variant):  # mingru, linear_attention, mamba2, ... (+loop: the recurrent form)
             return resolve(variant, MixerLayerSpec(d_model=profile.d_model, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
 

@@ -20,12 +20,13 @@ import pandas as pd
 from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
 from suites.sequence_cost.gpu_records import reference_gpu_frame, where
+from suites.sequence_cost.chunked import CHUNKED_CLAIM, chunked_finding
 from suites.sequence_cost.scan import SCAN, scan_finding
 from suites.sequence_cost.tables import _frame, shares
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 UTILISATION, = SuiteFile.of(__file__).claims("recurrence_idles_device")
-CLAIMS = (UTILISATION, SCAN)
+CLAIMS = (UTILISATION, SCAN, CHUNKED_CLAIM)
 #: the quoted figures (% of peak)
 QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
 #: verdict on a GPU: attention's share at least AGREE_RATIO x recurrence's agrees (the quoted 70% against 30% is 2.3x);
@@ -36,10 +37,11 @@ WOULD_TEST = "a CUDA device: bench run suite=sequence_cost profile=large device=
 
 
 def findings(df: pd.DataFrame) -> List[Finding]:
-    """The utilisation verdict, then minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py)."""
+    """The utilisation verdict, minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py), and
+    Gated DeltaNet's chunked form against its recurrent form (suites/sequence_cost/chunked.py)."""
     if "pass" not in df:
         df = _frame(df)
-    return _utilisation(df) + [scan_finding(df)]
+    return _utilisation(df) + [scan_finding(df), chunked_finding(df)]
 
 
 def _utilisation(df: pd.DataFrame, gpu_results: Optional[Path] = None) -> List[Finding]:

@@ -65,3 +65,38 @@ def test_the_scan_verdict_reads_the_latency_ratio(gru_loop, mingru, verdict):
     found = scan_finding(_records(gru_loop, mingru))
     assert found.claim == SCAN and found.verdict == verdict
     assert "GPU figure" in found.sentence and (found.cause == "") == (verdict == "agrees")
+
+
+@pytest.mark.parametrize("variant", ["mamba2", "gated_deltanet", "gated_deltanet+loop", "gla", "deltanet"])
+def test_chunked_recurrences_pass_the_float64_check_and_keep_a_fixed_state(variant):
+    spec = SUITE.spec_for(variant, PROFILE, {})
+    layer = _build(spec)
+    error, allowed = _check(layer, spec, PROFILE, 0, "cpu", torch.float32)
+    assert error <= allowed
+    # the chunked form's depth is one step per chunk (32 tokens by default); the loop's one per token
+    assert layer.sequential_steps(100) == (100 if "loop" in variant else 4)
+    gen = torch.Generator().manual_seed(0)
+    sizes = {context: step_call(layer, spec, 2, context, "cpu", torch.float32, gen)[1] for context in (4, 64)}
+    assert sizes[4] == sizes[64] == layer.mixer.state_numel() * 4  # counted from the live state, as the formula says
+
+
+def _chunked_records(loop, chunked):
+    rows = []
+    for variant, latencies in (("gated_deltanet+loop", loop), ("gated_deltanet", chunked)):
+        for x, ms in latencies.items():
+            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device="cpu",
+                             extra={"pass": "fwd+bwd"}, spec={"family": "mixer_layer", "mixer": "gated_deltanet",
+                                                              "recurrence": "loop" if "loop" in variant else "parallel"}))
+    return _frame(pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize("loop,chunked,verdict", [
+    ({64: 30.0, 1024: 800.0}, {64: 10.0, 1024: 40.0}, "agrees"),        # 3x -> 20x
+    ({64: 30.0, 1024: 100.0}, {64: 10.0, 1024: 40.0}, "inconclusive"),  # 3x -> 2.5x: faster, not more so
+    ({64: 10.0, 1024: 40.0}, {64: 30.0, 1024: 100.0}, "disagrees"),     # the chunked form slower
+])
+def test_the_chunked_form_verdict_follows_the_ratio_and_its_growth(loop, chunked, verdict):
+    from suites.sequence_cost.chunked import chunked_finding
+
+    found = chunked_finding(_chunked_records(loop, chunked))
+    assert found.verdict == verdict and found.headline.label.endswith("at 1024 tokens")

@@ -14,6 +14,9 @@ import torch
 
 #: tokens per chunk of the chunked form when the spec does not set one
 CHUNK = 32
+#: the output norms' epsilon, fixed (torch's default is the dtype's epsilon, so float32 and float64 would normalise a
+#: near-zero head differently), as the authors' library sets it
+NORM_EPS = 1e-5
 
 
 def option_problems(name: str, state_size: Optional[int], chunk_size: Optional[int]) -> List[str]:

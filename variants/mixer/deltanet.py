@@ -20,7 +20,7 @@ from torch.nn import functional as F
 
 from ._base import SequenceMixer, mixers
 from ._chunked import gated_delta_chunked, gated_delta_step
-from ._heads import CHUNK, heads_problem, merge_heads, option_problems, split_heads
+from ._heads import CHUNK, NORM_EPS, heads_problem, merge_heads, option_problems, split_heads
 from ._short_conv import ShortConv
 
 
@@ -46,7 +46,7 @@ class DeltaNet(SequenceMixer):
             dt = torch.empty(n_heads).uniform_(math.log(1e-3), math.log(1e-1)).exp()
             self.dt_bias = nn.Parameter(dt + torch.log(-torch.expm1(-dt)))  # softplus^-1(dt): dt in [0.001, 0.1]
             self.gate_proj = nn.Linear(d_model, d_model, bias=False)  # the output gate's SiLU(W_g x)
-        self.norm = nn.RMSNorm(self.value_dim)
+        self.norm = nn.RMSNorm(self.value_dim, eps=NORM_EPS)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
 
     @classmethod

@@ -19,7 +19,7 @@ from torch.nn import functional as F
 
 from ._base import SequenceMixer, mixers
 from ._chunked import gated_linear_chunked, gated_linear_step
-from ._heads import CHUNK, heads_problem, merge_heads, option_problems, split_heads
+from ._heads import CHUNK, NORM_EPS, heads_problem, merge_heads, option_problems, split_heads
 
 #: rank of the gate's projection and its temperature (GLA section 4.1)
 GATE_RANK, TAU = 16, 16
@@ -40,7 +40,7 @@ class GLA(SequenceMixer):
         self.gate_down = nn.Linear(d_model, GATE_RANK, bias=False)
         self.gate_up = nn.Linear(GATE_RANK, keys)
         self.output_gate = nn.Linear(d_model, d_model)
-        self.norm = nn.RMSNorm(self.value_dim)
+        self.norm = nn.RMSNorm(self.value_dim, eps=NORM_EPS)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
 
     @classmethod

@@ -21,7 +21,7 @@ from torch.nn import functional as F
 
 from ._base import SequenceMixer, mixers
 from ._chunked import gated_linear_chunked, gated_linear_step
-from ._heads import CHUNK, heads_problem, merge_heads, option_problems, split_heads
+from ._heads import CHUNK, NORM_EPS, heads_problem, merge_heads, option_problems, split_heads
 from ._short_conv import ShortConv
 
 #: inner width over model width, and the state size N per channel when the spec leaves it unset
@@ -48,7 +48,7 @@ class Mamba2(SequenceMixer):
         dt = torch.empty(n_heads).uniform_(math.log(1e-3), math.log(1e-1)).exp()
         self.dt_bias = nn.Parameter(dt + torch.log(-torch.expm1(-dt)))  # softplus^-1(dt)
         self.D = nn.Parameter(torch.ones(n_heads))
-        self.norm = nn.RMSNorm(self.inner)
+        self.norm = nn.RMSNorm(self.inner, eps=NORM_EPS)
         self.out_proj = nn.Linear(self.inner, d_model, bias=False)
 
     @classmethod

@@ -1,0 +1,47 @@
+"""A chunked recurrence against the same recurrence token by token in training: the chunkwise-parallel speed-up.
+
+Yang et al. 2023 (GLA, arXiv 2312.06635, section 3.3 and Figure 4) and Yang et al. 2024 (DeltaNet, arXiv 2406.06484,
+section 3.3) train a linear recurrence chunk by chunk: matrix products inside each chunk, the state passed between
+chunks, so a training step's sequential depth is T / C chunks instead of T tokens, and its work runs as matrix
+multiplies. The claim: the chunked form trains faster than the recurrent form, more so as sequences grow. Judged like
+minGRU's scan (suites/sequence_cost/scan.py): the recurrent form's fwd+bwd latency over the chunked form's, above the
+timing margin at the longest length both were timed and larger there than at the shortest.
+"""
+
+from __future__ import annotations
+
+from harness.findings import Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from suites.sequence_cost.scan import NOISE, latencies
+
+CHUNKED_CLAIM, = SuiteFile.of(__file__).claims("chunked_form_speedup")
+#: the recurrence whose two forms are compared: the chunked training form and the same layer token by token
+CHUNKED, RECURRENT = "gated_deltanet", "gated_deltanet+loop"
+
+
+def chunked_finding(df) -> Finding:
+    """Agrees when the recurrent form's latency over the chunked form's exceeds NOISE at the longest common length
+    and is larger there than at the shortest; disagrees when the chunked form is slower beyond NOISE there."""
+    pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
+    loop, chunked = latencies(df, RECURRENT, pass_), latencies(df, CHUNKED, pass_)
+    common = sorted(set(loop) & set(chunked))
+    if not common:
+        return not_run(CHUNKED_CLAIM, f"These records lack `{CHUNKED}` and `{RECURRENT}` timed at a common length.")
+    ratios = {x: loop[x] / chunked[x] for x in common}
+    short, long = common[0], common[-1]
+    grows = ratios[long] > ratios[short]
+    if ratios[long] > NOISE and (grows or len(common) == 1):
+        verdict = "agrees"
+    elif ratios[long] < 1 / NOISE:
+        verdict = "disagrees"
+    else:
+        verdict = "inconclusive"
+    device = str(df.iloc[0].device).split(":")[0]
+    text = (f"Training-step time ({pass_}) of Gated DeltaNet token by token (`{RECURRENT}`) over its chunked form "
+            f"(`{CHUNKED}`) on this {device}: " + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())
+            + f". This run {verdict} (faster beyond {NOISE:g}x at {long:g} tokens and by more than at {short:g}).")
+    cause = {"agrees": "", "disagrees": f"the chunked form is slower than the recurrent form at {long:g} tokens on this {device}.",
+             "inconclusive": f"the ratio at {long:g} tokens is within {NOISE:g}x of 1 or does not grow with length."}[verdict]
+    estimates = [Estimate(f"{RECURRENT} / {CHUNKED} latency at {x:g} tokens", r, unit="x") for x, r in ratios.items()]
+    return finding(CHUNKED_CLAIM, verdict, text, estimates[::-1], cause=cause, over_seeds=False, headline=0,
+                   boundary=NOISE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import List
 
@@ -10,8 +11,9 @@ import pandas as pd
 from harness.report_kit import pyplot, save_figure
 
 
-def figures(df: pd.DataFrame, variants: List[str], folder: Path) -> List[Path]:
-    """Both figures from the ok token-accuracy records (with their task columns); the paths written."""
+def figures(df: pd.DataFrame, variants: List[str], folder: Path, tokens: int = 0) -> List[Path]:
+    """The figures from the ok token-accuracy records (with their task columns); the paths written. ``tokens``: MQAR's
+    longest sequence, at which the recall-memory figure counts each model's state."""
     plt = pyplot()
     import seaborn as sns
 
@@ -49,4 +51,40 @@ def figures(df: pd.DataFrame, variants: List[str], folder: Path) -> List[Path]:
         fig.suptitle("Length generalisation: trained up to n, scored past it")
         fig.tight_layout()
         made.append(save_figure(fig, folder / "recall_lengths.png"))
+    if tokens and len(mqar):
+        made += _recall_memory(mqar, variants, tokens, folder)
     return made
+
+
+def _recall_memory(mqar: pd.DataFrame, variants: List[str], tokens: int, folder: Path) -> List[Path]:
+    """MQAR accuracy at the most pairs against the bytes each trained model keeps per sequence (Arora et al. 2024,
+    Based, Figure 2): one point per variant, its mean over seeds with a 95% interval."""
+    from harness.intervals import spread
+    from suites.recall.models import spec_from_record, state_numbers
+
+    plt = pyplot()
+    most = mqar.x.max()
+    points = []
+    for v in [v for v in variants if v in set(mqar.variant)]:
+        part = mqar[(mqar.variant == v) & (mqar.x == most)]
+        if not isinstance(part.spec.iloc[0], dict):
+            continue
+        stats = spread(list(part.value), kind="bounded", bounds=(0.0, 1.0))
+        points.append((v, 4 * state_numbers(spec_from_record(part.spec.iloc[0]), tokens), stats))
+    if len(points) < 2:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    for v, size, st in points:
+        low = st.mean - st.low if st.low is not None and not math.isnan(st.low) else 0.0
+        high = st.high - st.mean if st.high is not None and not math.isnan(st.high) else 0.0
+        ax.errorbar([size], [st.mean], yerr=[[max(low, 0.0)], [max(high, 0.0)]], fmt="o", capsize=3, label=v)
+        ax.annotate(v, (size, st.mean), textcoords="offset points", xytext=(5, 4), fontsize=7)
+    ax.set_xscale("log")
+    from matplotlib.ticker import NullFormatter
+
+    ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels overlap on a short range
+    ax.set(xlabel=f"bytes kept per sequence to decode after {tokens} tokens (float32, log scale)",
+           ylabel=f"MQAR token accuracy at {int(most)} pairs", ylim=(0, 1.05),
+           title="Recall against the memory each model keeps (mean over seeds, 95% interval)")
+    fig.tight_layout()
+    return [save_figure(fig, folder / "recall_memory.png")]

@@ -69,7 +69,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                   + ". The position arms among these on copy, reverse and addition are left out of the verdict on "
                   "position encodings and length generalisation (a model that cannot do a task at the lengths it was "
                   "trained on says nothing about longer ones).", ""]
-    figures = make_figures(data, variants, out_dir / "figures")
+    figures = make_figures(data, variants, out_dir / "figures", mqar.length(max(s["mqar_kv"])))
     lines += figure_links(figures)
     lines += ["## Against the published findings", ""]
     lines += [f"- {c.source}: {c.published}" for c in CLAIMS] + [""]

@@ -5,7 +5,9 @@ Arora et al. 2023, Zoology, arXiv 2312.04927), copying a random string (Jelassi 
 and reversing and adding digit strings trained at lengths up to n and scored up to 3n (Kazemnejad et al. 2023,
 arXiv 2305.19466). Every variant trains one model per task from the same seed at matched parameters: the
 Transformer with no position encoding, RoPE, ALiBi or T5's bias, the LSTM, minGRU (Feng et al. 2024, arXiv
-2410.01201) and causal linear attention (Katharopoulos et al. 2020, arXiv 2006.16236). Scored on held-out
+2410.01201), causal linear attention (Katharopoulos et al. 2020, arXiv 2006.16236), and the gated linear
+recurrences: Mamba-2 (Dao & Gu 2024), GLA (Yang et al. 2023), DeltaNet (Yang et al. 2024) and Gated DeltaNet (Yang,
+Kautz & Hatamizadeh 2024), at more than one state size, and a hybrid Mamba-2 stack with an attention block. Scored on held-out
 sequences: accuracy per answer token and per whole answer, against each task's chance level.
 """
 
@@ -135,13 +137,14 @@ def eval_sizes(name: str, p: RecallProfile) -> List[int]:
 
 
 class Recall(Suite):
-    """MQAR, copying and length generalisation (copy, reverse, addition): Transformers, LSTM, minGRU, linear attention."""
+    """MQAR, copying and length generalisation: Transformers, LSTM, minGRU, linear attention, Mamba-2, GLA, DeltaNets, hybrids."""
 
     version = 2  # the Transformer and mixer LMs at fan-in initialisation with untied output layers
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first, so that workers=N starts the longest jobs at once (reports keep tables.ORDER)
-    default_variants = ("t5_bias", "alibi", "rope", "none", "linear_attention", "mingru", "lstm")
+    default_variants = ("t5_bias", "alibi", "rope", "none", "gla", "mamba2+hybrid2", "mamba2", "gated_deltanet", "deltanet",
+                        "mamba2+state16", "linear_attention", "mingru", "lstm")
 
     def base_spec(self, profile: RecallProfile, options: Dict[str, Any]) -> TransformerSpec:
         """The Transformer at the profile's size, for the task with the largest vocabulary (run_job sets each task's)."""

@@ -164,3 +164,16 @@ def test_a_hybrid_pattern_naming_no_block_is_refused():
         "attention_every=3 names no block of a 2-block stack: give k from 1 to 2, or 0 for no attention blocks."]
     assert resolve("mingru+window4", MixerSpec()).problems()[0].startswith("window=4 applies to attention blocks")
     assert find_preset("hybrid4").fields == {"attention_every": 4}
+
+
+def test_the_optional_fla_backend_says_in_one_sentence_why_it_is_not_used(monkeypatch):
+    import importlib.util
+
+    from variants.mixer import _backends
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert _backends.fla_unavailable("cuda").startswith("flash-linear-attention is not installed")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
+    assert "need a CUDA device, and cpu is not one" in _backends.fla_unavailable("cpu")
+    monkeypatch.setattr(_backends.torch.cuda, "is_available", lambda: True)
+    assert _backends.fla_unavailable("cuda") == ""

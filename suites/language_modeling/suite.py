@@ -27,6 +27,7 @@ import torch
 
 from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, suites
+from harness.errors import UsageError
 from harness.train import train
 from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from harness.rules import Rule, one_of
@@ -39,7 +40,10 @@ from suites.language_modeling.schedule import settings_for, split_schedule, spli
 from variants.init_scheme import INIT_SCHEMES
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
-from variants.transformer import build
+from suites.common.state_cost import METRICS as STATE_METRICS, state_inference_costs
+from suites.language_modeling.mixers import mixer_spec
+from suites.common.families import build
+from variants.mixer_lm import MixerSpec
 
 PROTOCOL = "nonoverlapping"
 
@@ -75,7 +79,7 @@ class LanguageModeling(CharLMCorpus, Suite):
     """Held-out perplexity, parameters and training FLOPs of each attention/block variant against a shared baseline."""
 
     version = 4  # fan-in initialisation (version 3: GPT-2's N(0, 0.02)); each job records its own cost since version 3
-    metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS})
+    metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS, **STATE_METRICS})
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
     default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "mla", "post_ln", "rmsnorm", "relu",
@@ -107,7 +111,14 @@ class LanguageModeling(CharLMCorpus, Suite):
         variant, steps = split_steps(variant)
         variant, warmup_fraction = split_schedule(variant)
         base = self.base_spec(profile, options)
-        spec = resolve(variant, base if n_layers is None else dataclasses.replace(base, n_layers=n_layers))
+        if n_layers is not None:
+            base = dataclasses.replace(base, n_layers=n_layers)
+        if "mixer" in preset_fields(variant):
+            if warmup_fraction is not None or steps is not None:
+                raise UsageError(f"variant {variant!r} with a warm-up or steps part: those parts apply to Transformer "
+                                 "arms only; drop them from the mixer arm.")
+            return mixer_spec(variant, base)
+        spec = resolve(variant, base)
         spec = spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
         return with_warmup(spec, warmup_fraction, steps)
 
@@ -123,10 +134,12 @@ class LanguageModeling(CharLMCorpus, Suite):
         settings = settings_for(spec, profile.train_settings())
         if settings.warmup_steps != profile.warmup_steps:  # only a variant with its own warm-up records it
             ctx.facts.update(warmup_steps=settings.warmup_steps)
+        mixer = isinstance(spec, MixerSpec)
         ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=PROTOCOL, lr=profile.lr,
                          steps=settings.steps, train_passes=data.passes(settings.steps * profile.batch_size * profile.train_len),
                          **data.facts(),
-                         attention_backend=model.attention_dispatch(profile.batch_size, profile.train_len))
+                         attention_backend="chunked mixer" if mixer else model.attention_dispatch(profile.batch_size,
+                                                                                                   profile.train_len))
 
         def step_loss(m, step):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
@@ -154,7 +167,8 @@ class LanguageModeling(CharLMCorpus, Suite):
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
         out = training_costs(model, lambda m: lm_loss(m, x, y), x.numel(), settings.steps, ctx.device, settings)
         model.eval()
-        out += inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
+        costs = state_inference_costs if isinstance(model.spec, MixerSpec) else inference_costs
+        out += costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
 

@@ -25,7 +25,7 @@ FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_pl
 
 
 FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "warm-up", "norm type", "FFN", "position", "depth", "budget",
-                "kernel", "combined")
+                "recurrence", "kernel", "combined")
 
 
 #: a variant whose parameter count differs from the baseline's by more than this is flagged
@@ -45,6 +45,8 @@ def family_of(spec: Dict, base: Dict) -> str:
 
     A variant's own warm-up is not an axis: ``post_ln+long_warmup`` is of the norm-placement family, and the
     baseline with only its warm-up changed (``no_warmup``) of the 'warm-up' family."""
+    if spec.get("family") == "mixer":  # a recurrent (mixer) LM in place of the Transformer (mixers.py)
+        return "recurrence"
     changed = {k for k in spec if spec[k] != base.get(k)}
     if not changed:
         return "baseline"
@@ -144,6 +146,8 @@ class Summary:
         compared with that encoding's baseline (the base spec with only the position changed), when it ran; a
         variant of another depth with that depth's baseline (the base spec with only n_layers changed)."""
         spec, position = self.specs[v], self.specs[v].get("position")
+        if spec.get("family") == "mixer":  # a recurrent LM: compared with the baseline at matched parameters
+            return (None if v == self.baseline else self.baseline), "", "recurrence"
         for key, name in ((("n_layers", depth_arm), ("steps", steps_arm))):
             value = spec.get(key)
             arm_base = {**self.base, key: value}

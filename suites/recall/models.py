@@ -10,35 +10,14 @@ count nearest the Transformer's (counted on the built model, on the meta device)
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable
 
 import torch
 
-from variants import mixer_lm, recurrent, transformer
+from suites.common.families import build, count, matched, width_field  # noqa: F401  (the suite reads them here)
+from variants import mixer_lm
 from variants.mixer_lm import MixerSpec
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec
-
-
-def build(spec) -> torch.nn.Module:
-    """The model a spec of any of the three families describes."""
-    if isinstance(spec, RecurrentSpec):
-        return recurrent.build(spec)
-    if isinstance(spec, MixerSpec):
-        return mixer_lm.build(spec)
-    return transformer.build(spec)
-
-
-def count(spec) -> int:
-    """Trainable parameters of the model a spec describes (tied weights once), built on the meta device."""
-    with torch.device("meta"):
-        model = build(spec)
-    return sum(p.numel() for p in {id(p): p for p in model.parameters() if p.requires_grad}.values())
-
-
-def width_field(spec) -> str:
-    """The field that sets a spec's width."""
-    return "d_hidden" if isinstance(spec, RecurrentSpec) else "d_model"
 
 
 def for_task(spec, vocab_size: int, max_len: int):
@@ -46,27 +25,6 @@ def for_task(spec, vocab_size: int, max_len: int):
     if isinstance(spec, TransformerSpec):
         return dataclasses.replace(spec, vocab_size=vocab_size, max_len=max_len)
     return dataclasses.replace(spec, vocab_size=vocab_size)
-
-
-def matched(spec, target: int, widths: Iterable[int]):
-    """The spec at the width among ``widths`` whose parameter count is nearest ``target`` (the smaller on a tie).
-
-    The count grows with the width, so a bisection finds the first width at or above the target; the nearest is it
-    or the one before it.
-    """
-    field = width_field(spec)
-    widths = sorted(widths)
-    size: Callable[[int], int] = lambda w: count(dataclasses.replace(spec, **{field: w}))  # noqa: E731
-    low, high = 0, len(widths) - 1
-    while low < high:
-        mid = (low + high) // 2
-        if size(widths[mid]) < target:
-            low = mid + 1
-        else:
-            high = mid
-    near = [widths[i] for i in (low - 1, low) if 0 <= i < len(widths)]
-    best = min(near, key=lambda w: (abs(size(w) - target), w))
-    return dataclasses.replace(spec, **{field: best})
 
 
 def state_numbers(spec, tokens: int) -> int:

@@ -34,7 +34,7 @@ class ShortConv(nn.Module):
         """x (B, channels) of one token -> (y (B, channels), the new window)."""
         full = torch.cat([window, x.unsqueeze(-1)], -1)  # (B, channels, width)
         y = (full * self.conv.weight.squeeze(1)).sum(-1) + self.conv.bias
-        return y, full[..., 1:]
+        return y, full[..., 1:].contiguous()  # its own storage: the state's bytes are what it holds
 
     def state_numel(self) -> int:
         return self.conv.in_channels * (self.width - 1)

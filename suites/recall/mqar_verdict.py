@@ -131,8 +131,8 @@ def _would_test(df: pd.DataFrame, s, arms: List[str]) -> str:
     profile's measured speed; after the sweep, Zoology's longer training."""
     swept = set(s.get("mqar_learning_rates") or [])
     if swept >= set(ZOOLOGY_RATES):
-        return (f"training as long as Zoology's (about 22,500 steps of 256 sequences, against {s['steps']} of "
-                f"{s['batch_size']} here) for {', '.join(arms)}, the sweep over Zoology's four learning rates being done")
+        return (f"a training as long as Zoology's (about 22,500 steps of 256 sequences, against {s['steps']} of "
+                f"{s['batch_size']} here) for {', '.join(arms)}, beyond the sweep over its four learning rates done here")
     rates = [r for r in ZOOLOGY_RATES if r != s.get("lr") and r not in swept]
     seeds = df.seed.nunique()
     sweep = (f"a learning-rate sweep per attention arm as Zoology runs (its rates {', '.join(_rate(r) for r in ZOOLOGY_RATES)}; "

@@ -96,7 +96,10 @@ def window_finding(df: pd.DataFrame) -> Finding:
 def extend(claims: Tuple, findings: Callable[[pd.DataFrame], List[Finding]]):
     """The suite's claims and findings function with these two checks after its own."""
     def all_findings(df: pd.DataFrame) -> List[Finding]:
-        return list(findings(df)) + [mla_finding(df), window_finding(df)]
+        from suites.kv_cache.state_section import attention_rows
+
+        attention = attention_rows(df)  # a recurrent LM's state has its own table, no attention claim
+        return list(findings(df)) + [mla_finding(attention), window_finding(attention)]
 
     all_findings.__doc__ = findings.__doc__
     return tuple(claims) + ATTENTION_CLAIMS, all_findings

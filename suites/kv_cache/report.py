@@ -15,6 +15,7 @@ from harness.report_kit import code_line, first_ok, markdown_table, seeds as see
 from suites.kv_cache import headline
 from suites.kv_cache.figures import latency_figure
 from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
+from suites.kv_cache.state_section import attention_rows, state_section
 from suites.kv_cache.tables import (PUBLISHED_BYTES, _bandwidth_section, _bytes_section, _greedy_section,  # noqa: F401
                                     _grouping, _latency_section, _paths_section, calculator_table)
 from suites.kv_cache.verdicts import AINSLIE, CLAIMS, POPE, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -31,7 +32,8 @@ def _tolerance_text(dtype: str, of: str) -> str:
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    df = df.copy()
+    recurrent = state_section(df)  # the recurrent LMs' rows; everything below reads the Transformer rows
+    df = attention_rows(df).copy()
     df["grouping"] = df.spec.apply(_grouping)
     first = df.iloc[0]
     settings = first.profile_settings
@@ -70,6 +72,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += _bandwidth_section(df, variants)
     lines += _greedy_section(df, variants)
     lines += _paths_section(df, variants)
+    lines += recurrent
     figure = latency_figure(df, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![per-token latency and decode paths](figures/{figure.name})", ""]
     lines += table_section("Which steps their bytes dominate",

@@ -29,13 +29,15 @@ from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import at_least
 from harness.measure import seconds as _seconds, threads, timed
 from suites.common.profile_parts import ModelSize, Timing
+from suites.kv_cache import state_steps
 from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.cache_size import measured_cache_bytes, spec_cache_bytes
 from variants.kv_cache import empty_caches, greedy_generate
 from variants.position import positions
-from variants.spec import TransformerSpec
+from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.static_decode import StaticDecoder
 from variants.transformer import build
+from variants.mixer_lm import MixerSpec, build as build_mixer_lm
 
 @dataclass(frozen=True)
 class KVCacheProfile(ModelSize, Timing):
@@ -72,7 +74,8 @@ class KVCache(Suite):
     version = 2  # bandwidth metrics and the split-KV path
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
-    default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa", "mla", "rope+window64")
+    default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa", "mla", "rope+window64",
+                        "mamba2", "gated_deltanet", "mamba2+hybrid2")
     #: the model's weights, cache and decode-path inputs are made in the job's dtype
     dtypes = ("float32", "bfloat16")
 
@@ -81,8 +84,18 @@ class KVCache(Suite):
         return TransformerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model, n_layers=profile.n_layers,
                                n_heads=profile.n_heads, max_len=longest, position="rope", kernel="sdpa")
 
+    def spec_for(self, variant: str, profile: KVCacheProfile, options: Dict[str, Any]):
+        """A Transformer on the base spec; a variant that sets a ``mixer`` a mixer LM of the same width, depth and heads
+        (state_steps.py measures what it keeps in place of a cache)."""
+        if "mixer" in preset_fields(variant):
+            return resolve(variant, MixerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model,
+                                              n_layers=profile.n_layers, n_heads=profile.n_heads))
+        return resolve(variant, self.base_spec(profile, options))
+
     def run_job(self, spec: TransformerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         torch.manual_seed(seed)
+        if isinstance(spec, MixerSpec):
+            return self._state_job(spec, profile, seed, ctx)
         model = build(spec).to(device=ctx.device, dtype=ctx.dtype).eval()  # random weights: cost needs no training
         fast = use_grouped_decode(copy.deepcopy(model))  # the same weights; single-token steps by grouped queries
         with threads(profile.threads) as count, torch.inference_mode():
@@ -95,6 +108,19 @@ class KVCache(Suite):
             for context in profile.path_contexts:
                 out += self._paths(spec, profile, context, seed, ctx)
             return out
+
+    def _state_job(self, spec: MixerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        """A recurrent LM's state against the context, its decode step and greedy check (state_steps.py)."""
+        model = build_mixer_lm(spec).to(device=ctx.device, dtype=ctx.dtype).eval()
+        with threads(profile.threads) as count, torch.inference_mode():
+            ctx.facts.update(timing_threads=count, parameters=model.num_parameters(), batch=profile.batch,
+                             mixer=spec.mixer)
+            out = [state_steps.greedy_match(model, profile, seed, ctx.device), self._copy_bandwidth(profile, ctx)]
+            for context in profile.contexts:
+                out += state_steps.context_measurements(
+                    model, profile, context, seed, ctx.device, ctx.dtype,
+                    lambda metric, fn, where, first: self._timed(metric, fn, profile, where, ctx.device, first))
+            return out + state_steps.no_paths(profile.path_contexts)
 
     def _timed(self, metric: str, fn, profile: KVCacheProfile, where: Dict[str, Any], device: str,
                first: Optional[float] = None) -> Measurement:

@@ -1,0 +1,96 @@
+"""The kv_cache measurements of a recurrent (mixer) LM: the state it keeps in place of a cache, and its decode step.
+
+A recurrence (Mamba-2, GLA, DeltaNet, Gated DeltaNet, minGRU, linear attention) carries a fixed state from token to
+token; a hybrid adds its attention blocks' keys and values. At each context the job feeds the tokens one step at a
+time and records ``cache_bytes``, the bytes of the live state tensors (batch included), against
+``cache_bytes_analytic``, the model's own count (``state_numel``) x batch x bytes per element: they must agree
+exactly, as a Transformer's cache must agree with its formula. ``decode_latency`` times one step from that state,
+after its logits are checked against a full forward's last position; ``uncached_latency`` the full forward. Greedy
+generation by steps must give the tokens a full forward gives. The grouped decode paths read a K/V cache, which a
+recurrence does not keep: unsupported, with that reason.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+import torch
+
+from harness.contract import Measurement
+from harness.measure import seconds
+from suites.common.state_cost import live_bytes
+from variants.kernel import DECODE_PATHS, tolerance
+
+
+def _steps(model, tokens: torch.Tensor):
+    """(logits of the last token (B, V), the states after every token of ``tokens`` (B, n))."""
+    states = model.initial_states(tokens.shape[0])
+    logits = None
+    for t in range(tokens.shape[1]):
+        logits, states = model.step(tokens[:, t], states)
+    return logits, states
+
+
+def greedy_match(model, profile, seed: int, device: str) -> Measurement:
+    """Greedy tokens by steps from the carried state against greedy tokens by full forwards."""
+    gen = torch.Generator().manual_seed(seed)
+    prompt = torch.randint(0, profile.vocab_size, (profile.batch, profile.prompt_len), generator=gen).to(device)
+    logits, states = _steps(model, prompt)
+    stepped, full, tokens, margin = [], [], prompt, float("inf")
+    for _ in range(profile.generate):
+        nxt = logits.argmax(-1)  # (B,)
+        stepped.append(nxt)
+        last = model(tokens)[:, -1].float()
+        top = last.topk(2, dim=-1).values
+        margin = min(margin, float((top[:, 0] - top[:, 1]).min()))
+        full.append(last.argmax(-1))
+        tokens = torch.cat([tokens, full[-1][:, None]], 1)
+        logits, states = model.step(full[-1], states)  # both continue from the full forward's token
+    same = (torch.stack(stepped, 1) == torch.stack(full, 1)).all(dim=0)
+    extra = {"tokens": profile.generate, "prompt_len": profile.prompt_len, "min_margin": margin}
+    if bool(same.all()):
+        return Measurement("greedy_match", 1.0, extra=extra)
+    first = int((~same).nonzero()[0])
+    return Measurement("greedy_match", float(same.float().mean()), status="failed", extra=extra,
+                       reason=f"greedy tokens by steps and by full forwards differ from step {first} on "
+                              f"(smallest top-1 vs top-2 logit gap {margin:.2e})")
+
+
+def context_measurements(model, profile, context: int, seed: int, device: str, dtype: torch.dtype, timed) -> List[Measurement]:
+    """cache_bytes (live state) = cache_bytes_analytic (the model's count), decode_latency and uncached_latency after
+    ``context`` tokens; ``timed(metric, fn, where, first)`` times a call as the suite does."""
+    gen = torch.Generator().manual_seed(seed + context)
+    tokens = torch.randint(0, profile.vocab_size, (profile.batch, context + 1), generator=gen).to(device)
+    where = dict(x=float(context), x_name="context")
+    _, states = _steps(model, tokens[:, :context])
+    element = torch.empty((), dtype=dtype).element_size()
+    analytic = model.state_numel(context) * profile.batch * element
+    measured = live_bytes(states)
+    facts = {"extra": {"layers": model.spec.n_layers, "mixer": model.spec.mixer, "bytes_per_element": element,
+                       "batch": profile.batch, "state": "recurrent"}}
+    out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
+    if measured != analytic:
+        out.append(Measurement("cache_bytes", float(measured), status="failed", **where, **facts,
+                               reason=f"the state tensors occupy {measured} B, the model's count gives {analytic} B"))
+    else:
+        out.append(Measurement("cache_bytes", float(measured), **where, **facts))
+    step = tokens[:, context]
+    uncached_s, full = seconds(lambda: model(tokens), device)
+    first, (logits, _) = seconds(lambda: model.step(step, states), device)
+    error = float((logits.float() - full[:, -1].float()).abs().max())
+    allowed = tolerance(dtype).allowed(full[:, -1])
+    if error > allowed:
+        out.append(Measurement("decode_latency", None, status="failed", **where, extra={"max_error_vs_full": error},
+                               reason=f"the step's logits differ from the full forward's by {error:.2e} > {allowed:g}"))
+    else:
+        out.append(timed("decode_latency", lambda: model.step(step, states)[0],
+                         {**where, "extra": {"max_error_vs_full": error}}, first))
+    out.append(timed("uncached_latency", lambda: model(tokens), dict(where), uncached_s))
+    return out
+
+
+def no_paths(contexts) -> List[Measurement]:
+    """The grouped decode paths, unsupported: they read a K/V cache a recurrence does not keep."""
+    return [Measurement("decode_path_latency", None, status="unsupported", x=float(c), x_name="cached_tokens",
+                        extra={"path": p}, reason="the decode-path comparison reads a grouped K/V cache, which a "
+                                                  "recurrent state does not keep") for c in contexts for p in DECODE_PATHS]

@@ -24,16 +24,18 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     assert run(tmp_path, "set.max_call_s=60") == 0
     records = load(tmp_path / "results")
     assert {r["variant"] for r in records} == {"lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru",
-                                               "mingru+loop", "linear_attention"}
+                                               "mingru+loop", "linear_attention", "gated_deltanet",
+                                               "gated_deltanet+loop", "mamba2"}
     assert {r["status"] for r in records} == {"ok"}
     decode = [r for r in records if r["metric"].startswith("decode_")]
-    assert len(decode) == 8 * 2 * 2  # variants x contexts x (latency, state bytes)
+    assert len(decode) == 11 * 2 * 2  # variants x contexts x (latency, state bytes)
     cases = [r for r in records if r["metric"] not in ("matmul_peak", "max_error") and r not in decode]
-    assert len(cases) == 8 * 2 * 2 * 7  # variants x lengths x passes x metrics
+    assert len(cases) == 11 * 2 * 2 * 7  # variants x lengths x passes x metrics
     assert steps_of(records, "mingru+loop", 32.0) == 32 and steps_of(records, "mingru", 32.0) == 1
     steps = {(r["variant"], r["x"], r["extra"]["pass"]): r["value"] for r in records if r["metric"] == "sequential_steps"}
     assert steps[("lstm+loop", 32.0, "fwd")] == 32 and steps[("gru", 32.0, "fwd+bwd")] == 64
     assert steps[("transformer", 32.0, "fwd")] == 1
+    assert steps[("gated_deltanet+loop", 32.0, "fwd")] == 32 and steps[("gated_deltanet", 32.0, "fwd")] == 1
     lat = [r for r in records if r["metric"] == "latency"]
     assert all(len(r["extra"]["times"]) >= 3 for r in lat)
     assert all(r["layer"] and r["matmul_peak_gflops"] > 0 for r in records)

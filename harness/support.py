@@ -88,7 +88,7 @@ def render_markdown() -> str:
              "`naive` by tests/unit/test_equivalence.py before it is timed.", "",
              f"torch {torch.__version__}; CUDA available: {torch.cuda.is_available()}.", "",
              "## Kernels", "", availability_table().to_markdown(index=False), ""]
-    from variants.mixer._backends import fla_unavailable
+    from variants.mixer import fla_unavailable
 
     lines += ["## Chunked recurrences", "", "flash-linear-attention on cuda: "
               + (fla_unavailable("cuda") or "available: its kernels are checked against the in-house chunked forms."), ""]

@@ -19,7 +19,9 @@ def _is_mixer(spec) -> bool:
 
 
 def split(df: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
-    """(the Transformer rows, the recurrent LM rows)."""
+    """(the Transformer rows, the recurrent LM rows); records without specs are all the Transformer's."""
+    if "spec" not in df:
+        return df, df.iloc[0:0]
     mixer = df.spec.apply(_is_mixer)
     return df[~mixer], df[mixer]
 

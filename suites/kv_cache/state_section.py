@@ -20,9 +20,9 @@ def _is_mixer(spec) -> bool:
 
 def split(df: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """(the Transformer rows, the recurrent LM rows); records without specs are all the Transformer's."""
-    if "spec" not in df:
+    if "spec" not in df or not len(df):
         return df, df.iloc[0:0]
-    mixer = df.spec.apply(_is_mixer)
+    mixer = df.spec.apply(_is_mixer).astype(bool)
     return df[~mixer], df[mixer]
 
 

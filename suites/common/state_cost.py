@@ -49,8 +49,8 @@ def live_bytes(states: Any) -> int:
     return sum(storages.values())
 
 
-def _run(model, tokens: torch.Tensor):
-    """(the logits of the last token, the states after every token of ``tokens`` (1, n)), one step at a time."""
+def run_steps(model, tokens: torch.Tensor):
+    """(the logits of the last token (B, V), the states after every token of ``tokens`` (B, n)), one step at a time."""
     states = model.initial_states(tokens.shape[0])
     logits = None
     for t in range(tokens.shape[1]):
@@ -72,7 +72,7 @@ def state_inference_costs(model, vocab_size: int, train_len: int, device: str, d
         for mult in multipliers:
             context = train_len * mult
             full = model(tokens[:, :context]).float()[:, -1]  # (1, V)
-            _, before = _run(model, tokens[:, : context - 1])
+            _, before = run_steps(model, tokens[:, : context - 1])
             step = tokens[:, context - 1]
             first, (logits, after) = seconds(lambda: model.step(step, before), device)
             measured, formula = live_bytes(after), model.state_numel(context) * element

@@ -18,24 +18,15 @@ import torch
 
 from harness.contract import Measurement
 from harness.measure import seconds
-from suites.common.state_cost import live_bytes
+from suites.common.state_cost import live_bytes, run_steps
 from variants.kernel import DECODE_PATHS, tolerance
-
-
-def _steps(model, tokens: torch.Tensor):
-    """(logits of the last token (B, V), the states after every token of ``tokens`` (B, n))."""
-    states = model.initial_states(tokens.shape[0])
-    logits = None
-    for t in range(tokens.shape[1]):
-        logits, states = model.step(tokens[:, t], states)
-    return logits, states
 
 
 def greedy_match(model, profile, seed: int, device: str) -> Measurement:
     """Greedy tokens by steps from the carried state against greedy tokens by full forwards."""
     gen = torch.Generator().manual_seed(seed)
     prompt = torch.randint(0, profile.vocab_size, (profile.batch, profile.prompt_len), generator=gen).to(device)
-    logits, states = _steps(model, prompt)
+    logits, states = run_steps(model, prompt)
     stepped, full, tokens, margin = [], [], prompt, float("inf")
     for _ in range(profile.generate):
         nxt = logits.argmax(-1)  # (B,)
@@ -62,7 +53,7 @@ def context_measurements(model, profile, context: int, seed: int, device: str, d
     gen = torch.Generator().manual_seed(seed + context)
     tokens = torch.randint(0, profile.vocab_size, (profile.batch, context + 1), generator=gen).to(device)
     where = dict(x=float(context), x_name="context")
-    _, states = _steps(model, tokens[:, :context])
+    _, states = run_steps(model, tokens[:, :context])
     element = torch.empty((), dtype=dtype).element_size()
     analytic = model.state_numel(context) * profile.batch * element
     measured = live_bytes(states)

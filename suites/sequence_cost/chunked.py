@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from harness.findings import Estimate, Finding, finding, not_run
 from harness.suite_file import SuiteFile
-from suites.sequence_cost.scan import NOISE, latencies
+from suites.sequence_cost.scan import NOISE, speedup, speedup_verdict
 
 CHUNKED_CLAIM, = SuiteFile.of(__file__).claims("chunked_form_speedup")
 #: the recurrence whose two forms are compared: the chunked training form and the same layer token by token
@@ -22,20 +22,11 @@ CHUNKED, RECURRENT = "gated_deltanet", "gated_deltanet+loop"
 def chunked_finding(df) -> Finding:
     """Agrees when the recurrent form's latency over the chunked form's exceeds NOISE at the longest common length
     and is larger there than at the shortest; disagrees when the chunked form is slower beyond NOISE there."""
-    pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
-    loop, chunked = latencies(df, RECURRENT, pass_), latencies(df, CHUNKED, pass_)
-    common = sorted(set(loop) & set(chunked))
-    if not common:
+    pass_, ratios = speedup(df, RECURRENT, CHUNKED)
+    if not ratios:
         return not_run(CHUNKED_CLAIM, f"These records lack `{CHUNKED}` and `{RECURRENT}` timed at a common length.")
-    ratios = {x: loop[x] / chunked[x] for x in common}
-    short, long = common[0], common[-1]
-    grows = ratios[long] > ratios[short]
-    if ratios[long] > NOISE and (grows or len(common) == 1):
-        verdict = "agrees"
-    elif ratios[long] < 1 / NOISE:
-        verdict = "disagrees"
-    else:
-        verdict = "inconclusive"
+    short, long = min(ratios), max(ratios)
+    verdict = speedup_verdict(ratios)
     device = str(df.iloc[0].device).split(":")[0]
     text = (f"Training-step time ({pass_}) of Gated DeltaNet token by token (`{RECURRENT}`) over its chunked form "
             f"(`{CHUNKED}`) on this {device}: " + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())

@@ -8,7 +8,7 @@ so the ratio measured here is a CPU ratio and says nothing of the GPU's 175x.
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import pandas as pd
 
@@ -30,24 +30,33 @@ def latencies(df: pd.DataFrame, variant: str, pass_: str) -> Dict[float, float]:
     return {float(x): float(part.value.mean()) for x, part in rows.groupby("x")}
 
 
+def speedup(df: pd.DataFrame, slow: str, fast: str) -> Tuple[str, Dict[float, float]]:
+    """(the pass compared, length -> ``slow``'s latency over ``fast``'s at the lengths both were timed)."""
+    pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
+    a, b = latencies(df, slow, pass_), latencies(df, fast, pass_)
+    return pass_, {x: a[x] / b[x] for x in sorted(set(a) & set(b))}
+
+
+def speedup_verdict(ratios: Dict[float, float]) -> str:
+    """Agrees when the ratio at the longest length exceeds NOISE and is larger there than at the shortest (or only one
+    length was timed); disagrees when it is below 1 / NOISE there; else inconclusive."""
+    common = sorted(ratios)
+    short, long = common[0], common[-1]
+    if ratios[long] > NOISE and (ratios[long] > ratios[short] or len(common) == 1):
+        return "agrees"
+    return "disagrees" if ratios[long] < 1 / NOISE else "inconclusive"
+
+
 def scan_finding(df: pd.DataFrame) -> Finding:
     """Agrees when the sequential GRU's fwd+bwd latency over minGRU's exceeds NOISE at the longest length both were timed
     and is larger there than at the shortest; disagrees when minGRU is slower beyond NOISE there; else inconclusive."""
-    pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
-    seq, scan = latencies(df, SEQUENTIAL, pass_), latencies(df, SCANNED, pass_)
-    common = sorted(set(seq) & set(scan))
-    if not common:
+    pass_, ratios = speedup(df, SEQUENTIAL, SCANNED)
+    if not ratios:
         return not_run(SCAN, f"These records lack `{SEQUENTIAL}` and `{SCANNED}` timed at a common length.")
-    ratios = {x: seq[x] / scan[x] for x in common}
-    fused = latencies(df, FUSED, pass_)
+    common = sorted(ratios)
+    scan, fused = latencies(df, SCANNED, pass_), latencies(df, FUSED, pass_)
     short, long = common[0], common[-1]
-    grows = ratios[long] > ratios[short]
-    if ratios[long] > NOISE and (grows or len(common) == 1):
-        verdict = "agrees"
-    elif ratios[long] < 1 / NOISE:
-        verdict = "disagrees"
-    else:
-        verdict = "inconclusive"
+    verdict = speedup_verdict(ratios)
     device = str(df.iloc[0].device).split(":")[0]
     text = (f"Training-step time ({pass_}) of the sequential GRU (`{SEQUENTIAL}`) over minGRU's parallel scan (`{SCANNED}`) "
             f"on this {device}: " + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())

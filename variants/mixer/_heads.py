@@ -12,6 +12,8 @@ from typing import List, Optional
 
 import torch
 
+from ._base import SequenceMixer
+
 #: tokens per chunk of the chunked form when the spec does not set one
 CHUNK = 32
 #: the output norms' epsilon, fixed (torch's default is the dtype's epsilon, so float32 and float64 would normalise a
@@ -50,3 +52,19 @@ def merge_heads(o: torch.Tensor) -> torch.Tensor:
     if o.dim() == 3:
         return o.flatten(1)
     return o.transpose(1, 2).flatten(2)
+
+
+class ChunkedMixer(SequenceMixer):
+    """What GLA, DeltaNet, Gated DeltaNet and Mamba-2 share: the state and chunk options, and a depth of one step per
+    chunk. ``chunk`` is set by the subclass from ``chunk_size``."""
+
+    chunk: int = CHUNK
+
+    @classmethod
+    def problems(cls, d_model: int, n_heads: int, state_size: Optional[int] = None,
+                 chunk_size: Optional[int] = None) -> list:
+        return heads_problem(d_model, n_heads) + option_problems(cls.__name__, state_size, chunk_size)
+
+    def sequential_steps(self, length: int) -> int:
+        """One per chunk: the state passes from chunk to chunk in order."""
+        return -(-length // self.chunk)

@@ -18,14 +18,14 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ._base import SequenceMixer, mixers
+from ._base import mixers
 from ._chunked import gated_delta_chunked, gated_delta_step
-from ._heads import CHUNK, NORM_EPS, heads_problem, merge_heads, option_problems, split_heads
+from ._heads import CHUNK, NORM_EPS, ChunkedMixer, merge_heads, split_heads
 from ._short_conv import ShortConv
 
 
 @mixers.register()
-class DeltaNet(SequenceMixer):
+class DeltaNet(ChunkedMixer):
     """DeltaNet (Yang et al. 2024): the delta rule, a K x V state per head corrected by each token, chunked in training."""
 
     gated = False
@@ -48,11 +48,6 @@ class DeltaNet(SequenceMixer):
             self.gate_proj = nn.Linear(d_model, d_model, bias=False)  # the output gate's SiLU(W_g x)
         self.norm = nn.RMSNorm(self.value_dim, eps=NORM_EPS)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
-
-    @classmethod
-    def problems(cls, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> list:
-        return heads_problem(d_model, n_heads) + option_problems(cls.__name__, state_size, chunk_size)
 
     def _inputs(self, x: torch.Tensor, conved: torch.Tensor):
         """q, k (normalised), v, beta and the log decay (None without the gate), heads split; x and the convolved
@@ -96,7 +91,3 @@ class DeltaNet(SequenceMixer):
 
     def state_numel(self, context: int = 0) -> int:
         return self.n_heads * self.key_dim * self.value_dim + self.conv.state_numel()
-
-    def sequential_steps(self, length: int) -> int:
-        """One per chunk: the state passes from chunk to chunk in order."""
-        return -(-length // self.chunk)

@@ -17,16 +17,16 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ._base import SequenceMixer, mixers
+from ._base import mixers
 from ._chunked import gated_linear_chunked, gated_linear_step
-from ._heads import CHUNK, NORM_EPS, heads_problem, merge_heads, option_problems, split_heads
+from ._heads import CHUNK, NORM_EPS, ChunkedMixer, merge_heads, split_heads
 
 #: rank of the gate's projection and its temperature (GLA section 4.1)
 GATE_RANK, TAU = 16, 16
 
 
 @mixers.register()
-class GLA(SequenceMixer):
+class GLA(ChunkedMixer):
     """Gated linear attention (Yang et al. 2023): a K x V state per head with a data-dependent decay per key channel."""
 
     def __init__(self, d_model: int, n_heads: int, state_size: Optional[int] = None,
@@ -42,11 +42,6 @@ class GLA(SequenceMixer):
         self.output_gate = nn.Linear(d_model, d_model)
         self.norm = nn.RMSNorm(self.value_dim, eps=NORM_EPS)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
-
-    @classmethod
-    def problems(cls, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> list:
-        return heads_problem(d_model, n_heads) + option_problems(cls.__name__, state_size, chunk_size)
 
     def _inputs(self, x: torch.Tensor):
         keys = self.n_heads * self.key_dim
@@ -73,7 +68,3 @@ class GLA(SequenceMixer):
 
     def state_numel(self, context: int = 0) -> int:
         return self.n_heads * self.key_dim * self.value_dim
-
-    def sequential_steps(self, length: int) -> int:
-        """One per chunk: the state passes from chunk to chunk in order."""
-        return -(-length // self.chunk)

@@ -19,9 +19,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ._base import SequenceMixer, mixers
+from ._base import mixers
 from ._chunked import gated_linear_chunked, gated_linear_step
-from ._heads import CHUNK, NORM_EPS, heads_problem, merge_heads, option_problems, split_heads
+from ._heads import CHUNK, NORM_EPS, ChunkedMixer, heads_problem, merge_heads, option_problems, split_heads
 from ._short_conv import ShortConv
 
 #: inner width over model width, and the state size N per channel when the spec leaves it unset
@@ -29,7 +29,7 @@ EXPAND, STATE = 2, 64
 
 
 @mixers.register()
-class Mamba2(SequenceMixer):
+class Mamba2(ChunkedMixer):
     """Mamba-2 (Dao & Gu 2024): the SSD layer, a scalar decay per head over an N x P state, chunked in training."""
 
     #: N when the spec leaves state_size unset (a fixed size, whatever the width)
@@ -97,7 +97,3 @@ class Mamba2(SequenceMixer):
 
     def state_numel(self, context: int = 0) -> int:
         return self.n_heads * self.state * self.head_dim + self.conv.state_numel()
-
-    def sequential_steps(self, length: int) -> int:
-        """One per chunk: the state passes from chunk to chunk in order."""
-        return -(-length // self.chunk)

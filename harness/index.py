@@ -3,7 +3,8 @@
 Three parts, each from the groups of records the suites' own reports cover: the findings scoreboard
 (harness/scoreboard.py; every verdict from the suite's report module), the quality x cost table with one row
 per trained model, its quality and cost measured by the same jobs (harness/tradeoffs.py), and the Pareto figure
-of those models (harness/pareto.py). Nothing is typed by hand: cells no record covers say "not run" and give
+of those models (harness/pareto.py); then any section a suite's report module adds (``index_section``: recall's
+memory view beside kv_cache's decode steps). Nothing is typed by hand: cells no record covers say "not run" and give
 the command that would fill them.
 """
 
@@ -92,7 +93,22 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional
     lines += ["", "## Findings scoreboard", ""] + _board_tables(board)
     lines += quality_cost_section(table, shown_dir)
     lines += ["## Quality against cost", ""] + figure_section(table, figure, profile_for, shown_dir)
+    lines += suite_sections(frames, reports_dir)
     return "\n".join(lines)
+
+
+def suite_sections(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> List[str]:
+    """The sections a suite's report module adds to the index (``index_section(frames, reports_dir)``), drawn from the
+    groups the index covers, every suite's frame at hand (recall's memory view reads kv_cache's decode steps too)."""
+    from harness.contract import suites
+
+    lines: List[str] = []
+    for name in sorted(frames):
+        suite = suites.get(name)
+        module = suite._reporter() if suite.report_module else None
+        if module is not None and hasattr(module, "index_section"):
+            lines += module.index_section(frames, reports_dir)
+    return lines
 
 
 def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = None) -> List[str]:

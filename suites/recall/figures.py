@@ -59,10 +59,22 @@ def figures(df: pd.DataFrame, variants: List[str], folder: Path, tokens: int = 0
 def _recall_memory(mqar: pd.DataFrame, variants: List[str], tokens: int, folder: Path) -> List[Path]:
     """MQAR accuracy at the most pairs against the bytes each trained model keeps per sequence (Arora et al. 2024,
     Based, Figure 2): one point per variant, its mean over seeds with a 95% interval."""
+    points = memory_points(mqar, variants, tokens)
+    if len(points) < 2:
+        return []
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    draw_memory_points(ax, points, tokens, int(mqar.x.max()))
+    fig.tight_layout()
+    return [save_figure(fig, folder / "recall_memory.png")]
+
+
+def memory_points(mqar: pd.DataFrame, variants: List[str], tokens: int) -> list:
+    """(variant, float32 bytes kept per sequence after ``tokens`` tokens, its accuracy's spread over seeds at the most
+    pairs) per variant with a spec in its records."""
     from harness.intervals import spread
     from suites.recall.models import spec_from_record, state_numbers
 
-    plt = pyplot()
     most = mqar.x.max()
     points = []
     for v in [v for v in variants if v in set(mqar.variant)]:
@@ -71,20 +83,20 @@ def _recall_memory(mqar: pd.DataFrame, variants: List[str], tokens: int, folder:
             continue
         stats = spread(list(part.value), kind="bounded", bounds=(0.0, 1.0))
         points.append((v, 4 * state_numbers(spec_from_record(part.spec.iloc[0]), tokens), stats))
-    if len(points) < 2:
-        return []
-    fig, ax = plt.subplots(figsize=(7, 4.6))
+    return points
+
+
+def draw_memory_points(ax, points: list, tokens: int, most: int) -> None:
+    """One labelled point per model with its 95% interval, bytes on a log axis."""
+    from matplotlib.ticker import NullFormatter
+
     for v, size, st in points:
         low = st.mean - st.low if st.low is not None and not math.isnan(st.low) else 0.0
         high = st.high - st.mean if st.high is not None and not math.isnan(st.high) else 0.0
         ax.errorbar([size], [st.mean], yerr=[[max(low, 0.0)], [max(high, 0.0)]], fmt="o", capsize=3, label=v)
         ax.annotate(v, (size, st.mean), textcoords="offset points", xytext=(5, 4), fontsize=7)
     ax.set_xscale("log")
-    from matplotlib.ticker import NullFormatter
-
     ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels overlap on a short range
     ax.set(xlabel=f"bytes kept per sequence to decode after {tokens} tokens (float32, log scale)",
-           ylabel=f"MQAR token accuracy at {int(most)} pairs", ylim=(0, 1.05),
+           ylabel=f"MQAR token accuracy at {most} pairs", ylim=(0, 1.05),
            title="Recall against the memory each model keeps (mean over seeds, 95% interval)")
-    fig.tight_layout()
-    return [save_figure(fig, folder / "recall_memory.png")]

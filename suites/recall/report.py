@@ -11,6 +11,7 @@ from harness.findings import sentences
 from harness.report_kit import code_line, figure_links, in_order, seeds as seeds_of, status_notes, title, write_markdown
 from suites.recall.figures import figures as make_figures
 from suites.recall.learning_rates import sweep_table
+from suites.recall.memory_view import index_section  # noqa: F401  (the index's memory view, read through this module)
 from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, memory_table, with_task
 from suites.recall.tasks import MQAR
 from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -71,6 +72,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                   "trained on says nothing about longer ones).", ""]
     figures = make_figures(data, variants, out_dir / "figures", mqar.length(max(s["mqar_kv"])))
     lines += figure_links(figures)
+    if any(p.name == "recall_memory.png" for p in figures):
+        lines += ["The index (index.md, Recall against memory) draws this figure beside the kv_cache suite's measured "
+                  "decode step against context.", ""]
     lines += ["## Against the published findings", ""]
     lines += [f"- {c.source}: {c.published}" for c in CLAIMS] + [""]
     lines += [f"- {sentence}" for sentence in sentences(findings(df))] + [""]

@@ -50,7 +50,7 @@ def _records(gru_loop, mingru):
     rows = []
     for variant, latencies in (("gru+loop", gru_loop), ("mingru", mingru)):
         for x, ms in latencies.items():
-            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device="cpu",
+            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device=device,
                              extra={"pass": "fwd+bwd"}, spec={"family": "recurrent_layer" if variant == "gru+loop" else "mixer_layer",
                                                               "cell": "gru", "mixer": "mingru", "recurrence": "loop"}))
     return _frame(pd.DataFrame(rows))
@@ -80,11 +80,11 @@ def test_chunked_recurrences_pass_the_float64_check_and_keep_a_fixed_state(varia
     assert sizes[4] == sizes[64] == layer.mixer.state_numel() * 4  # counted from the live state, as the formula says
 
 
-def _chunked_records(loop, chunked):
+def _chunked_records(loop, chunked, device="cuda:0"):
     rows = []
     for variant, latencies in (("gated_deltanet+loop", loop), ("gated_deltanet", chunked)):
         for x, ms in latencies.items():
-            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device="cpu",
+            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device=device,
                              extra={"pass": "fwd+bwd"}, spec={"family": "mixer_layer", "mixer": "gated_deltanet",
                                                               "recurrence": "loop" if "loop" in variant else "parallel"}))
     return _frame(pd.DataFrame(rows))
@@ -100,3 +100,17 @@ def test_the_chunked_form_verdict_follows_the_ratio_and_its_growth(loop, chunked
 
     found = chunked_finding(_chunked_records(loop, chunked))
     assert found.verdict == verdict and found.headline.label.endswith("at 1024 tokens")
+
+
+@pytest.mark.parametrize("loop,chunked,verdict", [
+    ({64: 30.0, 1024: 800.0}, {64: 10.0, 1024: 40.0}, "not testable here"),  # grows, but a CPU cannot show why
+    ({64: 30.0, 1024: 100.0}, {64: 10.0, 1024: 40.0}, "not testable here"),  # faster, not more so
+    ({64: 10.0, 1024: 40.0}, {64: 30.0, 1024: 100.0}, "disagrees"),          # slower: a CPU can show that
+])
+def test_on_a_cpu_the_growth_half_is_not_testable_whatever_the_ratio(loop, chunked, verdict):
+    from suites.sequence_cost.chunked import chunked_finding
+
+    found = chunked_finding(_chunked_records(loop, chunked, device="cpu"))
+    assert found.verdict == verdict and found.headline.label.endswith("at 1024 tokens")
+    if verdict != "disagrees":
+        assert "device=cuda" in found.cause and "3.00x at 64 tokens" in found.cause

@@ -18,8 +18,7 @@ $(STAMP): pyproject.toml requirements.lock
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/bench run suite=position_extrapolation
-	$(BIN)/bench report suite=position_extrapolation
+	$(BIN)/bench run suite=position_extrapolation report=true
 
 # The SWORD Bible modules some tests read (data=bible, data=bible_en_es): installed quietly first where root and
 # apt-get are available and SWORD_PATH names no other library; a test whose module is still missing skips with the

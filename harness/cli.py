@@ -37,6 +37,7 @@ RUN_HELP = """bench run key=value ...
   data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
+  report=true         then rebuild the report of the group this run wrote (never a newer or other group)
   allow_skips=true    exit 0, not 3, when some variants asked for cannot run here (their skips are recorded)
   set.FIELD=VALUE     override one profile setting (set.steps=100)
   set.compile=true    train through torch.compile (every training of each job; a different job identity)
@@ -169,28 +170,52 @@ def cmd_run(args: List[str]) -> int:
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")
         return 0
+    again = _report_command(suite.name, plan.report_selection(cfg.set, typed=False), cfg)
     if cfg.workers > 1 and plan.to_run:
         status, said = run_workers(args, cfg.workers)
-        print(f"{said} Records in {Path(cfg.results_dir) / suite.name}/; "
-              f"`bench report suite={suite.name}` rebuilds the report.")
+        print(f"{said} Records in {Path(cfg.results_dir) / suite.name}/; `{again}` rebuilds this run's report.")
         if status == 3 and cfg.allow_skips:
-            return 0
-        if status == 3:
+            status = 0
+        elif status == 3:
             _say_not_runnable(plan)
-        return status
+        return _report_after(plan, cfg, status)
     from harness.runner import exit_status
 
     summary = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
     summary.worker = worker_count() > 1
     print("\n".join(summary.lines()))
     if not summary.worker:
-        print(f"Records in {Path(cfg.results_dir) / suite.name}/; `bench report suite={suite.name}` rebuilds the report.")
+        print(f"Records in {Path(cfg.results_dir) / suite.name}/; `{again}` rebuilds this run's report.")
     status = exit_status(plan, summary, cfg.allow_skips)
     if status == 1:
         print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
               f"exit status 1. A rerun retries them.", file=sys.stderr)
     elif status == 3 and not summary.worker:
         _say_not_runnable(plan)
+    return status if summary.worker else _report_after(plan, cfg, status)
+
+
+def _report_command(suite: str, wanted, cfg) -> str:
+    """The ``bench report`` command that rebuilds the report of exactly this run's group."""
+    defaults = {"results_dir": "results", "reports_dir": "reports"}
+    dirs = [f"{k}={getattr(cfg, k)}" for k, default in defaults.items() if getattr(cfg, k) != default]
+    return " ".join(["bench report", f"suite={suite}", *(f"{k}={v}" for k, v in wanted.items()), *dirs])
+
+
+def _report_after(plan, cfg, status: int) -> int:
+    """With ``report=true`` and some records of this run's group stored, rebuild that group's report (and the index)."""
+    if not cfg.report:
+        return status
+    from harness.report import build_reports
+
+    try:
+        paths, lines = build_reports(plan.suite.name, Path(cfg.results_dir), Path(cfg.reports_dir),
+                                     plan.report_selection(cfg.set))
+    except UsageError as exc:  # nothing of this run's group was stored (every job skipped): say so, keep the status
+        print(f"bench: no report: {exc}", file=sys.stderr)
+        return status
+    for line in lines + [f"wrote {path}" for path in paths]:
+        print(line)
     return status
 
 

@@ -149,6 +149,8 @@ class RunConfig:
     results_dir: str = "results"
     reports_dir: str = "reports"
     progress: bool = True
+    #: after the run, rebuild the report of the group this run wrote (its profile, device, dtype and data), no other
+    report: bool = False
     #: local processes sharing the sweep, each with cores // workers intra-op threads (harness/workers.py)
     workers: int = 1
     #: where jobs run: local (this process) or submitit (SLURM, or local subprocesses)

@@ -79,6 +79,19 @@ class Plan:
     options: Dict[str, Any]
     jobs: List[Job] = field(default_factory=list)
 
+    def report_selection(self, overrides: Dict[str, Any] = None, typed: bool = True) -> Dict[str, Any]:
+        """The ``bench report`` keys of the group this plan's records belong to (profile, device, dtype, suite version,
+        data, and each ``set.FIELD`` override), so a report after the run covers this run and no other. ``typed``:
+        each override as the profile holds it (for matching records), else as it was written (for a command line)."""
+        if not self.jobs:
+            return {}
+        job = self.jobs[0]
+        wanted = {"profile": self.profile.name, "device": job.device.split(":", 1)[0], "dtype": job.dtype,
+                  "suite_version": str(self.suite.version), "data": str(job.data_checksum)[:8]}
+        wanted.update({f"set.{name}": getattr(self.profile, name, value) if typed else value
+                       for name, value in (overrides or {}).items()})
+        return wanted
+
     @property
     def to_run(self) -> List[Job]:
         """Jobs to train: not stored, not skipped, and not a second name of a spec listed before."""

@@ -102,8 +102,11 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
         raise misses[0]
     paths: List[Path] = []
     lines: List[str] = []
+    from harness.report_layout import note_group
+
     for name, (group, found) in chosen.items():
         paths += suites.get(name).report(group.frame, reports_dir)
+        note_group(reports_dir / f"{name}.md", group_note(group, found, wanted))
         lines += group_lines(name, group, found)
     lines += [f"{n}: no group matches the selection; not reported." for n in names if n not in chosen]
     if index:  # index=false: a report of one more group beside the folder's index (translation's Bible run)
@@ -123,6 +126,16 @@ def _index(store: ResultsStore, chosen: Mapping[str, Tuple[Group, List[Group]]],
 
     left_out = [f"{n}: no group matches the selection; its findings say not run." for n in names if n not in chosen]
     return write_index(groups, reports_dir, str(results_dir), left_out + other_groups(store, groups))
+
+
+def group_note(reported: Group, found: List[Group], wanted: Mapping[str, Any]) -> str:
+    """The report's first-screen line: the group it covers, and why that one of the suite's groups."""
+    if len(found) == 1:
+        return f"Records: {describe(reported)}, the only group of this suite's records."
+    why = ("the newest matching " + " ".join(f"{k}={v}" for k, v in wanted.items()) if wanted
+           else "the newest")
+    return (f"Records: {describe(reported, found)}, {why} of {len(found)} groups (a report never mixes them; "
+            "`bench report` lists the others with the command that reports each).")
 
 
 def group_lines(suite: str, reported: Group, found: List[Group]) -> List[str]:

@@ -155,3 +155,16 @@ def rewrite(path: Path, findings: Iterable[Finding], profile: Optional[str] = No
     """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
     if path.is_file():
         path.write_text(lead_with_answer(path.read_text(), findings, profile, provenance))
+
+
+def note_group(path: Path, line: str) -> None:
+    """Put ``line`` (which group of records the report covers, and why that one) in the report's title block, on
+    its first screen; a missing file is left alone."""
+    if not path.is_file():
+        return
+    parts = _sections(path.read_text())
+    head = parts[0]
+    while head and not head[-1].strip():
+        head.pop()
+    parts[0] = head + ["", line, ""]
+    path.write_text("\n".join(l for part in parts for l in part).rstrip("\n") + "\n")

@@ -15,7 +15,8 @@ def test_a_run_reports_its_own_group_not_the_newest(tmp_path, capsys):
     assert main(["run", *dirs, *TINY, "set.steps=2", "report=true"]) == 0  # stored: nothing reruns, it reports
     out = capsys.readouterr().out
     assert "set.steps=2" in out and "reported the one selected" in out
-    assert (tmp_path / "reports" / "position_extrapolation.md").is_file()
+    first_screen = (tmp_path / "reports" / "position_extrapolation.md").read_text().splitlines()[:6]
+    assert any(l.startswith("Records: profile=quick steps=2 ") and "of 2 groups" in l for l in first_screen)
 
 
 def test_the_run_names_the_command_that_rebuilds_its_own_report(tmp_path, capsys):

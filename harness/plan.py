@@ -262,7 +262,7 @@ def refuse_if_nothing_runs(plan: Plan, variants: List[str]) -> None:
     device = plan.jobs[0].device
     here = f"here (device {device}, dtype {plan.jobs[0].dtype})"
     lines = [f"variants=[{','.join(names)}] cannot run {here if all(_unavailable(plan, n) for n in names) else 'with these settings'}: "
-             f"{reason}." for reason, names in by_reason.items()]
+             f"{reason.rstrip('.')}." for reason, names in by_reason.items()]
     lines[-1] += " Nothing was run; `bench list support` shows what runs where."
     raise UsageError("\nbench: ".join(lines))
 

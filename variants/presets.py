@@ -55,6 +55,20 @@ _CHUNK = re.compile(r"^chunk(\d+)$")
 _SCALED = re.compile(r"^([a-z_]+?)(\d+(?:\.\d+)?)$")  # a rope scaling at a fixed s: yarn4, pi2.5
 
 
+#: the numbered presets and the numbers each takes, for the sentence that refuses a number out of range
+NUMBERED = ((_GQA, "gqa<G> takes G >= 1 key/value heads"), (_WINDOW, "window<W> takes W >= 1 tokens"),
+            (_STATE, "state<N> takes N >= 1 (the key or state dimension per head)"),
+            (_HYBRID, "hybrid<k> takes k >= 1 (every k-th block attention)"), (_CHUNK, "chunk<C> takes C >= 1 tokens"))
+
+
+def out_of_range(preset: str) -> str:
+    """The sentence for a numbered preset whose number no layer can take (``state0``), or '' if it is not one."""
+    for pattern, rule in NUMBERED:
+        if pattern.match(preset):
+            return f"Preset '{preset}' is out of range: {rule}."
+    return ""
+
+
 def _add(preset: str, summary: str, **fields: Any) -> None:
     presets.add(preset, Preset(preset, fields, summary), summary=summary)
 

@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 from torch.nn import functional as F
 
+from harness.errors import UsageError
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
@@ -168,6 +169,8 @@ class Recall(Suite):
             return resolve(variant, base)
         # a width every block can be built at (heads must divide it, a hybrid's attention blocks' too)
         widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or not dataclasses.replace(spec, d_model=w).problems()]
+        if not widths:  # no width helps: the spec itself cannot be built (a hybrid naming a block the stack lacks)
+            raise UsageError(f"Variant '{variant}': {spec.problems()[0]}")
         return models.matched(spec, models.count(base), widths)
 
     def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> List[Measurement]:

@@ -122,8 +122,11 @@ class AttentionKernel:
         return device in (self.backward_devices if self.backward_devices is not None else self.devices)
 
     def supports_scoring(self, scoring: type) -> bool:
-        """Whether this kernel computes the scoring class ``scoring``."""
-        return self.any_scoring or bool(getattr(scoring, "dot_product", False))
+        """Whether this kernel computes the scoring class ``scoring`` (a kernel that materialises the scores takes any;
+        a fused one a dot product with a plain-number scale, checked against what the scoring returns)."""
+        from ..scoring._base import fused_dot_product
+
+        return self.any_scoring or fused_dot_product(scoring)
 
     def problems(
         self, spec: "TransformerSpec", device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True

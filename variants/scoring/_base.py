@@ -68,5 +68,27 @@ class Scoring(nn.Module):
         return (self.query(q) @ prepared.transpose(-2, -1)) * self.scale()
 
     def kernel_options(self) -> Dict[str, Any]:
-        """Extra keyword arguments for ``AttentionKernel.attend`` (a score function when not a dot product)."""
-        return {} if self.dot_product else {"score_fn": self.score}
+        """Extra keyword arguments for ``AttentionKernel.attend`` (a score function when fused kernels cannot compute
+        the score: not a dot product, or a scale that is not a plain number)."""
+        return {} if self.dot_product and _is_number(self.scale()) else {"score_fn": self.score}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_FUSED: Dict[type, bool] = {}
+
+
+def fused_dot_product(scoring: type) -> bool:
+    """Whether fused dot-product kernels compute this scoring class: it declares ``dot_product`` *and* its
+    ``scale()`` is a plain number, as they take (a learned scale is a tensor: declared a dot product, it would reach
+    them and fail inside torch). Checked once per class on a small instance."""
+    if not getattr(scoring, "dot_product", False):
+        return False
+    if scoring not in _FUSED:
+        try:
+            _FUSED[scoring] = _is_number(scoring(8).scale())
+        except Exception:  # a scoring that cannot even be built small is not one a fused kernel can be promised
+            _FUSED[scoring] = False
+    return _FUSED[scoring]

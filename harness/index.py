@@ -10,6 +10,7 @@ the command that would fill them.
 
 from __future__ import annotations
 
+from harness import atomic
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional
 
@@ -172,7 +173,7 @@ def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: Opt
     """Write ``reports_dir``/index.md (and its figure) from one group of records per suite; return its path."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     path = reports_dir / INDEX
-    path.write_text(render(groups, reports_dir, results_dir, left_out))
+    atomic.write_text(path, render(groups, reports_dir, results_dir, left_out))
     return path
 
 

@@ -11,6 +11,7 @@ are left out of the panels and named in the caption, so they do not squash the a
 
 from __future__ import annotations
 
+from harness import atomic
 import math
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -129,7 +130,7 @@ def figure(table: Table, path: Path) -> Optional[Path]:
     fig.suptitle("Each model's quality against its own cost, measured in the job that trained it (lower-left is better)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    atomic.save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

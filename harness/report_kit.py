@@ -19,6 +19,7 @@ one group); mean and interval arithmetic lives in harness/report.py and is re-ex
 
 from __future__ import annotations
 
+from harness import atomic
 import math
 from pathlib import Path
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
@@ -164,7 +165,7 @@ def pyplot():
 def save_figure(fig, path: Path, dpi: int = 110) -> Path:
     """Save a figure (its folder made) and close it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
+    atomic.save_figure(fig, path, dpi=dpi)
     pyplot().close(fig)
     return path
 
@@ -183,7 +184,7 @@ def axis_label(m: Metric, name: Optional[str] = None) -> str:
 def write_markdown(suite, lines: List[str], out_dir: Path) -> Path:
     """Write ``<out_dir>/<suite>.md`` from its lines."""
     path = out_dir / f"{suite.name}.md"
-    path.write_text("\n".join(lines))
+    atomic.write_text(path, "\n".join(lines))
     return path
 
 

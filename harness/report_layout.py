@@ -17,6 +17,7 @@ Nothing is dropped or recomputed: the sections are moved whole, and the verdicts
 
 from __future__ import annotations
 
+from harness import atomic
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
@@ -154,7 +155,7 @@ def rewrite(path: Path, findings: Iterable[Finding], profile: Optional[str] = No
             provenance: Optional[str] = None) -> None:
     """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
     if path.is_file():
-        path.write_text(lead_with_answer(path.read_text(), findings, profile, provenance))
+        atomic.write_text(path, lead_with_answer(path.read_text(), findings, profile, provenance))
 
 
 def note_group(path: Path, line: str) -> None:
@@ -167,4 +168,4 @@ def note_group(path: Path, line: str) -> None:
     while head and not head[-1].strip():
         head.pop()
     parts[0] = head + ["", line, ""]
-    path.write_text("\n".join(l for part in parts for l in part).rstrip("\n") + "\n")
+    atomic.write_text(path, "\n".join(l for part in parts for l in part).rstrip("\n") + "\n")

@@ -12,6 +12,7 @@ perplexity against evaluation length. Each suite contributes its newest group of
 
 from __future__ import annotations
 
+from harness import atomic
 import os
 import re
 import sys
@@ -151,7 +152,7 @@ def update_readme(readme: Path, results: Path, reports: Path) -> None:
         raise SystemExit(f"{readme} has no results markers ({BEGIN} ... {END}).")
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    readme.write_text(head + render(results, reports, readme.parent) + tail)
+    atomic.write_text(readme, head + render(results, reports, readme.parent) + tail)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ the registries and this installation (missing packages count), not from results,
 
 from __future__ import annotations
 
+from harness import atomic
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -104,5 +105,5 @@ def write_support_matrix(reports_dir: Path) -> Path:
     """Write reports/support_matrix.md and return its path."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     path = reports_dir / "support_matrix.md"
-    path.write_text(render_markdown())
+    atomic.write_text(path, render_markdown())
     return path

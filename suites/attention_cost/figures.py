@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness import atomic
 from pathlib import Path
 from typing import List
 
@@ -40,7 +41,7 @@ def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> List[Path]:
         fig.suptitle(f"Attention {label} against sequence length (log-log, one line per kernel and head grouping)")
         fig.tight_layout()
         path = folder / f"{name}.png"
-        fig.savefig(path, dpi=110)
+        atomic.save_figure(fig, path, dpi=110)
         plt.close(fig)
         paths.append(path)
     return paths

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness import atomic
 from pathlib import Path
 from typing import List, Tuple
 
@@ -62,6 +63,6 @@ def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: f
     ax.set_ylabel("held-out perplexity per character")
     ax.set_title("Perplexity against parameter count, by variant family")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    atomic.save_figure(fig, path, dpi=120)
     plt.close(fig)
     return path

@@ -294,11 +294,13 @@ def temp_path(folder: Path, suffix: str) -> Path:
 
 
 def _abandoned(tmp: Path, stale_s: float = STALE_TMP_S) -> bool:
-    """Whether a temporary file was left by a dead process: its writer is gone, or it is older than any save."""
+    """Whether a temporary file was left by a dead process. On this host its writer's pid decides: a live writer's
+    file is never taken, however slow its save or skewed the clock. A file of another host (a shared folder), whose
+    writer cannot be asked, counts as abandoned once older than ``stale_s``."""
     owner = tmp.name[len(TMP_PREFIX):].rsplit("-", 1)[0]
     pid, _, host = owner.partition("@")
-    if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
-        return True
+    if host == socket.gethostname() and pid.isdigit():
+        return not _alive(int(pid))
     try:
         return time.time() - tmp.stat().st_mtime > stale_s
     except FileNotFoundError:

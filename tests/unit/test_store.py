@@ -158,6 +158,16 @@ def test_prepare_removes_temporary_files_of_killed_saves_only(store, tmp_path, s
     assert any(str(dead) in s for s in said)
 
 
+def test_a_live_writers_save_is_never_taken_however_old_it_looks(store, tmp_path):
+    folder = tmp_path / "s"
+    folder.mkdir()
+    live = folder / f".tmp-{os.getpid()}@{socket.gethostname()}-22bb.jsonl"  # a slow save, or a clock skewed back
+    live.write_text("{")
+    os.utime(live, (time.time() - 86400, time.time() - 86400))
+    store.prepare("s")
+    assert live.exists()
+
+
 @pytest.mark.parametrize("make_root", [lambda p: p / "a-file", lambda p: "/proc/x"])
 def test_prepare_refuses_a_folder_it_cannot_write(tmp_path, make_root):
     (tmp_path / "a-file").write_text("")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+import sys
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import pandas as pd
@@ -80,6 +81,11 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
     names = [suite] if suite else store.suites()
     if suite:
         suites.get(suite)  # an unknown suite is a clear error
+    else:  # a folder of the results that names no suite (a plugin not loaded, a user's own) is left out, not fatal
+        for name in [n for n in names if n not in suites]:
+            print(f"bench: warning: {results_dir}/{name}/ holds records of no known suite '{name}' (a plugin not "
+                  f"installed?); left out of the reports.", file=sys.stderr)
+        names = [n for n in names if n in suites]
     if not names:
         raise UsageError(f"No results under {results_dir}/; run `bench run` first.")
     from harness.support import write_support_matrix

@@ -25,3 +25,18 @@ def test_the_run_names_the_command_that_rebuilds_its_own_report(tmp_path, capsys
     for key in ("suite=position_extrapolation", "profile=quick", "device=cpu", "dtype=float32", "suite_version=",
                 "data=", "set.steps=2", f"results_dir={tmp_path}"):
         assert key in line
+
+
+def test_a_folder_of_no_known_suite_is_left_out_with_a_warning_not_fatal(tmp_path, capsys):
+    import shutil
+
+    results = tmp_path / "results"
+    dirs = [f"results_dir={results}", f"reports_dir={tmp_path / 'reports'}"]
+    assert main(["run", *dirs, *TINY, "set.steps=2"]) == 0
+    (results / "notasuite").mkdir()
+    shutil.copy(next((results / "position_extrapolation").glob("*.jsonl")), results / "notasuite" / "x.jsonl")
+    capsys.readouterr()
+    for which in ([], ["suite=position_extrapolation"]):
+        assert main(["report", *dirs, *which]) == 0
+        assert (tmp_path / "reports" / "index.md").is_file()
+    assert "no known suite 'notasuite'" in capsys.readouterr().err

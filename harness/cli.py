@@ -90,6 +90,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 141  # 128 + SIGPIPE, what the shell reports for a tool the pipe stopped
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or `kill`'s stop), raised where the process is so that it unwinds as an interrupt does:
+    locks released, finished jobs kept, one sentence."""
+
+
+def _terminate_as_interrupt() -> None:
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise Terminated()
+
+    if threading.current_thread() is threading.main_thread():  # signal handlers belong to the main thread
+        signal.signal(signal.SIGTERM, stop)
+
+
 def _main(argv: List[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
@@ -102,8 +118,12 @@ def _main(argv: List[str]) -> int:
     if rest and rest[0] in ("-h", "--help"):
         print(HELP[command])
         return 0
+    _terminate_as_interrupt()
     try:
         return commands[command](rest)
+    except Terminated:
+        print("bench: stopped by SIGTERM; finished jobs are stored and a rerun resumes from them.", file=sys.stderr)
+        return 143  # 128 + SIGTERM, what the shell reports for a terminated tool
     except KeyboardInterrupt:
         print("bench: interrupted; finished jobs are stored and a rerun resumes from them.", file=sys.stderr)
         return 130

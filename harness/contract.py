@@ -168,6 +168,11 @@ class Suite:
         updates = {k: v for k, v in options.items() if v is not None and k in names}
         return dataclasses.replace(profile, **updates) if updates else profile
 
+    def spec_problems(self, spec: Any, profile: Profile) -> List[str]:
+        """Why this suite's measurement cannot take ``spec`` on any machine (a model it builds but cannot measure),
+        decided at planning so that such a variant exits 3 with its reason, as a kernel that cannot run it does."""
+        return []
+
     def check(self, profile: Profile, options: Dict[str, Any]) -> None:
         """Every setting of ``profile`` within its rule and the data large enough for it, or a UsageError; no compute."""
         profile.check()

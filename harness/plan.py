@@ -208,8 +208,12 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
     for variant in variants:
         spec = suite.spec_for(variant, profile, options)
         reasons = problems(spec, device.split(":")[0], torch_dtype, training=suite.trains)
+        measured = suite.spec_problems(spec, profile)  # what the suite's own measurement cannot do, on any machine
         kind = condition = None
-        if reasons:
+        if measured:
+            reasons += measured
+            kind, condition = "impossible", {"device": device.split(":")[0], "reasons": list(reasons)}
+        elif reasons:
             kind, condition = skip_kind(spec, device.split(":")[0], torch_dtype, suite.trains, reasons)
         for seed in seeds:
             h = job_hash(suite, spec, profile, seed, device, dtype, checksum)

@@ -109,10 +109,11 @@ class Streaming(CharLMCorpus, Suite):
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
                    profile.streams * profile.stream_len, "set.streams x set.stream_len")
 
-    def run_job(self, spec: TransformerSpec, profile: StreamingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def spec_problems(self, spec: TransformerSpec, profile: StreamingProfile) -> List[str]:
         reason = _unsupported(spec)
-        if reason:
-            return [Measurement("stream_ppl", None, status="unsupported", reason=reason)]
+        return [reason] if reason else []
+
+    def run_job(self, spec: TransformerSpec, profile: StreamingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)
         torch.manual_seed(seed)

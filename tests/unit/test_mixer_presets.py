@@ -17,3 +17,10 @@ def test_a_mixer_preset_out_of_range_is_one_sentence_and_exit_2(suite, variant, 
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err and ".." not in err and len(err.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())  # nothing recorded
+
+
+@pytest.mark.parametrize("variant", ["alibi", "rope+window16", "mla"])
+def test_a_variant_the_streaming_step_cannot_take_is_refused_at_planning(variant, tmp_path, capsys):
+    assert main(["run", "suite=streaming", f"variants=[{variant}]", f"results_dir={tmp_path}"]) == 2
+    err = capsys.readouterr().err
+    assert "re-positions cached keys" in err and "Traceback" not in err and not any(tmp_path.rglob("*.jsonl"))

@@ -50,7 +50,7 @@ def _records(gru_loop, mingru):
     rows = []
     for variant, latencies in (("gru+loop", gru_loop), ("mingru", mingru)):
         for x, ms in latencies.items():
-            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device=device,
+            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device="cpu",
                              extra={"pass": "fwd+bwd"}, spec={"family": "recurrent_layer" if variant == "gru+loop" else "mixer_layer",
                                                               "cell": "gru", "mixer": "mingru", "recurrence": "loop"}))
     return _frame(pd.DataFrame(rows))

@@ -10,13 +10,12 @@ the command that would fill them.
 
 from __future__ import annotations
 
-from harness import atomic
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from harness import pareto, tradeoffs
+from harness import atomic, pareto, tradeoffs
 from harness.fill import run_command
 from harness.groups import Group, describe
 from harness.report import markdown_table
@@ -197,10 +196,9 @@ def other_groups(store, groups: Mapping[str, Group]) -> List[str]:
 
 def index_groups(store, reported: Mapping[str, Group]) -> Dict[str, Group]:
     """The groups the index covers: those just reported, and the newest of every other suite with records."""
+    from harness.contract import suites
     from harness.groups import split_groups
     from harness.report import records_frame
-
-    from harness.contract import suites
 
     groups = dict(reported)
     for name in store.suites():

@@ -11,13 +11,13 @@ are left out of the panels and named in the caption, so they do not squash the a
 
 from __future__ import annotations
 
-from harness import atomic
 import math
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
+from harness import atomic
 from harness.tradeoffs import Table
 
 #: (quality column, its axis label)
@@ -129,7 +129,6 @@ def figure(table: Table, path: Path) -> Optional[Path]:
     fig.legend(handles=handles, title="model", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
     fig.suptitle("Each model's quality against its own cost, measured in the job that trained it (lower-left is better)")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic.save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path

@@ -8,8 +8,8 @@ from these helpers.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 import sys
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import pandas as pd

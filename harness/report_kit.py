@@ -19,13 +19,13 @@ one group); mean and interval arithmetic lives in harness/report.py and is re-ex
 
 from __future__ import annotations
 
-from harness import atomic
 import math
 from pathlib import Path
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
 
 import pandas as pd
 
+from harness import atomic
 from harness.contract import Metric
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
@@ -163,8 +163,7 @@ def pyplot():
 
 
 def save_figure(fig, path: Path, dpi: int = 110) -> Path:
-    """Save a figure (its folder made) and close it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Save a figure (its folder made, written atomically) and close it."""
     atomic.save_figure(fig, path, dpi=dpi)
     pyplot().close(fig)
     return path

@@ -17,10 +17,10 @@ Nothing is dropped or recomputed: the sections are moved whole, and the verdicts
 
 from __future__ import annotations
 
-from harness import atomic
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
+from harness import atomic
 from harness.findings import Finding
 
 #: headings (prefixes) of sections that record how a run was made rather than what it found

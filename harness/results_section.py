@@ -12,7 +12,6 @@ perplexity against evaluation length. Each suite contributes its newest group of
 
 from __future__ import annotations
 
-from harness import atomic
 import os
 import re
 import sys
@@ -21,6 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
+from harness import atomic
 from harness.findings import VERDICTS, Finding, not_run
 from harness.groups import split_groups
 from harness.report import records_frame

@@ -9,12 +9,13 @@ the registries and this installation (missing packages count), not from results,
 
 from __future__ import annotations
 
-from harness import atomic
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pandas as pd
 import torch
+
+from harness import atomic
 
 #: (device, dtype, training) of each table
 SETTINGS: Tuple[Tuple[str, torch.dtype, bool], ...] = (

@@ -65,7 +65,7 @@ def out_of_range(preset: str) -> str:
     """The sentence for a numbered preset whose number no layer can take (``state0``), or '' if it is not one."""
     for pattern, rule in NUMBERED:
         if pattern.match(preset):
-            return f"Preset '{preset}' is out of range: {rule}."
+            return f"Preset '{preset}' is out of range: {rule}"
     return ""
 
 

@@ -154,8 +154,9 @@ def preset_fields(variant: str) -> Dict[str, Any]:
         if found is None:
             from variants.presets import out_of_range
 
-            if out_of_range(preset):
-                raise UnknownNameError(f"{out_of_range(preset)[:-1]} (in '{variant}').")
+            refused = out_of_range(preset)
+            if refused:
+                raise UnknownNameError(f"{refused} (in '{variant}').")
             matches = close_matches(preset, all_preset_names())
             hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
             raise UnknownNameError(f"Unknown variant preset '{preset}' in '{variant}'.{hint} Run `bench list variants` to see all.")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from harness import atomic
 from pathlib import Path
 from typing import List
 
 import pandas as pd
+
+from harness.report_kit import save_figure
 
 
 def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> List[Path]:
@@ -41,7 +42,6 @@ def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> List[Path]:
         fig.suptitle(f"Attention {label} against sequence length (log-log, one line per kernel and head grouping)")
         fig.tight_layout()
         path = folder / f"{name}.png"
-        atomic.save_figure(fig, path, dpi=110)
-        plt.close(fig)
+        save_figure(fig, path)
         paths.append(path)
     return paths

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from harness import atomic
 from pathlib import Path
 from typing import List, Optional
 
 import numpy as np
 import pandas as pd
+
+from harness.report_kit import save_figure
 
 #: (statistic, colour-bar label, number format, fixed colour range or None)
 GRID_PANELS = (
@@ -66,8 +67,7 @@ def grid_figure(heads: pd.DataFrame, variant: str, seed: int, path: Path, unifor
         ax.set(xlabel="head", ylabel="layer", title=label.split(" (")[0])
     fig.suptitle(f"{variant} (seed {seed}): what each head attends to, mean over held-out queries")
     fig.tight_layout()
-    atomic.save_figure(fig, path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 
@@ -93,8 +93,7 @@ def maps_figure(maps: pd.DataFrame, variant: str, seed: int, path: Path) -> Path
                title=f"layer {e['layer'] + 1}, head {e['head'] + 1}: {e['criterion']} ({row.value:.2f})")
     fig.suptitle(f"{variant} (seed {seed}): attention maps of the most distinct heads on the first held-out window")
     fig.tight_layout()
-    atomic.save_figure(fig, path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 

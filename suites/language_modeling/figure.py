@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from harness import atomic
 from pathlib import Path
 from typing import List, Tuple
 
 import pandas as pd
+
+from harness.report_kit import save_figure
 
 def _label_points(ax, points, gap: float = 0.045) -> None:
     """Name each point; labels of points close on the x axis are stacked upwards so they do not overlap."""
@@ -63,6 +64,5 @@ def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: f
     ax.set_ylabel("held-out perplexity per character")
     ax.set_title("Perplexity against parameter count, by variant family")
     fig.tight_layout()
-    atomic.save_figure(fig, path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
     return path

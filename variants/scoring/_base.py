@@ -14,6 +14,7 @@ scaled dot product of Vaswani et al. 2017.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any, Dict, List
 
@@ -77,18 +78,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_FUSED: Dict[type, bool] = {}
-
-
+@functools.lru_cache(maxsize=None)
 def fused_dot_product(scoring: type) -> bool:
     """Whether fused dot-product kernels compute this scoring class: it declares ``dot_product`` *and* its
     ``scale()`` is a plain number, as they take (a learned scale is a tensor: declared a dot product, it would reach
     them and fail inside torch). Checked once per class on a small instance."""
     if not getattr(scoring, "dot_product", False):
         return False
-    if scoring not in _FUSED:
-        try:
-            _FUSED[scoring] = _is_number(scoring(8).scale())
-        except Exception:  # a scoring that cannot even be built small is not one a fused kernel can be promised
-            _FUSED[scoring] = False
-    return _FUSED[scoring]
+    try:
+        return _is_number(scoring(8).scale())
+    except Exception:  # a scoring that cannot even be built small is not one a fused kernel can be promised
+        return False

@@ -173,6 +173,13 @@ class Suite:
         decided at planning so that such a variant exits 3 with its reason, as a kernel that cannot run it does."""
         return []
 
+    def longest_sequence(self, profile: Profile) -> Optional[int]:
+        """The longest sequence, in positions, that a job of ``profile`` feeds a model (None: unknown); a sliding
+        window longer than it is refused at planning. The default reads the length fields suites share."""
+        from harness.footprint import longest_sequence
+
+        return longest_sequence(profile)
+
     def check(self, profile: Profile, options: Dict[str, Any]) -> None:
         """Every setting of ``profile`` within its rule and the data large enough for it, or a UsageError; no compute."""
         profile.check()

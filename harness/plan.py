@@ -202,11 +202,22 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
     if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
         raise UsageError(f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
                          f"is {device}; give device=cuda, or leave set.cuda_graphs=false.")
+    from harness.footprint import footprint_problem, window_problem
+
+    try:
+        base = suite.base_spec(profile, options)
+    except NotImplementedError:  # a suite that resolves each variant its own way
+        base = None
+    too_big = footprint_problem(profile, base)
+    if too_big:  # every job would fail allocating it, after the compute before it
+        raise UsageError(too_big)
     plan = Plan(suite, profile, options)
     checksum = data_checksum(suite, profile, options)
     torch_dtype = DTYPES[dtype]
     for variant in variants:
         spec = suite.spec_for(variant, profile, options)
+        if window := window_problem(variant, spec, suite.longest_sequence(profile)):
+            raise UsageError(window)
         reasons = problems(spec, device.split(":")[0], torch_dtype, training=suite.trains)
         measured = suite.spec_problems(spec, profile)  # what the suite's own measurement cannot do, on any machine
         kind = condition = None

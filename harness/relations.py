@@ -21,8 +21,10 @@ def heads_problem(d_model: int, n_heads: int) -> Optional[str]:
     """The sentence saying that set.n_heads does not divide set.d_model (each head has d_model / n_heads
     dimensions), or None: no variant can be built then, so it is an input error, not a skipped job."""
     if isinstance(n_heads, int) and n_heads >= 1 and isinstance(d_model, int) and d_model % n_heads:
-        divisors = [str(h) for h in range(1, d_model + 1) if d_model % h == 0]
-        return f"set.n_heads={n_heads} does not divide set.d_model={d_model}; give one of {', '.join(divisors)}."
+        small = [h for h in range(1, int(d_model**0.5) + 1) if d_model % h == 0]  # O(sqrt(d_model)) for huge widths
+        divisors = sorted(set(small + [d_model // h for h in small]))
+        shown = ", ".join(str(h) for h in divisors[:16]) + (", ..." if len(divisors) > 16 else "")
+        return f"set.n_heads={n_heads} does not divide set.d_model={d_model}; give one of {shown}."
     return None
 
 

@@ -142,6 +142,10 @@ def split_variant(variant: str) -> List[str]:
     presets = [preset.strip() for preset in str(variant).split("+")]
     if not variant or any(not preset for preset in presets):
         raise ValueError(f"Variant expression '{variant}' has an empty part; write presets joined by '+', e.g. 'alibi+sdpa'.")
+    repeated = sorted({preset for preset in presets if presets.count(preset) > 1})
+    if repeated:  # the same model under a second name would be trained again
+        raise PresetConflictError(f"Variant expression '{variant}' names {', '.join(repeated)} more than once; name "
+                                  f"each preset once.")
     return presets
 
 

@@ -92,7 +92,7 @@ class RecallTasks(Profile):
 
     rules = {"tasks": one_of(*TASKS), "length_factors": between(0, 100, low_open=True),
              "learned_accuracy": between(0, 1, low_open=True), "accuracy_margin": between(0, 1, low_open=True),
-             "mqar_keys": at_least(1),
+             "mqar_keys": at_least(1), "copy_alphabet": at_least(2),
              "mqar_learning_rates": Rule(low=0, high=1, low_open=True, may_be_empty=True, meaning="empty: lr")}
 
     def problems(self) -> List[str]:
@@ -146,6 +146,10 @@ class Recall(Suite):
     #: the slowest first, so that workers=N starts the longest jobs at once (reports keep tables.ORDER)
     default_variants = ("t5_bias", "alibi", "rope", "none", "gla", "mamba2+hybrid2", "mamba2", "gated_deltanet", "deltanet",
                         "mamba2+state16", "linear_attention", "mingru", "lstm")
+
+    def longest_sequence(self, profile: RecallProfile) -> int:
+        """The longest task sequence: each task at the largest size it is trained or scored at."""
+        return max(make_task(t, profile).length(max(eval_sizes(t, profile))) for t in profile.tasks)
 
     def base_spec(self, profile: RecallProfile, options: Dict[str, Any]) -> TransformerSpec:
         """The Transformer at the profile's size, for the task with the largest vocabulary (run_job sets each task's)."""

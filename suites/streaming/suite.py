@@ -72,6 +72,13 @@ class StreamingProfile(ModelSize, TrainingBudget, CharLMText):
         cache = self.capacity or self.train_len
         if self.sinks >= cache:
             out.append(f"set.sinks={self.sinks} leaves no room for recent tokens in a cache of {cache}; give fewer than {cache}.")
+        if self.capacity >= self.stream_len:  # nothing is ever evicted: every cache policy is then the dense one
+            out.append(f"set.capacity={self.capacity} is not below the stream's length set.stream_len={self.stream_len}: "
+                       f"nothing would ever be evicted, so no cache policy is tested; give less than {self.stream_len}.")
+        if self.bin_width >= self.stream_len:  # one bin: no curve of loss against position
+            out.append(f"set.bin_width={self.bin_width} is not below the stream's length set.stream_len="
+                       f"{self.stream_len}: the stream would be one bin, with no curve over position; give less than "
+                       f"{self.stream_len}.")
         if self.stream_len <= 2 * self.train_len:
             out.append(f"set.stream_len={self.stream_len} does not reach past twice the training length "
                        f"{self.train_len}; give more than {2 * self.train_len}.")

@@ -21,8 +21,10 @@ def test_disagreeing_presets_are_an_error():
         resolve("rope+alibi")
 
 
-def test_agreeing_repeated_presets_are_fine():
-    assert resolve("rope+rope").position == "rope"
+def test_a_repeated_preset_is_refused_as_a_second_name_for_one_model():
+    with pytest.raises(PresetConflictError, match="names rope more than once"):
+        resolve("rope+rope")
+    assert resolve("rope+sdpa").position == "rope"  # presets that agree, each named once, still compose
 
 
 def test_unknown_preset_names_close_matches():

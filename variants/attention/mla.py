@@ -72,6 +72,9 @@ class LatentAttention(SelfAttention, nn.Module):
                            f"needs even and at least 2 (head dimension {spec.head_dim})")
         if getattr(spec, "window", None) is not None:
             reasons.append("attention 'mla' caches a latent per token and has no sliding window here")
+        if getattr(spec, "n_kv_heads", None) is not None:  # the record would name a grouping the model does not have
+            reasons.append(f"attention 'mla' derives every head's keys and values from one latent, so n_kv_heads="
+                           f"{spec.n_kv_heads} (gqa/mqa) does not apply; drop the gqa/mqa preset")
         return reasons
 
     @classmethod

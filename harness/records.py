@@ -10,6 +10,7 @@ job was asked under, ``variant`` the first (``names_of``, ``with_names``), and a
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Dict, Iterable, List, Optional
 
 Record = Dict[str, Any]
@@ -18,31 +19,93 @@ Record = Dict[str, Any]
 STATUSES = ("ok", "failed", "oom", "diverged", "unsupported", "skipped")
 
 
+#: the record format this bench writes and the newest it reads; a record without one is of format 1. Raise it when
+#: a key changes meaning or type, so that an older bench refuses such records instead of misreading them.
+SCHEMA_VERSION = 1
+#: the characters of a variant expression (registry names joined by '+'): nothing Markdown, HTML or matplotlib's
+#: math text would interpret when a name is printed in a report or a figure
+NAME = re.compile(r"[A-Za-z0-9_.+\-]+")
+#: the deepest nesting of objects and lists a record holds (its spec, settings and extras are shallow)
+MAX_DEPTH = 16
+
+
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-#: key -> (required, the check of its value, what it must be): the schema every record is read against
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _plain_text(v: Any) -> bool:
+    """Text a report may print as it is: one line, no markup a Markdown table, HTML or math text would read."""
+    return isinstance(v, str) and not set(v) & set("<>$|`\n\r")
+
+
+def _setting(v: Any) -> bool:
+    """A setting's value: a number, a truth value, null, plain text, or a flat list of those."""
+    if isinstance(v, list):
+        return all(_setting(item) and not isinstance(item, list) for item in v)
+    return v is None or isinstance(v, (bool, int, float)) or _plain_text(v)
+
+
+#: key -> (required, the check of its value, what it must be): the one typed definition every record is read against
 SCHEMA: Dict[str, Any] = {
-    "metric": (True, lambda v: isinstance(v, str) and v != "", "non-empty text"),
+    "metric": (True, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a metric name"),
     "status": (True, lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
-    "variant": (True, lambda v: isinstance(v, str) and v != "", "non-empty text"),
+    "variant": (True, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a variant expression"),
+    "schema_version": (False, lambda v: _whole(v) and v >= 1, "a whole number >= 1"),
     "value": (False, lambda v: v is None or _number(v), "a number or null"),
-    "x": (False, lambda v: v is None or _number(v) or isinstance(v, str), "a number, text or null"),
-    "seed": (False, lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
-    "names": (False, lambda v: isinstance(v, list) and all(isinstance(n, str) and n for n in v), "a list of names"),
-    "suite": (False, lambda v: isinstance(v, str), "text"),
+    "x": (False, lambda v: v is None or _number(v), "a number or null"),
+    "x_name": (False, lambda v: v is None or _plain_text(v), "plain text or null"),
+    "unit": (False, lambda v: v is None or _plain_text(v), "plain text or null"),
+    "higher_is_better": (False, lambda v: v is None or isinstance(v, bool), "true, false or null"),
+    "seed": (False, _whole, "a whole number"),
+    "names": (False, lambda v: isinstance(v, list) and all(isinstance(n, str) and NAME.fullmatch(n) for n in v),
+              "a list of variant expressions"),
+    "suite": (False, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a suite name"),
+    "suite_version": (False, _whole, "a whole number"),
+    "profile": (False, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a profile name"),
+    "profile_settings": (False, lambda v: isinstance(v, dict) and all(_setting(x) for x in v.values()),
+                         "an object of settings (numbers, truth values, plain text or flat lists)"),
     "job_hash": (False, lambda v: isinstance(v, str), "text"),
+    "spec_hash": (False, lambda v: isinstance(v, str), "text"),
+    "device": (False, _plain_text, "plain text"),
+    "dtype": (False, _plain_text, "plain text"),
+    "data_checksum": (False, lambda v: isinstance(v, str), "text"),
+    "code_version": (False, _plain_text, "plain text"),
+    "timestamp": (False, lambda v: isinstance(v, str), "text"),
+    "wall_time_s": (False, _number, "a number"),
+    "parameters": (False, lambda v: v is None or _whole(v), "a whole number or null"),
+    "library_versions": (False, lambda v: isinstance(v, dict), "an object"),
     "reason": (False, lambda v: v is None or isinstance(v, str), "text or null"),
     "spec": (False, lambda v: isinstance(v, dict), "an object"),
     "extra": (False, lambda v: v is None or isinstance(v, dict), "an object or null"),
 }
 
 
+def depth(value: Any) -> int:
+    """How deeply objects and lists nest in ``value`` (0 for a number or text), counted without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+        else:
+            continue
+        deepest = max(deepest, level + 1)
+    return deepest
+
+
 def schema_problem(record: Any) -> Optional[str]:
-    """Why ``record`` is not a bench record (the first key missing or of the wrong type), or None."""
+    """Why ``record`` is not a bench record (nested too deeply, or the first key missing or of the wrong type),
+    or None. A record of a newer format is not judged here: ``newer_schema`` says so first."""
     if not isinstance(record, dict):
         return f"a {type(record).__name__}, not a record"
+    if depth(record) > MAX_DEPTH:
+        return f"it nests objects and lists {depth(record)} deep, more than the {MAX_DEPTH} a record holds"
     for key, (required, check, what) in SCHEMA.items():
         if key not in record:
             if required:
@@ -51,6 +114,12 @@ def schema_problem(record: Any) -> Optional[str]:
         if not check(record[key]):
             return f"'{key}' is {json.dumps(record[key], default=str)[:40]}, not {what}"
     return None
+
+
+def newer_schema(record: Any) -> Optional[int]:
+    """The record's format when it is newer than this bench reads (``SCHEMA_VERSION``), else None."""
+    version = record.get("schema_version") if isinstance(record, dict) else None
+    return version if _whole(version) and version > SCHEMA_VERSION else None
 
 
 def names_of(records: Iterable[Record]) -> List[str]:

@@ -44,6 +44,7 @@ from harness.env import device_capability, library_versions, prepare_device, pro
 from harness.locks import owner_text
 from harness.outcomes import Outcome, RunSummary, job_status
 from harness.plan import DTYPES, Job, Plan
+from harness.records import SCHEMA_VERSION
 from harness.store import ResultsStore, StoreUnwritable
 from harness.workers import worker_count
 
@@ -60,7 +61,7 @@ def job_records(job: Job, measurements: List[Measurement], facts: Dict[str, Any]
     records = []
     for m in measurements:
         records.append({
-            "suite": job.suite, "suite_version": _suite_version(job), "task": job.suite,
+            "schema_version": SCHEMA_VERSION, "suite": job.suite, "suite_version": _suite_version(job), "task": job.suite,
             "variant": job.variant, "names": [job.variant], "spec": job.spec.to_dict(), "spec_hash": job.spec.content_hash(),
             "job_hash": job.job_hash, "profile": job.profile.name, "profile_settings": job.profile.settings(),
             "seed": job.seed, "metric": m.metric, "value": _number(m.value), "unit": _unit(job, m.metric),

@@ -35,7 +35,7 @@ from typing import Callable, Iterable, List, Optional
 
 from harness.errors import UsageError, UserError
 from harness.locks import JobLock
-from harness.records import Record, names_of, per_name, schema_problem, with_names
+from harness.records import SCHEMA_VERSION, Record, names_of, newer_schema, per_name, schema_problem, with_names
 
 COUNT_KEY = "records_in_file"
 TMP_PREFIX = ".tmp-"
@@ -45,6 +45,10 @@ STALE_TMP_S = 60.0
 
 class CorruptResultsError(UserError, ValueError):
     """A results file that cannot be read whole: a damaged line, a line that is no record, or a cut."""
+
+
+class NewerRecordsError(CorruptResultsError):
+    """A results file written by a later bench, in a record format this one does not read."""
 
 
 class StoreUnwritable(UserError, OSError):
@@ -123,9 +127,15 @@ class ResultsStore:
                     continue
                 try:
                     record = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+                    why = (exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                           if isinstance(exc, UnicodeDecodeError) else "nested too deeply to read")
                     raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} ({why}).") from None
+                newer = newer_schema(record)
+                if newer:
+                    raise NewerRecordsError(f"Results file {path} holds records of format {newer} at line {lineno}, "
+                                            f"newer than this bench reads (format {SCHEMA_VERSION}); update bench to "
+                                            f"read them.")
                 problem = schema_problem(record)
                 if problem:
                     raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} (not a bench record): {problem}.")
@@ -234,6 +244,9 @@ class ResultsStore:
     def _whole(self, path: Path) -> Optional[List[Record]]:
         try:
             return self.read_file(path)
+        except NewerRecordsError as exc:  # whole, from a later bench: left out, never set aside or retrained over
+            self.say(f"warning: {exc} Skipped: its records are left out; the file is kept.")
+            return None
         except CorruptResultsError as exc:
             self.say(f"warning: {exc} Skipped: its records are left out and its job counts as not done, "
                      f"so a run trains it again; the file is kept.")
@@ -245,6 +258,8 @@ class ResultsStore:
             try:
                 self.read_file(path)
                 continue
+            except NewerRecordsError:
+                continue  # a later bench's whole file is not damaged
             except CorruptResultsError:
                 pass
             aside, n = path.with_name(path.name + ".corrupt"), 1

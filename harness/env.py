@@ -115,6 +115,17 @@ def full_precision_cudnn() -> str:
 RESULT_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "submitit")
 
 
+#: the versions that are part of a job's identity (harness/plan.py): a job stored under other ones is run again.
+#: submitit schedules jobs and computes nothing, so it is left out
+IDENTITY_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "cuda", "cudnn")
+
+
+def identity_libraries(versions: Optional[Dict[str, Optional[str]]] = None) -> Dict[str, Optional[str]]:
+    """The versions of ``IDENTITY_LIBRARIES`` in ``versions`` (default: this machine's)."""
+    versions = library_versions() if versions is None else versions
+    return {name: versions.get(name) for name in IDENTITY_LIBRARIES}
+
+
 @functools.lru_cache(maxsize=1)
 def library_versions() -> Dict[str, Optional[str]]:
     """The installed version of each library that can change a result (None: not installed), with CUDA's and

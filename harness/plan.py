@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 from tabulate import tabulate
@@ -177,12 +178,45 @@ def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
     return changed
 
 
-def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, device: str, dtype: str, checksum: str) -> str:
-    """Content hash of everything that determines a job's results."""
-    return stable_hash({
+def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, device: str, dtype: str, checksum: str,
+             libraries: Optional[Dict[str, Optional[str]]] = None) -> str:
+    """Content hash of everything that determines a job's results: with ``libraries`` (the versions of
+    harness.env.IDENTITY_LIBRARIES) as every job is stored now; without, as jobs were stored before they counted."""
+    identity = {
         "suite": suite.name, "suite_version": suite.version, "spec": spec.to_dict(), "profile": profile.settings(),
         "seed": seed, "device": device.split(":")[0], "dtype": dtype, "data": checksum, "code": code_version(),
-    })
+    }
+    if libraries is not None:
+        identity["libraries"] = libraries
+    return stable_hash(identity)
+
+
+def find_stored(store: ResultsStore, suite: Suite, spec, profile: Profile, seed: int, device: str, dtype: str,
+                checksum: str, libraries: Dict[str, Optional[str]]) -> Tuple[str, Optional[Path]]:
+    """The job's hash and its stored file (None: not stored here). A file stored before the library versions were
+    part of the hash is the job's only when its records ran under these same versions; under others the job runs
+    again, stored beside it under its new hash."""
+    h = job_hash(suite, spec, profile, seed, device, dtype, checksum, libraries)
+    stored = store.find(suite.name, h)
+    if stored is not None:
+        return h, stored
+    legacy = job_hash(suite, spec, profile, seed, device, dtype, checksum)
+    old = store.find(suite.name, legacy)
+    if old is not None and stored_libraries(store, old) == libraries:
+        return legacy, old
+    return h, None
+
+
+def stored_libraries(store: ResultsStore, path: Path) -> Optional[Dict[str, Optional[str]]]:
+    """The identity libraries a stored job ran under (records from before ``library_versions`` name torch only)."""
+    from harness.env import identity_libraries
+
+    records = store.read_file(path)
+    first = records[0] if records else {}
+    if isinstance(first.get("library_versions"), dict):
+        return identity_libraries(first["library_versions"])
+    current = identity_libraries()
+    return {**current, "torch": first.get("torch_version")} if first.get("torch_version") else None
 
 
 def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[int], device: str, dtype: str,
@@ -202,6 +236,7 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
     if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
         raise UsageError(f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
                          f"is {device}; give device=cuda, or leave set.cuda_graphs=false.")
+    from harness.env import identity_libraries
     from harness.footprint import footprint_problem, window_problem
 
     try:
@@ -213,6 +248,7 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
         raise UsageError(too_big)
     plan = Plan(suite, profile, options)
     checksum = data_checksum(suite, profile, options)
+    libraries = identity_libraries()
     torch_dtype = DTYPES[dtype]
     for variant in variants:
         spec = suite.spec_for(variant, profile, options)
@@ -227,10 +263,9 @@ def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[i
         elif reasons:
             kind, condition = skip_kind(spec, device.split(":")[0], torch_dtype, suite.trains, reasons)
         for seed in seeds:
-            h = job_hash(suite, spec, profile, seed, device, dtype, checksum)
+            h, stored = find_stored(store, suite, spec, profile, seed, device, dtype, checksum, libraries)
             job = Job(suite.name, variant, spec, profile, seed, device, dtype, checksum, h,
                       skip_reason="; ".join(reasons) or None, skip_kind=kind, asked=asked, skip_condition=condition)
-            stored = store.find(suite.name, h)
             if stored is not None and not _retried(store, stored, job):
                 job.stored = str(stored)
             plan.jobs.append(job)

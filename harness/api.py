@@ -16,11 +16,18 @@ for the group of records a report would cover: the newest, or the newest matchin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
 from harness.errors import UsageError
+from harness.groups import SELECT_KEYS
+from harness.rules import show
+
+#: the keyword selectors of ``records`` (a profile setting is selected through ``settings``)
+SELECTORS = SELECT_KEYS
+#: the columns every record has, which ``report`` needs
+REQUIRED_COLUMNS = ("metric", "status", "variant", "value", "spec")
 
 
 def records(suite: str, results_dir: str | Path = "results", settings: Optional[Dict[str, Any]] = None,
@@ -33,9 +40,20 @@ def records(suite: str, results_dir: str | Path = "results", settings: Optional[
     from harness.groups import describe, select, split_groups
     from harness.report import records_frame
     from harness.store import ResultsStore
-    from harness.contract import suites
 
-    suites.get(suite)  # an unknown suite is a clear error
+    _check_suite(suite)
+    _check_folder("results_dir", results_dir)
+    unknown = [key for key in selection if key not in SELECTORS]
+    if unknown:
+        from variants import close_matches
+
+        matches = close_matches(unknown[0], list(SELECTORS))
+        hint = f" Did you mean {matches[0]}=?" if matches else ""
+        raise UsageError(f"records() has no selector {unknown[0]}={show(selection[unknown[0]])}.{hint} Selectors: "
+                         f"{', '.join(SELECTORS)}, and settings={{'steps': 100, ...}}.")
+    if settings is not None and not isinstance(settings, Mapping):
+        raise UsageError(f"settings={show(settings)} is not a mapping of setting names to values; give e.g. "
+                         f"settings={{'steps': 100}}.")
     found = ResultsStore(results_dir).load(suite)
     if not found:
         raise UsageError(f"No results for suite {suite} under {results_dir}/{suite}/; run `bench run suite={suite}` first.")
@@ -46,6 +64,21 @@ def records(suite: str, results_dir: str | Path = "results", settings: Optional[
     frame = with_spec_columns(group.frame)
     frame.attrs.update(suite=suite, group=describe(group, groups))
     return frame
+
+
+def _check_suite(suite: Any) -> None:
+    """A UsageError unless ``suite`` names a registered suite (the sentence ``bench run suite=`` prints)."""
+    from harness.contract import suites
+
+    if not isinstance(suite, str):
+        raise UsageError(f"suite={show(suite)} is not a suite name; give one of {', '.join(suites.names())}.")
+    suites.get(suite)  # an unknown name: UnknownNameError, one sentence with close matches
+
+
+def _check_folder(key: str, value: Any) -> None:
+    if not isinstance(value, (str, Path)) or not str(value):
+        raise UsageError(f"{key}={show(value)} is not a folder path; give a path such as {key}="
+                         f"{'reports' if key == 'reports_dir' else 'results'}.")
 
 
 def with_spec_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -71,9 +104,21 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Pat
     The frame must hold one suite's records of one group, as ``records`` returns them; the spec columns it
     added are dropped again. Returns the paths written.
     """
-    from harness.groups import split_groups
+    from harness.config import writable_folder
     from harness.contract import suites
+    from harness.groups import split_groups
 
+    if not isinstance(frame, pd.DataFrame):
+        raise UsageError(f"report() takes a DataFrame of records(...) or a slice of it, not a {type(frame).__name__} "
+                         f"({show(frame)[:40]}).")
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise UsageError(f"The frame lacks the column(s) {', '.join(missing)} that every record has; pass a frame "
+                         f"from records(...) or a slice of it.")
+    _check_folder("reports_dir", reports_dir)
+    problem = writable_folder("reports_dir", str(reports_dir))
+    if problem:
+        raise UsageError(problem)
     if not len(frame):
         raise UsageError("The frame holds no records; nothing to report.")
     names = sorted(set(frame.suite)) if "suite" in frame else [frame.attrs.get("suite")]

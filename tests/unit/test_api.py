@@ -68,3 +68,35 @@ def test_report_rebuilds_the_suites_report_from_a_slice(results, tmp_path):
     assert "## Against the published finding" in text
     with pytest.raises(UsageError, match="never mixes groups"):
         report(pd.concat([df, records("position_extrapolation", results, profile="tiny")]), tmp_path / "mixed")
+
+
+#: bad calls of the API, each with what its one sentence must name (the argument and the value)
+BAD_CALLS = [
+    (lambda r, t: records(123, r), ["suite=123"]),
+    (lambda r, t: records("nosuch_suite", r), ["nosuch_suite"]),
+    (lambda r, t: records("position_extrapolation", r, nosuch=1), ["nosuch=1", "profile"]),
+    (lambda r, t: records("position_extrapolation", r, profil="quick"), ["profil=quick", "Did you mean profile"]),
+    (lambda r, t: records("position_extrapolation", r, settings="steps=5"), ["settings=steps=5"]),
+    (lambda r, t: records("position_extrapolation", r, settings=[("steps", 5)]), ["settings="]),
+    (lambda r, t: records("position_extrapolation", 42), ["results_dir=42"]),
+    (lambda r, t: records("position_extrapolation", r, settings={"stepz": 5}), ["stepz"]),
+    (lambda r, t: report("not a frame", t), ["str", "not a frame"]),
+    (lambda r, t: report(None, t), ["NoneType"]),
+    (lambda r, t: report(records("position_extrapolation", r).drop(columns=["status"]), t), ["status"]),
+    (lambda r, t: report(records("position_extrapolation", r), "/proc/x/rep"), ["reports_dir=/proc/x/rep"]),
+    (lambda r, t: report(records("position_extrapolation", r), t / "afile" / "sub"), ["reports_dir=", "afile"]),
+    (lambda r, t: report(records("position_extrapolation", r), 3.5), ["reports_dir=3.5"]),
+]
+
+
+@pytest.mark.parametrize("call,named", BAD_CALLS, ids=[str(i) for i in range(len(BAD_CALLS))])
+def test_a_bad_call_raises_the_projects_error_in_one_sentence_naming_the_argument(results, tmp_path, call, named):
+    from harness.errors import UserError
+
+    (tmp_path / "afile").write_text("a file")
+    with pytest.raises(UserError) as caught:
+        call(results, tmp_path)
+    message = str(caught.value).strip("'\"")
+    assert "\n" not in message and message.endswith(".")
+    for part in named:
+        assert part in message, (part, message)

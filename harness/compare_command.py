@@ -47,11 +47,28 @@ def split(args: List[str]) -> Tuple[str, str, List[str]]:
 
 def both_ran(store, suite: str, a: str, b: str, wanted: Dict[str, Any]):
     """The newest group of ``suite`` that holds both variants and matches ``wanted`` (None when none does)."""
-    from harness.groups import first_match, split_groups
+    from harness.groups import first_match
+
+    return first_match(groups_with_both(store, suite, a, b), wanted)
+
+
+def groups_with_both(store, suite: str, a: str, b: str):
+    """Every group of ``suite`` that holds both variants, whatever its selectors."""
+    from harness.groups import split_groups
     from harness.report import records_frame
 
-    groups = [g for g in split_groups(records_frame(store.load(suite))) if {a, b} <= set(g.frame.variant)]
-    return first_match(groups, wanted)
+    return [g for g in split_groups(records_frame(store.load(suite))) if {a, b} <= set(g.frame.variant)]
+
+
+def refuse_selection(store, names: List[str], a: str, b: str, wanted: Dict[str, Any]) -> None:
+    """When groups hold both variants but none matches ``wanted``: the UsageError ``bench report`` gives, naming
+    the key, the value and the values present (harness.groups.select), for the first suite that has both."""
+    from harness.groups import select
+
+    for name in names:
+        groups = groups_with_both(store, name, a, b)
+        if groups and wanted:
+            select(groups, name, wanted)  # raises the sentence naming what no group has
 
 
 def run(args: List[str], out=print) -> int:
@@ -74,11 +91,21 @@ def run(args: List[str], out=print) -> int:
         suites.get(cfg.suite)  # an unknown suite is a clear error
     groups = {name: both_ran(store, name, a, b, cfg.selection()) for name in names}
     groups = {name: group for name, group in groups.items() if group is not None}
+    if not groups:
+        refuse_selection(store, names, a, b, cfg.selection())
     if cfg.metric and groups:
         measured = sorted({m for g in groups.values() for m in g.frame[g.frame.variant.isin([a, b])].metric.dropna()})
         if cfg.metric not in measured:  # refused before anything is printed
             raise UsageError(f"Unknown metric={cfg.metric}: `{a}` and `{b}` measured none by that name "
                              f"in {', '.join(groups)}; choose one of {', '.join(measured)}.")
+    if cfg.at is not None and not cfg.suite:  # an x of one suite's metric: every suite compared must have it
+        for name, group in groups.items():
+            comparisons = paired(group.frame, a, b, [cfg.metric] if cfg.metric else None,
+                                 {m.name: m.higher_is_better for m in suites.get(name).metrics})
+            missing = headlines(comparisons, suites.get(name), cfg.at)[1] if comparisons else None
+            if missing:
+                raise UsageError(f"In suite {name}, {missing[:-1]}, and name the suite (suite={name}) to compare "
+                                 f"that suite alone.")
     found = 0
     for name, group in groups.items():
         found += 1

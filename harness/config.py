@@ -34,6 +34,10 @@ def writable_folder(key: str, value: str) -> Optional[str]:
     """
     path = Path(value).expanduser()
     example = f"{key}={'reports' if key == 'reports_dir' else 'results'}"
+    try:
+        path.resolve()
+    except (RuntimeError, OSError):  # RuntimeError before Python 3.13, OSError (ELOOP) after
+        return f"{key}={show(value)} is a loop of symbolic links, no folder; give a real folder, e.g. {example}."
     too_long = name_too_long(path)
     if too_long:
         return f"{key}={show(value)} {too_long}; give a shorter folder name, e.g. {example}."

@@ -290,7 +290,11 @@ def unsaved_folder(root: Path) -> Path:
     """Where the records of ``root`` that could not be written are kept: a folder of the user's cache named by
     the results folder's absolute path (``$XDG_CACHE_HOME/bench/unsaved/<hash>/<suite>/``)."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
+    try:
+        where = Path(root).resolve()
+    except (RuntimeError, OSError):  # a loop of links: named by its absolute path (the folder check refuses it)
+        where = Path(root).absolute()
+    key = hashlib.sha256(str(where).encode()).hexdigest()[:16]
     return cache / "bench" / "unsaved" / key
 
 

@@ -10,7 +10,7 @@ CUDA = torch.cuda.is_available()
 MISSING_CUDA = f"cuda:{torch.cuda.device_count()}" if CUDA else "cuda:0"
 
 # (arguments after `bench run`, the key the message must name, a fragment of the bad value it must show)
-# <empty>, <ten>, <file>, <dir>, <world_writable>, <tiny_src>, <tiny_tgt> and <missing> stand for files made by
+# <empty>, <ten>, <file>, <dir>, <world_writable>, <tiny_src>, <tiny_tgt>, <loop> and <missing> stand for files made by
 # the `files` fixture.
 BAD = [
     # malformed lists and variant expressions
@@ -227,6 +227,10 @@ BAD = [
     (["variants=[alibi+gqa2+alibi]"], "Variant", "alibi+gqa2+alibi"),
     (["suite=training_stability", "variants=[post_ln+no_warmup+no_warmup]"], "Variant", "no_warmup"),
     (["suite=recall", "set.mqar_kv=[1,64]", "set.mqar_keys=8"], "set.mqar_keys", "8"),
+    (["data=<huge>"], "data", "huge.txt"),
+    (["suite=translation", "data=<huge>,<tiny_tgt>"], "data", "huge.txt"),
+    (["results_dir=<loop>"], "results_dir", "loop of symbolic links"),
+    (["reports_dir=<loop>/sub"], "reports_dir", "loop of symbolic links"),
     # options and paths
     (["allow_skips=maybe"], "allow_skips", "maybe"),
     (["allow_skips="], "allow_skips", "allow_skips="),

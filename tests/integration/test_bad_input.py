@@ -14,6 +14,7 @@ import torch
 from harness.cli import main
 from harness.config import RunConfig, parse, usable_device
 from harness.errors import UsageError
+from harness.footprint import memory_bytes
 from harness.plan import apply_overrides
 from harness.rules import problems_of
 from harness.contract import suites
@@ -32,7 +33,11 @@ def files(tmp_path_factory):
     (root / "adir").mkdir()
     (root / "shared").mkdir()
     (root / "shared").chmod(0o777)
-    return {"empty": root / "empty.txt", "ten": root / "ten.txt", "file": root / "afile", "missing": root / "missing.txt",
+    (root / "loop_a").symlink_to(root / "loop_b")
+    (root / "loop_b").symlink_to(root / "loop_a")
+    with open(root / "huge.txt", "wb") as sparse:  # as large as this machine's memory, taking no disk
+        sparse.truncate(memory_bytes() or 2**40)
+    return {"loop": root / "loop_a", "huge": root / "huge.txt", "empty": root / "empty.txt", "ten": root / "ten.txt", "file": root / "afile", "missing": root / "missing.txt",
             "tiny_src": root / "src.txt", "tiny_tgt": root / "tgt.txt", "dir": root / "adir", "world_writable": root / "shared"}
 
 

@@ -62,3 +62,16 @@ def test_recall_names_its_longest_task_sequence():
 @pytest.mark.parametrize("n,text", [(512, "512 B"), (2048, "2.0 KiB"), (3 * 2**30, "3.0 GiB")])
 def test_bytes_read_in_binary_units(n, text):
     assert human_bytes(n) == text
+
+
+def test_a_corpus_file_too_large_to_read_whole_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import harness.footprint
+    from suites.common.data.text import CorpusError, load_corpus
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("abcdefgh" * 128)  # 1 KiB
+    monkeypatch.setattr(harness.footprint, "memory_bytes", lambda: 8 * 1024)
+    with pytest.raises(CorpusError, match=r"data='.*corpus.txt' is 1.0 KiB.*at most 512 B"):
+        load_corpus(str(corpus))
+    monkeypatch.setattr(harness.footprint, "memory_bytes", lambda: 64 * 1024)
+    assert len(load_corpus(str(corpus)).text) == 1024

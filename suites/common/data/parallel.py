@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Tuple
 
-from suites.common.data.text import CorpusError
+from suites.common.data.text import CorpusError, check_readable_size
 
 Pair = Tuple[str, str]
 BUILT_IN = ("numbers_en_fr", "bible_en_es")
@@ -79,6 +79,7 @@ def _lines(path_text: str) -> List[str]:
     path = Path(path_text.strip()).expanduser()
     if not path.is_file():
         raise CorpusError(f"data file '{path_text}' is not a readable file; give data=SOURCE.txt,TARGET.txt.")
+    check_readable_size("data", path)
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:

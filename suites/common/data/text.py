@@ -70,7 +70,25 @@ def load_corpus(source: str = DEFAULT_CORPUS) -> TextCorpus:
     path = Path(source).expanduser()
     if not path.is_file():
         raise CorpusError(f"data='{source}' is neither 'pydoc', 'bible' nor a readable text file.")
+    check_readable_size("data", path)
     return _read_corpus(str(path), path.stat().st_mtime_ns)
+
+
+#: bytes of memory a corpus takes per byte of its file once read: the text (up to 4 bytes a character), its
+#: characters' ids (int64) and the split copies made from them
+BYTES_PER_FILE_BYTE = 16
+
+
+def check_readable_size(key: str, path: Path) -> None:
+    """A CorpusError, before the file is read, when reading ``path`` whole would not fit this machine's memory."""
+    from harness.footprint import human_bytes, memory_bytes
+
+    memory, size = memory_bytes(), path.stat().st_size
+    if memory and size * BYTES_PER_FILE_BYTE > memory:
+        raise CorpusError(f"{key}='{path}' is {human_bytes(size)}; bench reads a corpus whole into memory (about "
+                          f"{BYTES_PER_FILE_BYTE} bytes per byte of text, with its ids), so at most "
+                          f"{human_bytes(memory // BYTES_PER_FILE_BYTE)} fit this machine's {human_bytes(memory)}; "
+                          f"give a smaller file.")
 
 
 @functools.lru_cache(maxsize=4)

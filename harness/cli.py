@@ -107,6 +107,8 @@ def _terminate_as_interrupt() -> None:
 
 
 def _main(argv: List[str]) -> int:
+    from harness.atomic import OutputUnwritable
+
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0
@@ -127,6 +129,9 @@ def _main(argv: List[str]) -> int:
     except KeyboardInterrupt:
         print("bench: interrupted; finished jobs are stored and a rerun resumes from them.", file=sys.stderr)
         return 130
+    except OutputUnwritable as exc:  # a full disk or read-only folder while writing a report (harness/atomic.py)
+        print(f"bench: {exc}", file=sys.stderr)
+        return 1
     except StoreUnwritable as exc:  # a fault during the run, not bad input: the records are kept (harness/store.py)
         print(f"bench: {exc}", file=sys.stderr)
         return 1

@@ -56,9 +56,22 @@ def train_once(model: nn.Module, key: str, folder: Optional[Path], train: Callab
     """Load the weights of training ``key`` into ``model`` from ``folder``, or run ``train()`` and save them there."""
     if folder is None:
         return _train_or_load(model, key, None, train, label)
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    with _locked(Path(folder) / f".lock-{key}"):
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        lock = _locked(Path(folder) / f".lock-{key}")
+    except OSError as exc:  # the results folder went read-only or full: the job trains without sharing its training
+        _unkept(key, exc)
+        return _train_or_load(model, key, None, train, label)
+    with lock:
         return _train_or_load(model, key, path_for(folder, key), train, label)
+
+
+def _unkept(key: str, exc: OSError) -> None:
+    """Say that training ``key`` is not kept for other jobs: a checkpoint only saves time, so the job goes on."""
+    import sys
+
+    print(f"bench: warning: the checkpoint of training {key} cannot be kept ({exc.strerror or exc}); this job goes "
+          f"on, and a later job that needs the same training trains it again.", file=sys.stderr)
 
 
 def _locked(path: Path) -> JobLock:
@@ -78,8 +91,11 @@ def _train_or_load(model: nn.Module, key: str, path: Optional[Path], train: Call
     result = train()
     if path is not None:
         state = {name: t.detach().cpu() for name, t in model.state_dict().items()}
-        save(path, {"state_dict": state, "final_loss": result.final_loss, "wall_time_s": result.wall_time_s,
-                    "tokens_per_s": result.tokens_per_s, "label": label, "key": key})
+        try:
+            save(path, {"state_dict": state, "final_loss": result.final_loss, "wall_time_s": result.wall_time_s,
+                        "tokens_per_s": result.tokens_per_s, "label": label, "key": key})
+        except OSError as exc:  # a full or read-only folder fails the save, never the job that trained
+            _unkept(key, exc)
     return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key)
 
 

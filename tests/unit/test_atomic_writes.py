@@ -51,3 +51,31 @@ def test_a_figure_is_saved_in_its_suffix_format_and_a_failed_save_keeps_the_old_
         pass
     plt.close(fig)
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
+
+
+def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_report_stays(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import harness.atomic
+    from harness.cli import main
+    from harness.store import ResultsStore
+    from test_api import pe_records
+
+    store = ResultsStore(tmp_path / "results")
+    for seed in (0, 1):
+        store.write("position_extrapolation", f"a{seed}", f"alibi-s{seed}", pe_records("alibi", seed, 4.5))
+    args = ["report", "suite=position_extrapolation", f"results_dir={tmp_path / 'results'}", f"reports_dir={tmp_path / 'r'}"]
+    assert main(args) == 0
+    before = (tmp_path / "r" / "position_extrapolation.md").read_text()
+    capsys.readouterr()
+
+    def full(path):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(harness.atomic, "_temporary", full)
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "No space left on device" in err and "position_extrapolation" in err and "no record was touched" in err
+    assert (tmp_path / "r" / "position_extrapolation.md").read_text() == before
+    assert len(store.load("position_extrapolation")) == len(pe_records("alibi", 0, 4.5)) * 2

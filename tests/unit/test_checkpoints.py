@@ -65,3 +65,29 @@ def test_two_jobs_reaching_one_training_at_once_train_it_once(tmp_path):
     first.join()
     assert calls == [1] and sources == {0: "trained by this job", 1: "checkpoint of job job0"}
     assert not list(tmp_path.glob(".lock-*"))
+
+
+def test_a_checkpoint_that_cannot_be_saved_never_fails_the_job_that_trained(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import suites.common.checkpoints as checkpoints
+
+    def full(path, payload):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(checkpoints, "save", full)
+    calls = []
+    model = nn.Linear(3, 3)
+    trained = train_once(model, "abc", tmp_path, _trainer(model, calls), label="rope-s0")
+    assert trained.source == "trained by this job" and trained.final_loss == 0.5 and calls == [1]
+    assert "cannot be kept (No space left on device)" in capsys.readouterr().err
+
+
+def test_a_folder_that_cannot_hold_checkpoints_trains_without_them(tmp_path, capsys):
+    blocked = tmp_path / "afile"
+    blocked.write_text("a file where the checkpoint folder would be")
+    calls = []
+    model = nn.Linear(3, 3)
+    trained = train_once(model, "abc", blocked / "checkpoints", _trainer(model, calls))
+    assert trained.source == "trained by this job" and calls == [1]
+    assert "cannot be kept" in capsys.readouterr().err

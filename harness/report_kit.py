@@ -77,8 +77,17 @@ def status_notes(df: pd.DataFrame, line: Union[str, Callable[[Any], str]] = "- `
     same note; ``line`` is formatted with the record's columns (or called with the record).
     """
     bad = df[df.status.isin(statuses)] if statuses is not None else df[df.status != "ok"]
-    say = line if callable(line) else (lambda r: line.format(**r._asdict()))
+    say = line if callable(line) else (
+        lambda r: line.format(**{k: markdown_text(v) if isinstance(v, str) else v for k, v in r._asdict().items()}))
     return [say(r) for r in bad.drop_duplicates(list(keys)).itertuples()]
+
+
+def markdown_text(text: str) -> str:
+    """Free text of a record (a failure's reason, an exception's message) as Markdown shows it literally: HTML
+    characters escaped, a table's cell separator and code quotes neutralised, one line."""
+    import html
+
+    return html.escape(" ".join(str(text).split()), quote=False).replace("|", "\\|").replace("`", "'")
 
 
 # --- numbers -------------------------------------------------------------------------------------------

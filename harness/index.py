@@ -20,7 +20,8 @@ from harness.fill import run_command
 from harness.groups import Group, describe
 from harness.report import markdown_table
 from harness.findings import NOT_TESTABLE, VERDICTS
-from harness.scoreboard import KIND, scoreboard
+from harness.answers import answers_section
+from harness.scoreboard import CLAIM, KIND, scoreboard
 
 INDEX = "index.md"
 FIGURE = "index_pareto.png"
@@ -53,8 +54,8 @@ def _counts(board: pd.DataFrame, noun: str = "findings") -> str:
 def _board_tables(board: pd.DataFrame) -> List[str]:
     """The findings table, then the checks table (true by construction, or against this project's own earlier
     measurement: a failure there is a bug, not a result)."""
-    findings = board[board[KIND] == "finding"].drop(columns=[KIND])
-    checks = board[board[KIND] == "check"].drop(columns=[KIND, "cause"])
+    findings = board[board[KIND] == "finding"].drop(columns=[KIND, CLAIM])
+    checks = board[board[KIND] == "check"].drop(columns=[KIND, CLAIM, "cause"])
     if not findings.cause.astype(bool).any():
         findings = findings.drop(columns=["cause"])
     lines = ["One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
@@ -84,8 +85,9 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional
     board = scoreboard(frames, profile_for, shown_dir, reports)
     table = tradeoffs.build(frames, profile_for, shown_dir)
     figure = pareto.figure(table, reports_dir / "figures" / FIGURE)
-    lines = ["# Which variant should I use?", "",
-             f"Rebuilt by `bench report` from the records under `{results_dir or 'results'}/`; nothing here is typed by "
+    lines = ["# Which variant should I use?", ""] + answers_section(board, frames)
+    lines += ["## Records", "",
+              f"Rebuilt by `bench report` from the records under `{results_dir or 'results'}/`; nothing here is typed by "
              "hand. Each suite contributes the group of records its own report covers (a report never mixes profiles, "
              "devices, dtypes, data or suite versions):", ""]
     lines += [f"- {name}: {describe(group)}" for name, group in sorted(groups.items())]

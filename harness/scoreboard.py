@@ -21,6 +21,8 @@ COLUMNS = ("finding", "source", "published", "our measurement", "95% interval, s
 INTERVAL = "95% interval, seeds"
 #: the column that says whether a row is a finding or a check (harness/findings.py KINDS); the index splits on it
 KIND = "kind"
+#: the column holding the row's claim key (not shown): the index's answers pick their findings by it
+CLAIM = "claim"
 
 
 def _cell(text: str) -> str:
@@ -52,7 +54,7 @@ def row(found: Finding, frame: Optional[pd.DataFrame], profile: Optional[str], r
     cause = found.cause if found.verdict != "agrees" else ""
     return {"finding": name, "source": claim.source, "published": claim.published, "our measurement": measured,
             INTERVAL: interval, "profile, corpus, device": setting(frame), "verdict": found.verdict, "cause": cause,
-            KIND: claim.kind}
+            KIND: claim.kind, CLAIM: claim.key}
 
 
 def measurement(found: Finding, frame: Optional[pd.DataFrame] = None) -> Tuple[str, str]:
@@ -87,5 +89,5 @@ def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], 
             finding = found.get(claim.key) or not_run(claim)
             report = reports.get(name) if frame is not None else None
             rows.append(row(finding, frame if finding.verdict != "not run" else None, profile_for(name), results_dir, report))
-    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND])
+    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND, CLAIM])
     return frame.apply(lambda col: col.map(_cell))

@@ -1,0 +1,107 @@
+"""The answers the index opens with: one per question a user brings, each drawn from the scoreboard's verdicts.
+
+The rule, the same for every question: a finding that agrees is stated as this benchmark's answer; one that
+disagrees is stated as contradicted here; the rest (inconclusive, not testable here, not run) are counted as
+undecided, and a question none of whose findings agrees or disagrees says that the evidence here cannot decide it.
+Every statement links the finding it rests on, and each answer carries its scale in one line (parameters, training
+steps and seeds of the records behind it), since a verdict at this scale is no verdict at a billion parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, Tuple
+
+import pandas as pd
+
+#: the hidden scoreboard column holding each row's claim key (harness/scoreboard.py)
+CLAIM = "claim"
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question a user brings, and the claims (by key) whose verdicts answer it."""
+
+    text: str
+    claims: Tuple[str, ...]
+
+
+QUESTIONS: Tuple[Question, ...] = (
+    Question("Which position encoding holds up past the training length?",
+             ("alibi_extrapolates", "rope_blows_up", "pi_short", "pi_beats_extrapolation", "ntk_close", "yarn_close",
+              "position_length_generalisation", "dense_fails_past_training")),
+    Question("How small can the KV cache get at equal quality?",
+             ("gqa_keeps_mha_quality", "mla_beats_mha", "window_costs_little", "decode_is_memory_bound")),
+    Question("Which architecture recalls and copies what it has read?",
+             ("attention_solves_mqar", "transformers_copy_longer", "gated_deltanet_recalls_best",
+              "delta_rule_beats_linear_attention", "larger_state_recalls_more", "hybrid_restores_recall",
+              "gated_rnn_longer_lags", "attention_long_sentences")),
+    Question("Which normalisation and warm-up train stably?",
+             ("post_ln_trains_worse", "post_ln_gradient_grows", "post_ln_harder_to_train", "post_ln_needs_warmup",
+              "clipping_stabilises_sgd")),
+)
+
+
+def scale(frames: Mapping[str, pd.DataFrame], suites_used: List[str]) -> str:
+    """'up to 0.8M parameters, 500-3000 training steps, 3 seeds' of the records of ``suites_used``."""
+    params, steps, seeds = [], [], []
+    for name in suites_used:
+        frame = frames.get(name)
+        if frame is None or not len(frame):
+            continue
+        if "parameters" in frame:
+            params += [p for p in pd.to_numeric(frame.parameters, errors="coerce").dropna()]
+        settings = frame.profile_settings.dropna() if "profile_settings" in frame else []
+        steps += [s["steps"] for s in settings if isinstance(s, dict) and isinstance(s.get("steps"), int)]
+        if "seed" in frame:
+            seeds.append(int(frame.seed.nunique()))
+    parts = []
+    if params:
+        parts.append(f"up to {max(params) / 1e6:.1f}M parameters")
+    if steps:
+        low, high = min(steps), max(steps)
+        parts.append(f"{low} training steps" if low == high else f"{low}-{high} training steps")
+    if seeds:
+        low, high = min(seeds), max(seeds)
+        parts.append(f"{low} seed{'s' if low > 1 else ''}" if low == high else f"{low}-{high} seeds")
+    return ", ".join(parts) or "no records"
+
+
+def answer_lines(question: Question, board: pd.DataFrame, frames: Mapping[str, pd.DataFrame],
+                 suite_of: Mapping[str, str]) -> List[str]:
+    """The Markdown of one question's answer under the module's rule."""
+    rows = board[board[CLAIM].isin(question.claims)]
+    agree = [r.finding for r in rows.itertuples() if r.verdict == "agrees"]
+    disagree = [r.finding for r in rows.itertuples() if r.verdict == "disagrees"]
+    undecided = rows[~rows.verdict.isin(["agrees", "disagrees"])]
+    lines = [f"**{question.text}**", ""]
+    if agree:
+        lines += ["- Supported here: " + "; ".join(agree) + "."]
+    if disagree:
+        lines += ["- Contradicted here: " + "; ".join(disagree) + "."]
+    if not agree and not disagree:
+        lines += ["- The evidence here cannot decide it: every finding it rests on is inconclusive, not testable here "
+                  "or not run."]
+    if len(undecided):
+        lines += ["- Undecided: " + "; ".join(f"{r.finding} ({r.verdict})" for r in undecided.itertuples())
+                  + " (the scoreboard says why for each)."]
+    used = sorted({suite_of[c] for c in rows[CLAIM] if c in suite_of and rows[rows[CLAIM] == c].verdict.iloc[0] != "not run"})
+    lines += [f"- Scale: {scale(frames, used)}" + (f" ({', '.join(used)})." if used else "."), ""]
+    return lines
+
+
+def answers_section(board: pd.DataFrame, frames: Mapping[str, pd.DataFrame],
+                    suite_of: Optional[Mapping[str, str]] = None) -> List[str]:
+    """The index's opening section: every question's answer, under the rule this module states."""
+    from harness.contract import suites
+
+    if suite_of is None:
+        suite_of = {c.key: name for name in suites.names() for c in suites.get(name).claims}
+    lines = ["## Answers", "",
+             "Each answer is drawn from the findings scoreboard below by one rule: a finding that agrees is stated as "
+             "supported here, one that disagrees as contradicted here, and the rest are counted as undecided; a "
+             "question with no finding either way says the evidence here cannot decide it. The scale line says how "
+             "small these models are: a verdict here is evidence at that scale, not at a production model's.", ""]
+    for question in QUESTIONS:
+        lines += answer_lines(question, board, frames, suite_of)
+    return lines

@@ -84,7 +84,7 @@ def answer_lines(question: Question, board: pd.DataFrame, frames: Mapping[str, p
                   "or not run."]
     if len(undecided):
         lines += ["- Undecided: " + "; ".join(f"{r.finding} ({r.verdict})" for r in undecided.itertuples())
-                  + " (the scoreboard says why for each)."]
+                  + ". The scoreboard says why for each."]
     used = sorted({suite_of[c] for c in rows[CLAIM] if c in suite_of and rows[rows[CLAIM] == c].verdict.iloc[0] != "not run"})
     lines += [f"- Scale: {scale(frames, used)}" + (f" ({', '.join(used)})." if used else "."), ""]
     return lines

@@ -1,5 +1,7 @@
 """`bench run report=true` reports the group the run wrote, never a newer one of another run."""
 
+import time
+
 from harness.cli import main
 
 TINY = ["suite=position_extrapolation", "variants=[rope]", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",
@@ -10,6 +12,7 @@ TINY = ["suite=position_extrapolation", "variants=[rope]", "set.d_model=16", "se
 def test_a_run_reports_its_own_group_not_the_newest(tmp_path, capsys):
     dirs = [f"results_dir={tmp_path / 'results'}", f"reports_dir={tmp_path / 'reports'}"]
     assert main(["run", *dirs, *TINY, "set.steps=2"]) == 0
+    time.sleep(1.1)  # records are stamped to the second: two tiny runs in one second would tie for the newest
     assert main(["run", *dirs, *TINY, "set.steps=3"]) == 0  # another group, now the newest
     capsys.readouterr()
     assert main(["run", *dirs, *TINY, "set.steps=2", "report=true"]) == 0  # stored: nothing reruns, it reports

@@ -98,29 +98,26 @@ def run(args: List[str], out=print) -> int:
         if cfg.metric not in measured:  # refused before anything is printed
             raise UsageError(f"Unknown metric={cfg.metric}: `{a}` and `{b}` measured none by that name "
                              f"in {', '.join(groups)}; choose one of {', '.join(measured)}.")
-    if cfg.at is not None and not cfg.suite:  # an x of one suite's metric: every suite compared must have it
-        for name, group in groups.items():
-            comparisons = paired(group.frame, a, b, [cfg.metric] if cfg.metric else None,
-                                 {m.name: m.higher_is_better for m in suites.get(name).metrics})
-            missing = headlines(comparisons, suites.get(name), cfg.at)[1] if comparisons else None
-            if missing:
-                raise UsageError(f"In suite {name}, {missing[:-1]}, and name the suite (suite={name}) to compare "
-                                 f"that suite alone.")
-    found = 0
+    judged = {}  # suite -> (its comparisons, the ones its verdict lines are about), each computed once
     for name, group in groups.items():
-        found += 1
         suite = suites.get(name)
         directions = {m.name: m.higher_is_better for m in suite.metrics}
         comparisons = paired(group.frame, a, b, [cfg.metric] if cfg.metric else None, directions)
         chosen, missing = headlines(comparisons, suite, cfg.at) if comparisons else ([], None)
-        if missing and cfg.suite:  # refused before anything is printed
-            raise UsageError(missing)
+        if missing:  # an at= some suite compared did not measure: refused before anything is printed
+            raise UsageError(missing if cfg.suite else f"In suite {name}, {missing[:-1]}, and name the suite "
+                             f"(suite={name}) to compare that suite alone.")
+        judged[name] = comparisons, chosen
+    found = 0
+    for name, group in groups.items():
+        found += 1
+        comparisons, chosen = judged[name]
         out(f"{name}: {describe(group)}")
         if not comparisons:
             out(f"  `{a}` and `{b}` share no measured metric" + (f" '{cfg.metric}'" if cfg.metric else "") + ".\n")
             continue
         out(markdown_table(table(comparisons)))
-        out("\n".join(f"Verdict: {c.verdict()}" for c in chosen) if chosen else f"No verdict: {missing}")
+        out("\n".join(f"Verdict: {c.verdict()}" for c in chosen))
         out("")
     if not found:
         where = f"suite {cfg.suite}" if cfg.suite else f"any suite under {cfg.results_dir}/"

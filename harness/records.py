@@ -37,6 +37,11 @@ def _whole(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _name(v: Any) -> bool:
+    """A name a record keys by (variant, metric, suite, profile): text of the characters of ``NAME``."""
+    return isinstance(v, str) and bool(NAME.fullmatch(v))
+
+
 def _plain_text(v: Any) -> bool:
     """Text a report may print as it is: one line, no markup a Markdown table, HTML or math text would read."""
     return isinstance(v, str) and not set(v) & set("<>$|`\n\r")
@@ -51,9 +56,9 @@ def _setting(v: Any) -> bool:
 
 #: key -> (required, the check of its value, what it must be): the one typed definition every record is read against
 SCHEMA: Dict[str, Any] = {
-    "metric": (True, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a metric name"),
+    "metric": (True, _name, "a metric name"),
     "status": (True, lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
-    "variant": (True, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a variant expression"),
+    "variant": (True, _name, "a variant expression"),
     "schema_version": (False, lambda v: _whole(v) and v >= 1, "a whole number >= 1"),
     "value": (False, lambda v: v is None or _number(v), "a number or null"),
     "x": (False, lambda v: v is None or _number(v), "a number or null"),
@@ -61,11 +66,10 @@ SCHEMA: Dict[str, Any] = {
     "unit": (False, lambda v: v is None or _plain_text(v), "plain text or null"),
     "higher_is_better": (False, lambda v: v is None or isinstance(v, bool), "true, false or null"),
     "seed": (False, _whole, "a whole number"),
-    "names": (False, lambda v: isinstance(v, list) and all(isinstance(n, str) and NAME.fullmatch(n) for n in v),
-              "a list of variant expressions"),
-    "suite": (False, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a suite name"),
+    "names": (False, lambda v: isinstance(v, list) and all(_name(n) for n in v), "a list of variant expressions"),
+    "suite": (False, _name, "a suite name"),
     "suite_version": (False, _whole, "a whole number"),
-    "profile": (False, lambda v: isinstance(v, str) and bool(NAME.fullmatch(v)), "a profile name"),
+    "profile": (False, _name, "a profile name"),
     "profile_settings": (False, lambda v: isinstance(v, dict) and all(_setting(x) for x in v.values()),
                          "an object of settings (numbers, truth values, plain text or flat lists)"),
     "job_hash": (False, lambda v: isinstance(v, str), "text"),

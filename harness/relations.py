@@ -41,12 +41,12 @@ def _kv_heads(profile: Any) -> Optional[str]:
 
 def _memory(profile: Any, name: str) -> Optional[str]:
     """A buffer of ``name`` MiB, copied (source and destination), must fit in this machine's memory."""
-    import os
+    from harness.footprint import memory_bytes
 
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
-    except (ValueError, OSError, AttributeError):
+    memory = memory_bytes()
+    if not memory:
         return None
+    total = memory // 2**20
     value = getattr(profile, name)
     if isinstance(value, int) and 2 * value > total:
         return (f"set.{name}={value} asks for {2 * value} MiB (a source and a destination buffer), more than this "

@@ -4,17 +4,7 @@ with at= must be one every compared suite measured."""
 import pytest
 
 from harness.cli import main
-from harness.store import ResultsStore
-from test_api import pe_records
-
-
-@pytest.fixture
-def results(tmp_path):
-    store = ResultsStore(tmp_path / "results")
-    for variant, ppl in (("sinusoidal", 5.0), ("alibi", 4.5)):
-        for seed in (0, 1):
-            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}", pe_records(variant, seed, ppl))
-    return tmp_path / "results"
+from test_api import results  # noqa: F401 (fixture: two variants x two seeds, and an older tiny group)
 
 
 @pytest.mark.parametrize("selection,named", [

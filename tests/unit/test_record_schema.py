@@ -7,7 +7,8 @@ import json
 import pytest
 
 from harness.records import MAX_DEPTH, SCHEMA_VERSION, depth, newer_schema, schema_problem
-from harness.store import CorruptResultsError, NewerRecordsError, ResultsStore
+from harness.store import CorruptResultsError, NewerRecordsError
+from test_store import said, store  # noqa: F401 (fixtures)
 
 
 def record(**kw):
@@ -20,16 +21,6 @@ def nested(levels):
     for _ in range(levels):
         value = {"a": value}
     return value
-
-
-@pytest.fixture
-def said():
-    return []
-
-
-@pytest.fixture
-def store(tmp_path, said):
-    return ResultsStore(tmp_path, warn=said.append)
 
 
 def test_a_record_of_this_format_and_one_from_before_versions_are_read():

@@ -7,7 +7,8 @@
     report(df[df.position.isin(["sinusoidal", "alibi"])], "my_reports")   # my_reports/position_extrapolation.md
 
 ``records`` gives one row per measurement (metric, x, value, unit, seed, status and every provenance
-field) with the fields of the variant's resolved spec as columns (``position``, ``n_kv_heads``, ...),
+field, and ``contended``: True for a timing taken while another process held a CPU, False for a clean one,
+None for a value that is no timing) with the fields of the variant's resolved spec as columns (``position``, ``n_kv_heads``, ...),
 for the group of records a report would cover: the newest, or the newest matching the selection
 (``profile``, ``device``, ``dtype``, ``suite_version``, ``data``, ``settings={"steps": 100}``). The
 ``spec`` dict stays, so ``report`` can rebuild the suite's report from any slice of the frame.
@@ -23,6 +24,7 @@ import pandas as pd
 from harness.errors import UsageError
 from harness.groups import SELECT_KEYS
 from harness.rules import show
+from harness.timing import contended
 
 #: the keyword selectors of ``records`` (a profile setting is selected through ``settings``)
 SELECTORS = SELECT_KEYS
@@ -62,6 +64,7 @@ def records(suite: str, results_dir: str | Path = "results", settings: Optional[
     groups = split_groups(records_frame(found))
     group = select(groups, suite, wanted)
     frame = with_spec_columns(group.frame)
+    frame["contended"] = [contended(e) for e in frame.extra] if "extra" in frame else None
     frame.attrs.update(suite=suite, group=describe(group, groups))
     return frame
 
@@ -128,6 +131,6 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Pat
     if len(groups) != 1:
         raise UsageError(f"A report never mixes groups of records; this frame holds {len(groups)} (select one with "
                          "records(..., profile=..., device=...)).")
-    added = frame.attrs.get("spec_columns") or [c for c in frame.columns if c.startswith("spec_")]
+    added = list(frame.attrs.get("spec_columns") or [c for c in frame.columns if c.startswith("spec_")]) + ["contended"]
     plain = frame.drop(columns=[c for c in added if c in frame.columns]).reset_index(drop=True)
     return suites.get(names[0]).report(plain, Path(reports_dir))

@@ -192,6 +192,8 @@ def cmd_run(args: List[str]) -> int:
 
     if worker_count() == 1:  # the sweep's own process says the plan once, not each of its workers
         print(plan.describe(), flush=True)
+    if cfg.retime:
+        return _retime(plan, store, cfg)
     if cfg.dry_run:
         print("dry_run=true: nothing was run.")
         return 0
@@ -203,6 +205,7 @@ def cmd_run(args: List[str]) -> int:
             status = 0
         elif status == 3:
             _say_not_runnable(plan)
+        _say_contended(plan, store, args)
         return _report_after(plan, cfg, status)
     from harness.runner import exit_status
 
@@ -211,6 +214,7 @@ def cmd_run(args: List[str]) -> int:
     print("\n".join(summary.lines()))
     if not summary.worker:
         print(f"Records in {Path(cfg.results_dir) / suite.name}/; `{again}` rebuilds this run's report.")
+        _say_contended(plan, store, args)
     status = exit_status(plan, summary, cfg.allow_skips)
     if status == 1:
         print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
@@ -242,6 +246,33 @@ def _report_after(plan, cfg, status: int) -> int:
     for line in lines + [f"wrote {path}" for path in paths]:
         print(line)
     return status
+
+
+def _say_contended(plan, store, args: List[str]) -> None:
+    """Name the jobs of the plan whose timings were contended, and the command that takes them again."""
+    from harness.retime import contended_jobs, summary_lines
+
+    kept = [a for a in args if a.split("=", 1)[0] not in ("workers", "report", "progress", "executor", "dry_run")]
+    import shlex
+
+    for line in summary_lines(contended_jobs(plan, store), plan.suite, " ".join(["bench run", *map(shlex.quote, kept)])):
+        print(line)
+
+
+def _retime(plan, store, cfg) -> int:
+    """``retime=true``: take the contended timings of the plan's stored jobs again, training nothing."""
+    from harness.retime import contended_jobs, retime
+
+    if cfg.dry_run:
+        found = contended_jobs(plan, store)
+        print(f"dry_run=true: {len(found)} job(s) would be re-timed" + (": " if found else ".")
+              + ", ".join(c.job.label for c in found))
+        return 0
+    if cfg.workers > 1:
+        print("retime=true times one job at a time in this process (workers would contend with each other).")
+    results, lines = retime(plan, store, progress=cfg.progress)
+    print("\n".join(lines))
+    return 1 if any(r.problem for r in results) else 0
 
 
 def _say_not_runnable(plan) -> None:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from harness.intervals import spread
 from harness.report import fmt_mean_ci
+from harness.timing import CONTENDED_MARK, contended
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Reading:
     values: Tuple[float, ...] = ()
     #: (low, high) of the value: the 95% interval over seeds, or a single seed's timing quartiles; None when exact
     interval: Optional[Tuple[float, float]] = None
+    #: a timing taken while another process held a CPU (harness/timing.py): marked, and never ranked
+    contended: bool = False
 
     @property
     def mean(self) -> float:
@@ -123,8 +126,15 @@ def flops_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
     return Reading(count(values[0]), (values[0],))
 
 
+def any_contended(rows: pd.DataFrame) -> bool:
+    """Whether any measured record among ``rows`` is a timing taken under another process's load."""
+    ok = rows[rows.status == "ok"]
+    return "extra" in ok and any(contended(e) for e in ok.extra)
+
+
 def metric(name: str, digits: int = 3, scale: float = 1.0, at: Optional[int] = None, timing: bool = False) -> Reader:
-    """The per-seed mean of ``name`` (at ``at`` x L when given); a single seed's timing shows its quartiles."""
+    """The per-seed mean of ``name`` (at ``at`` x L when given); a single seed's timing shows its quartiles. A value
+    any of whose records was timed under load is marked "(contended)" and carries ``contended``."""
 
     def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
         sel = rows[rows.metric == name]
@@ -133,15 +143,16 @@ def metric(name: str, digits: int = 3, scale: float = 1.0, at: Optional[int] = N
         if not len(sel):
             return None
         found = _from(sel, digits, scale)
-        if found is None or not timing or len(found.values) != 1:
+        if found is None or not found.values:
             return found
+        busy = any_contended(sel)
+        mark = CONTENDED_MARK if busy else ""
         extra = sel[sel.status == "ok"].extra.iloc[0]
-        if not isinstance(extra, dict) or extra.get("q1") is None:
-            return found
+        if not timing or len(found.values) != 1 or not isinstance(extra, dict) or extra.get("q1") is None:
+            return Reading(found.text + mark, found.values, found.interval, busy)
         low, high = float(extra["q1"]) * scale, float(extra["q3"]) * scale
-        mark = " (contended)" if extra.get("contaminated") else ""
         return Reading(f"{found.values[0]:.{digits}f} [IQR {low:.{digits}f}-{high:.{digits}f}]{mark}", found.values,
-                       (low, high))
+                       (low, high), busy)
 
     return read
 

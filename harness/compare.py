@@ -21,6 +21,7 @@ import pandas as pd
 from harness.findings import Estimate
 from harness.paired import Difference, paired as paired_difference
 from harness.report import mean_ci
+from harness.timing import CONTENDED_MARK, contended
 
 #: record ``extra`` keys that say under which condition a value was measured (a training run's depth and
 #: warm-up, a kernel's pass and mask, a probe's phase); values are paired only under the same condition
@@ -44,6 +45,14 @@ class Comparison:
     vb: Tuple[float, ...]
     #: the x the metric was measured at (None when it has none)
     x: Optional[float] = None
+    #: seeds of A and of B whose value is a timing taken under another process's load (harness/timing.py)
+    contended_a: int = 0
+    contended_b: int = 0
+
+    @property
+    def contended(self) -> bool:
+        """Whether either arm's timing was contended: the comparison is shown, never ranked."""
+        return bool(self.contended_a or self.contended_b)
 
     @property
     def diffs(self) -> Tuple[float, ...]:
@@ -89,6 +98,8 @@ class Comparison:
         'no detectable difference', or 'one seed' / 'no shared seed' when it cannot tell."""
         if self.n == 0:
             return "no shared seed"
+        if self.contended:
+            return "not ranked (contended timing)"
         if self.n == 1:
             return "one seed"
         diff = self.difference
@@ -107,6 +118,10 @@ class Comparison:
         mean, low, high = self.interval
         said = f"{self.b} - {self.a} = {self._num(mean)}"
         direction = self.direction()
+        if direction.startswith("not ranked"):
+            busy = [f"{arm} in {k} of its seeds" for arm, k in ((self.a, self.contended_a), (self.b, self.contended_b)) if k]
+            return head + (f"{said}: not ranked, as the timing of {' and '.join(busy)} was taken while another process "
+                           f"held a CPU; re-time it alone (`bench run ... retime=true`) before comparing.")
         if direction == "one seed":
             relative = f" ({100 * mean / abs(self.mean_a):+.1f}% of {self.a})" if self.mean_a else ""
             return head + f"{said}{relative} from one shared seed: no interval (1 seed: indicative only), run more seeds before trusting it."
@@ -146,6 +161,14 @@ def _per_seed(rows: pd.DataFrame) -> Dict[int, float]:
     return {int(seed): float(value) for seed, value in rows.groupby("seed").value.mean().items()}
 
 
+def _contended_seeds(rows: pd.DataFrame, seeds) -> int:
+    """How many of ``seeds`` have a record among ``rows`` timed under another process's load."""
+    if "extra" not in rows:
+        return 0
+    busy = {int(s) for s, e in zip(rows.seed, rows.extra) if contended(e)}
+    return len(busy & set(seeds))
+
+
 def _at(x, x_name, condition: str) -> str:
     """' at eval_length=64 (pass fwd, causal True)': where a value was measured."""
     where = "" if x is None or (isinstance(x, float) and math.isnan(x)) else f" at {x_name or 'x'}={x:g}"
@@ -178,7 +201,9 @@ def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]]
         x = None if x_key == -math.inf else float(x_key)
         out.append(Comparison(a, b, metric, str(first.get("unit") or ""), hib,
                               _at(x, first.get("x_name"), condition), mean_ci(va.values())[0], mean_ci(vb.values())[0],
-                              tuple(va[s] for s in seeds), tuple(vb[s] for s in seeds), x))
+                              tuple(va[s] for s in seeds), tuple(vb[s] for s in seeds), x,
+                              _contended_seeds(rows[rows.variant == a], seeds),
+                              _contended_seeds(rows[rows.variant == b], seeds)))
     return out
 
 
@@ -189,7 +214,8 @@ def table(comparisons: Sequence[Comparison]) -> pd.DataFrame:
     for c in comparisons:
         mean, low, high = c.interval
         rows.append({"metric": c.metric + (f" ({c.unit})" if c.unit else ""), "at": c.at.strip().removeprefix("at ") or "-",
-                     c.a: f"{c.mean_a:.4g}", c.b: f"{c.mean_b:.4g}",
+                     c.a: f"{c.mean_a:.4g}" + (CONTENDED_MARK if c.contended_a else ""),
+                     c.b: f"{c.mean_b:.4g}" + (CONTENDED_MARK if c.contended_b else ""),
                      f"{c.b} - {c.a}": "-" if c.n == 0 else f"{mean:+.4g}",
                      # a positive metric's relative change with its log-ratio interval, else the difference's interval
                      "95% interval": c.interval_text(), "seeds": c.n,

@@ -155,6 +155,8 @@ class RunConfig:
     progress: bool = True
     #: after the run, rebuild the report of the group this run wrote (its profile, device, dtype and data), no other
     report: bool = False
+    #: train nothing: take the contended timings of this plan's stored jobs again, alone (harness/retime.py)
+    retime: bool = False
     #: local processes sharing the sweep, each with cores // workers intra-op threads (harness/workers.py)
     workers: int = 1
     #: where jobs run: local (this process) or submitit (SLURM, or local subprocesses)

@@ -202,6 +202,16 @@ class Suite:
         """Train/measure one variant with one seed; raise Diverged/Unsupported for those outcomes."""
         raise NotImplementedError
 
+    #: whether ``retime_job`` re-takes a job's timings without training (harness/retime.py)
+    retimes = False
+
+    def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
+        """The job's timings taken again without training: each a Measurement as ``run_job`` records it (same metric,
+        x and condition). A suite whose jobs only time (no training) re-runs its job; one that trains sets
+        ``retimes`` and times the model of the same spec and seed, untrained (a timing depends on the shapes, not on
+        the weights' values)."""
+        raise NotImplementedError(f"suite {self.name} cannot re-time a job without running it again")
+
     def _reporter(self):
         """The suite's report module (``report_module``), imported on first use."""
         import importlib
@@ -223,6 +233,12 @@ class Suite:
         profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
         versions = mixed_versions(records.to_dict("records")) if "library_versions" in records else None
         rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records) if self.claims else [], profile, versions)
+        from harness.report_layout import note_group
+        from harness.retime import report_line
+
+        busy = report_line(records, self)
+        if busy:  # on the first screen: the costs below are not the machine's alone
+            note_group(Path(out_dir) / f"{self.name}.md", busy)
         return paths
 
     @property

@@ -22,6 +22,7 @@ from harness.report import markdown_table
 from harness.findings import NOT_TESTABLE, VERDICTS
 from harness.answers import answers_section
 from harness.scoreboard import CLAIM, KIND, scoreboard
+from harness.timing import CONTENDED_MARK
 
 INDEX = "index.md"
 FIGURE = "index_pareto.png"
@@ -133,6 +134,11 @@ def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = 
     quality, cost = tradeoffs.views(table.frame)
     lines += ["Quality and training budget:", "", markdown_table(quality), "",
               "Inference and training memory, batch 1:", "", markdown_table(cost), ""]
+    busy = int(table.frame.apply(lambda col: col.astype(str).str.endswith(CONTENDED_MARK)).to_numpy().sum())
+    if busy:
+        lines += [f"{busy} timing cell(s) above are marked \"(contended)\": taken while another process held a CPU "
+                  "(harness/timing.py), they are shown as measured but left out of the figure and every ranking; "
+                  "`bench run suite=<suite> profile=<profile> retime=true` takes them again alone, training nothing.", ""]
     lines += ["Records:", ""] + [f"- {suite}: {note}" for suite, note in table.sources.items()] + [""]
     if table.footnotes:
         lines += ["Names of one spec, shown once:", ""] + [f"- {line}" for line in table.footnotes] + [""]

@@ -82,6 +82,14 @@ def status_notes(df: pd.DataFrame, line: Union[str, Callable[[Any], str]] = "- `
     return [say(r) for r in bad.drop_duplicates(list(keys)).itertuples()]
 
 
+def marked(text: str, rows: pd.DataFrame) -> str:
+    """``text`` with the contended mark when any measured record among ``rows`` was timed under load."""
+    from harness.columns import any_contended
+    from harness.timing import CONTENDED_MARK
+
+    return text + (CONTENDED_MARK if len(rows) and any_contended(rows) else "")
+
+
 def markdown_text(text: str) -> str:
     """Free text of a record (a failure's reason, an exception's message) as Markdown shows it literally: HTML
     characters escaped, a table's cell separator and code quotes neutralised, one line."""

@@ -24,6 +24,8 @@ MAX_STALL = 0.10
 MAX_OTHER_CPU = 0.25
 #: fewer clean repeats than this and all repeats are kept (the timing is then marked contaminated)
 MIN_CLEAN = 3
+#: how a contended figure is marked wherever it is shown (report, index, ``bench compare``)
+CONTENDED_MARK = " (contended)"
 
 
 # --------------------------------------------------------------------------- CPU contention
@@ -82,6 +84,72 @@ def contention(before: CpuSnapshot, after: CpuSnapshot) -> Tuple[Optional[float]
     return other, stall
 
 
+def spare_cores() -> float:
+    """Cores this process leaves idle: those it may run on beyond its intra-op threads (one worker of
+    ``workers=2`` on 2 cores leaves one to its sibling, which then does not contend with it)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return float(max(0, cores - torch.get_num_threads()))
+
+
+def is_contended(other_cpu: Optional[float], stall: Optional[float], spare: float = 0.0) -> bool:
+    """The one rule for every timing: another process took CPU this one needed. Some task waited for a CPU over
+    MAX_STALL of the wall time, or other processes used over MAX_OTHER_CPU cores beyond the ``spare`` ones."""
+    return (stall is not None and stall > MAX_STALL) or (other_cpu is not None and other_cpu > spare + MAX_OTHER_CPU)
+
+
+def contended(extra: Any) -> Optional[bool]:
+    """Whether a record's timing was contended (its ``extra`` says so), or None for a record that is no timing."""
+    if not isinstance(extra, dict) or "contaminated" not in extra:
+        return None
+    return bool(extra["contaminated"])
+
+
+class LoadMeter:
+    """The load other processes put on the CPUs over a long stretch of work (a training run), window by window.
+
+    ``window()`` closes a window (the training loop calls it at each of its checks); ``summary()`` gives the
+    record fields: the other processes' mean cores and stall share over the whole stretch, the share of its
+    wall time spent in contended windows, and ``contaminated``: the stretch as a whole was contended
+    (``is_contended`` on its means). A throughput is one figure over the whole stretch, so unlike a latency's
+    repeats no window can be dropped: the mark says the figure is not the machine's alone.
+    """
+
+    def __init__(self) -> None:
+        self.start = self.last = CpuSnapshot.now()
+        self.spare = spare_cores()
+        #: (wall seconds, other processes' cores, stall share) per window
+        self.windows: List[Tuple[float, Optional[float], Optional[float]]] = []
+
+    def window(self) -> None:
+        now = CpuSnapshot.now()
+        other, stall = contention(self.last, now)
+        self.windows.append((now.wall - self.last.wall, other, stall))
+        self.last = now
+
+    def summary(self) -> Dict[str, Any]:
+        if self.last is self.start or not self.windows:
+            self.window()
+        other, stall = contention(self.start, self.last)
+        wall = sum(w for w, _, _ in self.windows) or 1e-9
+        busy = sum(w for w, o, s in self.windows if is_contended(o, s, self.spare))
+        return {"contaminated": is_contended(other, stall, self.spare),
+                "other_cpu_mean": None if other is None else round(other, 3),
+                "stall_mean": None if stall is None else round(stall, 3),
+                "contended_share": round(busy / wall, 3), "spare_cores": self.spare, "load_windows": len(self.windows)}
+
+
+def combined_load(loads: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """The load of a time summed over several trainings: contended when any of them was."""
+    known = [load for load in loads if "contaminated" in load]
+    if not known:
+        return {}
+    return {"contaminated": any(load["contaminated"] for load in known), "trainings": len(known),
+            "contended_trainings": sum(bool(load["contaminated"]) for load in known)}
+
+
 # --------------------------------------------------------------------------- latency
 
 def synchronize(device: str) -> None:
@@ -98,9 +166,11 @@ class Timing:
     number: int
     other_cpu: List[Optional[float]] = field(default_factory=list)
     stall: List[Optional[float]] = field(default_factory=list)
+    #: cores the timed process left idle (``spare_cores``), which other processes may use without contending
+    spare: float = 0.0
 
     def clean_mask(self) -> List[bool]:
-        return [not ((s is not None and s > MAX_STALL) or (o is not None and o > MAX_OTHER_CPU))
+        return [not is_contended(o, s, self.spare)
                 for o, s in zip(self.other_cpu or [None] * len(self.times), self.stall or [None] * len(self.times))]
 
     @property
@@ -137,7 +207,7 @@ class Timing:
             "other_cpu": [None if o is None else round(o, 3) for o in self.other_cpu],
             "stall": [None if s is None else round(s, 3) for s in self.stall],
             "other_cpu_median": statistics.median(others) if others else None,
-            "stall_median": statistics.median(stalls) if stalls else None,
+            "stall_median": statistics.median(stalls) if stalls else None, "spare_cores": self.spare,
         }
 
 
@@ -171,7 +241,7 @@ def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: floa
         times += [t / number for t in measurement.raw_times]
         run_time = (min_repeats - len(times)) * 1.05 * statistics.median(measurement.raw_times)
         last[0] = CpuSnapshot.now()
-    return Timing(times, number, others, stalls)
+    return Timing(times, number, others, stalls, spare_cores())
 
 
 def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed: int = 0) -> Tuple[float, float, float]:

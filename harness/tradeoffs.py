@@ -180,7 +180,7 @@ def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optio
                 if reading is None:
                     line[col.title] = table.note(suite, row.label, profile_for(suite), results_dir)
                     continue
-                if reading.values:
+                if reading.values and not reading.contended:  # a contended timing is shown, never ranked
                     row.readings[col.key] = reading
                 line[col.title] = reading.text
             line["what to know"] = confound(row)

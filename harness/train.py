@@ -23,6 +23,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from harness.contract import Diverged
+from harness.timing import LoadMeter
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class TrainResult:
     grad_norms: List[float] = field(default_factory=list)
     wall_time_s: float = 0.0
     tokens: int = 0
+    #: the CPU load other processes put on the machine while it trained (harness/timing.py ``LoadMeter.summary``):
+    #: the ``extra`` of every record timed by this run (its wall time, its throughput)
+    load: dict = field(default_factory=dict)
 
     @property
     def final_loss(self) -> float:
@@ -172,6 +176,7 @@ def train(
 
     def check() -> None:
         """Read the unchecked losses and norms back, then raise Diverged for the first bad one."""
+        meter.window()
         first = len(result.losses)
         if first == len(losses):
             return
@@ -184,6 +189,7 @@ def train(
         result.grad_norms.extend(torch.stack(norms[first:]).tolist())
         bar.set_postfix(loss=f"{values[-1]:.3f}", lr=f"{lr_at(first + len(values) - 1, settings):.2e}")
 
+    meter = LoadMeter()
     start = time.perf_counter()
     bar = tqdm(range(settings.steps), desc=desc, disable=not progress, leave=False, dynamic_ncols=True)
     try:
@@ -207,5 +213,6 @@ def train(
         check()  # a step that failed on diverged weights reports the divergence, not the symptom
         raise
     result.wall_time_s = time.perf_counter() - start
+    result.load = meter.summary()
     model.eval()
     return result

@@ -121,6 +121,12 @@ class AttentionCost(Suite):
         return TransformerSpec(d_model=profile.n_heads * profile.head_dim, n_heads=profile.n_heads, n_layers=1,
                                position="none", kernel="sdpa", max_len=max(profile.lengths))
 
+    retimes = True  # its jobs train nothing: re-timing one is running it again
+
+    def retime_job(self, spec, profile, seed: int, ctx: JobContext) -> List[Measurement]:
+        """The job run again: every measurement of a job that trains nothing is its own timing or a fact beside it."""
+        return self.run_job(spec, profile, seed, ctx)
+
     def run_job(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         with threads(profile.threads) as count:
             ctx.facts["timing_threads"] = count

@@ -81,7 +81,7 @@ class AttentionHeads(CharLMCorpus, Suite):
         stats, loss, first = _read(model, windows, targets, delimiters, profile, ctx)
         out = [
             Measurement("train_loss", result.final_loss),
-            Measurement("train_time", result.wall_time_s, extra={"tokens_per_s": result.tokens_per_s}),
+            Measurement("train_time", result.wall_time_s, extra={**result.load, "tokens_per_s": result.tokens_per_s}),
             Measurement("loss", loss, extra={"scored_tokens": int(targets.numel())}),
             Measurement("delimiter_base", stats.delimiter_base),
             Measurement("uniform_entropy", stats.uniform_entropy),

@@ -122,7 +122,7 @@ class AttentionScaling(CharLMCorpus, Suite):
             out.append(Measurement("train_loss_curve", sum(window) / len(window), x=float(end), x_name="step"))
         nll, count = evaluate_nll(model, eval_ids, profile.train_len, device=ctx.device)
         return out + [Measurement("heldout_loss", nll / count), Measurement("train_loss", result.final_loss),
-                      Measurement("train_time", result.wall_time_s)]
+                      Measurement("train_time", result.wall_time_s, extra=dict(result.load))]
 
 
 suites.add("attention_scaling", AttentionScaling())

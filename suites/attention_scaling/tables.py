@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
+from harness.report_kit import fmt_mean_ci, marked, markdown_table, mean_ci, most_seeds, over_seeds
 
 ORDER = ("scaled_dot", "dot", "general", "additive+naive", "additive")
 
@@ -66,7 +66,8 @@ def training_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], sp
             if not len(bad) else f"{bad.status.iloc[0]}: {bad.reason.iloc[0]}",
             **({f"train loss at step {int(steps[len(steps) // 4])}": fmt_mean_ci(curve[curve.x == steps[len(steps) // 4]].value, 3, "log"),
                 f"at step {int(steps[-1])}": fmt_mean_ci(curve[curve.x == steps[-1]].value, 3, "log")} if steps else {}),
-            "train time (s)": fmt_mean_ci(ok[(ok.variant == v) & (ok.metric == "train_time")].value, 1, "log")})
+            "train time (s)": marked(fmt_mean_ci(ok[(ok.variant == v) & (ok.metric == "train_time")].value, 1, "log"),
+                                     ok[(ok.variant == v) & (ok.metric == "train_time")])})
     return [f"## Training at d_k = {spec['d_model'] // spec['n_heads']}", "",
               f"Training loss is the mean over the window of steps ending at the step named; "
               f"{over_seeds(most_seeds(ok[ok.metric.isin(['heldout_loss', 'train_loss_curve'])]))}.", "",

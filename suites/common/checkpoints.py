@@ -14,7 +14,7 @@ the same training waits for it and loads the weights instead of training them ag
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 
@@ -37,6 +37,8 @@ class Training:
     #: "trained by this job" or "checkpoint of job <label>"
     source: str
     key: str
+    #: the CPU load while it trained (harness/train.py ``TrainResult.load``; empty for a checkpoint saved without it)
+    load: Dict[str, Any] = field(default_factory=dict)
 
 
 def training_key(suite: str, spec: Any, settings: Dict[str, Any], seed: int, device: str, dtype: torch.dtype,
@@ -87,16 +89,16 @@ def _train_or_load(model: nn.Module, key: str, path: Optional[Path], train: Call
         model.load_state_dict(saved["state_dict"])
         model.eval()
         return Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
-                        f"checkpoint of job {saved['label']}", key)
+                        f"checkpoint of job {saved['label']}", key, saved.get("load") or {})
     result = train()
     if path is not None:
         state = {name: t.detach().cpu() for name, t in model.state_dict().items()}
         try:
             save(path, {"state_dict": state, "final_loss": result.final_loss, "wall_time_s": result.wall_time_s,
-                        "tokens_per_s": result.tokens_per_s, "label": label, "key": key})
+                        "tokens_per_s": result.tokens_per_s, "load": result.load, "label": label, "key": key})
         except OSError as exc:  # a full or read-only folder fails the save, never the job that trained
             _unkept(key, exc)
-    return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key)
+    return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key, result.load)
 
 
 def load(path: Path) -> Optional[Dict[str, Any]]:

@@ -111,6 +111,32 @@ def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], 
     return out
 
 
+def training_throughput(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], torch.Tensor], tokens_per_step: int,
+                        device: str, settings, autocast: Autocast = _none) -> Measurement:
+    """``train_throughput`` re-taken without training (harness/retime.py): training tokens per second of one optimiser
+    step of a copy of ``model`` (forward, backward, clipping, the optimiser update), timed as ``timed`` times (clean
+    repeats, their quartiles), where the training run's own figure is its tokens over its wall time."""
+    twin = copy.deepcopy(model)
+    twin.train()
+    optimizer = make_optimizer(twin, settings)
+    params = list(twin.parameters())
+
+    def step():
+        with autocast():
+            loss = loss_of(twin)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, settings.grad_clip)
+        optimizer.step()
+
+    one = timed("train_step", step, device, **TIMING)
+    if one.status != "ok":
+        return Measurement("train_throughput", None, status=one.status, reason=one.reason)
+    return Measurement("train_throughput", tokens_per_step / (one.value / 1e3), extra={
+        **one.extra, "step_ms": one.value, "tokens_per_step": tokens_per_step,
+        "method": "re-timed: tokens of one training step over its median time, the model untrained"})
+
+
 def _element_size(dtype: torch.dtype) -> int:
     return torch.empty((), dtype=dtype).element_size()
 

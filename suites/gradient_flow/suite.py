@@ -24,6 +24,7 @@ from torch.nn import functional as F
 from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
+from harness.timing import combined_load
 from harness.train import TrainSettings, train
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
 from harness.rules import at_least, between, one_of
@@ -173,7 +174,7 @@ class GradientFlow(Suite):
                 top = float(torch.linalg.matrix_norm(model.recurrent_weights()[0].detach(), ord=2))
                 out += _flow(model, probe, "radius_hidden_grad_norm", {"radius": radius, "largest_singular_value": top})
 
-        train_time = 0.0
+        train_time, loads = 0.0, []
         trained = None
         for lag in profile.lags:
             task, model = self._task(profile, lag), fresh()
@@ -186,6 +187,7 @@ class GradientFlow(Suite):
                         for m in ("copy_accuracy", "copy_final_loss")]
                 continue
             train_time += result.wall_time_s
+            loads.append(result.load)
             accuracy = _recall_accuracy(model, task, profile.eval_sequences, seed, ctx.device)
             out.append(Measurement("copy_accuracy", accuracy, extra={"chance": task.chance_accuracy}, **where))
             out.append(Measurement("copy_final_loss", result.final_loss, **where))
@@ -209,11 +211,12 @@ class GradientFlow(Suite):
                                            extra={"clipping": label}, **where))
                     continue
                 train_time += result.wall_time_s
+                loads.append(result.load)
                 norms = result.grad_norms
                 out.append(Measurement("clip_final_loss", result.final_loss, **where, extra={
                     "clipping": label, "max_grad_norm": max(norms),
                     "clipped_fraction": sum(n > profile.grad_clip for n in norms) / len(norms)}))
-        out.append(Measurement("train_time", train_time))
+        out.append(Measurement("train_time", train_time, extra=combined_load(loads)))
         return out
 
 

@@ -34,7 +34,7 @@ from harness.rules import Rule, one_of
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
 from suites.common.metrics import COMMON
-from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs
+from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs, training_throughput
 from suites.language_modeling.depth import split_depth
 from suites.language_modeling.schedule import settings_for, split_schedule, split_steps, with_warmup
 from variants.init_scheme import INIT_SCHEMES
@@ -153,11 +153,25 @@ class LanguageModeling(CharLMCorpus, Suite):
         loss = nll / count
         return [
             Measurement("train_loss", result.final_loss),
-            Measurement("train_time", result.wall_time_s),
-            Measurement("train_throughput", result.tokens_per_s),
+            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
+            Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
             Measurement("loss", loss, **where),
             Measurement("perplexity", float(torch.tensor(loss).exp()), **where),
         ] + self._costs(model, profile, settings, train_ids, seed, ctx)
+
+    retimes = True
+
+    def retime_job(self, spec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+        """Training throughput and the inference latencies of the untrained model of ``spec`` and ``seed``."""
+        train_ids = self._data(profile, ctx.options).train_ids.to(ctx.device)
+        torch.manual_seed(seed)
+        model = build(spec).to(ctx.device)
+        x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
+        out = [training_throughput(model, lambda m: lm_loss(m, x, y), x.numel(), ctx.device,
+                                   settings_for(spec, profile.train_settings()))]
+        model.eval()
+        costs = state_inference_costs if isinstance(model.spec, MixerSpec) else inference_costs
+        return out + costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
 
     @staticmethod
     def _costs(model, profile: LanguageModelingProfile, settings, train_ids: torch.Tensor, seed: int,

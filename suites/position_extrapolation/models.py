@@ -63,7 +63,8 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
     if saved is not None:
         model.load_state_dict(saved["state_dict"])
         return _variant(spec, model, ctx), Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
-                                                    f"checkpoint of {SUITE} job {saved['label']}", key)
+                                                    f"checkpoint of {SUITE} job {saved['label']}", key,
+                                                    saved.get("load") or {})
     gen = torch.Generator().manual_seed(seed)
     train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
 

@@ -38,7 +38,7 @@ from harness.rules import at_least, one_of
 from suites.common.data.char_lm import check_fits
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
-from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs
+from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs, training_throughput
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.position_extrapolation.window_span import span_measurements
 from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
@@ -147,8 +147,8 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         ctx.facts.update(weights=result.source, training_key=key)
         out = [
             Measurement("train_loss", result.final_loss),
-            Measurement("train_time", result.wall_time_s),
-            Measurement("train_throughput", result.tokens_per_s),
+            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
+            Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
         ]
         state = model.state_dict()
         model = _with_weights(spec, state, ctx.device)  # the variant itself, RoPE scaling included
@@ -184,6 +184,26 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         out += inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed, autocast)
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
+
+    retimes = True
+
+    def retime_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int,
+                   ctx: JobContext) -> List[Measurement]:
+        """Training throughput (of the weights it trains as) and the inference latencies of the variant itself, the
+        model of ``spec`` and ``seed`` untrained."""
+        train_ids = self._data(profile, ctx.options).train_ids.to(ctx.device)
+        train_spec = spec.without_rope_scaling()
+        torch.manual_seed(seed)
+        trained = build(train_spec).to(ctx.device)
+        x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(seed))
+        autocast = lambda: self._autocast(ctx)  # noqa: E731
+        out = [training_throughput(trained, lambda m: lm_loss(m, x, y), x.numel(), ctx.device,
+                                   profile.train_settings(), autocast)]
+        model = _with_weights(spec, trained.state_dict(), ctx.device)
+        if hasattr(model.position, "draw_at_test"):
+            model.position.draw_at_test(None)
+        return out + inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed,
+                                     autocast)
 
     @staticmethod
     def _autocast(ctx: JobContext):

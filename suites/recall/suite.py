@@ -25,6 +25,7 @@ from harness.errors import UsageError
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
+from harness.timing import combined_load
 from harness.train import train
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
@@ -180,14 +181,15 @@ class Recall(Suite):
     def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         out: List[Measurement] = []
         ctx.facts.update(parameters=models.count(spec), width=getattr(spec, models.width_field(spec)))
-        total_time = 0.0
+        total_time, loads = 0.0, []
         for t_index, name in enumerate(profile.tasks):
             rates = profile.mqar_learning_rates if name == "mqar" and profile.mqar_learning_rates else (None,)
             for rate in rates:
                 measured, seconds = _task_job(spec, profile, name, t_index, seed, ctx, rate)
                 out += measured
                 total_time += seconds
-        out.append(Measurement("train_time", total_time))
+                loads += [m.extra for m in measured if m.metric == "task_train_time"]
+        out.append(Measurement("train_time", total_time, extra=combined_load(loads)))
         return out
 
 
@@ -217,7 +219,7 @@ def _task_job(spec, profile: RecallProfile, name: str, t_index: int, seed: int, 
         return out, 0.0
     out = [Measurement("train_loss", result.final_loss, extra={**where, "tokens": result.tokens,
                                                               "steps": len(result.losses)}),
-           Measurement("task_train_time", result.wall_time_s, extra=where)]
+           Measurement("task_train_time", result.wall_time_s, extra={**where, **result.load})]
     for size in sizes:
         token, sequence = _score(model, task, size, profile.eval_sequences, seed + 10_000 + 1000 * t_index, ctx)
         extra = {**where, "in_distribution": size <= n, "chance_token": task.chance_token(size),

@@ -163,6 +163,12 @@ class SequenceCost(Suite):
             return resolve(variant, MixerLayerSpec(d_model=profile.d_model, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
 
+    retimes = True  # its jobs train nothing: re-timing one is running it again
+
+    def retime_job(self, spec, profile, seed: int, ctx: JobContext) -> List[Measurement]:
+        """The job run again: every measurement of a job that trains nothing is its own timing or a fact beside it."""
+        return self.run_job(spec, profile, seed, ctx)
+
     def run_job(self, spec, profile: SequenceCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         device, dtype = ctx.device, ctx.dtype
         warm_up_tools()

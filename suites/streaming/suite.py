@@ -146,7 +146,7 @@ class Streaming(CharLMCorpus, Suite):
                          streams=int(streams.shape[0]), stream_len=profile.stream_len, **data.facts(),
                          train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len))
         out = [Measurement("train_loss", result.final_loss),
-               Measurement("train_time", result.wall_time_s, extra={"tokens_per_s": result.tokens_per_s})]
+               Measurement("train_time", result.wall_time_s, extra={**result.load, "tokens_per_s": result.tokens_per_s})]
         with threads(profile.threads) as count:
             ctx.facts["timing_threads"] = count
             for policy in POLICIES:

@@ -168,7 +168,7 @@ def _train_one(model, profile: StabilityProfile, lr: float, warmup: int, train_i
         return [Measurement(m, None, status="diverged", reason=str(exc), **where)
                 for m in ("heldout_loss", "final_train_loss")]
     start = result.losses[0]
-    out = [Measurement("initial_loss", start, **where), Measurement("train_time", result.wall_time_s, **where)]
+    out = [Measurement("initial_loss", start, **where), Measurement("train_time", result.wall_time_s, **{**where, "extra": {**where.get("extra", {}), **result.load}})]
     if result.final_loss >= start:
         reason = f"final training loss {result.final_loss:.3g} is not below its starting value {start:.3g}"
         return out + [Measurement(m, None, status="diverged", reason=reason, **where)

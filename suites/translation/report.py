@@ -8,7 +8,7 @@ from typing import List
 
 import pandas as pd
 
-from harness.report_kit import (code_line, fmt_mean_ci, markdown_table, most_seeds, over_seeds, seeds as seeds_of, status_notes,
+from harness.report_kit import (code_line, fmt_mean_ci, marked, markdown_table, most_seeds, over_seeds, seeds as seeds_of, status_notes,
                                 title, write_markdown)
 from suites.translation.figures import FIGURE, bleu_by_length_figure
 from suites.translation.tables import (LEARNED, _baseline_lines, _family, _order, _samples,  # noqa: F401
@@ -42,7 +42,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
             "BLEU": fmt_mean_ci(got("bleu"), kind="bounded", bounds=BLEU) if len(got("bleu")) else (bad.status.iloc[0] if len(bad) else "-"),
             "chrF": fmt_mean_ci(got("chrf"), kind="bounded", bounds=BLEU), "learned": "did not learn" if v in flagged else "yes",
             "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3, kind="log"),
-            "train time (s)": fmt_mean_ci(got("train_time"), 0, kind="log"),
+            "train time (s)": marked(fmt_mean_ci(got("train_time"), 0, kind="log"),
+                                     ok[(ok.variant == v) & (ok.metric == "train_time")]),
         })
     lines += [markdown_table(pd.DataFrame(rows)), ""] + _baseline_lines(ok)
     if flagged:

@@ -176,8 +176,8 @@ class Translation(Suite):
             return seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum())
 
         result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
-        out = [Measurement("train_loss", result.final_loss), Measurement("train_time", result.wall_time_s),
-               Measurement("train_throughput", result.tokens_per_s),
+        out = [Measurement("train_loss", result.final_loss), Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
+               Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
                Measurement("valid_loss", mean_loss(model, data.valid, device=ctx.device))]
 
         t0 = time.perf_counter()

@@ -18,7 +18,7 @@ def test_a_run_reports_its_own_group_not_the_newest(tmp_path, capsys):
     assert main(["run", *dirs, *TINY, "set.steps=2", "report=true"]) == 0  # stored: nothing reruns, it reports
     out = capsys.readouterr().out
     assert "set.steps=2" in out and "reported the one selected" in out
-    first_screen = (tmp_path / "reports" / "position_extrapolation.md").read_text().splitlines()[:6]
+    first_screen = (tmp_path / "reports" / "position_extrapolation.md").read_text().splitlines()[:10]  # title, its line, a load note
     assert any(l.startswith("Records: profile=quick steps=2 ") and "of 2 groups" in l for l in first_screen)
 
 

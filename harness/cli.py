@@ -264,7 +264,7 @@ def _retime(plan, store, cfg) -> int:
     from harness.retime import contended_jobs, retime
 
     if cfg.dry_run:
-        found = contended_jobs(plan, store)
+        found = contended_jobs(plan, store, unrecorded=True)
         print(f"dry_run=true: {len(found)} job(s) would be re-timed" + (": " if found else ".")
               + ", ".join(c.job.label for c in found))
         return 0

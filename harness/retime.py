@@ -8,6 +8,7 @@ timings again on the model of the same spec and seed, untrained (a timing depend
 weights' values), and each contended record whose new timing is clean takes the new value, the old one kept
 in its ``extra`` (``contended_before``). A training's own wall time cannot be taken again without training
 again: it keeps its mark. A new timing that is contended too replaces nothing (run it on a quiet machine).
+A training throughput stored before trainings recorded their load (its load unknown) is taken again too.
 
 A timing is taken again under the conditions of the first: with the record's intra-op thread count (a worker of
 ``workers=2`` had one thread), and only on the processor that took it; a job timed on another processor is
@@ -27,8 +28,8 @@ import torch
 from harness.contract import JobContext, Measurement
 from harness.timing import contended
 
-#: keys of a record that say where its value was measured, besides the metric
-_WHERE = ("x",)
+#: timings recorded before a training's load was: taken again by ``retime=true`` too, as their load is unknown
+UNRECORDED = ("train_throughput",)
 
 
 @dataclass
@@ -54,11 +55,20 @@ class Retimed:
     refused: Optional[str] = None
 
 
-def contended_metrics(records: List[Dict[str, Any]]) -> List[str]:
-    """The metrics (with their x) of a job's measured records that were timed under load, in record order."""
+def _retimable(record: Dict[str, Any], unrecorded: bool) -> bool:
+    """A measured timing taken under load (or, with ``unrecorded``, one stored before its load was recorded)."""
+    if record.get("status") != "ok":
+        return False
+    busy = contended(record.get("extra"))
+    return bool(busy) or (unrecorded and busy is None and record.get("metric") in UNRECORDED)
+
+
+def contended_metrics(records: List[Dict[str, Any]], unrecorded: bool = False) -> List[str]:
+    """The metrics (with their x) of a job's measured records that were timed under load, in record order (with
+    ``unrecorded``, also the timings stored before their load was recorded)."""
     out: List[str] = []
     for r in records:
-        if r.get("status") == "ok" and contended(r.get("extra")):
+        if _retimable(r, unrecorded):
             name = r["metric"] + (f"@{r['x']:g}" if isinstance(r.get("x"), (int, float)) and not _nan(r["x"]) else "")
             if name not in out:
                 out.append(name)
@@ -69,8 +79,9 @@ def _nan(x: float) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def contended_jobs(plan, store) -> List[Contended]:
-    """The jobs of ``plan`` stored under ``store`` whose records hold a contended timing."""
+def contended_jobs(plan, store, unrecorded: bool = False) -> List[Contended]:
+    """The jobs of ``plan`` stored under ``store`` whose records hold a contended timing (``unrecorded``: or a
+    timing stored before its load was recorded)."""
     out = []
     for job in plan.jobs:
         if job.skip_reason:
@@ -78,7 +89,7 @@ def contended_jobs(plan, store) -> List[Contended]:
         path = store.find(job.suite, job.job_hash)
         if path is None:
             continue
-        metrics = contended_metrics(store.read_file(path))
+        metrics = contended_metrics(store.read_file(path), unrecorded)
         if metrics:
             out.append(Contended(job, path, metrics))
     return out
@@ -121,7 +132,7 @@ def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -
     done = Retimed(label)
     out = []
     for r in records:
-        if r.get("status") != "ok" or not contended(r.get("extra")):
+        if not _retimable(r, unrecorded=True):
             out.append(r)
             continue
         name = r["metric"] + (f"@{r['x']:g}" if isinstance(r.get("x"), (int, float)) and not _nan(r["x"]) else "")
@@ -133,11 +144,14 @@ def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -
             done.still.append(name)
             out.append(r)
         else:
+            r = {**r, "extra": r.get("extra") if isinstance(r.get("extra"), dict) else {}}
             before = {k: r["extra"].get(k) for k in ("other_cpu_mean", "stall_mean", "other_cpu_median", "stall_median")
                       if r["extra"].get(k) is not None}
             out.append({**r, "value": float(new.value), "extra": {
                 **{k: v for k, v in r["extra"].items() if k in _CONDITION_AND_FACTS}, **new.extra, "retimed_at": stamp,
-                "contended_before": {"value": r.get("value"), "timestamp": r.get("timestamp"), **before}}})
+                # contaminated None: taken before its load was recorded
+                "contended_before": {"value": r.get("value"), "timestamp": r.get("timestamp"),
+                                     "contaminated": r["extra"].get("contaminated"), **before}}})
             done.replaced.append(name)
     return out, done
 
@@ -156,9 +170,10 @@ def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]
     from harness.env import device_name
     from harness.measure import threads
 
-    found = contended_jobs(plan, store)
+    found = contended_jobs(plan, store, unrecorded=True)
     if not found:
-        return [], ["No stored job of this plan holds a contended timing: nothing to re-time."]
+        return [], ["No stored job of this plan holds a contended timing (or one whose load was not recorded): "
+                    "nothing to re-time."]
     if not plan.suite.retimes:
         return [], [f"Suite {plan.suite.name} cannot re-time without training again (its timings are its trainings'); "
                     f"rerun into a fresh results_dir on a quiet machine."]

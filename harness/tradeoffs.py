@@ -148,7 +148,12 @@ def source_note(suite: str, frame: pd.DataFrame) -> str:
     ok = frame[frame.status == "ok"]
     first = (ok if len(ok) else frame).iloc[0]
     corpus = first.get("corpus")
-    parts = [f"profile `{first.profile}`", f"{first.device} ({first.get('device_name', '?')})", str(first.get("dtype"))]
+    names = ok.device_name.dropna().unique() if "device_name" in ok else []
+    machine = (f"{first.device} ({first.get('device_name', '?')})" if len(names) <= 1 else
+               f"{first.device} ({len(names)} processors: " + ", ".join(
+                   f"{name}, {ok[ok.device_name == name].job_hash.nunique()} jobs" for name in names)
+               + "; their timings are of different machines)")
+    parts = [f"profile `{first.profile}`", machine, str(first.get("dtype"))]
     if isinstance(corpus, str):
         parts.append(corpus)
     seeds = sorted(int(s) for s in frame.seed.dropna().unique())

@@ -111,3 +111,11 @@ def test_bench_run_names_the_command_that_retimes_or_says_it_cannot():
     Suite.retimes = False
     assert "training again" in summary_lines([Found()], Suite(), "bench run")[-1]
     assert summary_lines([], Suite(), "bench run") == []
+
+
+def test_a_throughput_stored_before_loads_were_recorded_is_taken_again_too():
+    old = {"metric": "train_throughput", "value": 500.0, "x": None, "status": "ok", "timestamp": "t0", "extra": {}}
+    assert contended_metrics([old]) == [] and contended_metrics([old], unrecorded=True) == ["train_throughput"]
+    merged, done = merge([old], [Measurement("train_throughput", 800.0, extra={"contaminated": False})], "job")
+    assert done.replaced == ["train_throughput"] and merged[0]["value"] == 800.0
+    assert merged[0]["extra"]["contended_before"] == {"value": 500.0, "timestamp": "t0", "contaminated": None}

@@ -163,12 +163,10 @@ _CONDITION_AND_FACTS = ("multiplier", "batch", "cached", "task", "depth", "warmu
 
 def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]]:
     """Re-take the contended timings of ``plan``'s stored jobs (module docstring); (what each job got, lines to print)."""
-    from harness.env import prepare_device
+    from harness.env import device_name, prepare_device
+    from harness.measure import threads
     from harness.plan import DTYPES
     from harness.runner import seed_everything
-
-    from harness.env import device_name
-    from harness.measure import threads
 
     found = contended_jobs(plan, store, unrecorded=True)
     if not found:

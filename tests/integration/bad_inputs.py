@@ -232,6 +232,7 @@ BAD = [
     (["results_dir=<loop>"], "results_dir", "loop of symbolic links"),
     (["reports_dir=<loop>/sub"], "reports_dir", "loop of symbolic links"),
     # options and paths
+    (["retime=maybe"], "retime", "maybe"),
     (["allow_skips=maybe"], "allow_skips", "maybe"),
     (["allow_skips="], "allow_skips", "allow_skips="),
     (["dry_run=[true]"], "dry_run", "[true]"),

@@ -82,6 +82,26 @@ def status_notes(df: pd.DataFrame, line: Union[str, Callable[[Any], str]] = "- `
     return [say(r) for r in bad.drop_duplicates(list(keys)).itertuples()]
 
 
+def machines(df: pd.DataFrame) -> str:
+    """'AMD EPYC, 1 thread' for a group one processor and thread count timed, else each with its jobs:
+    'Intel(R) Xeon(R) Processor with 1 thread (47 jobs); AMD EPYC with 2 threads (5 jobs): timings of different
+    machines'."""
+    if "device_name" not in df or "job_hash" not in df:
+        return "?"
+    threads = df.num_threads if "num_threads" in df else pd.Series(None, index=df.index)
+    kinds = df.assign(_threads=threads.fillna(0).astype(int)).groupby(["device_name", "_threads"], sort=False).job_hash
+    counts = kinds.nunique()
+
+    def one(name, count) -> str:
+        return f"{name}" + (f" with {count} thread{'s' if count != 1 else ''}" if count else "")
+
+    if len(counts) == 1:
+        (name, count), = counts.index
+        return one(name, count)
+    return "; ".join(f"{one(name, count)} ({jobs} jobs)" for (name, count), jobs in counts.items()) + \
+        ": timings of different machines and thread counts, compare them within one"
+
+
 def marked(text: str, rows: pd.DataFrame) -> str:
     """``text`` with the contended mark when any measured record among ``rows`` was timed under load."""
     from harness.columns import any_contended

@@ -10,8 +10,8 @@ import pandas as pd
 
 from harness.findings import sentences
 from harness.intervals import spread
-from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt_pct, markdown_table, over_seeds,
-                                seeds as seeds_of, status_notes, title, write_markdown)
+from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt_pct, machines, markdown_table,
+                                over_seeds, seeds as seeds_of, status_notes, title, write_markdown)
 from suites.common.learning import learning_checks, learning_section, usable
 from suites.language_modeling.figure import perplexity_figure
 from suites.language_modeling.schedule import warmup_of
@@ -49,8 +49,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
              *_arms_lines(s, settings),
              "- Attention implementation per variant (as dispatched): "
              + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
-             f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, flush denormals "
-             f"{fact(first, 'flush_denormal')}, threads {fact(first, 'num_threads')}; {code_line(df)}.", ""]
+             f"- Device: {first.device} ({machines(df)}), {first['dtype']}, torch {first.torch_version}, flush denormals "
+             f"{fact(first, 'flush_denormal')}; {code_line(df)}.", ""]
 
     lines += [f"## Perplexity of every variant ({over_seeds(max((len(p) for p in s.ppl.values()), default=0))}; each family against the shared baseline, an arm against its own)", "",
               f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "

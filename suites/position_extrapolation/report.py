@@ -7,7 +7,7 @@ from typing import List
 
 import pandas as pd
 
-from harness.report_kit import code_line, in_order, seeds as seeds_of, title, write_markdown
+from harness.report_kit import code_line, in_order, machines, seeds as seeds_of, title, write_markdown
 from suites.common.learning import learning_section
 from suites.position_extrapolation.figures import perplexity_figure
 from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
@@ -45,8 +45,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
         f"{int(first.get('eval_chars', 0)):,} held-out characters scored at every length.",
         f"- Protocol: **{settings['protocol']}** windows"
         + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "") + ".",
-        f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}, "
-        f"flush denormals {fact(first, 'flush_denormal')}, {fact(first, 'num_threads')} threads, allocator {fact(first, 'allocator')}; "
+        f"- Device: {first.device} ({machines(df)}), {first['dtype']}, torch {first.torch_version}, "
+        f"flush denormals {fact(first, 'flush_denormal')}, allocator {fact(first, 'allocator')}; "
         f"{code_line(df)}.",
         "",
     ]

@@ -106,8 +106,9 @@ def models(suite: str, frame: pd.DataFrame) -> List[Row]:
 
 
 def size(spec: Mapping) -> str:
-    """'4 x d96, 12 heads, L 32' from a spec's size fields."""
-    return f"{spec.get('n_layers')} x d{spec.get('d_model')}, {spec.get('n_heads')} heads, L {spec.get('max_len')}"
+    """'4 x d96, 12 heads, L 32' from a spec's size fields (no L for a recurrence, which has no length limit)."""
+    limit = f", L {spec['max_len']}" if spec.get("max_len") is not None else ""
+    return f"{spec.get('n_layers')} x d{spec.get('d_model')}, {spec.get('n_heads')} heads{limit}"
 
 
 def confound(row: Row) -> str:

@@ -119,3 +119,4 @@ def test_a_throughput_stored_before_loads_were_recorded_is_taken_again_too():
     merged, done = merge([old], [Measurement("train_throughput", 800.0, extra={"contaminated": False})], "job")
     assert done.replaced == ["train_throughput"] and merged[0]["value"] == 800.0
     assert merged[0]["extra"]["contended_before"] == {"value": 500.0, "timestamp": "t0", "contaminated": None}
+

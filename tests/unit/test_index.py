@@ -162,3 +162,10 @@ def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, t
     text = (tmp_path / "reports" / "index.md").read_text()
     assert "- kv_cache: profile=quick" in text and "- language_modeling: profile=quick" in text
     assert f"results_dir={tmp_path / 'results'}" in text  # commands name the results folder that was reported
+
+
+def test_a_recurrence_row_names_no_length_limit():
+    from harness.tradeoffs import size
+
+    assert size({"n_layers": 4, "d_model": 128, "n_heads": 8, "max_len": 64}) == "4 x d128, 8 heads, L 64"
+    assert size({"n_layers": 4, "d_model": 128, "n_heads": 8, "mixer": "mamba2"}) == "4 x d128, 8 heads"

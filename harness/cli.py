@@ -250,11 +250,11 @@ def _report_after(plan, cfg, status: int) -> int:
 
 def _say_contended(plan, store, args: List[str]) -> None:
     """Name the jobs of the plan whose timings were contended, and the command that takes them again."""
+    import shlex
+
     from harness.retime import contended_jobs, summary_lines
 
     kept = [a for a in args if a.split("=", 1)[0] not in ("workers", "report", "progress", "executor", "dry_run")]
-    import shlex
-
     for line in summary_lines(contended_jobs(plan, store), plan.suite, " ".join(["bench run", *map(shlex.quote, kept)])):
         print(line)
 

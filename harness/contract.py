@@ -271,3 +271,13 @@ class Suite:
             cls.report_module = f"{package}.report"
         if "description" not in own:
             cls.description = own.get("__doc__") or ""
+
+
+class TimesOnly:
+    """A suite whose jobs train nothing (kv_cache, attention_cost, sequence_cost), so re-timing a job is running it
+    again: every measurement is a timing or a fact beside it. Listed before ``Suite`` among the bases."""
+
+    retimes = True
+
+    def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
+        return self.run_job(spec, profile, seed, ctx)

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-import torch
-
+from harness.compare import CONDITION_KEYS
 from harness.contract import JobContext, Measurement
 from harness.timing import contended
 
@@ -34,10 +33,11 @@ UNRECORDED = ("train_throughput",)
 
 @dataclass
 class Contended:
-    """One stored job with contended timings: its plan job, its record file and the metrics contended."""
+    """One stored job with contended timings: its plan job, its record file, its records and the metrics contended."""
 
     job: Any
     path: Path
+    records: List[Dict[str, Any]]
     metrics: List[str]
 
 
@@ -68,15 +68,19 @@ def contended_metrics(records: List[Dict[str, Any]], unrecorded: bool = False) -
     ``unrecorded``, also the timings stored before their load was recorded)."""
     out: List[str] = []
     for r in records:
-        if _retimable(r, unrecorded):
-            name = r["metric"] + (f"@{r['x']:g}" if isinstance(r.get("x"), (int, float)) and not _nan(r["x"]) else "")
-            if name not in out:
-                out.append(name)
+        if _retimable(r, unrecorded) and _label(r) not in out:
+            out.append(_label(r))
     return out
 
 
 def _nan(x: float) -> bool:
     return isinstance(x, float) and math.isnan(x)
+
+
+def _label(record: Dict[str, Any]) -> str:
+    """'decode_latency@512': a record's metric and its x."""
+    x = record.get("x")
+    return record["metric"] + (f"@{x:g}" if isinstance(x, (int, float)) and not _nan(x) else "")
 
 
 def contended_jobs(plan, store, unrecorded: bool = False) -> List[Contended]:
@@ -89,9 +93,10 @@ def contended_jobs(plan, store, unrecorded: bool = False) -> List[Contended]:
         path = store.find(job.suite, job.job_hash)
         if path is None:
             continue
-        metrics = contended_metrics(store.read_file(path), unrecorded)
+        records = store.read_file(path)
+        metrics = contended_metrics(records, unrecorded)
         if metrics:
-            out.append(Contended(job, path, metrics))
+            out.append(Contended(job, path, records, metrics))
     return out
 
 
@@ -114,8 +119,6 @@ def summary_lines(found: List[Contended], suite, command: str) -> List[str]:
 
 def _key(record_or_measurement: Any) -> Tuple:
     """(metric, x, condition) of a stored record (dict) or a new Measurement."""
-    from harness.compare import CONDITION_KEYS
-
     if isinstance(record_or_measurement, Measurement):
         metric, x, extra = record_or_measurement.metric, record_or_measurement.x, record_or_measurement.extra
     else:
@@ -135,7 +138,7 @@ def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -
         if not _retimable(r, unrecorded=True):
             out.append(r)
             continue
-        name = r["metric"] + (f"@{r['x']:g}" if isinstance(r.get("x"), (int, float)) and not _nan(r["x"]) else "")
+        name = _label(r)
         new = by_key.get(_key(r))
         if new is None:
             done.kept.append(name)
@@ -156,9 +159,9 @@ def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -
     return out, done
 
 
-#: ``extra`` keys of a stored timing that are no part of the timing itself and stay when it is re-taken
-_CONDITION_AND_FACTS = ("multiplier", "batch", "cached", "task", "depth", "warmup", "pass", "causal", "phase", "path",
-                        "bucket", "radius", "clipping", "lr", "train_max", "parameters")
+#: ``extra`` keys of a stored timing that are no part of the timing itself and stay when it is re-taken: its condition
+#: (harness/compare.py CONDITION_KEYS) and the facts of where it was measured
+_CONDITION_AND_FACTS = CONDITION_KEYS + ("multiplier", "batch", "cached", "task", "lr", "train_max", "parameters")
 
 
 def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]]:
@@ -179,7 +182,7 @@ def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]
     here = device_name(plan.jobs[0].device) if plan.jobs else ""
     for c in found:
         job = c.job
-        first = store.read_file(c.path)[0]
+        first = c.records[0]
         if first.get("device_name") and first["device_name"] != here:
             done = Retimed(job.label, refused=f"timed on {first['device_name']}, not on this {here}")
             results.append(done)
@@ -191,7 +194,7 @@ def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]
         ctx = JobContext(device=job.device, dtype=DTYPES[job.dtype], progress=progress, label=job.label,
                          options=plan.options, seed=job.seed)
         try:
-            with threads(int(first.get("num_threads") or 0) or torch.get_num_threads()):
+            with threads(int(first.get("num_threads") or 0)):  # 0: this process's count
                 fresh = plan.suite.retime_job(job.spec, job.profile, job.seed, ctx)
         except Exception as exc:  # the stored records stay as they were
             done = Retimed(job.label, problem=f"{type(exc).__name__}: {exc}")

@@ -87,11 +87,9 @@ def contention(before: CpuSnapshot, after: CpuSnapshot) -> Tuple[Optional[float]
 def spare_cores() -> float:
     """Cores this process leaves idle: those it may run on beyond its intra-op threads (one worker of
     ``workers=2`` on 2 cores leaves one to its sibling, which then does not contend with it)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return float(max(0, cores - torch.get_num_threads()))
+    from harness.workers import available_cores
+
+    return float(max(0, available_cores() - torch.get_num_threads()))
 
 
 def is_contended(other_cpu: Optional[float], stall: Optional[float], spare: float = 0.0) -> bool:
@@ -130,7 +128,7 @@ class LoadMeter:
         self.last = now
 
     def summary(self) -> Dict[str, Any]:
-        if self.last is self.start or not self.windows:
+        if not self.windows:
             self.window()
         other, stall = contention(self.start, self.last)
         wall = sum(w for w, _, _ in self.windows) or 1e-9

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from harness.suite_file import SuiteFile
-from harness.contract import JobContext, Measurement, Suite, suites
+from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
 from harness.rules import at_least, one_of
 from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
 from suites.common.metrics import COMMON
@@ -102,7 +102,7 @@ def _memory_problem(held: Optional[Tuple[int, float]], length: int, device: str)
     return None
 
 
-class AttentionCost(Suite):
+class AttentionCost(TimesOnly, Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
     metrics = SuiteFile.of(__file__).metrics(COMMON)
@@ -120,12 +120,6 @@ class AttentionCost(Suite):
     def base_spec(self, profile: AttentionCostProfile, options: Dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(d_model=profile.n_heads * profile.head_dim, n_heads=profile.n_heads, n_layers=1,
                                position="none", kernel="sdpa", max_len=max(profile.lengths))
-
-    retimes = True  # its jobs train nothing: re-timing one is running it again
-
-    def retime_job(self, spec, profile, seed: int, ctx: JobContext) -> List[Measurement]:
-        """The job run again: every measurement of a job that trains nothing is its own timing or a fact beside it."""
-        return self.run_job(spec, profile, seed, ctx)
 
     def run_job(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         with threads(profile.threads) as count:

@@ -25,7 +25,7 @@ import torch
 
 from suites.common.metrics import COMMON
 from harness.suite_file import SuiteFile
-from harness.contract import JobContext, Measurement, Suite, suites
+from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
 from harness.rules import at_least
 from harness.measure import seconds as _seconds, threads, timed
 from suites.common.profile_parts import ModelSize, Timing
@@ -68,7 +68,7 @@ class KVCacheProfile(ModelSize, Timing):
 PROFILES = SuiteFile.of(__file__).profiles(KVCacheProfile)
 
 
-class KVCache(Suite):
+class KVCache(TimesOnly, Suite):
     """KV-cache bytes (measured = analytic), per-token latency with and without it, and GQA decode paths."""
 
     version = 2  # bandwidth metrics and the split-KV path
@@ -91,12 +91,6 @@ class KVCache(Suite):
             return resolve(variant, MixerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model,
                                               n_layers=profile.n_layers, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
-
-    retimes = True  # its jobs train nothing: re-timing one is running it again
-
-    def retime_job(self, spec, profile, seed: int, ctx: JobContext) -> List[Measurement]:
-        """The job run again: every measurement of a job that trains nothing is its own timing or a fact beside it."""
-        return self.run_job(spec, profile, seed, ctx)
 
     def run_job(self, spec: TransformerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         torch.manual_seed(seed)

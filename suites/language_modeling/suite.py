@@ -169,9 +169,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
         out = [training_throughput(model, lambda m: lm_loss(m, x, y), x.numel(), ctx.device,
                                    settings_for(spec, profile.train_settings()))]
-        model.eval()
-        costs = state_inference_costs if isinstance(model.spec, MixerSpec) else inference_costs
-        return out + costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
+        return out + _inference(model, profile, seed, ctx)
 
     @staticmethod
     def _costs(model, profile: LanguageModelingProfile, settings, train_ids: torch.Tensor, seed: int,
@@ -180,11 +178,17 @@ class LanguageModeling(CharLMCorpus, Suite):
         t0 = time.perf_counter()
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
         out = training_costs(model, lambda m: lm_loss(m, x, y), x.numel(), settings.steps, ctx.device, settings)
-        model.eval()
-        costs = state_inference_costs if isinstance(model.spec, MixerSpec) else inference_costs
-        out += costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
+        out += _inference(model, profile, seed, ctx)
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
+
+
+def _inference(model, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    """The model's inference costs in eval mode: a recurrence's fixed state (suites/common/state_cost.py), else its
+    KV cache (suites/common/model_cost.py)."""
+    model.eval()
+    costs = state_inference_costs if isinstance(model.spec, MixerSpec) else inference_costs
+    return costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed)
 
 
 suites.add("language_modeling", LanguageModeling())

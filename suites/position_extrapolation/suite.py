@@ -179,9 +179,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         autocast = lambda: self._autocast(ctx)  # noqa: E731
         out = training_costs(trained, lambda m: lm_loss(m, x, y), x.numel(), profile.steps, ctx.device,
                              profile.train_settings(), autocast)
-        if hasattr(model.position, "draw_at_test"):
-            model.position.draw_at_test(None)  # decoding reads positions 0..n-1
-        out += inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed, autocast)
+        out += _inference(model, profile, seed, ctx, autocast)
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
 
@@ -199,11 +197,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         autocast = lambda: self._autocast(ctx)  # noqa: E731
         out = [training_throughput(trained, lambda m: lm_loss(m, x, y), x.numel(), ctx.device,
                                    profile.train_settings(), autocast)]
-        model = _with_weights(spec, trained.state_dict(), ctx.device)
-        if hasattr(model.position, "draw_at_test"):
-            model.position.draw_at_test(None)
-        return out + inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed,
-                                     autocast)
+        return out + _inference(_with_weights(spec, trained.state_dict(), ctx.device), profile, seed, ctx, autocast)
 
     @staticmethod
     def _autocast(ctx: JobContext):
@@ -307,5 +301,12 @@ def _with_weights(spec: TransformerSpec, state, device: str):
     model.load_state_dict(state)
     return model.eval()
 
+
+
+def _inference(model, profile: ExtrapolationProfile, seed: int, ctx: JobContext, autocast) -> List[Measurement]:
+    """The variant's inference costs (suites/common/model_cost.py), its random positions drawn as 0..n-1."""
+    if hasattr(model.position, "draw_at_test"):
+        model.position.draw_at_test(None)  # decoding reads positions 0..n-1
+    return inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed, autocast)
 
 suites.add("position_extrapolation", PositionExtrapolation())

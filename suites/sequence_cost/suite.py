@@ -21,7 +21,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from harness.suite_file import SuiteFile
-from harness.contract import JobContext, Measurement, Suite, suites
+from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
 from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
 from suites.common.metrics import COMMON
@@ -139,7 +139,7 @@ def _count(spec, batch: int, length: int, backward: bool) -> float:
     return float(count_flops(run)[0])
 
 
-class SequenceCost(Suite):
+class SequenceCost(TimesOnly, Suite):
     """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
 
     metrics = SuiteFile.of(__file__).metrics(COMMON)
@@ -162,12 +162,6 @@ class SequenceCost(Suite):
         if "mixer" in preset_fields(variant):  # mingru, linear_attention, mamba2, ... (+loop: the recurrent form)
             return resolve(variant, MixerLayerSpec(d_model=profile.d_model, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
-
-    retimes = True  # its jobs train nothing: re-timing one is running it again
-
-    def retime_job(self, spec, profile, seed: int, ctx: JobContext) -> List[Measurement]:
-        """The job run again: every measurement of a job that trains nothing is its own timing or a fact beside it."""
-        return self.run_job(spec, profile, seed, ctx)
 
     def run_job(self, spec, profile: SequenceCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
         device, dtype = ctx.device, ctx.dtype

@@ -190,7 +190,10 @@ def table_section(heading: str, note: str, rows: List[dict], empty: str) -> List
 # --- figures and the Markdown file ---------------------------------------------------------------------
 
 def pyplot():
-    """matplotlib.pyplot on the Agg backend (reports are written without a display)."""
+    """matplotlib.pyplot on the Agg backend (reports are written without a display).
+
+    A seaborn interval drawn by bootstrap takes ``seed=0`` so that a figure regenerates byte-identical from the
+    same records."""
     import matplotlib
 
     matplotlib.use("Agg")

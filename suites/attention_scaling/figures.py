@@ -23,7 +23,7 @@ def scaling_figures(ok: pd.DataFrame, variants: List[str], folder: Path, name: s
         fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
         for ax, (metric, label, log) in zip(axes, panels):
             part = probe[probe.metric == metric].rename(columns={"x": "d_k", "value": label})
-            sns.lineplot(data=part, x="d_k", y=label, hue="variant", marker="o", errorbar=("ci", 95), ax=ax,
+            sns.lineplot(data=part, x="d_k", y=label, hue="variant", marker="o", errorbar=("ci", 95), seed=0, ax=ax,
                          hue_order=[v for v in variants if v in set(part.variant)])
             ax.set_xscale("log", base=2)
             if log:
@@ -38,7 +38,7 @@ def scaling_figures(ok: pd.DataFrame, variants: List[str], folder: Path, name: s
     curve = ok[ok.metric == "train_loss_curve"].rename(columns={"x": "step", "value": "training loss (nats/char)"})
     if len(curve):
         fig, ax = plt.subplots(figsize=(7, 4.2))
-        sns.lineplot(data=curve, x="step", y="training loss (nats/char)", hue="variant", errorbar=("ci", 95), ax=ax,
+        sns.lineplot(data=curve, x="step", y="training loss (nats/char)", hue="variant", errorbar=("ci", 95), seed=0, ax=ax,
                      hue_order=[v for v in variants if v in set(curve.variant)])
         ax.set_title("Training loss at large d_k")
         fig.tight_layout()

@@ -24,7 +24,7 @@ def figures(flow: pd.DataFrame, sweep: pd.DataFrame, ok: pd.DataFrame, variants:
         fig, axes = plt.subplots(1, len(phases), figsize=(6 * len(phases), 4.2), sharey=True, squeeze=False)
         for ax, phase in zip(axes[0], phases):
             sns.lineplot(data=data[data.phase == phase], x="distance from the loss (steps)", y="log", hue="variant",
-                         hue_order=[v for v in variants if v in set(data.variant)], errorbar=("ci", 95), ax=ax)
+                         hue_order=[v for v in variants if v in set(data.variant)], errorbar=("ci", 95), seed=0, ax=ax)
             ax.set_title("at initialisation" if phase == "init" else "after training")
             ax.set_ylabel("log10 ||dL/dh_k|| / ||dL/dh_(T-1)||")
         fig.suptitle("How far back the gradient reaches")
@@ -48,7 +48,7 @@ def figures(flow: pd.DataFrame, sweep: pd.DataFrame, ok: pd.DataFrame, variants:
     if len(acc):
         fig, ax = plt.subplots(figsize=(7, 4.2))
         sns.lineplot(data=acc, x="lag (steps)", y="held-out recall accuracy", hue="variant", marker="o",
-                     hue_order=[v for v in variants if v in set(acc.variant)], errorbar=("ci", 95), ax=ax)
+                     hue_order=[v for v in variants if v in set(acc.variant)], errorbar=("ci", 95), seed=0, ax=ax)
         ax.set_xscale("log")
         ax.set_ylim(0, 1.05)
         ax.set_title("Copy-task accuracy against lag")

@@ -51,7 +51,7 @@ def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: f
         order = ["baseline"] + [f for f in family_order if f in groups] + sorted(
             g for g in groups if g not in family_order and g != "baseline")
         sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
-                      errorbar=("ci", 95), markers="o", ax=ax)
+                      errorbar=("ci", 95), seed=0, markers="o", ax=ax)
         if s.baseline in s.params and s.params[s.baseline]:
             for side in (1 - tolerance, 1 + tolerance):
                 ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)

@@ -22,7 +22,7 @@ def figures(df: pd.DataFrame, variants: List[str], folder: Path, tokens: int = 0
     mqar = ok[ok.task == "mqar"]
     if len(mqar):
         fig, ax = plt.subplots(figsize=(7, 4.2))
-        sns.lineplot(data=mqar, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), ax=ax,
+        sns.lineplot(data=mqar, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), seed=0, ax=ax,
                      hue_order=[v for v in variants if v in set(mqar.variant)])
         ax.axhline(float(mqar.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1, label="chance")
         counts = sorted(mqar.x.unique())
@@ -40,7 +40,7 @@ def figures(df: pd.DataFrame, variants: List[str], folder: Path, tokens: int = 0
         fig, axes = plt.subplots(1, len(tasks), figsize=(5.2 * len(tasks), 4.2), sharey=True, squeeze=False)
         for ax, task in zip(axes[0], tasks):
             part = lengths[lengths.task == task]
-            sns.lineplot(data=part, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), ax=ax,
+            sns.lineplot(data=part, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), seed=0, ax=ax,
                          hue_order=[v for v in variants if v in set(part.variant)], legend=task == tasks[-1])
             ax.axvline(float(part.train_max.iloc[0]), color="grey", linestyle="--", linewidth=1)
             ax.axhline(float(part.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1)

@@ -50,7 +50,7 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> List
     if len(steps):
         import seaborn as sns
 
-        sns.lineplot(data=steps, x="x", y="value", hue="variant", style="memory", marker="o", ax=right)
+        sns.lineplot(data=steps, x="x", y="value", hue="variant", style="memory", marker="o", errorbar=("ci", 95), seed=0, ax=right)
         right.set_xscale("log", base=2)
         right.legend(fontsize=7)
     else:

@@ -19,7 +19,7 @@ def gradient_figure(grads: pd.DataFrame, variants: List[str], path: Path) -> Pat
     for ax, depth in zip(axes[0], depths):
         part = grads[grads.depth == depth].rename(columns={"x": "layer", "value": "FFN gradient norm ||dL/dW||"})
         sns.lineplot(data=part, x="layer", y="FFN gradient norm ||dL/dW||", hue="variant", marker="o",
-                     hue_order=[v for v in variants if v in set(part.variant)], errorbar=("ci", 95), ax=ax)
+                     hue_order=[v for v in variants if v in set(part.variant)], errorbar=("ci", 95), seed=0, ax=ax)
         ax.set_yscale("log")
         ax.set_title(f"{depth} layers")
         ax.set_xticks(range(1, depth + 1) if depth <= 12 else range(1, depth + 1, max(1, depth // 12)))

@@ -79,7 +79,7 @@ gpu-carry:
 
 # Reference results on this machine, one suite after another. First the cost suites at REFERENCE_COST_PROFILE
 # (timings: one process, nothing else running), then the standard profile of each training suite (3 seeds),
-# each sweep in two worker processes of one thread (harness/workers.py); attention_heads comes after
+# each sweep in two worker processes of one thread (bench/run/workers.py); attention_heads comes after
 # position_extrapolation and reads its stored weights. translation runs twice: its Bible profile (standard,
 # data=bible_en_es: the BLEU table at a real corpus's size, reported in reports/bible_en_es/) and profile
 # bottleneck (numbers_en_fr, 3 seeds: the corpus on which Bahdanau et al.'s finding can be tested at this budget),
@@ -110,4 +110,4 @@ reference: $(STAMP)
 	  $(BIN)/bench run suite=$$suite profile=$$profile workers=2 results_dir=$(REFERENCE_DIR)/results; \
 	  $(BIN)/bench report suite=$$suite profile=$$profile results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \
 	done
-	$(BIN)/python -m harness.results_section $(REFERENCE_DIR)/results $(REFERENCE_DIR)/reports README.md
+	$(BIN)/python -m bench.report.readme $(REFERENCE_DIR)/results $(REFERENCE_DIR)/reports README.md

@@ -1,22 +1,15 @@
-"""The machinery: command line, plans, the runner, training, the results store and reports.
+"""The suite toolkit: what a suite is written with.
 
-Imports point one way: ``variants`` <- ``harness`` <- ``suites``. The harness imports nothing of ``suites``
-(it finds suites through the registry in ``harness.contract``, which imports each package of ``suites`` on
-first lookup); suites import the harness only through the modules named in ``SUITE_API``, and neither imports a
-``_private`` module of ``variants`` (tests/unit/test_import_direction.py checks all three rules).
+The contract a suite implements and its registry (``contract``), profiles and their settings (``suite_file``,
+``rules``, ``overrides``, ``relations``, ``footprint``, ``arguments``), training and measuring (``train``,
+``measure``, ``timing``, ``flops``, ``env``, ``cores``), records on disk and their groups (``records``, ``store``,
+``locks``, ``atomic``, ``groups``), verdicts and statistics (``findings``, ``estimate``, ``paired``, ``intervals``,
+``power``) and report helpers (``report``, ``report_kit``).
+
+Imports point one way: ``variants`` <- ``harness`` <- ``suites`` <- ``bench``. The harness imports neither
+``suites`` nor ``bench`` (it finds suites through the registry in ``harness.contract``, which imports each package
+of ``suites`` on first lookup); suites import no ``bench``; the program in ``bench`` reaches suites only through the
+registry; no module imports a ``_private`` module of ``variants``; and no two modules of ``harness`` and ``bench``
+import each other, directly or round a circle (tests/unit/test_import_direction.py checks each rule and shows that
+each fails when broken).
 """
-
-#: the harness modules a suite may import: the contract it implements and the tools it runs and reports with
-SUITE_API = (
-    "harness.contract",  # Suite, Profile, Metric, Measurement, JobContext, Diverged, Unsupported, suites
-    "harness.errors",  # UserError, UsageError
-    "harness.rules",  # field rules of profiles
-    "harness.suite_file",  # a suite's suite.yaml: profiles, metrics, claims
-    "harness.train",  # the training loop
-    "harness.measure",  # timing, memory and FLOP counts
-    "harness.flops",
-    "harness.env",
-    "harness.findings",  # claims and verdicts
-    "harness.groups",
-    "harness.report",  # report helpers: tables, means and intervals
-)

@@ -1,6 +1,6 @@
 """Reading one ``key=value`` argument: splitting it, refusing what no value may hold (control characters,
 ``${...}`` interpolation), and converting its text to a field's type (bool, int, float, str, or a list in
-brackets). harness/config.py parses whole command lines with these and re-exports them."""
+brackets). bench/config.py parses whole command lines with these and re-exports them."""
 
 from __future__ import annotations
 

@@ -141,7 +141,7 @@ class Suite:
     #: the default variants of one profile where they differ from ``default_variants`` (profile name -> variants)
     profile_variants: Dict[str, Tuple[str, ...]] = {}
     #: dtypes this suite can compute in (a training suite: float32 weights, lower precision through autocast;
-    #: a cost suite: its tensors made in that dtype); ``dtype=auto`` picks one (harness/plan.py resolve_dtype)
+    #: a cost suite: its tensors made in that dtype); ``dtype=auto`` picks one (bench/run/plan.py resolve_dtype)
     dtypes: Tuple[str, ...] = ("float32",)
     #: whether jobs train (need a backward pass); a suite of forward passes only sets False
     trains: bool = True
@@ -202,7 +202,7 @@ class Suite:
         """Train/measure one variant with one seed; raise Diverged/Unsupported for those outcomes."""
         raise NotImplementedError
 
-    #: whether ``retime_job`` re-takes a job's timings without training (harness/retime.py)
+    #: whether ``retime_job`` re-takes a job's timings without training (bench/run/retime.py)
     retimes = False
 
     def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
@@ -221,25 +221,11 @@ class Suite:
         return importlib.import_module(self.report_module)
 
     def report(self, records: "pd.DataFrame", out_dir: Path) -> List[Path]:
-        """Write this suite's Markdown report (and figures) from stored records; return the paths.
+        """Write this suite's Markdown report (and figures) from one group of stored records; return the paths.
 
-        The report is then reordered to lead with its answer (harness/report_layout.py): the Verdicts block of
-        this suite's findings first, then its headline table and figure, bookkeeping last; a group that mixes library
-        versions says so at the end of its Setup."""
-        from harness.env import mixed_versions
-        from harness.report_layout import rewrite
-
-        paths = self._reporter().write_report(self, records, out_dir)
-        profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
-        versions = mixed_versions(records.to_dict("records")) if "library_versions" in records else None
-        rewrite(Path(out_dir) / f"{self.name}.md", self.findings(records) if self.claims else [], profile, versions)
-        from harness.report_layout import note_group
-        from harness.retime import report_line
-
-        busy = report_line(records, self)
-        if busy:  # on the first screen: the costs below are not the machine's alone
-            note_group(Path(out_dir) / f"{self.name}.md", busy)
-        return paths
+        ``bench report`` then lays the report out to lead with its answer (bench/report/build.py): the suite's
+        findings (``findings``) first as a Verdicts block, bookkeeping last."""
+        return self._reporter().write_report(self, records, out_dir)
 
     @property
     def claims(self) -> Tuple["Claim", ...]:

@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from harness.workers import worker_count
+from harness.cores import worker_count
 
 import torch
 
@@ -115,7 +115,7 @@ def full_precision_cudnn() -> str:
 RESULT_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "submitit")
 
 
-#: the versions that are part of a job's identity (harness/plan.py): a job stored under other ones is run again.
+#: the versions that are part of a job's identity (bench/run/plan.py): a job stored under other ones is run again.
 #: submitit schedules jobs and computes nothing, so it is left out
 IDENTITY_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "cuda", "cudnn")
 

@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Tuple
 
-from harness.findings import Estimate
+from harness.estimate import Estimate
 from harness.intervals import difference_bounds
 
 #: a one-seed margin is at least this many standard deviations of the quantity's per-seed spread (2.8 sd: a single

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from harness.findings import Estimate
+from harness.estimate import Estimate
 from harness.intervals import t_quantile as _t
 
 #: the probability a true effect of the MDE is detected

@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 Record = Dict[str, Any]
 
-#: statuses a record may have (harness/outcomes.py ranks them)
+#: statuses a record may have (bench/run/outcomes.py ranks them)
 STATUSES = ("ok", "failed", "oom", "diverged", "unsupported", "skipped")
 
 

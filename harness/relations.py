@@ -3,7 +3,7 @@
 A field's own rule (harness/rules.py) checks one value; these check several together: the heads divide the width,
 the key/value heads divide the heads, a copy buffer fits in memory, no whole number is too large for torch, and a
 warm-up the user set is not longer than the run. Each broken relation is one sentence naming the settings and what
-to give instead; harness/plan.py applies them to every profile (a suite adds its own in ``problems``).
+to give instead; bench/run/plan.py applies them to every profile (a suite adds its own in ``problems``).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _memory(profile: Any, name: str) -> Optional[str]:
 
 
 #: relations between settings that every suite's profile obeys where it has the fields: (fields, check).
-#: One table, applied by harness/plan.py to every profile before any compute (a suite adds its own in ``problems``).
+#: One table, applied by bench/run/plan.py to every profile before any compute (a suite adds its own in ``problems``).
 RELATIONS: Tuple[Tuple[Tuple[str, ...], Callable[[Any], Optional[str]]], ...] = (
     (("d_model", "n_heads"), _heads),
     (("n_heads", "n_kv_heads"), _kv_heads),

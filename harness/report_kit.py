@@ -104,8 +104,7 @@ def machines(df: pd.DataFrame) -> str:
 
 def marked(text: str, rows: pd.DataFrame) -> str:
     """``text`` with the contended mark when any measured record among ``rows`` was timed under load."""
-    from harness.columns import any_contended
-    from harness.timing import CONTENDED_MARK
+    from harness.timing import CONTENDED_MARK, any_contended
 
     return text + (CONTENDED_MARK if len(rows) and any_contended(rows) else "")
 

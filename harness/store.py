@@ -1,6 +1,6 @@
 """The results store: one JSON-lines file per job under results/<suite>/, written atomically.
 
-A job is its content hash (harness/plan.py: resolved spec, suite and version, profile settings, seed,
+A job is its content hash (bench/run/plan.py: resolved spec, suite and version, profile settings, seed,
 device type, dtype, data checksum, code), never the name it was asked under. Its file is named
 ``<first name>-s<seed>-<hash>.jsonl``; each record lists in ``names`` every name the job was asked under
 (``variant`` is the first), and ``load`` gives each record once per name, so every name finds the job.

@@ -15,7 +15,7 @@ adds a profile or corrects a quoted figure there without touching code::
     claims:                # key: what was found, by whom, the published figure, the variants that test it
       gqa_keeps_mha_quality: {name: ..., source: ..., published: ..., variants: [baseline, gqa2, mqa]}
 
-Profile values are converted exactly as ``set.FIELD=value`` on the command line is (harness/plan.py), so a
+Profile values are converted exactly as ``set.FIELD=value`` on the command line is (harness/overrides.py), so a
 profile read from YAML is the same object, and gives the same job hashes, as one written in Python. A
 mistake in the file is a UsageError naming the file, the entry and the valid choices.
 """
@@ -61,7 +61,7 @@ class SuiteFile:
 
     def profiles(self, cls: Type[P]) -> Dict[str, P]:
         """name -> ``cls`` with that entry's values; a value not given keeps the class's default."""
-        from harness.plan import apply_overrides
+        from harness.overrides import apply_overrides
 
         out: Dict[str, P] = {}
         for name, entry in self._data["profiles"].items():

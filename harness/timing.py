@@ -87,7 +87,7 @@ def contention(before: CpuSnapshot, after: CpuSnapshot) -> Tuple[Optional[float]
 def spare_cores() -> float:
     """Cores this process leaves idle: those it may run on beyond its intra-op threads (one worker of
     ``workers=2`` on 2 cores leaves one to its sibling, which then does not contend with it)."""
-    from harness.workers import available_cores
+    from harness.cores import available_cores
 
     return float(max(0, available_cores() - torch.get_num_threads()))
 
@@ -249,3 +249,9 @@ def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed:
     ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
                     for _ in range(n))
     return point, ratios[int(0.025 * n)], ratios[int(0.975 * n) - 1]
+
+
+def any_contended(rows) -> bool:
+    """Whether any measured record among ``rows`` is a timing taken under another process's load."""
+    ok = rows[rows.status == "ok"]
+    return "extra" in ok and any(contended(e) for e in ok.extra)

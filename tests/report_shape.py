@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
-#: the widest table a report may print; wider data goes to a second table (harness/scoreboard.py keeps to it too)
+#: the widest table a report may print; wider data goes to a second table (bench/index/scoreboard.py keeps to it too)
 MAX_COLUMNS = 8
 #: reports this limit does not cover: the support matrix is a cross table, one column per attention kernel, and the
 #: index's quality x cost table one column per cost a suite measures

@@ -54,7 +54,7 @@ step() {  # step NAME SECONDS COMMAND...: run under a time limit, log to OUT/NAM
     tail -n 4 "$OUT/$name.log"
 }
 
-RUN=("$PY" -m harness.cli run results_dir="$RESULTS" progress=false)
+RUN=("$PY" -m bench.cli run results_dir="$RESULTS" progress=false)
 
 "$PY" - >"$OUT/device.txt" 2>&1 <<'EOF'
 import torch
@@ -94,7 +94,7 @@ step train_position_extrapolation 90 "${RUN[@]}" suite=position_extrapolation pr
 step paired_eager 20 "$PY" -m tests.benchmarks.paired_gpt --device cuda --rounds 4
 
 for suite in kv_cache sequence_cost attention_cost position_extrapolation; do
-    "$PY" -m harness.cli report suite=$suite results_dir="$RESULTS" reports_dir="$REPORTS" >>"$OUT/reports.log" 2>&1
+    "$PY" -m bench.cli report suite=$suite results_dir="$RESULTS" reports_dir="$REPORTS" >>"$OUT/reports.log" 2>&1
 done
 printf '%s\n' "${summary[@]}" >"$OUT/summary.txt"
 echo "gpu-check: ${summary[*]}"

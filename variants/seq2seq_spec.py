@@ -112,11 +112,6 @@ SUPPORTED_TRANSFORMER_FIELDS = frozenset({
 Seq2SeqSpec = Union[RNNSeq2SeqSpec, Seq2SeqTransformerSpec]
 
 
-def is_rnn_variant(variant: str) -> bool:
-    """Whether a variant names an RNN cell (and so the RNN encoder-decoder)."""
-    return any(preset in CELLS for preset in split_variant(variant))
-
-
 def resolve_seq2seq(variant: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2SeqTransformerSpec) -> Seq2SeqSpec:
     """The spec of a translation variant: ``lstm+additive`` -> RNNSeq2SeqSpec, ``transformer+rope`` -> Transformer."""
     presets = split_variant(variant)

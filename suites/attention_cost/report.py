@@ -36,7 +36,6 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     slope_table, slopes = slope_rows(df, keys)
     lines += headline.section(df, slopes, reference, lengths)
 
-    timed = df[(df.metric == "latency") & (df.status == "ok")]
     lines += ["## Latency (ms)", "",
               "Median time of one call over the repeats kept; ± is half the interquartile range as a share of the median; "
               "`*` marks a cell where fewer than 3 repeats were free of other processes' CPU use (all repeats kept). "

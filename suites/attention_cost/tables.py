@@ -153,7 +153,7 @@ def method(df) -> str:
 def support(df) -> List[str]:
     """Records by status, one row per kernel whose variants (head groupings) share the same counts and reason."""
     per_variant = []
-    for variant, g in df.groupby("variant"):
+    for _variant, g in df.groupby("variant"):
         statuses = g[g.metric != "matmul_peak"].status.value_counts().to_dict()
         job = g[g.metric == "job"]
         per_variant.append({"kernel": g.kernel.iloc[0], "grouping": g.grouping.iloc[0],

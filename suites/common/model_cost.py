@@ -80,7 +80,7 @@ def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], 
     with autocast():
         flops = count_flops(lambda: loss_of(counted))
     recurrent = any(isinstance(m, torch.nn.RNNBase) for m in counted.modules())
-    del counted
+    counted = None  # the twin's memory freed before the peak is measured
     extra = {"flops_per_step": flops, "flops_per_token": flops / tokens_per_step, "tokens_per_step": tokens_per_step,
              "counted_with_kernel": "naive"}
     if recurrent:  # nn.LSTM/GRU/RNN run fused kernels the counter has no formula for: it would undercount
@@ -113,7 +113,7 @@ def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], 
 
 def training_throughput(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], torch.Tensor], tokens_per_step: int,
                         device: str, settings, autocast: Autocast = _none) -> Measurement:
-    """``train_throughput`` re-taken without training (harness/retime.py): training tokens per second of one optimiser
+    """``train_throughput`` re-taken without training (bench/run/retime.py): training tokens per second of one optimiser
     step of a copy of ``model`` (forward, backward, clipping, the optimiser update), timed as ``timed`` times (clean
     repeats, their quartiles), where the training run's own figure is its tokens over its wall time."""
     twin = copy.deepcopy(model)

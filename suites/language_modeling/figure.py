@@ -41,7 +41,7 @@ def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: f
     for v, seeds in s.ppl.items():
         if s.params.get(v) is None:
             continue
-        for seed, ppl in seeds.items():
+        for ppl in seeds.values():
             rows.append({"variant": v, "family": s.group(v), "parameters": s.params[v], "perplexity": ppl})
     data = pd.DataFrame(rows, columns=["variant", "family", "parameters", "perplexity"])
     fig, ax = plt.subplots(figsize=(7.5, 4.8))

@@ -203,13 +203,6 @@ class Summary:
         return bad.status.iloc[0] if len(bad) else "-"
 
 
-def cmp(s: Summary, v: str) -> Tuple[float, str]:
-    """(relative ppl change vs its reference, 'ppl X (n=k)') of a variant; NaN when missing."""
-    m, b = s.mean_ppl(v), s.mean_ppl(s.reference.get(v))
-    n = len(s.ppl.get(v, {}))
-    return (m / b - 1 if b and not math.isnan(m) else math.nan), (f"{m:.3f} (n={n})" if n else f"{s.status(v)}")
-
-
 def spec_of(s: Summary, variant: str) -> Dict:
     rows = s.df[s.df.variant == variant]
     return rows.iloc[0].spec if len(rows) else {}

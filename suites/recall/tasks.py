@@ -120,7 +120,7 @@ class MQAR(Task):
     def chance_per_position(self, size: int) -> List[float]:
         return [1.0 / self.values] * size
 
-    @functools.lru_cache(maxsize=None)  # a frozen task is hashable; the verdicts ask for the same sizes again
+    @functools.cache  # noqa: B019  (a frozen task is hashable and lives as long as its suite; the verdicts ask again)
     def key_blind_guess(self, size: int, sequences: int = 4096) -> float:
         """Token accuracy of the best guess that reads the values in context but binds no key to its value: at each
         query, the most frequent value among those not yet answered (teacher forcing shows the earlier answers).

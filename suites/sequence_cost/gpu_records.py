@@ -14,7 +14,8 @@ from typing import Optional
 import pandas as pd
 
 from harness.groups import split_groups
-from harness.report import ResultsStore, records_frame
+from harness.report import records_frame
+from harness.store import ResultsStore
 
 #: where `make gpu-check` keeps its records (one directory per suite below it)
 GPU_RESULTS = Path(__file__).resolve().parents[2] / "reference" / "gpu" / "results"

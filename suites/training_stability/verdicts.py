@@ -43,7 +43,6 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     probe = df[(df.metric == W2_METRIC) & (df.status == "ok")]
     df = df[df.metric != W2_METRIC]  # the training grid's records
     first = df.iloc[0] if len(df) else probe.iloc[0]
-    variants = in_order(df.variant.unique(), ORDER)
     unigram = float(first.get("unigram_loss", float("nan")))
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
     out = outcomes(runs, unigram) if len(runs) else {}

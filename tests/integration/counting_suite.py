@@ -75,7 +75,7 @@ def trainings(log: Path):
 
 if __name__ == "__main__":
     register()
-    from harness.cli import main
+    from bench.cli import main
 
     sys.exit(main(sys.argv[1:]))
 
@@ -99,7 +99,7 @@ def results(tmp_path):
 
 def run(capsys, results, *args):
     """``bench run suite=counting seeds=[0]`` into ``results``: (exit status, stdout, stderr)."""
-    from harness.cli import main
+    from bench.cli import main
 
     code = main(["run", f"suite={NAME}", "seeds=[0]", "progress=false", f"results_dir={results}", *args])
     out, err = capsys.readouterr()

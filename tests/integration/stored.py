@@ -2,7 +2,7 @@
 
 import json
 
-from harness.cli import main
+from bench.cli import main
 
 
 def load(results):

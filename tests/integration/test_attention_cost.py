@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from harness.cli import main
+from bench.cli import main
 from tests.report_shape import check_reports
 from harness.contract import suites
 from variants.kernel._base import AttentionKernel, kernels

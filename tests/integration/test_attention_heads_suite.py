@@ -1,6 +1,6 @@
 """attention_heads end to end at a tiny size: records per layer and head, kept maps, and the report."""
 
-from harness.cli import main
+from bench.cli import main
 from tests.report_shape import check_reports
 from stored import load
 

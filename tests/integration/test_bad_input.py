@@ -1,7 +1,7 @@
 """Bad input to ``bench run``: every one is a single sentence naming the key, exit status 2, no traceback,
 and nothing is trained or written. Good input of the same kinds is still accepted (dry runs).
 
-The table runs in-process through ``harness.cli.main``; every suite's ``run_job`` is replaced by one that
+The table runs in-process through ``bench.cli.main``; every suite's ``run_job`` is replaced by one that
 records the call, so a bad value that slipped through planning would show as a training attempt.
 """
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.cli import main
-from harness.config import RunConfig, parse, usable_device
+from bench.cli import main
+from bench.config import RunConfig, parse, usable_device
 from harness.errors import UsageError
 from harness.footprint import memory_bytes
-from harness.plan import apply_overrides
+from harness.overrides import apply_overrides
 from harness.rules import problems_of
 from harness.contract import suites
 
@@ -189,7 +189,7 @@ def read_only(monkeypatch, folder):
     import errno
     import tempfile
 
-    import harness.config
+    import bench.config
 
     real = tempfile.mkdtemp
 
@@ -198,7 +198,7 @@ def read_only(monkeypatch, folder):
             raise OSError(errno.EROFS, "Read-only file system")
         return real(*args, dir=dir, **kwargs)
 
-    monkeypatch.setattr(harness.config.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr(bench.config.tempfile, "mkdtemp", mkdtemp)
 
 
 @pytest.mark.parametrize("key", ["results_dir", "reports_dir"])

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from harness.cli import main
+from bench.cli import main
 
 TINY = ["set.steps=2", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
         "set.eval_tokens=256", "set.warmup_steps=1", "progress=false"]
@@ -44,7 +44,7 @@ def test_user_errors_are_one_sentence_with_exit_status_2(capsys, tmp_path, args,
 
 
 def test_the_console_command_exits_2_without_a_traceback(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "run", "variants=[alibii]", f"results_dir={tmp_path}"],
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "run", "variants=[alibii]", f"results_dir={tmp_path}"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "Did you mean 'alibi'" in done.stderr and "Traceback" not in done.stderr
@@ -100,7 +100,7 @@ def test_every_command_has_help(capsys, command, usage, flag):
 
 def test_a_closed_pipe_ends_quietly():
     """`bench list | head`: the reader is gone before bench writes; no BrokenPipeError traceback, SIGPIPE's status."""
-    child = subprocess.Popen([sys.executable, "-m", "harness.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = subprocess.Popen([sys.executable, "-m", "bench.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     child.stdout.close()  # no reader is left, so bench's first write meets a broken pipe
     err = child.stderr.read().decode()
     assert child.wait(timeout=120) == 141

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from harness.api import records
-from harness.cli import main
+from bench.api import records
+from bench.cli import main
 from harness.timing import CONTENDED_MARK, spare_cores
 from stored import load
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from counting_suite import NAME, CountingSuite, log, register, results, run, trainings  # noqa: F401 (fixtures)
-from harness.cli import main
+from bench.cli import main
 from harness.store import ResultsStore, unsaved_folder
 
 HERE = Path(__file__).parent
@@ -284,7 +284,7 @@ KILL_IN_SAVE = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)  # the records are written to the temporary file, not renamed yet
         return real(src, dst, *args, **kwargs)
     os.replace = replace
-    from harness.cli import main
+    from bench.cli import main
     sys.exit(main(sys.argv[1:]))
 """)
 
@@ -335,7 +335,7 @@ def test_a_worker_killed_by_a_signal_fails_the_sweep(tmp_path, results):
 
 
 def test_worker_statuses_rank_signals_and_failures_above_skips():
-    from harness.workers import sweep_status
+    from bench.run.workers import sweep_status
 
     assert sweep_status([0, 0])[0] == 0
     assert sweep_status([0, 3])[0] == 3
@@ -385,7 +385,7 @@ WITH_PLUGINS = textwrap.dedent("""
     plugins = [metadata.EntryPoint(name, name, "bench.plugins") for name in {names!r}]
     real = metadata.entry_points
     metadata.entry_points = lambda **kw: plugins if kw.get("group") == "bench.plugins" else real(**kw)
-    from harness.cli import main
+    from bench.cli import main
     sys.exit(main(sys.argv[1:]))
 """)
 
@@ -455,7 +455,7 @@ def test_bench_compare_refuses_an_unknown_metric_and_one_variant_twice(tmp_path,
 # --- a damaged or unreachable SWORD library ---------------------------------------------------------------------
 
 def bench(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, timeout=240,
+    return subprocess.run([sys.executable, "-m", "bench.cli", *args], capture_output=True, text=True, timeout=240,
                           env={**os.environ, **(env or {})}, cwd=Path(__file__).resolve().parents[2])
 
 

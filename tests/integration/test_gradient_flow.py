@@ -2,7 +2,7 @@
 
 import json
 
-from harness.cli import main
+from bench.cli import main
 from tests.report_shape import check_reports
 
 TINY = ["suite=gradient_flow", "set.lags=[3,6]", "set.steps=3", "set.clip_steps=3", "set.clip_lrs=[0.1]",

@@ -1,6 +1,6 @@
 """A training job records its own model's cost beside its quality (suites/common/model_cost.py), at a tiny size."""
 
-from harness.cli import main
+from bench.cli import main
 from stored import load
 
 PE = ["suite=position_extrapolation", "set.steps=3", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",

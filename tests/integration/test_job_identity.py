@@ -8,7 +8,7 @@ import harness.env
 from counting_suite import NAME, log, register, results, run, trainings  # noqa: F401 (fixtures)
 from harness.contract import suites
 from harness.env import identity_libraries
-from harness.plan import find_stored, job_hash
+from bench.run.plan import find_stored, job_hash
 from harness.store import ResultsStore
 
 

@@ -1,6 +1,6 @@
 """The language_modeling suite end to end at a tiny size: records, skips with reasons, budget flags, report."""
 
-from harness.cli import main
+from bench.cli import main
 from tests.report_shape import check_reports
 from stored import load
 

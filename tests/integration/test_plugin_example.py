@@ -52,8 +52,8 @@ def plugin(tmp_path_factory):
 SCRIPT = textwrap.dedent('''
     import json, sys
     import torch
-    from harness.cli import main
-    from harness.listing import render
+    from bench.cli import main
+    from bench.listing import render
     from variants.kv_cache import greedy_generate
     from variants.spec import TransformerSpec, resolve
     from variants.static_decode import StaticDecoder

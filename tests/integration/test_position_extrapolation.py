@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.cli import main
+from bench.cli import main
 from tests.report_shape import check_reports
 from suites.position_extrapolation.suite import PositionExtrapolation
 from stored import load, runner

@@ -2,7 +2,7 @@
 
 import json
 
-from harness.cli import main
+from bench.cli import main
 
 TINY = ["suite=recall", "set.steps=3", "set.warmup_steps=1", "set.eval_sequences=8", "set.batch_size=4",
         "set.d_model=16", "set.n_heads=2", "set.mqar_kv=[1,2,4]", "set.copy_len=4", "set.reverse_len=4",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.cli import main
+from bench.cli import main
 from harness.store import ResultsStore
 from test_cli import TINY, run_cli
 
@@ -77,7 +77,7 @@ def test_index_false_writes_the_suite_report_alone(capsys, results, tmp_path):
 
 def test_a_group_no_keys_select_is_named_as_an_earlier_form_of_its_profile(tmp_path):
     from harness.groups import report_command, split_groups
-    from harness.index import other_groups
+    from bench.index.page import other_groups
     from harness.report import records_frame
 
     root = tmp_path / "results"

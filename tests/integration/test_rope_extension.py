@@ -1,6 +1,6 @@
 """position_extrapolation with RoPE extensions: one training serves every scaling, fine-tuning, the report section."""
 
-from harness.cli import main
+from bench.cli import main
 from stored import load, runner
 
 TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from counting_suite import NAME, log, register, results, run, trainings  # noqa: F401 (fixtures)
-from harness.cli import main
+from bench.cli import main
 from harness.store import ResultsStore
 
 HERE = Path(__file__).parent

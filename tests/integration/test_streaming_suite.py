@@ -1,7 +1,7 @@
 """`bench run suite=streaming` at a tiny size: a model with a dedicated sink token trains, streams with only that
 token kept, and its report section and verdict stand beside the plain model's."""
 
-from harness.cli import main
+from bench.cli import main
 from stored import load
 
 TINY = ["suite=streaming", "seeds=[0]", "set.steps=20", "set.d_model=32", "set.n_layers=2", "set.n_heads=2",

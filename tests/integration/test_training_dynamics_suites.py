@@ -1,6 +1,6 @@
 """training_stability and attention_scaling end to end at a tiny size: records, diverged runs, reports."""
 
-from harness.cli import main
+from bench.cli import main
 from tests.report_shape import check_reports
 from stored import load
 

@@ -1,8 +1,8 @@
-"""The index's answers (harness/answers.py): every question cites each finding it rests on, under one rule."""
+"""The index's answers (bench/index/answers.py): every question cites each finding it rests on, under one rule."""
 
 import pandas as pd
 
-from harness.answers import CLAIM, QUESTIONS, Question, answer_lines, answers_section
+from bench.index.answers import CLAIM, QUESTIONS, Question, answer_lines, answers_section
 from harness.contract import suites
 
 

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from harness.api import records, report
+from bench.api import records, report
 from harness.errors import UsageError
 from harness.store import ResultsStore
 

@@ -57,7 +57,7 @@ def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_r
     import errno
 
     import harness.atomic
-    from harness.cli import main
+    from bench.cli import main
     from harness.store import ResultsStore
     from test_api import pe_records
 

@@ -37,7 +37,7 @@ def test_the_cost_suites_compute_in_bfloat16():
 
 
 def test_the_cli_accepts_bfloat16_for_the_cost_suites(tmp_path, capsys):
-    from harness.cli import main
+    from bench.cli import main
 
     for suite in ("attention_cost", "kv_cache"):
         code = main(["run", f"suite={suite}", "dtype=bfloat16", "dry_run=true", f"results_dir={tmp_path}",
@@ -161,7 +161,7 @@ def test_a_faked_table_never_runs_a_probe():
 
 
 def test_the_support_matrix_reports_xformers_reason_on_a_faked_gpu(monkeypatch):
-    from harness.support import availability_table
+    from bench.report.support import availability_table
 
     _installed(monkeypatch)
     with faked(DeviceTable(cuda=True, probes={"xformers": "ImportError: xformers._C"})):
@@ -209,7 +209,7 @@ def test_a_flop_formula_that_asserts_equal_heads_still_counts_grouped_attention(
 
 def test_auto_dtype_is_bfloat16_for_training_suites_on_cuda_and_float32_elsewhere():
     from harness.contract import suites
-    from harness.plan import resolve_dtype
+    from bench.run.plan import resolve_dtype
 
     extrapolation, cost, lm = (suites.get(n) for n in ("position_extrapolation", "attention_cost", "language_modeling"))
     assert resolve_dtype("auto", extrapolation, "cuda") == resolve_dtype("auto", extrapolation, "cuda:1") == "bfloat16"
@@ -220,7 +220,7 @@ def test_auto_dtype_is_bfloat16_for_training_suites_on_cuda_and_float32_elsewher
 
 
 def test_the_default_dtype_on_cpu_plans_float32_jobs(tmp_path, capsys):
-    from harness.cli import main
+    from bench.cli import main
 
     args = ["run", "variants=[rope]", "dry_run=true", f"results_dir={tmp_path}", "device=cpu", "progress=false"]
     assert main(args) == 0

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from harness.compare import paired
+from bench.compare.table import paired
 
 
 def records(variant, values, metric="perplexity", x=64.0, extra=None, higher_is_better=False):
@@ -93,7 +93,7 @@ def test_values_are_paired_only_under_the_same_condition():
 
 
 def test_bench_compare_prints_a_table_and_a_verdict_and_refuses_what_it_cannot_compare(tmp_path, capsys):
-    from harness.cli import main
+    from bench.cli import main
     from harness.store import ResultsStore
 
     store = ResultsStore(tmp_path)
@@ -127,7 +127,7 @@ def store_of(tmp_path, by_variant):
 
 def test_compare_gives_the_verdict_at_the_training_length_and_at_the_longest_length(tmp_path, capsys):
     """alibi is slightly worse at L but far better at 8L: one headline at L alone would point the wrong way."""
-    from harness.cli import main
+    from bench.cli import main
 
     results = store_of(tmp_path, {"rope": [(64.0, [4.0, 4.1, 4.2]), (512.0, [27.0, 30.0, 25.0])],
                                   "alibi": [(64.0, [4.2, 4.3, 4.5]), (512.0, [4.4, 4.5, 4.3])]})
@@ -144,7 +144,7 @@ def test_compare_gives_the_verdict_at_the_training_length_and_at_the_longest_len
 
 
 def test_an_x_the_metric_was_not_measured_at_is_one_sentence_before_any_table(tmp_path, capsys):
-    from harness.cli import main
+    from bench.cli import main
 
     results = store_of(tmp_path, {"rope": [(64.0, [4.0, 4.1]), (512.0, [27.0, 30.0])],
                                   "alibi": [(64.0, [4.2, 4.3]), (512.0, [4.4, 4.5])]})

@@ -3,7 +3,7 @@ with at= must be one every compared suite measured."""
 
 import pytest
 
-from harness.cli import main
+from bench.cli import main
 from test_api import results  # noqa: F401 (fixture: two variants x two seeds, and an older tiny group)
 
 

@@ -1,14 +1,14 @@
 """One rule marks a timing contended (harness/timing.py); every view shows the mark and none ranks a marked value;
-re-timing replaces only what it measured clean (harness/retime.py)."""
+re-timing replaces only what it measured clean (bench/run/retime.py)."""
 
 import pandas as pd
 import pytest
 
 import harness.timing as timing
-from harness.columns import metric
-from harness.compare import paired
+from bench.index.columns import metric
+from bench.compare.table import paired
 from harness.contract import Measurement
-from harness.retime import contended_metrics, merge, summary_lines
+from bench.run.retime import contended_metrics, merge, summary_lines
 from harness.timing import CONTENDED_MARK, CpuSnapshot, LoadMeter, Timing, combined_load, contended, is_contended
 
 

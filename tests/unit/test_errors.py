@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness import cli
+from bench import cli
 from harness.errors import UsageError, UserError
 from harness.store import CorruptResultsError
 from suites.common.data.text import CorpusError

@@ -15,7 +15,7 @@ SCRIPT = ROOT / "tools" / "gpu_check.sh"
 
 
 def run_steps():
-    """(name, arguments) of each step that runs ``harness.cli run``, continuation lines joined."""
+    """(name, arguments) of each step that runs ``bench.cli run``, continuation lines joined."""
     text = SCRIPT.read_text().replace("\\\n", " ")
     return [(m.group(1), shlex.split(m.group(2))) for m in re.finditer(r'^step (\w+) \d+ "\$\{RUN\[@\]\}" (.*)$', text, re.M)]
 
@@ -62,7 +62,7 @@ def test_each_suite_step_accepts_its_settings_and_finds_its_data(name, args, tmp
     env = dict(os.environ)
     if (ROOT / ".sword" / "modules").is_dir():
         env["SWORD_PATH"] = str(ROOT / ".sword")
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "run", *argv, "dry_run=true", f"results_dir={tmp_path}",
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "run", *argv, "dry_run=true", f"results_dir={tmp_path}",
                            "progress=false"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     if done.returncode == 2 and "needs the SWORD module" in done.stderr:
         module = re.search(r"SWORD module (\w+)", done.stderr).group(1)

@@ -1,18 +1,22 @@
-"""Imports point one way: variants <- harness <- suites, and inside suites, suites.common <- each suite.
+"""Imports point one way: variants <- harness <- suites <- bench, and inside suites, suites.common <- each suite.
 
 Every module's imports are read with ``ast`` (module level, inside functions and under TYPE_CHECKING
 alike; relative imports resolved; ``importlib.import_module``/``__import__`` of a literal name too), and:
 - ``variants`` imports nothing of the project outside ``variants``;
-- ``harness`` imports no module of ``suites`` at all: it finds suites through the registry
+- ``harness`` (the suite toolkit) imports neither ``suites`` nor ``bench``: it finds suites through the registry
   (``harness.contract.suites``), which imports each package of ``suites`` on first lookup;
-- ``suites`` import the harness only through ``harness.SUITE_API``, and neither suites nor the harness import a
-  ``_private`` module of ``variants`` (each component package re-exports what others use);
+- ``suites`` import no ``bench`` (the program above them);
+- ``bench`` reaches suites only through the registry, never by importing a module of ``suites``;
+- no two modules of ``harness`` and ``bench`` import each other, directly or round a longer circle;
+- nothing outside ``variants`` imports a ``_private`` module of ``variants`` (each component package re-exports
+  what others use);
 - inside ``suites``, arrows point from a suite's package to ``suites.common``: common imports no suite, and a suite
   imports no other suite's package except the modules listed in ``READS`` (attention_heads studies the models
   position_extrapolation trains);
 - every import of a project module names a module that exists (a moved module leaves no stale import behind,
   not even inside a function that no test calls).
-A failure names the file, the line and the import.
+A failure names the file, the line and the import (a circle: its modules). Each rule is a function of the imports
+found, and a test hands it an import that breaks it, so that a rule which can no longer fail is seen.
 """
 
 from __future__ import annotations
@@ -22,14 +26,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import pytest
 
-import harness
-
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("variants", "harness", "suites")
+PACKAGES = ("variants", "harness", "suites", "bench")
 #: what several suites share (suites/common/); every other package below suites/ is one suite
 COMMON = "suites.common"
 SUITE_PACKAGES = tuple(sorted(f"suites.{p.name}" for p in (ROOT / "suites").iterdir()
@@ -130,23 +132,134 @@ def test_the_scan_sees_every_kind_of_import(tmp_path):
     assert found == [("harness", False), ("harness.contract", False), ("suites.kv_cache.suite", True)]
 
 
+# --- the rules, each a function of the imports found --------------------------------------------------------
+
+def reaching_up(imports: List[Import], above: Tuple[str, ...]) -> List[Import]:
+    """The imports of a package above it: of ``above``'s top-level packages."""
+    return [i for i in imports if top(i.target) in above]
+
+
+def reaching_a_suite(imports: List[Import]) -> List[Import]:
+    """The program's imports of a module of ``suites`` (it reaches suites through the registry only)."""
+    return [i for i in imports if top(i.target) == "suites"]
+
+
+def private_variants(imports: List[Import]) -> List[Import]:
+    """Imports of a ``_private`` module of ``variants`` from outside ``variants``."""
+    return [i for i in imports if top(i.target) == "variants" and is_private(i.target) and top(i.module) != "variants"]
+
+
+def module_of(target: str) -> Optional[str]:
+    """The module a dotted import target names: itself, or the module an imported attribute lives in."""
+    parts = target.split(".")
+    for n in range(len(parts), 0, -1):
+        if is_module(".".join(parts[:n])):
+            return ".".join(parts[:n])
+    return None
+
+
+def circles(imports: List[Import], within: Tuple[str, ...]) -> List[List[str]]:
+    """Every import circle among the modules of the packages ``within``: each strongly connected group of two or
+    more modules (Tarjan's algorithm), sorted; a module importing itself counts too."""
+    graph: Dict[str, Set[str]] = {}
+    for i in imports:
+        target = module_of(i.target) if i.module != i.target else i.target
+        if top(i.module) in within and target and top(target) in within:
+            graph.setdefault(i.module, set()).add(target)
+            graph.setdefault(target, set())
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    found: List[List[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph[node]:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+# --- the rules hold --------------------------------------------------------------------------------------------
+
 def test_variants_import_nothing_of_the_project_outside_variants():
-    wrong = [str(i) for i in project_imports("variants") if top(i.target) != "variants"]
-    assert not wrong, "variants must import nothing of harness or suites:\n" + "\n".join(wrong)
+    wrong = [str(i) for i in reaching_up(project_imports("variants"), ("harness", "suites", "bench"))]
+    assert not wrong, "variants must import nothing of harness, suites or bench:\n" + "\n".join(wrong)
 
 
-def test_harness_imports_no_suite():
-    wrong = [str(i) for i in project_imports("harness") if top(i.target) == "suites"]
-    assert not wrong, ("the harness reaches suites only through the registry (harness.contract.suites), never by "
-                       "importing them:\n" + "\n".join(wrong))
+def test_harness_imports_neither_suites_nor_bench():
+    wrong = [str(i) for i in reaching_up(project_imports("harness"), ("suites", "bench"))]
+    assert not wrong, ("the harness is what suites are written with: it reaches suites only through the registry "
+                       "(harness.contract.suites) and never imports the program (bench):\n" + "\n".join(wrong))
 
 
-def test_suites_import_only_the_harness_public_api():
-    allowed = set(harness.SUITE_API) | {"harness"}
-    wrong = [str(i) for i in project_imports("suites")
-             if top(i.target) == "harness" and not any(i.target == a or i.target.startswith(a + ".") for a in allowed)]
-    assert not wrong, ("suites import the harness through harness.SUITE_API only (add a module there if it is "
-                       "meant for suites):\n" + "\n".join(wrong))
+def test_suites_import_no_bench():
+    wrong = [str(i) for i in reaching_up(project_imports("suites"), ("bench",))]
+    assert not wrong, ("suites are written with the harness; bench is the program above them (move what a suite "
+                       "needs into harness):\n" + "\n".join(wrong))
+
+
+def test_bench_reaches_suites_only_through_the_registry():
+    wrong = [str(i) for i in reaching_a_suite(project_imports("bench"))]
+    assert not wrong, ("the program finds a suite by name in the registry (harness.contract.suites.get), never by "
+                       "importing its module:\n" + "\n".join(wrong))
+
+
+def test_no_import_circle_among_harness_and_bench():
+    found = circles(project_imports("harness", "bench"), ("harness", "bench"))
+    assert not found, "import circles (each a group of modules importing each other):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+# --- each rule fails when broken -------------------------------------------------------------------------------
+
+def _import(module: str, target: str) -> Import:
+    return Import(module, ROOT / (module.replace(".", "/") + ".py"), 1, target, True)
+
+
+def test_each_rule_fails_on_an_import_that_breaks_it():
+    assert reaching_up([_import("variants.spec", "harness.contract")], ("harness", "suites", "bench"))
+    assert reaching_up([_import("harness.store", "bench.cli")], ("suites", "bench"))
+    assert reaching_up([_import("harness.contract", "suites.kv_cache.suite")], ("suites", "bench"))
+    assert reaching_up([_import("suites.kv_cache.report", "bench.index.page")], ("bench",))
+    assert reaching_a_suite([_import("bench.index.page", "suites.language_modeling.report")])
+    assert private_variants([_import("suites.kv_cache.suite", "variants.kernel._base")])
+    assert not reaching_up([_import("suites.kv_cache.suite", "harness.contract")], ("bench",))
+    assert not private_variants([_import("variants.position._base", "variants.kernel._base")])
+
+
+def test_the_circle_rule_finds_a_circle_and_only_a_circle():
+    # harness.report -> bench.index.page -> bench.index.columns -> harness.report: the circle this layout opened
+    broken = [_import("harness.report", "bench.index.page"), _import("bench.index.page", "bench.index.columns"),
+              _import("bench.index.columns", "harness.report.fmt_mean_ci"), _import("bench.cli", "harness.store")]
+    assert circles(broken, ("harness", "bench")) == [["bench.index.columns", "bench.index.page", "harness.report"]]
+    assert circles(broken[1:], ("harness", "bench")) == []
+
+
+def test_the_real_imports_break_a_rule_once_one_is_added():
+    """The scan of the tree plus one wrong import: the rule over the real imports reports exactly that one."""
+    real = project_imports("harness")
+    added = _import("harness.groups", "bench.report.build")
+    assert reaching_up(real + [added], ("suites", "bench")) == [added]
+    both = project_imports("harness", "bench") + [_import("harness.report", "bench.report.build")]
+    assert any("harness.report" in c and "bench.report.build" in c for c in circles(both, ("harness", "bench")))
 
 
 def test_the_layout_is_common_and_one_package_per_suite():
@@ -173,22 +286,25 @@ def test_a_suite_imports_no_other_suite_beyond_what_it_reads():
 
 
 def test_no_private_module_of_variants_is_imported_from_outside():
-    wrong = [str(i) for i in project_imports("harness", "suites") if top(i.target) == "variants" and is_private(i.target)]
+    wrong = [str(i) for i in private_variants(project_imports("harness", "suites", "bench"))]
     assert not wrong, ("import what variants offers from its packages (variants, variants.kernel, variants.position, "
                        "...), not their _private modules:\n" + "\n".join(wrong))
 
 
 def test_every_import_of_the_project_names_a_module_that_exists():
-    wrong = [str(i) for i in project_imports("variants", "harness", "suites", "tests") if not is_module(i.target)]
+    wrong = [str(i) for i in project_imports("variants", "harness", "suites", "bench", "tests")
+             if not is_module(i.target)]
     assert not wrong, ("no such module (the suite contract is harness.contract, which also holds JobContext):\n"
                        + "\n".join(wrong))
 
 
-@pytest.mark.parametrize("package, forbidden", [("variants", ("harness", "suites")), ("harness", ("suites",)),
-                                              (COMMON, SUITE_PACKAGES)])
+@pytest.mark.parametrize("package, forbidden", [("variants", ("harness", "suites", "bench")),
+                                                ("harness", ("suites", "bench")), ("suites", ("bench",)),
+                                                (COMMON, SUITE_PACKAGES), ("bench", ())])
 def test_importing_a_package_loads_nothing_above_it(package, forbidden):
-    """Every module of the package imported in a fresh interpreter leaves no module of the packages above it loaded."""
-    names = sorted(module_name(p) for p in ROOT.joinpath(*package.split(".")).rglob("*.py"))
+    """Every module of the package imports in a fresh interpreter (a name missing from a module it imports fails here)
+    and leaves no module of the packages above it loaded."""
+    names = sorted(module_name(p) for p in ROOT.joinpath(*package.split(".")).rglob("*.py") if p.name != "__main__.py")
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n    importlib.import_module(name)\n"
             f"print(sorted(m for m in sys.modules if any(m == f or m.startswith(f + '.') for f in {forbidden!r})))")

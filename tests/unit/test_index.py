@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from harness.groups import split_groups
-from harness.index import write_index
-from harness.scoreboard import scoreboard
-from harness.tradeoffs import build
+from bench.index.page import write_index
+from bench.index.scoreboard import scoreboard
+from bench.index.tradeoffs import build
 
 SEEDS = (0, 1, 2)
 L = 16
@@ -140,7 +140,7 @@ def test_the_index_has_its_three_parts_and_says_why_there_is_no_figure(groups, t
 
 
 def test_pareto_front_keeps_the_points_nothing_beats_on_both_axes():
-    from harness.pareto import front
+    from bench.index.pareto import front
 
     data = pd.DataFrame({"model": list("abcd"), "x": [1.0, 2.0, 2.0, 3.0], "y": [5.0, 4.0, 6.0, 1.0]})
     data["x_low"], data["x_high"] = data.x, data.x
@@ -148,7 +148,7 @@ def test_pareto_front_keeps_the_points_nothing_beats_on_both_axes():
 
 
 def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, tmp_path, monkeypatch):
-    from harness.report import build_reports
+    from bench.report.build import build_reports
     from harness.store import ResultsStore
     from harness.contract import Suite
 
@@ -165,7 +165,7 @@ def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, t
 
 
 def test_a_recurrence_row_names_no_length_limit():
-    from harness.tradeoffs import size
+    from bench.index.tradeoffs import size
 
     assert size({"n_layers": 4, "d_model": 128, "n_heads": 8, "max_len": 64}) == "4 x d128, 8 heads, L 64"
     assert size({"n_layers": 4, "d_model": 128, "n_heads": 8, "mixer": "mamba2"}) == "4 x d128, 8 heads"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.cli import main
+from bench.cli import main
 
 
 @pytest.mark.parametrize("suite,variant,says", [

@@ -6,9 +6,9 @@ import math
 import pandas as pd
 import pytest
 
-from harness import pareto
+from bench.index import pareto
 from harness.groups import split_groups
-from harness.tradeoffs import build
+from bench.index.tradeoffs import build
 
 L = 16
 SEEDS = (0, 1, 2)

@@ -120,7 +120,7 @@ def test_a_broken_plugin_is_reported_and_does_not_hide_the_others(monkeypatch):
 
 
 def test_bench_list_reports_a_broken_plugin(monkeypatch):
-    from harness.listing import render
+    from bench.listing import render
 
     monkeypatch.setattr(_registry, "_plugins", [_registry.PluginStatus("bad", "bad_pkg:register", "ImportError: boom")])
     text = render("all")

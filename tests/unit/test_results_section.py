@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from harness.results_section import BEGIN, END, update_readme
+from bench.report.readme import BEGIN, END, update_readme
 from harness.store import ResultsStore
 
 
@@ -77,7 +77,7 @@ def test_a_readme_without_markers_is_refused(tmp_path):
 def test_a_run_of_two_workers_gives_its_clock_time_beside_the_job_time():
     import pandas as pd
 
-    from harness.results_section import time_words
+    from bench.report.readme import time_words
 
     # two workers: jobs of 600 s ending at 10:10 and 10:10, then one of 300 s ending at 10:15
     jobs = pd.DataFrame({"job_hash": ["a", "b", "c"], "wall_time_s": [600.0, 600.0, 300.0], "workers": [2, 2, 2],

@@ -2,7 +2,7 @@
 
 import time
 
-from harness.cli import main
+from bench.cli import main
 
 TINY = ["suite=position_extrapolation", "variants=[rope]", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",
         "set.train_len=8", "set.batch_size=2", "set.eval_tokens=256", "set.warmup_steps=1", "set.finetune_steps=1",

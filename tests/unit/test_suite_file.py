@@ -118,7 +118,7 @@ def test_every_suite_reads_its_file_and_its_profiles_pass_their_checks():
 def test_a_setting_added_later_is_left_out_at_its_earlier_value_so_stored_jobs_keep_their_hash():
     import dataclasses
 
-    from harness.plan import apply_overrides
+    from harness.overrides import apply_overrides
 
     for name, key, before in [("gradient_flow", "weight_decay", 0.0), ("attention_scaling", "weight_decay", 0.1),
                               ("position_extrapolation", "finetune_steps", 0)]:

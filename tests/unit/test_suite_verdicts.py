@@ -280,20 +280,21 @@ def _kv_records(model=None, attention=None, seeds=(0, 1)):
                      "extra": extra, "spec": spec(position, kv), "dtype": "float32", "batch": 1})
 
     for kind, steps in (("model", model or {}), ("attention", attention or {})):
-        for (position, kv), by_x in steps.items():
-            variant = f"{position}+kv{kv}"
+        for (position, kv_heads), by_x in steps.items():
+            variant = f"{position}+kv{kv_heads}"
             for seed in seeds:
                 if not any(r["variant"] == variant and r["seed"] == seed and r["metric"] == "copy_bandwidth" for r in rows):
-                    add(variant, position, kv, "copy_bandwidth", None, GBS, {}, seed)
+                    add(variant, position, kv_heads, "copy_bandwidth", None, GBS, {}, seed)
                 for x, ms in by_x.items():
                     ms = ms * (1 + 0.01 * seed)
                     if kind == "model":
-                        extra = {"weight_bytes": 1_000_000, "cache_bytes_read": 1000 * kv * int(x), "step_ms": ms}
-                        add(variant, position, kv, "decode_bandwidth", float(x), 0.0, extra, seed)
-                        add(variant, position, kv, "decode_latency", float(x), ms, {}, seed)
+                        extra = {"weight_bytes": 1_000_000, "cache_bytes_read": 1000 * kv_heads * int(x), "step_ms": ms}
+                        add(variant, position, kv_heads, "decode_bandwidth", float(x), 0.0, extra, seed)
+                        add(variant, position, kv_heads, "decode_latency", float(x), ms, {}, seed)
                     else:
-                        extra = {"path": "grouped", "heads": 32, "kv_heads": 32 if kv == 8 else kv, "head_dim": 128}
-                        add(variant, position, kv, "decode_path_latency", float(x), ms, extra, seed)
+                        extra = {"path": "grouped", "heads": 32, "kv_heads": 32 if kv_heads == 8 else kv_heads,
+                                 "head_dim": 128}
+                        add(variant, position, kv_heads, "decode_path_latency", float(x), ms, extra, seed)
     frame = pd.DataFrame(rows, columns=["variant", "metric", "status", "x", "seed", "value", "extra", "spec", "dtype", "batch"])
     frame["grouping"] = frame.spec.apply(lambda s: "MHA" if s["n_kv_heads"] is None else ("MQA" if s["n_kv_heads"] == 1 else "GQA"))
     return frame

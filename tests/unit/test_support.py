@@ -102,8 +102,8 @@ def test_cuda_only_kernels_are_unavailable_without_cuda():
 
 
 def test_bench_list_kernels_shows_availability_and_the_support_matrix_is_written(capsys, tmp_path):
-    from harness.cli import main
-    from harness.support import write_support_matrix
+    from bench.cli import main
+    from bench.report.support import write_support_matrix
 
     assert main(["list", "kernels"]) == 0
     out = capsys.readouterr().out

@@ -224,7 +224,7 @@ def test_compile_is_a_profile_setting_left_out_of_the_identity_when_off():
     import dataclasses
 
     from harness.contract import suites
-    from harness.plan import apply_overrides
+    from harness.overrides import apply_overrides
 
     for name in suites.names():
         for profile in suites.get(name).profiles.values():
@@ -236,7 +236,7 @@ def test_compile_is_a_profile_setting_left_out_of_the_identity_when_off():
 
 
 def test_set_compile_true_runs_every_training_of_the_job_compiled(tmp_path, monkeypatch):
-    from harness.cli import main
+    from bench.cli import main
 
     compiled = []
 

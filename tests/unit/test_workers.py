@@ -1,8 +1,9 @@
-"""How ``workers=N`` splits the cores and starts its workers (harness/workers.py)."""
+"""How ``workers=N`` splits the cores and starts its workers (bench/run/workers.py)."""
 
 import pytest
 
-from harness.workers import entry_point, threads_per_worker, worker_args, worker_count
+from bench.run.workers import entry_point, worker_args
+from harness.cores import threads_per_worker, worker_count
 
 
 @pytest.mark.parametrize("workers, cores, threads", [(1, 2, 2), (2, 2, 1), (3, 2, 1), (2, 16, 8), (3, 16, 5)])
@@ -17,8 +18,9 @@ def test_a_worker_runs_the_same_sweep_alone_and_without_progress_bars():
 
 def test_workers_restart_the_program_they_were_started_as():
     assert entry_point("/venv/bin/bench") == ["/venv/bin/bench"]
-    assert entry_point("/repo/harness/cli.py") == ["-m", "harness.cli"]
-    assert entry_point("") == ["-m", "harness.cli"]
+    assert entry_point("/repo/bench/cli.py") == ["-m", "bench.cli"]
+    assert entry_point("/repo/bench/__main__.py") == ["-m", "bench.cli"]
+    assert entry_point("") == ["-m", "bench.cli"]
 
 
 def test_the_worker_count_comes_from_the_environment(monkeypatch):

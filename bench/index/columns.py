@@ -16,7 +16,7 @@ import pandas as pd
 
 from harness.intervals import spread
 from harness.report import fmt_mean_ci
-from harness.timing import CONTENDED_MARK, contended
+from harness.timing import CONTENDED_MARK, any_contended, contended
 
 
 @dataclass(frozen=True)
@@ -124,12 +124,6 @@ def flops_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
     if not values:
         return _status(sel) if len(sel) else None
     return Reading(count(values[0]), (values[0],))
-
-
-def any_contended(rows: pd.DataFrame) -> bool:
-    """Whether any measured record among ``rows`` is a timing taken under another process's load."""
-    ok = rows[rows.status == "ok"]
-    return "extra" in ok and any(contended(e) for e in ok.extra)
 
 
 def metric(name: str, digits: int = 3, scale: float = 1.0, at: Optional[int] = None, timing: bool = False) -> Reader:

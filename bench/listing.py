@@ -64,14 +64,14 @@ def _ffns() -> str:
 
 
 def _kernels() -> str:
-    from harness.support import availability_table
+    from bench.report.support import availability_table
 
     table = availability_table()
     return tabulate(table.values.tolist(), headers=list(table.columns), tablefmt="simple")
 
 
 def _support() -> str:
-    from harness.support import render_markdown
+    from bench.report.support import render_markdown
 
     return render_markdown()
 

@@ -3,7 +3,7 @@
     bench compare rope alibi [suite=S] [metric=M] [at=X|first|last] [results_dir=DIR] [profile=P device=D dtype=T data=SHA set.FIELD=V]
 
 In each suite, the newest group of records (harness/groups.py) that holds both variants and matches the
-selection is compared metric by metric (harness/compare.py). The headline metric (``metric=``, else the
+selection is compared metric by metric (bench/compare/table.py). The headline metric (``metric=``, else the
 suite's first declared metric both measured) ends with one verdict line at its first x and one at its last
 (position_extrapolation: at the training length L and at the longest evaluated length), or one at ``at=``.
 A metric is called better or worse only where the suite declares its direction; one without (attention
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.config import GroupSelection, readable_folder
+from bench.config import GroupSelection, readable_folder
 from harness.rules import Rule
 from harness.errors import UsageError
 
@@ -73,8 +73,8 @@ def refuse_selection(store, names: List[str], a: str, b: str, wanted: Dict[str, 
 
 def run(args: List[str], out=print) -> int:
     """Print each suite's comparison table and verdict; a UsageError when no suite has both variants."""
-    from harness.compare import paired, table
-    from harness.config import parse
+    from bench.compare.table import paired, table
+    from bench.config import parse
     from harness.groups import describe
     from harness.report import markdown_table
     from harness.store import ResultsStore

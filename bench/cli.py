@@ -7,7 +7,7 @@
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
 before any compute starts; so is a request none of whose jobs can run here. ``bench run`` exits 1 when a
-job failed, and 3 when some jobs asked for cannot run here (``allow_skips=true``: 0); harness/runner.py
+job failed, and 3 when some jobs asked for cannot run here (``allow_skips=true``: 0); bench/run/runner.py
 says which skips count. ``bench COMMAND --help`` prints that command's usage (exit status 0), and
 output into a pipe closed early (``bench list | head``) ends quietly.
 """
@@ -141,10 +141,11 @@ def _main(argv: List[str]) -> int:
 
 
 def cmd_run(args: List[str]) -> int:
-    from harness.config import RunConfig, parse
+    from bench.config import RunConfig, parse
     from harness.env import resolve_device
-    from harness.plan import DTYPES, apply_overrides, make_plan, resolve_dtype
-    from harness.executors import EXECUTORS, run_plan
+    from bench.run.plan import DTYPES, make_plan, resolve_dtype
+    from harness.overrides import apply_overrides
+    from bench.run.executors import EXECUTORS, run_plan
     from harness.store import ResultsStore
     from harness.contract import suites
 
@@ -180,7 +181,7 @@ def cmd_run(args: List[str]) -> int:
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
     variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name))
     if cfg.executor == "submitit":
-        from harness.executors import check_submitit
+        from bench.run.executors import check_submitit
 
         check_submitit(cfg.submitit, Path(cfg.results_dir))
     store = ResultsStore(cfg.results_dir)
@@ -188,7 +189,8 @@ def cmd_run(args: List[str]) -> int:
         store.adopt_unsaved()  # records kept aside when this folder was unwritable: stored before planning
     plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store,
                      asked=cfg.variants is not None)
-    from harness.workers import run_workers, worker_count
+    from bench.run.workers import run_workers
+    from harness.cores import worker_count
 
     if worker_count() == 1:  # the sweep's own process says the plan once, not each of its workers
         print(plan.describe(), flush=True)
@@ -207,7 +209,7 @@ def cmd_run(args: List[str]) -> int:
             _say_not_runnable(plan)
         _say_contended(plan, store, args)
         return _report_after(plan, cfg, status)
-    from harness.runner import exit_status
+    from bench.run.runner import exit_status
 
     summary = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
     summary.worker = worker_count() > 1
@@ -235,7 +237,7 @@ def _report_after(plan, cfg, status: int) -> int:
     """With ``report=true`` and some records of this run's group stored, rebuild that group's report (and the index)."""
     if not cfg.report:
         return status
-    from harness.report import build_reports
+    from bench.report.build import build_reports
 
     try:
         paths, lines = build_reports(plan.suite.name, Path(cfg.results_dir), Path(cfg.reports_dir),
@@ -252,7 +254,7 @@ def _say_contended(plan, store, args: List[str]) -> None:
     """Name the jobs of the plan whose timings were contended, and the command that takes them again."""
     import shlex
 
-    from harness.retime import contended_jobs, summary_lines
+    from bench.run.retime import contended_jobs, summary_lines
 
     kept = [a for a in args if a.split("=", 1)[0] not in ("workers", "report", "progress", "executor", "dry_run")]
     for line in summary_lines(contended_jobs(plan, store), plan.suite, " ".join(["bench run", *map(shlex.quote, kept)])):
@@ -261,7 +263,7 @@ def _say_contended(plan, store, args: List[str]) -> None:
 
 def _retime(plan, store, cfg) -> int:
     """``retime=true``: take the contended timings of the plan's stored jobs again, training nothing."""
-    from harness.retime import contended_jobs, retime
+    from bench.run.retime import contended_jobs, retime
 
     if cfg.dry_run:
         found = contended_jobs(plan, store, unrecorded=True)
@@ -282,7 +284,7 @@ def _say_not_runnable(plan) -> None:
 
 
 def cmd_list(args: List[str]) -> int:
-    from harness.listing import SECTIONS, render
+    from bench.listing import SECTIONS, render
 
     what = args[0] if args else "all"
     if what not in SECTIONS and what != "all":
@@ -292,8 +294,8 @@ def cmd_list(args: List[str]) -> int:
 
 
 def cmd_report(args: List[str]) -> int:
-    from harness.config import ReportConfig, parse
-    from harness.report import build_reports
+    from bench.config import ReportConfig, parse
+    from bench.report.build import build_reports
 
     cfg: ReportConfig = parse(args, ReportConfig)
     paths, lines = build_reports(cfg.suite, Path(cfg.results_dir), Path(cfg.reports_dir), cfg.selection(), cfg.index)
@@ -305,8 +307,8 @@ def cmd_report(args: List[str]) -> int:
 
 
 def cmd_compare(args: List[str]) -> int:
-    """Two variants compared seed by seed in every suite where both ran (harness/compare_command.py)."""
-    from harness.compare_command import run
+    """Two variants compared seed by seed in every suite where both ran (bench/compare/command.py)."""
+    from bench.compare.command import run
 
     return run(args)
 

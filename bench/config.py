@@ -143,10 +143,10 @@ class RunConfig:
     profile: Optional[str] = None
     seeds: Optional[List[int]] = None
     device: str = "auto"
-    #: auto: bfloat16 autocast for a training suite that takes it on CUDA, else float32 (harness/plan.py)
+    #: auto: bfloat16 autocast for a training suite that takes it on CUDA, else float32 (bench/run/plan.py)
     dtype: str = "auto"
     dry_run: bool = False
-    #: exit 0, not 3, when some variants asked for cannot run here (harness/runner.py exit_status)
+    #: exit 0, not 3, when some variants asked for cannot run here (bench/run/runner.py exit_status)
     allow_skips: bool = False
     data: Optional[str] = None
     protocol: Optional[str] = None
@@ -155,15 +155,15 @@ class RunConfig:
     progress: bool = True
     #: after the run, rebuild the report of the group this run wrote (its profile, device, dtype and data), no other
     report: bool = False
-    #: train nothing: take the contended timings of this plan's stored jobs again, alone (harness/retime.py)
+    #: train nothing: take the contended timings of this plan's stored jobs again, alone (bench/run/retime.py)
     retime: bool = False
-    #: local processes sharing the sweep, each with cores // workers intra-op threads (harness/workers.py)
+    #: local processes sharing the sweep, each with cores // workers intra-op threads (bench/run/workers.py)
     workers: int = 1
     #: where jobs run: local (this process) or submitit (SLURM, or local subprocesses)
     executor: str = "local"
     #: submitit parameters, written ``submitit.timeout_min=120 submitit.slurm_partition=gpu``
     submitit: Dict[str, Any] = field(default_factory=dict)
-    #: profile overrides, written ``set.steps=100``; typed against the profile's fields (harness/plan.py)
+    #: profile overrides, written ``set.steps=100``; typed against the profile's fields (bench/run/plan.py)
     set: Dict[str, str] = field(default_factory=dict)
 
     rules = {

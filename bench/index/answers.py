@@ -14,7 +14,7 @@ from typing import List, Mapping, Optional, Tuple
 
 import pandas as pd
 
-#: the hidden scoreboard column holding each row's claim key (harness/scoreboard.py)
+#: the hidden scoreboard column holding each row's claim key (bench/index/scoreboard.py)
 CLAIM = "claim"
 
 

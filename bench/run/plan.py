@@ -7,7 +7,7 @@ checksum, so every bad name or impossible setting is reported before any trainin
 A job the plan cannot run is one of two kinds (``Job.skip_kind``): ``impossible`` (no machine runs it: a
 head count that does not divide, a kernel that cannot score the spec) or ``unavailable`` (it would run with
 a package, device or dtype this machine lacks: flash_attn on a CPU). Whether a skip counts against the
-request (harness/runner.py ``exit_status``) depends on who asked for the job: a variant the user named
+request (bench/run/runner.py ``exit_status``) depends on who asked for the job: a variant the user named
 counts; a variant of the suite's default list that is unavailable here is a note ("not available here"),
 since a default list names kernels for every machine. When no job of the request can run, the plan is
 refused (exit 2) before any compute, one sentence per reason.
@@ -137,45 +137,6 @@ class Plan:
                 f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored and not j.skip_reason)} stored, "
                 f"{len(self.not_runnable)} cannot run" + (f", {len(self.notes)} not available here" if self.notes else ""))
         return head + "\n" + tabulate(rows, headers=["variant", "seed", "hash", "action"], tablefmt="simple")
-
-
-def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
-    """The profile with ``set.<field>=value`` overrides applied, each converted to its field's type.
-
-    Text values (from the command line) are converted by the field's type (harness/config.py); a value of
-    the wrong type is a UsageError naming ``set.FIELD``, the value and what the field takes. Ranges are
-    checked with the whole profile (``Profile.check``) when the plan is made.
-    """
-    from harness.config import convert
-    from harness.rules import rule_for, shapes, show
-    from variants import close_matches
-
-    names = [f.name for f in dataclasses.fields(profile) if f.name not in ("name", "description")]
-    for key in overrides:
-        if key not in names:
-            matches = close_matches(key, names)
-            hint = f" Did you mean 'set.{matches[0]}'?" if matches else ""
-            raise UsageError(f"Unknown profile setting 'set.{key}'.{hint} Settings of this suite: {', '.join(names)}.")
-    if not overrides:
-        return profile
-    kinds = shapes(type(profile))
-    values = {}
-    for key, value in overrides.items():
-        shape, rule = kinds[key], rule_for(type(profile), key)
-        text = value if isinstance(value, str) else show(value)  # a caller in code may pass typed values
-        value = convert(f"set.{key}", text, shape, rule, "Bad profile override")
-        if shape.kind is float:
-            value = [float(v) for v in value] if shape.is_list else float(value)
-        values[key] = tuple(value) if shape.is_list else value
-    changed = dataclasses.replace(profile, **values)
-    from harness.relations import warmup_problem
-    from harness.rules import problems_of
-
-    # a value out of its range is said first, by the plan's check (a negative step count is no short run)
-    error = warmup_problem(changed, overrides) if not problems_of(changed) else None
-    if error:
-        raise UsageError(error)
-    return changed
 
 
 def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, device: str, dtype: str, checksum: str,

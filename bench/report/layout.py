@@ -68,7 +68,7 @@ def number(found: Finding) -> str:
 def bullet(found: Finding, profile: Optional[str] = None) -> str:
     """One Verdicts bullet: verdict, finding and source, the number, the cause when not agreeing, the confound;
     a claim the records cannot test gives the command that runs it (at ``profile``, the report's)."""
-    from harness.fill import run_command
+    from bench.index.fill import run_command
 
     claim = found.claim
     line = f"- **{found.verdict}**: {claim.name}; {claim.source}."

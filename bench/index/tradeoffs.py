@@ -17,9 +17,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from harness.columns import Column, Reading, columns
-from harness.design import describe, design_of, grouping
-from harness.fill import run_command
+from bench.index.columns import Column, Reading, columns
+from bench.index.design import describe, design_of, grouping
+from bench.index.fill import run_command
 
 #: the suites whose jobs train a model and measure its quality and cost together
 ROW_SUITES = ("position_extrapolation", "language_modeling")

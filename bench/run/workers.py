@@ -17,29 +17,7 @@ import subprocess
 import sys
 from typing import List, Tuple
 
-#: set in a worker's environment: the number of workers of its sweep
-WORKERS_ENV = "BENCH_WORKERS"
-
-
-def available_cores() -> int:
-    """CPU cores this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def threads_per_worker(workers: int, cores: int) -> int:
-    """Intra-op threads each of ``workers`` processes gets on ``cores`` cores: an equal share, at least 1."""
-    return max(1, cores // workers)
-
-
-def worker_count() -> int:
-    """How many workers the sweep of this process has (1 outside ``workers=N``)."""
-    try:
-        return max(1, int(os.environ.get(WORKERS_ENV, "1")))
-    except ValueError:
-        return 1
+from harness.cores import WORKERS_ENV, available_cores, threads_per_worker
 
 
 def worker_args(args: List[str]) -> List[str]:
@@ -50,9 +28,10 @@ def worker_args(args: List[str]) -> List[str]:
 
 def entry_point(argv0: str) -> List[str]:
     """How to start this program again: the same script (``bench``, or one that registers a plugin suite), or
-    the CLI module when it was started with ``python -m harness.cli``."""
-    if not argv0 or argv0.endswith(os.path.join("harness", "cli.py")) or argv0 == "-c":
-        return ["-m", "harness.cli"]
+    the CLI module when it was started with ``python -m bench`` or ``python -m bench.cli``."""
+    module = (os.path.join("bench", "cli.py"), os.path.join("bench", "__main__.py"))
+    if not argv0 or argv0.endswith(module) or argv0 == "-c":
+        return ["-m", "bench.cli"]
     return [argv0]
 
 

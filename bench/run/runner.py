@@ -42,11 +42,11 @@ from harness.contract import Diverged, JobContext, Measurement, Unsupported
 from harness.train import compiling
 from harness.env import device_capability, library_versions, prepare_device, provenance
 from harness.locks import owner_text
-from harness.outcomes import Outcome, RunSummary, job_status
-from harness.plan import DTYPES, Job, Plan
+from bench.run.outcomes import Outcome, RunSummary, job_status
+from bench.run.plan import DTYPES, Job, Plan
 from harness.records import SCHEMA_VERSION
 from harness.store import ResultsStore, StoreUnwritable
-from harness.workers import worker_count
+from harness.cores import worker_count
 
 
 def seed_everything(seed: int) -> None:

@@ -46,7 +46,7 @@ class RunSummary:
     """Every job's outcome, in plan order."""
 
     outcomes: List[Outcome] = field(default_factory=list)
-    #: this process is one of the workers of a sweep (harness/workers.py)
+    #: this process is one of the workers of a sweep (bench/run/workers.py)
     worker: bool = False
 
     def add(self, outcome: Outcome) -> None:

@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Optional, Tuple
 import pandas as pd
 
 from harness.findings import Finding, not_run
-from harness.fill import run_command
+from bench.index.fill import run_command
 
 #: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify
 COLUMNS = ("finding", "source", "published", "our measurement", "95% interval, seeds", "profile, corpus, device", "verdict",

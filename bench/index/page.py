@@ -1,9 +1,9 @@
 """reports/index.md: the page that answers "which variant should I use?", rebuilt from records like every report.
 
 Three parts, each from the groups of records the suites' own reports cover: the findings scoreboard
-(harness/scoreboard.py; every verdict from the suite's report module), the quality x cost table with one row
-per trained model, its quality and cost measured by the same jobs (harness/tradeoffs.py), and the Pareto figure
-of those models (harness/pareto.py); then any section a suite's report module adds (``index_section``: recall's
+(bench/index/scoreboard.py; every verdict from the suite's report module), the quality x cost table with one row
+per trained model, its quality and cost measured by the same jobs (bench/index/tradeoffs.py), and the Pareto figure
+of those models (bench/index/pareto.py); then any section a suite's report module adds (``index_section``: recall's
 memory view beside kv_cache's decode steps). Nothing is typed by hand: cells no record covers say "not run" and give
 the command that would fill them.
 """
@@ -15,13 +15,14 @@ from typing import Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from harness import atomic, pareto, tradeoffs
-from harness.fill import run_command
+from bench.index import pareto, tradeoffs
+from harness import atomic
+from bench.index.fill import run_command
 from harness.groups import Group, describe
 from harness.report import markdown_table
 from harness.findings import NOT_TESTABLE, VERDICTS
-from harness.answers import answers_section
-from harness.scoreboard import CLAIM, KIND, scoreboard
+from bench.index.answers import answers_section
+from bench.index.scoreboard import CLAIM, KIND, scoreboard
 from harness.timing import CONTENDED_MARK
 
 INDEX = "index.md"

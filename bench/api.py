@@ -1,6 +1,6 @@
 """Results in a notebook: one call returns a suite's records of one group as a DataFrame, another rebuilds its report.
 
-    from harness.api import records, report
+    from bench.api import records, report
 
     df = records("position_extrapolation", results_dir="reference/results", profile="standard")
     df[(df.metric == "perplexity") & (df.position == "alibi")].groupby("x").value.mean()
@@ -107,7 +107,7 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Pat
     The frame must hold one suite's records of one group, as ``records`` returns them; the spec columns it
     added are dropped again. Returns the paths written.
     """
-    from harness.config import writable_folder
+    from bench.config import writable_folder
     from harness.contract import suites
     from harness.groups import split_groups
 
@@ -133,4 +133,6 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Pat
                          "records(..., profile=..., device=...)).")
     added = list(frame.attrs.get("spec_columns") or [c for c in frame.columns if c.startswith("spec_")]) + ["contended"]
     plain = frame.drop(columns=[c for c in added if c in frame.columns]).reset_index(drop=True)
-    return suites.get(names[0]).report(plain, Path(reports_dir))
+    from bench.report.build import write_suite_report
+
+    return write_suite_report(suites.get(names[0]), plain, Path(reports_dir))

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Dict
 
 from harness.errors import UsageError
-from harness.outcomes import Outcome, RunSummary
-from harness.plan import Plan
-from harness.runner import execute, settle
+from bench.run.outcomes import Outcome, RunSummary
+from bench.run.plan import Plan
+from bench.run.runner import execute, settle
 from harness.store import ResultsStore
 
 EXECUTORS = ("local", "submitit")
@@ -45,7 +45,7 @@ def check_submitit(options: Dict[str, Any], results_dir: Path) -> None:
     (mode 0700), and one that others can write into is refused: whoever could replace a pickle there would run
     code as the user.
     """
-    from harness.config import writable_folder
+    from bench.config import writable_folder
 
     try:
         import submitit  # noqa: F401
@@ -105,7 +105,7 @@ def _run_submitit(plan: Plan, store: ResultsStore, options: Dict[str, Any]) -> R
         try:
             outcome = handle.result()
         except Exception as exc:  # the cluster job itself died: record it like any failure
-            from harness.runner import job_records, outcome_record, save
+            from bench.run.runner import job_records, outcome_record, save
             from harness.env import provenance
 
             reason = f"cluster job {handle.job_id} failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from harness.compare import CONDITION_KEYS
+from bench.compare.table import CONDITION_KEYS
 from harness.contract import JobContext, Measurement
 from harness.timing import contended
 
@@ -160,7 +160,7 @@ def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -
 
 
 #: ``extra`` keys of a stored timing that are no part of the timing itself and stay when it is re-taken: its condition
-#: (harness/compare.py CONDITION_KEYS) and the facts of where it was measured
+#: (bench/compare/table.py CONDITION_KEYS) and the facts of where it was measured
 _CONDITION_AND_FACTS = CONDITION_KEYS + ("multiplier", "batch", "cached", "task", "lr", "train_max", "parameters")
 
 
@@ -168,8 +168,8 @@ def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]
     """Re-take the contended timings of ``plan``'s stored jobs (module docstring); (what each job got, lines to print)."""
     from harness.env import device_name, prepare_device
     from harness.measure import threads
-    from harness.plan import DTYPES
-    from harness.runner import seed_everything
+    from bench.run.plan import DTYPES
+    from bench.run.runner import seed_everything
 
     found = contended_jobs(plan, store, unrecorded=True)
     if not found:

@@ -1,6 +1,6 @@
 """The index's Pareto figure: each trained model's quality against its own costs, a front per quality metric.
 
-One point per model of the quality x cost table (harness/tradeoffs.py) with its 95% interval over seeds, its
+One point per model of the quality x cost table (bench/index/tradeoffs.py) with its 95% interval over seeds, its
 quality and cost from the same jobs. A row of panels per suite and quality metric (held-out perplexity at L,
 and at 8L where the suite scores it), against KV-cache bytes per token, decode latency per token at the same
 length, and training FLOPs per token; different suites' models never share an axis. An axis whose values span a
@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from harness import atomic
-from harness.tradeoffs import Table
+from bench.index.tradeoffs import Table
 
 #: (quality column, its axis label)
 QUALITY_AXES = (("ppl_L", "held-out perplexity at L (per char)"), ("ppl_8L", "held-out perplexity at 8L (per char)"))

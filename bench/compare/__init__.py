@@ -1,0 +1,1 @@
+"""``bench compare``: paired comparisons of two groups of records."""

@@ -1,0 +1,1 @@
+"""The index over every suite: scoreboard, findings answered, the quality-against-cost table and its Pareto figure."""

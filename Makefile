@@ -25,6 +25,7 @@ run: $(STAMP)
 # command that installs it (tests/conftest.py).
 SWORD_PACKAGES ?= sword-text-kjv sword-text-sparv sword-text-web
 SWORD_MODULES  ?= engKJV2006eb spaRV1909eb engWEB2015eb
+# ruff's lint and format check first (pyproject.toml; `ruff format .` applies the format), then the tests.
 test: $(STAMP)
 	@if [ -z "$(SWORD_PATH)" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  for m in $(SWORD_MODULES); do test -f /usr/share/sword/modules/texts/ztext/$$m/nt.bzz || missing=1; done; \
@@ -34,6 +35,8 @@ test: $(STAMP)
 	    || echo "make test: could not install $(SWORD_PACKAGES); the tests that read them skip." >&2; \
 	  fi; \
 	fi
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 report: $(STAMP)

@@ -16,8 +16,9 @@ for the group of records a report would cover: the newest, or the newest matchin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any
 
 import pandas as pd
 
@@ -32,7 +33,7 @@ SELECTORS = SELECT_KEYS
 REQUIRED_COLUMNS = ("metric", "status", "variant", "value", "spec")
 
 
-def records(suite: str, results_dir: str | Path = "results", settings: Optional[Dict[str, Any]] = None,
+def records(suite: str, results_dir: str | Path = "results", settings: dict[str, Any] | None = None,
             **selection: Any) -> pd.DataFrame:
     """The records of one group of ``suite`` under ``results_dir``, one row per measurement, spec fields as columns.
 
@@ -101,7 +102,7 @@ def with_spec_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> List[Path]:
+def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> list[Path]:
     """Rebuild the suite's report (and figures) under ``reports_dir`` from a frame of ``records`` (or a slice of it).
 
     The frame must hold one suite's records of one group, as ``records`` returns them; the spec columns it

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 from harness.errors import UsageError, UserError
 from harness.store import StoreUnwritable
@@ -81,7 +80,7 @@ mean distance) differ, with the difference and its 95% interval.
 HELP = {"run": RUN_HELP, "list": LIST_HELP, "report": REPORT_HELP, "compare": COMPARE_HELP}
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
     except BrokenPipeError:  # the reader left (`bench list | head`): stop quietly, as other tools do
@@ -106,7 +105,7 @@ def _terminate_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, stop)
 
 
-def _main(argv: List[str]) -> int:
+def _main(argv: list[str]) -> int:
     from harness.atomic import OutputUnwritable
 
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -140,14 +139,14 @@ def _main(argv: List[str]) -> int:
         return 2
 
 
-def cmd_run(args: List[str]) -> int:
+def cmd_run(args: list[str]) -> int:
     from bench.config import RunConfig, parse
-    from harness.env import resolve_device
-    from bench.run.plan import DTYPES, make_plan, resolve_dtype
-    from harness.overrides import apply_overrides
     from bench.run.executors import EXECUTORS, run_plan
-    from harness.store import ResultsStore
+    from bench.run.plan import DTYPES, make_plan, resolve_dtype
     from harness.contract import suites
+    from harness.env import resolve_device
+    from harness.overrides import apply_overrides
+    from harness.store import ResultsStore
 
     cfg: RunConfig = parse(args, RunConfig)
     suite = suites.get(cfg.suite)
@@ -250,7 +249,7 @@ def _report_after(plan, cfg, status: int) -> int:
     return status
 
 
-def _say_contended(plan, store, args: List[str]) -> None:
+def _say_contended(plan, store, args: list[str]) -> None:
     """Name the jobs of the plan whose timings were contended, and the command that takes them again."""
     import shlex
 
@@ -283,7 +282,7 @@ def _say_not_runnable(plan) -> None:
           f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.", file=sys.stderr)
 
 
-def cmd_list(args: List[str]) -> int:
+def cmd_list(args: list[str]) -> int:
     from bench.listing import SECTIONS, render
 
     what = args[0] if args else "all"
@@ -293,7 +292,7 @@ def cmd_list(args: List[str]) -> int:
     return 0
 
 
-def cmd_report(args: List[str]) -> int:
+def cmd_report(args: list[str]) -> int:
     from bench.config import ReportConfig, parse
     from bench.report.build import build_reports
 
@@ -306,7 +305,7 @@ def cmd_report(args: List[str]) -> int:
     return 0
 
 
-def cmd_compare(args: List[str]) -> int:
+def cmd_compare(args: list[str]) -> int:
     """Two variants compared seed by seed in every suite where both ran (bench/compare/command.py)."""
     from bench.compare.command import run
 

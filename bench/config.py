@@ -15,7 +15,7 @@ import tempfile
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from harness.arguments import any_value, check_text, convert, scalar, split_argument  # noqa: F401  (read through this module too)
 from harness.errors import UsageError
@@ -26,7 +26,7 @@ LIST_KEYS = ("variants", "seeds")
 MAX_SEED = 2**31 - 1
 
 
-def writable_folder(key: str, value: str) -> Optional[str]:
+def writable_folder(key: str, value: str) -> str | None:
     """Why ``value`` cannot be (created as) a folder this process writes into, or None.
 
     Checked by creating and removing a temporary folder inside it (or inside its nearest existing
@@ -64,7 +64,7 @@ def writable_folder(key: str, value: str) -> Optional[str]:
 NAME_MAX_FALLBACK, PATH_MAX_FALLBACK = 255, 4096
 
 
-def name_too_long(path: Path) -> Optional[str]:
+def name_too_long(path: Path) -> str | None:
     """Why the file system cannot hold ``path`` (a part longer than its names may be, or the whole path too
     long), or None; asked of the nearest existing folder, before anything is created."""
     existing = Path(path).absolute()
@@ -89,7 +89,7 @@ def name_too_long(path: Path) -> Optional[str]:
     return None
 
 
-def readable_folder(key: str, value: str) -> Optional[str]:
+def readable_folder(key: str, value: str) -> str | None:
     """Why ``value`` cannot be a results folder to read (a name the file system refuses, a file), or None; a
     folder that does not exist yet is the reader's to report (it holds no results)."""
     path = Path(value).expanduser()
@@ -107,7 +107,7 @@ def readable_folder(key: str, value: str) -> Optional[str]:
 DEVICES = "auto, cpu, cuda or cuda:N (N below the number of CUDA devices torch sees)"
 
 
-def usable_device(key: str, value: str) -> Optional[str]:
+def usable_device(key: str, value: str) -> str | None:
     """Why ``value`` is not a device this machine has, or None (``cuda:N`` is checked against the devices present)."""
     if value in ("auto", "cpu"):
         return None
@@ -125,7 +125,7 @@ def usable_device(key: str, value: str) -> Optional[str]:
     return None
 
 
-def well_formed_variants(key: str, value: List[str]) -> Optional[str]:
+def well_formed_variants(key: str, value: list[str]) -> str | None:
     """Why one of the variants is malformed ('rope+', '+alibi'), or None; its presets are checked at planning."""
     for variant in value:
         if any(not preset.strip() for preset in variant.split("+")):
@@ -139,17 +139,17 @@ class RunConfig:
     """Everything ``bench run`` accepts; unset values fall back to the suite's and profile's defaults."""
 
     suite: str = "position_extrapolation"
-    variants: Optional[List[str]] = None
-    profile: Optional[str] = None
-    seeds: Optional[List[int]] = None
+    variants: list[str] | None = None
+    profile: str | None = None
+    seeds: list[int] | None = None
     device: str = "auto"
     #: auto: bfloat16 autocast for a training suite that takes it on CUDA, else float32 (bench/run/plan.py)
     dtype: str = "auto"
     dry_run: bool = False
     #: exit 0, not 3, when some variants asked for cannot run here (bench/run/runner.py exit_status)
     allow_skips: bool = False
-    data: Optional[str] = None
-    protocol: Optional[str] = None
+    data: str | None = None
+    protocol: str | None = None
     results_dir: str = "results"
     reports_dir: str = "reports"
     progress: bool = True
@@ -162,9 +162,9 @@ class RunConfig:
     #: where jobs run: local (this process) or submitit (SLURM, or local subprocesses)
     executor: str = "local"
     #: submitit parameters, written ``submitit.timeout_min=120 submitit.slurm_partition=gpu``
-    submitit: Dict[str, Any] = field(default_factory=dict)
+    submitit: dict[str, Any] = field(default_factory=dict)
     #: profile overrides, written ``set.steps=100``; typed against the profile's fields (bench/run/plan.py)
-    set: Dict[str, str] = field(default_factory=dict)
+    set: dict[str, str] = field(default_factory=dict)
 
     rules = {
         "seeds": between(0, MAX_SEED),
@@ -180,16 +180,16 @@ class RunConfig:
 class GroupSelection:
     """Which group of records a command reads (harness/groups.py); unset keys match any, and the newest match wins."""
 
-    profile: Optional[str] = None
-    device: Optional[str] = None
-    dtype: Optional[str] = None
-    suite_version: Optional[int] = None
+    profile: str | None = None
+    device: str | None = None
+    dtype: str | None = None
+    suite_version: int | None = None
     #: a prefix of the data checksum
-    data: Optional[str] = None
+    data: str | None = None
     #: one profile setting, written ``set.steps=100``, for runs that differ only by overrides
-    set: Dict[str, Any] = field(default_factory=dict)
+    set: dict[str, Any] = field(default_factory=dict)
 
-    def selection(self) -> Dict[str, Any]:
+    def selection(self) -> dict[str, Any]:
         """The group keys given, ``set.FIELD`` included."""
         keys = {"profile": self.profile, "device": self.device, "dtype": self.dtype,
                 "suite_version": self.suite_version, "data": self.data}
@@ -201,7 +201,7 @@ class GroupSelection:
 class ReportConfig(GroupSelection):
     """What ``bench report`` accepts."""
 
-    suite: Optional[str] = None
+    suite: str | None = None
     results_dir: str = "results"
     reports_dir: str = "reports"
     #: false: write the suite reports only, not the support matrix and index (a second group's report in its own folder)
@@ -210,7 +210,7 @@ class ReportConfig(GroupSelection):
     rules = {"reports_dir": Rule(check=writable_folder), "results_dir": Rule(check=readable_folder)}
 
 
-def parse(args: List[str], schema: type) -> Any:
+def parse(args: list[str], schema: type) -> Any:
     """Parse ``key=value`` arguments onto the dataclass ``schema`` and check every field against its rule.
 
     Every mistake is a UsageError of one sentence naming the key: an unknown key (with a suggestion), a
@@ -220,7 +220,7 @@ def parse(args: List[str], schema: type) -> Any:
     """
     fields = {f.name: f for f in dataclasses.fields(schema)}
     hints = typing.get_type_hints(schema)
-    values: Dict[str, Any] = {}
+    values: dict[str, Any] = {}
     for arg in args:
         key, raw = split_argument(arg, list(fields))
         top, dot, sub = key.partition(".")
@@ -263,5 +263,5 @@ def _bare_seed_count(text: str) -> str:
             f"or seeds={many} for {count}.")
 
 
-def _field_problem(config: Any, name: str, hints: Dict[str, Any]) -> Optional[str]:
+def _field_problem(config: Any, name: str, hints: dict[str, Any]) -> str | None:
     return value_problem(name, getattr(config, name), shape_of(hints[name]), rule_for(type(config), name))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List
-
 from tabulate import tabulate
 
 SECTIONS = ("suites", "variants", "positions", "scorings", "norms", "ffns", "kernels", "support", "plugins")
@@ -95,7 +93,7 @@ def render(what: str = "all") -> str:
     # the support matrix is long; `bench list support` prints it on its own
     from variants import plugin_statuses
 
-    names: List[str] = [s for s in SECTIONS if s != "support"] if what == "all" else [what]
+    names: list[str] = [s for s in SECTIONS if s != "support"] if what == "all" else [what]
     parts = []
     for name in names:
         body = RENDERERS[name]()

@@ -7,14 +7,14 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any, List, Optional, Tuple
+from typing import Any
 
 from harness.errors import UsageError
 from harness.rules import Rule, Shape, show, takes
 from variants import close_matches
 
 
-def split_argument(arg: str, keys: List[str], prefix: str = "") -> Tuple[str, str]:
+def split_argument(arg: str, keys: list[str], prefix: str = "") -> tuple[str, str]:
     """(key, value) of ``key=value``, refusing what no value may hold: control characters and ``${...}``."""
     if "=" not in arg:
         check_text(arg, None)
@@ -37,7 +37,7 @@ def split_argument(arg: str, keys: List[str], prefix: str = "") -> Tuple[str, st
     return key, raw
 
 
-def check_text(text: str, key: Optional[str]) -> None:
+def check_text(text: str, key: str | None) -> None:
     """Refuse control characters, line separators and undecodable bytes in a key (key None) or a value of ``key``."""
     for ch in text:
         if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):

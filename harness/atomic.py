@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from pathlib import Path
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from pathlib import Path
+from typing import Any
 
 
 def _temporary(path: Path) -> Path:

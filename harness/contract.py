@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from harness.findings import Claim, Finding
 
-suites: Registry["Suite"] = Registry("suite", package="suites", list_command="bench list suites", scan="packages")
+suites: Registry[Suite] = Registry("suite", package="suites", list_command="bench list suites", scan="packages")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Metric:
     name: str
     unit: str
     #: None: no better direction (an attention entropy, a share, a gradient norm): compared, never ranked
-    higher_is_better: Optional[bool]
+    higher_is_better: bool | None
     description: str = ""
 
 
@@ -46,7 +46,7 @@ class Profile:
 
     name: str = "quick"
     description: str = ""
-    seeds: Tuple[int, ...] = (0,)
+    seeds: tuple[int, ...] = (0,)
     #: train through torch.compile (``set.compile=true``; harness/train.py): every training of the job runs the
     #: compiled model. Its numbers differ from eager ones, so it is part of the job's identity when true
     compile: bool = False
@@ -63,7 +63,7 @@ class Profile:
     added_later = {"compile": False, "cuda_graphs": False}
     #: settings bounded by another setting, each with the reason: {"map_len": ("train_len", "why")}, checked by
     #: ``problems`` (harness/rules.py: limit_problems); subclasses declare their own, merged as ``rules`` are
-    limits: ClassVar[Dict[str, Tuple[str, str]]] = {}
+    limits: ClassVar[dict[str, tuple[str, str]]] = {}
 
     def check(self) -> None:
         """Raise a UsageError naming the first setting outside its rule, or the first broken relation between settings."""
@@ -71,12 +71,12 @@ class Profile:
         for problem in self.problems():
             raise UsageError(problem)
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         """Relations between settings that this profile breaks, one sentence each naming the settings: here the
         ``limits``; subclasses add their own and extend ``super().problems()``."""
         return limit_problems(self)
 
-    def settings(self) -> Dict[str, Any]:
+    def settings(self) -> dict[str, Any]:
         """The fields that change a job's results (not its name, description or the list of seeds)."""
         values = dataclasses.asdict(self)
         for key in ("name", "description", "seeds"):
@@ -92,12 +92,12 @@ class Measurement:
     """One value a job measured, before the harness adds provenance to make it a record."""
 
     metric: str
-    value: Optional[float]
-    x: Optional[float] = None
-    x_name: Optional[str] = None
+    value: float | None
+    x: float | None = None
+    x_name: str | None = None
     status: str = "ok"
-    reason: Optional[str] = None
-    extra: Dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -112,12 +112,12 @@ class JobContext:
     dtype: torch.dtype = torch.float32
     progress: bool = True
     label: str = ""
-    options: Dict[str, Any] = field(default_factory=dict)
-    facts: Dict[str, Any] = field(default_factory=dict)
-    seed: Optional[int] = None
+    options: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
     #: a folder next to the stored results where a job may keep trained weights for other jobs of the same
     #: training to reuse (suites/common/checkpoints.py); None keeps nothing
-    checkpoint_dir: Optional[Path] = None
+    checkpoint_dir: Path | None = None
 
 
 class Unsupported(Exception):
@@ -134,78 +134,78 @@ class Suite:
     name: str = ""
     version: int = 1
     description: str = ""
-    metrics: Tuple[Metric, ...] = ()
-    profiles: Dict[str, Profile] = {}
+    metrics: tuple[Metric, ...] = ()
+    profiles: dict[str, Profile] = {}
     default_profile: str = "quick"
-    default_variants: Tuple[str, ...] = ()
+    default_variants: tuple[str, ...] = ()
     #: the default variants of one profile where they differ from ``default_variants`` (profile name -> variants)
-    profile_variants: Dict[str, Tuple[str, ...]] = {}
+    profile_variants: dict[str, tuple[str, ...]] = {}
     #: dtypes this suite can compute in (a training suite: float32 weights, lower precision through autocast;
     #: a cost suite: its tensors made in that dtype); ``dtype=auto`` picks one (bench/run/plan.py resolve_dtype)
-    dtypes: Tuple[str, ...] = ("float32",)
+    dtypes: tuple[str, ...] = ("float32",)
     #: whether jobs train (need a backward pass); a suite of forward passes only sets False
     trains: bool = True
     #: options a user may set on the command line (key -> allowed values; None = free text)
-    options: Dict[str, Optional[Tuple[str, ...]]] = {}
+    options: dict[str, tuple[str, ...] | None] = {}
     #: the module that turns records into the report and the verdicts: write_report(suite, df, out_dir),
     #: CLAIMS (the published findings the suite tests) and findings(df) -> one Finding per claim
     report_module: str = ""
 
-    def variants_for(self, profile: str) -> Tuple[str, ...]:
+    def variants_for(self, profile: str) -> tuple[str, ...]:
         """The variants ``bench run`` runs on ``profile`` when none are given."""
         return tuple(self.profile_variants.get(profile, self.default_variants))
 
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
 
-    def base_spec(self, profile: Profile, options: Dict[str, Any]):
+    def base_spec(self, profile: Profile, options: dict[str, Any]):
         """The spec every variant expression is applied on top of (model size from the profile)."""
         raise NotImplementedError
 
-    def resolved_profile(self, profile: Profile, options: Dict[str, Any]) -> Profile:
+    def resolved_profile(self, profile: Profile, options: dict[str, Any]) -> Profile:
         """The profile with command-line options that name one of its fields applied (protocol=...)."""
         names = {f.name for f in dataclasses.fields(profile)}
         updates = {k: v for k, v in options.items() if v is not None and k in names}
         return dataclasses.replace(profile, **updates) if updates else profile
 
-    def spec_problems(self, spec: Any, profile: Profile) -> List[str]:
+    def spec_problems(self, spec: Any, profile: Profile) -> list[str]:
         """Why this suite's measurement cannot take ``spec`` on any machine (a model it builds but cannot measure),
         decided at planning so that such a variant exits 3 with its reason, as a kernel that cannot run it does."""
         return []
 
-    def longest_sequence(self, profile: Profile) -> Optional[int]:
+    def longest_sequence(self, profile: Profile) -> int | None:
         """The longest sequence, in positions, that a job of ``profile`` feeds a model (None: unknown); a sliding
         window longer than it is refused at planning. The default reads the length fields suites share."""
         from harness.footprint import longest_sequence
 
         return longest_sequence(profile)
 
-    def check(self, profile: Profile, options: Dict[str, Any]) -> None:
+    def check(self, profile: Profile, options: dict[str, Any]) -> None:
         """Every setting of ``profile`` within its rule and the data large enough for it, or a UsageError; no compute."""
         profile.check()
         self.check_data(profile, options)
 
-    def check_data(self, profile: Profile, options: Dict[str, Any]) -> None:
+    def check_data(self, profile: Profile, options: dict[str, Any]) -> None:
         """Raise a UsageError naming ``data`` when the corpus cannot feed this profile's training and evaluation."""
 
-    def spec_for(self, variant: str, profile: Profile, options: Dict[str, Any]):
+    def spec_for(self, variant: str, profile: Profile, options: dict[str, Any]):
         """The spec a variant expression stands for in this suite (default: presets on the base spec)."""
         from variants.spec import resolve
 
         return resolve(variant, self.base_spec(profile, options))
 
-    def data_checksum(self, profile: Profile, options: Dict[str, Any]) -> str:
+    def data_checksum(self, profile: Profile, options: dict[str, Any]) -> str:
         """A checksum of the data a job reads (part of its identity)."""
         return ""
 
-    def run_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> list[Measurement]:
         """Train/measure one variant with one seed; raise Diverged/Unsupported for those outcomes."""
         raise NotImplementedError
 
     #: whether ``retime_job`` re-takes a job's timings without training (bench/run/retime.py)
     retimes = False
 
-    def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> list[Measurement]:
         """The job's timings taken again without training: each a Measurement as ``run_job`` records it (same metric,
         x and condition). A suite whose jobs only time (no training) re-runs its job; one that trains sets
         ``retimes`` and times the model of the same spec and seed, untrained (a timing depends on the shapes, not on
@@ -220,7 +220,7 @@ class Suite:
             raise NotImplementedError(f"suite {self.name} names no report_module")
         return importlib.import_module(self.report_module)
 
-    def report(self, records: "pd.DataFrame", out_dir: Path) -> List[Path]:
+    def report(self, records: pd.DataFrame, out_dir: Path) -> list[Path]:
         """Write this suite's Markdown report (and figures) from one group of stored records; return the paths.
 
         ``bench report`` then lays the report out to lead with its answer (bench/report/build.py): the suite's
@@ -228,11 +228,11 @@ class Suite:
         return self._reporter().write_report(self, records, out_dir)
 
     @property
-    def claims(self) -> Tuple["Claim", ...]:
+    def claims(self) -> tuple[Claim, ...]:
         """The published findings this suite tests (its report module's CLAIMS), in the order it reports them."""
         return tuple(getattr(self._reporter(), "CLAIMS", ())) if self.report_module else ()
 
-    def findings(self, records: "pd.DataFrame") -> List["Finding"]:
+    def findings(self, records: pd.DataFrame) -> list[Finding]:
         """One verdict per claim from one group of records (its report module's ``findings``)."""
         if not self.report_module or not hasattr(self._reporter(), "findings"):
             return []
@@ -265,5 +265,5 @@ class TimesOnly:
 
     retimes = True
 
-    def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def retime_job(self, spec, profile: Profile, seed: int, ctx: JobContext) -> list[Measurement]:
         return self.run_job(spec, profile, seed, ctx)

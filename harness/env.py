@@ -9,11 +9,11 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Dict, Optional
-
-from harness.cores import worker_count
+from typing import Any
 
 import torch
+
+from harness.cores import worker_count
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ DATA_EXCLUDES = (":(exclude)results", ":(exclude)reference")
 
 
 @functools.lru_cache(maxsize=1)
-def git_state() -> Dict[str, Any]:
+def git_state() -> dict[str, Any]:
     """The git commit of the code and whether the work tree had uncommitted changes to it.
 
     Stored results in the repository (``results/``, ``reference/``) do not count: a reference run that
@@ -82,7 +82,7 @@ def allocator() -> str:
     return "glibc"
 
 
-def prepare_device(device: str) -> Dict[str, Any]:
+def prepare_device(device: str) -> dict[str, Any]:
     """Pin the numeric settings of a job and return them for the record.
 
     On CPU, denormals are flushed: ALiBi's large negative biases otherwise make training 2.5-6x slower.
@@ -120,17 +120,17 @@ RESULT_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "submi
 IDENTITY_LIBRARIES = ("torch", "numpy", "triton", "flash-attn", "xformers", "cuda", "cudnn")
 
 
-def identity_libraries(versions: Optional[Dict[str, Optional[str]]] = None) -> Dict[str, Optional[str]]:
+def identity_libraries(versions: dict[str, str | None] | None = None) -> dict[str, str | None]:
     """The versions of ``IDENTITY_LIBRARIES`` in ``versions`` (default: this machine's)."""
     versions = library_versions() if versions is None else versions
     return {name: versions.get(name) for name in IDENTITY_LIBRARIES}
 
 
 @functools.lru_cache(maxsize=1)
-def library_versions() -> Dict[str, Optional[str]]:
+def library_versions() -> dict[str, str | None]:
     """The installed version of each library that can change a result (None: not installed), with CUDA's and
     cuDNN's; stored in every record so that a report can say when a group mixes them."""
-    versions: Dict[str, Optional[str]] = {}
+    versions: dict[str, str | None] = {}
     for name in RESULT_LIBRARIES:
         try:
             versions[name] = metadata.version(name)
@@ -143,7 +143,7 @@ def library_versions() -> Dict[str, Optional[str]]:
     return versions
 
 
-def device_capability(device: str) -> Optional[str]:
+def device_capability(device: str) -> str | None:
     """The CUDA compute capability of ``device`` ("8.0"), or None off CUDA (part of a skip's condition)."""
     if not device.startswith("cuda") or not torch.cuda.is_available():
         return None
@@ -151,7 +151,7 @@ def device_capability(device: str) -> Optional[str]:
     return f"{major}.{minor}"
 
 
-def provenance(device: str) -> Dict[str, Any]:
+def provenance(device: str) -> dict[str, Any]:
     """Everything about the software and machine a record needs to be trusted and reproduced."""
     return {
         "device": device,
@@ -167,10 +167,10 @@ def provenance(device: str) -> Dict[str, Any]:
     }
 
 
-def mixed_versions(records) -> Optional[str]:
+def mixed_versions(records) -> str | None:
     """One sentence naming each library whose version differs between ``records`` (a report group), or None
     when they agree; records stored before versions were recorded are left out."""
-    seen: Dict[str, set] = {}
+    seen: dict[str, set] = {}
     for record in records:
         versions = record.get("library_versions") if isinstance(record, dict) else None
         if isinstance(versions, dict):

@@ -4,8 +4,8 @@ analysis reads it (harness/power.py)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional, Tuple
 
 from harness.intervals import Spread, change, spread
 
@@ -20,29 +20,29 @@ class Estimate:
 
     label: str
     value: float
-    low: Optional[float] = None
-    high: Optional[float] = None
+    low: float | None = None
+    high: float | None = None
     unit: str = ""
     seeds: int = 1
     kind: str = "t"
-    lowest: Optional[float] = None
-    highest: Optional[float] = None
+    lowest: float | None = None
+    highest: float | None = None
 
     @classmethod
     def of(cls, label: str, values: Iterable[float], unit: str = "", kind: str = "t",
-           bounds: Optional[Tuple[float, float]] = None) -> "Estimate":
+           bounds: tuple[float, float] | None = None) -> Estimate:
         """The estimate of per-seed values (NaN values and None are left out) as a quantity of ``kind``
         (intervals.KINDS; "bounded" needs ``bounds``)."""
         return cls._from(label, spread(values, kind, bounds), unit, kind)
 
     @classmethod
-    def change(cls, label: str, ratios: Iterable[float], unit: str = "%") -> "Estimate":
+    def change(cls, label: str, ratios: Iterable[float], unit: str = "%") -> Estimate:
         """The relative change 100 * (r - 1) of per-seed ratios r = a / b, with the log-scale interval of the ratios
         (it stays above -100%)."""
         return cls._from(label, change(ratios), unit, "log")
 
     @classmethod
-    def _from(cls, label: str, s: Spread, unit: str, kind: str) -> "Estimate":
+    def _from(cls, label: str, s: Spread, unit: str, kind: str) -> Estimate:
         ranged = (s.lowest, s.highest) if s.n >= 2 else (None, None)
         return cls(label, s.mean, s.low, s.high, unit, s.n, kind, *ranged)
 

@@ -8,9 +8,8 @@ verdict is decided in one place: the suite's report module.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, List, Optional, Sequence, Tuple
 
 from harness.estimate import Estimate  # noqa: F401  (claims and verdicts are written with it)
 
@@ -36,7 +35,7 @@ class Claim:
     source: str
     published: str
     #: the variant expressions a run of the suite needs to test it (empty: the suite's defaults)
-    variants: Tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
     #: finding or check (KINDS)
     kind: str = "finding"
     #: the source's protocol (evaluation positions, windows, scale factors, warm-up, data) and where this suite's differs
@@ -65,7 +64,7 @@ class Finding:
     claim: Claim
     verdict: str
     sentence: str = ""
-    estimates: Tuple[Estimate, ...] = ()
+    estimates: tuple[Estimate, ...] = ()
     seeds: int = 0
     command: str = ""
     #: one sentence on why the verdict is not "agrees" (its cause), shown on the scoreboard
@@ -98,7 +97,7 @@ class Finding:
         return self.claim.published
 
     @property
-    def headline(self) -> Optional[Estimate]:
+    def headline(self) -> Estimate | None:
         """The one estimate the verdict rests on (``headline_index``, the first by default); None without estimates."""
         if not self.estimates:
             return None
@@ -130,7 +129,7 @@ class Finding:
 
 
 def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
-            seeds: Optional[int] = None, cause: str = "", headline: int = 0, over_seeds: bool = True,
+            seeds: int | None = None, cause: str = "", headline: int = 0, over_seeds: bool = True,
             pairs: str = "seed", boundary: float = 0.0) -> Finding:
     """A Finding whose seed count defaults to the seeds behind its headline estimate (the one the verdict turns
     on); ``cause``: one sentence on why the verdict is not "agrees"; ``headline``: the position, among the
@@ -172,7 +171,7 @@ def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:
 
 
 def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence[Estimate] = (),
-                 seeds: Optional[int] = None, headline: int = 0, boundary: float = 0.0) -> Finding:
+                 seeds: int | None = None, headline: int = 0, boundary: float = 0.0) -> Finding:
     """The finding of a claim about hardware or a size this run does not have: why, and what would test it.
 
     The estimates measured on the way (shown, not judged) may be kept; ``headline`` the one that shows why."""
@@ -182,7 +181,7 @@ def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence
 
 
 def unmet(claim: Claim, measured: str, would_test: str, estimates: Sequence[Estimate] = (),
-          seeds: Optional[int] = None, headline: int = 0, boundary: float = 0.0) -> Finding:
+          seeds: int | None = None, headline: int = 0, boundary: float = 0.0) -> Finding:
     """The finding of a claim whose declared precondition (``Claim.precondition``) the run measured absent: not
     testable here, with the measurement that shows it (``headline``: the estimate of the precondition, ``boundary``
     its threshold) and what would test the claim."""
@@ -190,12 +189,12 @@ def unmet(claim: Claim, measured: str, would_test: str, estimates: Sequence[Esti
     return not_testable(claim, reason, would_test, estimates, seeds, headline, boundary)
 
 
-def sentences(findings: Iterable[Finding]) -> List[str]:
+def sentences(findings: Iterable[Finding]) -> list[str]:
     """The report sentences of findings, each once, in order (several claims may share one 'no verdict' sentence)."""
     return list(dict.fromkeys(f.sentence for f in findings if f.sentence))
 
 
-def for_device(found: "Finding", device: str) -> "Finding":
+def for_device(found: Finding, device: str) -> Finding:
     """The finding with its claim's GPU confound in place of the CPU one when its records come from a CUDA device."""
     claim = found.claim
     if not claim.confound_gpu or not str(device).startswith("cuda"):

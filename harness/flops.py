@@ -9,7 +9,7 @@ the full T x S score matrix, masked entries included.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any
 
 from harness.rules import show
 
@@ -27,7 +27,7 @@ class Tensor:
     """One tensor a job must hold: what it is, the settings it grows with, and its element count."""
 
     what: str
-    keys: Tuple[str, ...]
+    keys: tuple[str, ...]
     elements: int
 
     @property
@@ -35,7 +35,7 @@ class Tensor:
         return self.elements * FLOAT_BYTES
 
 
-def memory_bytes() -> Optional[int]:
+def memory_bytes() -> int | None:
     """This machine's physical memory in bytes, or None where the system does not say."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -43,7 +43,7 @@ def memory_bytes() -> Optional[int]:
         return None
 
 
-def _value(profile: Any, name: str) -> Optional[int]:
+def _value(profile: Any, name: str) -> int | None:
     """The whole number a field holds (the largest, for a list), or None where the profile lacks it."""
     value = getattr(profile, name, None)
     items = value if isinstance(value, (tuple, list)) else [value]
@@ -51,7 +51,7 @@ def _value(profile: Any, name: str) -> Optional[int]:
     return max(numbers) if numbers else None
 
 
-def longest_sequence(profile: Any) -> Optional[int]:
+def longest_sequence(profile: Any) -> int | None:
     """The longest sequence, in positions, that a job of ``profile`` feeds a model (None where no field says)."""
     v = lambda name: _value(profile, name)  # noqa: E731
     train, multipliers = v("train_len"), v("eval_multipliers")
@@ -64,7 +64,7 @@ def longest_sequence(profile: Any) -> Optional[int]:
     return max(found) if found else None
 
 
-def estimates(profile: Any, spec: Any = None) -> List[Tensor]:
+def estimates(profile: Any, spec: Any = None) -> list[Tensor]:
     """The tensors, each a lower bound for any variant and kernel, that a job of ``profile`` (and its suite's base
     ``spec``) must hold: weights, embeddings, one layer's activations and logits; never attention scores, which a
     fused kernel or a recurrence does not materialise."""
@@ -74,7 +74,7 @@ def estimates(profile: Any, spec: Any = None) -> List[Tensor]:
     vocab = getattr(spec, "vocab_size", None) or v("vocab_size")
     batch, length = v("batch_size") or v("batch") or 1, v("train_len")
     vocab_keys = tuple(k for k in VOCAB_FIELDS if v(k) is not None)
-    out: List[Tensor] = []
+    out: list[Tensor] = []
     if width:
         # the query, key, value and output projections of every layer (the feed-forward comes on top)
         out.append(Tensor("the attention weights", ("d_model", "n_layers", "depths"), 4 * layers * width * width))
@@ -120,7 +120,7 @@ def human_bytes(n: float) -> str:
     return f"{n:.1f} PiB"
 
 
-def footprint_problem(profile: Any, spec: Any = None, memory: Optional[int] = None) -> Optional[str]:
+def footprint_problem(profile: Any, spec: Any = None, memory: int | None = None) -> str | None:
     """The sentence refusing settings whose largest tensor alone exceeds this machine's memory, or None."""
     memory = memory_bytes() if memory is None else memory
     if not memory:
@@ -136,7 +136,7 @@ def footprint_problem(profile: Any, spec: Any = None, memory: Optional[int] = No
             f"{human_bytes(memory)} of memory (counted from the settings, before any compute); give smaller values.")
 
 
-def window_problem(variant: str, spec: Any, longest: Optional[int]) -> Optional[str]:
+def window_problem(variant: str, spec: Any, longest: int | None) -> str | None:
     """The sentence refusing a sliding window longer than ``longest``, every sequence the suite feeds (full
     attention under another name, and a second identity for the same model), or None."""
     window = getattr(spec, "window", None)

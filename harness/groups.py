@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any
 
 import pandas as pd
 
@@ -28,11 +29,11 @@ class GroupKey:
     suite_version: Any
     profile: Any
     settings: str
-    device: Optional[str]
+    device: str | None
     dtype: Any
     data_checksum: Any
 
-    def settings_dict(self) -> Dict[str, Any]:
+    def settings_dict(self) -> dict[str, Any]:
         return json.loads(self.settings)
 
     def selector(self, key: str) -> str:
@@ -52,7 +53,7 @@ class Group:
     frame: pd.DataFrame
 
     @property
-    def newest(self) -> Optional[pd.Timestamp]:
+    def newest(self) -> pd.Timestamp | None:
         stamps = _stamps(self.frame)
         return None if stamps.isna().all() else stamps.max()
 
@@ -71,7 +72,7 @@ def _whole(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def device_type(device: Any) -> Optional[str]:
+def device_type(device: Any) -> str | None:
     """'cuda:1' -> 'cuda': records of one kind of device share a group, whichever card ran them."""
     return None if _missing(device) else str(device).split(":", 1)[0]
 
@@ -90,7 +91,7 @@ def group_key(record: Mapping[str, Any]) -> GroupKey:
     )
 
 
-def _frame(records: Union[pd.DataFrame, Iterable[Mapping[str, Any]]]) -> pd.DataFrame:
+def _frame(records: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return records if isinstance(records, pd.DataFrame) else pd.DataFrame(list(records))
 
 
@@ -100,10 +101,10 @@ def _stamps(frame: pd.DataFrame) -> pd.Series:
     return pd.to_datetime(frame["timestamp"], utc=True, errors="coerce", format="ISO8601")
 
 
-def split_groups(records: Union[pd.DataFrame, Iterable[Mapping[str, Any]]]) -> List[Group]:
+def split_groups(records: pd.DataFrame | Iterable[Mapping[str, Any]]) -> list[Group]:
     """The records split into groups, newest group first (records without a timestamp count as oldest)."""
     frame = _frame(records).reset_index(drop=True)
-    rows: Dict[GroupKey, List[int]] = {}
+    rows: dict[GroupKey, list[int]] = {}
     for i, record in enumerate(frame.to_dict("records")):
         rows.setdefault(group_key(record), []).append(i)
     groups = [Group(key, frame.iloc[idx].reset_index(drop=True)) for key, idx in rows.items()]
@@ -120,13 +121,13 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def differing_settings(group: Group, others: Sequence[Group]) -> Dict[str, Any]:
+def differing_settings(group: Group, others: Sequence[Group]) -> dict[str, Any]:
     """This group's profile settings that differ from another group of the same profile name.
 
     Groups of different profiles differ in many settings; only same-named ones need telling apart.
     """
     mine = group.key.settings_dict()
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for other in others:
         if other.key == group.key or other.key.profile != group.key.profile:
             continue
@@ -204,18 +205,18 @@ def select(groups: Sequence[Group], suite: str, wanted: Mapping[str, Any]) -> Gr
     return found
 
 
-def first_match(groups: Sequence[Group], wanted: Mapping[str, Any]) -> Optional[Group]:
+def first_match(groups: Sequence[Group], wanted: Mapping[str, Any]) -> Group | None:
     """The newest group matching ``wanted``, or None."""
     return next((g for g in groups if _matches(g.key, wanted)), None)
 
 
-def selection(group: Group, groups: Sequence[Group]) -> Dict[str, str]:
+def selection(group: Group, groups: Sequence[Group]) -> dict[str, str]:
     """A short set of ``bench report`` keys (beyond suite=) that make ``select`` pick ``group``.
 
     A key is added only while a newer group still matches and differs from ``group`` on it; profile
     settings come last, for groups that share a profile name but ran with ``set.*`` overrides.
     """
-    chosen: Dict[str, str] = {}
+    chosen: dict[str, str] = {}
     names = list(SELECT_KEYS) + [f"set.{n}" for n in sorted(group.key.settings_dict())]
     for name in names:
         if first_match(groups, chosen) is group:
@@ -232,7 +233,7 @@ def selection(group: Group, groups: Sequence[Group]) -> Dict[str, str]:
     return chosen
 
 
-def report_command(suite: str, group: Group, groups: Sequence[Group]) -> Optional[str]:
+def report_command(suite: str, group: Group, groups: Sequence[Group]) -> str | None:
     """The ``bench report`` command that reports ``group``, or None when no keys select it: it differs from a newer
     group only in settings its profile no longer declares (an earlier form of the profile)."""
     keys = selection(group, groups)
@@ -241,7 +242,7 @@ def report_command(suite: str, group: Group, groups: Sequence[Group]) -> Optiona
     return " ".join([f"bench report suite={suite}"] + [f"{k}={v}" for k, v in keys.items()])
 
 
-def lost_settings(group: Group, groups: Sequence[Group]) -> List[str]:
+def lost_settings(group: Group, groups: Sequence[Group]) -> list[str]:
     """The profile settings newer groups have and ``group`` lacks (why no keys select it apart)."""
     mine = group.key.settings_dict()
     newer = [g.key.settings_dict() for g in groups[:list(groups).index(group)]]

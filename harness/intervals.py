@@ -22,9 +22,9 @@ One value has no interval whatever its kind.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, List, Optional, Tuple
+from functools import cache
 
 #: the kinds of quantity an estimate can declare (see the module docstring)
 KINDS = ("t", "log", "bounded", "count")
@@ -36,14 +36,14 @@ class Spread:
     """The mean of some values, its interval (None where there is none) and their range."""
 
     mean: float
-    low: Optional[float]
-    high: Optional[float]
+    low: float | None
+    high: float | None
     n: int
     lowest: float = math.nan
     highest: float = math.nan
 
 
-def check_kind(kind: str, bounds: Optional[Tuple[float, float]]) -> None:
+def check_kind(kind: str, bounds: tuple[float, float] | None) -> None:
     """One clear sentence when ``kind`` is not one of KINDS, or ``bounds`` are missing or reversed for "bounded"."""
     if kind not in KINDS:
         raise ValueError(f"interval kind {kind!r} is not one of {', '.join(KINDS)}")
@@ -51,12 +51,12 @@ def check_kind(kind: str, bounds: Optional[Tuple[float, float]]) -> None:
         raise ValueError(f"interval kind 'bounded' needs bounds=(low, high) with low < high, got {bounds!r}")
 
 
-def finite(values: Iterable) -> List[float]:
+def finite(values: Iterable) -> list[float]:
     """The values as floats, None and NaN left out."""
     return [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
 
 
-@lru_cache(maxsize=None)
+@cache
 def t_quantile(q: float, df: int) -> float:
     """Student-t's ``q`` quantile at ``df`` degrees of freedom (cached: the judge asks for a few, many times)."""
     from scipy import stats
@@ -64,7 +64,7 @@ def t_quantile(q: float, df: int) -> float:
     return float(stats.t.ppf(q, df))
 
 
-def t_half(vals: List[float], confidence: float = CONFIDENCE) -> float:
+def t_half(vals: list[float], confidence: float = CONFIDENCE) -> float:
     """The half-width of the Student-t interval of the mean of ``vals`` (NaN for fewer than two)."""
     n = len(vals)
     if n < 2:
@@ -74,7 +74,7 @@ def t_half(vals: List[float], confidence: float = CONFIDENCE) -> float:
     return t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
 
 
-def spread(values: Iterable, kind: str = "t", bounds: Optional[Tuple[float, float]] = None,
+def spread(values: Iterable, kind: str = "t", bounds: tuple[float, float] | None = None,
            confidence: float = CONFIDENCE) -> Spread:
     """The mean of ``values`` (None and NaN left out) with the interval of its ``kind`` (KINDS)."""
     check_kind(kind, bounds)
@@ -114,7 +114,7 @@ def change(ratios: Iterable, confidence: float = CONFIDENCE) -> Spread:
                   pct(s.lowest) if s.n else math.nan, pct(s.highest) if s.n else math.nan)
 
 
-def difference_bounds(bounds: Optional[Tuple[float, float]]) -> Optional[Tuple[float, float]]:
+def difference_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
     """The bounds of a - b where a and b each lie within ``bounds``: (low - high, high - low)."""
     if bounds is None:
         return None

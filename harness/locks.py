@@ -16,7 +16,6 @@ import os
 import socket
 import sys
 from pathlib import Path
-from typing import Optional
 
 #: flock errors that mean "this filesystem cannot lock", not "someone else holds it"
 _UNSUPPORTED = {errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS}
@@ -37,7 +36,7 @@ class JobLock:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._fd: Optional[int] = None
+        self._fd: int | None = None
 
     def acquire(self, wait: bool = False) -> bool:
         """Take the lock (waiting for its holder when ``wait``); False only when it is held and not ``wait``."""
@@ -80,7 +79,7 @@ class JobLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "JobLock":
+    def __enter__(self) -> JobLock:
         return self
 
     def __exit__(self, *exc) -> None:

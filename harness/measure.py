@@ -15,18 +15,27 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
 from harness.contract import Measurement
-from harness.timing import (MAX_OTHER_CPU, MAX_STALL, MIN_CLEAN, CpuSnapshot, Timing, bootstrap_ratio,  # noqa: F401
-                            contention, synchronize, time_call)
-
+from harness.timing import (  # noqa: F401
+    MAX_OTHER_CPU,
+    MAX_STALL,
+    MIN_CLEAN,
+    CpuSnapshot,
+    Timing,
+    bootstrap_ratio,
+    contention,
+    synchronize,
+    time_call,
+)
 
 # --------------------------------------------------------------------------- a timed measurement
 
-def seconds(fn: Callable[[], Any], device: str) -> Tuple[float, Any]:
+def seconds(fn: Callable[[], Any], device: str) -> tuple[float, Any]:
     """(wall time of one call of ``fn``, the device synchronised before and after; its result)."""
     synchronize(device)
     start = time.perf_counter()
@@ -36,7 +45,7 @@ def seconds(fn: Callable[[], Any], device: str) -> Tuple[float, Any]:
 
 
 def timed(metric: str, fn: Callable[[], Any], device: str, *, min_repeats: int, min_run_time: float,
-          max_call_s: float, where: Optional[Dict[str, Any]] = None, first: Optional[float] = None) -> Measurement:
+          max_call_s: float, where: dict[str, Any] | None = None, first: float | None = None) -> Measurement:
     """``metric`` in ms per call of ``fn``: the median of the clean repeats (``time_call``) with the timing's summary
     (quartiles, noise, repeats kept, contention) in ``extra``; skipped, with the reason, when one call (``first``, or a
     warm-up call now) takes over ``max_call_s``. ``where``: the Measurement's x, x_name and extra."""
@@ -97,7 +106,7 @@ def threads(count: int):
             torch.set_num_threads(before)
 
 
-def peak_memory(fn: Callable[[], Any], device: str) -> Tuple[int, Any, str]:
+def peak_memory(fn: Callable[[], Any], device: str) -> tuple[int, Any, str]:
     """(most bytes ``fn`` held at once beyond what existed before it, its result, method name)."""
     if device.startswith("cuda"):
         torch.cuda.synchronize(device)
@@ -120,7 +129,7 @@ def peak_memory(fn: Callable[[], Any], device: str) -> Tuple[int, Any, str]:
     return peak, result, "profiler allocator events (max bytes held during the call)"
 
 
-def available_memory() -> Optional[int]:
+def available_memory() -> int | None:
     """Bytes of memory the system can still hand out (MemAvailable of /proc/meminfo), or None."""
     try:
         with open("/proc/meminfo") as fh:
@@ -183,7 +192,7 @@ def _count_grouped_attention_flops() -> None:
 _count_grouped_attention_flops()
 
 
-def count_flops(fn: Callable[[], Any]) -> Tuple[int, Any]:
+def count_flops(fn: Callable[[], Any]) -> tuple[int, Any]:
     """(FLOPs torch.utils.flop_counter counts while ``fn`` runs, its result)."""
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -195,7 +204,7 @@ def count_flops(fn: Callable[[], Any]) -> Tuple[int, Any]:
 # --------------------------------------------------------------------------- matmul peak
 
 def matmul_peak(device: str, dtype: torch.dtype, sizes: Sequence[int] = (1024, 2048),
-                min_run_time: float = 0.3) -> Tuple[float, Dict[str, Any]]:
+                min_run_time: float = 0.3) -> tuple[float, dict[str, Any]]:
     """The best FLOP/s of a square matmul on ``device`` in ``dtype``: the fastest repeat of the best size.
 
     A peak is what the device can do, so the fastest repeat is taken (on a shared machine the median would

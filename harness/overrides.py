@@ -7,13 +7,13 @@ so a value reads the same written on the command line or in the file.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict
+from typing import Any
 
 from harness.contract import Profile
 from harness.errors import UsageError
 
 
-def apply_overrides(profile: Profile, overrides: Dict[str, Any]) -> Profile:
+def apply_overrides(profile: Profile, overrides: dict[str, Any]) -> Profile:
     """The profile with ``set.<field>=value`` overrides applied, each converted to its field's type.
 
     Text values (from the command line) are converted by the field's type (bench/config.py); a value of

@@ -41,8 +41,8 @@ that seed's value, so the comparison sees it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence, Tuple
 
 from harness.estimate import Estimate
 from harness.intervals import difference_bounds
@@ -59,9 +59,9 @@ class Difference:
     """The paired difference a - b over the seeds both arms have, and whether it counts."""
 
     estimate: Estimate
-    a: Tuple[float, ...]
-    b: Tuple[float, ...]
-    margin: Optional[float] = None
+    a: tuple[float, ...]
+    b: tuple[float, ...]
+    margin: float | None = None
 
     @property
     def mean(self) -> float:
@@ -102,7 +102,7 @@ class Difference:
     def sign(self) -> int:
         return 0 if math.isnan(self.mean) or self.mean == 0 else (1 if self.mean > 0 else -1)
 
-    def ends(self) -> Tuple[float, float]:
+    def ends(self) -> tuple[float, float]:
         """(low, high) the verdicts compare with a threshold: the interval's ends, or with one seed the value
         widened by its calibrated margin (NaN without one: no verdict)."""
         e = self.estimate
@@ -127,8 +127,8 @@ class Difference:
 
 
 def paired(label: str, a: Mapping[int, float], b: Mapping[int, float], unit: str = "",
-           margin: Optional[float] = None, relative: bool = False,
-           bounds: Optional[Tuple[float, float]] = None) -> Difference:
+           margin: float | None = None, relative: bool = False,
+           bounds: tuple[float, float] | None = None) -> Difference:
     """The paired difference a - b over the seeds (keys) both have; ``relative``: (a - b) / b per seed, in %, for
     positive arms; ``bounds``: the (low, high) each arm's values lie within, which the difference's interval keeps to.
 

@@ -17,7 +17,6 @@ The normal-theory approximation to the non-central t it uses is the standard one
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from harness.estimate import Estimate
 from harness.intervals import t_quantile as _t
@@ -37,7 +36,7 @@ def _scale(e: Estimate):
     return (lambda x: x), (lambda y: y)
 
 
-def sd_of(e: Estimate) -> Optional[float]:
+def sd_of(e: Estimate) -> float | None:
     """The per-seed sd of the paired quantity behind ``e``'s 95% interval (None without an interval, or for a kind
     whose interval is not a t interval on a known scale)."""
     n = e.seeds
@@ -60,7 +59,7 @@ def mde(sd: float, n: int) -> float:
     return (_t(0.975, n - 1) + _t(POWER, n - 1)) * sd / math.sqrt(n)
 
 
-def seeds_to_resolve(sd: float, distance: float) -> Optional[int]:
+def seeds_to_resolve(sd: float, distance: float) -> int | None:
     """The fewest seeds whose MDE is at most ``distance`` (None when more than MOST_SEEDS would be needed)."""
     if sd == 0:
         return 2

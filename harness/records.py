@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, Iterable, List, Optional
+from collections.abc import Iterable
+from typing import Any
 
-Record = Dict[str, Any]
+Record = dict[str, Any]
 
 #: statuses a record may have (bench/run/outcomes.py ranks them)
 STATUSES = ("ok", "failed", "oom", "diverged", "unsupported", "skipped")
@@ -55,7 +56,7 @@ def _setting(v: Any) -> bool:
 
 
 #: key -> (required, the check of its value, what it must be): the one typed definition every record is read against
-SCHEMA: Dict[str, Any] = {
+SCHEMA: dict[str, Any] = {
     "metric": (True, _name, "a metric name"),
     "status": (True, lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
     "variant": (True, _name, "a variant expression"),
@@ -103,7 +104,7 @@ def depth(value: Any) -> int:
     return deepest
 
 
-def schema_problem(record: Any) -> Optional[str]:
+def schema_problem(record: Any) -> str | None:
     """Why ``record`` is not a bench record (nested too deeply, or the first key missing or of the wrong type),
     or None. A record of a newer format is not judged here: ``newer_schema`` says so first."""
     if not isinstance(record, dict):
@@ -120,15 +121,15 @@ def schema_problem(record: Any) -> Optional[str]:
     return None
 
 
-def newer_schema(record: Any) -> Optional[int]:
+def newer_schema(record: Any) -> int | None:
     """The record's format when it is newer than this bench reads (``SCHEMA_VERSION``), else None."""
     version = record.get("schema_version") if isinstance(record, dict) else None
     return version if _whole(version) and version > SCHEMA_VERSION else None
 
 
-def names_of(records: Iterable[Record]) -> List[str]:
+def names_of(records: Iterable[Record]) -> list[str]:
     """Every name a job's records were stored under, in the order first asked."""
-    names: List[str] = []
+    names: list[str] = []
     for record in records:
         for name in record.get("names") or ([record["variant"]] if record.get("variant") is not None else []):
             if name not in names:
@@ -136,7 +137,7 @@ def names_of(records: Iterable[Record]) -> List[str]:
     return names
 
 
-def with_names(records: List[Record], names: List[str]) -> List[Record]:
+def with_names(records: list[Record], names: list[str]) -> list[Record]:
     """Records that list ``names`` (duplicates dropped), the first as their ``variant``."""
     names = list(dict.fromkeys(names))
     if not names:
@@ -144,7 +145,7 @@ def with_names(records: List[Record], names: List[str]) -> List[Record]:
     return [{**record, "names": names, "variant": names[0]} for record in records]
 
 
-def per_name(record: Record) -> List[Record]:
+def per_name(record: Record) -> list[Record]:
     """One copy of a record for each name its job was asked under."""
     names = record.get("names")
     if not isinstance(names, list) or len(names) < 2:

@@ -9,7 +9,8 @@ to give instead; bench/run/plan.py applies them to every profile (a suite adds i
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Iterable, List, Optional, Tuple
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from harness.rules import show
 
@@ -17,7 +18,7 @@ from harness.rules import show
 MAX_INT = 2**31 - 1
 
 
-def heads_problem(d_model: int, n_heads: int) -> Optional[str]:
+def heads_problem(d_model: int, n_heads: int) -> str | None:
     """The sentence saying that set.n_heads does not divide set.d_model (each head has d_model / n_heads
     dimensions), or None: no variant can be built then, so it is an input error, not a skipped job."""
     if isinstance(n_heads, int) and n_heads >= 1 and isinstance(d_model, int) and d_model % n_heads:
@@ -28,18 +29,18 @@ def heads_problem(d_model: int, n_heads: int) -> Optional[str]:
     return None
 
 
-def _heads(profile: Any) -> Optional[str]:
+def _heads(profile: Any) -> str | None:
     return heads_problem(profile.d_model, profile.n_heads)
 
 
-def _kv_heads(profile: Any) -> Optional[str]:
+def _kv_heads(profile: Any) -> str | None:
     n_heads, n_kv = profile.n_heads, profile.n_kv_heads
     if isinstance(n_kv, int) and n_kv >= 1 and n_heads % n_kv:
         return f"set.n_kv_heads={n_kv} does not divide set.n_heads={n_heads}; give a divisor of {n_heads}."
     return None
 
 
-def _memory(profile: Any, name: str) -> Optional[str]:
+def _memory(profile: Any, name: str) -> str | None:
     """A buffer of ``name`` MiB, copied (source and destination), must fit in this machine's memory."""
     from harness.footprint import memory_bytes
 
@@ -56,14 +57,14 @@ def _memory(profile: Any, name: str) -> Optional[str]:
 
 #: relations between settings that every suite's profile obeys where it has the fields: (fields, check).
 #: One table, applied by bench/run/plan.py to every profile before any compute (a suite adds its own in ``problems``).
-RELATIONS: Tuple[Tuple[Tuple[str, ...], Callable[[Any], Optional[str]]], ...] = (
+RELATIONS: tuple[tuple[tuple[str, ...], Callable[[Any], str | None]], ...] = (
     (("d_model", "n_heads"), _heads),
     (("n_heads", "n_kv_heads"), _kv_heads),
     (("copy_mib",), lambda p: _memory(p, "copy_mib")),
 )
 
 
-def relation_problems(profile: Any) -> List[str]:
+def relation_problems(profile: Any) -> list[str]:
     """Every shape rule of ``RELATIONS`` the profile breaks, and every whole-number setting above ``MAX_INT``."""
     names = {f.name for f in dataclasses.fields(profile)}
     out = []
@@ -81,7 +82,7 @@ def relation_problems(profile: Any) -> List[str]:
     return out
 
 
-def warmup_problem(profile: Any, given: Iterable[str]) -> Optional[str]:
+def warmup_problem(profile: Any, given: Iterable[str]) -> str | None:
     """The sentence refusing a warm-up the user set longer than the run (the learning rate would never peak),
     or None. A profile's own warm-up above a lowered ``set.steps`` is left alone: short smoke runs are common,
     and the warm-up is then the user's choice to keep."""

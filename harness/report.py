@@ -8,10 +8,9 @@ with these helpers and harness/report_kit.py; bench/report/build.py chooses the 
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from collections.abc import Iterable
 
 import pandas as pd
-
 
 
 def records_frame(records: Iterable[dict]) -> pd.DataFrame:
@@ -19,7 +18,7 @@ def records_frame(records: Iterable[dict]) -> pd.DataFrame:
     return pd.DataFrame(list(records))
 
 
-def mean_ci(values: Iterable[float], confidence: float = 0.95) -> Tuple[float, float, int]:
+def mean_ci(values: Iterable[float], confidence: float = 0.95) -> tuple[float, float, int]:
     """(mean, half-width of the Student-t interval, n); the half-width is NaN for one value. For an interval that
     fits a positive, bounded or counted quantity use ``harness.intervals.spread`` (or ``fmt_mean_ci(kind=)``)."""
     from harness.intervals import finite, t_half
@@ -32,7 +31,7 @@ def mean_ci(values: Iterable[float], confidence: float = 0.95) -> Tuple[float, f
 
 
 def fmt_mean_ci(values: Iterable[float], digits: int = 2, kind: str = "t",
-                bounds: Optional[Tuple[float, float]] = None) -> str:
+                bounds: tuple[float, float] | None = None) -> str:
     """'12.34 ± 0.56 (n=3)' (kind "t"), '12.34 [11.80, 12.90] (n=3)' (kind "log" or "bounded": an interval that
     keeps to the quantity's bounds), '3.7 (range 1-6, n=3)' (kind "count"; '5 (all 5, n=3)' when every seed has the
     same); '12.34 (n=1)' for a single seed, '-' without values. Kinds as in harness/intervals.py."""

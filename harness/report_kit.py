@@ -20,8 +20,9 @@ one group); mean and interval arithmetic lives in harness/report.py and is re-ex
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
+from typing import Any
 
 import pandas as pd
 
@@ -37,13 +38,13 @@ __all__ = ["title", "seeds", "begin", "first_ok", "code_line", "in_order", "stat
 
 # --- the group's facts -------------------------------------------------------------------------------
 
-def title(suite, heading: str, first) -> List[str]:
+def title(suite, heading: str, first) -> list[str]:
     """'# Heading (suite, suite version V)', then the first line of the suite's description."""
     return [f"# {heading} ({suite.name}, suite version {first.suite_version})", "",
             suite.description.strip().splitlines()[0], ""]
 
 
-def seeds(df: pd.DataFrame) -> List[int]:
+def seeds(df: pd.DataFrame) -> list[int]:
     """The seeds of a group, sorted."""
     return sorted(int(s) for s in df.seed.unique())
 
@@ -62,15 +63,15 @@ def first_ok(df: pd.DataFrame):
 
 # --- order and status ----------------------------------------------------------------------------------
 
-def in_order(variants: Iterable[str], preferred: Sequence[str] = ()) -> List[str]:
+def in_order(variants: Iterable[str], preferred: Sequence[str] = ()) -> list[str]:
     """Variants in the suite's preferred order, the others after them alphabetically."""
     preferred = tuple(preferred)
     return sorted(variants, key=lambda v: (preferred.index(v) if v in preferred else len(preferred), v))
 
 
-def status_notes(df: pd.DataFrame, line: Union[str, Callable[[Any], str]] = "- `{variant}`: {status}: {reason}",
-                 statuses: Optional[Sequence[str]] = None,
-                 keys: Sequence[str] = ("variant", "status", "reason")) -> List[str]:
+def status_notes(df: pd.DataFrame, line: str | Callable[[Any], str] = "- `{variant}`: {status}: {reason}",
+                 statuses: Sequence[str] | None = None,
+                 keys: Sequence[str] = ("variant", "status", "reason")) -> list[str]:
     """One line per distinct record that is not a number (failed, diverged, oom, skipped, unsupported).
 
     ``statuses`` picks which (default: every status but ok); ``keys`` which columns make two records the
@@ -171,7 +172,7 @@ def share_cell(cell: pd.DataFrame, digits: int = 2) -> str:
     return str(cell.status.iloc[0]) if len(cell) else "-"
 
 
-def fmt_count(n: Optional[float]) -> str:
+def fmt_count(n: float | None) -> str:
     """A count with an SI suffix: 1.23M, 456k; '-' when missing."""
     if n is None or (isinstance(n, float) and math.isnan(n)):
         return "-"
@@ -181,7 +182,7 @@ def fmt_count(n: Optional[float]) -> str:
     return f"{n:.0f}"
 
 
-def table_section(heading: str, note: str, rows: List[dict], empty: str) -> List[str]:
+def table_section(heading: str, note: str, rows: list[dict], empty: str) -> list[str]:
     """A report section: '## heading', a note (left out when empty), the rows as a Markdown table ('empty' when none)."""
     return [f"## {heading}", ""] + ([note, ""] if note else []) + [markdown_table(pd.DataFrame(rows)) if rows else empty, ""]
 
@@ -208,18 +209,18 @@ def save_figure(fig, path: Path, dpi: int = 110) -> Path:
     return path
 
 
-def figure_links(figures: Iterable[Path], heading: str = "## Figures") -> List[str]:
+def figure_links(figures: Iterable[Path], heading: str = "## Figures") -> list[str]:
     """A report's figure section: one Markdown image per figure (alt text: the file's stem)."""
     return [heading, ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
 
 
-def axis_label(m: Metric, name: Optional[str] = None) -> str:
+def axis_label(m: Metric, name: str | None = None) -> str:
     """An axis label from a metric: 'latency (ms)', or the name alone when the metric has no unit."""
     name = name or m.name.replace("_", " ")
     return f"{name} ({m.unit})" if m.unit else name
 
 
-def write_markdown(suite, lines: List[str], out_dir: Path) -> Path:
+def write_markdown(suite, lines: list[str], out_dir: Path) -> Path:
     """Write ``<out_dir>/<suite>.md`` from its lines."""
     path = out_dir / f"{suite.name}.md"
     atomic.write_text(path, "\n".join(lines))

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import types
 import typing
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any
 
 from harness.errors import UsageError
 
@@ -24,19 +26,19 @@ from harness.errors import UsageError
 class Rule:
     """The values one setting (or each item of a list setting) accepts."""
 
-    low: Optional[float] = None
-    high: Optional[float] = None
+    low: float | None = None
+    high: float | None = None
     #: whether ``low`` / ``high`` themselves are excluded
     low_open: bool = False
     high_open: bool = False
-    choices: Optional[Tuple[Any, ...]] = None
+    choices: tuple[Any, ...] | None = None
     #: lists: whether the empty list is allowed, and whether items must be strictly increasing
     may_be_empty: bool = False
     increasing: bool = False
     #: what a special value means, said after the range ("0 = none")
     meaning: str = ""
     #: a further check of the whole value: (key, value) -> a full sentence when the value is unusable
-    check: Optional[Callable[[str, Any], Optional[str]]] = None
+    check: Callable[[str, Any], str | None] | None = None
 
     def describe(self, kind: type) -> str:
         """What one item takes, e.g. 'a whole number >= 1' or 'one of nonoverlapping, sliding'."""
@@ -90,7 +92,7 @@ def one_of(*choices: Any) -> Rule:
 
 
 #: the rule of a field whose class declares none, by the type of the field (or of its items)
-DEFAULTS: Dict[type, Rule] = {int: at_least(1), float: above(0), str: Rule(), bool: Rule()}
+DEFAULTS: dict[type, Rule] = {int: at_least(1), float: above(0), str: Rule(), bool: Rule()}
 
 #: fields no rule applies to (labels, not settings)
 UNCHECKED = ("name", "description")
@@ -107,9 +109,9 @@ class Shape:
 
 
 def shape_of(hint: Any) -> Shape:
-    """``Optional[List[int]]`` -> Shape(int, is_list=True, optional=True), and so on."""
+    """``list[int] | None`` (or ``Optional[List[int]]``) -> Shape(int, is_list=True, optional=True), and so on."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is typing.Union:
+    if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
         return dataclasses.replace(shape_of(inner[0]), optional=True) if len(inner) == 1 else Shape(object, optional=True)
     if origin in (tuple, list):
@@ -120,22 +122,22 @@ def shape_of(hint: Any) -> Shape:
     return Shape(hint if isinstance(hint, type) else object)
 
 
-def shapes(cls: type) -> Dict[str, Shape]:
+def shapes(cls: type) -> dict[str, Shape]:
     """Field name -> Shape of a dataclass's fields."""
     hints = typing.get_type_hints(cls)
     return {f.name: shape_of(hints[f.name]) for f in dataclasses.fields(cls)}
 
 
-def declared(cls: type, attribute: str) -> Dict[str, Any]:
+def declared(cls: type, attribute: str) -> dict[str, Any]:
     """The dict class attribute ``attribute`` (``rules``, ``limits``) declared by ``cls`` and its bases, merged,
     the subclass's entries winning."""
-    merged: Dict[str, Any] = {}
+    merged: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):
         merged.update(klass.__dict__.get(attribute, None) or {})
     return merged
 
 
-def declared_rules(cls: type) -> Dict[str, Rule]:
+def declared_rules(cls: type) -> dict[str, Rule]:
     """The ``rules`` declared by ``cls`` and its bases, the subclass's winning."""
     return declared(cls, "rules")
 
@@ -155,7 +157,7 @@ def takes(rule: Rule, shape: Shape) -> str:
     return f"{size} list of distinct {order}items, each {rule.describe(shape.kind)}"
 
 
-def value_problem(key: str, value: Any, shape: Shape, rule: Rule) -> Optional[str]:
+def value_problem(key: str, value: Any, shape: Shape, rule: Rule) -> str | None:
     """One sentence on why ``value`` of setting ``key`` breaks ``rule``, or None."""
     if value is None and shape.optional:
         return None
@@ -181,7 +183,7 @@ def value_problem(key: str, value: Any, shape: Shape, rule: Rule) -> Optional[st
     return rule.check(key, value) if rule.check else None
 
 
-def field_problem(obj: Any, name: str, prefix: str = "set.") -> Optional[str]:
+def field_problem(obj: Any, name: str, prefix: str = "set.") -> str | None:
     """Why field ``name`` of dataclass ``obj`` breaks its rule (the setting named ``prefix + name``), or None."""
     cls = type(obj)
     return value_problem(prefix + name, getattr(obj, name), shapes(cls)[name], rule_for(cls, name))
@@ -193,7 +195,7 @@ def check_fields(obj: Any, prefix: str = "set.", skip: Iterable[str] = UNCHECKED
         raise UsageError(problem)
 
 
-def problems_of(obj: Any, prefix: str = "set.", skip: Iterable[str] = UNCHECKED) -> List[str]:
+def problems_of(obj: Any, prefix: str = "set.", skip: Iterable[str] = UNCHECKED) -> list[str]:
     """Every field rule ``obj`` breaks, in field order."""
     out = []
     for f in dataclasses.fields(obj):
@@ -204,7 +206,7 @@ def problems_of(obj: Any, prefix: str = "set.", skip: Iterable[str] = UNCHECKED)
     return out
 
 
-def limit_problems(obj: Any) -> List[str]:
+def limit_problems(obj: Any) -> list[str]:
     """One sentence per setting of ``obj`` above the setting its class's ``limits`` bound it by:
     ``limits = {"map_len": ("train_len", why it may not exceed it)}``, merged along the bases as ``rules`` are."""
     out = []

@@ -26,12 +26,12 @@ import hashlib
 import json
 import os
 import secrets
-import stat
 import socket
+import stat
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional
 
 from harness.errors import UsageError, UserError
 from harness.locks import JobLock
@@ -58,7 +58,7 @@ class StoreUnwritable(UserError, OSError):
 class ResultsStore:
     """Reads and writes job records under a root folder (default ``results/``)."""
 
-    def __init__(self, root: Path | str = "results", warn: Optional[Callable[[str], None]] = None) -> None:
+    def __init__(self, root: Path | str = "results", warn: Callable[[str], None] | None = None) -> None:
         self.root = Path(root)
         self._warn = warn or _to_stderr
         self._said: set = set()
@@ -73,7 +73,7 @@ class ResultsStore:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
         return self.root / suite / f"{safe}-{job_hash}.jsonl"
 
-    def find(self, suite: str, job_hash: str) -> Optional[Path]:
+    def find(self, suite: str, job_hash: str) -> Path | None:
         """The whole stored file of a job, or None; a damaged file of the job is reported and passed over."""
         for path in sorted((self.root / suite).glob(f"*-{job_hash}.jsonl")):
             if self._whole(path) is not None:
@@ -95,7 +95,7 @@ class ResultsStore:
         self._replace(path, with_names(records, prior + names_of(records)))
         return path
 
-    def add_names(self, suite: str, job_hash: str, names: List[str]) -> bool:
+    def add_names(self, suite: str, job_hash: str, names: list[str]) -> bool:
         """Add names to a stored job's records; True when the file changed."""
         path = self.find(suite, job_hash)
         if path is None:
@@ -107,9 +107,9 @@ class ResultsStore:
         self._replace(path, with_names(records, known + list(names)))
         return True
 
-    def read_file(self, path: Path) -> List[Record]:
+    def read_file(self, path: Path) -> list[Record]:
         """The records of one file; raises CorruptResultsError naming the file and line when it is not whole."""
-        records: List[Record] = []
+        records: list[Record] = []
         counts = set()
         lineno = 0
         try:
@@ -150,21 +150,21 @@ class ResultsStore:
                                       f"(it holds {len(records)} records, its records say {expected}).")
         return records
 
-    def files(self, suite: Optional[str] = None) -> List[Path]:
+    def files(self, suite: str | None = None) -> list[Path]:
         """Record files of one suite (or of all): hidden and temporary files are not records."""
         base = self.root / suite if suite else self.root
         pattern = "*.jsonl" if suite else "*/*.jsonl"
         return sorted(p for p in base.glob(pattern) if not any(part.startswith(".") for part in p.relative_to(base).parts))
 
-    def load(self, suite: Optional[str] = None) -> List[Record]:
+    def load(self, suite: str | None = None) -> list[Record]:
         """Every record of one suite (or of all suites), once per name of its job; damaged files are skipped."""
-        records: List[Record] = []
+        records: list[Record] = []
         for path in self.files(suite):
             for record in self._whole(path) or []:
                 records.extend(per_name(record))
         return records
 
-    def suites(self) -> List[str]:
+    def suites(self) -> list[str]:
         """Names of the suites that have readable results."""
         if not self.root.is_dir():
             return []
@@ -197,7 +197,7 @@ class ResultsStore:
                 tmp.unlink(missing_ok=True)
                 self.say(f"removed {tmp}, left by a checkpoint save that was interrupted (it is trained again).")
 
-    def save_fallback(self, suite: str, job_hash: str, label: str, records: List[Record], exc: OSError) -> StoreUnwritable:
+    def save_fallback(self, suite: str, job_hash: str, label: str, records: list[Record], exc: OSError) -> StoreUnwritable:
         """Keep the records a save could not write in the fallback folder; the error to raise names it."""
         why = exc.strerror or type(exc).__name__
         folder = unsaved_folder(self.root) / suite
@@ -214,11 +214,11 @@ class ResultsStore:
                                f"records are kept in {path}, and a rerun on a writable results_dir={self.root} stores "
                                f"them without training again. The sweep stopped there.")
 
-    def adopt_unsaved(self) -> List[Path]:
+    def adopt_unsaved(self) -> list[Path]:
         """Store the records a run kept in the fallback folder (see ``save_fallback``) when this folder was
         unwritable; jobs stored meanwhile keep their own file. Returns the files stored."""
         fallback = unsaved_folder(self.root)
-        adopted: List[Path] = []
+        adopted: list[Path] = []
         if not fallback.is_dir():
             return adopted
         for kept in sorted(fallback.glob("*/*.jsonl")):
@@ -241,7 +241,7 @@ class ResultsStore:
                 return adopted  # still unwritable: prepare() says so in one sentence
         return adopted
 
-    def _whole(self, path: Path) -> Optional[List[Record]]:
+    def _whole(self, path: Path) -> list[Record] | None:
         try:
             return self.read_file(path)
         except NewerRecordsError as exc:  # whole, from a later bench: left out, never set aside or retrained over
@@ -268,7 +268,7 @@ class ResultsStore:
             path.rename(aside)
             self.say(f"moved the damaged {path.name} aside to {aside.name}; its job is stored anew.")
 
-    def _replace(self, path: Path, records: List[Record]) -> None:
+    def _replace(self, path: Path, records: list[Record]) -> None:
         """Write records to a temporary file and rename it onto ``path``: readers see the old file or the new."""
         tmp = _temp_path(path.parent)
         # 0o666 less the user's umask (normally 0644), like any file the user creates; mkstemp would give 0600

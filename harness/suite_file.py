@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
+from typing import Any, TypeVar
 
 from omegaconf import OmegaConf
 
@@ -44,7 +45,7 @@ class SuiteFile:
     """The parsed ``suite.yaml`` beside a suite's module: ``SuiteFile.of(__file__)`` from any module of the suite."""
 
     @staticmethod
-    def of(module_file: str | Path) -> "SuiteFile":
+    def of(module_file: str | Path) -> SuiteFile:
         """The file beside ``module_file``, read once however many of the suite's modules ask for it."""
         return _read(str(Path(module_file).resolve().with_name(FILE_NAME)))
 
@@ -57,13 +58,13 @@ class SuiteFile:
         unknown = [key for key in data if key not in SECTIONS]
         if unknown:
             raise UsageError(f"{self.path}: unknown section {unknown[0]!r}; the sections are {', '.join(SECTIONS)}.")
-        self._data: Dict[str, Dict[str, Any]] = {key: data.get(key) or {} for key in SECTIONS}
+        self._data: dict[str, dict[str, Any]] = {key: data.get(key) or {} for key in SECTIONS}
 
-    def profiles(self, cls: Type[P]) -> Dict[str, P]:
+    def profiles(self, cls: type[P]) -> dict[str, P]:
         """name -> ``cls`` with that entry's values; a value not given keeps the class's default."""
         from harness.overrides import apply_overrides
 
-        out: Dict[str, P] = {}
+        out: dict[str, P] = {}
         for name, entry in self._data["profiles"].items():
             entry = dict(entry or {})
             description = entry.pop("description", "")
@@ -75,7 +76,7 @@ class SuiteFile:
             raise UsageError(f"{self.path} declares no profile; add one under 'profiles:'.")
         return out
 
-    def metrics(self, shared: Optional[Mapping[str, Metric]] = None) -> Tuple[Metric, ...]:
+    def metrics(self, shared: Mapping[str, Metric] | None = None) -> tuple[Metric, ...]:
         """The metrics in the file's order; an entry ``common`` takes the shared metric of that name."""
         shared = shared or {}
         out = []
@@ -93,7 +94,7 @@ class SuiteFile:
             out.append(Metric(name, **entry))
         return tuple(out)
 
-    def claims(self, *keys: str) -> Tuple[Any, ...]:
+    def claims(self, *keys: str) -> tuple[Any, ...]:
         """The Claims (harness/findings.py) of these keys, in the order asked; with none, all in the file's order."""
         from harness.findings import Claim
 
@@ -111,6 +112,6 @@ class SuiteFile:
         return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _read(path: str) -> SuiteFile:
     return SuiteFile(path)

@@ -13,8 +13,9 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import torch
 
@@ -46,15 +47,15 @@ class CpuSnapshot:
 
     wall: float
     self_cpu: float
-    busy: Optional[float]
-    stall: Optional[float]
+    busy: float | None
+    stall: float | None
 
     @staticmethod
-    def now() -> "CpuSnapshot":
+    def now() -> CpuSnapshot:
         return CpuSnapshot(time.perf_counter(), time.process_time(), _busy_seconds(), _stall_seconds())
 
 
-def _busy_seconds() -> Optional[float]:
+def _busy_seconds() -> float | None:
     """CPU-seconds all CPUs spent busy since boot (user+nice+system+irq+softirq+steal), or None."""
     try:
         with open("/proc/stat") as fh:
@@ -65,7 +66,7 @@ def _busy_seconds() -> Optional[float]:
     return (user + nice + system + irq + softirq + steal) / _TICKS
 
 
-def _stall_seconds() -> Optional[float]:
+def _stall_seconds() -> float | None:
     """Seconds during which some runnable task waited for a CPU (Linux PSI ``some total``), or None."""
     try:
         with open("/proc/pressure/cpu") as fh:
@@ -75,7 +76,7 @@ def _stall_seconds() -> Optional[float]:
     return int(line.rsplit("total=", 1)[1]) / 1e6
 
 
-def contention(before: CpuSnapshot, after: CpuSnapshot) -> Tuple[Optional[float], Optional[float]]:
+def contention(before: CpuSnapshot, after: CpuSnapshot) -> tuple[float | None, float | None]:
     """(cores used by other processes, fraction of wall time with a task waiting for a CPU)."""
     wall = max(after.wall - before.wall, 1e-9)
     other = None if before.busy is None or after.busy is None else \
@@ -92,13 +93,13 @@ def spare_cores() -> float:
     return float(max(0, available_cores() - torch.get_num_threads()))
 
 
-def is_contended(other_cpu: Optional[float], stall: Optional[float], spare: float = 0.0) -> bool:
+def is_contended(other_cpu: float | None, stall: float | None, spare: float = 0.0) -> bool:
     """The one rule for every timing: another process took CPU this one needed. Some task waited for a CPU over
     MAX_STALL of the wall time, or other processes used over MAX_OTHER_CPU cores beyond the ``spare`` ones."""
     return (stall is not None and stall > MAX_STALL) or (other_cpu is not None and other_cpu > spare + MAX_OTHER_CPU)
 
 
-def contended(extra: Any) -> Optional[bool]:
+def contended(extra: Any) -> bool | None:
     """Whether a record's timing was contended (its ``extra`` says so), or None for a record that is no timing."""
     if not isinstance(extra, dict) or "contaminated" not in extra:
         return None
@@ -119,7 +120,7 @@ class LoadMeter:
         self.start = self.last = CpuSnapshot.now()
         self.spare = spare_cores()
         #: (wall seconds, other processes' cores, stall share) per window
-        self.windows: List[Tuple[float, Optional[float], Optional[float]]] = []
+        self.windows: list[tuple[float, float | None, float | None]] = []
 
     def window(self) -> None:
         now = CpuSnapshot.now()
@@ -127,7 +128,7 @@ class LoadMeter:
         self.windows.append((now.wall - self.last.wall, other, stall))
         self.last = now
 
-    def summary(self) -> Dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         if not self.windows:
             self.window()
         other, stall = contention(self.start, self.last)
@@ -139,7 +140,7 @@ class LoadMeter:
                 "contended_share": round(busy / wall, 3), "spare_cores": self.spare, "load_windows": len(self.windows)}
 
 
-def combined_load(loads: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+def combined_load(loads: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The load of a time summed over several trainings: contended when any of them was."""
     known = [load for load in loads if "contaminated" in load]
     if not known:
@@ -160,14 +161,14 @@ def synchronize(device: str) -> None:
 class Timing:
     """Per-call seconds of every repeat (one Timer block each) and the contention during it."""
 
-    times: List[float]
+    times: list[float]
     number: int
-    other_cpu: List[Optional[float]] = field(default_factory=list)
-    stall: List[Optional[float]] = field(default_factory=list)
+    other_cpu: list[float | None] = field(default_factory=list)
+    stall: list[float | None] = field(default_factory=list)
     #: cores the timed process left idle (``spare_cores``), which other processes may use without contending
     spare: float = 0.0
 
-    def clean_mask(self) -> List[bool]:
+    def clean_mask(self) -> list[bool]:
         return [not is_contended(o, s, self.spare)
                 for o, s in zip(self.other_cpu or [None] * len(self.times), self.stall or [None] * len(self.times))]
 
@@ -176,7 +177,7 @@ class Timing:
         return sum(self.clean_mask()) < MIN_CLEAN
 
     @property
-    def kept(self) -> List[float]:
+    def kept(self) -> list[float]:
         """Clean repeats, or every repeat when too few are clean."""
         mask = self.clean_mask()
         return self.times if sum(mask) < MIN_CLEAN else [t for t, ok in zip(self.times, mask) if ok]
@@ -185,14 +186,14 @@ class Timing:
     def median(self) -> float:
         return statistics.median(self.kept)
 
-    def quartiles(self) -> Tuple[float, float]:
+    def quartiles(self) -> tuple[float, float]:
         kept = sorted(self.kept)
         if len(kept) < 2:
             return kept[0], kept[0]
         q = statistics.quantiles(kept, n=4, method="inclusive")
         return q[0], q[2]
 
-    def summary(self, scale: float = 1e3) -> Dict[str, Any]:
+    def summary(self, scale: float = 1e3) -> dict[str, Any]:
         """Record fields, times scaled (default: to milliseconds)."""
         q1, q3 = self.quartiles()
         others = [o for o in self.other_cpu if o is not None]
@@ -210,7 +211,7 @@ class Timing:
 
 
 def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: float = 0.2,
-              expected_s: Optional[float] = None) -> Timing:
+              expected_s: float | None = None) -> Timing:
     """Time ``fn`` with torch.utils.benchmark.Timer.blocked_autorange, sampling contention per block.
 
     ``expected_s`` (one call's duration, from a warm-up call) stretches the run so that about
@@ -220,9 +221,9 @@ def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: floa
     from torch.utils.benchmark import Timer
 
     timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
-    times: List[float] = []
-    others: List[Optional[float]] = []
-    stalls: List[Optional[float]] = []
+    times: list[float] = []
+    others: list[float | None] = []
+    stalls: list[float | None] = []
     last = [CpuSnapshot.now()]
 
     def sample(number: int, seconds: float) -> None:
@@ -242,7 +243,7 @@ def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: floa
     return Timing(times, number, others, stalls, spare_cores())
 
 
-def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed: int = 0) -> Tuple[float, float, float]:
+def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """median(a)/median(b) and its 95% bootstrap interval over repeats (the noise of a speed-up)."""
     rng = random.Random(seed)
     point = statistics.median(a) / statistics.median(b)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -35,7 +35,7 @@ class TrainSettings:
     warmup_steps: int = 0
     min_lr_ratio: float = 0.1
     weight_decay: float = 0.1
-    betas: Tuple[float, float] = (0.9, 0.95)
+    betas: tuple[float, float] = (0.9, 0.95)
     grad_clip: float = 1.0
     #: a loss this many times above the first step's counts as diverged
     divergence_factor: float = 3.0
@@ -46,15 +46,15 @@ class TrainSettings:
     check_every: int = 50
     #: run the loss function on ``torch.compile(model)`` (the same parameters); None: as the job asks
     #: (``set.compile=true``, see ``compiling``)
-    compile: Optional[bool] = None
+    compile: bool | None = None
 
 
 @dataclass
 class TrainResult:
     """What a training run produced: loss curve, final loss, time and throughput."""
 
-    losses: List[float] = field(default_factory=list)
-    grad_norms: List[float] = field(default_factory=list)
+    losses: list[float] = field(default_factory=list)
+    grad_norms: list[float] = field(default_factory=list)
     wall_time_s: float = 0.0
     tokens: int = 0
     #: the CPU load other processes put on the machine while it trained (harness/timing.py ``LoadMeter.summary``):
@@ -107,7 +107,7 @@ def make_optimizer(model: nn.Module, s: TrainSettings) -> torch.optim.Optimizer:
 
 
 #: the torch.compile mode of the job's trainings (None: eager), innermost block last
-_COMPILE: List[Optional[str]] = [None]
+_COMPILE: list[str | None] = [None]
 
 
 @contextlib.contextmanager
@@ -123,7 +123,7 @@ def compiling(enabled: bool, cuda_graphs: bool = False):
         _COMPILE.pop()
 
 
-def compile_mode(settings: TrainSettings) -> Optional[str]:
+def compile_mode(settings: TrainSettings) -> str | None:
     """The torch.compile mode training with ``settings`` uses, or None for eager (its own ``compile``, else the
     job's)."""
     if settings.compile is None:
@@ -136,7 +136,7 @@ def compile_requested(settings: TrainSettings) -> bool:
     return compile_mode(settings) is not None
 
 
-def _first_divergence(values: List[float], first: int, start: float, s: TrainSettings) -> Optional[str]:
+def _first_divergence(values: list[float], first: int, start: float, s: TrainSettings) -> str | None:
     """The reason of the first diverged loss among ``values`` (the losses of steps first, first + 1, ...), or None."""
     for offset, value in enumerate(values):
         step = first + offset
@@ -149,7 +149,7 @@ def _first_divergence(values: List[float], first: int, start: float, s: TrainSet
 
 def train(
     model: nn.Module,
-    loss_fn: Callable[[nn.Module, int], Tuple[torch.Tensor, int]],
+    loss_fn: Callable[[nn.Module, int], tuple[torch.Tensor, int]],
     settings: TrainSettings,
     *,
     progress: bool = True,
@@ -166,8 +166,8 @@ def train(
     model.train()
     mode = compile_mode(settings)
     runner = model if mode is None else torch.compile(model, mode=mode)
-    losses: List[torch.Tensor] = []  # 0-d, on the model's device; read back at each check
-    norms: List[torch.Tensor] = []
+    losses: list[torch.Tensor] = []  # 0-d, on the model's device; read back at each check
+    norms: list[torch.Tensor] = []
     every = max(1, settings.check_every)
     params = list(model.parameters())  # in parameters() order, in which the gradient norm is summed
     # one _foreach_norm and one _foreach_mul_ instead of a norm and a multiplication per tensor: the same numbers

@@ -5,8 +5,8 @@ cell or sentence that says nan or None (a missing value says why, or '-').
 """
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List, Tuple
 
 #: the widest table a report may print; wider data goes to a second table (bench/index/scoreboard.py keeps to it too)
 MAX_COLUMNS = 8
@@ -24,7 +24,7 @@ def columns(header: str) -> int:
     return len(_CELL.split(header.strip())) - 2
 
 
-def tables(markdown: str) -> Iterator[Tuple[str, str]]:
+def tables(markdown: str) -> Iterator[tuple[str, str]]:
     """(the section heading above it, the header line) of every Markdown table."""
     lines, heading = markdown.splitlines(), ""
     for i, line in enumerate(lines):
@@ -35,7 +35,7 @@ def tables(markdown: str) -> Iterator[Tuple[str, str]]:
             yield heading, line
 
 
-def problems(markdown: str, name: str = "report") -> List[str]:
+def problems(markdown: str, name: str = "report") -> list[str]:
     """Every way ``markdown`` breaks the rules, one line each (empty when it keeps them)."""
     out = []
     if name not in EXEMPT:

@@ -6,8 +6,16 @@ here and in each component package (``from variants.kernel import kernels``), so
 never imports a ``_private`` module (tests/unit/test_import_direction.py checks both rules).
 """
 
-from ._registry import (PLUGIN_GROUP, DuplicateNameError, Registry, UnknownNameError, close_matches, import_subpackages,
-                        import_submodules, plugin_statuses)
+from ._registry import (
+                        PLUGIN_GROUP,
+                        DuplicateNameError,
+                        Registry,
+                        UnknownNameError,
+                        close_matches,
+                        import_submodules,
+                        import_subpackages,
+                        plugin_statuses,
+)
 from .errors import UserError
 
 __all__ = ["PLUGIN_GROUP", "DuplicateNameError", "Registry", "UnknownNameError", "UserError", "close_matches",

@@ -22,9 +22,10 @@ import fnmatch
 import importlib
 import pkgutil
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Callable, Dict, Generic, Iterator, List, Optional, TypeVar
+from typing import Generic, TypeVar
 
 from .errors import UserError
 
@@ -56,7 +57,7 @@ class Entry(Generic[T]):
     given: bool = False
 
 
-def first_line(doc: Optional[str]) -> str:
+def first_line(doc: str | None) -> str:
     """The first non-empty line of a docstring (what `bench list` shows)."""
     for line in (doc or "").strip().splitlines():
         if line.strip():
@@ -64,13 +65,13 @@ def first_line(doc: Optional[str]) -> str:
     return ""
 
 
-def close_matches(name: str, choices: List[str], n: int = 3) -> List[str]:
+def close_matches(name: str, choices: list[str], n: int = 3) -> list[str]:
     """Registry keys that look like ``name`` (for "did you mean" messages)."""
     return difflib.get_close_matches(name, choices, n=n, cutoff=0.5)
 
 
 #: module -> the entries it registered with a docstring summary, over every registry
-_by_module: Dict[str, List[Entry]] = {}
+_by_module: dict[str, list[Entry]] = {}
 
 
 @dataclass
@@ -84,14 +85,14 @@ class Registry(Generic[T]):
     """
 
     kind: str
-    package: Optional[str] = None
+    package: str | None = None
     list_command: str = "bench list"
     scan: str = "modules"
-    _entries: Dict[str, Entry[T]] = field(default_factory=dict)
+    _entries: dict[str, Entry[T]] = field(default_factory=dict)
     _discovered: bool = False
     _builtins_loaded: bool = False
 
-    def register(self, name: Optional[str] = None, *, summary: Optional[str] = None) -> Callable[[T], T]:
+    def register(self, name: str | None = None, *, summary: str | None = None) -> Callable[[T], T]:
         """Decorator: register an object under ``name`` (default: the module's file name)."""
 
         def decorate(obj: T) -> T:
@@ -101,7 +102,7 @@ class Registry(Generic[T]):
 
         return decorate
 
-    def add(self, name: str, obj: T, *, summary: Optional[str] = None) -> None:
+    def add(self, name: str, obj: T, *, summary: str | None = None) -> None:
         """Register ``obj`` under ``name``; a name registered twice raises DuplicateNameError.
 
         While a plugin loads, the built-ins of this registry are imported first, so that a plugin taking a
@@ -152,7 +153,7 @@ class Registry(Generic[T]):
         self.discover()
         return name in self._entries
 
-    def names(self, pattern: str = "*") -> List[str]:
+    def names(self, pattern: str = "*") -> list[str]:
         """Sorted keys, optionally filtered with a shell wildcard (``gqa*``)."""
         self.discover()
         return sorted(n for n in self._entries if fnmatch.fnmatch(n, pattern))
@@ -227,15 +228,15 @@ class PluginStatus:
 
     name: str
     target: str
-    error: Optional[str] = None
+    error: str | None = None
 
 
-_plugins: Optional[List[PluginStatus]] = None
+_plugins: list[PluginStatus] | None = None
 #: while a plugin loads: the (registry, name) pairs it registered, taken back if its load fails
-_loading: Optional[List] = None
+_loading: list | None = None
 
 
-def load_plugins() -> List[PluginStatus]:
+def load_plugins() -> list[PluginStatus]:
     """Load every ``bench.plugins`` entry point once; a broken plugin is recorded, not raised.
 
     Each load runs under a guard: any exception, and ``SystemExit`` (a plugin calling ``sys.exit``), marks the
@@ -274,7 +275,7 @@ def load_plugins() -> List[PluginStatus]:
     return _plugins
 
 
-def plugin_statuses() -> List[PluginStatus]:
+def plugin_statuses() -> list[PluginStatus]:
     """The outcome of loading each plugin (loads them if not yet done)."""
     return list(load_plugins())
 
@@ -284,7 +285,7 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def _own_doc(obj: object) -> Optional[str]:
+def _own_doc(obj: object) -> str | None:
     """The object's own docstring (a class's, not its module's; an instance's is its class's)."""
     return getattr(obj, "__doc__", None)
 
@@ -294,7 +295,7 @@ def _module_leaf(obj: object) -> str:
     return module.rsplit(".", 1)[-1]
 
 
-def _doc_of(obj: object) -> Optional[str]:
+def _doc_of(obj: object) -> str | None:
     doc = getattr(obj, "__doc__", None)
     module = importlib.import_module(obj.__module__) if getattr(obj, "__module__", None) else None
     # a component's module docstring (which cites its paper) is the preferred summary

@@ -8,8 +8,9 @@ values per token and layer (each attention layer's ``cache_elements``, variants/
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Dict, Iterable
+
 
 def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
     """Bytes of a KV cache: 2 x layers x kv_heads x head_dim x tokens x batch x bytes per element."""
@@ -31,7 +32,7 @@ class ModelShape:
 
 
 #: Touvron et al. 2023 (Llama 2, arXiv 2307.09288): 70B uses GQA with 8 key/value heads
-PUBLISHED: Dict[str, ModelShape] = {
+PUBLISHED: dict[str, ModelShape] = {
     "Llama-2-7B": ModelShape(layers=32, d_model=4096, heads=32, kv_heads=32, head_dim=128),
     "Llama-2-13B": ModelShape(layers=40, d_model=5120, heads=40, kv_heads=40, head_dim=128),
     "Llama-2-70B": ModelShape(layers=80, d_model=8192, heads=64, kv_heads=8, head_dim=128),

@@ -10,13 +10,11 @@ ranks by log-probability alone. With one beam the search is exactly greedy decod
 
 from __future__ import annotations
 
-from typing import Dict, List, Union
-
 import torch
 
 from .seq2seq_spec import BOS, EOS, PAD
 
-State = Dict[str, Union[torch.Tensor, int]]
+State = dict[str, torch.Tensor | int]
 
 
 def select(state: State, index: torch.Tensor) -> State:
@@ -30,7 +28,7 @@ def max_steps(src: torch.Tensor, ratio: float, extra: int) -> int:
     return int(src.ne(PAD).sum(1).max().item() * ratio) + extra
 
 
-def _strip(rows: torch.Tensor) -> List[List[int]]:
+def _strip(rows: torch.Tensor) -> list[list[int]]:
     """(B, T) generated ids -> one list per sentence, cut at the first EOS (EOS and padding dropped)."""
     out = []
     for row in rows.tolist():
@@ -39,7 +37,7 @@ def _strip(rows: torch.Tensor) -> List[List[int]]:
 
 
 @torch.inference_mode()
-def greedy(model, src: torch.Tensor, *, ratio: float = 2.0, extra: int = 10) -> List[List[int]]:
+def greedy(model, src: torch.Tensor, *, ratio: float = 2.0, extra: int = 10) -> list[list[int]]:
     """The most probable next token at every step, for a batch of sources (B, S)."""
     state = model.start(src)
     B = src.shape[0]
@@ -63,7 +61,7 @@ def length_penalty(lengths: torch.Tensor, alpha: float) -> torch.Tensor:
 
 @torch.inference_mode()
 def beam_search(model, src: torch.Tensor, *, beam_size: int = 4, alpha: float = 0.0, ratio: float = 2.0,
-                extra: int = 10) -> List[List[int]]:
+                extra: int = 10) -> list[list[int]]:
     """Beam search with ``beam_size`` hypotheses per source sentence; returns the best of each."""
     B, K = src.shape[0], beam_size
     device = src.device

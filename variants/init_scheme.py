@@ -15,12 +15,12 @@ stream multiplied by sqrt(d_model)).
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any
 
 from torch import nn
 
 #: scheme -> what it draws, for `bench list` and error messages
-INIT_SCHEMES: Dict[str, str] = {
+INIT_SCHEMES: dict[str, str] = {
     "gpt2": "every weight N(0, 0.02) (GPT-2, Radford et al. 2019)",
     "fan_in": "every weight N(0, 1/fan_in): a projection keeps its input's scale (LeCun et al. 1998; PyTorch's variance)",
 }
@@ -52,7 +52,7 @@ def residual_scale(branches: int, n_layers: int) -> float:
     return 1.0 / math.sqrt(branches * n_layers)
 
 
-def init_weights(model: nn.Module, spec: Any, branches: int, drawn: Tuple[type, ...] = (nn.Linear,)) -> None:
+def init_weights(model: nn.Module, spec: Any, branches: int, drawn: tuple[type, ...] = (nn.Linear,)) -> None:
     """The initialisation of both Transformers and the mixer LMs, after GPT-2 (Radford et al. 2019), on
     ``model.embed`` (tied or not).
 

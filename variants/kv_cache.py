@@ -12,11 +12,9 @@ kv_cache suite starts it, is allocated at exactly its prefill, so its bytes stil
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import List, Optional, Tuple
-
 import torch
 from torch import nn
+
 
 class LayerCache:
     """Keys and values of one attention layer: buffers (B, Hkv, capacity, Dh) holding ``length`` tokens.
@@ -34,13 +32,13 @@ class LayerCache:
         self.key_buffer, self.value_buffer, self.length = key_buffer, value_buffer, length
 
     @classmethod
-    def empty(cls, batch: int, kv_heads: int, head_dim: int, capacity: int = 0, dtype=None, device=None) -> "LayerCache":
+    def empty(cls, batch: int, kv_heads: int, head_dim: int, capacity: int = 0, dtype=None, device=None) -> LayerCache:
         """No tokens yet, room for ``capacity`` (allocated now, uninitialised)."""
         shape = (batch, kv_heads, capacity, head_dim)
         return cls(torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device))
 
     @classmethod
-    def of(cls, cache) -> "LayerCache":
+    def of(cls, cache) -> LayerCache:
         """A cache object as is (LayerCache, StaticLayerCache, RollingCache, LatentCache), or a (K, V) pair of
         (B, Hkv, S, Dh) tensors as a full cache of S tokens."""
         if not isinstance(cache, (tuple, list)):
@@ -70,7 +68,7 @@ class LayerCache:
     def __len__(self) -> int:
         return 2
 
-    def append(self, keys: torch.Tensor, values: torch.Tensor) -> "LayerCache":
+    def append(self, keys: torch.Tensor, values: torch.Tensor) -> LayerCache:
         """The cache with ``keys``, ``values`` (B, Hkv, T, Dh) written after its ``length`` tokens."""
         start, end = self.length, self.length + keys.shape[2]
         if torch.is_grad_enabled() and (keys.requires_grad or values.requires_grad):
@@ -82,7 +80,7 @@ class LayerCache:
         grown.value_buffer[:, :, start:end] = values
         return LayerCache(grown.key_buffer, grown.value_buffer, end)
 
-    def reserve(self, capacity: int) -> "LayerCache":
+    def reserve(self, capacity: int) -> LayerCache:
         """This cache's tokens in new buffers with room for ``capacity`` (one copy), or itself if it has that room:
         steps appended to a cache with room write in place, without copying what it holds."""
         if capacity <= self.capacity:
@@ -130,7 +128,7 @@ class StaticLayerCache:
     def __iter__(self):
         return iter((self.keys, self.values))
 
-    def append(self, keys: torch.Tensor, values: torch.Tensor) -> "StaticLayerCache":
+    def append(self, keys: torch.Tensor, values: torch.Tensor) -> StaticLayerCache:
         """Write ``keys``, ``values`` (B, Hkv, T, Dh) at positions index .. index + T - 1, in place."""
         slots = self.position.rows(keys.shape[2])
         self.key_buffer.index_copy_(2, slots, keys)
@@ -165,7 +163,7 @@ class RollingCache:
 
     @classmethod
     def empty(cls, batch: int, kv_heads: int, head_dim: int, window: int, capacity: int = 0, dtype=None,
-              device=None) -> "RollingCache":
+              device=None) -> RollingCache:
         """No tokens yet, room for min(capacity, window) slots (allocated now)."""
         shape = (batch, kv_heads, min(capacity, window), head_dim)
         return cls(torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device), 0, window)
@@ -205,7 +203,7 @@ class RollingCache:
         """(keys, values) as whole buffers: what the cache occupies (measured_cache_bytes reads their storages)."""
         return iter((self.key_buffer, self.value_buffer))
 
-    def reserve(self, capacity: int) -> "RollingCache":
+    def reserve(self, capacity: int) -> RollingCache:
         """This cache with room for min(capacity, W) slots (one copy), or itself if it has it."""
         capacity = min(capacity, self.window)
         if capacity <= self.capacity:
@@ -263,7 +261,7 @@ class LatentCache:
         self.buffer, self.length = buffer, length
 
     @classmethod
-    def empty(cls, batch: int, width: int, capacity: int = 0, dtype=None, device=None) -> "LatentCache":
+    def empty(cls, batch: int, width: int, capacity: int = 0, dtype=None, device=None) -> LatentCache:
         return cls(torch.empty((batch, 1, capacity, width), dtype=dtype, device=device))
 
     @property
@@ -280,7 +278,7 @@ class LatentCache:
     def __iter__(self):
         return iter((self.keys, self.keys))
 
-    def append(self, latent: torch.Tensor) -> "LatentCache":
+    def append(self, latent: torch.Tensor) -> LatentCache:
         """The cache with ``latent`` (B, 1, T, d_c + d_h^R) written after its ``length`` tokens."""
         start, end = self.length, self.length + latent.shape[2]
         if torch.is_grad_enabled() and latent.requires_grad:
@@ -289,7 +287,7 @@ class LatentCache:
         grown.buffer[:, :, start:end] = latent
         return LatentCache(grown.buffer, end)
 
-    def reserve(self, capacity: int) -> "LatentCache":
+    def reserve(self, capacity: int) -> LatentCache:
         """This cache's tokens in a new buffer with room for ``capacity`` (one copy), or itself if it has that room."""
         if capacity <= self.capacity:
             return self
@@ -301,8 +299,8 @@ class LatentCache:
 KVCache = LayerCache
 
 
-def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = None, device=None,
-                 capacity: int = 0) -> List[KVCache]:
+def empty_caches(model: nn.Module, batch: int, dtype: torch.dtype | None = None, device=None,
+                 capacity: int = 0) -> list[KVCache]:
     """One empty cache per layer of a DecoderLM, with room for ``capacity`` tokens (B, Hkv, capacity, Dh); a
     sliding-window layer's a RollingCache of at most W slots, a latent-attention layer's a LatentCache.
 
@@ -325,7 +323,7 @@ def empty_caches(model: nn.Module, batch: int, dtype: Optional[torch.dtype] = No
 
 
 @torch.inference_mode()
-def greedy_generate(model: nn.Module, prompt: torch.Tensor, steps: int, use_cache: bool) -> Tuple[torch.Tensor, float]:
+def greedy_generate(model: nn.Module, prompt: torch.Tensor, steps: int, use_cache: bool) -> tuple[torch.Tensor, float]:
     """``steps`` greedy tokens after ``prompt`` (B, P): (tokens (B, steps), smallest top-1 minus top-2 logit).
 
     With the cache, the prompt is encoded once and each step feeds one token; without it, each step

@@ -9,7 +9,7 @@ time (the ``loop`` preset, as for the LSTM and GRU). Both hold the same weights,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
@@ -33,12 +33,12 @@ class MixerLayerSpec(FamilySpec):
     n_heads: int = 4
     recurrence: str = "parallel"
     #: a matrix-state mixer's key (Mamba-2: state) dimension per head, and its chunk; None: the mixer's defaults
-    state_size: Optional[int] = None
-    chunk_size: Optional[int] = None
+    state_size: int | None = None
+    chunk_size: int | None = None
 
-    late_defaults: ClassVar[Dict[str, Any]] = {"state_size": None, "chunk_size": None}
+    late_defaults: ClassVar[dict[str, Any]] = {"state_size": None, "chunk_size": None}
 
-    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         if self.mixer not in mixers:
             return [mixers.unknown_message(self.mixer)]

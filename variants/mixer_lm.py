@@ -12,7 +12,7 @@ token with a fixed-size state per layer, for decoding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional, Tuple
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
@@ -38,41 +38,41 @@ class MixerSpec(FamilySpec):
     #: heads of a mixer that has them (all but minGRU, which ignores it)
     n_heads: int = 4
     #: FFN hidden size; None = 4 x d_model
-    d_ff: Optional[int] = None
+    d_ff: int | None = None
     #: weight initialisation (variants/init_scheme.py): "gpt2" or "fan_in"
     init: str = "gpt2"
     #: the output layer shares the token embedding's matrix; False gives it its own
     tie_embeddings: bool = True
     #: a matrix-state mixer's key (Mamba-2: state) dimension per head; None: the mixer's default
-    state_size: Optional[int] = None
+    state_size: int | None = None
     #: tokens per chunk of a chunked mixer's training form; None: the mixer's default
-    chunk_size: Optional[int] = None
+    chunk_size: int | None = None
     #: a hybrid: every k-th block (k - 1, 2k - 1, ...) has softmax attention in place of ``mixer``; 0: none
     attention_every: int = 0
     #: the attention blocks' sliding window (keys each query sees); None: global attention
-    window: Optional[int] = None
+    window: int | None = None
 
-    late_defaults: ClassVar[Dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True, "state_size": None,
+    late_defaults: ClassVar[dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True, "state_size": None,
                                                "chunk_size": None, "attention_every": 0, "window": None}
 
-    def mixer_options(self) -> Dict[str, Any]:
+    def mixer_options(self) -> dict[str, Any]:
         """The options given to the mixer: the ones this spec sets."""
         return mixer_options(self)
 
-    def attention_layers(self) -> List[int]:
+    def attention_layers(self) -> list[int]:
         """The blocks (from 0) whose mixer is softmax attention: every one for mixer=softmax_attention."""
         if self.mixer == ATTENTION:
             return list(range(self.n_layers))
         k = self.attention_every
         return [i for i in range(self.n_layers) if k >= 1 and (i + 1) % k == 0]
 
-    def layer_mixer(self, layer: int) -> Tuple[str, Dict[str, Any]]:
+    def layer_mixer(self, layer: int) -> tuple[str, dict[str, Any]]:
         """(mixer name, its options) of block ``layer``."""
         if layer in self.attention_layers():
             return ATTENTION, ({"window": self.window} if self.window is not None else {})
         return self.mixer, self.mixer_options()
 
-    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         if self.mixer not in mixers:
             return [mixers.unknown_message(self.mixer)]
@@ -86,7 +86,7 @@ class MixerSpec(FamilySpec):
         names = {self.layer_mixer(i)[0]: self.layer_mixer(i)[1] for i in range(self.n_layers)}
         return [r for name, options in names.items() for r in mixers.get(name).problems(self.d_model, self.n_heads, **options)]
 
-    def _hybrid_problems(self) -> List[str]:
+    def _hybrid_problems(self) -> list[str]:
         """A hybrid pattern naming no layer, or a window without attention layers to apply to."""
         if not isinstance(self.attention_every, int) or self.attention_every < 0:
             return [f"attention_every={self.attention_every!r} is not a layer interval: give 0 (no attention blocks) or "
@@ -104,7 +104,7 @@ class MixerSpec(FamilySpec):
 ATTENTION = "softmax_attention"
 
 
-def mixer_options(spec: Any) -> Dict[str, Any]:
+def mixer_options(spec: Any) -> dict[str, Any]:
     """A spec's state_size and chunk_size where it sets them (a mixer without options is built without them)."""
     return {key: getattr(spec, key) for key in ("state_size", "chunk_size") if getattr(spec, key, None) is not None}
 
@@ -124,7 +124,7 @@ class MixerBlock(nn.Module):
         x = x + self.mixer(self.norm1_in(x))
         return x + self.ffn(self.norm2_in(x))
 
-    def step(self, x: torch.Tensor, state: Any) -> Tuple[torch.Tensor, Any]:
+    def step(self, x: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         """x (B, d) of one token -> (its output (B, d), the mixer's new state)."""
         y, state = self.mixer.step(self.norm1_in(x), state)
         x = x + y
@@ -151,12 +151,12 @@ class MixerLM(nn.Module):
             x = block(x)
         return self.head(self.norm(x))
 
-    def initial_states(self, batch: int) -> List[Any]:
+    def initial_states(self, batch: int) -> list[Any]:
         """Each layer's mixer state before the first token."""
         p = self.embed.weight
         return [b.mixer.initial_state(batch, p.device, p.dtype) for b in self.blocks]
 
-    def step(self, token: torch.Tensor, states: List[Any]) -> Tuple[torch.Tensor, List[Any]]:
+    def step(self, token: torch.Tensor, states: list[Any]) -> tuple[torch.Tensor, list[Any]]:
         """token (B,) and each layer's state -> (logits (B, V), the new states)."""
         x = self.embed(token) * self.embed_scale  # (B, d)
         new = []

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from ._registry import Registry
-from .errors import UserError
 from .attention._base import attentions
+from .errors import UserError
 from .ffn._base import ffns
 from .kernel._base import kernels
 from .mixer._base import mixers
@@ -35,14 +35,14 @@ class Preset:
     """A named partial spec: the fields it sets and a one-line description."""
 
     name: str
-    fields: Dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
 
 
 presets: Registry[Preset] = Registry("preset", list_command="bench list variants")
 
 #: (registry, spec field): every key of the registry is a preset setting that field
-AXES: Tuple[Tuple[Registry, str], ...] = (
+AXES: tuple[tuple[Registry, str], ...] = (
     (positions, "position"), (kernels, "kernel"), (scorings, "scoring"), (norms, "norm"), (ffns, "ffn"),
     (rope_scalings, "rope_scaling"), (mixers, "mixer"), (attentions, "attention"),
 )
@@ -106,7 +106,7 @@ _add("tied", "The output layer shares the token embedding's matrix (Press & Wolf
      tie_embeddings=True)
 
 
-def find_preset(preset: str) -> Optional[Preset]:
+def find_preset(preset: str) -> Preset | None:
     """The Preset one part of a variant stands for (``gqa2`` of ``rope+gqa2``), or None when no kind of preset matches."""
     axes = [(registry, spec_field) for registry, spec_field in AXES if preset in registry]
     if len(axes) + (preset in presets) > 1:
@@ -153,7 +153,7 @@ def find_preset(preset: str) -> Optional[Preset]:
     return None
 
 
-def all_preset_names() -> List[str]:
+def all_preset_names() -> list[str]:
     """Every concrete preset name (the parametric family shown as examples)."""
     names = set(presets.names()) | {"gqa2", "gqa4", "yarn4", "window64"}
     for registry, _ in AXES:

@@ -18,7 +18,6 @@ bias is -b. A constant forget bias 1 keeps sigmoid(1) = 0.73 of the cell per ste
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Tuple
 
 import torch
 from torch import nn
@@ -43,7 +42,7 @@ class RecurrentSpec(FamilySpec):
     #: gate-bias initialisation: 0 = forget bias 1 (LSTM) / PyTorch's default (GRU); T > 1 = chrono with T_max = T
     chrono_t_max: int = 0
 
-    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         reasons = []
         if self.cell not in RNN_CELLS:
@@ -79,7 +78,7 @@ class RecurrentLM(nn.Module):
         out, _ = self.rnn(self.embed(tokens))  # (B, T, H)
         return self.head(out)
 
-    def step_states(self, tokens: torch.Tensor) -> Tuple[torch.Tensor, List[torch.Tensor]]:
+    def step_states(self, tokens: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """(logits of the last step (B, V), hidden state h_k of every step k, each (layers, B, H)).
 
         ``torch.autograd.grad(loss, hidden)`` then gives the total dL/dh_k through every later step. The
@@ -87,13 +86,13 @@ class RecurrentLM(nn.Module):
         """
         x = self.embed(tokens)  # (B, T, E)
         state = None
-        hidden: List[torch.Tensor] = []
+        hidden: list[torch.Tensor] = []
         for t in range(tokens.shape[1]):
             _, state = self.rnn(x[:, t : t + 1], state)
             hidden.append(state[0] if isinstance(state, tuple) else state)  # LSTM state is (h, c)
         return self.head(hidden[-1][-1]), hidden
 
-    def recurrent_weights(self) -> List[torch.Tensor]:
+    def recurrent_weights(self) -> list[torch.Tensor]:
         """The recurrent weight of each layer, (gates * H, H)."""
         return [getattr(self.rnn, f"weight_hh_l{i}") for i in range(self.spec.n_layers)]
 

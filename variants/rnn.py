@@ -18,8 +18,6 @@ vocabulary). Training is teacher-forced: the decoder reads the reference prefix.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
-
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -28,7 +26,7 @@ from .rnn_attention import GlobalAttention
 from .rnn_cells import RNN_CELLS
 from .seq2seq_spec import PAD, RNNSeq2SeqSpec
 
-State = Dict[str, torch.Tensor]  # every tensor batch-first, so beam search can reorder it with index_select
+State = dict[str, torch.Tensor]  # every tensor batch-first, so beam search can reorder it with index_select
 
 
 class RNNSeq2Seq(nn.Module):
@@ -52,7 +50,7 @@ class RNNSeq2Seq(nn.Module):
             self.bridge_h = nn.Linear(2 * H, H)
             self.bridge_c = nn.Linear(2 * H, H) if self.is_lstm else None
             self.memory_proj = nn.Linear(2 * H, H, bias=False) if spec.scoring != "none" else None
-        self.attention: Optional[GlobalAttention] = None
+        self.attention: GlobalAttention | None = None
         if spec.scoring != "none":
             self.attention = GlobalAttention(spec.scoring, H)
             if self.bahdanau:
@@ -94,7 +92,7 @@ class RNNSeq2Seq(nn.Module):
         return x.view(L2 // 2, 2, B, H).transpose(1, 2).reshape(L2 // 2, B, 2 * H)
 
     # --- decoder
-    def _decode(self, state: State, tokens: torch.Tensor) -> Tuple[torch.Tensor, State, Optional[torch.Tensor]]:
+    def _decode(self, state: State, tokens: torch.Tensor) -> tuple[torch.Tensor, State, torch.Tensor | None]:
         """tokens (B, T) -> logits (B, T, V), the state after them, attention weights (B, T, S) or None."""
         hidden = state["h"].transpose(0, 1).contiguous()  # (L, B, H)
         if self.is_lstm:
@@ -139,7 +137,7 @@ class RNNSeq2Seq(nn.Module):
         logits, _, weights = self._decode(self.start(src), tgt_in)
         return (logits, weights) if return_attention else logits
 
-    def step(self, state: State, tokens: torch.Tensor) -> Tuple[torch.Tensor, State]:
+    def step(self, state: State, tokens: torch.Tensor) -> tuple[torch.Tensor, State]:
         """One decoding step: tokens (N,) -> next-token log-probabilities (N, V) and the new state."""
         logits, new, _ = self._decode(state, tokens.unsqueeze(1))
         return torch.log_softmax(logits[:, -1].float(), dim=-1), new

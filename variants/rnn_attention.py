@@ -10,8 +10,6 @@ Cho & Bengio 2014, arXiv 1409.0473), ``dot`` h_t . h_s and ``general`` h_t^T W h
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import torch
 from torch import nn
 
@@ -30,7 +28,7 @@ class GlobalAttention(nn.Module):
         return self.scoring.prepare_keys(keys)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, key_padding: torch.Tensor,
-                prepared: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+                prepared: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """query (B, T, D), keys and values (B, S, D), key_padding (B, S) True at padding; ``prepared``: prepare(keys)."""
         prepared = self.prepare(keys) if prepared is None else prepared
         scores = self.scoring.score_prepared(query, prepared).masked_fill(key_padding.unsqueeze(1), float("-inf"))  # (B, T, S)

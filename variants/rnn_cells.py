@@ -11,7 +11,7 @@ rnn, gru and lstm (variants/rnn.py), one sequence layer lstm and gru (variants/s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict
+from typing import Any
 
 from torch import nn
 
@@ -31,13 +31,13 @@ class RecurrentCell:
     gates: int
 
     @property
-    def options(self) -> Dict[str, Any]:
+    def options(self) -> dict[str, Any]:
         """Keyword arguments the cell's modules need beyond sizes: an Elman RNN's nonlinearity."""
         return {"nonlinearity": self.nonlinearity} if self.nonlinearity else {}
 
 
 #: cell name -> its row; "rnn" is the tanh Elman RNN
-RNN_CELLS: Dict[str, RecurrentCell] = {c.name: c for c in (
+RNN_CELLS: dict[str, RecurrentCell] = {c.name: c for c in (
     RecurrentCell("rnn", nn.RNN, nn.RNNCell, "tanh", 1),
     RecurrentCell("rnn_relu", nn.RNN, nn.RNNCell, "relu", 1),
     RecurrentCell("gru", nn.GRU, nn.GRUCell, "", 3),

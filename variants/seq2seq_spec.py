@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List, Union
+from typing import Any
 
 import torch
 
@@ -60,7 +60,7 @@ class RNNSeq2SeqSpec(FamilySpec):
     n_layers: int = 1
     dropout: float = 0.0
 
-    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         reasons = []
         if self.cell not in CELLS:
@@ -84,10 +84,10 @@ class RNNSeq2SeqSpec(FamilySpec):
 class Seq2SeqTransformerSpec(TransformerSpec):
     """A Transformer encoder-decoder: the TransformerSpec axes, n_layers in the encoder and in the decoder."""
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"family": "transformer_seq2seq", **super().to_dict()}
 
-    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Reasons beyond the Transformer's own (which ``variants.spec.problems`` adds)."""
         # a Transformer axis this model does not implement must not be silently ignored
         from .kernel._base import kernels
@@ -109,7 +109,7 @@ SUPPORTED_TRANSFORMER_FIELDS = frozenset({
     "norm_placement", "ffn", "kernel", "dropout",
 })
 
-Seq2SeqSpec = Union[RNNSeq2SeqSpec, Seq2SeqTransformerSpec]
+Seq2SeqSpec = RNNSeq2SeqSpec | Seq2SeqTransformerSpec
 
 
 def resolve_seq2seq(variant: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Seq2SeqTransformerSpec) -> Seq2SeqSpec:

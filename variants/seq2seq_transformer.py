@@ -16,8 +16,6 @@ symmetric -m |i - j|; T5's buckets have encoder buckets of their own, split by t
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple, Union
-
 import torch
 from torch import nn
 
@@ -31,7 +29,7 @@ from .transformer import Block
 
 # batch-first tensors: memory (B, S, D), pad (B, S), per-layer cache buffers (B, Hkv, capacity, Dh); and the int
 # length, the number of target positions cached
-State = Dict[str, Union[torch.Tensor, int]]
+State = dict[str, torch.Tensor | int]
 
 
 class TransformerSeq2Seq(nn.Module):
@@ -77,7 +75,7 @@ class TransformerSeq2Seq(nn.Module):
             state[f"k{i}"], state[f"v{i}"] = empty.key_buffer, empty.value_buffer  # (B, Hkv, capacity, Dh)
         return state
 
-    def _decode(self, state: State, tokens: torch.Tensor, cached: bool = False) -> Tuple[torch.Tensor, State]:
+    def _decode(self, state: State, tokens: torch.Tensor, cached: bool = False) -> tuple[torch.Tensor, State]:
         """tokens (B, T) after the cached prefix (cached) or from the start -> logits (B, T, V), new state."""
         new = dict(state)
         past = state["length"] if cached else 0
@@ -97,7 +95,7 @@ class TransformerSeq2Seq(nn.Module):
         """Teacher forcing: src (B, S), tgt_in (B, T) = BOS + reference -> logits (B, T, V)."""
         return self._decode(self.start(src), tgt_in)[0]
 
-    def step(self, state: State, tokens: torch.Tensor) -> Tuple[torch.Tensor, State]:
+    def step(self, state: State, tokens: torch.Tensor) -> tuple[torch.Tensor, State]:
         """One decoding step: tokens (N,) -> log-probabilities (N, V) of the next token, new state.
 
         Keys and values of earlier target positions are cached per layer, and the memory's are computed
@@ -106,7 +104,7 @@ class TransformerSeq2Seq(nn.Module):
         logits, state = self._decode(state, tokens.unsqueeze(1), cached=True)
         return torch.log_softmax(logits[:, -1].float(), dim=-1), state
 
-    def length_problem(self, length: int) -> Optional[str]:
+    def length_problem(self, length: int) -> str | None:
         return self.position.length_problem(length)
 
 

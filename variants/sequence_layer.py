@@ -12,7 +12,6 @@ Table 1): a recurrent layer has O(n) sequential operations per sequence, self-at
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
 
 import torch
 from torch import nn
@@ -36,7 +35,7 @@ class RecurrentLayerSpec(FamilySpec):
     d_model: int = 256
     recurrence: str = "fused"
 
-    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> List[str]:
+    def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
         reasons = []
         if self.cell not in LAYER_CELLS:

@@ -16,13 +16,13 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional, Union
+from typing import Any, ClassVar
 
 import torch
 
 from ._registry import UnknownNameError, close_matches
-from .errors import UserError
 from .attention._base import attentions
+from .errors import UserError
 from .ffn._base import ffns
 from .init_scheme import init_problem
 from .kernel._base import kernels
@@ -50,9 +50,9 @@ class TransformerSpec:
     n_layers: int = 2
     n_heads: int = 8
     #: key/value heads: None = one per query head (MHA), 1 = MQA, g = GQA with g groups
-    n_kv_heads: Optional[int] = None
+    n_kv_heads: int | None = None
     #: FFN hidden size of the two-matrix baseline; None = 4 x d_model (gated FFNs take 2/3 of it)
-    d_ff: Optional[int] = None
+    d_ff: int | None = None
     #: the training length; a learned position table has this many rows
     max_len: int = 64
     position: str = "sinusoidal"
@@ -67,16 +67,16 @@ class TransformerSpec:
     kernel: str = "sdpa"
     dropout: float = 0.0
     #: a RoPE context extension applied at evaluation (variants/rope_scaling/: pi, ntk, dynamic_ntk, yarn), or None
-    rope_scaling: Optional[str] = None
+    rope_scaling: str | None = None
     #: its scale s: a number >= 1, or "auto" = max(1, evaluation length / max_len)
-    rope_scale: Union[str, float] = "auto"
+    rope_scale: str | float = "auto"
     #: the blocks' self-attention layer (variants/attention/): "grouped" (MHA/GQA/MQA by n_kv_heads) or "mla"
     attention: str = "grouped"
     #: sliding-window attention: each query sees its last ``window`` keys, itself included (None: every earlier key)
-    window: Optional[int] = None
+    window: int | None = None
     #: latent attention: an RMSNorm on the latent before its up-projections, as DeepSeek-V2's code and its 3.1.2 have
     #: it (the ``mla`` preset sets True; None for every other attention)
-    latent_norm: Optional[bool] = None
+    latent_norm: bool | None = None
     #: weight initialisation (variants/init_scheme.py): "gpt2" (N(0, 0.02)) or "fan_in" (N(0, 1/fan_in))
     init: str = "gpt2"
     #: the output layer shares the token embedding's matrix (Press & Wolf 2017); False gives it its own
@@ -90,12 +90,12 @@ class TransformerSpec:
     def kv_heads(self) -> int:
         return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """Every field, except fields added after results were stored when they keep their default (so the
         hashes of earlier jobs, and their stored results, stay valid)."""
         return without_late_defaults(dataclasses.asdict(self), LATE_DEFAULTS)
 
-    def without_rope_scaling(self) -> "TransformerSpec":
+    def without_rope_scaling(self) -> TransformerSpec:
         """The spec a RoPE scaling is applied to: the same weights, trained with plain RoPE."""
         return dataclasses.replace(self, rope_scaling=None, rope_scale="auto")
 
@@ -105,11 +105,11 @@ class TransformerSpec:
 
 
 #: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
-LATE_DEFAULTS: Dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None,
+LATE_DEFAULTS: dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None,
                                   "latent_norm": None, "init": "gpt2", "tie_embeddings": True}
 
 
-def without_late_defaults(values: Dict[str, Any], late: Dict[str, Any]) -> Dict[str, Any]:
+def without_late_defaults(values: dict[str, Any], late: dict[str, Any]) -> dict[str, Any]:
     """A spec's fields without those added after results were stored that keep their default (so the hashes of
     earlier jobs, and their stored results, stay valid)."""
     return {name: value for name, value in values.items() if not (name in late and value == late[name])}
@@ -128,16 +128,16 @@ class FamilySpec:
     family: ClassVar[str] = ""
     #: fields added after results were stored, with their defaults (left out of to_dict at these, so the hashes of
     #: earlier jobs stay valid)
-    late_defaults: ClassVar[Dict[str, Any]] = {}
+    late_defaults: ClassVar[dict[str, Any]] = {}
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"family": self.family, **without_late_defaults(dataclasses.asdict(self), self.late_defaults)}
 
     def content_hash(self) -> str:
         return stable_hash(self.to_dict())
 
 
-def split_variant(variant: str) -> List[str]:
+def split_variant(variant: str) -> list[str]:
     """The presets of a variant: ``'alibi+gqa2'`` -> ``['alibi', 'gqa2']``; empty parts are an error."""
     presets = [preset.strip() for preset in str(variant).split("+")]
     if not variant or any(not preset for preset in presets):
@@ -149,10 +149,10 @@ def split_variant(variant: str) -> List[str]:
     return presets
 
 
-def preset_fields(variant: str) -> Dict[str, Any]:
+def preset_fields(variant: str) -> dict[str, Any]:
     """The merged field values of a variant's presets; unknown or disagreeing presets raise."""
-    merged: Dict[str, Any] = {}
-    origin: Dict[str, str] = {}  # spec field -> the preset that set it
+    merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}  # spec field -> the preset that set it
     for preset in split_variant(variant):
         found = find_preset(preset)
         if found is None:
@@ -174,7 +174,7 @@ def preset_fields(variant: str) -> Dict[str, Any]:
     return merged
 
 
-def resolve(variant: str, base: Optional[Any] = None) -> Any:
+def resolve(variant: str, base: Any | None = None) -> Any:
     """The spec a variant describes, on top of ``base`` (a profile's model size; any spec dataclass)."""
     base = base or TransformerSpec()
     fields = preset_fields(variant)
@@ -187,7 +187,7 @@ def resolve(variant: str, base: Optional[Any] = None) -> Any:
 
 def problems(
     spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
-) -> List[str]:
+) -> list[str]:
     """Every reason ``spec`` cannot be built and run on ``device`` in ``dtype`` (empty if it can).
 
     ``training`` asks for a backward pass too (a suite that only runs forward passes sets it False).
@@ -197,7 +197,7 @@ def problems(
     own = spec.problems(device, dtype) if hasattr(spec, "problems") else []
     if not isinstance(spec, TransformerSpec):
         return own
-    reasons: List[str] = list(own)
+    reasons: list[str] = list(own)
     if spec.n_heads < 1 or spec.d_model % spec.n_heads:
         reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
     if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):
@@ -221,7 +221,7 @@ def problems(
     return reasons
 
 
-def _rope_scaling_problems(spec: TransformerSpec) -> List[str]:
+def _rope_scaling_problems(spec: TransformerSpec) -> list[str]:
     if spec.rope_scaling is None:
         problem = scale_problem(spec.rope_scale)
         if spec.rope_scale != "auto":

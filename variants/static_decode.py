@@ -17,8 +17,6 @@ randomized positions, a RoPE scaling that reads the length) say why they cannot 
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 import torch
 from torch import nn
 
@@ -33,7 +31,7 @@ class StaticDecoder:
     """Greedy decoding of a DecoderLM for ``batch`` sequences of at most ``capacity`` tokens, each step one
     CUDA-graph replay on CUDA (``graph=None``: capture exactly there)."""
 
-    def __init__(self, model: nn.Module, batch: int, capacity: int, graph: Optional[bool] = None) -> None:
+    def __init__(self, model: nn.Module, batch: int, capacity: int, graph: bool | None = None) -> None:
         problem = model.position.static_problem()
         if problem:
             raise ValueError(f"cannot capture the decode step of this model: {problem}")
@@ -43,14 +41,14 @@ class StaticDecoder:
         if self.graph_wanted and not param.is_cuda:
             raise ValueError("a CUDA graph needs the model on a CUDA device")
         shape = (batch, spec.kv_heads, capacity, spec.head_dim)
-        self.buffers: List[Tuple[torch.Tensor, torch.Tensor]] = [
+        self.buffers: list[tuple[torch.Tensor, torch.Tensor]] = [
             (param.new_zeros(shape), param.new_zeros(shape)) for _ in range(spec.n_layers)]  # (B, Hkv, C, Dh) each
         self.index = torch.zeros(1, dtype=torch.long, device=param.device)  # the step's position
         position = DevicePosition(self.index, capacity)
         self.caches = [StaticLayerCache(k, v, position) for k, v in self.buffers]
         self.token = torch.zeros(batch, 1, dtype=torch.long, device=param.device)  # the step's input, (B, 1)
-        self.logits: Optional[torch.Tensor] = None  # the step's output, (B, V)
-        self.graph: Optional[torch.cuda.CUDAGraph] = None
+        self.logits: torch.Tensor | None = None  # the step's output, (B, V)
+        self.graph: torch.cuda.CUDAGraph | None = None
 
     def _step(self) -> None:
         """One step at position ``index``: K/V written there, last logits into ``self.logits``; shapes fixed."""

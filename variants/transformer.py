@@ -12,16 +12,13 @@ No ``if name ==`` branch is needed anywhere on the call path.
 
 from __future__ import annotations
 
-import math
-from typing import List, Optional, Tuple, Union
-
 import torch
 from torch import nn
 
+from .attention._base import attentions
 from .ffn._base import FeedForward, ffns
 from .init_scheme import init_weights
 from .kernel._base import AttentionKernel, ScoreBias, kernels
-from .attention._base import attentions
 from .kv_cache import LayerCache, RollingCache, StaticLayerCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, adds_score_bias, build_position
@@ -29,7 +26,7 @@ from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
 #: one layer's keys and values: a LayerCache (buffers written in place) or a (K, V) pair of (B, Hkv, S, Dh)
-KVCache = Union[LayerCache, Tuple[torch.Tensor, torch.Tensor]]
+KVCache = LayerCache | tuple[torch.Tensor, torch.Tensor]
 
 
 class Attention(nn.Module):
@@ -45,7 +42,7 @@ class Attention(nn.Module):
     """
 
     def __init__(self, d_model: int, n_heads: int, n_kv_heads: int, position: PositionEncoding, kernel: AttentionKernel,
-                 scoring: Union[str, Scoring] = "scaled_dot", window: Optional[int] = None):
+                 scoring: str | Scoring = "scaled_dot", window: int | None = None):
         super().__init__()
         self.window = window
         self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
@@ -55,13 +52,13 @@ class Attention(nn.Module):
         self.position, self.kernel = position, kernel
         self.scoring = scorings.get(scoring)(self.head_dim) if isinstance(scoring, str) else scoring
 
-    def _keys_values(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _keys_values(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, S, D) -> keys and values, each (B, Hkv, S, Dh)."""
         B, S, _ = x.shape
         return self.kv_proj(x).view(B, S, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)
 
-    def _project(self, x: torch.Tensor, cache: Optional[KVCache], memory: Optional[torch.Tensor] = None,
-                 causal: bool = True, key_padding: Optional[torch.Tensor] = None):
+    def _project(self, x: torch.Tensor, cache: KVCache | None, memory: torch.Tensor | None = None,
+                 causal: bool = True, key_padding: torch.Tensor | None = None):
         """(q, k, v, bias, cache): q (B, H, T, Dh); k, v (B, Hkv, S, Dh); the bias the kernel adds (ScoreBias or
         None); the cache to return.
 
@@ -103,8 +100,8 @@ class Attention(nn.Module):
             bias = with_key_padding(bias, key_padding, q.dtype)  # of (B, H, T, S)
         return self.scoring.query(q), k, v, bias, cache
 
-    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None, *, memory: Optional[torch.Tensor] = None,
-                causal: bool = True, key_padding: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, KVCache]:
+    def forward(self, x: torch.Tensor, cache: KVCache | None = None, *, memory: torch.Tensor | None = None,
+                causal: bool = True, key_padding: torch.Tensor | None = None) -> tuple[torch.Tensor, KVCache]:
         """x: (B, T, D) queries; keys and values from x (self-attention) or ``memory`` (B, S, D) (cross-attention);
         ``key_padding`` (B, S) True at keys to mask. Returns (B, T, D) and the cache with x's keys and values (without
         a cache: x's), or in cross-attention the memory's keys and values."""
@@ -130,7 +127,7 @@ def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return bias.masked_fill(key_padding, float("-inf"))[:, None, None, :]
 
 
-def with_key_padding(bias: Optional[ScoreBias], key_padding: torch.Tensor, dtype: torch.dtype) -> ScoreBias:
+def with_key_padding(bias: ScoreBias | None, key_padding: torch.Tensor, dtype: torch.dtype) -> ScoreBias:
     """A position's bias (or None) with padded keys masked: the dense (B, H, T, S) sum, and a score_mod when the
     position's bias has one (or there is none), so FlexAttention still computes it in the kernel."""
     pad = padding_bias(key_padding, dtype)  # (B, 1, 1, S)
@@ -156,8 +153,8 @@ def window_mask(q_len: int, k_len: int, window: int, device) -> torch.Tensor:
     return (k_len - q_len + i) - j >= window
 
 
-def with_window(bias: Optional[ScoreBias], q_len: int, k_len: int, window: int, dtype: torch.dtype,
-                device=None) -> Optional[ScoreBias]:
+def with_window(bias: ScoreBias | None, q_len: int, k_len: int, window: int, dtype: torch.dtype,
+                device=None) -> ScoreBias | None:
     """A position's bias (or None) with keys W or more positions before each query masked (-inf): the dense (1, T, S)
     sum, and a score_mod (so FlexAttention computes it in the kernel). Unchanged when no query sees more than W keys."""
     if k_len <= window:
@@ -211,9 +208,9 @@ class Block(nn.Module):
             self.cross_norm_in, self.cross_norm_out = placement.slots(lambda: norm(spec.d_model))
         self.norm2_in, self.norm2_out = placement.slots(lambda: norm(spec.d_model))  # feed-forward
 
-    def forward(self, x: torch.Tensor, cache: Optional[KVCache] = None, *, causal: bool = True,
-                padding: Optional[torch.Tensor] = None, memory: Optional[torch.Tensor] = None,
-                memory_padding: Optional[torch.Tensor] = None, memory_cache: Optional[KVCache] = None):
+    def forward(self, x: torch.Tensor, cache: KVCache | None = None, *, causal: bool = True,
+                padding: torch.Tensor | None = None, memory: torch.Tensor | None = None,
+                memory_padding: torch.Tensor | None = None, memory_cache: KVCache | None = None):
         """x (B, T, D) -> (x, cache); with ``memory`` (B, S, D), which a ``cross`` block reads, (x, cache,
         memory_cache): the self-attention cache (Attention.forward) and the memory's keys and values.
 
@@ -246,15 +243,15 @@ class DecoderLM(nn.Module):
             self.head.weight = self.embed.weight  # tied input/output embeddings (Press & Wolf 2017)
         init_weights(self, spec, branches=2, drawn=(nn.Linear, nn.Embedding))
 
-    def length_problem(self, length: int) -> Optional[str]:
+    def length_problem(self, length: int) -> str | None:
         """Why this model cannot process ``length`` tokens at once, or None."""
         return self.position.length_problem(length)
 
-    def set_context_length(self, length: Optional[int]) -> None:
+    def set_context_length(self, length: int | None) -> None:
         """Announce the evaluation length (a RoPE scaling with rope_scale=auto takes s = length / max_len)."""
         self.position.set_context_length(length)
 
-    def forward(self, tokens: torch.Tensor, caches: Optional[List[KVCache]] = None):
+    def forward(self, tokens: torch.Tensor, caches: list[KVCache] | None = None):
         """tokens (B, T) -> logits (B, T, V); with ``caches`` (one per layer, variants/kv_cache.py) also returns
         the caches holding these tokens too."""
         if caches is not None:

@@ -13,30 +13,30 @@ entropy, mean distance) "differs", with the difference and its interval.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from bench.config import GroupSelection, readable_folder
-from harness.rules import Rule
 from harness.errors import UsageError
+from harness.rules import Rule
 
 
 @dataclass
 class CompareConfig(GroupSelection):
     """What ``bench compare`` accepts after the two variants."""
 
-    suite: Optional[str] = None
+    suite: str | None = None
     #: compare this metric only (and make it the headline)
-    metric: Optional[str] = None
+    metric: str | None = None
     #: the x of the headline verdict: a value the metric was measured at, ``first`` or ``last`` (default: both)
-    at: Optional[str] = None
+    at: str | None = None
     results_dir: str = "results"
 
     rules = {"results_dir": Rule(check=readable_folder)}
 
 
-def split(args: List[str]) -> Tuple[str, str, List[str]]:
+def split(args: list[str]) -> tuple[str, str, list[str]]:
     """(A, B, the key=value arguments): the two variants are the arguments without '='."""
     variants = [a for a in args if "=" not in a]
     if len(variants) != 2:
@@ -45,7 +45,7 @@ def split(args: List[str]) -> Tuple[str, str, List[str]]:
     return variants[0], variants[1], [a for a in args if "=" in a]
 
 
-def both_ran(store, suite: str, a: str, b: str, wanted: Dict[str, Any]):
+def both_ran(store, suite: str, a: str, b: str, wanted: dict[str, Any]):
     """The newest group of ``suite`` that holds both variants and matches ``wanted`` (None when none does)."""
     from harness.groups import first_match
 
@@ -60,7 +60,7 @@ def groups_with_both(store, suite: str, a: str, b: str):
     return [g for g in split_groups(records_frame(store.load(suite))) if {a, b} <= set(g.frame.variant)]
 
 
-def refuse_selection(store, names: List[str], a: str, b: str, wanted: Dict[str, Any]) -> None:
+def refuse_selection(store, names: list[str], a: str, b: str, wanted: dict[str, Any]) -> None:
     """When groups hold both variants but none matches ``wanted``: the UsageError ``bench report`` gives, naming
     the key, the value and the values present (harness.groups.select), for the first suite that has both."""
     from harness.groups import select
@@ -71,14 +71,14 @@ def refuse_selection(store, names: List[str], a: str, b: str, wanted: Dict[str, 
             select(groups, name, wanted)  # raises the sentence naming what no group has
 
 
-def run(args: List[str], out=print) -> int:
+def run(args: list[str], out=print) -> int:
     """Print each suite's comparison table and verdict; a UsageError when no suite has both variants."""
     from bench.compare.table import paired, table
     from bench.config import parse
+    from harness.contract import suites
     from harness.groups import describe
     from harness.report import markdown_table
     from harness.store import ResultsStore
-    from harness.contract import suites
 
     a, b, rest = split(args)
     if a == b:
@@ -132,7 +132,7 @@ def headline(comparisons, suite):
     return headlines(comparisons, suite)[0][0]
 
 
-def headlines(comparisons, suite, at: Optional[str] = None) -> Tuple[List[Any], Optional[str]]:
+def headlines(comparisons, suite, at: str | None = None) -> tuple[list[Any], str | None]:
     """(the comparisons the verdict lines are about, why none is, or None).
 
     The headline metric is the suite's first declared metric among ``comparisons`` (its first condition); the

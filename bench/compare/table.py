@@ -13,13 +13,14 @@ A ``Comparison`` reads as a sentence for the terminal (``bench compare``) and as
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
 from harness.findings import Estimate
-from harness.paired import Difference, paired as paired_difference
+from harness.paired import Difference
+from harness.paired import paired as paired_difference
 from harness.report import mean_ci
 from harness.timing import CONTENDED_MARK, contended
 
@@ -36,15 +37,15 @@ class Comparison:
     b: str
     metric: str
     unit: str
-    higher_is_better: Optional[bool]
+    higher_is_better: bool | None
     at: str
     mean_a: float
     mean_b: float
     #: each arm's values over the seeds both ran, in one seed order
-    va: Tuple[float, ...]
-    vb: Tuple[float, ...]
+    va: tuple[float, ...]
+    vb: tuple[float, ...]
     #: the x the metric was measured at (None when it has none)
-    x: Optional[float] = None
+    x: float | None = None
     #: seeds of A and of B whose value is a timing taken under another process's load (harness/timing.py)
     contended_a: int = 0
     contended_b: int = 0
@@ -55,7 +56,7 @@ class Comparison:
         return bool(self.contended_a or self.contended_b)
 
     @property
-    def diffs(self) -> Tuple[float, ...]:
+    def diffs(self) -> tuple[float, ...]:
         """B - A per shared seed."""
         return tuple(b - a for a, b in zip(self.va, self.vb))
 
@@ -64,7 +65,7 @@ class Comparison:
         return len(self.diffs)
 
     @property
-    def interval(self) -> Tuple[float, float, float]:
+    def interval(self) -> tuple[float, float, float]:
         """(mean difference B - A, low, high) of its Student-t 95% interval; low and high are NaN with one seed."""
         mean, half, _ = mean_ci(self.diffs)
         return mean, mean - half, mean + half
@@ -157,7 +158,7 @@ def conditions(frame: pd.DataFrame) -> pd.Series:
     return frame["extra"].map(one) if "extra" in frame else pd.Series("", index=frame.index)
 
 
-def _per_seed(rows: pd.DataFrame) -> Dict[int, float]:
+def _per_seed(rows: pd.DataFrame) -> dict[int, float]:
     return {int(seed): float(value) for seed, value in rows.groupby("seed").value.mean().items()}
 
 
@@ -175,8 +176,8 @@ def _at(x, x_name, condition: str) -> str:
     return where + (f" ({condition})" if condition else "")
 
 
-def paired(frame: pd.DataFrame, a: str, b: str, metrics: Optional[Sequence[str]] = None,
-           directions: Optional[Mapping[str, Optional[bool]]] = None) -> List[Comparison]:
+def paired(frame: pd.DataFrame, a: str, b: str, metrics: Sequence[str] | None = None,
+           directions: Mapping[str, bool | None] | None = None) -> list[Comparison]:
     """One Comparison per metric, x and condition that both variants measured (status ok), in record order.
 
     ``directions``: metric -> higher_is_better as the suite declares it now (None: no better direction); it

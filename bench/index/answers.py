@@ -9,8 +9,8 @@ steps and seeds of the records behind it), since a verdict at this scale is no v
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import List, Mapping, Optional, Tuple
 
 import pandas as pd
 
@@ -23,10 +23,10 @@ class Question:
     """A question a user brings, and the claims (by key) whose verdicts answer it."""
 
     text: str
-    claims: Tuple[str, ...]
+    claims: tuple[str, ...]
 
 
-QUESTIONS: Tuple[Question, ...] = (
+QUESTIONS: tuple[Question, ...] = (
     Question("Which position encoding holds up past the training length?",
              ("alibi_extrapolates", "rope_blows_up", "pi_short", "pi_beats_extrapolation", "ntk_close", "yarn_close",
               "position_length_generalisation", "dense_fails_past_training")),
@@ -42,7 +42,7 @@ QUESTIONS: Tuple[Question, ...] = (
 )
 
 
-def scale(frames: Mapping[str, pd.DataFrame], suites_used: List[str]) -> str:
+def scale(frames: Mapping[str, pd.DataFrame], suites_used: list[str]) -> str:
     """'up to 0.8M parameters, 500-3000 training steps, 3 seeds' of the records of ``suites_used``."""
     params, steps, seeds = [], [], []
     for name in suites_used:
@@ -68,7 +68,7 @@ def scale(frames: Mapping[str, pd.DataFrame], suites_used: List[str]) -> str:
 
 
 def answer_lines(question: Question, board: pd.DataFrame, frames: Mapping[str, pd.DataFrame],
-                 suite_of: Mapping[str, str]) -> List[str]:
+                 suite_of: Mapping[str, str]) -> list[str]:
     """The Markdown of one question's answer under the module's rule."""
     rows = board[board[CLAIM].isin(question.claims)]
     agree = [r.finding for r in rows.itertuples() if r.verdict == "agrees"]
@@ -91,7 +91,7 @@ def answer_lines(question: Question, board: pd.DataFrame, frames: Mapping[str, p
 
 
 def answers_section(board: pd.DataFrame, frames: Mapping[str, pd.DataFrame],
-                    suite_of: Optional[Mapping[str, str]] = None) -> List[str]:
+                    suite_of: Mapping[str, str] | None = None) -> list[str]:
     """The index's opening section: every question's answer, under the rule this module states."""
     from harness.contract import suites
 

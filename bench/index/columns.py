@@ -9,14 +9,14 @@ timing's own interval, so that two costs whose intervals overlap can be drawn as
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
 
 import pandas as pd
 
 from harness.intervals import spread
 from harness.report import fmt_mean_ci
-from harness.timing import CONTENDED_MARK, any_contended, contended
+from harness.timing import CONTENDED_MARK, any_contended
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,9 @@ class Reading:
     """One cell: its text, the per-seed values behind it (empty for a status such as 'unsupported') and its interval."""
 
     text: str
-    values: Tuple[float, ...] = ()
+    values: tuple[float, ...] = ()
     #: (low, high) of the value: the 95% interval over seeds, or a single seed's timing quartiles; None when exact
-    interval: Optional[Tuple[float, float]] = None
+    interval: tuple[float, float] | None = None
     #: a timing taken while another process held a CPU (harness/timing.py): marked, and never ranked
     contended: bool = False
 
@@ -35,12 +35,12 @@ class Reading:
         return sum(self.values) / len(self.values) if self.values else math.nan
 
     @property
-    def bounds(self) -> Tuple[float, float]:
+    def bounds(self) -> tuple[float, float]:
         """(low, high), the mean twice when the value has no interval."""
         return self.interval if self.interval is not None else (self.mean, self.mean)
 
 
-Reader = Callable[[pd.DataFrame, pd.Series], Optional[Reading]]
+Reader = Callable[[pd.DataFrame, pd.Series], Reading | None]
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,13 @@ class Column:
 
     key: str
     title: str
-    suites: Tuple[str, ...]
+    suites: tuple[str, ...]
     read: Reader
     #: a timing (its interval is a tie, not a ranking)
     timed: bool = False
 
 
-def _status(rows: pd.DataFrame) -> Optional[Reading]:
+def _status(rows: pd.DataFrame) -> Reading | None:
     """A cell for records that exist but measured nothing: their status and reason."""
     bad = rows[rows.status != "ok"]
     if not len(bad):
@@ -65,19 +65,19 @@ def _status(rows: pd.DataFrame) -> Optional[Reading]:
     return Reading(f"{r.status}" + (f" ({reason})" if isinstance(reason, str) and reason else ""))
 
 
-def _per_seed(rows: pd.DataFrame, field: str = "value") -> List[float]:
+def _per_seed(rows: pd.DataFrame, field: str = "value") -> list[float]:
     ok = rows[rows.status == "ok"]
     if not len(ok):
         return []
     return [float(v) for v in ok.groupby("seed")[field].mean()]
 
 
-def _spread(values: List[float]) -> Optional[Tuple[float, float]]:
+def _spread(values: list[float]) -> tuple[float, float] | None:
     s = spread(values, "log")
     return None if s.low is None else (s.low, s.high)
 
 
-def _from(rows: pd.DataFrame, digits: int = 3, scale: float = 1.0, unit: str = "") -> Optional[Reading]:
+def _from(rows: pd.DataFrame, digits: int = 3, scale: float = 1.0, unit: str = "") -> Reading | None:
     values = [v * scale for v in _per_seed(rows)]
     if not values:
         return _status(rows)
@@ -96,7 +96,7 @@ def count(n: float) -> str:
 def perplexity(multiple: int) -> Reader:
     """Held-out perplexity per character at ``multiple`` x the training length L."""
 
-    def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+    def read(rows: pd.DataFrame, first: pd.Series) -> Reading | None:
         length = float(_train_len(first)) * multiple
         return _from(rows[(rows.metric == "perplexity") & (rows.x == length)])
 
@@ -108,7 +108,7 @@ def _train_len(first: pd.Series) -> int:
     return int(settings.get("train_len") or first.spec.get("max_len"))
 
 
-def parameters(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+def parameters(rows: pd.DataFrame, first: pd.Series) -> Reading | None:
     """The model's parameter count (a fact of every training record)."""
     found = rows["parameters"].dropna() if "parameters" in rows else pd.Series(dtype=float)
     if not len(found):
@@ -116,7 +116,7 @@ def parameters(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
     return Reading(count(float(found.iloc[0])), (float(found.iloc[0]),))
 
 
-def flops_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+def flops_per_token(rows: pd.DataFrame, first: pd.Series) -> Reading | None:
     """Matrix-product FLOPs of training per training token (forward and backward)."""
     sel = rows[rows.metric == "train_flops"]
     ok = sel[sel.status == "ok"]
@@ -126,11 +126,11 @@ def flops_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
     return Reading(count(values[0]), (values[0],))
 
 
-def metric(name: str, digits: int = 3, scale: float = 1.0, at: Optional[int] = None, timing: bool = False) -> Reader:
+def metric(name: str, digits: int = 3, scale: float = 1.0, at: int | None = None, timing: bool = False) -> Reader:
     """The per-seed mean of ``name`` (at ``at`` x L when given); a single seed's timing shows its quartiles. A value
     any of whose records was timed under load is marked "(contended)" and carries ``contended``."""
 
-    def read(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+    def read(rows: pd.DataFrame, first: pd.Series) -> Reading | None:
         sel = rows[rows.metric == name]
         if at is not None:
             sel = sel[sel.x == float(_train_len(first) * at)]
@@ -151,7 +151,7 @@ def metric(name: str, digits: int = 3, scale: float = 1.0, at: Optional[int] = N
     return read
 
 
-def bytes_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
+def bytes_per_token(rows: pd.DataFrame, first: pd.Series) -> Reading | None:
     """KV-cache bytes per token, measured from the cache a prefill filled (checked against the formula in the job)."""
     sel = rows[rows.metric == "kv_cache_bytes_per_token"]
     if not len(sel):
@@ -162,7 +162,7 @@ def bytes_per_token(rows: pd.DataFrame, first: pd.Series) -> Optional[Reading]:
     return Reading(f"{values[0]:,.0f}", (values[0],))
 
 
-def columns() -> Tuple[Column, ...]:
+def columns() -> tuple[Column, ...]:
     """The table's columns, quality first, then the costs the same jobs measured."""
     pe, lm = "position_extrapolation", "language_modeling"
     both = (pe, lm)

@@ -8,7 +8,8 @@ has one row per design; each cost column matches only the fields its measurement
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+from collections.abc import Mapping
+from typing import Any
 
 #: the design fields, in the order a design is written
 FIELDS = ("position", "scoring", "grouping", "norm_placement", "norm", "ffn", "ffn_width", "kernel")
@@ -16,7 +17,7 @@ FIELDS = ("position", "scoring", "grouping", "norm_placement", "norm", "ffn", "f
 DEFAULTS = {"position": "none", "scoring": "scaled_dot", "grouping": "MHA", "norm_placement": "pre", "norm": "layernorm",
             "ffn": "gelu", "ffn_width": "4 x d_model", "kernel": "sdpa"}
 
-Design = Tuple[Tuple[str, Any], ...]
+Design = tuple[tuple[str, Any], ...]
 
 
 def grouping(spec: Mapping[str, Any]) -> str:
@@ -44,7 +45,7 @@ def score_bias(position: Any) -> str:
     return str(position) if adds_score_bias(positions.get(position)) else "none"
 
 
-def design_of(spec: Mapping[str, Any]) -> Dict[str, Any]:
+def design_of(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The design fields of a stored (resolved) Transformer spec, and ``score_bias`` derived from its position."""
     return {"score_bias": score_bias(spec.get("position")),
             "position": spec.get("position"), "scoring": spec.get("scoring"), "grouping": grouping(spec),
@@ -53,7 +54,7 @@ def design_of(spec: Mapping[str, Any]) -> Dict[str, Any]:
             "kernel": spec.get("kernel")}
 
 
-def key(design: Mapping[str, Any], fields: Tuple[str, ...] = FIELDS) -> Design:
+def key(design: Mapping[str, Any], fields: tuple[str, ...] = FIELDS) -> Design:
     """A hashable key of the named fields of a design (FIELDS, or any of them and ``score_bias``)."""
     return tuple((f, design.get(f)) for f in fields)
 
@@ -69,7 +70,7 @@ def describe(design: Mapping[str, Any]) -> str:
     return ", ".join(parts) or "default"
 
 
-def preset_for(field: str, value: Any) -> Optional[str]:
+def preset_for(field: str, value: Any) -> str | None:
     """The preset name that sets one design field to ``value`` (None when no preset does)."""
     if field == "grouping":
         return {"MHA": "mha", "MQA": "mqa"}.get(value) or (f"gqa{value[4:]}" if str(value).startswith("GQA-") else None)

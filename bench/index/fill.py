@@ -7,13 +7,13 @@ gives the command to run. The variant expression is checked against the suite's 
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from collections.abc import Sequence
 
-from bench.index.design import FIELDS, design_of, key, preset_for
+from bench.index.design import design_of
 
 
-def run_command(suite: str, variants: Sequence[str] = (), profile: Optional[str] = None,
-                results_dir: Optional[str] = None) -> str:
+def run_command(suite: str, variants: Sequence[str] = (), profile: str | None = None,
+                results_dir: str | None = None) -> str:
     """'bench run suite=kv_cache variants=[rope,rope+mqa] profile=standard' (defaults left out)."""
     parts = ["bench run", f"suite={suite}"]
     if variants:
@@ -25,7 +25,7 @@ def run_command(suite: str, variants: Sequence[str] = (), profile: Optional[str]
     return " ".join(parts)
 
 
-def _resolved_design(suite, variant: str, profile) -> Optional[dict]:
+def _resolved_design(suite, variant: str, profile) -> dict | None:
     try:
         spec = suite.spec_for(variant, profile, {})
     except Exception:  # a variant this suite cannot resolve is simply not a candidate

@@ -10,19 +10,19 @@ the command that would fill them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional
 
 import pandas as pd
 
 from bench.index import pareto, tradeoffs
-from harness import atomic
+from bench.index.answers import answers_section
 from bench.index.fill import run_command
+from bench.index.scoreboard import CLAIM, KIND, scoreboard
+from harness import atomic
+from harness.findings import NOT_TESTABLE, VERDICTS
 from harness.groups import Group, describe
 from harness.report import markdown_table
-from harness.findings import NOT_TESTABLE, VERDICTS
-from bench.index.answers import answers_section
-from bench.index.scoreboard import CLAIM, KIND, scoreboard
 from harness.timing import CONTENDED_MARK
 
 INDEX = "index.md"
@@ -36,7 +36,7 @@ def profile_chooser(frames: Mapping[str, pd.DataFrame]):
     used = {name: str(frame.iloc[0].profile) for name, frame in frames.items() if len(frame)}
     common = set(used.values())
 
-    def profile_for(name: str) -> Optional[str]:
+    def profile_for(name: str) -> str | None:
         if name in used:
             return used[name]
         if len(common) == 1:
@@ -53,7 +53,7 @@ def _counts(board: pd.DataFrame, noun: str = "findings") -> str:
     return f"{len(board)} {noun}: " + ", ".join(parts) + "."
 
 
-def _board_tables(board: pd.DataFrame) -> List[str]:
+def _board_tables(board: pd.DataFrame) -> list[str]:
     """The findings table, then the checks table (true by construction, or against this project's own earlier
     measurement: a failure there is a bug, not a result)."""
     findings = board[board[KIND] == "finding"].drop(columns=[KIND, CLAIM])
@@ -77,8 +77,8 @@ def _board_tables(board: pd.DataFrame) -> List[str]:
     return lines
 
 
-def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional[str] = None,
-           left_out: List[str] = ()) -> str:
+def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None,
+           left_out: list[str] = ()) -> str:
     """The index's Markdown (and its figure, written under ``reports_dir``/figures)."""
     frames = {name: group.frame for name, group in groups.items()}
     profile_for = profile_chooser(frames)
@@ -101,12 +101,12 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional
     return "\n".join(lines)
 
 
-def suite_sections(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> List[str]:
+def suite_sections(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list[str]:
     """The sections a suite's report module adds to the index (``index_section(frames, reports_dir)``), drawn from the
     groups the index covers, every suite's frame at hand (recall's memory view reads kv_cache's decode steps too)."""
     from harness.contract import suites
 
-    lines: List[str] = []
+    lines: list[str] = []
     for name in sorted(frames):
         suite = suites.get(name)
         module = suite._reporter() if suite.report_module else None
@@ -115,7 +115,7 @@ def suite_sections(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> Lis
     return lines
 
 
-def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = None) -> List[str]:
+def quality_cost_section(table: tradeoffs.Table, results_dir: str | None = None) -> list[str]:
     """The table, where its cells come from, and the commands that fill its gaps."""
     lines = ["## Quality and cost per trained model", ""]
     if not len(table.frame):
@@ -150,7 +150,7 @@ def quality_cost_section(table: "tradeoffs.Table", results_dir: Optional[str] = 
     return lines
 
 
-def figure_section(table: "tradeoffs.Table", figure: Optional[Path], profile_for, results_dir: Optional[str]) -> List[str]:
+def figure_section(table: tradeoffs.Table, figure: Path | None, profile_for, results_dir: str | None) -> list[str]:
     """The Pareto figure and its caption, or one sentence on why there is none and the command that draws it."""
     if figure is None:
         suite = next((r.suite for r in table.rows), "position_extrapolation")
@@ -176,8 +176,8 @@ def figure_section(table: "tradeoffs.Table", figure: Optional[Path], profile_for
             f"(figures/{figure.name})", "", caption, ""]
 
 
-def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: Optional[str] = None,
-                left_out: List[str] = ()) -> Path:
+def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None,
+                left_out: list[str] = ()) -> Path:
     """Write ``reports_dir``/index.md (and its figure) from one group of records per suite; return its path."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     path = reports_dir / INDEX
@@ -185,7 +185,7 @@ def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: Opt
     return path
 
 
-def other_groups(store, groups: Mapping[str, Group]) -> List[str]:
+def other_groups(store, groups: Mapping[str, Group]) -> list[str]:
     """One line per group of records a suite holds beside the one the index covers, with the command that reports it
     (translation's Bible run beside its numbers run, a quick run beside a standard one)."""
     from harness.groups import report_command, split_groups, superseded
@@ -203,7 +203,7 @@ def other_groups(store, groups: Mapping[str, Group]) -> List[str]:
     return lines
 
 
-def index_groups(store, reported: Mapping[str, Group]) -> Dict[str, Group]:
+def index_groups(store, reported: Mapping[str, Group]) -> dict[str, Group]:
     """The groups the index covers: those just reported, and the newest of every other suite with records."""
     from harness.contract import suites
     from harness.groups import split_groups

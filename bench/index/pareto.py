@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from harness import atomic
 from bench.index.tradeoffs import Table
+from harness import atomic
 
 #: (quality column, its axis label)
 QUALITY_AXES = (("ppl_L", "held-out perplexity at L (per char)"), ("ppl_8L", "held-out perplexity at 8L (per char)"))
@@ -45,15 +44,15 @@ def points(table: Table, quality: str, cost: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def flagged(table: Table) -> List[str]:
+def flagged(table: Table) -> list[str]:
     """'post_ln (language_modeling: did not learn: ...)' for every row left out of the figure."""
     return [f"{row.label} ({row.suite}: {row.flag.removeprefix('flagged: ')})" for row in table.rows if row.flag]
 
 
-def ties(data: pd.DataFrame) -> List[List[int]]:
+def ties(data: pd.DataFrame) -> list[list[int]]:
     """Groups of point indices whose cost intervals overlap (chained: a ties with b, b with c), in order of cost."""
     order = data.sort_values(["x", "y"]).index.tolist()
-    groups: List[List[int]] = []
+    groups: list[list[int]] = []
     reach = -math.inf
     for i in order:
         if groups and data.at[i, "x_low"] <= reach:
@@ -83,9 +82,9 @@ def spans_decade(values: pd.Series) -> bool:
     return len(vals) > 1 and vals.max() / vals.min() >= 10
 
 
-def panels(table: Table) -> Dict[Tuple[str, str, str], pd.DataFrame]:
+def panels(table: Table) -> dict[tuple[str, str, str], pd.DataFrame]:
     """(quality column, suite, cost column) -> points; different suites' models never share an axis."""
-    out: Dict[Tuple[str, str, str], pd.DataFrame] = {}
+    out: dict[tuple[str, str, str], pd.DataFrame] = {}
     for quality, _ in QUALITY_AXES:
         for cost, _ in COST_AXES[quality]:
             data = points(table, quality, cost)
@@ -95,7 +94,7 @@ def panels(table: Table) -> Dict[Tuple[str, str, str], pd.DataFrame]:
     return out
 
 
-def figure(table: Table, path: Path) -> Optional[Path]:
+def figure(table: Table, path: Path) -> Path | None:
     """Write the figure (a row of panels per suite and quality metric); None when no model has a quality and a cost."""
     found = panels(table)
     if not found:
@@ -109,7 +108,7 @@ def figure(table: Table, path: Path) -> Optional[Path]:
     rows = list(dict.fromkeys((q, s) for q, s, _ in found))
     width = max(len(COST_AXES[q]) for q, _ in rows)
     fig, axes = plt.subplots(len(rows), width, figsize=(5.2 * width, 4.2 * len(rows)), squeeze=False)
-    models: List[str] = list(dict.fromkeys(m for d in found.values() for m in d.model))
+    models: list[str] = list(dict.fromkeys(m for d in found.values() for m in d.model))
     colours = sns.color_palette("tab10" if len(models) <= 10 else "tab20" if len(models) <= 20 else "husl", len(models))
     palette = dict(zip(models, colours))
     labels = dict(QUALITY_AXES)

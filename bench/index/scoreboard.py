@@ -8,12 +8,12 @@ chosen by the suite's verdicts) with its 95% interval and seeds; every other est
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Tuple
+from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from harness.findings import Finding, not_run
 from bench.index.fill import run_command
+from harness.findings import Finding, not_run
 
 #: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify
 COLUMNS = ("finding", "source", "published", "our measurement", "95% interval, seeds", "profile, corpus, device", "verdict",
@@ -30,7 +30,7 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def setting(frame: Optional[pd.DataFrame]) -> str:
+def setting(frame: pd.DataFrame | None) -> str:
     """'standard, World English Bible (engWEB2015eb), cpu' of a group of records."""
     if frame is None or not len(frame):
         return "-"
@@ -40,8 +40,8 @@ def setting(frame: Optional[pd.DataFrame]) -> str:
     return f"{first.profile}, {corpus if isinstance(corpus, str) and corpus else 'no corpus'}, {first.device}"
 
 
-def row(found: Finding, frame: Optional[pd.DataFrame], profile: Optional[str], results_dir: Optional[str],
-        report: Optional[str] = None) -> dict:
+def row(found: Finding, frame: pd.DataFrame | None, profile: str | None, results_dir: str | None,
+        report: str | None = None) -> dict:
     """One scoreboard row; a finding that was not run gives the command that would run its claim."""
     claim = found.claim
     name = f"[{claim.name}]({report})" if report else claim.name
@@ -57,7 +57,7 @@ def row(found: Finding, frame: Optional[pd.DataFrame], profile: Optional[str], r
             KIND: claim.kind, CLAIM: claim.key}
 
 
-def measurement(found: Finding, frame: Optional[pd.DataFrame] = None) -> Tuple[str, str]:
+def measurement(found: Finding, frame: pd.DataFrame | None = None) -> tuple[str, str]:
     """(the one number the verdict rests on, its 95% interval and seeds): ``Finding.headline``; the other estimates
     stay in the suite's report. A verdict without numbers (no verdict: a model did not learn) says why instead."""
     n = found.seeds or (int(frame.seed.nunique()) if frame is not None and "seed" in frame else 0)
@@ -72,8 +72,8 @@ def measurement(found: Finding, frame: Optional[pd.DataFrame] = None) -> Tuple[s
     return head.text(), interval if interval != "none" or not seeds else f"none, {seeds}"
 
 
-def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optional[str]] = lambda s: None,
-               results_dir: Optional[str] = None, reports: Mapping[str, str] = {}) -> pd.DataFrame:
+def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], str | None] = lambda s: None,
+               results_dir: str | None = None, reports: Mapping[str, str] = {}) -> pd.DataFrame:
     """The scoreboard over every registered suite with claims; ``groups`` maps a suite to the records it reports.
 
     ``reports`` maps a suite to its report's relative path (the finding's name links there).

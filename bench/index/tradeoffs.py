@@ -12,8 +12,8 @@ suite version) says "not run" and gives the command that measures it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -32,10 +32,10 @@ class Row:
     """One trained model: the suite, the names it was run under (the first is shown), its spec and its readings."""
 
     suite: str
-    names: List[str]
+    names: list[str]
     spec: dict
     records: pd.DataFrame
-    readings: Dict[str, Reading] = field(default_factory=dict)
+    readings: dict[str, Reading] = field(default_factory=dict)
     #: why the model is flagged (did not learn, memorised), or ''
     flag: str = ""
 
@@ -49,18 +49,18 @@ class Table:
     """The table as text (``frame``), its rows with their readings, footnotes and the commands that fill its gaps."""
 
     frame: pd.DataFrame
-    rows: List[Row] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     #: the command that fills cells marked 'not run [n]' -> n
-    commands: Dict[str, int] = field(default_factory=dict)
+    commands: dict[str, int] = field(default_factory=dict)
     #: suite -> (profile, the variant expressions its not-run cells need)
-    fills: Dict[str, Tuple[Optional[str], List[str]]] = field(default_factory=dict)
+    fills: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
     #: suite -> its records' profile, device, dtype and model size
-    sources: Dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
     #: lines under the table: aliases shown once
-    footnotes: List[str] = field(default_factory=list)
+    footnotes: list[str] = field(default_factory=list)
     columns: Sequence[Column] = ()
 
-    def note(self, suite: str, variant: str, profile: Optional[str], results_dir: Optional[str]) -> str:
+    def note(self, suite: str, variant: str, profile: str | None, results_dir: str | None) -> str:
         """'not run [n]' for a cell of ``variant`` in ``suite``, numbering each distinct command once."""
         command = f"`{run_command(suite, [variant], profile, results_dir)}`"
         wanted = self.fills.setdefault(suite, (profile, []))[1]
@@ -69,7 +69,7 @@ class Table:
         number = self.commands.setdefault(command, len(self.commands) + 1)
         return f"not run [{number}]"
 
-    def suite_commands(self, results_dir: Optional[str] = None) -> List[str]:
+    def suite_commands(self, results_dir: str | None = None) -> list[str]:
         """One `bench run` per suite that fills all of its not-run cells."""
         return [f"`{run_command(s, variants, profile, results_dir)}`" for s, (profile, variants) in self.fills.items()]
 
@@ -78,9 +78,9 @@ def _canonical(value) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _names(frame: pd.DataFrame) -> List[str]:
+def _names(frame: pd.DataFrame) -> list[str]:
     """The names a model's records were run under, in the order they first appear (``variant``, then ``names``)."""
-    out: List[str] = []
+    out: list[str] = []
     for r in frame.itertuples():
         for name in [r.variant] + list(getattr(r, "names", None) if isinstance(getattr(r, "names", None), list) else []):
             if name not in out:
@@ -88,7 +88,7 @@ def _names(frame: pd.DataFrame) -> List[str]:
     return out
 
 
-def models(suite: str, frame: pd.DataFrame) -> List[Row]:
+def models(suite: str, frame: pd.DataFrame) -> list[Row]:
     """One Row per trained model in a suite's group: records sharing the resolved spec and the data, in run order.
 
     Records of different model sizes (or any other spec field, or data) are never one row, whatever their names."""
@@ -133,7 +133,7 @@ def confound(row: Row) -> str:
     return "; ".join(notes)
 
 
-def _flags(suite: str, frame: pd.DataFrame) -> Dict[str, str]:
+def _flags(suite: str, frame: pd.DataFrame) -> dict[str, str]:
     """Variant -> why the suite flags its model (did not learn, memorised), from the suite itself."""
     from harness.contract import suites
 
@@ -162,8 +162,8 @@ def source_note(suite: str, frame: pd.DataFrame) -> str:
     return ", ".join(parts)
 
 
-def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], Optional[str]] = lambda s: None,
-          results_dir: Optional[str] = None) -> Table:
+def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], str | None] = lambda s: None,
+          results_dir: str | None = None) -> Table:
     """The table from one group of records per suite (suite -> records); ``profile_for`` names the profile of commands."""
     cols = columns()
     table = Table(pd.DataFrame(), columns=cols)
@@ -208,6 +208,6 @@ COST_VIEW = ("suite", "model", "size", "peak training memory (MiB)", "KV cache (
              "decode at L (ms/token)", "decode at 8L (ms/token)")
 
 
-def views(frame: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
+def views(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(quality and budget, inference cost): the table's rows in two tables of at most 8 columns."""
     return frame[list(QUALITY_VIEW)], frame[list(COST_VIEW)]

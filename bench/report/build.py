@@ -10,8 +10,9 @@ timings were taken under load, and keeps bookkeeping last.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any
 
 from harness.errors import UsageError
 from harness.groups import Group, describe, report_command, select, split_groups, superseded
@@ -19,7 +20,7 @@ from harness.report import records_frame
 from harness.store import ResultsStore
 
 
-def write_suite_report(suite, records, out_dir: Path) -> List[Path]:
+def write_suite_report(suite, records, out_dir: Path) -> list[Path]:
     """Write ``suite``'s report (and figures) from one group of records and lay it out; return the paths.
 
     The report is reordered to lead with its answer (bench/report/layout.py): the Verdicts block of this suite's
@@ -39,8 +40,8 @@ def write_suite_report(suite, records, out_dir: Path) -> List[Path]:
     return paths
 
 
-def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
-                  wanted: Optional[Mapping[str, Any]] = None, index: bool = True) -> Tuple[List[Path], List[str]]:
+def build_reports(suite: str | None, results_dir: Path, reports_dir: Path,
+                  wanted: Mapping[str, Any] | None = None, index: bool = True) -> tuple[list[Path], list[str]]:
     """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix.
 
     Each report covers one group of records (harness/groups.py): the newest, or the newest matching
@@ -65,8 +66,8 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
     from bench.report.support import write_support_matrix
 
     wanted = {k: v for k, v in (wanted or {}).items() if v is not None}
-    chosen: Dict[str, Tuple[Group, List[Group]]] = {}
-    misses: List[UsageError] = []
+    chosen: dict[str, tuple[Group, list[Group]]] = {}
+    misses: list[UsageError] = []
     for name in names:
         records = store.load(name)
         if not records:
@@ -80,8 +81,8 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
             misses.append(exc)  # over every suite, a selection need only match some of them
     if not chosen:
         raise misses[0]
-    paths: List[Path] = []
-    lines: List[str] = []
+    paths: list[Path] = []
+    lines: list[str] = []
     from bench.report.layout import note_group
 
     for name, (group, found) in chosen.items():
@@ -95,7 +96,7 @@ def build_reports(suite: Optional[str], results_dir: Path, reports_dir: Path,
     return paths, lines
 
 
-def _index(store: ResultsStore, chosen: Mapping[str, Tuple[Group, List[Group]]], names: List[str], suite: Optional[str],
+def _index(store: ResultsStore, chosen: Mapping[str, tuple[Group, list[Group]]], names: list[str], suite: str | None,
            results_dir: Path, reports_dir: Path) -> Path:
     """reports/index.md over the groups just reported; a one-suite report takes every other suite's newest group."""
     from bench.index.page import index_groups, write_index
@@ -108,7 +109,7 @@ def _index(store: ResultsStore, chosen: Mapping[str, Tuple[Group, List[Group]]],
     return write_index(groups, reports_dir, str(results_dir), left_out + other_groups(store, groups))
 
 
-def group_note(reported: Group, found: List[Group], wanted: Mapping[str, Any]) -> str:
+def group_note(reported: Group, found: list[Group], wanted: Mapping[str, Any]) -> str:
     """The report's first-screen line: the group it covers, and why that one of the suite's groups."""
     if len(found) == 1:
         return f"Records: {describe(reported)}, the only group of this suite's records."
@@ -118,7 +119,7 @@ def group_note(reported: Group, found: List[Group], wanted: Mapping[str, Any]) -
             "`bench report` lists the others with the command that reports each).")
 
 
-def group_lines(suite: str, reported: Group, found: List[Group]) -> List[str]:
+def group_lines(suite: str, reported: Group, found: list[Group]) -> list[str]:
     """Which groups a suite's results hold, which one was reported, and the command that reports each other."""
     if len(found) == 1:
         return [f"{suite}: 1 group of records: {describe(reported)}"]

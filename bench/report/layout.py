@@ -17,8 +17,8 @@ Nothing is dropped or recomputed: the sections are moved whole, and the verdicts
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence
 
 from harness import atomic
 from harness.findings import Finding
@@ -30,9 +30,9 @@ BOOKKEEPING = ("## Setup", "## Support", "## Checks", "## Cells that are not num
 VERDICTS = "## Verdicts"
 
 
-def _sections(markdown: str) -> List[List[str]]:
+def _sections(markdown: str) -> list[list[str]]:
     """The report's lines cut before every level-2 heading (the first part is the title block)."""
-    out: List[List[str]] = [[]]
+    out: list[list[str]] = [[]]
     for line in markdown.splitlines():
         if line.startswith("## "):
             out.append([])
@@ -65,7 +65,7 @@ def number(found: Finding) -> str:
     return text + f", {seeds} {found.pairs}" + ("" if seeds == 1 else "s")
 
 
-def bullet(found: Finding, profile: Optional[str] = None) -> str:
+def bullet(found: Finding, profile: str | None = None) -> str:
     """One Verdicts bullet: verdict, finding and source, the number, the cause when not agreeing, the confound;
     a claim the records cannot test gives the command that runs it (at ``profile``, the report's)."""
     from bench.index.fill import run_command
@@ -87,7 +87,7 @@ def bullet(found: Finding, profile: Optional[str] = None) -> str:
     return line
 
 
-def verdicts_block(findings: Iterable[Finding], profile: Optional[str] = None) -> List[str]:
+def verdicts_block(findings: Iterable[Finding], profile: str | None = None) -> list[str]:
     """The ``## Verdicts`` section: findings first, then checks (they test the code, not the literature)."""
     findings = list(findings)
     published = [f for f in findings if f.claim.kind == "finding"]
@@ -106,7 +106,7 @@ def verdicts_block(findings: Iterable[Finding], profile: Optional[str] = None) -
     return lines
 
 
-def _with_note(section: List[str], note: str) -> List[str]:
+def _with_note(section: list[str], note: str) -> list[str]:
     """The section with ``note`` as its last line (once)."""
     if any(note in line for line in section):
         return section
@@ -116,8 +116,8 @@ def _with_note(section: List[str], note: str) -> List[str]:
     return body + ([f"- {note}"] if body and body[-1].startswith("- ") else ["", note]) + [""]
 
 
-def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Optional[str] = None,
-                     provenance: Optional[str] = None) -> str:
+def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: str | None = None,
+                     provenance: str | None = None) -> str:
     """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping; ``provenance``, a
     sentence about the group's records (library versions it mixes), ends the Setup section."""
     head, *sections = _sections(markdown)
@@ -131,7 +131,7 @@ def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Option
     body = [s for s in sections if not _is_bookkeeping(s)]
     bookkeeping = [s for s in sections if _is_bookkeeping(s)]
     headline = next((s for s in body if _has_table(s)), body[0] if body else None)
-    ordered: List[List[str]] = []
+    ordered: list[list[str]] = []
     if headline is not None:
         ordered.append(headline)
         if not _has_figure(headline):
@@ -151,8 +151,8 @@ def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: Option
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def rewrite(path: Path, findings: Iterable[Finding], profile: Optional[str] = None,
-            provenance: Optional[str] = None) -> None:
+def rewrite(path: Path, findings: Iterable[Finding], profile: str | None = None,
+            provenance: str | None = None) -> None:
     """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
     if path.is_file():
         atomic.write_text(path, lead_with_answer(path.read_text(), findings, profile, provenance))

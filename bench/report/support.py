@@ -10,7 +10,6 @@ the registries and this installation (missing packages count), not from results,
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 import pandas as pd
 import torch
@@ -18,7 +17,7 @@ import torch
 from harness import atomic
 
 #: (device, dtype, training) of each table
-SETTINGS: Tuple[Tuple[str, torch.dtype, bool], ...] = (
+SETTINGS: tuple[tuple[str, torch.dtype, bool], ...] = (
     ("cpu", torch.float32, True),
     ("cpu", torch.float32, False),
     ("cuda", torch.float32, True),
@@ -26,7 +25,7 @@ SETTINGS: Tuple[Tuple[str, torch.dtype, bool], ...] = (
 )
 
 
-def single_axis_variants() -> List[str]:
+def single_axis_variants() -> list[str]:
     """Every preset that sets one axis, in axis order (positions, RoPE scalings on rope, scorings, groupings and
     attention layers (latent attention, a sliding window), placements, norms, FFNs)."""
     from variants.ffn import ffns
@@ -39,12 +38,12 @@ def single_axis_variants() -> List[str]:
             + ["mha", "gqa2", "mqa", "mla", "window64", "pre_ln", "post_ln"] + norms.names() + ffns.names())
 
 
-def support_table(device: str, dtype: torch.dtype, training: bool) -> Tuple[pd.DataFrame, List[str]]:
+def support_table(device: str, dtype: torch.dtype, training: bool) -> tuple[pd.DataFrame, list[str]]:
     """(table of variant x kernel cells, numbered reasons) for one device, dtype and mode."""
     from variants.kernel import kernels
     from variants.spec import problems, resolve
 
-    reasons: Dict[str, int] = {}
+    reasons: dict[str, int] = {}
     rows = []
     for variant in single_axis_variants():
         row = {"variant": variant}

@@ -12,19 +12,19 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
-from harness.errors import UsageError
 from bench.run.outcomes import Outcome, RunSummary
 from bench.run.plan import Plan
 from bench.run.runner import execute, settle
+from harness.errors import UsageError
 from harness.store import ResultsStore
 
 EXECUTORS = ("local", "submitit")
 
 
 def run_plan(plan: Plan, store: ResultsStore, executor: str = "local", progress: bool = True,
-             options: Dict[str, Any] | None = None) -> RunSummary:
+             options: dict[str, Any] | None = None) -> RunSummary:
     """Run every job of the plan that is not stored yet; returns each job's outcome."""
     if executor == "local":
         return execute(plan, store, progress=progress)
@@ -33,12 +33,12 @@ def run_plan(plan: Plan, store: ResultsStore, executor: str = "local", progress:
     raise UsageError(f"Unknown executor '{executor}'; choose one of {', '.join(EXECUTORS)}.")
 
 
-def submitit_folder(options: Dict[str, Any], results_dir: Path) -> Path:
+def submitit_folder(options: dict[str, Any], results_dir: Path) -> Path:
     """Where submitit keeps its pickles and logs: ``submitit.folder``, else ``<results_dir>/.submitit``."""
     return Path(str(options["folder"])).expanduser() if "folder" in options else Path(results_dir) / ".submitit"
 
 
-def check_submitit(options: Dict[str, Any], results_dir: Path) -> None:
+def check_submitit(options: dict[str, Any], results_dir: Path) -> None:
     """Before any compute: the submitit package, its cluster and its folder, each one sentence when unusable.
 
     The folder holds the pickled jobs a cluster node unpickles and runs, so it is created private to the user
@@ -72,7 +72,7 @@ def check_submitit(options: Dict[str, Any], results_dir: Path) -> None:
                              f"give another submitit.folder.")
 
 
-def _run_submitit(plan: Plan, store: ResultsStore, options: Dict[str, Any]) -> RunSummary:
+def _run_submitit(plan: Plan, store: ResultsStore, options: dict[str, Any]) -> RunSummary:
     try:
         import submitit
     except ImportError:

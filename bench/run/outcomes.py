@@ -7,8 +7,8 @@ reason, and leaves the exit status 0. Skipped jobs (impossible specs) are listed
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional
 
 #: job statuses from worst to best: a job with several statuses among its records takes the first found
 SEVERITY = ("failed", "oom", "diverged", "unsupported", "skipped", "ok")
@@ -36,16 +36,16 @@ class Outcome:
     #: ran (trained here), skipped (its skip recorded here), stored (by an earlier run), shared (stored by
     #: this run under another name of the same spec), elsewhere (stored by another process meanwhile)
     how: str
-    reason: Optional[str] = None
+    reason: str | None = None
     #: the job of the same spec this one shares its record with, or the process that ran it
-    other: Optional[str] = None
+    other: str | None = None
 
 
 @dataclass
 class RunSummary:
     """Every job's outcome, in plan order."""
 
-    outcomes: List[Outcome] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
     #: this process is one of the workers of a sweep (bench/run/workers.py)
     worker: bool = False
 
@@ -53,7 +53,7 @@ class RunSummary:
         self.outcomes.append(outcome)
 
     @property
-    def failed(self) -> List[Outcome]:
+    def failed(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.status == "failed"]
 
     @property
@@ -61,15 +61,15 @@ class RunSummary:
         """1 when any job of the run ends failed, else 0."""
         return 1 if self.failed else 0
 
-    def counts(self) -> Dict[str, int]:
+    def counts(self) -> dict[str, int]:
         """Jobs trained here per status, then the others per way they were settled."""
-        counts: Dict[str, int] = {}
+        counts: dict[str, int] = {}
         for o in self.outcomes:
             key = o.status if o.how == "ran" else o.how
             counts[key] = counts.get(key, 0) + 1
         return counts
 
-    def lines(self) -> List[str]:
+    def lines(self) -> list[str]:
         """The summary: a count line, then each job that did not simply succeed, and what its outcome means."""
         counts = self.counts()
         order = ("ok", "failed", "oom", "diverged", "unsupported", "skipped", "stored", "shared", "elsewhere")

@@ -16,10 +16,9 @@ refused (exit 2) before any compute, one sentence per reason.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import torch
 from tabulate import tabulate
@@ -57,14 +56,14 @@ class Job:
     dtype: str
     data_checksum: str
     job_hash: str
-    skip_reason: Optional[str] = None
-    stored: Optional[str] = None  # path of stored records, when the job already ran
+    skip_reason: str | None = None
+    stored: str | None = None  # path of stored records, when the job already ran
     #: why it cannot run: "impossible" (anywhere) or "unavailable" (here); None when it runs
-    skip_kind: Optional[str] = None
+    skip_kind: str | None = None
     #: the variant was named by the user (variants=[...]), not taken from the suite's default list
     asked: bool = True
     #: what the skip depended on (kernel, missing package, device, dtype), stored with a skipped record
-    skip_condition: Optional[Dict[str, Any]] = None
+    skip_condition: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:
@@ -77,10 +76,10 @@ class Plan:
 
     suite: Suite
     profile: Profile
-    options: Dict[str, Any]
-    jobs: List[Job] = field(default_factory=list)
+    options: dict[str, Any]
+    jobs: list[Job] = field(default_factory=list)
 
-    def report_selection(self, overrides: Dict[str, Any] = None, typed: bool = True) -> Dict[str, Any]:
+    def report_selection(self, overrides: dict[str, Any] = None, typed: bool = True) -> dict[str, Any]:
         """The ``bench report`` keys of the group this plan's records belong to (profile, device, dtype, suite version,
         data, and each ``set.FIELD`` override), so a report after the run covers this run and no other. ``typed``:
         each override as the profile holds it (for matching records), else as it was written (for a command line)."""
@@ -94,7 +93,7 @@ class Plan:
         return wanted
 
     @property
-    def to_run(self) -> List[Job]:
+    def to_run(self) -> list[Job]:
         """Jobs to train: not stored, not skipped, and not a second name of a spec listed before."""
         return [j for j in self.jobs if j.skip_reason is None and j.stored is None and self.first_of(j) is j]
 
@@ -103,16 +102,16 @@ class Plan:
         return next(j for j in self.jobs if j.job_hash == job.job_hash)
 
     @property
-    def skipped(self) -> List[Job]:
+    def skipped(self) -> list[Job]:
         return [j for j in self.jobs if j.skip_reason is not None and j.stored is None]
 
     @property
-    def not_runnable(self) -> List[Job]:
+    def not_runnable(self) -> list[Job]:
         """Jobs asked for that cannot run here (stored skips included): they make ``bench run`` exit 3."""
         return [j for j in self.jobs if j.skip_reason is not None and not is_note(j)]
 
     @property
-    def notes(self) -> List[Job]:
+    def notes(self) -> list[Job]:
         """Jobs of the suite's default list that need a package, device or dtype this machine lacks."""
         return [j for j in self.jobs if j.skip_reason is not None and is_note(j)]
 
@@ -140,7 +139,7 @@ class Plan:
 
 
 def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, device: str, dtype: str, checksum: str,
-             libraries: Optional[Dict[str, Optional[str]]] = None) -> str:
+             libraries: dict[str, str | None] | None = None) -> str:
     """Content hash of everything that determines a job's results: with ``libraries`` (the versions of
     harness.env.IDENTITY_LIBRARIES) as every job is stored now; without, as jobs were stored before they counted."""
     identity = {
@@ -153,7 +152,7 @@ def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, d
 
 
 def find_stored(store: ResultsStore, suite: Suite, spec, profile: Profile, seed: int, device: str, dtype: str,
-                checksum: str, libraries: Dict[str, Optional[str]]) -> Tuple[str, Optional[Path]]:
+                checksum: str, libraries: dict[str, str | None]) -> tuple[str, Path | None]:
     """The job's hash and its stored file (None: not stored here). A file stored before the library versions were
     part of the hash is the job's only when its records ran under these same versions; under others the job runs
     again, stored beside it under its new hash."""
@@ -168,7 +167,7 @@ def find_stored(store: ResultsStore, suite: Suite, spec, profile: Profile, seed:
     return h, None
 
 
-def stored_libraries(store: ResultsStore, path: Path) -> Optional[Dict[str, Optional[str]]]:
+def stored_libraries(store: ResultsStore, path: Path) -> dict[str, str | None] | None:
     """The identity libraries a stored job ran under (records from before ``library_versions`` name torch only)."""
     from harness.env import identity_libraries
 
@@ -180,8 +179,8 @@ def stored_libraries(store: ResultsStore, path: Path) -> Optional[Dict[str, Opti
     return {**current, "torch": first.get("torch_version")} if first.get("torch_version") else None
 
 
-def make_plan(suite: Suite, profile: Profile, variants: List[str], seeds: List[int], device: str, dtype: str,
-              options: Dict[str, Any], store: ResultsStore, asked: bool = True) -> Plan:
+def make_plan(suite: Suite, profile: Profile, variants: list[str], seeds: list[int], device: str, dtype: str,
+              options: dict[str, Any], store: ResultsStore, asked: bool = True) -> Plan:
     """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate.
 
     ``asked``: the variants were named by the user (False: the suite's default list, whose variants that are
@@ -239,13 +238,13 @@ def is_note(job: Job) -> bool:
     return job.skip_reason is not None and not job.asked and job.skip_kind == "unavailable"
 
 
-def skip_kind(spec, device: str, dtype: torch.dtype, training: bool, reasons: List[str]):
+def skip_kind(spec, device: str, dtype: torch.dtype, training: bool, reasons: list[str]):
     """("unavailable", condition) when the spec would run with a package, device or dtype this machine lacks,
     else ("impossible", condition); the condition is what a later plan re-checks (``problems`` again)."""
     from variants.kernel import kernels
 
     name = getattr(spec, "kernel", None)
-    condition: Dict[str, Any] = {"device": device, "dtype": str(dtype).replace("torch.", ""), "reasons": list(reasons)}
+    condition: dict[str, Any] = {"device": device, "dtype": str(dtype).replace("torch.", ""), "reasons": list(reasons)}
     if not isinstance(name, str) or name not in kernels:
         return "impossible", condition
     kernel = kernels.get(name)
@@ -261,11 +260,11 @@ def skip_kind(spec, device: str, dtype: torch.dtype, training: bool, reasons: Li
     return "impossible", condition
 
 
-def refuse_if_nothing_runs(plan: Plan, variants: List[str]) -> None:
+def refuse_if_nothing_runs(plan: Plan, variants: list[str]) -> None:
     """Exit 2 before any compute when every job of the request is impossible or unavailable here."""
     if not plan.jobs or any(j.skip_reason is None for j in plan.jobs):
         return
-    by_reason: Dict[str, List[str]] = {}
+    by_reason: dict[str, list[str]] = {}
     for job in plan.jobs:
         names = by_reason.setdefault(job.skip_reason, [])
         if job.variant not in names:
@@ -282,14 +281,14 @@ def _unavailable(plan: Plan, variant: str) -> bool:
     return all(j.skip_kind == "unavailable" for j in plan.jobs if j.variant == variant)
 
 
-def data_checksum(suite: Suite, profile: Profile, options: Dict[str, Any]) -> str:
+def data_checksum(suite: Suite, profile: Profile, options: dict[str, Any]) -> str:
     """The data's checksum; a corpus that cannot be read is one sentence (``reading_data``)."""
     with reading_data(profile, options):
         return suite.data_checksum(profile, options)
 
 
 @contextlib.contextmanager
-def reading_data(profile: Profile, options: Dict[str, Any]):
+def reading_data(profile: Profile, options: dict[str, Any]):
     """Turn a corpus that cannot be read (a damaged file or SWORD module, a path the file system refuses) into
     one sentence naming ``data`` (and ``SWORD_PATH`` when the path is under it), before any compute."""
     import os

@@ -21,7 +21,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from bench.compare.table import CONDITION_KEYS
 from harness.contract import JobContext, Measurement
@@ -37,8 +37,8 @@ class Contended:
 
     job: Any
     path: Path
-    records: List[Dict[str, Any]]
-    metrics: List[str]
+    records: list[dict[str, Any]]
+    metrics: list[str]
 
 
 @dataclass
@@ -46,16 +46,16 @@ class Retimed:
     """What re-timing one job did: records replaced, records whose new timing was contended too, records left."""
 
     label: str
-    replaced: List[str] = field(default_factory=list)
-    still: List[str] = field(default_factory=list)
-    kept: List[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    still: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
     #: an error while timing (the records stay as they were)
-    problem: Optional[str] = None
+    problem: str | None = None
     #: why the job was not re-timed here (another processor took its timings)
-    refused: Optional[str] = None
+    refused: str | None = None
 
 
-def _retimable(record: Dict[str, Any], unrecorded: bool) -> bool:
+def _retimable(record: dict[str, Any], unrecorded: bool) -> bool:
     """A measured timing taken under load (or, with ``unrecorded``, one stored before its load was recorded)."""
     if record.get("status") != "ok":
         return False
@@ -63,10 +63,10 @@ def _retimable(record: Dict[str, Any], unrecorded: bool) -> bool:
     return bool(busy) or (unrecorded and busy is None and record.get("metric") in UNRECORDED)
 
 
-def contended_metrics(records: List[Dict[str, Any]], unrecorded: bool = False) -> List[str]:
+def contended_metrics(records: list[dict[str, Any]], unrecorded: bool = False) -> list[str]:
     """The metrics (with their x) of a job's measured records that were timed under load, in record order (with
     ``unrecorded``, also the timings stored before their load was recorded)."""
-    out: List[str] = []
+    out: list[str] = []
     for r in records:
         if _retimable(r, unrecorded) and _label(r) not in out:
             out.append(_label(r))
@@ -77,13 +77,13 @@ def _nan(x: float) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def _label(record: Dict[str, Any]) -> str:
+def _label(record: dict[str, Any]) -> str:
     """'decode_latency@512': a record's metric and its x."""
     x = record.get("x")
     return record["metric"] + (f"@{x:g}" if isinstance(x, (int, float)) and not _nan(x) else "")
 
 
-def contended_jobs(plan, store, unrecorded: bool = False) -> List[Contended]:
+def contended_jobs(plan, store, unrecorded: bool = False) -> list[Contended]:
     """The jobs of ``plan`` stored under ``store`` whose records hold a contended timing (``unrecorded``: or a
     timing stored before its load was recorded)."""
     out = []
@@ -100,7 +100,7 @@ def contended_jobs(plan, store, unrecorded: bool = False) -> List[Contended]:
     return out
 
 
-def summary_lines(found: List[Contended], suite, command: str) -> List[str]:
+def summary_lines(found: list[Contended], suite, command: str) -> list[str]:
     """The end of ``bench run``: each job whose timings were contended, and how to take them again."""
     if not found:
         return []
@@ -117,7 +117,7 @@ def summary_lines(found: List[Contended], suite, command: str) -> List[str]:
     return lines
 
 
-def _key(record_or_measurement: Any) -> Tuple:
+def _key(record_or_measurement: Any) -> tuple:
     """(metric, x, condition) of a stored record (dict) or a new Measurement."""
     if isinstance(record_or_measurement, Measurement):
         metric, x, extra = record_or_measurement.metric, record_or_measurement.x, record_or_measurement.extra
@@ -128,7 +128,7 @@ def _key(record_or_measurement: Any) -> Tuple:
     return metric, x, tuple((k, str(extra[k])) for k in CONDITION_KEYS if k in extra)
 
 
-def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -> Tuple[List[Dict[str, Any]], Retimed]:
+def merge(records: list[dict[str, Any]], fresh: list[Measurement], label: str) -> tuple[list[dict[str, Any]], Retimed]:
     """The job's records with each contended timing replaced by its clean new one (old value kept in ``extra``)."""
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     by_key = {_key(m): m for m in fresh if m.status == "ok" and contended(m.extra) is not None}
@@ -164,12 +164,12 @@ def merge(records: List[Dict[str, Any]], fresh: List[Measurement], label: str) -
 _CONDITION_AND_FACTS = CONDITION_KEYS + ("multiplier", "batch", "cached", "task", "lr", "train_max", "parameters")
 
 
-def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]]:
+def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]]:
     """Re-take the contended timings of ``plan``'s stored jobs (module docstring); (what each job got, lines to print)."""
-    from harness.env import device_name, prepare_device
-    from harness.measure import threads
     from bench.run.plan import DTYPES
     from bench.run.runner import seed_everything
+    from harness.env import device_name, prepare_device
+    from harness.measure import threads
 
     found = contended_jobs(plan, store, unrecorded=True)
     if not found:
@@ -218,7 +218,7 @@ def retime(plan, store, progress: bool = True) -> Tuple[List[Retimed], List[str]
     return results, lines
 
 
-def report_line(frame, suite) -> Optional[str]:
+def report_line(frame, suite) -> str | None:
     """The sentence a report puts on its first screen when its group holds contended timings, else None."""
     if "extra" not in frame or not len(frame):
         return None
@@ -231,6 +231,6 @@ def report_line(frame, suite) -> Optional[str]:
     profile = f" profile={busy.profile.iloc[0]}" if "profile" in busy else ""
     again = (f"`bench run suite={suite.name}{profile} retime=true` (with the run's variants and results_dir) takes "
              f"them again alone, training nothing" if suite.retimes else
-             f"taking them again means training again (rerun on a quiet machine)")
+             "taking them again means training again (rerun on a quiet machine)")
     return (f"**Timings under load:** {len(busy)} timing record(s) of {jobs} job(s) ({metrics}) were taken while "
             f"another process held a CPU; they are marked \"(contended)\" where shown and never ranked; {again}.")

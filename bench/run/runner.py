@@ -33,20 +33,20 @@ import datetime as dt
 import random
 import time
 import traceback
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
-from harness.contract import Diverged, JobContext, Measurement, Unsupported
-from harness.train import compiling
-from harness.env import device_capability, library_versions, prepare_device, provenance
-from harness.locks import owner_text
 from bench.run.outcomes import Outcome, RunSummary, job_status
 from bench.run.plan import DTYPES, Job, Plan
+from harness.contract import Diverged, JobContext, Measurement, Unsupported
+from harness.cores import worker_count
+from harness.env import device_capability, library_versions, prepare_device, provenance
+from harness.locks import owner_text
 from harness.records import SCHEMA_VERSION
 from harness.store import ResultsStore, StoreUnwritable
-from harness.cores import worker_count
+from harness.train import compiling
 
 
 def seed_everything(seed: int) -> None:
@@ -54,8 +54,8 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def job_records(job: Job, measurements: List[Measurement], facts: Dict[str, Any], env: Dict[str, Any],
-                wall_time_s: float) -> List[Dict[str, Any]]:
+def job_records(job: Job, measurements: list[Measurement], facts: dict[str, Any], env: dict[str, Any],
+                wall_time_s: float) -> list[dict[str, Any]]:
     """Measurements of one job turned into self-describing records."""
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     records = []
@@ -108,7 +108,7 @@ def outcome_record(status: str, reason: str) -> Measurement:
     return Measurement("job", None, status=status, reason=reason)
 
 
-def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> List[Dict[str, Any]]:
+def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> list[dict[str, Any]]:
     """Run one job and store its records, which it returns (it takes no lock: ``settle`` does)."""
     seed_everything(job.seed)
     settings = prepare_device(job.device)
@@ -136,7 +136,7 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
     return records
 
 
-def save(store: ResultsStore, job: Job, records: List[Dict[str, Any]]) -> None:
+def save(store: ResultsStore, job: Job, records: list[dict[str, Any]]) -> None:
     """Store a job's records; when the results folder cannot be written, keep them in the fallback folder and
     raise StoreUnwritable, whose one sentence names it (a rerun stores them without training again)."""
     try:
@@ -147,7 +147,7 @@ def save(store: ResultsStore, job: Job, records: List[Dict[str, Any]]) -> None:
         raise store.save_fallback(job.suite, job.job_hash, job.label, records, exc) from None
 
 
-def skip_records(job: Job) -> List[Dict[str, Any]]:
+def skip_records(job: Job) -> list[dict[str, Any]]:
     """The one 'skipped' record, with its reason and the condition it depended on, of a job the plan cannot run."""
     records = job_records(job, [outcome_record("skipped", job.skip_reason or "")], {}, provenance(job.device), 0.0)
     condition = {**(job.skip_condition or {}), "kind": job.skip_kind, "asked": job.asked,
@@ -162,12 +162,12 @@ def exit_status(plan: Plan, summary: RunSummary, allow_skips: bool = False) -> i
     return 3 if plan.not_runnable and not allow_skips else 0
 
 
-def _reason(records: List[Dict[str, Any]]) -> Optional[str]:
+def _reason(records: list[dict[str, Any]]) -> str | None:
     return next((r.get("reason") for r in records if r.get("status") != "ok" and r.get("reason")), None)
 
 
 def settle(plan: Plan, job: Job, store: ResultsStore, since: float, progress: bool = True, wait: bool = False,
-           settled: Optional[Dict[str, str]] = None) -> Optional[Outcome]:
+           settled: dict[str, str] | None = None) -> Outcome | None:
     """Take the job's lock, look in the store again, then train the job, record its skip, or name it.
 
     ``since`` is when this run started: a failed record older than that is retried (the plan's choice), a

@@ -15,18 +15,17 @@ import os
 import signal
 import subprocess
 import sys
-from typing import List, Tuple
 
 from harness.cores import WORKERS_ENV, available_cores, threads_per_worker
 
 
-def worker_args(args: List[str]) -> List[str]:
+def worker_args(args: list[str]) -> list[str]:
     """A worker's ``bench run`` arguments: the sweep's, with ``workers=1`` and progress bars off."""
     kept = [a for a in args if not a.startswith(("workers=", "progress="))]
     return kept + ["workers=1", "progress=false"]
 
 
-def entry_point(argv0: str) -> List[str]:
+def entry_point(argv0: str) -> list[str]:
     """How to start this program again: the same script (``bench``, or one that registers a plugin suite), or
     the CLI module when it was started with ``python -m bench`` or ``python -m bench.cli``."""
     module = (os.path.join("bench", "cli.py"), os.path.join("bench", "__main__.py"))
@@ -35,7 +34,7 @@ def entry_point(argv0: str) -> List[str]:
     return [argv0]
 
 
-def sweep_status(codes: List[int]) -> Tuple[int, str]:
+def sweep_status(codes: list[int]) -> tuple[int, str]:
     """(the sweep's exit status, a sentence) from its workers' exit codes.
 
     A worker killed by a signal (a negative code from ``Popen.wait``) or exiting with any status but 0 or 3
@@ -78,7 +77,7 @@ def _death_signal():
     return lambda: prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
-def run_workers(args: List[str], workers: int) -> Tuple[int, str]:
+def run_workers(args: list[str], workers: int) -> tuple[int, str]:
     """Start ``workers`` processes on the sweep ``args`` and wait for all; (the sweep's status, a sentence),
     as ``sweep_status`` ranks them."""
     threads = threads_per_worker(workers, available_cores())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -25,7 +24,7 @@ class Case:
     q: torch.Tensor
     k: torch.Tensor
     v: torch.Tensor
-    bias: Optional[torch.Tensor]
+    bias: torch.Tensor | None
     causal: bool
     rows: torch.Tensor  # (R,) query rows the check compares
     grad_rows: torch.Tensor  # (B, H, T, Dh) upstream gradient, zero outside ``rows``
@@ -35,7 +34,7 @@ class Case:
     def length(self) -> int:
         return self.q.shape[-2]
 
-    def inputs(self, requires_grad: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def inputs(self, requires_grad: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return tuple(x.detach().requires_grad_(requires_grad) for x in (self.q, self.k, self.v))
 
 
@@ -47,7 +46,7 @@ def check_rows(length: int, count: int) -> torch.Tensor:
 
 
 def make_case(batch: int, heads: int, kv_heads: int, head_dim: int, length: int, causal: bool,
-              bias: Optional[torch.Tensor], dtype: torch.dtype, device: str, seed: int, rows: int) -> Case:
+              bias: torch.Tensor | None, dtype: torch.dtype, device: str, seed: int, rows: int) -> Case:
     """Random unit-variance inputs, the same for a given seed and shape whatever the kernel."""
     gen = torch.Generator().manual_seed(seed)
 
@@ -62,7 +61,7 @@ def make_case(batch: int, heads: int, kv_heads: int, head_dim: int, length: int,
     return Case(q, k, v, None if bias is None else bias.to(device=device, dtype=dtype), causal, picked, grad_rows, grad_dense)
 
 
-def reference(case: Case, backward: bool) -> Dict[str, torch.Tensor]:
+def reference(case: Case, backward: bool) -> dict[str, torch.Tensor]:
     """float64 naive attention of the sampled rows: 'out' (B, H, R, Dh) and, with backward, full dq, dk, dv."""
     naive: AttentionKernel = kernels.get("naive")
     rows = case.rows.to(case.q.device)
@@ -90,14 +89,14 @@ class CheckResult:
     worst: str  # which tensor: out, dq, dk or dv
     max_abs_error: float
     allowed: float
-    errors: Dict[str, float]
+    errors: dict[str, float]
 
     def reason(self) -> str:
         return (f"output differs from naive: max |error| of {self.worst} is {self.max_abs_error:.3g} > allowed "
                 f"{self.allowed:.3g} (checked on the sampled rows against float64 naive)")
 
 
-def compare(case: Case, got: Dict[str, torch.Tensor], want: Dict[str, torch.Tensor]) -> CheckResult:
+def compare(case: Case, got: dict[str, torch.Tensor], want: dict[str, torch.Tensor]) -> CheckResult:
     """Each tensor must satisfy max|got - want| <= atol + rtol * max|want| (the kernel layer's tolerance of the inputs' dtype)."""
     atol, rtol = tolerance(case.q.dtype)
     rows = case.rows.to(case.q.device)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.report_kit import save_figure
 
 
-def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> List[Path]:
+def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> list[Path]:
     """Log-log latency and peak memory against length: a panel per (mask, pass), a line per kernel and heads."""
     import matplotlib
 

@@ -4,7 +4,6 @@ and at the longest length both timed how much faster and leaner it is (what the 
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional
 
 import pandas as pd
 
@@ -22,19 +21,19 @@ def _forward(frame: pd.DataFrame, variant: str, causal: bool, x: float) -> float
     return float(sel.value.mean()) if len(sel) else math.nan
 
 
-def _pair(values: List[str]) -> str:
+def _pair(values: list[str]) -> str:
     """'0.91' when both masks read the same, else 'full / causal' ('0.91 / 0.95')."""
     return values[0] if len(set(values)) == 1 else " / ".join(values)
 
 
-def rows(df: pd.DataFrame, slopes: Dict[tuple, Dict[str, Optional[float]]], reference: Dict[str, str],
-         lengths) -> List[dict]:
+def rows(df: pd.DataFrame, slopes: dict[tuple, dict[str, float | None]], reference: dict[str, str],
+         lengths) -> list[dict]:
     """One row per variant with a naive reference of the same heads (forward pass, full and causal masks): the memory
     slope, the reference's, how it reads (or why it is not judged), and at the longest length both timed the speed-up
     and the memory ratio against the reference."""
     lat = df[(df.metric == "latency") & (df.status == "ok")]
     mem = df[(df.metric == "peak_memory") & (df.status == "ok")]
-    cells: Dict[str, Dict[str, List[str]]] = {}
+    cells: dict[str, dict[str, list[str]]] = {}
     for (variant, causal, pass_), entry in sorted(slopes.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         ref = reference.get(variant)
         if pass_ != "fwd" or ref is None or ref == variant or (ref, causal, pass_) not in slopes:
@@ -68,7 +67,7 @@ def rows(df: pd.DataFrame, slopes: Dict[tuple, Dict[str, Optional[float]]], refe
     return out
 
 
-def section(df: pd.DataFrame, slopes, reference, lengths) -> List[str]:
+def section(df: pd.DataFrame, slopes, reference, lengths) -> list[str]:
     """The report's first table: what the linear-memory verdict reads, one row per kernel and mask."""
     found = rows(df, slopes, reference, lengths)
     note = (f"Forward pass; where the full and the causal mask differ a cell reads full / causal. Memory slope: least-squares slope of log(peak memory) on log(length) over the three longest "

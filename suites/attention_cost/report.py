@@ -5,24 +5,34 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 import torch
 
 from harness.findings import sentences
 from harness.measure import MAX_OTHER_CPU, MAX_STALL
-from harness.report_kit import code_line, first_ok, seeds as seeds_of, title, write_markdown
+from harness.report_kit import code_line, first_ok, title, write_markdown
+from harness.report_kit import seeds as seeds_of
 from suites.attention_cost import headline
 from suites.attention_cost.figures import latency_and_memory_figures
-from suites.attention_cost.tables import (cases, correctness, memory_ratios, method, over_peak, slope_rows, speedups, support,
-                                          table, with_cases)
+from suites.attention_cost.tables import (
+    cases,
+    correctness,
+    memory_ratios,
+    method,
+    over_peak,
+    slope_rows,
+    speedups,
+    support,
+    table,
+    with_cases,
+)
 from suites.attention_cost.verdicts import CLAIMS, NO_PAIRS, PUBLISHED, findings, verdicts  # noqa: F401  (CLAIMS and findings: read through this module)
 from suites.common.facts import fact
 from variants.kernel import tolerance
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     df = with_cases(df)
     first = df.iloc[0]
@@ -71,7 +81,7 @@ def _says(verdict: str) -> str:
     return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive"}.get(verdict, f"is {verdict}")
 
 
-def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> List[str]:
+def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> list[str]:
     lat = df[(df.metric == "latency") & (df.status == "ok")]
     repeats = sum(len(e["times"]) for e in lat.extra)
     kept = sum(sum(e.get("kept_mask") or []) for e in lat.extra)

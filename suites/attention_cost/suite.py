@@ -11,17 +11,26 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import torch
 
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
+from harness.measure import (
+    available_memory,
+    count_flops,
+    matmul_peak,
+    peak_memory,
+    synchronize,
+    threads,
+    time_call,
+    warm_up_tools,
+)
 from harness.rules import at_least, one_of
-from harness.measure import available_memory, count_flops, matmul_peak, peak_memory, synchronize, threads, time_call, warm_up_tools
+from harness.suite_file import SuiteFile
+from suites.attention_cost.check import compare, make_case, reference
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import Timing
-from suites.attention_cost.check import compare, make_case, reference
 from variants.kernel import AttentionKernel, kernels
 from variants.position import positions
 from variants.spec import TransformerSpec, stable_hash
@@ -47,15 +56,15 @@ class AttentionCostProfile(Timing):
     #: size of each head
     head_dim: int = 64
     #: sequence lengths in tokens, queries = keys
-    lengths: Tuple[int, ...] = (256, 512, 1024, 2048, 4096)
+    lengths: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
     #: masks: full (False) and causal (True)
-    causal: Tuple[bool, ...] = (False, True)
+    causal: tuple[bool, ...] = (False, True)
     #: fwd, or fwd+bwd (the gradients of q, k and v)
-    passes: Tuple[str, ...] = PASSES
+    passes: tuple[str, ...] = PASSES
     #: query rows compared with float64 naive in every case
     check_rows: int = 256
     #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
-    matmul_sizes: Tuple[int, ...] = (1024, 2048)
+    matmul_sizes: tuple[int, ...] = (1024, 2048)
     #: intra-op threads while measuring (0: torch's default); 1 is steadier on a shared machine
     threads: int = 0
 
@@ -86,7 +95,7 @@ def _reference_flops(shape_q, shape_kv, causal: bool, backward: bool, bias) -> i
     return count_flops(run)[0]
 
 
-def _memory_problem(held: Optional[Tuple[int, float]], length: int, device: str) -> Optional[str]:
+def _memory_problem(held: tuple[int, float] | None, length: int, device: str) -> str | None:
     """On CPU, why ``length`` would not fit in free memory if memory grew quadratically from the last case.
 
     On CUDA an out-of-memory error is raised and recorded; on CPU the kernel's OOM killer would end the
@@ -113,20 +122,20 @@ class AttentionCost(TimesOnly, Suite):
     dtypes = ("float32", "bfloat16")
 
     @property
-    def default_variants(self) -> Tuple[str, ...]:
+    def default_variants(self) -> tuple[str, ...]:
         """Every registered kernel with MHA, GQA (2 key/value heads) and MQA."""
         return tuple(f"{k}{g}" for k in kernels.names() for g in GROUPINGS)
 
-    def base_spec(self, profile: AttentionCostProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: AttentionCostProfile, options: dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(d_model=profile.n_heads * profile.head_dim, n_heads=profile.n_heads, n_layers=1,
                                position="none", kernel="sdpa", max_len=max(profile.lengths))
 
-    def run_job(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         with threads(profile.threads) as count:
             ctx.facts["timing_threads"] = count
             return self._sweep(spec, profile, seed, ctx)
 
-    def _sweep(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def _sweep(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         kernel = kernels.get(spec.kernel)
         device = ctx.device
         warm_up_tools()
@@ -141,8 +150,8 @@ class AttentionCost(TimesOnly, Suite):
 
         bar = tqdm(total=total, desc=ctx.label or spec.kernel, unit="case", disable=not ctx.progress, leave=False)
         for causal, pass_ in cases:
-            stop: Optional[str] = None  # why longer sequences of this (mask, pass) are skipped
-            held: Optional[Tuple[int, float]] = None  # (length, peak bytes) of the last case measured
+            stop: str | None = None  # why longer sequences of this (mask, pass) are skipped
+            held: tuple[int, float] | None = None  # (length, peak bytes) of the last case measured
             if pass_ == "fwd+bwd" and not kernel.trains_on(device):
                 stop = f"kernel '{spec.kernel}' has no backward pass on {device} (inference only)"
             for length in profile.lengths:
@@ -167,7 +176,7 @@ class AttentionCost(TimesOnly, Suite):
         return out
 
     def _case(self, kernel: AttentionKernel, spec: TransformerSpec, profile: AttentionCostProfile, pos, length: int,
-              causal: bool, pass_: str, seed: int, peak: float, ctx: JobContext, where: Dict[str, Any]):
+              causal: bool, pass_: str, seed: int, peak: float, ctx: JobContext, where: dict[str, Any]):
         """Measurements of one (length, mask, pass) and, if it went over budget, why to stop."""
         backward = pass_ == "fwd+bwd"
         bias = pos.score_bias(length, length, 0, ctx.dtype)  # (H, T, T) or None
@@ -175,7 +184,7 @@ class AttentionCost(TimesOnly, Suite):
                          ctx.device, seed=int(stable_hash([seed, length, spec.n_heads, spec.kv_heads]), 16) % 2**31,
                          rows=profile.check_rows)
 
-        def outcome(status: str, reason: str) -> List[Measurement]:
+        def outcome(status: str, reason: str) -> list[Measurement]:
             return [Measurement(m, None, status=status, reason=reason, **where) for m in CASE_METRICS]
 
         def call(grad: torch.Tensor):

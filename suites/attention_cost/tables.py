@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
-
 import numpy as np
 import pandas as pd
 
@@ -30,12 +28,12 @@ def with_cases(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def cells_by_case(df: pd.DataFrame, metric: str) -> Dict[tuple, pd.DataFrame]:
+def cells_by_case(df: pd.DataFrame, metric: str) -> dict[tuple, pd.DataFrame]:
     rows = df[(df.metric == metric)]
     return {key: g for key, g in rows.groupby(["variant", "causal", "pass", "x"], dropna=False)}
 
 
-def value_cell(group: Optional[pd.DataFrame], digits: int = 3, noise: bool = False) -> str:
+def value_cell(group: pd.DataFrame | None, digits: int = 3, noise: bool = False) -> str:
     if group is None or not len(group):
         return "-"
     ok = group[group.status == "ok"]
@@ -51,7 +49,7 @@ def value_cell(group: Optional[pd.DataFrame], digits: int = 3, noise: bool = Fal
     return text
 
 
-def kept_times(group: Optional[pd.DataFrame]) -> Optional[List[float]]:
+def kept_times(group: pd.DataFrame | None) -> list[float] | None:
     if group is None:
         return None
     ok = group[group.status == "ok"]
@@ -74,7 +72,7 @@ def table(df, metric, lengths, keys, digits=3, noise=False, ratio_to=None) -> st
     return narrow(pd.DataFrame(rows), ["variant", "pass", "mask"])  # a table per pass where the lengths make it wide
 
 
-def _against_reference(df, metric: str, lengths, keys, reference: Dict[str, str], name, cell) -> List[Dict[str, str]]:
+def _against_reference(df, metric: str, lengths, keys, reference: dict[str, str], name, cell) -> list[dict[str, str]]:
     """One row per case key whose variant has a reference other than itself: ``name(variant, ref)``, its mask and
     pass, and per length ``cell(reference's records, variant's records)`` of ``metric``."""
     cells = cells_by_case(df, metric)
@@ -90,7 +88,7 @@ def _against_reference(df, metric: str, lengths, keys, reference: Dict[str, str]
     return rows
 
 
-def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
+def speedups(df, lengths, keys, reference: dict[str, str]) -> str:
     """median(reference) / median(kernel) with a 95% bootstrap interval over repeats."""
     def cell(ref, kernel) -> str:
         a, b = kept_times(ref), kept_times(kernel)
@@ -104,7 +102,7 @@ def speedups(df, lengths, keys, reference: Dict[str, str]) -> str:
             else "No variant has a naive reference of the same grouping in these records.")
 
 
-def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
+def memory_ratios(df, lengths, keys, reference: dict[str, str]) -> str:
     def cell(a, b) -> str:
         ok = a is not None and b is not None and (a.status == "ok").all() and (b.status == "ok").all()
         return f"{a.value.mean() / b.value.mean():.1f}x" if ok else "-"
@@ -113,7 +111,7 @@ def memory_ratios(df, lengths, keys, reference: Dict[str, str]) -> str:
     return narrow(pd.DataFrame(rows), ["variant", "pass", "mask"]) if rows else ""
 
 
-def slope(points: List[Tuple[float, float]]) -> Optional[float]:
+def slope(points: list[tuple[float, float]]) -> float | None:
     """Least-squares slope of log(value) on log(length) over the (up to) three longest lengths."""
     points = sorted(p for p in points if p[1] and p[1] > 0)[-3:]
     if len(points) < 2:
@@ -122,8 +120,8 @@ def slope(points: List[Tuple[float, float]]) -> Optional[float]:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def slope_rows(df, keys) -> Tuple[str, Dict[tuple, Dict[str, Optional[float]]]]:
-    found: Dict[tuple, Dict[str, Optional[float]]] = {}
+def slope_rows(df, keys) -> tuple[str, dict[tuple, dict[str, float | None]]]:
+    found: dict[tuple, dict[str, float | None]] = {}
     rows = []
     for variant, causal, pass_ in keys:
         entry = {}
@@ -150,7 +148,7 @@ def method(df) -> str:
     return mem.extra.iloc[0].get("method", "?") if len(mem) else "none measured"
 
 
-def support(df) -> List[str]:
+def support(df) -> list[str]:
     """Records by status, one row per kernel whose variants (head groupings) share the same counts and reason."""
     per_variant = []
     for _variant, g in df.groupby("variant"):
@@ -173,7 +171,7 @@ def support(df) -> List[str]:
     return lines
 
 
-def correctness(df, keys) -> List[str]:
+def correctness(df, keys) -> list[str]:
     err = df[df.metric == "max_error"]
     rows = []
     for variant, g in err.groupby("variant"):

@@ -11,13 +11,12 @@ spread over seeds (the slope is exact, the share's tolerance comes from the timi
 from __future__ import annotations
 
 import math
-from typing import List, Optional
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding
 from harness.paired import MARGIN_SDS, all_hold
+from harness.suite_file import SuiteFile
 from suites.attention_cost.tables import cases, slope_rows, with_cases
 from variants.kernel import kernels
 
@@ -44,14 +43,14 @@ IQR_SDS = 1.349
 NO_PAIRS = "These records lack the naive and SDPA pairs needed for a comparison."
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts on FlashAttention's linear memory and the check of SDPA's share of the matmul peak."""
     df = with_cases(df)
     lengths, keys, reference = cases(df)
     return verdicts(df, slope_rows(df, keys)[1], reference, lengths)
 
 
-def verdicts(df, slopes, reference, lengths) -> List[Finding]:
+def verdicts(df, slopes, reference, lengths) -> list[Finding]:
     """The findings from numbers the report has already computed (its slopes, references and lengths)."""
     return [_memory_finding(df, slopes, reference, lengths), _peak_finding(df)]
 
@@ -123,7 +122,7 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
                    boundary=LINEAR)
 
 
-def _speed_sentences(df, reference, lengths) -> List[str]:
+def _speed_sentences(df, reference, lengths) -> list[str]:
     """At the longest length both timed, each kernel's time and memory against naive of the same heads."""
     parts = []
     if "metric" not in df or not len(df):
@@ -145,7 +144,7 @@ def _speed_sentences(df, reference, lengths) -> List[str]:
     return parts
 
 
-def share_tolerance(df: pd.DataFrame, causal: bool, x: float) -> Optional[float]:
+def share_tolerance(df: pd.DataFrame, causal: bool, x: float) -> float | None:
     """The relative tolerance (%) of SDPA's share against the earlier one, from this run's timing repeats: the share
     is useful FLOPs / SDPA's median latency / the matmul peak, so its relative sd per run is the two timings'
     relative sds in quadrature (each its IQR / median over IQR_SDS); the earlier run is taken to be as noisy

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import numpy as np
 import pandas as pd
@@ -36,7 +35,7 @@ def _plt():
     return plt, sns
 
 
-def grid_figure(heads: pd.DataFrame, variant: str, seed: int, path: Path, uniform_entropy: Optional[float] = None) -> Path:
+def grid_figure(heads: pd.DataFrame, variant: str, seed: int, path: Path, uniform_entropy: float | None = None) -> Path:
     """One panel per statistic, layers as rows (layer 1 on top) and heads as columns, each cell annotated.
 
     ``heads`` has one row per (metric, layer, head) of one variant and seed, with columns metric, layer,
@@ -97,7 +96,7 @@ def maps_figure(maps: pd.DataFrame, variant: str, seed: int, path: Path) -> Path
     return path
 
 
-def figure_names(variant: str) -> List[str]:
+def figure_names(variant: str) -> list[str]:
     """File names of a variant's two figures (characters unsafe in file names replaced)."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in variant)
     return [f"attention_heads_{safe}.png", f"attention_heads_maps_{safe}.png"]

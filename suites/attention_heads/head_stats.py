@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import string
-from typing import Dict, Iterator, List, Tuple
+from collections.abc import Iterator
 
 import torch
 from torch.nn import functional as F
@@ -27,7 +27,7 @@ from variants.kernel import kernels, repeat_kv
 #: characters that count as delimiters: whitespace and ASCII punctuation
 DELIMITERS = frozenset(" \n\t\r" + string.punctuation)
 #: the statistics per head, in report order, with their units
-STATS: Tuple[Tuple[str, str], ...] = (
+STATS: tuple[tuple[str, str], ...] = (
     ("entropy", "nats"),
     ("mean_distance", "tokens"),
     ("previous_token_share", ""),
@@ -68,7 +68,7 @@ class HeadStats:
 
     def __init__(self, n_layers: int, n_heads: int, first_query: int = 1):
         self.n_layers, self.n_heads, self.first_query = n_layers, n_heads, first_query
-        self.sums: Dict[str, torch.Tensor] = {name: torch.zeros(n_layers, n_heads, dtype=torch.float64)
+        self.sums: dict[str, torch.Tensor] = {name: torch.zeros(n_layers, n_heads, dtype=torch.float64)
                                               for name, _ in STATS if name != "offset_share"}
         self.offset_sums = torch.zeros(n_layers, n_heads, 0, dtype=torch.float64)  # grows to the longest T seen
         self.queries = torch.zeros(n_layers, dtype=torch.float64)
@@ -111,7 +111,7 @@ class HeadStats:
             self.base_queries += B * (T - self.first_query)
             self.uniform_entropy_sum += B * float(torch.log(torch.arange(self.first_query + 1, T + 1, dtype=torch.float64)).sum())
 
-    def result(self) -> Dict[str, torch.Tensor]:
+    def result(self) -> dict[str, torch.Tensor]:
         """Every statistic as an (n_layers, n_heads) tensor of means, plus ``best_offset`` (long)."""
         q = self.queries.clamp_min(1)[:, None]
         out = {name: total / q for name, total in self.sums.items()}
@@ -134,7 +134,7 @@ class HeadStats:
 class _Recorder:
     """A kernel stand-in: the naive kernel's probabilities, kept for its layer, then applied to the values."""
 
-    def __init__(self, layer: int, sink: Dict[int, torch.Tensor]):
+    def __init__(self, layer: int, sink: dict[int, torch.Tensor]):
         self.layer, self.sink, self.naive = layer, sink, kernels.get("naive")
 
     def attend(self, q, k, v, *, causal: bool, bias=None, scale=None, score_fn=None):
@@ -144,11 +144,11 @@ class _Recorder:
 
 
 @contextlib.contextmanager
-def recorded_attention(model) -> Iterator[Dict[int, torch.Tensor]]:
+def recorded_attention(model) -> Iterator[dict[int, torch.Tensor]]:
     """Within the block, each forward pass of ``model`` (a variants.transformer.DecoderLM) leaves layer i's
     attention probabilities (B, H, T, T) in the yielded dict under key i; the kernels are restored after."""
-    sink: Dict[int, torch.Tensor] = {}
-    saved: List = [block.attn.kernel for block in model.blocks]
+    sink: dict[int, torch.Tensor] = {}
+    saved: list = [block.attn.kernel for block in model.blocks]
     try:
         for i, block in enumerate(model.blocks):
             block.attn.kernel = _Recorder(i, sink)

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.report_kit import begin, code_line, fmt_mean_ci, title, write_markdown
 from suites.attention_heads.figures import figure_names, grid_figure, maps_figure
-from suites.attention_heads.tables import (ORDER, STAT_COLUMNS, _job_value, _layer_table, _specialist_section,  # noqa: F401
-                                           _trend_section, entropy_trends, heads_frame, specialists)
+from suites.attention_heads.tables import (  # noqa: F401
+    ORDER,
+    STAT_COLUMNS,
+    _job_value,
+    _layer_table,
+    _specialist_section,
+    _trend_section,
+    entropy_trends,
+    heads_frame,
+    specialists,
+)
 from suites.attention_heads.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from suites.common.learning import learning_checks, learning_section
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     first, variants, seeds = begin(df, out_dir, ORDER)
     settings = first.profile_settings
     heads = heads_frame(df)
@@ -27,7 +35,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     lines += _trend_section(entropy_trends(heads) if len(heads) else pd.DataFrame(), variants)
     lines += _layer_table(heads, variants)
 
-    paths: List[Path] = []
+    paths: list[Path] = []
     figures = out_dir / "figures"
     grid_lines, map_lines = [], []
     for v in variants:
@@ -45,9 +53,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
                                f"({r.value:.2f})" for r in maps.itertuples())
             map_lines += [f"`{v}` (seed {seed}): {chosen}.", "", f"![{v}: attention maps](figures/{maps_name})", ""]
     lines += ["## Layer x head grids", "",
-              f"Each variant's first seed (heads are not comparable across seeds). Rows are layers (1 = nearest the "
-              f"input), columns heads; the last panel shows each head's most attended fixed offset d (1 = previous "
-              f"token, 0 = itself) coloured by the share it receives.", ""] + grid_lines
+              "Each variant's first seed (heads are not comparable across seeds). Rows are layers (1 = nearest the "
+              "input), columns heads; the last panel shows each head's most attended fixed offset d (1 = previous "
+              "token, 0 = itself) coloured by the share it receives.", ""] + grid_lines
     lines += ["## Typical attention maps of the most distinct heads", "",
               "For each variant, the heads with the largest previous-token, first-token and delimiter share (delimiters "
               "ranked by their excess over even attention), the smallest entropy and the largest mean distance, each "
@@ -65,7 +73,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     return [write_markdown(suite, lines, out_dir), *paths]
 
 
-def _setup(df, first, settings, variants, seeds, base, uniform) -> List[str]:
+def _setup(df, first, settings, variants, seeds, base, uniform) -> list[str]:
     spec = first.spec
     ok = df[df.status == "ok"]
     params = ok.groupby("variant").parameters.first() if "parameters" in ok else pd.Series(dtype=float)

@@ -13,21 +13,20 @@ the lowest layers; Voita et al. 2019 (arXiv 1905.09418) that a few specialised h
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
 
 import torch
 from torch.nn import functional as F
 
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, suites
-from suites.position_extrapolation.models import ExtrapolationRecipe, autocast, trained_model
+from harness.suite_file import SuiteFile
 from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
+from suites.position_extrapolation.models import ExtrapolationRecipe, autocast, trained_model
 from variants.spec import TransformerSpec
 
 #: how the heads whose attention maps are kept are chosen: (name, statistic, largest or smallest)
-MAP_CRITERIA: Tuple[Tuple[str, str, bool], ...] = (
+MAP_CRITERIA: tuple[tuple[str, str, bool], ...] = (
     ("previous token", "previous_token_share", True),
     ("first token", "first_token_share", True),
     ("delimiters", "delimiter_excess", True),
@@ -65,7 +64,7 @@ class AttentionHeads(CharLMCorpus, Suite):
     options = {"data": None}
     dtypes = ("float32", "bfloat16")
 
-    def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         length = profile.train_len
         ids = data.eval_ids(profile.eval_windows * length, length)
@@ -106,7 +105,7 @@ class AttentionHeads(CharLMCorpus, Suite):
 
 @torch.inference_mode()
 def _read(model, windows: torch.Tensor, targets: torch.Tensor, delimiters: torch.Tensor, profile: AttentionHeadsProfile,
-          ctx: JobContext) -> Tuple[HeadStats, float, Dict[int, torch.Tensor]]:
+          ctx: JobContext) -> tuple[HeadStats, float, dict[int, torch.Tensor]]:
     """(per-head statistics over every window, held-out loss in nats/char, each layer's probabilities of the first batch)."""
     spec = model.spec
     stats = HeadStats(spec.n_layers, spec.n_heads, FIRST_QUERY)
@@ -126,14 +125,14 @@ def _read(model, windows: torch.Tensor, targets: torch.Tensor, delimiters: torch
     return stats, nll / targets.numel(), first
 
 
-def distinct_heads(table: Dict[str, torch.Tensor], delimiter_base: float) -> List[Tuple[str, int, int, float]]:
+def distinct_heads(table: dict[str, torch.Tensor], delimiter_base: float) -> list[tuple[str, int, int, float]]:
     """(criterion, layer, head, the statistic it was chosen by) of the most distinct heads: the largest
     previous-token, first-token and delimiter share (ranked by its excess over the even-attention share),
     the smallest entropy and the largest mean distance. A head chosen by an earlier criterion gives way to
     the next one of a later criterion, so each head is shown once."""
     ranked = dict(table, delimiter_excess=table["delimiter_share"] - delimiter_base)
     n_heads = table["entropy"].shape[1]
-    chosen: List[Tuple[str, int, int, float]] = []
+    chosen: list[tuple[str, int, int, float]] = []
     for criterion, stat, largest in MAP_CRITERIA:
         taken = {(layer, head) for _, layer, head, _ in chosen}
         order = torch.argsort(ranked[stat].flatten(), descending=largest, stable=True).tolist()

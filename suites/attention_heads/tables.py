@@ -4,7 +4,6 @@ sections that show them."""
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Tuple
 
 import pandas as pd
 
@@ -50,12 +49,12 @@ def heads_frame(df: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def _job_value(df: pd.DataFrame, metric: str) -> Dict[Tuple[str, int], float]:
+def _job_value(df: pd.DataFrame, metric: str) -> dict[tuple[str, int], float]:
     rows = df[(df.status == "ok") & (df.metric == metric)]
     return {(r.variant, int(r.seed)): float(r.value) for r in rows.itertuples()}
 
 
-def specialists(heads: pd.DataFrame, base: Dict[Tuple[str, int], float]) -> pd.DataFrame:
+def specialists(heads: pd.DataFrame, base: dict[tuple[str, int], float]) -> pd.DataFrame:
     """Per (variant, seed): how many heads are offset, delimiter and first-token specialists, and which."""
     rows = []
     for (variant, seed), part in heads.groupby(["variant", "seed"]):
@@ -105,7 +104,7 @@ def entropy_trends(heads: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _layer_table(heads: pd.DataFrame, variants: List[str]) -> List[str]:
+def _layer_table(heads: pd.DataFrame, variants: list[str]) -> list[str]:
     rows = []
     for v in variants:
         part = heads[heads.variant == v]
@@ -123,7 +122,7 @@ def _layer_table(heads: pd.DataFrame, variants: List[str]) -> List[str]:
             "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.", rows, "No per-head records.")
 
 
-def _parts(table: pd.DataFrame, variants: List[str]):
+def _parts(table: pd.DataFrame, variants: list[str]):
     """(variant, its rows of ``table``) for each variant, in order, that has rows."""
     for v in variants:
         part = table[table.variant == v] if len(table) else table
@@ -141,7 +140,7 @@ def _with(counts: pd.Series) -> str:
     return f"{fmt_mean_ci(counts, 1, 'count')}; {int((counts > 0).sum())} of {len(counts)} seeds"
 
 
-def _specialist_section(table: pd.DataFrame, variants: List[str]) -> List[str]:
+def _specialist_section(table: pd.DataFrame, variants: list[str]) -> list[str]:
     rows = []
     for v, part in _parts(table, variants):
         first = part.sort_values("seed").iloc[0]
@@ -177,7 +176,7 @@ def _direction(part: pd.DataFrame) -> str:
     return {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}[directional(diff, +1)]
 
 
-def _trend_section(trends: pd.DataFrame, variants: List[str]) -> List[str]:
+def _trend_section(trends: pd.DataFrame, variants: list[str]) -> list[str]:
     rows = []
     for v, part in _parts(trends, variants):
         layers = part.layers.tolist()

@@ -7,16 +7,22 @@ seeds; a head's largest share of attention lies in [0, 1]; the lower-minus-upper
 from __future__ import annotations
 
 import math
-from typing import List
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Claim, Estimate, Finding, finding, not_run
 from harness.paired import combine_verdicts, directional, paired
 from harness.report_kit import fmt_mean_ci, in_order
-from suites.attention_heads.tables import (MIN_OFFSET, ORDER, SPECIALIST, _job_value, entropy_trends, heads_frame,
-                                           specialists)
+from harness.suite_file import SuiteFile
+from suites.attention_heads.tables import (
+    MIN_OFFSET,
+    ORDER,
+    SPECIALIST,
+    _job_value,
+    entropy_trends,
+    heads_frame,
+    specialists,
+)
 from suites.common.learning import learning_checks, usable
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
@@ -24,7 +30,7 @@ OFFSET_HEADS, DELIMITER_HEADS, ENTROPY_BY_LAYER = CLAIMS = SuiteFile.of(__file__
     "offset_heads", "delimiter_heads", "entropy_by_layer")
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts on Clark et al.'s findings, from the variants that learned and did not memorise."""
     checks = learning_checks(df, "loss")
     kept, left_out = usable(checks)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.report_kit import pyplot, save_figure
 
 
-def scaling_figures(ok: pd.DataFrame, variants: List[str], folder: Path, name: str):
+def scaling_figures(ok: pd.DataFrame, variants: list[str], folder: Path, name: str):
     import seaborn as sns
 
     plt = pyplot()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
@@ -15,7 +14,7 @@ from suites.attention_scaling.verdicts import CLAIMS, PUBLISHED, findings, train
 from suites.common.learning import learning_checks, learning_section
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     first, variants, seeds = begin(df, out_dir, ORDER)
     ok = df[df.status == "ok"]
     s, spec = first.profile_settings, first.spec

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import torch
 
-
 #: a query's softmax is saturated when its Jacobian norm is below this fraction of a uniform softmax's
 SATURATED = 0.1
 

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import torch
 
-from suites.common.metrics import COMMON
-from harness.suite_file import SuiteFile
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
+from harness.suite_file import SuiteFile
 from harness.train import train
-from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.attention_scaling.softmax_probe import softmax_stats, unit_gaussians
 from suites.common.char_lm_suite import CharLMCorpus
+from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
+from suites.common.metrics import COMMON
 from suites.common.profile_parts import ScoredText, TrainingBudget
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
@@ -37,7 +37,7 @@ class InitialisationSweep(Profile):
     """The d_k sweep at initialisation: unit-variance queries and keys, at each key size."""
 
     #: key sizes of the sweep, and the queries drawn at each
-    d_ks: Tuple[int, ...] = (16, 64, 256)
+    d_ks: tuple[int, ...] = (16, 64, 256)
     n_queries: int = 2048
     #: keys each query attends over
     n_keys: int = 64
@@ -73,13 +73,13 @@ class AttentionScaling(CharLMCorpus, Suite):
     default_variants = ("additive+naive", "scaled_dot", "dot")
     options = {"data": None}
 
-    def base_spec(self, profile: ScalingProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: ScalingProfile, options: dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size,
                                d_model=profile.train_d_k * profile.train_heads, n_layers=profile.n_layers,
                                n_heads=profile.train_heads, max_len=profile.train_len)
 
-    def run_job(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
-        out: List[Measurement] = []
+    def run_job(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+        out: list[Measurement] = []
         gen = torch.Generator().manual_seed(seed)
         for d_k in profile.d_ks:
             torch.manual_seed(seed)  # the scoring's own parameters (additive, general)
@@ -96,7 +96,7 @@ class AttentionScaling(CharLMCorpus, Suite):
             ]
         return out + self._train(spec, profile, seed, ctx)
 
-    def _train(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def _train(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import List, Optional
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, marked, markdown_table, mean_ci, most_seeds, over_seeds
+from harness.report_kit import fmt_mean_ci, markdown_table, marked, mean_ci, most_seeds, over_seeds
 
 ORDER = ("scaled_dot", "dot", "general", "additive+naive", "additive")
 
@@ -19,7 +18,7 @@ def _mean(ok: pd.DataFrame, variant: str, metric: str, x=None) -> float:
     return mean_ci(part.value)[0]
 
 
-def _per_seed(ok: pd.DataFrame, variant: Optional[str], metric: str, x=None) -> List[float]:
+def _per_seed(ok: pd.DataFrame, variant: str | None, metric: str, x=None) -> list[float]:
     part = ok[ok.metric == metric]
     if variant is not None:
         part = part[part.variant == variant]
@@ -28,7 +27,7 @@ def _per_seed(ok: pd.DataFrame, variant: Optional[str], metric: str, x=None) -> 
     return [float(v) for v in part.groupby("seed").value.mean()]
 
 
-def init_section(ok: pd.DataFrame, variants: List[str], d_ks: List[float], s) -> List[str]:
+def init_section(ok: pd.DataFrame, variants: list[str], d_ks: list[float], s) -> list[str]:
     """The score statistics at initialisation, a row per scoring and d_k."""
     rows = []
     for v in variants:
@@ -53,7 +52,7 @@ def init_section(ok: pd.DataFrame, variants: List[str], d_ks: List[float], s) ->
               markdown_table(pd.DataFrame(rows)) if rows else "No measurements.", ""]
 
 
-def training_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], spec) -> List[str]:
+def training_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], spec) -> list[str]:
     """Held-out and training losses of the training comparison, a row per scoring."""
     train_rows = []
     for v in variants:

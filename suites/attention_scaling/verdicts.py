@@ -6,14 +6,12 @@ The kinds of estimate (harness/intervals.py): var(q.k) / d_k, a softmax entropy 
 
 from __future__ import annotations
 
-from typing import Dict, List
-
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
 from harness.paired import directional, paired
 from harness.report_kit import in_order, mean_ci
+from harness.suite_file import SuiteFile
 from suites.attention_scaling.tables import ORDER, _mean, _per_seed
 from suites.common.learning import LearningCheck, learning_checks, usable
 
@@ -30,7 +28,7 @@ VARIANCE, SATURATION, ADDITIVE = CLAIMS = SuiteFile.of(__file__).claims(
 TOLERANCE = 0.1
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts on Vaswani et al.'s section 3.2.1 from one group of records."""
     ok = df[df.status == "ok"]
     variants = in_order(df.variant.unique(), ORDER)
@@ -39,7 +37,7 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     return [_variance(ok, d_ks), _saturation(ok, variants, d_ks), training_verdict(ok, variants, checks)]
 
 
-def _variance(ok: pd.DataFrame, d_ks: List[float]) -> Finding:
+def _variance(ok: pd.DataFrame, d_ks: list[float]) -> Finding:
     """q.k of unit-variance vectors has variance d_k (agrees when within TOLERANCE at every d_k)."""
     if not d_ks:
         return not_run(VARIANCE)
@@ -55,7 +53,7 @@ def _variance(ok: pd.DataFrame, d_ks: List[float]) -> Finding:
                    cause="" if agrees else f"var(q.k) is {var[worst]:.1f} at d_k {int(worst)}, over 10% from d_k.")
 
 
-def _saturation(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> Finding:
+def _saturation(ok: pd.DataFrame, variants: list[str], d_ks: list[float]) -> Finding:
     """Unscaled scores saturate the softmax at large d_k and shrink its gradient; 1/sqrt(d_k) keeps it spread."""
     lo, hi = (d_ks[0], d_ks[-1]) if d_ks else (None, None)
     if not ("dot" in variants and "scaled_dot" in variants and lo != hi):
@@ -84,7 +82,7 @@ def _saturation(ok: pd.DataFrame, variants: List[str], d_ks: List[float]) -> Fin
                                               f"scaled entropy) and flatter in its Jacobian than the scaled one.")
 
 
-def training_verdict(ok: pd.DataFrame, variants: List[str], checks: Dict[str, LearningCheck]) -> Finding:
+def training_verdict(ok: pd.DataFrame, variants: list[str], checks: dict[str, LearningCheck]) -> Finding:
     """Additive against unscaled dot at large d_k, from held-out losses of scorings that learned and did not memorise.
 
     Without the unscaled dot product or an additive scoring among those, no verdict, and the sentence says which

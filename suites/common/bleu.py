@@ -9,8 +9,8 @@ too few sentences gets no score. 13a keeps intra-word hyphens (French "quatre-vi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
 
 BLEU_PROTOCOL = (
     "sacrebleu corpus BLEU (tokenizer 13a, exponential smoothing, no effective order) on detokenised text; "
@@ -36,7 +36,7 @@ def corpus_scores(hypotheses: Sequence[str], references: Sequence[str]) -> Score
     return Scores(b.score, c.score, str(bleu.get_signature()), str(chrf.get_signature()))
 
 
-def bucket_bounds(edges: Sequence[int], longest: int) -> List[Tuple[int, int]]:
+def bucket_bounds(edges: Sequence[int], longest: int) -> list[tuple[int, int]]:
     """Inclusive (low, high) word counts of each bucket: 1..e1, e1+1..e2, ..., last edge + 1..longest."""
     bounds, low = [], 1
     for edge in edges:
@@ -51,7 +51,7 @@ def bucket_label(low: int, high: int, edges: Sequence[int]) -> str:
     return f"{low}-{high}"
 
 
-def sample_indices(lengths: Sequence[int], edges: Sequence[int]) -> List[int]:
+def sample_indices(lengths: Sequence[int], edges: Sequence[int]) -> list[int]:
     """Test sentences to show: the first of the shortest, a middle and the longest bucket."""
     bounds = bucket_bounds(edges, max(lengths))
     picks = []

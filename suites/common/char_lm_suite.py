@@ -3,7 +3,7 @@ the check that the corpus fits the profile, and a default base spec."""
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import pandas as pd
 
@@ -14,25 +14,25 @@ from variants.spec import TransformerSpec
 class CharLMCorpus:
     """Mixin for a Suite whose profile is a CharLMText (suites/common/profile_parts.py): put it before ``Suite`` in the bases."""
 
-    def _data(self, profile: Any, options: Dict[str, Any]) -> CharLMData:
+    def _data(self, profile: Any, options: dict[str, Any]) -> CharLMData:
         """The corpus split into training and held-out ids; ``data=`` on the command line wins over the profile."""
         return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
-    def data_checksum(self, profile: Any, options: Dict[str, Any]) -> str:
+    def data_checksum(self, profile: Any, options: dict[str, Any]) -> str:
         return self._data(profile, options).corpus.checksum
 
-    def check_data(self, profile: Any, options: Dict[str, Any]) -> None:
+    def check_data(self, profile: Any, options: dict[str, Any]) -> None:
         """A UsageError naming ``data`` unless the corpus holds a training window and a held-out one of train_len."""
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
-    def base_spec(self, profile: Any, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: Any, options: dict[str, Any]) -> TransformerSpec:
         """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary."""
         return TransformerSpec(
             vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
             n_heads=profile.n_heads, max_len=profile.train_len,
         )
 
-    def learning_flags(self, records: pd.DataFrame) -> Dict[str, str]:
+    def learning_flags(self, records: pd.DataFrame) -> dict[str, str]:
         """Variant -> why its model is flagged (did not learn, or memorised: suites/common/learning.py), for the variants
         of one group of records that are; the index draws them apart so they do not squash its axes."""
         from suites.common.learning import learning_checks

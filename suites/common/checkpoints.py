@@ -14,9 +14,10 @@ the same training waits for it and loads the weights instead of training them ag
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional
+from typing import Any
 
 import torch
 from torch import nn
@@ -38,10 +39,10 @@ class Training:
     source: str
     key: str
     #: the CPU load while it trained (harness/train.py ``TrainResult.load``; empty for a checkpoint saved without it)
-    load: Dict[str, Any] = field(default_factory=dict)
+    load: dict[str, Any] = field(default_factory=dict)
 
 
-def training_key(suite: str, spec: Any, settings: Dict[str, Any], seed: int, device: str, dtype: torch.dtype,
+def training_key(suite: str, spec: Any, settings: dict[str, Any], seed: int, device: str, dtype: torch.dtype,
                  data_checksum: str) -> str:
     """Content hash of one training: equal keys train equal weights."""
     return stable_hash({"suite": suite, "spec": spec.to_dict(), "settings": settings, "seed": seed,
@@ -53,7 +54,7 @@ def path_for(folder: Path, key: str) -> Path:
     return Path(folder) / f"{key}.pt"
 
 
-def train_once(model: nn.Module, key: str, folder: Optional[Path], train: Callable[[], TrainResult],
+def train_once(model: nn.Module, key: str, folder: Path | None, train: Callable[[], TrainResult],
                label: str = "") -> Training:
     """Load the weights of training ``key`` into ``model`` from ``folder``, or run ``train()`` and save them there."""
     if folder is None:
@@ -82,7 +83,7 @@ def _locked(path: Path) -> JobLock:
     return lock
 
 
-def _train_or_load(model: nn.Module, key: str, path: Optional[Path], train: Callable[[], TrainResult],
+def _train_or_load(model: nn.Module, key: str, path: Path | None, train: Callable[[], TrainResult],
                    label: str) -> Training:
     saved = load(path) if path is not None else None
     if saved is not None:
@@ -101,7 +102,7 @@ def _train_or_load(model: nn.Module, key: str, path: Optional[Path], train: Call
     return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key, result.load)
 
 
-def load(path: Path) -> Optional[Dict[str, Any]]:
+def load(path: Path) -> dict[str, Any] | None:
     """The saved training at ``path``, or None when there is none or it cannot be read (then it is retrained)."""
     if not path.exists():
         return None
@@ -111,7 +112,7 @@ def load(path: Path) -> Optional[Dict[str, Any]]:
         return None
 
 
-def save(path: Path, payload: Dict[str, Any]) -> None:
+def save(path: Path, payload: dict[str, Any]) -> None:
     """Write ``payload`` to ``path`` atomically (a temporary file in the same folder, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     from harness.store import temp_path

@@ -9,7 +9,7 @@ compared at equal parameters (recall, language_modeling).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 

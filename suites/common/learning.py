@@ -13,8 +13,8 @@ Verdict sentences use only variants with neither flag and say how many were left
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
@@ -29,10 +29,10 @@ class LearningCheck:
     """One variant's held-out and training loss (means over seeds) against the corpus's bigram entropy."""
 
     variant: str
-    heldout: Tuple[float, ...]
-    train: Tuple[float, ...]
-    bigram: Optional[float]
-    unigram: Optional[float] = None
+    heldout: tuple[float, ...]
+    train: tuple[float, ...]
+    bigram: float | None
+    unigram: float | None = None
 
     @property
     def heldout_mean(self) -> float:
@@ -72,8 +72,8 @@ class LearningCheck:
         return "; ".join(why)
 
 
-def learning_checks(df: pd.DataFrame, heldout_metric: str = "loss", x: Optional[float] = None,
-                    train_metric: str = "train_loss", by: str = "variant") -> Dict[str, LearningCheck]:
+def learning_checks(df: pd.DataFrame, heldout_metric: str = "loss", x: float | None = None,
+                    train_metric: str = "train_loss", by: str = "variant") -> dict[str, LearningCheck]:
     """One check per value of ``by`` (default: variant) from a group's records.
 
     ``heldout_metric`` at ``x`` (the training length; None when the metric has no x) and ``train_metric``
@@ -92,14 +92,14 @@ def learning_checks(df: pd.DataFrame, heldout_metric: str = "loss", x: Optional[
     return checks
 
 
-def _fact(rows: pd.DataFrame, column: str) -> Optional[float]:
+def _fact(rows: pd.DataFrame, column: str) -> float | None:
     if column not in rows:
         return None
     vals = rows[column].dropna()
     return float(vals.iloc[0]) if len(vals) else None
 
 
-def learning_table(checks: Dict[str, LearningCheck], order: Optional[Sequence[str]] = None, label: str = "variant") -> pd.DataFrame:
+def learning_table(checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant") -> pd.DataFrame:
     """Per variant: held-out loss at L, training loss, the bigram baseline and the two flags."""
     rows = []
     for v in order or list(checks):
@@ -120,7 +120,7 @@ def learning_table(checks: Dict[str, LearningCheck], order: Optional[Sequence[st
     return pd.DataFrame(rows)
 
 
-def learning_section(checks: Dict[str, LearningCheck], order: Optional[Sequence[str]] = None, label: str = "variant") -> List[str]:
+def learning_section(checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant") -> list[str]:
     """The report section: what the flags mean, the table, and the baselines of the corpus."""
     from harness.report import markdown_table
     from harness.report_kit import over_seeds
@@ -139,7 +139,7 @@ def learning_section(checks: Dict[str, LearningCheck], order: Optional[Sequence[
             markdown_table(learning_table(checks, order, label)), ""]
 
 
-def usable(checks: Dict[str, LearningCheck]) -> Tuple[List[str], str]:
+def usable(checks: dict[str, LearningCheck]) -> tuple[list[str], str]:
     """(variants verdicts may use, a sentence on those left out and why; '' when none is)."""
     keep = [v for v, c in checks.items() if c.usable]
     left = [(v, c.reason()) for v, c in checks.items() if not c.usable]

@@ -10,7 +10,7 @@ Two evaluation protocols (Press et al. 2022 name both; every table names the one
 
 from __future__ import annotations
 
-from typing import Iterator, Tuple
+from collections.abc import Iterator
 
 import torch
 from torch.nn import functional as F
@@ -18,7 +18,7 @@ from torch.nn import functional as F
 PROTOCOLS = ("nonoverlapping", "sliding")
 
 
-def random_batch(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> Tuple[torch.Tensor, torch.Tensor]:
+def random_batch(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """(inputs, targets), each (batch_size, length), from random offsets of the 1-D id tensor, on its device.
 
     The offsets come from the CPU ``generator`` (the same batches on every device); the windows are one
@@ -36,7 +36,7 @@ def lm_loss(model, inputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 
 
-def eval_windows(n_targets: int, length: int, protocol: str, stride: int) -> Iterator[Tuple[int, int]]:
+def eval_windows(n_targets: int, length: int, protocol: str, stride: int) -> Iterator[tuple[int, int]]:
     """(window start, first scored position within the window) for every window of the protocol."""
     if protocol == "nonoverlapping":
         for start in range(0, n_targets - length + 1, length):
@@ -52,7 +52,7 @@ def eval_windows(n_targets: int, length: int, protocol: str, stride: int) -> Ite
 def evaluate_nll(
     model, ids: torch.Tensor, length: int, *, protocol: str = "nonoverlapping", stride: int = 0,
     batch_tokens: int = 16384, device: str = "cpu",
-) -> Tuple[float, int]:
+) -> tuple[float, int]:
     """(total negative log-likelihood in nats, number of scored tokens) of ``ids`` under a protocol.
 
     ``ids`` holds n + 1 tokens: n inputs and their n next-token targets.

@@ -30,7 +30,8 @@ import contextlib
 import copy
 import dataclasses
 import time
-from typing import Callable, ContextManager, Dict, List, Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 
 import torch
 
@@ -38,8 +39,8 @@ from harness.contract import Measurement, Metric
 from harness.flops import count_flops
 from harness.measure import peak_memory, seconds, timed
 from harness.train import make_optimizer
-from variants.kernel import tolerance
 from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.kernel import tolerance
 from variants.kv_cache import empty_caches
 
 #: the kv_cache quick profile's timing settings: enough for a CPU step of a few ms, about 0.2 s per timing
@@ -47,7 +48,7 @@ TIMING = dict(min_repeats=5, min_run_time=0.15, max_call_s=2.0)
 #: the decode contexts, as multiples of the training length L
 DECODE_MULTIPLIERS = (1, 8)
 
-Autocast = Callable[[], ContextManager]
+Autocast = Callable[[], AbstractContextManager]
 
 #: the metrics these functions record, for a suite.yaml's ``common`` entries (with suites/common/metrics.py's COMMON)
 METRICS = {m.name: m for m in (
@@ -59,12 +60,12 @@ METRICS = {m.name: m for m in (
 )}
 
 
-def _none() -> ContextManager:
+def _none() -> AbstractContextManager:
     return contextlib.nullcontext()
 
 
 def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], torch.Tensor], tokens_per_step: int,
-                   steps: int, device: str, settings=None, autocast: Autocast = _none) -> List[Measurement]:
+                   steps: int, device: str, settings=None, autocast: Autocast = _none) -> list[Measurement]:
     """``train_flops`` and ``peak_train_memory`` of one training step of ``model``'s architecture.
 
     ``loss_of(m)`` returns the loss of one training batch under ``m`` (the same batch each call); ``settings``
@@ -142,7 +143,7 @@ def _element_size(dtype: torch.dtype) -> int:
 
 
 def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: torch.dtype, seed: int,
-                    autocast: Autocast = _none, multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> List[Measurement]:
+                    autocast: Autocast = _none, multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> list[Measurement]:
     """KV-cache bytes per token, prefill latency at L and decode latency at each multiple of L of a DecoderLM (in eval
     mode, batch 1), each a Measurement (failed, skipped or unsupported with its reason)."""
     spec = model.spec
@@ -151,7 +152,7 @@ def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: 
     tokens = torch.randint(0, vocab_size, (1, longest), generator=gen).to(device)  # (1, 8L)
     element = _element_size(dtype)
     t0 = time.perf_counter()
-    out: List[Measurement] = []
+    out: list[Measurement] = []
     with torch.inference_mode(), autocast():
         model.set_context_length(train_len)
         _, caches = model(tokens[:, :train_len], caches=empty_caches(model, 1, dtype=dtype))
@@ -182,7 +183,7 @@ def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: 
 
 def _decode(model, tokens: torch.Tensor, context: int, mult: int, device: str, dtype: torch.dtype) -> Measurement:
     """The cached step that brings the sequence to ``context`` tokens, timed after its logits are checked."""
-    where: Dict = dict(x=float(context), x_name="context", extra={"multiplier": mult, "batch": 1, "cached": context - 1})
+    where: dict = dict(x=float(context), x_name="context", extra={"multiplier": mult, "batch": 1, "cached": context - 1})
     problem = model.length_problem(context)
     if problem:
         return Measurement("decode_latency", None, status="unsupported", reason=problem, **where)

@@ -7,7 +7,7 @@ mask) and, if it is still too wide, into groups of value columns that each repea
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -25,7 +25,7 @@ def narrow(frame: pd.DataFrame, keys: Sequence[str], limit: int = MAX_COLUMNS) -
     return "\n\n".join(_parts(frame, list(keys), limit, []))
 
 
-def _parts(frame: pd.DataFrame, keys: List[str], limit: int, said: List[str]) -> List[str]:
+def _parts(frame: pd.DataFrame, keys: list[str], limit: int, said: list[str]) -> list[str]:
     splittable = [k for k in keys[1:] if k in frame.columns]
     if frame.shape[1] > limit and splittable:
         key = splittable[0]

@@ -8,7 +8,6 @@ job hashes and report groups made from them, are what they would be had the suit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
 
 from harness.contract import Profile
 from harness.rules import at_least, between
@@ -27,11 +26,11 @@ class ModelSize(Profile):
     #: attention heads per block (head size d_model / n_heads)
     n_heads: int = 16
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         return heads_problems(self.d_model, self.n_heads) + super().problems()
 
 
-def heads_problems(d_model: int, n_heads: int) -> List[str]:
+def heads_problems(d_model: int, n_heads: int) -> list[str]:
     """The sentence saying that set.n_heads does not divide set.d_model, or none: the rule of the table every
     suite shares (harness/rules.py RELATIONS), said here too for code that checks a profile on its own."""
     from harness.relations import heads_problem
@@ -86,7 +85,7 @@ class ScoredText(CharLMText):
     #: held-out characters scored (at most the whole held-out split)
     eval_tokens: int = 8192
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         out = super().problems()
         if self.eval_tokens < self.train_len:
             out.append(f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "

@@ -8,8 +8,8 @@ epoch with the job's seed), so little compute goes to padding.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Sequence, Tuple
 
 import torch
 from torch.nn import functional as F
@@ -19,7 +19,7 @@ from suites.common.data.subword import SubwordVocab
 from variants.decoding import beam_search, greedy
 from variants.seq2seq_spec import BOS, EOS, PAD
 
-Ids = List[int]
+Ids = list[int]
 
 
 @dataclass
@@ -28,11 +28,11 @@ class EncodedCorpus:
 
     corpus: ParallelCorpus
     vocab: SubwordVocab
-    train: List[Tuple[Ids, Ids]]
-    valid: List[Tuple[Ids, Ids]]
-    test: List[Tuple[Ids, Ids]]
-    test_pairs: List[Tuple[str, str]]  # the text of the test pairs kept, in the same order
-    dropped: Dict[str, int]
+    train: list[tuple[Ids, Ids]]
+    valid: list[tuple[Ids, Ids]]
+    test: list[tuple[Ids, Ids]]
+    test_pairs: list[tuple[str, str]]  # the text of the test pairs kept, in the same order
+    dropped: dict[str, int]
 
 
 def encode_corpus(data: str, vocab_size: int, max_len: int) -> EncodedCorpus:
@@ -63,7 +63,7 @@ def pad(seqs: Sequence[Ids], device: str = "cpu") -> torch.Tensor:
     return out.to(device)
 
 
-def teacher_batch(pairs: Sequence[Tuple[Ids, Ids]], device: str = "cpu") -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def teacher_batch(pairs: Sequence[tuple[Ids, Ids]], device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(src (B, S), decoder input BOS + y (B, T), targets y + EOS (B, T))."""
     src = pad([p[0] for p in pairs], device)
     tgt_in = pad([[BOS] + p[1] for p in pairs], device)
@@ -71,7 +71,7 @@ def teacher_batch(pairs: Sequence[Tuple[Ids, Ids]], device: str = "cpu") -> Tupl
     return src, tgt_in, tgt_out
 
 
-def length_batches(pairs: Sequence[Tuple[Ids, Ids]], batch_size: int, generator: torch.Generator) -> Iterator[List[Tuple[Ids, Ids]]]:
+def length_batches(pairs: Sequence[tuple[Ids, Ids]], batch_size: int, generator: torch.Generator) -> Iterator[list[tuple[Ids, Ids]]]:
     """Endless batches of pairs of similar source length, in a fresh random order every epoch."""
     order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0]), len(pairs[i][1])))
     chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
@@ -87,7 +87,7 @@ def seq2seq_loss(model, src: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.
 
 
 @torch.inference_mode()
-def mean_loss(model, pairs: Sequence[Tuple[Ids, Ids]], batch_size: int = 64, device: str = "cpu") -> float:
+def mean_loss(model, pairs: Sequence[tuple[Ids, Ids]], batch_size: int = 64, device: str = "cpu") -> float:
     """Teacher-forced cross-entropy per target token over every pair."""
     total, count = 0.0, 0
     for i in range(0, len(pairs), batch_size):
@@ -98,10 +98,10 @@ def mean_loss(model, pairs: Sequence[Tuple[Ids, Ids]], batch_size: int = 64, dev
 
 
 def translate(model, sources: Sequence[Ids], *, beam_size: int = 1, alpha: float = 0.0, batch_size: int = 64,
-              device: str = "cpu", progress=None) -> List[Ids]:
+              device: str = "cpu", progress=None) -> list[Ids]:
     """Token ids of the translation of every source, greedy (beam_size 1) or by beam search."""
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
-    out: List[Ids] = [[] for _ in sources]
+    out: list[Ids] = [[] for _ in sources]
     for start in range(0, len(order), batch_size):
         chunk = order[start : start + batch_size]
         src = pad([sources[i] for i in chunk], device)

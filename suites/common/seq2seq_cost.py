@@ -15,15 +15,15 @@ Timed as suites/common/model_cost.py times (the kv_cache suite's discipline), ba
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import torch
 
 from harness.contract import Measurement
 from harness.measure import seconds, timed
 from suites.common.model_cost import DECODE_MULTIPLIERS, TIMING
-from variants.kernel import tolerance
 from variants.cache_size import kv_cache_bytes
+from variants.kernel import tolerance
 from variants.kv_cache import LayerCache
 from variants.seq2seq_spec import BOS
 
@@ -32,20 +32,20 @@ def _bytes(tensors) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
 
 
-def _self_buffers(state) -> List[str]:
+def _self_buffers(state) -> list[str]:
     """The keys of a Transformer state's self-attention buffers (k0, v0, k1, ...), in layer order."""
     return sorted((k for k in state if k[:1] in ("k", "v") and k[1:].isdigit()), key=lambda k: (int(k[1:]), k[0]))
 
 
 def seq2seq_inference_costs(model, source: Sequence[int], vocab_size: int, device: str, seed: int,
-                            multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> List[Measurement]:
+                            multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> list[Measurement]:
     """Prefill (encode), cache bytes per target token and decode latency at each multiple of the source length."""
     src = torch.tensor([list(source)], dtype=torch.long, device=device)  # (1, S)
     length = src.shape[1]
     gen = torch.Generator().manual_seed(seed)
     targets = torch.randint(4, vocab_size, (1, length * max(multipliers)), generator=gen).to(device)
     targets[:, 0] = BOS
-    out: List[Measurement] = []
+    out: list[Measurement] = []
     with torch.inference_mode():
         out.append(timed("prefill_latency", lambda: model.start(src), device, **TIMING,
                          where=dict(x=float(length), x_name="source_tokens", extra={"batch": 1})))

@@ -16,7 +16,8 @@ Timings as model_cost.py's (harness/measure.py ``timed``, model_cost.TIMING), ba
 from __future__ import annotations
 
 import time
-from typing import Any, List, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import torch
 
@@ -31,7 +32,7 @@ METRICS = {m.name: m for m in (
 )}
 
 
-def _tensors(state: Any) -> List[torch.Tensor]:
+def _tensors(state: Any) -> list[torch.Tensor]:
     """Every tensor of a (nested) state."""
     if torch.is_tensor(state):
         return [state]
@@ -59,14 +60,14 @@ def run_steps(model, tokens: torch.Tensor):
 
 
 def state_inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: torch.dtype, seed: int,
-                          multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> List[Measurement]:
+                          multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> list[Measurement]:
     """state_bytes, kv_cache_bytes_per_token, prefill_latency and decode_latency of a MixerLM in eval mode."""
     gen = torch.Generator().manual_seed(seed)
     longest = train_len * max(multipliers)
     tokens = torch.randint(0, vocab_size, (1, longest), generator=gen).to(device)  # (1, 8L)
     element = torch.finfo(dtype).bits // 8
     t0 = time.perf_counter()
-    out: List[Measurement] = []
+    out: list[Measurement] = []
     sizes = {}
     with torch.inference_mode():
         for mult in multipliers:

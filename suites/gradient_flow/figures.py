@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
@@ -11,7 +10,7 @@ from harness.report_kit import pyplot, save_figure
 from suites.gradient_flow.tables import FLOOR, log10
 
 
-def figures(flow: pd.DataFrame, sweep: pd.DataFrame, ok: pd.DataFrame, variants: List[str], folder: Path):
+def figures(flow: pd.DataFrame, sweep: pd.DataFrame, ok: pd.DataFrame, variants: list[str], folder: Path):
     plt = pyplot()
     import seaborn as sns
 

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.findings import sentences
-from harness.report_kit import code_line, in_order, seeds as seeds_of, status_notes, title, write_markdown
+from harness.report_kit import code_line, in_order, status_notes, title, write_markdown
+from harness.report_kit import seeds as seeds_of
+from suites.common.facts import fact
 from suites.gradient_flow.figures import figures as make_figures
 from suites.gradient_flow.tables import ORDER, clip_table, flow_table, lag_table, probes, sweep_table
 from suites.gradient_flow.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
-from suites.common.facts import fact
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     ok = df[df.status == "ok"]
     variants = in_order(df.variant.unique(), ORDER)

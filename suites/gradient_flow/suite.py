@@ -16,20 +16,20 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import torch
 from torch.nn import functional as F
 
-from suites.common.metrics import COMMON
-from harness.suite_file import SuiteFile
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
+from harness.rules import at_least, between, one_of
+from harness.suite_file import SuiteFile
 from harness.timing import combined_load
 from harness.train import TrainSettings, train
-from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
-from harness.rules import at_least, between, one_of
 from suites.common.data.copy_task import GAPS, IGNORE, CopyTask
+from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
+from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -45,7 +45,7 @@ class RecurrentAndTransformerSize(Profile):
     transformer_layers: int = 2
     n_heads: int = 4
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         return heads_problems(self.d_model, self.n_heads) + super().problems()
 
 
@@ -70,7 +70,7 @@ class CopyRecall(Profile):
     #: (the LSTM's forget bias 1, PyTorch's GRU default)
     gate_init: str = "chrono"
     #: one model is trained per lag; the gradient probe uses the longest
-    lags: Tuple[int, ...] = (5, 10, 20, 50)
+    lags: tuple[int, ...] = (5, 10, 20, 50)
     #: held-out sequences whose recall is scored after training
     eval_sequences: int = 1000
     #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
@@ -86,7 +86,7 @@ class ClippingStudy(Profile):
 
     clip_lag: int = 10
     clip_steps: int = 300
-    clip_lrs: Tuple[float, ...] = (0.1, 0.3)
+    clip_lrs: tuple[float, ...] = (0.1, 0.3)
     clip_momentum: float = 0.9
 
     rules = {"clip_momentum": between(0, 1, high_open=True)}
@@ -101,11 +101,11 @@ class GradientFlowProfile(TrainingBudget, RecurrentAndTransformerSize, CopyRecal
     #: sequences averaged for each gradient probe
     probe_batch: int = 64
     #: spectral radii the Elman RNNs' recurrent weight is rescaled to at initialisation
-    radii: Tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
+    radii: tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
 
     added_later = {**TrainingBudget.added_later, "weight_decay": 0.0}  # fixed at 0 before it was a setting
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         short = [lag for lag in (*self.lags, self.clip_lag) if lag <= self.symbols]
         if short:
             key = "set.clip_lag" if short[0] == self.clip_lag and short[0] not in self.lags else "set.lags"
@@ -133,12 +133,12 @@ class GradientFlow(Suite):
         return CopyTask(lag=lag, symbols=profile.symbols, alphabet=profile.alphabet, gap=profile.gap,
                         distractors=profile.distractors)
 
-    def base_spec(self, profile: GradientFlowProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: GradientFlowProfile, options: dict[str, Any]) -> TransformerSpec:
         task = self._task(profile, max(profile.lags))
         return TransformerSpec(vocab_size=task.vocab_size, d_model=profile.d_model, n_layers=profile.transformer_layers,
                                n_heads=profile.n_heads, max_len=task.length, position="rope")
 
-    def spec_for(self, variant: str, profile: GradientFlowProfile, options: Dict[str, Any]):
+    def spec_for(self, variant: str, profile: GradientFlowProfile, options: dict[str, Any]):
         """Presets that set a recurrent cell build a RecurrentSpec; every other expression a TransformerSpec.
 
         A gated cell under gate_init=chrono gets T_max = the sweep's longest lag, the longest dependency it is
@@ -152,7 +152,7 @@ class GradientFlow(Suite):
             return spec
         return resolve(variant, self.base_spec(profile, options))
 
-    def run_job(self, spec, profile: GradientFlowProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec, profile: GradientFlowProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         build = recurrent.build if isinstance(spec, RecurrentSpec) else transformer.build
 
         def fresh():
@@ -162,7 +162,7 @@ class GradientFlow(Suite):
         longest = self._task(profile, max(profile.lags))
         probe_x, probe_y = longest.batch(profile.probe_batch, torch.Generator().manual_seed(seed + 20_000))
         probe = probe_x.to(ctx.device), probe_y[:, -1].to(ctx.device)
-        out: List[Measurement] = []
+        out: list[Measurement] = []
         model = fresh()
         ctx.facts.update(parameters=model.num_parameters(), probe_length=longest.length)
         out += _flow(model, probe, "hidden_grad_norm", {"phase": "init"})
@@ -221,7 +221,7 @@ class GradientFlow(Suite):
 
 
 
-def _flow(model, probe: Tuple[torch.Tensor, torch.Tensor], metric: str, extra: Dict[str, Any]) -> List[Measurement]:
+def _flow(model, probe: tuple[torch.Tensor, torch.Tensor], metric: str, extra: dict[str, Any]) -> list[Measurement]:
     """One measurement per distance d = 0 .. T-1 of ||dL/dh_{T-1-d}|| (mean over the probe's sequences)."""
     norms = by_distance(hidden_gradient_norms(model, *probe))
     return [Measurement(metric, value, x=float(d), x_name="distance", extra=extra) for d, value in enumerate(norms.tolist())]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
@@ -16,7 +15,7 @@ DISTANCES = (1, 5, 10, 20, 50, 100, 200)
 ORDER = ("rnn", "rnn_relu", "gru", "lstm", "transformer")
 
 
-def log10(values) -> List[float]:
+def log10(values) -> list[float]:
     return [math.log10(max(float(v), FLOOR)) for v in values]
 
 
@@ -37,14 +36,14 @@ def reach(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     return pd.concat(out) if out else frame.iloc[:0]
 
 
-def probes(ok: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
+def probes(ok: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(gradient reach by phase, the spectral-radius sweep), each as ratios to distance 1."""
     flow = reach(with_extra(ok[ok.metric == "hidden_grad_norm"], "phase"), "phase")
     sweep = reach(with_extra(ok[ok.metric == "radius_hidden_grad_norm"], "radius"), "radius")
     return flow, sweep
 
 
-def flow_table(flow: pd.DataFrame, variants: List[str]) -> List[str]:
+def flow_table(flow: pd.DataFrame, variants: list[str]) -> list[str]:
     longest = int(flow.x.max()) if len(flow) else 0
     cols = [d for d in DISTANCES if 1 < d <= longest]
     rows = []
@@ -65,7 +64,7 @@ def flow_table(flow: pd.DataFrame, variants: List[str]) -> List[str]:
             narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.", ""]
 
 
-def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> List[str]:
+def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> list[str]:
     if not len(sweep):
         return []
     longest = int(sweep.x.max())
@@ -83,7 +82,7 @@ def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> List[str]:
             "log10 of the same ratio.", "", markdown_table(pd.DataFrame(rows)), ""]
 
 
-def longest_contiguous(accuracy_by_lag: Dict[float, Optional[float]], lags, learned: float) -> float:
+def longest_contiguous(accuracy_by_lag: dict[float, float | None], lags, learned: float) -> float:
     """The largest lag L of the sweep such that every lag <= L reached ``learned`` accuracy (0 when the first did not).
 
     A lag that diverged or has no record counts as not learned, so one lucky long lag after a failed shorter one
@@ -98,7 +97,7 @@ def longest_contiguous(accuracy_by_lag: Dict[float, Optional[float]], lags, lear
     return longest
 
 
-def longest_by_seed(df: pd.DataFrame, variant: str, s: Dict) -> Dict[int, float]:
+def longest_by_seed(df: pd.DataFrame, variant: str, s: dict) -> dict[int, float]:
     """seed -> the longest contiguous lag learned by ``variant`` at that seed (every seed with a lag record)."""
     acc = df[(df.metric == "copy_accuracy") & (df.variant == variant)]
     out = {}
@@ -109,7 +108,7 @@ def longest_by_seed(df: pd.DataFrame, variant: str, s: Dict) -> Dict[int, float]
     return out
 
 
-def lag_table(df: pd.DataFrame, variants: List[str], s: Dict) -> tuple:
+def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
     """(report lines, variant -> seed -> longest contiguous lag learned)."""
     acc = df[df.metric == "copy_accuracy"]
     lags = sorted(acc.x.dropna().unique())
@@ -136,7 +135,7 @@ def lag_table(df: pd.DataFrame, variants: List[str], s: Dict) -> tuple:
     return lines, longest
 
 
-def clip_table(df: pd.DataFrame, variants: List[str], learned_below: float) -> tuple:
+def clip_table(df: pd.DataFrame, variants: list[str], learned_below: float) -> tuple:
     clip = with_extra(df[df.metric == "clip_final_loss"], "clipping")
     rows, summary = [], {"clipped": [0, 0, 0], "unclipped": [0, 0, 0], "learned_below": learned_below}
     # summary: [diverged, runs, learned (final loss below half the chance loss)]

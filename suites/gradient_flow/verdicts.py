@@ -16,7 +16,6 @@ per seed), so a difference of lags never reads more than the sweep allows.
 from __future__ import annotations
 
 import math
-from typing import Dict, List
 
 import pandas as pd
 
@@ -44,7 +43,7 @@ GATED = ("lstm", "gru")
 ELMAN = ("rnn", "rnn_relu")
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts on Pascanu et al.'s findings (and attention's short paths) from one group of records."""
     ok = df[df.status == "ok"]
     s = df.iloc[0].profile_settings
@@ -56,12 +55,12 @@ def findings(df: pd.DataFrame) -> List[Finding]:
             _clipping(diverged_by_seed(df), 0.5 * math.log(s["alphabet"]))]
 
 
-def _against_zero(label: str, values: Dict[int, float], unit: str = "") -> Difference:
+def _against_zero(label: str, values: dict[int, float], unit: str = "") -> Difference:
     """The paired difference of per-seed values from 0 (a one-sample comparison: counts as paired() says)."""
     return paired(label, values, {seed: 0.0 for seed in values}, unit)
 
 
-def _log_ratios(part: pd.DataFrame) -> Dict[int, float]:
+def _log_ratios(part: pd.DataFrame) -> dict[int, float]:
     """seed -> log10 of the gradient ratio (an underflow to 0 is the floor, -38: a vanished gradient, kept)."""
     return {int(seed): log10([v])[0] for seed, v in part.groupby("seed").value.mean().items()}
 
@@ -145,7 +144,7 @@ def _reach_finding(flow: pd.DataFrame) -> Finding:
     return finding(REACH, verdict, text, [diff.estimate], cause=cause, headline=0, boundary=0.0)
 
 
-def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
+def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
     """Each gated RNN (LSTM, GRU) learns a longer contiguous run of lags than the tanh RNN, paired over seeds."""
     if not longest:
         return not_run(LAGS)
@@ -180,11 +179,11 @@ def _lags(longest: Dict[str, Dict[int, float]], sweep_max: float) -> Finding:
                    headline=deciding(list(diffs.values()), list(verdicts.values())), boundary=0.0)
 
 
-def diverged_by_seed(df: pd.DataFrame) -> Dict[str, Dict[int, float]]:
+def diverged_by_seed(df: pd.DataFrame) -> dict[str, dict[int, float]]:
     """{"clipped"/"unclipped": seed -> runs of the clipping study that diverged (over every variant and learning rate)},
     with "runs"/"learned" likewise: how many ran, and how many reached a final loss below half the chance loss."""
     clip = with_extra(df[df.metric == "clip_final_loss"], "clipping")
-    out: Dict[str, Dict[int, float]] = {}
+    out: dict[str, dict[int, float]] = {}
     if not len(clip):
         return out
     learned_below = 0.5 * math.log(df.iloc[0].profile_settings["alphabet"])
@@ -197,7 +196,7 @@ def diverged_by_seed(df: pd.DataFrame) -> Dict[str, Dict[int, float]]:
     return out
 
 
-def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Finding:
+def _clipping(counts: dict[str, dict[int, float]], learned_below: float) -> Finding:
     """Clipping the gradient norm leaves fewer large-learning-rate SGD runs diverged, paired over seeds."""
     if not counts.get("clipped") or not counts.get("unclipped"):
         return not_run(CLIPPING)
@@ -221,7 +220,7 @@ def _clipping(counts: Dict[str, Dict[int, float]], learned_below: float) -> Find
                    cause=cause, headline=0, boundary=0.0)
 
 
-def deciding(diffs: List[Difference], verdicts: List[str]) -> int:
+def deciding(diffs: list[Difference], verdicts: list[str]) -> int:
     """The position of the part a conjunction's verdict turns on: the first that disagrees; else the first that is
     undecided; else, all agreeing, the one least clear of 0 (the smallest |mean| over its interval's half-width)."""
     if not diffs:
@@ -242,7 +241,7 @@ def _says(verdict: str) -> str:
     return {"agrees": "agrees with", "disagrees": "disagrees with"}.get(verdict, "is inconclusive on")
 
 
-def _mean(values: Dict[int, float]) -> float:
+def _mean(values: dict[int, float]) -> float:
     vals = list(values.values())
     return sum(vals) / len(vals) if vals else math.nan
 

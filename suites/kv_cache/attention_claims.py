@@ -4,12 +4,12 @@ tokens (Mistral 7B, arXiv 2310.06825), both read from the measured cache bytes."
 
 from __future__ import annotations
 
-from typing import Callable, List, Tuple
+from collections.abc import Callable
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
 
 MLA_BYTES, WINDOW_FLAT = ATTENTION_CLAIMS = SuiteFile.of(__file__).claims("mla_kv_bytes", "window_cache_flat")
 #: DeepSeek-V2's latent cache in GQA groups: (d_c + d_h^R) / (2 d_h) with d_c = 4 d_h, d_h^R = d_h / 2
@@ -93,9 +93,9 @@ def window_finding(df: pd.DataFrame) -> Finding:
                    boundary=1.0)
 
 
-def extend(claims: Tuple, findings: Callable[[pd.DataFrame], List[Finding]]):
+def extend(claims: tuple, findings: Callable[[pd.DataFrame], list[Finding]]):
     """The suite's claims and findings function with these two checks after its own."""
-    def all_findings(df: pd.DataFrame) -> List[Finding]:
+    def all_findings(df: pd.DataFrame) -> list[Finding]:
         from suites.kv_cache.state_section import attention_rows
 
         attention = attention_rows(df)  # a recurrent LM's state has its own table, no attention claim

@@ -3,7 +3,7 @@ one layer's decode-step attention at the longest context, and how much faster th
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -18,7 +18,7 @@ def _mean(steps: pd.DataFrame, variant: str, x: float) -> float:
     return float(sel.ms.mean()) if len(sel) else float("nan")
 
 
-def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> List[dict]:
+def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list[dict]:
     """One row per variant: grouping, KV-cache KiB per token, the model's cached step (ms/token) and one layer's
     decode-step attention (grouped queries, ms) at their longest contexts, MHA's attention time over this variant's
     (same position encoding), and whether the attention step's bytes dominate it."""
@@ -50,7 +50,7 @@ def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> List
     return out
 
 
-def section(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> List[str]:
+def section(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list[str]:
     """The report's first table: what the decode verdicts read, one row per variant."""
     found = rows(df, steps, variants)
     note = ("Means over seeds. The decode step is the whole model's cached step of one token; the attention is one "

@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 import torch
 
 from harness.findings import sentences
-from harness.report_kit import code_line, first_ok, markdown_table, seeds as seeds_of, table_section, title, write_markdown
+from harness.report_kit import code_line, first_ok, markdown_table, table_section, title, write_markdown
+from harness.report_kit import seeds as seeds_of
+from suites.common.facts import fact
 from suites.kv_cache import headline
 from suites.kv_cache.figures import latency_figure
-from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
 from suites.kv_cache.state_section import attention_rows, state_section
-from suites.kv_cache.tables import (PUBLISHED_BYTES, _bandwidth_section, _bytes_section, _greedy_section,  # noqa: F401
-                                    _grouping, _latency_section, _paths_section, calculator_table)
+from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
+from suites.kv_cache.tables import (  # noqa: F401
+    PUBLISHED_BYTES,
+    _bandwidth_section,
+    _bytes_section,
+    _greedy_section,
+    _grouping,
+    _latency_section,
+    _paths_section,
+    calculator_table,
+)
 from suites.kv_cache.verdicts import AINSLIE, CLAIMS, POPE, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
-from suites.common.facts import fact
 from variants.kernel import tolerance
 
 
@@ -30,7 +38,7 @@ def _tolerance_text(dtype: str, of: str) -> str:
 
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     recurrent = state_section(df)  # the recurrent LMs' rows; everything below reads the Transformer rows
     df = attention_rows(df).copy()

@@ -7,8 +7,6 @@ difference), and the decode step's latency beside the MHA Transformer's at the s
 
 from __future__ import annotations
 
-from typing import List, Tuple
-
 import pandas as pd
 
 from harness.report_kit import table_section
@@ -18,7 +16,7 @@ def _is_mixer(spec) -> bool:
     return isinstance(spec, dict) and spec.get("family") == "mixer"
 
 
-def split(df: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
+def split(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the Transformer rows, the recurrent LM rows); records without specs are all the Transformer's."""
     if "spec" not in df or not len(df):
         return df, df.iloc[0:0]
@@ -36,7 +34,7 @@ def _mean(rows: pd.DataFrame, metric: str, x: float) -> float:
     return float(part.mean()) if len(part) else float("nan")
 
 
-def state_section(df: pd.DataFrame) -> List[str]:
+def state_section(df: pd.DataFrame) -> list[str]:
     """The table of the recurrent LMs' state bytes and decode step against the context (none without such rows)."""
     attention, mixers = split(df)
     if not len(mixers):

@@ -12,8 +12,6 @@ recurrence does not keep: unsupported, with that reason.
 
 from __future__ import annotations
 
-from typing import List
-
 import torch
 
 from harness.contract import Measurement
@@ -47,7 +45,7 @@ def greedy_match(model, profile, seed: int, device: str) -> Measurement:
                               f"(smallest top-1 vs top-2 logit gap {margin:.2e})")
 
 
-def context_measurements(model, profile, context: int, seed: int, device: str, dtype: torch.dtype, timed) -> List[Measurement]:
+def context_measurements(model, profile, context: int, seed: int, device: str, dtype: torch.dtype, timed) -> list[Measurement]:
     """cache_bytes (live state) = cache_bytes_analytic (the model's count), decode_latency and uncached_latency after
     ``context`` tokens; ``timed(metric, fn, where, first)`` times a call as the suite does."""
     gen = torch.Generator().manual_seed(seed + context)
@@ -80,7 +78,7 @@ def context_measurements(model, profile, context: int, seed: int, device: str, d
     return out
 
 
-def no_paths(contexts) -> List[Measurement]:
+def no_paths(contexts) -> list[Measurement]:
     """The grouped decode paths, unsupported: they read a K/V cache a recurrence does not keep."""
     return [Measurement("decode_path_latency", None, status="unsupported", x=float(c), x_name="cached_tokens",
                         extra={"path": p}, reason="the decode-path comparison reads a grouped K/V cache, which a "

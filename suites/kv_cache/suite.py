@@ -19,25 +19,28 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import torch
 
-from suites.common.metrics import COMMON
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
+from harness.measure import seconds as _seconds
+from harness.measure import threads, timed
 from harness.rules import at_least
-from harness.measure import seconds as _seconds, threads, timed
+from harness.suite_file import SuiteFile
+from suites.common.metrics import COMMON
 from suites.common.profile_parts import ModelSize, Timing
 from suites.kv_cache import state_steps
-from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate
+from variants.mixer_lm import MixerSpec
+from variants.mixer_lm import build as build_mixer_lm
 from variants.position import positions
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.static_decode import StaticDecoder
 from variants.transformer import build
-from variants.mixer_lm import MixerSpec, build as build_mixer_lm
+
 
 @dataclass(frozen=True)
 class KVCacheProfile(ModelSize, Timing):
@@ -48,14 +51,14 @@ class KVCacheProfile(ModelSize, Timing):
     #: sequences decoded together
     batch: int = 1
     #: cached tokens at which a decode step is timed and the cache is measured
-    contexts: Tuple[int, ...] = (128, 512, 2048)
+    contexts: tuple[int, ...] = (128, 512, 2048)
     #: the generation check: prompt tokens, then tokens generated with and without the cache
     prompt_len: int = 16
     generate: int = 24
     #: decode-path comparison: query heads, head dimension and cached tokens (K/V heads from the variant)
     path_heads: int = 32
     path_head_dim: int = 128
-    path_contexts: Tuple[int, ...] = (256, 1024, 4096)
+    path_contexts: tuple[int, ...] = (256, 1024, 4096)
     #: intra-op threads while measuring (0: torch's default)
     threads: int = 0
     #: MiB of one device-to-device copy whose rate is the device's copy bandwidth (larger than its caches)
@@ -79,12 +82,12 @@ class KVCache(TimesOnly, Suite):
     #: the model's weights, cache and decode-path inputs are made in the job's dtype
     dtypes = ("float32", "bfloat16")
 
-    def base_spec(self, profile: KVCacheProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: KVCacheProfile, options: dict[str, Any]) -> TransformerSpec:
         longest = max(max(profile.contexts), profile.prompt_len + profile.generate) + 1
         return TransformerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model, n_layers=profile.n_layers,
                                n_heads=profile.n_heads, max_len=longest, position="rope", kernel="sdpa")
 
-    def spec_for(self, variant: str, profile: KVCacheProfile, options: Dict[str, Any]):
+    def spec_for(self, variant: str, profile: KVCacheProfile, options: dict[str, Any]):
         """A Transformer on the base spec; a variant that sets a ``mixer`` a mixer LM of the same width, depth and heads
         (state_steps.py measures what it keeps in place of a cache)."""
         if "mixer" in preset_fields(variant):
@@ -92,7 +95,7 @@ class KVCache(TimesOnly, Suite):
                                               n_layers=profile.n_layers, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
 
-    def run_job(self, spec: TransformerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         torch.manual_seed(seed)
         if isinstance(spec, MixerSpec):
             return self._state_job(spec, profile, seed, ctx)
@@ -109,7 +112,7 @@ class KVCache(TimesOnly, Suite):
                 out += self._paths(spec, profile, context, seed, ctx)
             return out
 
-    def _state_job(self, spec: MixerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def _state_job(self, spec: MixerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         """A recurrent LM's state against the context, its decode step and greedy check (state_steps.py)."""
         model = build_mixer_lm(spec).to(device=ctx.device, dtype=ctx.dtype).eval()
         with threads(profile.threads) as count, torch.inference_mode():
@@ -122,8 +125,8 @@ class KVCache(TimesOnly, Suite):
                     lambda metric, fn, where, first: self._timed(metric, fn, profile, where, ctx.device, first))
             return out + state_steps.no_paths(profile.path_contexts)
 
-    def _timed(self, metric: str, fn, profile: KVCacheProfile, where: Dict[str, Any], device: str,
-               first: Optional[float] = None) -> Measurement:
+    def _timed(self, metric: str, fn, profile: KVCacheProfile, where: dict[str, Any], device: str,
+               first: float | None = None) -> Measurement:
         """Time ``fn`` unless one call (``first``, or a warm-up call now) is over the profile's budget."""
         return timed(metric, fn, device, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
                      max_call_s=profile.max_call_s, where=where, first=first)
@@ -139,7 +142,7 @@ class KVCache(TimesOnly, Suite):
         timed.extra.update(bytes_moved=moved, copy_ms=timed.value)
         return dataclasses.replace(timed, value=moved / (timed.value * 1e-3) / 1e9)
 
-    def _greedy(self, model, fast, profile: KVCacheProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def _greedy(self, model, fast, profile: KVCacheProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         gen = torch.Generator().manual_seed(seed)
         prompt = torch.randint(0, profile.vocab_size, (profile.batch, profile.prompt_len), generator=gen).to(ctx.device)
         cached, margin_c = greedy_generate(fast, prompt, profile.generate, use_cache=True)
@@ -154,7 +157,7 @@ class KVCache(TimesOnly, Suite):
                                    f"(smallest top-1 vs top-2 logit gap {extra['min_margin']:.2e})")]
 
     def _context(self, model, fast, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int,
-                 ctx: JobContext) -> List[Measurement]:
+                 ctx: JobContext) -> list[Measurement]:
         gen = torch.Generator().manual_seed(seed + context)
         tokens = torch.randint(0, profile.vocab_size, (profile.batch, context + 1), generator=gen).to(ctx.device)
         where = dict(x=float(context), x_name="context")
@@ -204,7 +207,7 @@ class KVCache(TimesOnly, Suite):
         out.append(self._timed("uncached_latency", lambda: model(tokens), profile, dict(where), ctx.device, uncached_s))
         return out
 
-    def _paths(self, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext) -> List[Measurement]:
+    def _paths(self, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext) -> list[Measurement]:
         heads, dim = profile.path_heads, profile.path_head_dim
         kv_heads = heads if spec.n_kv_heads is None else spec.n_kv_heads
         where = dict(x=float(context), x_name="cached_tokens")
@@ -243,7 +246,7 @@ class KVCache(TimesOnly, Suite):
 
 
 
-def _static_cache_problem(spec: TransformerSpec) -> Optional[str]:
+def _static_cache_problem(spec: TransformerSpec) -> str | None:
     """Why a decode step of this spec cannot be captured in a CUDA graph by StaticDecoder, or None."""
     if spec.attention != "grouped":
         return f"the captured step writes a grouped K/V cache, and attention '{spec.attention}' caches a latent"
@@ -258,7 +261,7 @@ def weight_bytes(model: torch.nn.Module) -> int:
 
 
 def _decode_rates(step: Measurement, model, spec: TransformerSpec, batch: int, context: int, element: int,
-                  where: Dict[str, Any], suffix: str = "") -> List[Measurement]:
+                  where: dict[str, Any], suffix: str = "") -> list[Measurement]:
     """Tokens/s and achieved bandwidth of a timed cached step (``suffix`` "_graph": the CUDA-graph replay): every
     weight and the K/V of the context + 1 tokens are read once per step (activations, a few KiB, are left out)."""
     seconds = step.value * 1e-3

@@ -3,8 +3,6 @@ greedy generation with and without the cache, and the decode paths over a groupe
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
-
 import pandas as pd
 
 from harness.measure import bootstrap_ratio
@@ -25,7 +23,7 @@ def _grouping(spec: dict) -> str:
     return label if spec.get("window") is None else f"{label}, window {spec['window']}"
 
 
-def _kept(extra: dict) -> List[float]:
+def _kept(extra: dict) -> list[float]:
     mask = extra.get("kept_mask") or [True] * len(extra["times"])
     kept = [t for t, k in zip(extra["times"], mask) if k]
     return kept if len(kept) >= 3 else extra["times"]
@@ -50,7 +48,7 @@ def _ratio(a: pd.DataFrame, b: pd.DataFrame) -> str:
     return f"{point:.3g}x [{lo:.3g}-{hi:.3g}]"
 
 
-def calculator_table(shapes: Optional[Dict[str, tuple]] = None, tokens: int = 4096, bytes_per_element: int = 2) -> pd.DataFrame:
+def calculator_table(shapes: dict[str, tuple] | None = None, tokens: int = 4096, bytes_per_element: int = 2) -> pd.DataFrame:
     """KV bytes of the published models (and 70B as if it were MHA) from ``kv_cache_bytes``."""
     rows = []
     for name, s in PUBLISHED.items():
@@ -74,7 +72,7 @@ def _cached_heads(extra: dict) -> str:
     return str(extra["kv_heads"]) + (f", window {extra['window']}" if extra.get("window") is not None else "")
 
 
-def _bytes_section(df, variants) -> List[str]:
+def _bytes_section(df, variants) -> list[str]:
     rows = []
     for v in variants:
         for x in sorted(df[(df.variant == v) & (df.metric == "cache_bytes")].x.unique()):
@@ -90,7 +88,7 @@ def _bytes_section(df, variants) -> List[str]:
             "No cache was measured.")
 
 
-def _latency_section(df, variants) -> List[str]:
+def _latency_section(df, variants) -> list[str]:
     rows = []
     for v in variants:
         sel = df[df.variant == v]
@@ -103,7 +101,7 @@ def _latency_section(df, variants) -> List[str]:
             "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.", rows, "No latency was measured.")
 
 
-def _bandwidth_section(df, variants) -> List[str]:
+def _bandwidth_section(df, variants) -> list[str]:
     rows, graphs = [], []
     copy = df[(df.metric == "copy_bandwidth") & (df.status == "ok")].value
     peak = float(copy.median()) if len(copy) else None
@@ -125,8 +123,8 @@ def _bandwidth_section(df, variants) -> List[str]:
                 graphs.append({"variant": v, "context": int(x), "ms/token": f"{graph.extra.iloc[0]['step_ms']:.3g}",
                                "GB/s": f"{g:.3g}", "of copy bandwidth": f"{100 * g / peak:.0f}%" if peak else "-"})
             rows.append(row)
-    note = (f"A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
-            f"those bytes over its median latency, against the device's copy bandwidth "
+    note = ("A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
+            "those bytes over its median latency, against the device's copy bandwidth "
             + (f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)." if peak else "(not measured)."))
     lines = table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
     if graphs:
@@ -135,7 +133,7 @@ def _bandwidth_section(df, variants) -> List[str]:
     return lines
 
 
-def _greedy_section(df, variants) -> List[str]:
+def _greedy_section(df, variants) -> list[str]:
     rows = []
     for v in variants:
         g = df[(df.variant == v) & (df.metric == "greedy_match")]
@@ -146,7 +144,7 @@ def _greedy_section(df, variants) -> List[str]:
     return table_section("Greedy generation with and without the cache", "", rows, "No generation was run.")
 
 
-def _paths_section(df, variants) -> List[str]:
+def _paths_section(df, variants) -> list[str]:
     rows, ratios, untimed = [], [], []
     paths = df[df.metric == "decode_path_latency"]
     for v in variants:

@@ -12,15 +12,13 @@ seeds or more the paired t test over seeds decides instead, and the margin is no
 
 from __future__ import annotations
 
-from typing import List
-
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
 from harness.paired import all_hold, directional, paired
-from suites.kv_cache.steps import DOMINANT, decode_steps, describe
+from harness.suite_file import SuiteFile
 from suites.kv_cache.state_section import attention_rows
+from suites.kv_cache.steps import DOMINANT, decode_steps, describe
 from suites.kv_cache.tables import PUBLISHED_BYTES, _grouping, calculator_table
 from variants.cache_size import PUBLISHED, kv_cache_bytes
 
@@ -39,7 +37,7 @@ WOULD_TEST = ("the decode-step attention at Llama-2-7B's layer shape over 4096 o
               "(set.path_contexts=[4096,16384], the quick and standard profiles), or the gpu profile on a CUDA device")
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's check of the cache-size formula and its verdicts on Ainslie et al.'s and Pope et al.'s claims."""
     df = attention_rows(df).copy()  # the recurrent LMs' state has its own table (state_section.py), no verdict here
     df["grouping"] = df.spec.apply(_grouping)
@@ -147,7 +145,7 @@ def _decode_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
                    cause="" if verdict == "agrees" else causes[0], over_seeds=False, headline=head, boundary=NOISE)
 
 
-def _model_ratios(df: pd.DataFrame) -> List[Estimate]:
+def _model_ratios(df: pd.DataFrame) -> list[Estimate]:
     """MHA / MQA time of the whole model's cached step at the longest context, per position (shown, not judged)."""
     step = df[(df.metric == "decode_latency") & (df.status == "ok")]
     if not len(step):
@@ -213,7 +211,7 @@ def _memory_bound_finding(df: pd.DataFrame, steps: pd.DataFrame) -> Finding:
                    boundary=NOISE)
 
 
-def _within(per_seed: List[float]) -> str:
+def _within(per_seed: list[float]) -> str:
     """Latency growth over bytes growth at most NOISE: one seed against the timing margin itself; two or more seeds
     on the 95% interval of the per-seed ratios (agrees when its upper end is within NOISE, disagrees when its lower
     end is beyond, else inconclusive)."""

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 from harness.findings import Estimate
 from harness.power import sd_of, seeds_to_resolve
 
 #: one part of a conjunction: (its verdict, its estimate, the boundary its interval must clear, the side of the
 #: boundary the claim expects: +1 above, -1 below, None for an equivalence)
-Part = Tuple[str, Estimate, float, Optional[int]]
+Part = tuple[str, Estimate, float, int | None]
 
 
 def _seeds_needed(e: Estimate, boundary: float) -> float:
@@ -23,11 +23,11 @@ def _seeds_needed(e: Estimate, boundary: float) -> float:
         distance = abs(math.log1p(e.value / 100) - math.log1p(boundary / 100))
     else:
         distance = abs(e.value - boundary)
-    need: Optional[int] = seeds_to_resolve(sd, distance)
+    need: int | None = seeds_to_resolve(sd, distance)
     return float("inf") if need is None else float(need)
 
 
-def _wrong_side(e: Estimate, boundary: float, expected: Optional[int]) -> bool:
+def _wrong_side(e: Estimate, boundary: float, expected: int | None) -> bool:
     return expected is not None and (e.value - boundary) * expected < 0
 
 

@@ -11,7 +11,6 @@ the profile's depth and its spec, dict and hash are what they were.
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
 
 from harness.errors import UserError
 from variants.spec import split_variant
@@ -23,7 +22,7 @@ DEPTH_PART = re.compile(r"depth(\d+)")
 SOURCE_DEPTH = 6
 
 
-def split_depth(variant: str) -> Tuple[str, Optional[int]]:
+def split_depth(variant: str) -> tuple[str, int | None]:
     """(the rest of the expression, the depth it asks for or None): ``'post_ln+depth6'`` -> ``('post_ln', 6)``;
     ``'depth6'`` alone is the baseline at 6 layers. Two depth parts in one expression are refused."""
     parts = split_variant(variant)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Tuple
 
 import pandas as pd
 
 from harness.report_kit import save_figure
 
+
 def _label_points(ax, points, gap: float = 0.045) -> None:
     """Name each point; labels of points close on the x axis are stacked upwards so they do not overlap."""
     to_axes = ax.transAxes.inverted()
-    placed: List[Tuple[float, float]] = []
+    placed: list[tuple[float, float]] = []
     for x, y, name in sorted(points, key=lambda p: p[1]):
         fx, fy = to_axes.transform(ax.transData.transform((x, y)))
         label_y = fy
@@ -24,7 +24,7 @@ def _label_points(ax, points, gap: float = 0.045) -> None:
                     arrowprops=dict(arrowstyle="-", color="grey", linewidth=0.5))
 
 
-def perplexity_figure(s, path: Path, family_order: Tuple[str, ...], tolerance: float) -> Path:
+def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: float) -> Path:
     """Held-out perplexity against parameter count, one point per variant coloured by family.
 
     ``s`` is the report's Summary; dotted lines mark the baseline's parameter count +- ``tolerance``.

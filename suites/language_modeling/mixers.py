@@ -15,7 +15,6 @@ from variants.mixer_lm import MixerSpec
 from variants.spec import TransformerSpec, resolve
 
 
-
 def mixer_spec(variant: str, base: TransformerSpec) -> MixerSpec:
     """The mixer LM ``variant`` names, its FFN sized to the parameter count nearest ``base``'s."""
     spec = resolve(variant, MixerSpec(vocab_size=base.vocab_size, d_model=base.d_model, n_layers=base.n_layers,

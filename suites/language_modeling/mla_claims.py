@@ -3,7 +3,7 @@ paired over seeds at matched parameters, with MLA against GQA shown beside it.""
 
 from __future__ import annotations
 
-from typing import Callable, List, Tuple
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -22,7 +22,7 @@ def _interval(d) -> str:
     return f"{e.value:+.1f}%{inside} (n={d.seeds})"
 
 
-def _budgets(s: Summary, profile_steps: int) -> List[Tuple[int, str, str]]:
+def _budgets(s: Summary, profile_steps: int) -> list[tuple[int, str, str]]:
     """(steps, the MLA variant, its MHA reference) at each budget that has both, the profile's first."""
     out = []
     for arm in [""] + sorted({a for a in s.arm.values() if a.endswith(" steps")}, key=lambda a: int(a.split()[0])):
@@ -56,8 +56,8 @@ def mla_finding(df: pd.DataFrame) -> Finding:
                   for steps, v, ref in budgets]
     steps, v, ref, vs_mha = per_budget[-1]  # the longest budget decides
     verdict = directional(vs_mha, -1)  # stronger: lower perplexity
-    text = (f"DeepSeek-V2 (arXiv 2405.04434, appendix D.2) finds MLA stronger than MHA at a KV cache of 2.25 GQA "
-            f"groups. Here, at matched parameters, per-seed Δ perplexity of MLA against MHA at each training budget: "
+    text = ("DeepSeek-V2 (arXiv 2405.04434, appendix D.2) finds MLA stronger than MHA at a KV cache of 2.25 GQA "
+            "groups. Here, at matched parameters, per-seed Δ perplexity of MLA against MHA at each training budget: "
             + "; ".join(f"{n} steps `{m}` ({s.mean_ppl(m):.3f}) against `{r}` ({s.mean_ppl(r):.3f}) {_interval(d)} "
                         f"({directional(d, -1)})" for n, m, r, d in per_budget))
     estimates = [vs_mha.estimate] + [d.estimate for *_, d in per_budget[:-1]]
@@ -87,9 +87,9 @@ def mla_finding(df: pd.DataFrame) -> Finding:
     return finding(MLA_QUALITY, verdict, text, estimates, cause=cause, headline=0, boundary=0.0)
 
 
-def extend(claims: Tuple, findings: Callable[[pd.DataFrame], List[Finding]]):
+def extend(claims: tuple, findings: Callable[[pd.DataFrame], list[Finding]]):
     """The suite's claims and findings function with the MLA verdict after its own."""
-    def all_findings(df: pd.DataFrame) -> List[Finding]:
+    def all_findings(df: pd.DataFrame) -> list[Finding]:
         return list(findings(df)) + [mla_finding(df)]
 
     all_findings.__doc__ = findings.__doc__

@@ -4,24 +4,44 @@ of perplexity against parameters, and the comparison with Vaswani et al. 2017 an
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import pandas as pd
 
 from harness.findings import sentences
 from harness.intervals import spread
-from harness.report_kit import (code_line, first_ok, fmt_count, fmt_mean_ci, fmt_pct, machines, markdown_table,
-                                over_seeds, seeds as seeds_of, status_notes, title, write_markdown)
+from harness.report_kit import (
+    code_line,
+    first_ok,
+    fmt_count,
+    fmt_mean_ci,
+    fmt_pct,
+    machines,
+    markdown_table,
+    over_seeds,
+    status_notes,
+    title,
+    write_markdown,
+)
+from harness.report_kit import seeds as seeds_of
+from suites.common.facts import fact
 from suites.common.learning import learning_checks, learning_section, usable
 from suites.language_modeling.figure import perplexity_figure
 from suites.language_modeling.schedule import warmup_of
-from suites.language_modeling.summary import (FAMILY_ORDER, PARAM_TOLERANCE, Summary, arm_label, family_of, own_arm, ffn_width,  # noqa: F401
-                                              spec_of, widening)
+from suites.language_modeling.summary import (  # noqa: F401
+    FAMILY_ORDER,
+    PARAM_TOLERANCE,
+    Summary,
+    arm_label,
+    family_of,
+    ffn_width,
+    own_arm,
+    spec_of,
+    widening,
+)
 from suites.language_modeling.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
-from suites.common.facts import fact
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     s = Summary(df)
     first = first_ok(df)
@@ -93,7 +113,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     return [write_markdown(suite, lines, out_dir), figure]
 
 
-def _arms_lines(s: Summary, settings: Dict) -> List[str]:
+def _arms_lines(s: Summary, settings: dict) -> list[str]:
     """The Setup lines on the control arms this group has: a variant's own warm-up, another position's arm."""
     out = []
     scheduled = [v for v in s.family if spec_of(s, v).get("warmup_fraction") is not None]
@@ -119,7 +139,7 @@ def _arms_lines(s: Summary, settings: Dict) -> List[str]:
     return out
 
 
-def _row(s: Summary, v: str, first: bool = False, family: str = "") -> Dict[str, str]:
+def _row(s: Summary, v: str, first: bool = False, family: str = "") -> dict[str, str]:
     """One table row (8 columns); a reference (a baseline) shows no change."""
     delta = None if first else s.param_delta(v)
     flagged = delta is not None and abs(delta) > PARAM_TOLERANCE
@@ -141,7 +161,7 @@ def _row(s: Summary, v: str, first: bool = False, family: str = "") -> Dict[str,
     }
 
 
-def _budget(flagged_delta: Optional[float], widened: Optional[str]) -> str:
+def _budget(flagged_delta: float | None, widened: str | None) -> str:
     """'matched', 'flagged: params -12% vs baseline', and for gqa<g>/mqa the FFN width it was compared at."""
     flag = None if flagged_delta is None else f"flagged: params {100 * flagged_delta:+.0f}% vs baseline"
     if widened is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 from harness.errors import UserError
 from harness.train import TrainSettings
@@ -41,10 +41,10 @@ class ScheduledSpec(TransformerSpec):
     """A TransformerSpec trained with a warm-up of its own (``warmup_fraction`` of the steps) or a budget of its own
     (``steps``); None: the profile's."""
 
-    warmup_fraction: Optional[float] = None
-    steps: Optional[int] = None
+    warmup_fraction: float | None = None
+    steps: int | None = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         values = super().to_dict()
         for key in ("warmup_fraction", "steps"):  # a spec without its own keeps the plain spec's dict and hash
             if values.get(key) is None:
@@ -56,7 +56,7 @@ class ScheduledSpec(TransformerSpec):
 WARMUP_PARTS = {LONG_WARMUP: LONG_WARMUP_FRACTION, NO_WARMUP: 0.0}
 
 
-def split_schedule(variant: str) -> Tuple[str, Optional[float]]:
+def split_schedule(variant: str) -> tuple[str, float | None]:
     """(the architecture's expression, the warm-up fraction it asks for or None): ``'post_ln+long_warmup'`` ->
     ``('post_ln', 0.5)``, ``'post_ln+no_warmup'`` -> ``('post_ln', 0.0)``; ``'long_warmup'`` or ``'no_warmup'``
     alone is the baseline with that warm-up. Both parts in one expression are refused."""
@@ -69,7 +69,7 @@ def split_schedule(variant: str) -> Tuple[str, Optional[float]]:
     return "+".join(rest) or "baseline", (WARMUP_PARTS[asked[0]] if asked else None)
 
 
-def split_steps(variant: str) -> Tuple[str, Optional[int]]:
+def split_steps(variant: str) -> tuple[str, int | None]:
     """(the rest of the expression, the steps it asks for or None): ``'mla+steps2000'`` -> ``('mla', 2000)``;
     ``'steps2000'`` alone is the baseline with that budget. Two budgets in one expression are refused."""
     parts = split_variant(variant)
@@ -83,7 +83,7 @@ def split_steps(variant: str) -> Tuple[str, Optional[int]]:
     return "+".join(rest) or "baseline", steps
 
 
-def with_warmup(spec: TransformerSpec, fraction: Optional[float], steps: Optional[int] = None) -> TransformerSpec:
+def with_warmup(spec: TransformerSpec, fraction: float | None, steps: int | None = None) -> TransformerSpec:
     """The spec carrying its own warm-up and budget (unchanged when both are None)."""
     if fraction is None and steps is None:
         return spec
@@ -102,12 +102,12 @@ def settings_for(spec: TransformerSpec, settings: TrainSettings) -> TrainSetting
     return dataclasses.replace(settings, warmup_steps=int(round(fraction * settings.steps)))
 
 
-def steps_of(spec: Dict[str, Any], profile_steps: int) -> int:
+def steps_of(spec: dict[str, Any], profile_steps: int) -> int:
     """The training steps a stored spec trained with (its own, else the profile's)."""
     return spec.get("steps") or profile_steps
 
 
-def warmup_of(spec: Dict[str, Any], profile_warmup: int, steps: int) -> int:
+def warmup_of(spec: dict[str, Any], profile_warmup: int, steps: int) -> int:
     """The warm-up steps a stored spec trained with (its own, else the profile's)."""
     fraction = spec.get("warmup_fraction")
     return profile_warmup if fraction is None else int(round(fraction * steps_of(spec, steps)))

@@ -21,29 +21,31 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import torch
 
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, suites
 from harness.errors import UsageError
-from harness.train import train
-from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from harness.rules import Rule, one_of
+from harness.suite_file import SuiteFile
+from harness.train import train
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
+from suites.common.families import build
+from suites.common.lm import evaluate_nll, lm_loss, random_batch
 from suites.common.metrics import COMMON
-from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs, training_throughput
+from suites.common.model_cost import METRICS as COST_METRICS
+from suites.common.model_cost import inference_costs, training_costs, training_throughput
+from suites.common.profile_parts import ModelSize, ScoredText, TrainingBudget
+from suites.common.state_cost import METRICS as STATE_METRICS
+from suites.common.state_cost import state_inference_costs
 from suites.language_modeling.depth import split_depth
+from suites.language_modeling.mixers import mixer_spec
 from suites.language_modeling.schedule import settings_for, split_schedule, split_steps, with_warmup
 from variants.init_scheme import INIT_SCHEMES
+from variants.mixer_lm import MixerSpec
 from variants.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
-from suites.common.state_cost import METRICS as STATE_METRICS, state_inference_costs
-from suites.language_modeling.mixers import mixer_spec
-from suites.common.families import build
-from variants.mixer_lm import MixerSpec
 
 PROTOCOL = "nonoverlapping"
 
@@ -64,7 +66,7 @@ class LanguageModelingProfile(ModelSize, TrainingBudget, ScoredText):
     rules = {"position": Rule(check=lambda key, value: _unknown_position(key, value)), "init": one_of(*INIT_SCHEMES)}
 
 
-def _unknown_position(key: str, value: str) -> Optional[str]:
+def _unknown_position(key: str, value: str) -> str | None:
     from variants.position import positions
 
     names = positions.names()
@@ -94,13 +96,13 @@ class LanguageModeling(CharLMCorpus, Suite):
     profile_variants = {"standard": with_axes, "large": with_controls}
     options = {"data": None}
 
-    def base_spec(self, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: LanguageModelingProfile, options: dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(
             vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
             n_heads=profile.n_heads, max_len=profile.train_len, position=profile.position, init=profile.init,
         )
 
-    def spec_for(self, variant: str, profile: LanguageModelingProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def spec_for(self, variant: str, profile: LanguageModelingProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a gqa<g>/mqa spec gets the d_ff that matches its MHA twin's parameter count.
 
         An expression that sets d_ff itself (``unmatched`` sets the default) keeps it: the unmatched comparison.
@@ -122,7 +124,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         spec = spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
         return with_warmup(spec, warmup_fraction, steps)
 
-    def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
@@ -161,7 +163,7 @@ class LanguageModeling(CharLMCorpus, Suite):
 
     retimes = True
 
-    def retime_job(self, spec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def retime_job(self, spec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         """Training throughput and the inference latencies of the untrained model of ``spec`` and ``seed``."""
         train_ids = self._data(profile, ctx.options).train_ids.to(ctx.device)
         torch.manual_seed(seed)
@@ -173,7 +175,7 @@ class LanguageModeling(CharLMCorpus, Suite):
 
     @staticmethod
     def _costs(model, profile: LanguageModelingProfile, settings, train_ids: torch.Tensor, seed: int,
-               ctx: JobContext) -> List[Measurement]:
+               ctx: JobContext) -> list[Measurement]:
         """The trained model's own training and inference cost (suites/common/model_cost.py), on one training batch."""
         t0 = time.perf_counter()
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
@@ -183,7 +185,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         return out
 
 
-def _inference(model, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+def _inference(model, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
     """The model's inference costs in eval mode: a recurrence's fixed state (suites/common/state_cost.py), else its
     KV cache (suites/common/model_cost.py)."""
     model.eval()

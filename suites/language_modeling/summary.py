@@ -11,7 +11,6 @@ compared within its arm ('6 layers', '2000 steps'), against the baseline of that
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
@@ -40,7 +39,7 @@ SIMILAR = 0.03
 NOT_AXES = ("warmup_fraction",)
 
 
-def family_of(spec: Dict, base: Dict) -> str:
+def family_of(spec: dict, base: dict) -> str:
     """The family of a spec relative to the baseline spec: the axis it changes ('baseline' when none).
 
     A variant's own warm-up is not an axis: ``post_ln+long_warmup`` is of the norm-placement family, and the
@@ -61,7 +60,7 @@ def family_of(spec: Dict, base: Dict) -> str:
     return families.pop() if len(families) == 1 else "combined"
 
 
-def baseline_spec(df: pd.DataFrame) -> Dict:
+def baseline_spec(df: pd.DataFrame) -> dict:
     rows = df[df.variant == "baseline"]
     if len(rows):
         return rows.iloc[0].spec
@@ -95,12 +94,12 @@ def arm_label(arm: str) -> str:
     return arm if own_arm(arm) else f"{arm} positions"
 
 
-def ffn_width(spec: Dict) -> int:
+def ffn_width(spec: dict) -> int:
     """The FFN hidden size d_ff a stored spec builds (None means 4 x d_model)."""
     return spec.get("d_ff") or 4 * spec["d_model"]
 
 
-def widening(spec: Dict, base: Dict) -> Optional[str]:
+def widening(spec: dict, base: dict) -> str | None:
     """How a grouped (gqa<g>/mqa) variant's FFN relates to the baseline's: widened to match, or unmatched; else None."""
     if spec.get("n_kv_heads") in (None, spec.get("n_heads")) or spec.get("n_kv_heads") == base.get("n_kv_heads"):
         return None
@@ -109,12 +108,12 @@ def widening(spec: Dict, base: Dict) -> Optional[str]:
     return f"unmatched: d_ff kept at {ffn_width(spec)}"
 
 
-def per_seed(ok: pd.DataFrame, variant: str, metric: str) -> Dict[int, float]:
+def per_seed(ok: pd.DataFrame, variant: str, metric: str) -> dict[int, float]:
     rows = ok[(ok.variant == variant) & (ok.metric == metric)]
     return {int(r.seed): float(r.value) for r in rows.itertuples()}
 
 
-def _same_design(a: Dict, b: Dict) -> bool:
+def _same_design(a: dict, b: dict) -> bool:
     """Equal specs but for the kernel (which never changes quality)."""
     keys = (set(a) | set(b)) - {"kernel"}
     return all(a.get(k) == b.get(k) for k in keys)
@@ -131,17 +130,17 @@ class Summary:
         base_names = [v for v in specs.index if family_of(specs[v], self.base) == "baseline"]
         self.baseline = "baseline" if "baseline" in base_names else (base_names[0] if base_names else None)
         #: variant -> the variant it is compared with (None: its arm's baseline did not run)
-        self.reference: Dict[str, Optional[str]] = {}
+        self.reference: dict[str, str | None] = {}
         #: variant -> its arm: '' for the baseline's position encoding, else the encoding (e.g. 'sinusoidal')
-        self.arm: Dict[str, str] = {}
-        self.family: Dict[str, str] = {}
+        self.arm: dict[str, str] = {}
+        self.family: dict[str, str] = {}
         for v in specs.index:
             self.reference[v], self.arm[v], self.family[v] = self._place(v)
         self.params = {v: self._fact(v, "parameters") for v in specs.index}
         self.ppl = {v: per_seed(self.ok, v, "perplexity") for v in specs.index}
         self.flops = {v: mean_ci(per_seed(self.ok, v, "train_flops").values())[0] for v in specs.index}
 
-    def _place(self, v: str) -> Tuple[Optional[str], str, str]:
+    def _place(self, v: str) -> tuple[str | None, str, str]:
         """(reference, arm, family) of a variant: a variant with another position encoding than the baseline's is
         compared with that encoding's baseline (the base spec with only the position changed), when it ran; a
         variant of another depth with that depth's baseline (the base spec with only n_layers changed)."""
@@ -165,7 +164,7 @@ class Summary:
         """The family, labelled with its arm when it has one ('scoring, sinusoidal positions', 'warm-up, 6 layers')."""
         return self.family[v] + (f", {arm_label(self.arm[v])}" if self.arm.get(v) else "")
 
-    def _fact(self, variant: str, column: str) -> Optional[float]:
+    def _fact(self, variant: str, column: str) -> float | None:
         if column not in self.ok:
             return None
         vals = self.ok[self.ok.variant == variant][column].dropna()
@@ -174,11 +173,11 @@ class Summary:
     def mean_ppl(self, v: str) -> float:
         return mean_ci(self.ppl.get(v, {}).values())[0] if v else math.nan
 
-    def param_delta(self, v: str) -> Optional[float]:
+    def param_delta(self, v: str) -> float | None:
         b, p = self.params.get(self.reference.get(v) or self.baseline), self.params.get(v)
         return None if b is None or p is None else (p - b) / b
 
-    def ppl_delta_pct(self, v: str) -> List[float]:
+    def ppl_delta_pct(self, v: str) -> list[float]:
         """Per-seed (ppl_v / ppl_reference - 1) x 100 over the seeds both ran."""
         base = self.ppl.get(self.reference.get(v), {})
         return [100 * (p / base[s] - 1) for s, p in self.ppl.get(v, {}).items() if s in base]
@@ -190,7 +189,7 @@ class Summary:
         vals = self.df.unigram_entropy.dropna()
         return math.exp(float(vals.iloc[0])) if len(vals) else math.nan
 
-    def outcome_ppl(self, v: str) -> Dict[int, float]:
+    def outcome_ppl(self, v: str) -> dict[int, float]:
         """Per seed, the perplexity a run ended at, a diverged run entering at the collapse value (never dropped)."""
         out = dict(self.ppl.get(v, {}))
         diverged = self.df[(self.df.variant == v) & (self.df.status == "diverged")]
@@ -203,7 +202,7 @@ class Summary:
         return bad.status.iloc[0] if len(bad) else "-"
 
 
-def spec_of(s: Summary, variant: str) -> Dict:
+def spec_of(s: Summary, variant: str) -> dict:
     rows = s.df[s.df.variant == variant]
     return rows.iloc[0].spec if len(rows) else {}
 

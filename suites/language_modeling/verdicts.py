@@ -13,16 +13,14 @@ perplexity against its reference's, whose interval is the log-scale interval of 
 from __future__ import annotations
 
 import math
-from typing import List
 
 import pandas as pd
 
 from harness.findings import Finding, finding, not_run
-from harness.paired import Difference, directional, equivalent, paired
+from harness.paired import Difference, all_hold, directional, equivalent, paired
 from harness.suite_file import SuiteFile
-from harness.paired import all_hold
-from suites.language_modeling.deciding import deciding
 from suites.common.learning import learning_checks, usable
+from suites.language_modeling.deciding import deciding
 from suites.language_modeling.depth import SOURCE_DEPTH
 from suites.language_modeling.margins import TOLERANCE_PCT, derivation
 from suites.language_modeling.schedule import warmup_of
@@ -37,7 +35,7 @@ SCORING, GROUPING, POST_LN = CLAIMS = SuiteFile.of(__file__).claims(
 TOLERANCE = TOLERANCE_PCT
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts on Vaswani et al.'s scorings, Ainslie et al.'s GQA and Xiong et al.'s Post-LN.
 
     The quality claims compare only variants that learned and did not memorise; without a usable baseline they
@@ -75,12 +73,12 @@ def _interval(d: Difference) -> str:
     return f"{e.value:+.1f}%{inside} (n={d.seeds})"
 
 
-def _unlearned(s: Summary, everyone: Summary, family: str) -> List[str]:
+def _unlearned(s: Summary, everyone: Summary, family: str) -> list[str]:
     """Variants of a family that ran but are left out of the quality verdicts (did not learn or memorised)."""
     return sorted(v for v, f in everyone.family.items() if f == family and v not in s.family)
 
 
-def _left_out_text(names: List[str]) -> str:
+def _left_out_text(names: list[str]) -> str:
     return "no verdict, as " + ", ".join(f"`{v}`" for v in names) + " did not learn or memorised (see above)."
 
 
@@ -147,7 +145,7 @@ def _edge(d: Difference, tolerance: float) -> float:
     return tolerance if d.estimate.value >= 0 else -tolerance
 
 
-def _pair(s: Summary, members: List[str]):
+def _pair(s: Summary, members: list[str]):
     """Additive against the unscaled dot product of one arm (members: [dot, additive]), or None without both."""
     kinds = {field(s, v, "scoring"): v for v in members}
     if not ("dot" in kinds and "additive" in kinds):
@@ -299,7 +297,7 @@ def _post_ln_at(s: Summary, depth: int, steps: int, warmup: int):
     return verdicts, estimates, text, worse, helped
 
 
-def _post_ln_cause(worse: Difference, helped, verdicts: List[str], depth: int, settings, init: str) -> str:
+def _post_ln_cause(worse: Difference, helped, verdicts: list[str], depth: int, settings, init: str) -> str:
     where = (f"at {depth} layers ({init} initialisation, lr {settings.get('lr')}, gradient clipping "
              f"{settings.get('grad_clip')}; Xiong et al.: {SOURCE_DEPTH} + {SOURCE_DEPTH} layers, Xavier)")
     if verdicts[0] != "agrees":

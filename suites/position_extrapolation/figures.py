@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.report_kit import pyplot, save_figure
 
 
-def perplexity_figure(ok: pd.DataFrame, variants: List[str], train_len: int, path: Path) -> Path:
+def perplexity_figure(ok: pd.DataFrame, variants: list[str], train_len: int, path: Path) -> Path:
     plt = pyplot()
     import matplotlib.ticker
     import seaborn as sns

@@ -15,12 +15,10 @@ so one margin for all would be too wide for the first and too narrow for the sec
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
-
 from harness.paired import one_seed_margin
 
 #: quantity (the verdict code's label) -> its per-seed values in %, standard profile, seeds 0, 1, 2
-STANDARD_PER_SEED: Dict[str, Tuple[float, ...]] = {
+STANDARD_PER_SEED: dict[str, tuple[float, ...]] = {
     "ALiBi ppl(8L) vs ppl(L)": (-2.70, -2.73, -2.61),
     "sinusoidal ppl(8L) vs ppl(L)": (324.36, 338.44, 339.39),
     "ALiBi vs sinusoidal ppl(8L)/ppl(L)": (-77.07, -77.81, -77.83),
@@ -39,9 +37,9 @@ STANDARD_PER_SEED: Dict[str, Tuple[float, ...]] = {
 }
 
 #: quantity -> the margin in % one seed of it must exceed (2.8 sd of its standard per-seed values)
-MARGINS: Dict[str, float] = {k: one_seed_margin(v) for k, v in STANDARD_PER_SEED.items()}
+MARGINS: dict[str, float] = {k: one_seed_margin(v) for k, v in STANDARD_PER_SEED.items()}
 
 
-def margin_of(quantity: str) -> Optional[float]:
+def margin_of(quantity: str) -> float | None:
     """The calibrated one-seed margin of ``quantity`` in %, or None (one seed of it: no verdict)."""
     return MARGINS.get(quantity)

@@ -16,22 +16,21 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from pathlib import Path
-from typing import Optional, Tuple
 
 import torch
 
 from harness.contract import JobContext
 from harness.train import train
 from suites.common.checkpoints import Training, load, path_for, train_once, training_key
-from suites.common.lm import lm_loss, random_batch
 from suites.common.data.char_lm import CharLMData
+from suites.common.lm import lm_loss, random_batch
 from suites.position_extrapolation.suite import EVAL_SETTINGS, ExtrapolationProfile, ExtrapolationRecipe
 from variants.transformer import DecoderLM, build
 
 SUITE = "position_extrapolation"
 
 
-def training_fields() -> Tuple[str, ...]:
+def training_fields() -> tuple[str, ...]:
     """The settings of position_extrapolation's profile that decide its trained weights: its recipe's."""
     return tuple(f.name for f in dataclasses.fields(ExtrapolationRecipe) if f.name not in ("name", "description", "seeds"))
 
@@ -50,7 +49,7 @@ def autocast(ctx: JobContext):
     return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype)
 
 
-def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, suite: str) -> Tuple[DecoderLM, Training]:
+def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, suite: str) -> tuple[DecoderLM, Training]:
     """position_extrapolation's model of ``spec`` after training with the profile's recipe (an ExtrapolationRecipe),
     in eval mode, and where its weights came from. A RoPE scaling is trained without, then applied to the trained
     weights."""
@@ -90,7 +89,7 @@ def _variant(spec, trained: DecoderLM, ctx: JobContext) -> DecoderLM:
     return model.eval()
 
 
-def _extrapolation_folder(own: Optional[Path]) -> Optional[Path]:
+def _extrapolation_folder(own: Path | None) -> Path | None:
     """position_extrapolation's checkpoint folder beside ``own`` (results/<suite>/.checkpoints), or None."""
     if own is None:
         return None

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
-from harness.report_kit import code_line, in_order, machines, seeds as seeds_of, title, write_markdown
+from harness.report_kit import code_line, in_order, machines, title, write_markdown
+from harness.report_kit import seeds as seeds_of
+from suites.common.facts import fact
 from suites.common.learning import learning_section
 from suites.position_extrapolation.figures import perplexity_figure
 from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
-from suites.position_extrapolation.tables import NOT_COMPARABLE, ORDER, Shape, consecutive_section, extrapolation_section, perplexity_section  # noqa: F401
+from suites.position_extrapolation.tables import (  # noqa: F401
+    NOT_COMPARABLE,
+    ORDER,
+    Shape,
+    consecutive_section,
+    extrapolation_section,
+    perplexity_section,
+)
 from suites.position_extrapolation.verdicts import CLAIMS, PUBLISHED, extrapolation_finding, findings, verdict  # noqa: F401  (the suite's claims and verdicts, read through this module)
-from suites.common.facts import fact
 from suites.position_extrapolation.window_span import window_section
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     ok = df[df.status == "ok"]
     variants = in_order(df.variant.unique(), ORDER)

@@ -11,15 +11,14 @@ variants' specs (``rope_scaling``, ``rope_scale``) from the records, so any ``ro
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional
 
 import pandas as pd
 
 from harness.findings import Claim, Finding, finding, sentences
-from harness.suite_file import SuiteFile
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
-from suites.common.learning import learning_checks
 from harness.paired import all_hold
+from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
+from harness.suite_file import SuiteFile
+from suites.common.learning import learning_checks
 from suites.position_extrapolation.rules import change, lower, rises_by, said, stays_within
 from suites.position_extrapolation.tuning import JUDGED_MULTIPLIER, TUNE_MULTIPLIER
 
@@ -44,22 +43,22 @@ ROPE_BLOWS_UP, PI_SHORT, PI_EXTRAPOLATION, NTK_CLOSE, YARN_CLOSE = CLAIMS
 PI_LENGTHS = (2, 4)
 
 
-def _scaling(spec) -> Optional[str]:
+def _scaling(spec) -> str | None:
     return spec.get("rope_scaling") if isinstance(spec, dict) else None
 
 
-def extension_variants(df: pd.DataFrame) -> Dict[str, dict]:
+def extension_variants(df: pd.DataFrame) -> dict[str, dict]:
     """variant -> its spec, for every variant with a RoPE scaling."""
     first = df.drop_duplicates("variant")
     return {r.variant: r.spec for r in first.itertuples() if _scaling(r.spec)}
 
 
-def _ppl(ok: pd.DataFrame, variant: str, x: float, metric: str = "perplexity") -> Dict[int, float]:
+def _ppl(ok: pd.DataFrame, variant: str, x: float, metric: str = "perplexity") -> dict[int, float]:
     rows = ok[(ok.variant == variant) & (ok.metric == metric) & (ok.x == x)]
     return {int(r.seed): float(r.value) for r in rows.itertuples()}
 
 
-def _ratios(ok: pd.DataFrame, variant: str, x: float, ref_variant: str, ref_x: float) -> List[float]:
+def _ratios(ok: pd.DataFrame, variant: str, x: float, ref_variant: str, ref_x: float) -> list[float]:
     num, den = _ppl(ok, variant, x), _ppl(ok, ref_variant, ref_x)
     return [num[s] / den[s] for s in num if s in den]
 
@@ -68,11 +67,11 @@ def _says(verdict: str) -> str:
     return "**inconclusive**" if verdict == "inconclusive" else f"this run **{verdict}**"
 
 
-def _mean(values: List[float]) -> float:
+def _mean(values: list[float]) -> float:
     return mean_ci(values)[0] if values else math.nan
 
 
-def section(df: pd.DataFrame, train_len: int) -> List[str]:
+def section(df: pd.DataFrame, train_len: int) -> list[str]:
     """The report's Markdown lines on RoPE extension (none when the run has no ``rope+<scaling>`` variant)."""
     scaled = extension_variants(df)
     if not scaled:
@@ -123,7 +122,7 @@ def _chosen(ok: pd.DataFrame, v: str) -> str:
     return " / ".join(texts) if texts else "-"
 
 
-def _one_training(df: pd.DataFrame, scaled: Dict[str, dict]) -> str:
+def _one_training(df: pd.DataFrame, scaled: dict[str, dict]) -> str:
     if "training_key" not in df:
         return ""
     keys = df[df.variant.isin(set(scaled) | {"rope"})].drop_duplicates(["variant", "seed"])
@@ -133,7 +132,7 @@ def _one_training(df: pd.DataFrame, scaled: Dict[str, dict]) -> str:
     return "Some variants were trained separately (their `training_key` differs), so they are not one model's curves."
 
 
-def verdicts(df: pd.DataFrame, train_len: int) -> List[Finding]:
+def verdicts(df: pd.DataFrame, train_len: int) -> list[Finding]:
     """One finding per statement of the published shape this run can test, from learned models only, each paired
     over seeds (rules.py)."""
     ok = df[df.status == "ok"]
@@ -169,16 +168,16 @@ def verdicts(df: pd.DataFrame, train_len: int) -> List[Finding]:
     return [f for c in CLAIMS for f in out if f.claim.key == c.key]
 
 
-def _first_by_scaling(scaled: Dict[str, dict]) -> Dict[str, str]:
+def _first_by_scaling(scaled: dict[str, dict]) -> dict[str, str]:
     """scaling name -> the first variant (by name) with it and ``auto`` s (a run with rope+yarn and rope+yarn4 is judged
     on rope+yarn); fixed-s variants count when no auto one exists."""
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for v, spec in sorted(scaled.items(), key=lambda kv: (str(kv[1].get("rope_scale", "auto")) != "auto", kv[0])):
         out.setdefault(_scaling(spec), v)
     return out
 
 
-def _at_l(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Dict[int, float]:
+def _at_l(ok: pd.DataFrame, v: str, spec: dict, L: float) -> dict[int, float]:
     """The reference ppl(L) of an extension: its own at L when s = auto (s = 1 there: the same weights as plain RoPE,
     scored in the same job, so a retraining that differs in the last digits never enters the comparison), else
     plain RoPE's."""
@@ -186,7 +185,7 @@ def _at_l(ok: pd.DataFrame, v: str, spec: dict, L: float) -> Dict[int, float]:
     return own if spec.get("rope_scale", "auto") == "auto" and own else _ppl(ok, "rope", L)
 
 
-def _ntk(ok: pd.DataFrame, v: str, rope_l: Dict[int, float], L: float) -> Finding:
+def _ntk(ok: pd.DataFrame, v: str, rope_l: dict[int, float], L: float) -> Finding:
     """NTK-aware at JUDGED_MULTIPLIER x L (where its headroom was chosen) against plain RoPE's ppl(L): within CLOSE%."""
     J = JUDGED_MULTIPLIER
     at4, rope4 = _ppl(ok, v, J * L), _ppl(ok, "rope", J * L)
@@ -211,7 +210,7 @@ def _ntk(ok: pd.DataFrame, v: str, rope_l: Dict[int, float], L: float) -> Findin
                    over_seeds=not mistuned)
 
 
-def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
+def _yarn(ok: pd.DataFrame, by_name: dict[str, str], L: float) -> Finding:
     """YaRN at JUDGED_MULTIPLIER x L (where its alpha and beta were chosen) against PI and NTK-aware there: lower,
     paired over seeds."""
     J = JUDGED_MULTIPLIER
@@ -243,7 +242,7 @@ def _yarn(ok: pd.DataFrame, by_name: Dict[str, str], L: float) -> Finding:
                    over_seeds=not mistuned)
 
 
-def tuned_at(ok: pd.DataFrame, v: str) -> List[float]:
+def tuned_at(ok: pd.DataFrame, v: str) -> list[float]:
     """The lengths ``v``'s free parameters were chosen at, from its ``validation_loss`` records (sorted; [] without)."""
     rows = ok[(ok.variant == v) & (ok.metric == "validation_loss")]
     if "extra" not in rows:
@@ -251,7 +250,7 @@ def tuned_at(ok: pd.DataFrame, v: str) -> List[float]:
     return sorted({float(e["eval_length"]) for e in rows.extra if isinstance(e, dict) and "eval_length" in e})
 
 
-def _mistuned(ok: pd.DataFrame, variants: List[str], L: float) -> str:
+def _mistuned(ok: pd.DataFrame, variants: list[str], L: float) -> str:
     """Why the records cannot judge ``variants`` at JUDGED_MULTIPLIER x L: a free parameter chosen at another length
     ('' when every one was chosen there or has none)."""
     judged = JUDGED_MULTIPLIER * L
@@ -270,21 +269,21 @@ def _params(ok: pd.DataFrame, v: str) -> str:
     return f"; chosen on validation text: {' / '.join(texts)}" if texts else ""
 
 
-def _tested(scaled: Dict[str, dict]) -> List[Claim]:
+def _tested(scaled: dict[str, dict]) -> list[Claim]:
     """The claims the run's scaled variants test."""
     names = {_scaling(spec) for spec in scaled.values()}
     return [c for n, c in (("pi", PI_SHORT), ("pi", PI_EXTRAPOLATION), ("ntk", NTK_CLOSE), ("yarn", YARN_CLOSE))
             if n in names]
 
 
-def _fixed_pi(scaled: Dict[str, dict]) -> Optional[str]:
+def _fixed_pi(scaled: dict[str, dict]) -> str | None:
     """The first PI variant (by name) with a fixed s > 1 (``rope+pi2``), or None."""
     fixed = [v for v, spec in sorted(scaled.items()) if _scaling(spec) == "pi"
              and str(spec.get("rope_scale", "auto")) != "auto" and float(spec["rope_scale"]) > 1]
     return fixed[0] if fixed else None
 
 
-def _pi(ok: pd.DataFrame, v: Optional[str], L: float) -> Finding:
+def _pi(ok: pd.DataFrame, v: str | None, L: float) -> Finding:
     """PI's short-length cost as Chen et al. state it: a fixed s > 1 (the model extended to s x L), scored at L,
     against plain RoPE at L, the same weights and text (with s = length / L, s is 1 at L and nothing is blurred)."""
     if v is None:
@@ -301,7 +300,7 @@ def _pi(ok: pd.DataFrame, v: Optional[str], L: float) -> Finding:
                    f"({diff.why()}).", boundary=PI_RISE)
 
 
-def _pi_extrapolation(ok: pd.DataFrame, v: str, L: float, fixed: Optional[str]) -> Finding:
+def _pi_extrapolation(ok: pd.DataFrame, v: str, L: float, fixed: str | None) -> Finding:
     """PI (s = length / L) against plain extrapolation at each of PI_LENGTHS, the same length for both: lower at
     every one (all_hold), as Chen et al.'s bounded interpolated scores predict."""
     diffs = [change(f"{v} ppl({k}L) vs rope ppl({k}L)", _ppl(ok, v, k * L), _ppl(ok, "rope", k * L)) for k in PI_LENGTHS]
@@ -320,8 +319,8 @@ def _pi_extrapolation(ok: pd.DataFrame, v: str, L: float, fixed: Optional[str]) 
         cause = (f"PI is higher than plain extrapolation at {', '.join(worse)}" if worse else
                  f"PI against plain extrapolation {said(diffs[deciding])} ({diffs[deciding].why()})")
         blur = change(f"{fixed} ppl(1L) vs rope ppl(L)", _ppl(ok, fixed, L), _ppl(ok, "rope", L)) if fixed else None
-        cause += (f"; without fine-tuning, interpolation divides the offsets between neighbouring characters by s, "
-                  f"offsets the model never saw and the ones a character LM leans on most"
+        cause += ("; without fine-tuning, interpolation divides the offsets between neighbouring characters by s, "
+                  "offsets the model never saw and the ones a character LM leans on most"
                   + (f": at the training length, where nothing extrapolates, `{fixed}` alone costs {said(blur)}"
                      if blur is not None and blur.seeds else "")
                   + "; Chen et al. fine-tune about 1000 steps to adapt to it.")
@@ -329,7 +328,7 @@ def _pi_extrapolation(ok: pd.DataFrame, v: str, L: float, fixed: Optional[str]) 
                    boundary=0.0)
 
 
-def _same_as_ntk(ok: pd.DataFrame, scaled: Dict[str, dict]) -> Optional[str]:
+def _same_as_ntk(ok: pd.DataFrame, scaled: dict[str, dict]) -> str | None:
     dyn = [v for v, s in scaled.items() if _scaling(s) == "dynamic_ntk"]
     if not dyn or "rope+ntk" not in scaled:
         return None
@@ -338,7 +337,7 @@ def _same_as_ntk(ok: pd.DataFrame, scaled: Dict[str, dict]) -> Optional[str]:
     return dyn[0] if len(merged) and (merged.value_x - merged.value_y).abs().max() < 1e-9 else None
 
 
-def _finetuned(df: pd.DataFrame, ok: pd.DataFrame, train_len: int, lengths) -> List[str]:
+def _finetuned(df: pd.DataFrame, ok: pd.DataFrame, train_len: int, lengths) -> list[str]:
     tuned = ok[ok.metric == "finetuned_perplexity"]
     if tuned.empty:
         return []

@@ -21,14 +21,13 @@ quantity without one gives no verdict ("1 seed: no verdict"). At two seeds or mo
 from __future__ import annotations
 
 import math
-from typing import Dict
 
 from harness.findings import Estimate
 from harness.paired import Difference, directional, paired
 from suites.position_extrapolation.margins import margin_of
 
 
-def change(label: str, a: Dict[int, float], b: Dict[int, float]) -> Difference:
+def change(label: str, a: dict[int, float], b: dict[int, float]) -> Difference:
     """The per-seed relative change (a - b) / b in %, over the seeds both have; ``label`` names the quantity, whose
     calibrated margin (margins.py) judges it at one seed."""
     return paired(label, a, b, unit="%", margin=margin_of(label), relative=True)
@@ -78,7 +77,7 @@ def said(diff: Difference) -> str:
     return f"{e.value:+.0f}%{interval} over {diff.seeds} seed(s)"
 
 
-def from_one(label: str, ratios: Dict[int, float]) -> Difference:
+def from_one(label: str, ratios: dict[int, float]) -> Difference:
     """The per-seed change of a ratio (ppl(8L)/ppl(L)) from 1, in %, judged by its interval (or a margin) alone: the
     ratio already pairs its two arms within each seed, so there are no arm ranges to separate."""
     seeds = sorted(ratios)

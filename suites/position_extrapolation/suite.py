@@ -25,23 +25,24 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import torch
 
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, suites
-from harness.train import TrainSettings, train
-from suites.common.checkpoints import train_once, training_key
-from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from harness.rules import at_least, one_of
-from suites.common.data.char_lm import check_fits
+from harness.suite_file import SuiteFile
+from harness.train import TrainSettings, train
 from suites.common.char_lm_suite import CharLMCorpus
+from suites.common.checkpoints import train_once, training_key
+from suites.common.data.char_lm import check_fits
+from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from suites.common.metrics import COMMON
-from suites.common.model_cost import METRICS as COST_METRICS, inference_costs, training_costs, training_throughput
+from suites.common.model_cost import METRICS as COST_METRICS
+from suites.common.model_cost import inference_costs, training_costs, training_throughput
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
-from suites.position_extrapolation.window_span import span_measurements
 from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
+from suites.position_extrapolation.window_span import span_measurements
 from variants.rope_scaling import scale_factor
 from variants.spec import TransformerSpec
 from variants.transformer import build
@@ -56,7 +57,7 @@ class ExtrapolationRecipe(ModelSize, TrainingBudget, CharLMText):
 class ExtrapolationProfile(ExtrapolationRecipe):
     """Model size, training budget and evaluation plan of one run."""
 
-    eval_multipliers: Tuple[int, ...] = (1, 2, 4, 8, 16)
+    eval_multipliers: tuple[int, ...] = (1, 2, 4, 8, 16)
     #: held-out tokens scored at every length (at most the held-out split, a multiple of the longest length)
     eval_tokens: int = 32768
     protocol: str = "nonoverlapping"
@@ -70,7 +71,7 @@ class ExtrapolationProfile(ExtrapolationRecipe):
              "finetune_steps": at_least(0, "0 = no fine-tuning")}
     added_later = {**ExtrapolationRecipe.added_later, "finetune_steps": 0}  # after version 2's records
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         out = []
         longest = self.train_len * max(self.eval_multipliers)
         if self.eval_tokens < longest:
@@ -114,11 +115,11 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 
-    def check_data(self, profile: ExtrapolationProfile, options: Dict[str, Any]) -> None:
+    def check_data(self, profile: ExtrapolationProfile, options: dict[str, Any]) -> None:
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
                    profile.train_len * max(profile.eval_multipliers), "set.train_len x the largest of set.eval_multipliers")
 
-    def run_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len * max(profile.eval_multipliers))
@@ -170,7 +171,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         return out + self._costs(model, train_spec, state, train_ids, profile, seed, ctx)
 
     def _costs(self, model, train_spec: TransformerSpec, state, train_ids: torch.Tensor, profile: ExtrapolationProfile,
-               seed: int, ctx: JobContext) -> List[Measurement]:
+               seed: int, ctx: JobContext) -> list[Measurement]:
         """The trained model's own training and inference cost (suites/common/model_cost.py): the variant itself
         (its RoPE scaling applied at each length) for inference, the weights it was trained as for training."""
         t0 = time.perf_counter()
@@ -186,7 +187,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     retimes = True
 
     def retime_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int,
-                   ctx: JobContext) -> List[Measurement]:
+                   ctx: JobContext) -> list[Measurement]:
         """Training throughput (of the weights it trains as) and the inference latencies of the variant itself, the
         model of ``spec`` and ``seed`` untrained."""
         train_ids = self._data(profile, ctx.options).train_ids.to(ctx.device)
@@ -205,7 +206,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype, enabled=ctx.dtype != torch.float32)
 
     def _scored(self, model, eval_ids: torch.Tensor, length: int, mult: int, profile: ExtrapolationProfile,
-                ctx: JobContext, prefix: str = "") -> List[Measurement]:
+                ctx: JobContext, prefix: str = "") -> list[Measurement]:
         """Held-out loss and perplexity at ``length`` (a RoPE scaling with rope_scale=auto takes s = length / L).
 
         Randomized positions: the mean loss over TEST_DRAWS fixed-seed test-time draws (Ruoss et al.'s protocol),
@@ -242,7 +243,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
                                 stride=profile.stride or profile.train_len, device=ctx.device)
 
     def _tuned_scaling(self, model, spec: TransformerSpec, data, eval_ids: torch.Tensor, profile: ExtrapolationProfile,
-                       ctx: JobContext) -> List[Measurement]:
+                       ctx: JobContext) -> list[Measurement]:
         """Give ``model``'s RoPE scaling the grid point with the lowest validation loss at TUNE_MULTIPLIER x L
         (suites/position_extrapolation/tuning.py); one ``validation_loss`` record per point (none without a grid)."""
         points = grid_points(spec.rope_scaling) if spec.rope_scaling else []
@@ -303,7 +304,7 @@ def _with_weights(spec: TransformerSpec, state, device: str):
 
 
 
-def _inference(model, profile: ExtrapolationProfile, seed: int, ctx: JobContext, autocast) -> List[Measurement]:
+def _inference(model, profile: ExtrapolationProfile, seed: int, ctx: JobContext, autocast) -> list[Measurement]:
     """The variant's inference costs (suites/common/model_cost.py), its random positions drawn as 0..n-1."""
     if hasattr(model.position, "draw_at_test"):
         model.position.draw_at_test(None)  # decoding reads positions 0..n-1

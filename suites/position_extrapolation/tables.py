@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import math
-from typing import Dict, List
 
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, status_notes
-from suites.common.narrow import narrow
 from suites.common.learning import learning_checks, usable
+from suites.common.narrow import narrow
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
@@ -18,9 +17,9 @@ ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
 NOT_COMPARABLE = 1.15
 
 
-def _per_seed(ok: pd.DataFrame, metric: str, x: float) -> Dict[str, Dict[int, float]]:
+def _per_seed(ok: pd.DataFrame, metric: str, x: float) -> dict[str, dict[int, float]]:
     rows = ok[(ok.metric == metric) & (ok.x == x)]
-    out: Dict[str, Dict[int, float]] = {}
+    out: dict[str, dict[int, float]] = {}
     for r in rows.itertuples():
         out.setdefault(r.variant, {})[int(r.seed)] = float(r.value)
     return out
@@ -44,8 +43,8 @@ class Shape:
 
 
 
-def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], lengths: List[float],
-                       train_len: int) -> List[str]:
+def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], lengths: list[float],
+                       train_len: int) -> list[str]:
     """Perplexity per variant and evaluation length, and notes on the cells that are not numbers."""
     # perplexities are positive: their interval is on a log scale (harness/intervals.py), never below 0
     lines = [f"## Perplexity by evaluation length ({over_seeds(most_seeds(ok))}; L = {train_len})", ""]
@@ -65,7 +64,7 @@ def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: List[str], 
     return lines
 
 
-def extrapolation_section(shape: Shape, variants: List[str]) -> List[str]:
+def extrapolation_section(shape: Shape, variants: list[str]) -> list[str]:
     """Each variant's perplexity at L, its ppl(8L)/ppl(L) and whether it is comparable at L."""
     summary = []
     for v in variants:
@@ -86,7 +85,7 @@ def extrapolation_section(shape: Shape, variants: List[str]) -> List[str]:
               markdown_table(pd.DataFrame(summary)), ""]
 
 
-def consecutive_section(ok: pd.DataFrame, lengths: List[float], train_len: int) -> List[str]:
+def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) -> list[str]:
     """Randomized positions scored both ways: at test-time draws (the protocol, in every other table) and at 0..T-1."""
     extra = ok[ok.metric == "consecutive_perplexity"]
     if extra.empty:

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Callable, Dict, List, Tuple
+from collections.abc import Callable
 
 import torch
 
 #: scaling name -> parameter -> values tried, the published value first
 #: YaRN's ramp bounds, shared by every scaling that ramps as YaRN does
-RAMP_GRID: Dict[str, Tuple[float, ...]] = {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)}
-GRIDS: Dict[str, Dict[str, Tuple[float, ...]]] = {
+RAMP_GRID: dict[str, tuple[float, ...]] = {"alpha": (1.0, 0.5, 2.0), "beta": (32.0, 16.0, 8.0, 4.0, 2.0)}
+GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
     "yarn": RAMP_GRID,
     "yarn_rlinear": RAMP_GRID,
     "ntk_by_parts": RAMP_GRID,
@@ -43,14 +43,14 @@ TUNE_MULTIPLIER = JUDGED_MULTIPLIER
 VALIDATION_TOKENS = 16384
 
 
-def grid_points(name: str) -> List[Dict[str, float]]:
+def grid_points(name: str) -> list[dict[str, float]]:
     """Every combination of the scaling's grid, the published values first ([] for a scaling without one)."""
     grid = GRIDS.get(name, {})
     keys = list(grid)
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))] if keys else []
 
 
-def validation_ids(train_ids: torch.Tensor, heldout_ids: torch.Tensor, scored: int, length: int) -> Tuple[torch.Tensor, str]:
+def validation_ids(train_ids: torch.Tensor, heldout_ids: torch.Tensor, scored: int, length: int) -> tuple[torch.Tensor, str]:
     """(ids, where from): up to VALIDATION_TOKENS targets (a multiple of ``length``) and their inputs, from the
     held-out characters after the first ``scored`` + 1, else from the end of the training split."""
     rest = heldout_ids[scored + 1:]
@@ -61,11 +61,11 @@ def validation_ids(train_ids: torch.Tensor, heldout_ids: torch.Tensor, scored: i
     return train_ids[-(n + 1):], "the last characters of the training split"
 
 
-def choose(scaling, points: List[Dict[str, float]], head_dim: int, train_len: int, s: float,
-           loss_of: Callable[[object], float]) -> Tuple[Dict[str, float], List[Tuple[Dict[str, float], float]]]:
+def choose(scaling, points: list[dict[str, float]], head_dim: int, train_len: int, s: float,
+           loss_of: Callable[[object], float]) -> tuple[dict[str, float], list[tuple[dict[str, float], float]]]:
     """(the point with the lowest validation loss, [(point, loss)] for every point) for ``scaling`` at scale s;
     ``loss_of(scaling with the point's values)`` scores one. Points giving the same frequencies share a score."""
-    seen: Dict[tuple, float] = {}
+    seen: dict[tuple, float] = {}
     scored, best, best_loss = [], points[0], float("inf")
     for point in points:
         variant = dataclasses.replace(scaling, **point)

@@ -6,17 +6,17 @@ whose intervals are the log-scale intervals of the ratios (they stay above -100%
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Dict, List, Mapping, Sequence, Union
 
 import pandas as pd
 
 from harness.findings import Estimate, Finding, finding
-from harness.suite_file import SuiteFile
+from harness.paired import all_hold
 from harness.report_kit import fmt_mean_ci
+from harness.suite_file import SuiteFile
 from suites.position_extrapolation import rope_extension_report as extension
 from suites.position_extrapolation import window_quality, window_span
-from harness.paired import all_hold
 from suites.position_extrapolation.rules import change, from_one, lower, rises_by, said, stays_within
 from suites.position_extrapolation.tables import Shape
 
@@ -32,7 +32,7 @@ CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS + (window_span.SPAN, window_quality
 FLAT = 15.0
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts from one group of records: Press et al.'s finding, the RoPE-extension statements, then the
     stacked-window check and what a window costs at L."""
     train_len = int(df.iloc[0].profile_settings["train_len"])
@@ -51,14 +51,14 @@ def extrapolation_finding(df: pd.DataFrame) -> Finding:
     return found
 
 
-def _by_seed(values: Union[Sequence[float], Mapping[int, float], None]) -> Dict[int, float]:
+def _by_seed(values: Sequence[float] | Mapping[int, float] | None) -> dict[int, float]:
     """seed -> value; a list is taken as seeds 0, 1, ... in order."""
     if not values:
         return {}
     return dict(values) if isinstance(values, Mapping) else dict(enumerate(values))
 
 
-def verdict(ratios: Mapping[str, Union[Sequence[float], Mapping[int, float]]], comparable: set, learned: set) -> Finding:
+def verdict(ratios: Mapping[str, Sequence[float] | Mapping[int, float]], comparable: set, learned: set) -> Finding:
     """Three comparisons paired over seeds (rules.py) on ppl(8L)/ppl(L), all of which must agree: ALiBi's within
     FLAT% of 1 (or below: flat), sinusoidal's at least FLAT% above 1 (not flat), and ALiBi's below sinusoidal's.
 

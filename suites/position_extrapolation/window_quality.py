@@ -24,6 +24,7 @@ than a reference run trains, so the claim is judged at a margin three seeds can 
 from __future__ import annotations
 
 import math
+
 import pandas as pd
 
 from harness.findings import Finding, finding, not_run

@@ -14,8 +14,6 @@ the mask and its stacking; the finding-like question, what a window costs in per
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
-
 import pandas as pd
 import torch
 
@@ -61,7 +59,7 @@ def receptive_span(model, length: int, device, seed: int = 0) -> int:
     return length - 1 - first
 
 
-def span_measurements(model, n_layers: int, window: Optional[int], train_len: int, device) -> List[Measurement]:
+def span_measurements(model, n_layers: int, window: int | None, train_len: int, device) -> list[Measurement]:
     """The measured span of a window model (none for full attention), on a sequence twice the span or 2 L long."""
     if window is None:
         return []
@@ -94,19 +92,19 @@ def window_finding(df: pd.DataFrame) -> Finding:
     return finding(SPAN, verdict, text, estimates, cause=cause, over_seeds=False)
 
 
-def window_specs(ok: pd.DataFrame) -> Dict[str, dict]:
+def window_specs(ok: pd.DataFrame) -> dict[str, dict]:
     """variant -> spec of the variants of ``ok`` whose spec sets a sliding window, in their order of appearance."""
     specs = ok.groupby("variant", sort=False).spec.first()
     return {v: specs[v] for v in specs.index if isinstance(specs[v], dict) and specs[v].get("window")}
 
 
-def ppl_by_seed(ppl: pd.DataFrame, variant: str, x: float) -> Dict[int, float]:
+def ppl_by_seed(ppl: pd.DataFrame, variant: str, x: float) -> dict[int, float]:
     """seed -> perplexity of ``variant`` at evaluation length ``x`` (``ppl``: perplexity records)."""
     part = ppl[(ppl.variant == variant) & (ppl.x == x)]
     return {int(r.seed): float(r.value) for r in part.itertuples()}
 
 
-def window_section(ok: pd.DataFrame, variants: List[str], lengths: List[float], train_len: int) -> List[str]:
+def window_section(ok: pd.DataFrame, variants: list[str], lengths: list[float], train_len: int) -> list[str]:
     """A table of each window model against full-attention RoPE trained alike: W, span, ppl change at L and past it."""
     specs = window_specs(ok)
     windows = [v for v in variants if v in specs]

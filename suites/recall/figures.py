@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.report_kit import pyplot, save_figure
 
 
-def figures(df: pd.DataFrame, variants: List[str], folder: Path, tokens: int = 0) -> List[Path]:
+def figures(df: pd.DataFrame, variants: list[str], folder: Path, tokens: int = 0) -> list[Path]:
     """The figures from the ok token-accuracy records (with their task columns); the paths written. ``tokens``: MQAR's
     longest sequence, at which the recall-memory figure counts each model's state."""
     plt = pyplot()
@@ -56,7 +55,7 @@ def figures(df: pd.DataFrame, variants: List[str], folder: Path, tokens: int = 0
     return made
 
 
-def _recall_memory(mqar: pd.DataFrame, variants: List[str], tokens: int, folder: Path) -> List[Path]:
+def _recall_memory(mqar: pd.DataFrame, variants: list[str], tokens: int, folder: Path) -> list[Path]:
     """MQAR accuracy at the most pairs against the bytes each trained model keeps per sequence (Arora et al. 2024,
     Based, Figure 2): one point per variant, its mean over seeds with a 95% interval."""
     points = memory_points(mqar, variants, tokens)
@@ -69,7 +68,7 @@ def _recall_memory(mqar: pd.DataFrame, variants: List[str], tokens: int, folder:
     return [save_figure(fig, folder / "recall_memory.png")]
 
 
-def memory_points(mqar: pd.DataFrame, variants: List[str], tokens: int) -> list:
+def memory_points(mqar: pd.DataFrame, variants: list[str], tokens: int) -> list:
     """(variant, float32 bytes kept per sequence after ``tokens`` tokens, its accuracy's spread over seeds at the most
     pairs) per variant with a spec in its records."""
     from harness.intervals import spread

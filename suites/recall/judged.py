@@ -10,7 +10,7 @@ headline is the pair the verdict turns on (``deciding``).
 from __future__ import annotations
 
 import math
-from typing import Dict, Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -21,13 +21,13 @@ from harness.paired import Difference
 ACCURACY = (0.0, 1.0)
 
 
-def scores(df: pd.DataFrame, variant: str, task: str, size: float) -> Dict[int, float]:
+def scores(df: pd.DataFrame, variant: str, task: str, size: float) -> dict[int, float]:
     """seed -> token accuracy, a diverged training at 0 (an outcome, not a gap)."""
     rows = df[(df.metric == "token_accuracy") & (df.variant == variant) & (df.task == task) & (df.x == size)]
     return {int(seed): (float(v) if st == "ok" else 0.0) for seed, v, st in zip(rows.seed, rows.value, rows.status)}
 
 
-def mean(values: Dict[int, float]) -> float:
+def mean(values: dict[int, float]) -> float:
     vals = list(values.values())
     return sum(vals) / len(vals) if vals else float("nan")
 

@@ -11,8 +11,6 @@ does not select on the numbers it is judged by.
 
 from __future__ import annotations
 
-from typing import Dict, List
-
 import pandas as pd
 
 from harness.report_kit import table_section
@@ -34,7 +32,7 @@ def validation_means(df: pd.DataFrame) -> pd.DataFrame:
             .reset_index().sort_values(["variant", "lr"]))
 
 
-def chosen_rates(df: pd.DataFrame) -> Dict[str, float]:
+def chosen_rates(df: pd.DataFrame) -> dict[str, float]:
     """variant -> the learning rate it keeps on MQAR (only variants trained at more than one rate)."""
     if "lr" not in df:
         return {}
@@ -56,7 +54,7 @@ def keep_chosen(df: pd.DataFrame) -> pd.DataFrame:
     return df[~other]
 
 
-def sweep_table(df: pd.DataFrame, variants: List[str]) -> List[str]:
+def sweep_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
     """One row per variant, one column per rate: validation token accuracy at the most pairs, the kept rate starred."""
     if not swept(df):
         return []

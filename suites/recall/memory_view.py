@@ -10,8 +10,8 @@ own report covers; the kv_cache models are that suite's width, not the recall mo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import List, Mapping
 
 import pandas as pd
 
@@ -20,12 +20,12 @@ from harness.report_kit import pyplot, save_figure
 FIGURE = "index_recall_memory.png"
 
 
-def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> List[str]:
+def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list[str]:
     """The index's "Recall against memory" section with its two-panel figure; [] without MQAR records to plot."""
+    from harness.report_kit import in_order
     from suites.recall.figures import draw_memory_points, memory_points
     from suites.recall.tables import ORDER, with_task
     from suites.recall.tasks import MQAR
-    from harness.report_kit import in_order
 
     recall = frames.get("recall")
     if recall is None or not len(recall):
@@ -74,7 +74,7 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> List
             "recurrent state (kv_cache report)." + width, ""]
 
 
-def _decode_steps(kv: "pd.DataFrame | None") -> pd.DataFrame:
+def _decode_steps(kv: pd.DataFrame | None) -> pd.DataFrame:
     """The kv_cache group's decode-step latencies, each row marked by what the model keeps (KV cache or state)."""
     if kv is None or not len(kv) or "metric" not in kv:
         return pd.DataFrame()

@@ -17,7 +17,6 @@ that guess is below 1 and the most pairs.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List
 
 import pandas as pd
 
@@ -74,7 +73,7 @@ def mqar_finding(claim, df: pd.DataFrame, s) -> Finding:
     return dataclasses.replace(found, sentence=f"{text} {found.sentence}{aside}", headline_index=0, boundary=threshold)
 
 
-def _judged(df, learned: List[str], fixed: List[str], sizes, guess: Dict[float, float], at_most):
+def _judged(df, learned: list[str], fixed: list[str], sizes, guess: dict[float, float], at_most):
     """(verdict, sentence part, estimates, headline position, causes) of the comparison on the learned arms."""
     large = sizes[-1]
     small = next((x for x in sizes if guess[x] < 1.0), large)
@@ -112,12 +111,12 @@ def _rate(r) -> str:
     return f"{float(r):.0e}".replace("e-0", "e-") if r is not None else "one rate"
 
 
-def _above(df, variant: str, size: float, guess: Dict[float, float]) -> Dict[int, float]:
+def _above(df, variant: str, size: float, guess: dict[float, float]) -> dict[int, float]:
     """seed -> token accuracy minus guessing without keys at ``size`` pairs."""
     return {seed: v - guess[size] for seed, v in scores(df, variant, "mqar", size).items()}
 
 
-def _rates_sentence(part: pd.DataFrame, variants: List[str]) -> str:
+def _rates_sentence(part: pd.DataFrame, variants: list[str]) -> str:
     """'Each at its best learning rate of ...: none 1e-2, ...; ' where the records hold a sweep, else ''."""
     rates = part.groupby("variant").lr.first().dropna().to_dict() if "lr" in part else {}
     if not rates:
@@ -126,7 +125,7 @@ def _rates_sentence(part: pd.DataFrame, variants: List[str]) -> str:
             + ", ".join(f"{v} {_rate(rates[v])}" for v in variants if v in rates) + ". ")
 
 
-def _would_test(df: pd.DataFrame, s, arms: List[str]) -> str:
+def _would_test(df: pd.DataFrame, s, arms: list[str]) -> str:
     """What would test the claim: Zoology's learning-rate sweep for the arms that did not learn, with its cost at this
     profile's measured speed; after the sweep, Zoology's longer training."""
     swept = set(s.get("mqar_learning_rates") or [])

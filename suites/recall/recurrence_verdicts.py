@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -32,7 +32,7 @@ HYBRID_PAIRS = (("mamba2+hybrid2", "mamba2"),)
 _STATE = re.compile(r"^(?P<family>[a-z_0-9]+?)\+state(?P<n>\d+)$")
 
 
-def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[Tuple[str, str]]) -> Finding:
+def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[tuple[str, str]]) -> Finding:
     """The verdict on a claim that each first variant of ``pairs`` recalls more than the second on MQAR."""
     part = df[(df.metric == "token_accuracy") & (df.task == "mqar")]
     present = set(part.variant)
@@ -65,10 +65,10 @@ def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[Tuple[str, str]]) 
                    boundary=0.0)
 
 
-def ladders(variants: Sequence[str]) -> Dict[str, List[Tuple[int, str]]]:
+def ladders(variants: Sequence[str]) -> dict[str, list[tuple[int, str]]]:
     """family -> its (state size, variant) arms in order of size, for families with at least two sizes; a bare mixer
     name counts at its fixed default state size where it has one (``mamba2``: N = 64)."""
-    out: Dict[str, List[Tuple[int, str]]] = {}
+    out: dict[str, list[tuple[int, str]]] = {}
     for v in variants:
         match = _STATE.match(v)
         if match:
@@ -95,13 +95,13 @@ def state_ladder_finding(claim, df: pd.DataFrame, s) -> Finding:
     return pairs_finding(claim, df, s, pairs)
 
 
-def _sizes(s, sizes: List[float]) -> Tuple[float, float]:
+def _sizes(s, sizes: list[float]) -> tuple[float, float]:
     """(the most pairs, the fewest pairs whose guess without keys is below 1)."""
     task = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
     small = next((x for x in sizes if task.key_blind_guess(int(x)) < 1.0), sizes[-1])
     return sizes[-1], small
 
 
-def _curve(df: pd.DataFrame, arms: List[str], sizes: List[float]) -> str:
+def _curve(df: pd.DataFrame, arms: list[str], sizes: list[float]) -> str:
     return (f"MQAR token accuracy at {', '.join(str(int(x)) for x in sizes)} key-value pairs (mean over seeds): "
             + "; ".join(f"{v}: " + ", ".join(f"{mean(scores(df, v, 'mqar', x)):.2f}" for x in sizes) for v in arms) + ".")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.findings import sentences
-from harness.report_kit import code_line, figure_links, in_order, seeds as seeds_of, status_notes, title, write_markdown
+from harness.report_kit import code_line, figure_links, in_order, status_notes, title, write_markdown
+from harness.report_kit import seeds as seeds_of
 from suites.recall.figures import figures as make_figures
 from suites.recall.learning_rates import sweep_table
 from suites.recall.memory_view import index_section  # noqa: F401  (the index's memory view, read through this module)
@@ -17,7 +17,7 @@ from suites.recall.tasks import MQAR
 from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     data = with_task(df)
     variants = in_order(df.variant.unique(), ORDER)

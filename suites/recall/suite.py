@@ -14,15 +14,14 @@ sequences: accuracy per answer token and per whole answer, against each task's c
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import torch
 from torch.nn import functional as F
 
-from harness.errors import UsageError
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
+from harness.errors import UsageError
 from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.timing import combined_load
@@ -30,7 +29,7 @@ from harness.train import train
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
 from suites.recall import models
-from suites.recall.tasks import IGNORE, LENGTH_TASKS, TASKS, Addition, Copy, MQAR, Reverse, Task
+from suites.recall.tasks import IGNORE, MQAR, TASKS, Addition, Copy, Reverse, Task
 from variants.init_scheme import INIT_SCHEMES
 from variants.mixer_lm import MixerSpec
 from variants.recurrent import RecurrentSpec
@@ -55,7 +54,7 @@ class ModelShape(Profile):
 
     rules = {"init": one_of(*INIT_SCHEMES)}
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         return heads_problems(self.d_model, self.n_heads) + super().problems()
 
 
@@ -64,15 +63,15 @@ class RecallTasks(Profile):
     """The tasks, their sizes in training and in evaluation, and when a task counts as learned."""
 
     #: the tasks each variant trains a model for (mqar, copy, reverse, addition)
-    tasks: Tuple[str, ...] = ("mqar", "copy", "reverse", "addition")
+    tasks: tuple[str, ...] = ("mqar", "copy", "reverse", "addition")
     #: the learning rates MQAR's model trains at, one model each, in place of ``lr`` (Zoology's sweep: each variant
     #: keeps the rate whose model scores best on held-out validation sequences at the most pairs); empty: ``lr``
-    mqar_learning_rates: Tuple[float, ...] = ()
+    mqar_learning_rates: tuple[float, ...] = ()
     #: MQAR's key and value vocabularies
     mqar_keys: int = 64
     mqar_values: int = 64
     #: key-value pairs MQAR is scored at; training draws 1 .. the largest uniformly
-    mqar_kv: Tuple[int, ...] = (1, 2, 4, 8, 16)
+    mqar_kv: tuple[int, ...] = (1, 2, 4, 8, 16)
     #: symbols of the copy task's strings
     copy_alphabet: int = 26
     #: n of each length task: training draws lengths 1 .. n uniformly (addition: digits per operand)
@@ -80,7 +79,7 @@ class RecallTasks(Profile):
     reverse_len: int = 16
     addition_len: int = 8
     #: evaluation lengths of a length task, as multiples of its n (rounded; past 1 = longer than any training)
-    length_factors: Tuple[float, ...] = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+    length_factors: tuple[float, ...] = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
     #: held-out sequences scored at each size (a generator the training never draws from)
     eval_sequences: int = 256
     #: a size counts as solved, and a task as learned in distribution (at n, or MQAR's largest count), at this
@@ -96,7 +95,7 @@ class RecallTasks(Profile):
              "mqar_keys": at_least(1), "copy_alphabet": at_least(2),
              "mqar_learning_rates": Rule(low=0, high=1, low_open=True, may_be_empty=True, meaning="empty: lr")}
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         out = []
         if max(self.mqar_kv) > self.mqar_keys:
             out.append(f"set.mqar_kv reaches {max(self.mqar_kv)} key-value pairs, more than set.mqar_keys={self.mqar_keys} "
@@ -130,7 +129,7 @@ def train_max(name: str, p: RecallProfile) -> int:
     return max(p.mqar_kv) if name == "mqar" else getattr(p, f"{name}_len")
 
 
-def eval_sizes(name: str, p: RecallProfile) -> List[int]:
+def eval_sizes(name: str, p: RecallProfile) -> list[int]:
     """The sizes a task is scored at: MQAR's counts, or each length factor x n (at least 1, each once)."""
     if name == "mqar":
         return sorted(set(p.mqar_kv))
@@ -152,14 +151,14 @@ class Recall(Suite):
         """The longest task sequence: each task at the largest size it is trained or scored at."""
         return max(make_task(t, profile).length(max(eval_sizes(t, profile))) for t in profile.tasks)
 
-    def base_spec(self, profile: RecallProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: RecallProfile, options: dict[str, Any]) -> TransformerSpec:
         """The Transformer at the profile's size, for the task with the largest vocabulary (run_job sets each task's)."""
         vocab = max(make_task(t, profile).vocab_size for t in profile.tasks)
         return TransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
                                n_heads=profile.n_heads, max_len=64, position="none", init=profile.init,
                                tie_embeddings=profile.tie_embeddings)
 
-    def spec_for(self, variant: str, profile: RecallProfile, options: Dict[str, Any]):
+    def spec_for(self, variant: str, profile: RecallProfile, options: dict[str, Any]):
         """A recurrent cell builds an LSTM-style RecurrentSpec, a mixer a MixerSpec, each at the width whose parameter
         count is nearest the base Transformer's; any other expression a TransformerSpec."""
         fields = preset_fields(variant)
@@ -178,8 +177,8 @@ class Recall(Suite):
             raise UsageError(f"Variant '{variant}': {spec.problems()[0]}")
         return models.matched(spec, models.count(base), widths)
 
-    def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> List[Measurement]:
-        out: List[Measurement] = []
+    def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+        out: list[Measurement] = []
         ctx.facts.update(parameters=models.count(spec), width=getattr(spec, models.width_field(spec)))
         total_time, loads = 0.0, []
         for t_index, name in enumerate(profile.tasks):
@@ -194,7 +193,7 @@ class Recall(Suite):
 
 
 def _task_job(spec, profile: RecallProfile, name: str, t_index: int, seed: int, ctx: JobContext,
-              rate: Optional[float]) -> Tuple[List[Measurement], float]:
+              rate: float | None) -> tuple[list[Measurement], float]:
     """One task's model trained from the seed (at ``rate`` in place of the profile's lr, when given) and scored at every
     size: (its measurements, its training seconds). With a rate, every record carries it (extra.lr) and the model is
     also scored on validation sequences at the most pairs, which choose the rate a variant keeps."""
@@ -246,7 +245,7 @@ def _train(model, task: Task, n: int, profile: RecallProfile, settings, seed: in
 
 
 @torch.no_grad()
-def _score(model, task: Task, size: int, n: int, seed: int, ctx: JobContext) -> Tuple[float, float]:
+def _score(model, task: Task, size: int, n: int, seed: int, ctx: JobContext) -> tuple[float, float]:
     """(accuracy per answer token, share of answers right in full) on ``n`` held-out sequences of one size."""
     x, y = task.batch(n, size, torch.Generator().manual_seed(seed + size))
     model.eval()

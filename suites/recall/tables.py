@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -30,20 +30,20 @@ def with_task(df: pd.DataFrame, every_rate: bool = False) -> pd.DataFrame:
     return out if every_rate else keep_chosen(out)
 
 
-def per_seed(df: pd.DataFrame, variant: str, task: str, metric: str, size: float) -> Dict[int, float]:
+def per_seed(df: pd.DataFrame, variant: str, task: str, metric: str, size: float) -> dict[int, float]:
     """seed -> the metric of ``variant`` on ``task`` at ``size`` (ok records only)."""
     rows = df[(df.metric == metric) & (df.variant == variant) & (df.task == task) & (df.x == size) & (df.status == "ok")]
     return {int(s): float(v) for s, v in zip(rows.seed, rows.value)}
 
 
-def out_of_distribution_mean(df: pd.DataFrame, variant: str, task: str, metric: str = "token_accuracy") -> Dict[int, float]:
+def out_of_distribution_mean(df: pd.DataFrame, variant: str, task: str, metric: str = "token_accuracy") -> dict[int, float]:
     """seed -> mean of the metric over the sizes past the training n (a diverged task's sizes count as 0)."""
     rows = df[(df.metric == metric) & (df.variant == variant) & (df.task == task) & (df.in_distribution == False)]  # noqa: E712
     rows = rows.assign(value=rows.value.where(rows.status == "ok", 0.0))
     return {int(s): float(part.value.mean()) for s, part in rows.groupby("seed")}
 
 
-def learned(df: pd.DataFrame, variant: str, task: str, threshold: float) -> Optional[bool]:
+def learned(df: pd.DataFrame, variant: str, task: str, threshold: float) -> bool | None:
     """Whether ``variant`` learned ``task`` in distribution: mean token accuracy over seeds at the largest training
     size at least ``threshold`` (None without records)."""
     rows = df[(df.metric == "token_accuracy") & (df.variant == variant) & (df.task == task)]
@@ -55,8 +55,8 @@ def learned(df: pd.DataFrame, variant: str, task: str, threshold: float) -> Opti
     return bool(len(values) and values.mean() >= threshold)
 
 
-def accuracy_table(df: pd.DataFrame, variants: List[str], task: str, metric: str, heading: str, note: str,
-                   guess: Optional[Callable[[int], float]] = None) -> List[str]:
+def accuracy_table(df: pd.DataFrame, variants: list[str], task: str, metric: str, heading: str, note: str,
+                   guess: Callable[[int], float] | None = None) -> list[str]:
     """One row per variant, one column per size: the mean over seeds with its interval kept to [0, 1] (none with one
     seed; the note starts by saying which); the chance row first, then ``guess``'s (size -> accuracy) if given."""
     part = df[(df.metric == metric) & (df.task == task)]
@@ -89,7 +89,7 @@ def _chance(rows: pd.DataFrame, key: str) -> str:
     return f"{v:.2f}" if v >= 0.01 else f"{v:.1e}"
 
 
-def budget_table(df: pd.DataFrame, variants: List[str]) -> List[str]:
+def budget_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
     """Per variant: the width, parameters per task, and the steps and training tokens every task's model had."""
     loss = df[(df.metric == "train_loss") & (df.status == "ok")]
     rows = []
@@ -121,7 +121,7 @@ def _family(spec) -> str:
     return f"Transformer x {spec['n_layers']}, {spec['position']}" if isinstance(spec, dict) else "?"
 
 
-def memory_table(df: pd.DataFrame, variants: List[str], tokens: int) -> List[str]:
+def memory_table(df: pd.DataFrame, variants: list[str], tokens: int) -> list[str]:
     """Per variant: the numbers and float32 bytes it keeps per sequence to decode after ``tokens`` tokens (MQAR's
     longest sequence), from the spec of its records (models.state_numbers)."""
     from suites.recall.models import spec_from_record, state_numbers

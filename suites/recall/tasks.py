@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
 
 import torch
 
@@ -51,11 +50,11 @@ class Task:
         """Tokens in a sequence of this size."""
         raise NotImplementedError
 
-    def answer_span(self, size: int) -> Tuple[int, int]:
+    def answer_span(self, size: int) -> tuple[int, int]:
         """(index of the first answer token, answer tokens) in a sequence of this size."""
         raise NotImplementedError
 
-    def answer_positions(self, size: int) -> List[int]:
+    def answer_positions(self, size: int) -> list[int]:
         """Indices of the answer tokens (contiguous unless a task says otherwise)."""
         start, n = self.answer_span(size)
         return list(range(start, start + n))
@@ -64,7 +63,7 @@ class Task:
         """n sequences (n, length(size)) of token ids, prompt and answer."""
         raise NotImplementedError
 
-    def batch(self, n: int, size: int, gen: torch.Generator) -> Tuple[torch.Tensor, torch.Tensor]:
+    def batch(self, n: int, size: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(tokens (n, T), targets (n, T)): target t = token t + 1 where t + 1 is an answer token, IGNORE elsewhere."""
         x = self.sequences(n, size, gen)
         y = torch.full_like(x, IGNORE)
@@ -72,7 +71,7 @@ class Task:
         y[:, at - 1] = x[:, at]
         return x, y
 
-    def chance_per_position(self, size: int) -> List[float]:
+    def chance_per_position(self, size: int) -> list[float]:
         """The best prompt-blind guess's accuracy at each answer position."""
         raise NotImplementedError
 
@@ -103,7 +102,7 @@ class MQAR(Task):
     def length(self, size: int) -> int:
         return 4 * size
 
-    def answer_positions(self, size: int) -> List[int]:
+    def answer_positions(self, size: int) -> list[int]:
         return [2 * size + 2 * i + 1 for i in range(size)]  # the value after each query
 
     def sequences(self, n: int, size: int, gen: torch.Generator) -> torch.Tensor:
@@ -117,7 +116,7 @@ class MQAR(Task):
         asked = torch.stack([queries, answers], dim=2).flatten(1)  # q1 a1 q2 a2 ...
         return torch.cat([context, asked], dim=1)
 
-    def chance_per_position(self, size: int) -> List[float]:
+    def chance_per_position(self, size: int) -> list[float]:
         return [1.0 / self.values] * size
 
     @functools.cache  # noqa: B019  (a frozen task is hashable and lives as long as its suite; the verdicts ask again)
@@ -159,7 +158,7 @@ class StringTask(Task):
     def length(self, size: int) -> int:
         return 2 * size + 2
 
-    def answer_span(self, size: int) -> Tuple[int, int]:
+    def answer_span(self, size: int) -> tuple[int, int]:
         return size + 2, size
 
     def answer(self, string: torch.Tensor) -> torch.Tensor:
@@ -170,7 +169,7 @@ class StringTask(Task):
         bos, sep = torch.full((n, 1), self.bos), torch.full((n, 1), self.sep)
         return torch.cat([bos, s, sep, self.answer(s)], dim=1)
 
-    def chance_per_position(self, size: int) -> List[float]:
+    def chance_per_position(self, size: int) -> list[float]:
         return [1.0 / self.alphabet] * size
 
 
@@ -210,7 +209,7 @@ class Addition(Task):
     def length(self, size: int) -> int:
         return 3 * size + 4
 
-    def answer_span(self, size: int) -> Tuple[int, int]:
+    def answer_span(self, size: int) -> tuple[int, int]:
         return 2 * size + 3, size + 1
 
     def sequences(self, n: int, size: int, gen: torch.Generator) -> torch.Tensor:
@@ -225,7 +224,7 @@ class Addition(Task):
         col = lambda v: torch.full((n, 1), v)  # noqa: E731
         return torch.cat([col(10), a, col(11), b, col(12), c], dim=1)
 
-    def chance_per_position(self, size: int) -> List[float]:
+    def chance_per_position(self, size: int) -> list[float]:
         # the sum's digits below the top are uniform; the top one is the carry out of a + b, a, b uniform on
         # [0, N), N = 10^size: P(a + b >= N) = (N - 1) / (2N), so 0 is the better guess, right (N + 1) / (2N)
         N = 10 ** size
@@ -233,6 +232,6 @@ class Addition(Task):
 
 
 #: task name -> its class (the profile chooses among them and sets their parameters)
-TASKS: Dict[str, type] = {"mqar": MQAR, "copy": Copy, "reverse": Reverse, "addition": Addition}
+TASKS: dict[str, type] = {"mqar": MQAR, "copy": Copy, "reverse": Reverse, "addition": Addition}
 #: the tasks whose training sizes stop at n and whose evaluation reaches past it (length generalisation)
 LENGTH_TASKS = ("copy", "reverse", "addition")

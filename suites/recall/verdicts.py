@@ -12,7 +12,6 @@ range over seeds.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List
 
 import pandas as pd
 
@@ -21,8 +20,13 @@ from harness.paired import all_hold, directional, paired
 from harness.suite_file import SuiteFile
 from suites.recall.judged import ACCURACY, deciding, mean, says, scores
 from suites.recall.mqar_verdict import mqar_finding
-from suites.recall.recurrence_verdicts import (DELTA_PAIRS, GATED_DELTA_PAIRS, HYBRID_PAIRS, pairs_finding,
-                                               state_ladder_finding)
+from suites.recall.recurrence_verdicts import (
+    DELTA_PAIRS,
+    GATED_DELTA_PAIRS,
+    HYBRID_PAIRS,
+    pairs_finding,
+    state_ladder_finding,
+)
 from suites.recall.tables import ATTENTION, POSITIONS, learned, out_of_distribution_mean, with_task
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
@@ -39,7 +43,7 @@ PUBLISHED_PAIRS = (("none", "alibi"), ("t5_bias", "alibi"), ("alibi", "rope"))
 LENGTH_TASKS = ("copy", "reverse", "addition")
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """The verdicts of this suite from one group of records."""
     df = with_task(df)
     s = df.iloc[0].profile_settings
@@ -48,7 +52,7 @@ def findings(df: pd.DataFrame) -> List[Finding]:
             state_ladder_finding(STATE_CLAIM, df, s), pairs_finding(HYBRID_CLAIM, df, s, HYBRID_PAIRS)]
 
 
-def _longest(df: pd.DataFrame, variant: str, threshold: float) -> Dict[int, float]:
+def _longest(df: pd.DataFrame, variant: str, threshold: float) -> dict[int, float]:
     """seed -> the longest in-distribution copy length whose token accuracy, and every shorter one's, reaches threshold."""
     rows = df[(df.metric == "token_accuracy") & (df.variant == variant) & (df.task == "copy") & (df.in_distribution == True)]  # noqa: E712
     out = {}

@@ -9,7 +9,7 @@ sequence stay fixed for the first two; the cache grows by 2 d values per token.
 
 from __future__ import annotations
 
-from typing import Callable, List, Tuple
+from collections.abc import Callable
 
 import torch
 
@@ -21,7 +21,7 @@ from variants.sequence_layer import RecurrentLayerSpec
 
 
 def step_call(layer, spec, batch: int, context: int, device: str, dtype: torch.dtype,
-              gen: torch.Generator) -> Tuple[Callable[[], object], int]:
+              gen: torch.Generator) -> tuple[Callable[[], object], int]:
     """(one decode step of ``layer`` after ``context`` tokens, the bytes of state it reads per sequence)."""
     d = spec.d_model
     x = torch.randn(batch, d, device=device, generator=gen).to(dtype)
@@ -44,7 +44,7 @@ def step_call(layer, spec, batch: int, context: int, device: str, dtype: torch.d
 
 
 @torch.no_grad()
-def decode_measurements(layer, spec, profile, ctx, seed: int) -> List[Measurement]:
+def decode_measurements(layer, spec, profile, ctx, seed: int) -> list[Measurement]:
     """decode_latency (ms per step) and decode_state_bytes (per sequence) at each of the profile's decode contexts."""
     gen = torch.Generator(device=ctx.device).manual_seed(seed + 2)
     out = []

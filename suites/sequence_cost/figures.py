@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import pandas as pd
 
@@ -11,7 +10,7 @@ from harness.report_kit import pyplot, save_figure
 from suites.sequence_cost.verdicts import QUOTED_ATTENTION, QUOTED_RECURRENT
 
 
-def cost_figure(ok: pd.DataFrame, variants: List[str], path: Path) -> Optional[Path]:
+def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | None:
     """Latency and share of the matmul peak against length, log-log: a column per pass, a line per layer."""
     data = ok[ok.metric.isin(["latency", "peak_fraction"])]
     if not len(data):

@@ -9,7 +9,6 @@ testable here"; the GPU records are never mixed into a CPU group's tables.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import pandas as pd
 
@@ -22,7 +21,7 @@ GPU_RESULTS = Path(__file__).resolve().parents[2] / "reference" / "gpu" / "resul
 SUITE = "sequence_cost"
 
 
-def reference_gpu_frame(results: Optional[Path] = None) -> Optional[pd.DataFrame]:
+def reference_gpu_frame(results: Path | None = None) -> pd.DataFrame | None:
     """The newest group of this suite's records on a CUDA device under ``results`` (GPU_RESULTS by default), or None
     where there is none."""
     results = Path(results if results is not None else GPU_RESULTS)

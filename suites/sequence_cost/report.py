@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.findings import sentences
 from harness.measure import MAX_OTHER_CPU, MAX_STALL
-from harness.report_kit import code_line, seeds as seeds_of, title, write_markdown
+from harness.report_kit import code_line, title, write_markdown
+from harness.report_kit import seeds as seeds_of
+from suites.common.facts import fact
 from suites.sequence_cost.figures import cost_figure
 from suites.sequence_cost.scan import decode_table
 from suites.sequence_cost.tables import TABLES, _check, _frame, _not_timed, _order, _over_peak, _steps, _table, shares  # noqa: F401
 from suites.sequence_cost.verdicts import CLAIMS, UTILISATION, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
-from suites.common.facts import fact
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     df = _frame(df)
     first = df.iloc[0]
@@ -47,7 +47,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     return [write_markdown(suite, lines, out_dir)] + ([figure] if figure else [])
 
 
-def _setup(df, first, settings, variants) -> List[str]:
+def _setup(df, first, settings, variants) -> list[str]:
     ok = df[df.status == "ok"]
     params = ok.groupby("variant").parameters.first() if "parameters" in ok else pd.Series(dtype=float)
     kinds = df.groupby("variant").layer.first()

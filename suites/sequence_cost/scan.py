@@ -8,8 +8,6 @@ so the ratio measured here is a CPU ratio and says nothing of the GPU's 175x.
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
-
 import pandas as pd
 
 from harness.findings import Estimate, Finding, finding, not_run
@@ -24,20 +22,20 @@ SEQUENTIAL, FUSED, SCANNED = "gru+loop", "gru", "mingru"
 NOISE = 1.1
 
 
-def latencies(df: pd.DataFrame, variant: str, pass_: str) -> Dict[float, float]:
+def latencies(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, float]:
     """length -> the mean over seeds of one variant's median latency in one pass (ok records)."""
     rows = df[(df.metric == "latency") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)]
     return {float(x): float(part.value.mean()) for x, part in rows.groupby("x")}
 
 
-def speedup(df: pd.DataFrame, slow: str, fast: str) -> Tuple[str, Dict[float, float]]:
+def speedup(df: pd.DataFrame, slow: str, fast: str) -> tuple[str, dict[float, float]]:
     """(the pass compared, length -> ``slow``'s latency over ``fast``'s at the lengths both were timed)."""
     pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
     a, b = latencies(df, slow, pass_), latencies(df, fast, pass_)
     return pass_, {x: a[x] / b[x] for x in sorted(set(a) & set(b))}
 
 
-def speedup_verdict(ratios: Dict[float, float]) -> str:
+def speedup_verdict(ratios: dict[float, float]) -> str:
     """Agrees when the ratio at the longest length exceeds NOISE and is larger there than at the shortest (or only one
     length was timed); disagrees when it is below 1 / NOISE there; else inconclusive."""
     common = sorted(ratios)
@@ -71,7 +69,7 @@ def scan_finding(df: pd.DataFrame) -> Finding:
     return finding(SCAN, verdict, text, estimates[::-1], cause=cause, over_seeds=False, headline=0, boundary=NOISE)
 
 
-def decode_table(df: pd.DataFrame, variants: List[str]) -> List[str]:
+def decode_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
     """Per layer and context: one decoding step's latency and the state it reads per sequence."""
     lat = df[(df.metric == "decode_latency") & (df.status == "ok")]
     size = df[(df.metric == "decode_state_bytes") & (df.status == "ok")]

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
-from harness.rules import one_of
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
+from harness.rules import one_of
+from harness.suite_file import SuiteFile
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import Timing, heads_problems
 from suites.sequence_cost.decode import decode_measurements
@@ -52,22 +53,22 @@ class SequenceCostProfile(Timing):
     #: sequences per call
     batch: int = 8
     #: sequence lengths in tokens
-    lengths: Tuple[int, ...] = (64, 128, 256, 512, 1024)
+    lengths: tuple[int, ...] = (64, 128, 256, 512, 1024)
     #: fwd, or fwd+bwd (the gradients of the input and the weights)
-    passes: Tuple[str, ...] = PASSES
+    passes: tuple[str, ...] = PASSES
     #: length of the check against the float64 reference (before any timing)
     check_len: int = 32
     #: square matmul sizes whose best FLOP/s is the device's peak in this dtype
-    matmul_sizes: Tuple[int, ...] = (512, 1024)
+    matmul_sizes: tuple[int, ...] = (512, 1024)
     #: context lengths at which one decoding step is timed (suites/sequence_cost/decode.py)
-    decode_contexts: Tuple[int, ...] = (64, 256, 1024, 4096)
+    decode_contexts: tuple[int, ...] = (64, 256, 1024, 4096)
 
     #: records from before decoding was timed ran without it
     added_later = {**Timing.added_later, "decode_contexts": ()}
 
     rules = {"passes": one_of(*PASSES)}
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         return heads_problems(self.d_model, self.n_heads) + super().problems()
 
 
@@ -150,12 +151,12 @@ class SequenceCost(TimesOnly, Suite):
     #: forward passes are measured on their own; the fwd+bwd cases time the backward pass too
     trains = False
 
-    def base_spec(self, profile: SequenceCostProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: SequenceCostProfile, options: dict[str, Any]) -> TransformerSpec:
         """One causal Transformer block of the profile's width, no position encoding, SDPA attention."""
         return TransformerSpec(d_model=profile.d_model, n_heads=profile.n_heads, n_layers=1, position="none",
                                kernel="sdpa", max_len=max(profile.lengths))
 
-    def spec_for(self, variant: str, profile: SequenceCostProfile, options: Dict[str, Any]):
+    def spec_for(self, variant: str, profile: SequenceCostProfile, options: dict[str, Any]):
         """Expressions with a recurrent cell (``lstm``, ``gru+loop``) build a RecurrentLayerSpec; others a block."""
         if "cell" in preset_fields(variant):
             return resolve(variant, RecurrentLayerSpec(d_model=profile.d_model))
@@ -163,7 +164,7 @@ class SequenceCost(TimesOnly, Suite):
             return resolve(variant, MixerLayerSpec(d_model=profile.d_model, n_heads=profile.n_heads))
         return resolve(variant, self.base_spec(profile, options))
 
-    def run_job(self, spec, profile: SequenceCostProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec, profile: SequenceCostProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         device, dtype = ctx.device, ctx.dtype
         warm_up_tools()
         peak, peak_detail = matmul_peak(device, dtype, profile.matmul_sizes)
@@ -182,7 +183,7 @@ class SequenceCost(TimesOnly, Suite):
         out.append(Measurement("max_error", error, extra=check))
         gen = torch.Generator(device=device).manual_seed(seed)
         for pass_ in profile.passes:
-            stop: Optional[str] = None
+            stop: str | None = None
             for length in profile.lengths:
                 where = dict(x=float(length), x_name="seq_len", extra={"pass": pass_})
                 if stop:
@@ -193,7 +194,7 @@ class SequenceCost(TimesOnly, Suite):
         return out + decode_measurements(layer, spec, profile, ctx, seed)
 
     def _case(self, layer, spec, profile: SequenceCostProfile, length: int, pass_: str, peak: float,
-              gen: torch.Generator, ctx: JobContext, where: Dict[str, Any]):
+              gen: torch.Generator, ctx: JobContext, where: dict[str, Any]):
         """Measurements of one (length, pass) and, if it went over budget, why to stop."""
         backward = pass_ == "fwd+bwd"
         x = torch.randn(profile.batch, length, profile.d_model, device=ctx.device, generator=gen).to(ctx.dtype)
@@ -246,7 +247,7 @@ def _kind(spec) -> str:
     return f"Transformer block, {spec.kernel}"
 
 
-def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dtype: torch.dtype) -> Tuple[float, float]:
+def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dtype: torch.dtype) -> tuple[float, float]:
     """(largest error of the output and the input gradient against a float64 reference, the error allowed).
 
     The reference is the same weights in float64: a recurrent layer's step loop, or the block with the naive

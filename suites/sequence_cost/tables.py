@@ -4,11 +4,10 @@ the peak and dispatched operators, the check before timing, the sequential steps
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from harness.report_kit import markdown_table, status_notes, table_section
+from harness.report_kit import status_notes, table_section
 from suites.common.narrow import narrow
 
 TABLES = (
@@ -24,7 +23,7 @@ TABLES = (
 )
 
 
-def _kind(spec: Dict) -> str:
+def _kind(spec: dict) -> str:
     if spec.get("family") == "recurrent_layer":
         return f"{spec['cell'].upper()} {'step loop' if spec['recurrence'] == 'loop' else 'fused'}"
     if _is_mixer(spec):
@@ -32,11 +31,11 @@ def _kind(spec: Dict) -> str:
     return f"Transformer block ({spec.get('kernel')})"
 
 
-def _is_recurrent(spec: Dict) -> bool:
+def _is_recurrent(spec: dict) -> bool:
     return spec.get("family") == "recurrent_layer"
 
 
-def _is_mixer(spec: Dict) -> bool:
+def _is_mixer(spec: dict) -> bool:
     """A minGRU or linear-attention layer (variants/mixer_layer.py): neither side of the utilisation claim."""
     return spec.get("family") == "mixer_layer"
 
@@ -51,7 +50,7 @@ def _frame(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _order(df: pd.DataFrame) -> List[str]:
+def _order(df: pd.DataFrame) -> list[str]:
     """Variants: fused recurrent layers (LSTM first), their step loops, then attention."""
     spec_of = df.groupby("variant").spec.first()
     return sorted(spec_of.index, key=lambda v: (not _is_recurrent(spec_of[v]), spec_of[v].get("recurrence") == "loop",
@@ -74,7 +73,7 @@ def _cell(rows: pd.DataFrame, digits: int = 3, noise: bool = False) -> str:
     return text
 
 
-def _table(df: pd.DataFrame, metric: str, variants: List[str], lengths: List[float], passes: List[str]) -> str:
+def _table(df: pd.DataFrame, metric: str, variants: list[str], lengths: list[float], passes: list[str]) -> str:
     rows = []
     for pass_ in passes:
         for v in variants:
@@ -86,7 +85,7 @@ def _table(df: pd.DataFrame, metric: str, variants: List[str], lengths: List[flo
     return narrow(pd.DataFrame(rows), ["layer", "pass"])  # a table per pass where the lengths make it wide
 
 
-def shares(df: pd.DataFrame, pass_: str) -> Tuple[Optional[float], Dict[str, float], Dict[str, float]]:
+def shares(df: pd.DataFrame, pass_: str) -> tuple[float | None, dict[str, float], dict[str, float]]:
     """(the longest length at which the attention layer and a recurrent layer were both timed in ``pass_``,
     recurrent variant -> its share of the peak there, attention variant -> its share there), means over seeds."""
     ok = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df["pass"] == pass_)]
@@ -99,7 +98,7 @@ def shares(df: pd.DataFrame, pass_: str) -> Tuple[Optional[float], Dict[str, flo
     return x, by(rec), by(att)
 
 
-def _check(df, variants) -> List[str]:
+def _check(df, variants) -> list[str]:
     rows = []
     for v in variants:
         err = df[(df.metric == "max_error") & (df.variant == v)]
@@ -113,7 +112,7 @@ def _check(df, variants) -> List[str]:
             "at the profile's check length; a layer that disagrees is not timed.", rows, "No check recorded.")
 
 
-def _steps(df, variants, passes) -> List[str]:
+def _steps(df, variants, passes) -> list[str]:
     steps = df[(df.metric == "sequential_steps") & (df.status == "ok")]
     lat = df[(df.metric == "latency") & (df.status == "ok")]
     flops = df[(df.metric == "flops") & (df.status == "ok")]
@@ -152,6 +151,6 @@ def _over_peak(df) -> str:
 
 
 
-def _not_timed(df) -> List[str]:
+def _not_timed(df) -> list[str]:
     bad = status_notes(df, "- `{variant}` ({status}): {reason}")
     return ["## Cells that are not numbers", "", "Cases not timed:", ""] + bad + [""] if bad else []

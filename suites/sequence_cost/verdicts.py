@@ -13,14 +13,13 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
-from suites.sequence_cost.gpu_records import reference_gpu_frame, where
+from harness.suite_file import SuiteFile
 from suites.sequence_cost.chunked import CHUNKED_CLAIM, chunked_finding
+from suites.sequence_cost.gpu_records import reference_gpu_frame, where
 from suites.sequence_cost.scan import SCAN, scan_finding
 from suites.sequence_cost.tables import _frame, shares
 
@@ -36,7 +35,7 @@ AGREE_RATIO, DISAGREE_RATIO = 2.0, 1.25
 WOULD_TEST = "a CUDA device: bench run suite=sequence_cost profile=large device=cuda"
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """The utilisation verdict, minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py), and
     Gated DeltaNet's chunked form against its recurrent form (suites/sequence_cost/chunked.py)."""
     if "pass" not in df:
@@ -44,7 +43,7 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     return _utilisation(df) + [scan_finding(df), chunked_finding(df)]
 
 
-def _utilisation(df: pd.DataFrame, gpu_results: Optional[Path] = None) -> List[Finding]:
+def _utilisation(df: pd.DataFrame, gpu_results: Path | None = None) -> list[Finding]:
     """On a GPU: agrees when the attention layer's share of the matmul peak is at least AGREE_RATIO x the best
     recurrent layer's at the longest length both were timed (forward+backward when measured, else forward);
     disagrees below DISAGREE_RATIO x; inconclusive between. On another device the claim is not testable there: the
@@ -121,7 +120,7 @@ def _judge(df: pd.DataFrame, lead: str = ""):
     return primary, sentence, [ratios[0]] + estimates, cause, (measured[0], x, rec, att)
 
 
-def _seed_values(df: pd.DataFrame, variant: str, pass_: str, x: float) -> List[float]:
+def _seed_values(df: pd.DataFrame, variant: str, pass_: str, x: float) -> list[float]:
     rows = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)
               & (df.x == x)]
     return [float(v) for v in rows.value]

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 import torch
 
 POLICIES = ("full", "window", "sinks", "recompute")
 
 
-def kept_positions(policy: str, held: List[int], capacity: int, sinks: int) -> List[int]:
+def kept_positions(policy: str, held: list[int], capacity: int, sinks: int) -> list[int]:
     """The positions a cache holding ``held`` (text positions, oldest first) keeps for the next step, whose own token
     then fills it to at most ``capacity`` entries: all (full), the last capacity - 1 (window), or the first ``sinks``
     positions of the text and the last capacity - 1 - sinks (sinks)."""
@@ -45,15 +44,15 @@ def kept_positions(policy: str, held: List[int], capacity: int, sinks: int) -> L
 class StreamState:
     """Per layer the un-rotated keys and the values held, (B, Hkv, n, Dh) each, and the text positions they hold."""
 
-    keys: List[Optional[torch.Tensor]]
-    values: List[Optional[torch.Tensor]]
-    positions: List[int] = field(default_factory=list)
+    keys: list[torch.Tensor | None]
+    values: list[torch.Tensor | None]
+    positions: list[int] = field(default_factory=list)
 
     @classmethod
-    def empty(cls, layers: int) -> "StreamState":
+    def empty(cls, layers: int) -> StreamState:
         return cls([None] * layers, [None] * layers, [])
 
-    def evict(self, keep: List[int]) -> None:
+    def evict(self, keep: list[int]) -> None:
         """Keep only the entries at text positions ``keep`` (a subset of ``positions``, in order)."""
         if keep == self.positions:
             return
@@ -68,7 +67,7 @@ class StreamState:
         return sum(t.numel() * t.element_size() for t in self.keys + self.values if t is not None)
 
 
-def _attend(attn, x: torch.Tensor, state: StreamState, layer: int, shares: Optional[Dict[int, List[float]]]):
+def _attend(attn, x: torch.Tensor, state: StreamState, layer: int, shares: dict[int, list[float]] | None):
     """One token's self-attention of one layer (an ``Attention`` of variants/transformer.py with RoPE or no positions)
     over the cache plus itself, keys rotated at their slots: x (B, 1, D) -> (B, 1, D)."""
     B = x.shape[0]
@@ -93,7 +92,7 @@ def _attend(attn, x: torch.Tensor, state: StreamState, layer: int, shares: Optio
 
 @torch.inference_mode()
 def stream_step(model, token: torch.Tensor, state: StreamState, position: int,
-                shares: Optional[Dict[int, List[float]]] = None) -> torch.Tensor:
+                shares: dict[int, list[float]] | None = None) -> torch.Tensor:
     """Feed one token (B,) at text position ``position`` through every layer, appending to ``state``; its logits (B, V).
 
     The positions of a cached model's embedding hook (none for RoPE) read the slot too."""
@@ -109,8 +108,8 @@ def stream_step(model, token: torch.Tensor, state: StreamState, position: int,
 
 @torch.inference_mode()
 def stream_nll(model, tokens: torch.Tensor, policy: str, capacity: int, sinks: int,
-               shares: Optional[Dict[int, List[float]]] = None, share_from: int = 0,
-               lead: Optional[int] = None) -> Tuple[torch.Tensor, StreamState]:
+               shares: dict[int, list[float]] | None = None, share_from: int = 0,
+               lead: int | None = None) -> tuple[torch.Tensor, StreamState]:
     """Per-position negative log-likelihood (B, N - 1) of tokens (B, N) streamed under ``policy`` with a cache of
     ``capacity`` entries (the step's own token included), and the final state (None for recompute). ``shares``
     collects each layer's attention on the first slot from step ``share_from`` on. ``lead``: a dedicated sink token
@@ -135,7 +134,7 @@ def stream_nll(model, tokens: torch.Tensor, policy: str, capacity: int, sinks: i
     return out, state
 
 
-def binned(nll: torch.Tensor, width: int) -> List[Tuple[int, float]]:
+def binned(nll: torch.Tensor, width: int) -> list[tuple[int, float]]:
     """(first position of the bin, perplexity over the bin's tokens and streams) for bins of ``width`` positions."""
     rows = []
     for start in range(0, nll.shape[1], width):

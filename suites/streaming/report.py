@@ -4,7 +4,6 @@ policy, the attention on the cache's first slot by layer, and the verdicts."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
@@ -46,7 +45,7 @@ def curve_figure(df: pd.DataFrame, path: Path, capacity: int, train_len: int) ->
     return save_figure(fig, path)
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     first, variants, seeds = begin(df, out_dir)
     everything = df
     ok = df[df.status == "ok"].assign(policy=lambda d: _policy(d))
@@ -61,11 +60,11 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
               f"({settings['stream_len'] // settings['train_len']} L), fed one token at a time; cache of C = {capacity} "
               f"entries (the step's own token included), {settings['sinks']} sinks; positions within the cache "
               f"(StreamingLLM 3.2), the text's own positions for the dense cache.",
-              f"- Cost: one step at the end of the text, torch.utils.benchmark median; a timing with fewer than 3 repeats that "
-              f"ran alone on the machine is marked contended (harness/timing.py; its record's extra holds every repeat). "
-              f"The streaming step "
-              f"concatenates each layer's cache and "
-              f"selects the kept entries, so its cost includes a copy of what it holds.", ""]
+              "- Cost: one step at the end of the text, torch.utils.benchmark median; a timing with fewer than 3 repeats that "
+              "ran alone on the machine is marked contended (harness/timing.py; its record's extra holds every repeat). "
+              "The streaming step "
+              "concatenates each layer's cache and "
+              "selects the kept entries, so its cost includes a copy of what it holds.", ""]
     dedicated, ok_dedicated = df.spec.apply(is_sink_spec), ok.spec.apply(is_sink_spec)
     token_ok = ok[ok_dedicated]
     df, ok = df[~dedicated], ok[~ok_dedicated]  # the tables and figure: models without a sink token
@@ -91,7 +90,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
     return [write_markdown(suite, lines, out_dir), figure]
 
 
-def _policy_rows(ok: pd.DataFrame, capacity: int, settings, sinks: int = 0) -> List[dict]:
+def _policy_rows(ok: pd.DataFrame, capacity: int, settings, sinks: int = 0) -> list[dict]:
     """One row per policy: perplexity past the cache and past 2 L, the cost of a step, what the cache holds."""
     rows = []
     for policy in POLICIES:
@@ -111,9 +110,9 @@ def _policy_rows(ok: pd.DataFrame, capacity: int, settings, sinks: int = 0) -> L
     return rows
 
 
-def _shares_section(ok: pd.DataFrame, capacity: int, first: str = "the text's first token") -> List[str]:
+def _shares_section(ok: pd.DataFrame, capacity: int, first: str = "the text's first token") -> list[str]:
     """The attention on the cache's first slot by layer and policy."""
-    lines: List[str] = []
+    lines: list[str] = []
     shares = ok[ok.metric == "first_slot_share"]
     if len(shares):
         table = shares.groupby(["x", "policy"]).value.mean().unstack(1)

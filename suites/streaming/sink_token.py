@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 import torch
 
@@ -32,14 +32,14 @@ class SinkTokenSpec(TransformerSpec):
 
     sink_token: bool = False
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         values = super().to_dict()
         if not values.get("sink_token"):  # a spec without the token keeps the plain spec's dict and hash
             values.pop("sink_token", None)
         return values
 
 
-def split_sink(variant: str) -> Tuple[str, bool]:
+def split_sink(variant: str) -> tuple[str, bool]:
     """(the architecture's expression, whether it asks for the sink token): ``'rope+sink_token'`` -> ``('rope', True)``."""
     parts = split_variant(variant)
     rest = [p for p in parts if p != SINK_TOKEN]
@@ -55,12 +55,12 @@ def with_sink(spec: TransformerSpec, wanted: bool) -> TransformerSpec:
     return SinkTokenSpec(**fields, sink_token=True)
 
 
-def sink_id(spec: TransformerSpec) -> Optional[int]:
+def sink_id(spec: TransformerSpec) -> int | None:
     """The id of the spec's sink token, or None without one."""
     return spec.vocab_size - 1 if getattr(spec, "sink_token", False) else None
 
 
-def led_by_sink(tokens: torch.Tensor, sink: Optional[int]) -> torch.Tensor:
+def led_by_sink(tokens: torch.Tensor, sink: int | None) -> torch.Tensor:
     """(B, T) -> (B, T): the sink first and the first T - 1 tokens after it (unchanged without a sink)."""
     if sink is None:
         return tokens

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List
+from typing import Any
 
 import torch
 
@@ -67,7 +67,7 @@ class StreamingProfile(ModelSize, TrainingBudget, CharLMText):
              "sinks": at_least(0), "bin_width": at_least(0, "0 = half the training length"),
              "threads": at_least(0, "0 = torch's default")}
 
-    def problems(self) -> List[str]:
+    def problems(self) -> list[str]:
         out = super().problems()
         cache = self.capacity or self.train_len
         if self.sinks >= cache:
@@ -100,27 +100,27 @@ class Streaming(CharLMCorpus, Suite):
     profile_variants = {"standard": ("rope", "rope+sink_token")}
     options = {"data": None}
 
-    def base_spec(self, profile: StreamingProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: StreamingProfile, options: dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=profile.n_layers, n_heads=profile.n_heads, max_len=profile.train_len,
                                position="rope")
 
-    def spec_for(self, variant: str, profile: StreamingProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def spec_for(self, variant: str, profile: StreamingProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a ``sink_token`` part trains the model with a dedicated sink token (sink_token.py)."""
         variant, sink = split_sink(variant)
         return with_sink(resolve(variant, self.base_spec(profile, options)), sink)
 
-    def check_data(self, profile: StreamingProfile, options: Dict[str, Any]) -> None:
+    def check_data(self, profile: StreamingProfile, options: dict[str, Any]) -> None:
         from suites.common.data.char_lm import check_fits
 
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
                    profile.streams * profile.stream_len, "set.streams x set.stream_len")
 
-    def spec_problems(self, spec: TransformerSpec, profile: StreamingProfile) -> List[str]:
+    def spec_problems(self, spec: TransformerSpec, profile: StreamingProfile) -> list[str]:
         reason = _unsupported(spec)
         return [reason] if reason else []
 
-    def run_job(self, spec: TransformerSpec, profile: StreamingProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: StreamingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)
         torch.manual_seed(seed)
@@ -154,8 +154,8 @@ class Streaming(CharLMCorpus, Suite):
         return out
 
     def _policy(self, model, streams: torch.Tensor, policy: str, capacity: int, width: int, sinks: int,
-                profile: StreamingProfile, ctx: JobContext) -> List[Measurement]:
-        shares: Dict[int, List[float]] = {}
+                profile: StreamingProfile, ctx: JobContext) -> list[Measurement]:
+        shares: dict[int, list[float]] = {}
         nll, state = stream_nll(model, streams, policy, capacity, sinks, shares, share_from=capacity,
                                 lead=sink_id(model.spec))
         extra = {"policy": policy, "sinks": sinks} if policy == "sinks" else {"policy": policy}

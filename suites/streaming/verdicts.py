@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Dict, List
 
 import pandas as pd
 
@@ -38,7 +37,7 @@ def _rows(df: pd.DataFrame, metric: str, policy: str) -> pd.DataFrame:
     return df[(df.metric == metric) & (df.status == "ok") & (df.extra.apply(lambda e: e.get("policy")) == policy)]
 
 
-def _per_model(df: pd.DataFrame, metric: str, policy: str) -> Dict[int, float]:
+def _per_model(df: pd.DataFrame, metric: str, policy: str) -> dict[int, float]:
     """Seed -> the perplexity of that seed's model under one policy over ``metric``'s positions of all its streams
     (the record's value: the exponential of the mean loss over every stream's positions, streams of equal length)."""
     return {int(r.seed): float(r.value) for r in _rows(df, metric, policy).itertuples()}
@@ -61,7 +60,7 @@ def _interval(d) -> str:
     return f"{e.value:+.1f}%{inside}"
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """Window attention against its sinks and recomputation, dense attention past 2 L against recomputation (the
     models trained without a sink token), and the same eviction test on a model trained with a dedicated one."""
     if not len(df) or not (df.metric == "ppl_past_cache").any():

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
 from harness.report_kit import pyplot, save_figure
 
 
-def gradient_figure(grads: pd.DataFrame, variants: List[str], path: Path) -> Path:
+def gradient_figure(grads: pd.DataFrame, variants: list[str], path: Path) -> Path:
     import seaborn as sns
 
     plt = pyplot()

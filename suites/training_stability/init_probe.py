@@ -13,8 +13,8 @@ ln ||dL/dW^2|| over all layers (nats per layer), not a ratio of two endpoint lay
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
 
 import torch
 
@@ -47,7 +47,7 @@ class ProbeSpec(TransformerSpec):
     probe: str = "w2"
 
 
-def split_probe(variant: str) -> Tuple[str, bool]:
+def split_probe(variant: str) -> tuple[str, bool]:
     """(the rest of the expression, whether it asks for the probe): ``'post_ln+w2_probe'`` -> ``('post_ln', True)``."""
     parts = split_variant(variant)
     rest = [p for p in parts if p != PROBE_PART]
@@ -68,7 +68,7 @@ def init_seeds(seed: int) -> range:
     return range(seed * INITS_PER_JOB, (seed + 1) * INITS_PER_JOB)
 
 
-def w2_gradient_norms(model, batches, device: str) -> List[float]:
+def w2_gradient_norms(model, batches, device: str) -> list[float]:
     """Per block, ||dL/dW^2|| of the FFN's second matrix (``ffn.down``, (d_model, d_ff)), averaged over batches."""
     totals = [0.0] * len(model.blocks)
     for x, y in batches:
@@ -81,9 +81,9 @@ def w2_gradient_norms(model, batches, device: str) -> List[float]:
 
 
 def run_probe(spec: ProbeSpec, seed: int, train_ids: torch.Tensor, batch_size: int, train_len: int,
-              device: str, probe_batches: int = PROBE_BATCHES) -> List[Measurement]:
+              device: str, probe_batches: int = PROBE_BATCHES) -> list[Measurement]:
     """Every layer's ||dL/dW^2|| at initialisation, for each of this job's initialisation seeds (Xavier, as fairseq)."""
-    out: List[Measurement] = []
+    out: list[Measurement] = []
     for init in init_seeds(seed):
         torch.manual_seed(init)
         model = build(spec).to(device)
@@ -96,7 +96,7 @@ def run_probe(spec: ProbeSpec, seed: int, train_ids: torch.Tensor, batch_size: i
     return out
 
 
-def log_slope(norms: Dict[int, float]) -> float:
+def log_slope(norms: dict[int, float]) -> float:
     """Least-squares slope of ln(norm) against the layer index over all layers (nats per layer)."""
     layers = sorted(norms)
     x = torch.tensor(layers, dtype=torch.float64)
@@ -105,21 +105,21 @@ def log_slope(norms: Dict[int, float]) -> float:
     return float((x * (y - y.mean())).sum() / (x * x).sum())
 
 
-def slopes(records: Iterable) -> Dict[str, Dict[int, float]]:
+def slopes(records: Iterable) -> dict[str, dict[int, float]]:
     """norm placement -> initialisation seed -> slope of ln ||dL/dW^2|| over layers, from w2_grad_norm records
     (rows with ``spec``, ``x``, ``value`` and ``extra``)."""
-    norms: Dict[Tuple[str, int], Dict[int, float]] = {}
+    norms: dict[tuple[str, int], dict[int, float]] = {}
     for r in records:
         placement = r.spec.get("norm_placement")
         norms.setdefault((placement, int(r.extra["init_seed"])), {})[int(r.x)] = float(r.value)
-    out: Dict[str, Dict[int, float]] = {}
+    out: dict[str, dict[int, float]] = {}
     for (placement, init), by_layer in norms.items():
         if len(by_layer) > 1:
             out.setdefault(placement, {})[init] = log_slope(by_layer)
     return out
 
 
-def size_of(records) -> Optional[Dict[str, int]]:
+def size_of(records) -> dict[str, int] | None:
     """(depth, d_model) of the probe's records, for the report's sentences."""
     for r in records:
         return {"depth": int(r.extra["depth"]), "d_model": int(r.extra["d_model"])}

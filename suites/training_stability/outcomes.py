@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
 
 import pandas as pd
 
@@ -21,14 +20,14 @@ from harness.paired import Difference, paired
 COLLAPSE_WITHIN = 0.05
 
 #: (variant, depth, peak lr, warm-up) of one training run
-Run = Tuple[str, int, float, int]
+Run = tuple[str, int, float, int]
 
 
-def outcomes(runs: pd.DataFrame, unigram: float) -> Dict[Run, Dict[int, float]]:
+def outcomes(runs: pd.DataFrame, unigram: float) -> dict[Run, dict[int, float]]:
     """Per run, seed -> the held-out loss it ended at (a diverged run: ``unigram``).
 
     ``runs`` are heldout_loss records with ``depth`` and ``warmup`` columns (tables._expand)."""
-    out: Dict[Run, Dict[int, float]] = {}
+    out: dict[Run, dict[int, float]] = {}
     for r in runs.itertuples():
         key = (r.variant, int(r.depth), float(r.x), int(r.warmup))
         ok = r.status == "ok" and r.value is not None and math.isfinite(float(r.value))
@@ -50,11 +49,11 @@ class Cell:
     lr: float
     warmup: int
     #: variant -> seed -> loss without warm-up minus loss with it (nats/char)
-    cost: Dict[str, Dict[int, float]] = field(default_factory=dict)
+    cost: dict[str, dict[int, float]] = field(default_factory=dict)
     #: variant -> seeds whose warmed-up run collapsed
-    warm_collapsed: Dict[str, List[int]] = field(default_factory=dict)
+    warm_collapsed: dict[str, list[int]] = field(default_factory=dict)
     #: variant -> seeds (with warm-up) that ran
-    warm_seeds: Dict[str, List[int]] = field(default_factory=dict)
+    warm_seeds: dict[str, list[int]] = field(default_factory=dict)
 
     def fails_even_warmed(self, variant: str) -> bool:
         """The warmed-up run collapsed in every seed: this cell cannot say whether warm-up helps ``variant``."""
@@ -70,7 +69,7 @@ class Cell:
         return f"depth {self.depth}, lr {self.lr:g}"
 
 
-def cells(out: Dict[Run, Dict[int, float]], unigram: float) -> List[Cell]:
+def cells(out: dict[Run, dict[int, float]], unigram: float) -> list[Cell]:
     """The (depth, lr) cells that have runs without warm-up and with the longest warm-up, in grid order."""
     warmups = sorted({w for (_, _, _, w) in out})
     if 0 not in warmups or len(warmups) < 2:
@@ -91,9 +90,9 @@ def cells(out: Dict[Run, Dict[int, float]], unigram: float) -> List[Cell]:
     return found
 
 
-def collapse_counts(out: Dict[Run, Dict[int, float]], variant: str, unigram: float) -> Dict[int, float]:
+def collapse_counts(out: dict[Run, dict[int, float]], variant: str, unigram: float) -> dict[int, float]:
     """Per seed, how many of a variant's runs collapsed."""
-    counts: Dict[int, float] = {}
+    counts: dict[int, float] = {}
     for (v, _, _, _), by_seed in out.items():
         if v != variant:
             continue
@@ -102,9 +101,9 @@ def collapse_counts(out: Dict[Run, Dict[int, float]], variant: str, unigram: flo
     return counts
 
 
-def runs_per_seed(out: Dict[Run, Dict[int, float]], variant: str) -> int:
+def runs_per_seed(out: dict[Run, dict[int, float]], variant: str) -> int:
     """How many runs of a variant each seed has (the most any seed has)."""
-    counts: Dict[int, int] = {}
+    counts: dict[int, int] = {}
     for (v, _, _, _), by_seed in out.items():
         if v == variant:
             for seed in by_seed:
@@ -112,7 +111,7 @@ def runs_per_seed(out: Dict[Run, Dict[int, float]], variant: str) -> int:
     return max(counts.values(), default=0)
 
 
-def pooled(tested: List[Cell], a: str, b: str) -> Difference:
+def pooled(tested: list[Cell], a: str, b: str) -> Difference:
     """a's cost against b's, per seed the mean over ``tested`` cells (seeds every cell has), paired by seed."""
     seeds = None
     for c in tested:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List
-
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table
@@ -12,7 +10,7 @@ from suites.training_stability.init_probe import size_of, slopes
 PLACEMENT = {"post": "Post-LN", "pre": "Pre-LN"}
 
 
-def probe_table(probe: pd.DataFrame) -> List[str]:
+def probe_table(probe: pd.DataFrame) -> list[str]:
     """Per norm placement, the geometric mean of ||dL/dW^2|| at each layer over the initialisations (log-scale
     95% interval), and the slope of ln ||dL/dW^2|| over layers with its t interval; no lines without probe records."""
     if not len(probe):

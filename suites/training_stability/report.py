@@ -8,22 +8,28 @@ comparisons at its loss, never left out.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
-from harness.report_kit import begin, code_line, markdown_table, status_notes, title, write_markdown
+from harness.report_kit import begin, code_line, status_notes, title, write_markdown
 from suites.common.learning import learning_section
 from suites.training_stability.figures import gradient_figure
 from suites.training_stability.init_probe import METRIC as W2_METRIC
 from suites.training_stability.outcomes import cells, outcomes
 from suites.training_stability.probe_table import probe_table
-from suites.training_stability.tables import (ORDER, _cost_table, _expand, _ratio_table, _warmup_table,  # noqa: F401
-                                              run_checks, run_label)
+from suites.training_stability.tables import (  # noqa: F401
+    ORDER,
+    _cost_table,
+    _expand,
+    _ratio_table,
+    _warmup_table,
+    run_checks,
+    run_label,
+)
 from suites.training_stability.verdicts import CLAIMS, GRADIENTS, PUBLISHED, TRAINABILITY, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     found = findings(df)
     probe = df[(df.metric == W2_METRIC) & (df.status == "ok")]
     df = df[df.metric != W2_METRIC]  # the training grid's records (the probe's are in their own table)

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import torch
 from torch import nn
 
-from suites.common.metrics import COMMON
-from harness.suite_file import SuiteFile
 from harness.contract import Diverged, JobContext, Measurement, Suite, suites
-from harness.train import TrainSettings, train
-from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from harness.rules import at_least, one_of
+from harness.suite_file import SuiteFile
+from harness.train import TrainSettings, train
 from suites.common.char_lm_suite import CharLMCorpus
+from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
+from suites.common.metrics import COMMON
 from suites.common.profile_parts import ScoredText
 from suites.training_stability import init_probe
 from suites.training_stability.init_probe import is_probe, probe_spec, run_probe, split_probe
@@ -43,11 +43,11 @@ class StabilityProfile(ScoredText):
     d_model: int = 64
     n_heads: int = 4
     #: Transformer blocks of each model
-    depths: Tuple[int, ...] = (2, 6, 12)
+    depths: tuple[int, ...] = (2, 6, 12)
     #: peak learning rates (Adam, betas 0.9 / 0.98 as in Xiong et al.)
-    lrs: Tuple[float, ...] = (1e-3, 1e-2)
+    lrs: tuple[float, ...] = (1e-3, 1e-2)
     #: warm-up steps; 0 = none
-    warmups: Tuple[int, ...] = (0, 30)
+    warmups: tuple[int, ...] = (0, 30)
     #: each run: steps of batch_size windows of train_len characters, AdamW's weight decay
     batch_size: int = 16
     steps: int = 100
@@ -79,17 +79,17 @@ class TrainingStability(CharLMCorpus, Suite):
     profile_variants = {"standard": with_probe, "large": with_probe}
     options = {"data": None}
 
-    def base_spec(self, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def base_spec(self, profile: StabilityProfile, options: dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
                                n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
 
-    def spec_for(self, variant: str, profile: StabilityProfile, options: Dict[str, Any]) -> TransformerSpec:
+    def spec_for(self, variant: str, profile: StabilityProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a ``w2_probe`` part makes it the W^2 probe at the source's size (init_probe.py)."""
         variant, probe = split_probe(variant)
         spec = resolve(variant, self.base_spec(profile, options))
         return probe_spec(spec) if probe else spec
 
-    def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         if is_probe(spec):  # no training: every layer's W^2 gradient at initialisation, INITS_PER_JOB initialisations
@@ -99,7 +99,7 @@ class TrainingStability(CharLMCorpus, Suite):
         # every run of the grid reads the same number of training tokens
         ctx.facts.update(eval_chars=eval_ids.numel() - 1, unigram_loss=unigram_loss(data.train_ids, eval_ids[1:], data.vocab.size),
                          train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len), **data.facts())
-        out: List[Measurement] = []
+        out: list[Measurement] = []
         for depth in profile.depths:
             layered = _with_depth(spec, depth)
 
@@ -138,7 +138,7 @@ def unigram_loss(train_ids: torch.Tensor, eval_ids: torch.Tensor, vocab_size: in
     return float(-(counts / counts.sum()).log()[eval_ids].mean())
 
 
-def ffn_gradient_norms(model: nn.Module, batches, device: str) -> List[float]:
+def ffn_gradient_norms(model: nn.Module, batches, device: str) -> list[float]:
     """Per block, ||dL/dW|| over all feed-forward parameters, averaged over ``batches`` of (inputs, targets)."""
     totals = [0.0] * len(model.blocks)
     for x, y in batches:
@@ -151,7 +151,7 @@ def ffn_gradient_norms(model: nn.Module, batches, device: str) -> List[float]:
 
 
 def _train_one(model, profile: StabilityProfile, lr: float, warmup: int, train_ids, eval_ids, seed: int,
-               ctx: JobContext, where: Dict[str, Any]) -> List[Measurement]:
+               ctx: JobContext, where: dict[str, Any]) -> list[Measurement]:
     gen = torch.Generator().manual_seed(seed)
 
     def step_loss(m, step):

@@ -4,14 +4,13 @@ the warm-up costs in each (depth, lr) cell, and the per-layer gradient ratios at
 from __future__ import annotations
 
 import math
-from typing import Dict, List
 
 import pandas as pd
 
 from harness.paired import Difference
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
-from suites.common.narrow import narrow
 from suites.common.learning import LearningCheck, learning_checks
+from suites.common.narrow import narrow
 from suites.training_stability.outcomes import COLLAPSE_WITHIN, Cell
 
 ORDER = ("post_ln", "pre_ln")
@@ -29,7 +28,7 @@ def run_label(variant: str, depth: int, lr: float, warmup: int) -> str:
     return f"{variant}, depth {int(depth)}, lr {lr:g}, " + ("no warm-up" if int(warmup) == 0 else f"warm-up {int(warmup)}")
 
 
-def run_checks(df: pd.DataFrame, variants: List[str]) -> Dict[str, LearningCheck]:
+def run_checks(df: pd.DataFrame, variants: list[str]) -> dict[str, LearningCheck]:
     """Whether each training run that finished learned and did not memorise, by run_label, in table order."""
     runs = _expand(df[df.metric.isin(["heldout_loss", "final_train_loss"])], "depth", "warmup")
     if not len(runs):
@@ -62,7 +61,7 @@ def _cell(part: pd.DataFrame, unigram: float) -> str:
     return text or "-"
 
 
-def _warmup_table(runs: pd.DataFrame, variants: List[str], unigram: float) -> List[str]:
+def _warmup_table(runs: pd.DataFrame, variants: list[str], unigram: float) -> list[str]:
     """The grid of held-out losses: one row per (depth, variant), one column per (peak lr, warm-up)."""
     warmups = sorted(int(w) for w in runs.warmup.dropna().unique())
     lrs = sorted(runs.x.dropna().unique())
@@ -83,7 +82,7 @@ def _warmup_table(runs: pd.DataFrame, variants: List[str], unigram: float) -> Li
             narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.", ""]
 
 
-def _cost_table(found: List[Cell], variants: List[str]) -> List[str]:
+def _cost_table(found: list[Cell], variants: list[str]) -> list[str]:
     """Per (depth, lr) cell: each variant's cost of dropping the warm-up, their paired difference, and whether the
     cell tests warm-up at all."""
     if not found or not set(variants) >= {"post_ln", "pre_ln"}:
@@ -114,7 +113,7 @@ def _diff_text(d: Difference) -> str:
     return f"{e.value:+.2f}" + (f" [{e.low:+.2f}, {e.high:+.2f}]" if e.low is not None else "") + f" (n={d.seeds})"
 
 
-def _ratio_table(grads: pd.DataFrame, variants: List[str]):
+def _ratio_table(grads: pd.DataFrame, variants: list[str]):
     """(lines, (variant, depth) -> mean last/first ratio, (variant, depth) -> seed -> ratio)."""
     rows, ratios, spread = [], {}, {}
     for v in variants:

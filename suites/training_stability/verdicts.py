@@ -12,19 +12,24 @@ and their paired difference keeps within +-(runs per seed).
 from __future__ import annotations
 
 import math
-from typing import Dict, List
 
 import pandas as pd
 
 from harness.findings import Estimate, Finding, finding, not_run
-from harness.paired import Difference, directional, paired
-from harness.report_kit import in_order
+from harness.paired import Difference, all_hold, directional, paired
 from harness.suite_file import SuiteFile
-from harness.paired import all_hold
-from suites.training_stability.outcomes import (COLLAPSE_WITHIN, Cell, cells, collapse_counts, outcomes, pooled,
-                                                runs_per_seed)
-from suites.training_stability.init_probe import METRIC as W2_METRIC, size_of, slopes
-from suites.training_stability.tables import ORDER, _expand
+from suites.training_stability.init_probe import METRIC as W2_METRIC
+from suites.training_stability.init_probe import size_of, slopes
+from suites.training_stability.outcomes import (
+    COLLAPSE_WITHIN,
+    Cell,
+    cells,
+    collapse_counts,
+    outcomes,
+    pooled,
+    runs_per_seed,
+)
+from suites.training_stability.tables import _expand
 
 PUBLISHED = (
     "Xiong et al. 2020 (arXiv 2002.04745): Post-LN on IWSLT14 De-En with Adam reaches BLEU 8.45 without warm-up and "
@@ -38,7 +43,7 @@ GRADIENTS, TRAINABILITY, WARMUP = CLAIMS = SuiteFile.of(__file__).claims(
     "post_ln_gradient_grows", "post_ln_harder_to_train", "post_ln_needs_warmup")
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts on Xiong et al.'s findings from one group of records."""
     probe = df[(df.metric == W2_METRIC) & (df.status == "ok")]
     df = df[df.metric != W2_METRIC]  # the training grid's records
@@ -94,7 +99,7 @@ def _gradients(probe: pd.DataFrame) -> Finding:
                    headline=headline, boundary=0.0)
 
 
-def _trainability(out: Dict, unigram: float) -> Finding:
+def _trainability(out: dict, unigram: float) -> Finding:
     """Per seed, how many of each variant's runs collapsed (diverged or at the unigram loss); Post-LN's count
     against Pre-LN's, paired by seed, must count and be larger."""
     if not out or not {"post_ln", "pre_ln"} <= {v for (v, _, _, _) in out}:
@@ -115,7 +120,7 @@ def _trainability(out: Dict, unigram: float) -> Finding:
     return finding(TRAINABILITY, verdict, text, estimates, cause=cause, headline=2, boundary=0.0)  # the paired difference
 
 
-def _warmup(found: List[Cell]) -> Finding:
+def _warmup(found: list[Cell]) -> Finding:
     """Post-LN's cost of dropping the warm-up against Pre-LN's, paired by seed and pooled over the cells that test
     warm-up; a cell where even the warmed-up Post-LN collapsed in every seed is named, not pooled."""
     found = [c for c in found if {"post_ln", "pre_ln"} <= set(c.cost)]
@@ -152,11 +157,11 @@ def _warmup(found: List[Cell]) -> Finding:
     return finding(WARMUP, verdict, text.strip(), estimates, cause=cause, headline=0, boundary=0.0)
 
 
-def _mean(values: Dict[int, float]) -> float:
+def _mean(values: dict[int, float]) -> float:
     return sum(values.values()) / len(values) if values else math.nan
 
 
-def _seeds(values: Dict[int, float], fmt: str = "{:.2f}") -> str:
+def _seeds(values: dict[int, float], fmt: str = "{:.2f}") -> str:
     return "[" + ", ".join(fmt.format(v) for _, v in sorted(values.items())) + "]"
 
 

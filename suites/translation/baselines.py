@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Dict, Mapping, Sequence, Tuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from suites.common.bleu import corpus_scores
 
@@ -24,12 +25,12 @@ BASELINES = {
 LEARNED_MARGIN = 5.0
 
 
-def baseline_scores(train_targets: Sequence[str], test_pairs: Sequence[Tuple[str, str]]) -> Dict[str, Dict[str, Any]]:
+def baseline_scores(train_targets: Sequence[str], test_pairs: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]:
     """Corpus BLEU and chrF of each baseline on the test pairs (source, reference)."""
     sources, refs = [s for s, _ in test_pairs], [t for _, t in test_pairs]
     # ties go to the sentence seen first in the training split (Counter keeps insertion order)
     sentence, count = Counter(train_targets).most_common(1)[0]
-    out: Dict[str, Dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, hyps in (("copy_source", sources), ("most_frequent_target", [sentence] * len(refs))):
         scores = corpus_scores(hyps, refs)
         out[name] = {"bleu": scores.bleu, "chrf": scores.chrf}
@@ -37,7 +38,7 @@ def baseline_scores(train_targets: Sequence[str], test_pairs: Sequence[Tuple[str
     return out
 
 
-def best_baseline(baselines: Mapping[str, Mapping[str, Any]]) -> Tuple[str, float]:
+def best_baseline(baselines: Mapping[str, Mapping[str, Any]]) -> tuple[str, float]:
     """(name, BLEU) of the baseline with the higher BLEU."""
     name = max(baselines, key=lambda k: baselines[k]["bleu"])
     return name, float(baselines[name]["bleu"])
@@ -49,7 +50,7 @@ def did_not_learn(bleu: float, baselines: Mapping[str, Mapping[str, Any]], margi
 
 
 def unlearned(bleu_means: Mapping[str, float], baselines: Mapping[str, Mapping[str, Any]],
-              margin: float = LEARNED_MARGIN) -> Dict[str, str]:
+              margin: float = LEARNED_MARGIN) -> dict[str, str]:
     """The variants (of variant -> mean BLEU over seeds) that did not learn, each with its reason."""
     best = best_baseline(baselines)[1]
     return {v: f"BLEU {b:.1f} against the better baseline's {best:.1f}"

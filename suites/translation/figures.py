@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List
 
 import pandas as pd
 
@@ -12,7 +11,7 @@ from harness.report_kit import pyplot, save_figure
 FIGURE = "translation_bleu_by_length.png"
 
 
-def bleu_by_length_figure(ok: pd.DataFrame, variants: List[str], labels: Dict[float, str], path: Path) -> Path:
+def bleu_by_length_figure(ok: pd.DataFrame, variants: list[str], labels: dict[float, str], path: Path) -> Path:
     import seaborn as sns
 
     plt = pyplot()

@@ -4,20 +4,28 @@ the published finding; setup and cells that are not numbers last."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import pandas as pd
 
-from harness.report_kit import (code_line, fmt_mean_ci, marked, markdown_table, most_seeds, over_seeds, seeds as seeds_of, status_notes,
-                                title, write_markdown)
-from suites.translation.figures import FIGURE, bleu_by_length_figure
-from suites.translation.tables import (LEARNED, _baseline_lines, _family, _order, _samples,  # noqa: F401
-                                       flag_unlearned)
-from suites.translation.verdicts import BLEU, CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from harness.report_kit import (
+    code_line,
+    fmt_mean_ci,
+    markdown_table,
+    marked,
+    most_seeds,
+    over_seeds,
+    status_notes,
+    title,
+    write_markdown,
+)
+from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
+from suites.translation.figures import FIGURE, bleu_by_length_figure
+from suites.translation.tables import LEARNED, _baseline_lines, _family, _order, _samples, flag_unlearned  # noqa: F401
+from suites.translation.verdicts import BLEU, CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> List[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     ok = df[df.status == "ok"]
     specs = {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
@@ -67,7 +75,7 @@ def _labels(df) -> dict:
     return {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
 
 
-def _by_length(ok, variants, labels) -> List[str]:
+def _by_length(ok, variants, labels) -> list[str]:
     """The report's first table: BLEU per source-length bucket and variant (what the verdict reads)."""
     lines = [f"## BLEU by source-sentence length ({over_seeds(most_seeds(ok[ok.metric == 'bleu_by_length']))})", "",
              "Each bucket's test sentences are scored as one corpus; n is the number of test sentences in it.", ""]
@@ -81,7 +89,7 @@ def _by_length(ok, variants, labels) -> List[str]:
     return lines + [markdown_table(pd.DataFrame(table)), ""]
 
 
-def _setup(df, ok, first, settings, seeds) -> List[str]:
+def _setup(df, ok, first, settings, seeds) -> list[str]:
     bleu = ok[ok.metric == "bleu"]
     signature = bleu.extra.iloc[0].get("signature", "?") if len(bleu) else "?"
     protocol = bleu.extra.iloc[0].get("protocol", "") if len(bleu) else ""

@@ -13,23 +13,32 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
-from harness.suite_file import SuiteFile
 from harness.contract import JobContext, Measurement, Profile, Suite, suites
 from harness.errors import UsageError
 from harness.rules import Rule, at_least, between
+from harness.suite_file import SuiteFile
 from harness.train import TrainSettings, train
 from suites.common.bleu import BLEU_PROTOCOL, bucket_bounds, bucket_label, corpus_scores, sample_indices
-from suites.common.seq2seq import EncodedCorpus, encode_corpus, length_batches, mean_loss, seq2seq_loss, teacher_batch, translate
-from suites.translation.baselines import baseline_scores
 from suites.common.metrics import COMMON
-from suites.common.model_cost import METRICS as COST_METRICS, training_costs
-from suites.common.seq2seq_cost import seq2seq_inference_costs
+from suites.common.model_cost import METRICS as COST_METRICS
+from suites.common.model_cost import training_costs
 from suites.common.profile_parts import ModelSize, TrainingBudget
+from suites.common.seq2seq import (
+    EncodedCorpus,
+    encode_corpus,
+    length_batches,
+    mean_loss,
+    seq2seq_loss,
+    teacher_batch,
+    translate,
+)
+from suites.common.seq2seq_cost import seq2seq_inference_costs
+from suites.translation.baselines import baseline_scores
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
 
@@ -85,7 +94,7 @@ class LengthBuckets(Profile):
     """Which test pairs are scored, and the source-length buckets BLEU is also given for."""
 
     #: upper bounds (words, inclusive) of the source-length buckets; one more bucket holds longer sources
-    length_buckets: Tuple[int, ...] = (10, 20, 30)
+    length_buckets: tuple[int, ...] = (10, 20, 30)
     #: a bucket with fewer test sentences gets no BLEU (recorded as unsupported, with the count)
     min_bucket_sentences: int = 20
     #: translate only the first N test pairs (0 = all)
@@ -125,7 +134,7 @@ class Translation(Suite):
     default_variants = ("rnn", "lstm", "lstm+bahdanau+additive", "lstm+luong+dot", "lstm+luong+general", "transformer")
     options = {"data": None}
 
-    def resolved_profile(self, profile: TranslationProfile, options: Dict[str, Any]) -> TranslationProfile:
+    def resolved_profile(self, profile: TranslationProfile, options: dict[str, Any]) -> TranslationProfile:
         if options.get("data"):
             profile = dataclasses.replace(profile, data=options["data"])
         return profile
@@ -133,7 +142,7 @@ class Translation(Suite):
     def _encoded(self, profile: TranslationProfile) -> EncodedCorpus:
         return encode_corpus(profile.data, profile.vocab_size, profile.max_len)
 
-    def spec_for(self, variant: str, profile: TranslationProfile, options: Dict[str, Any]) -> Seq2SeqSpec:
+    def spec_for(self, variant: str, profile: TranslationProfile, options: dict[str, Any]) -> Seq2SeqSpec:
         """A variant naming an RNN cell is an RNNSeq2SeqSpec; any other a Seq2SeqTransformerSpec."""
         vocab = self._encoded(profile).vocab.size
         rnn = RNNSeq2SeqSpec(vocab_size=vocab, d_embed=profile.d_embed, d_hidden=profile.d_hidden,
@@ -142,17 +151,17 @@ class Translation(Suite):
                                              n_heads=profile.n_heads, max_len=profile.max_len, dropout=profile.dropout)
         return resolve_seq2seq(variant, rnn, transformer)
 
-    def check_data(self, profile: TranslationProfile, options: Dict[str, Any]) -> None:
+    def check_data(self, profile: TranslationProfile, options: dict[str, Any]) -> None:
         data = self._encoded(profile)
         for split in ("train", "valid", "test"):
             if not getattr(data, split):
                 raise UsageError(f"set.max_len={profile.max_len} keeps no {split} pair of data={profile.data} (all "
                                  f"{data.dropped[split]} have a side of {profile.max_len} tokens or more); give a larger set.max_len.")
 
-    def data_checksum(self, profile: TranslationProfile, options: Dict[str, Any]) -> str:
+    def data_checksum(self, profile: TranslationProfile, options: dict[str, Any]) -> str:
         return self._encoded(profile).corpus.checksum
 
-    def run_job(self, spec: Seq2SeqSpec, profile: TranslationProfile, seed: int, ctx: JobContext) -> List[Measurement]:
+    def run_job(self, spec: Seq2SeqSpec, profile: TranslationProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         data = self._encoded(profile)
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)
@@ -190,7 +199,7 @@ class Translation(Suite):
 
     @staticmethod
     def _costs(model, data: EncodedCorpus, test, settings: TrainSettings, profile: TranslationProfile, seed: int,
-               ctx: JobContext) -> List[Measurement]:
+               ctx: JobContext) -> list[Measurement]:
         """The trained model's own cost (suites/common/model_cost.py, seq2seq_cost.py): training FLOPs and memory on
         the first training batch; encoding a test source of the median length and decoding with its memory."""
         t0 = time.perf_counter()
@@ -203,7 +212,7 @@ class Translation(Suite):
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
 
-    def _scores(self, hyps: List[str], texts, profile: TranslationProfile) -> List[Measurement]:
+    def _scores(self, hyps: list[str], texts, profile: TranslationProfile) -> list[Measurement]:
         """Corpus BLEU and chrF, samples, and BLEU per source-length bucket."""
         refs = [tgt for _, tgt in texts]
         lengths = [len(src.split()) for src, _ in texts]

@@ -4,7 +4,8 @@ variants did not learn, and the baseline and sample-translation sections."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -33,7 +34,7 @@ def _is_rnnsearch(spec: dict) -> bool:
     return spec.get("family") == "rnn_seq2seq" and _decoder(spec) == "bahdanau" and spec["scoring"] == "additive"
 
 
-def _baselines(ok: pd.DataFrame) -> Optional[Mapping[str, Mapping[str, Any]]]:
+def _baselines(ok: pd.DataFrame) -> Mapping[str, Mapping[str, Any]] | None:
     """The baselines the jobs recorded (one test split, so the first record's), or None for older records."""
     if "baselines" not in ok:
         return None
@@ -41,7 +42,7 @@ def _baselines(ok: pd.DataFrame) -> Optional[Mapping[str, Mapping[str, Any]]]:
     return found[0] if found else None
 
 
-def flag_unlearned(ok: pd.DataFrame, variants: List[str]) -> Dict[str, str]:
+def flag_unlearned(ok: pd.DataFrame, variants: list[str]) -> dict[str, str]:
     """Variants that did not learn, with the reason: BLEU not clearly above the better baseline.
 
     Records without baselines fall back to the best length bucket staying below BLEU ``LEARNED``.
@@ -59,7 +60,7 @@ def flag_unlearned(ok: pd.DataFrame, variants: List[str]) -> Dict[str, str]:
     return flagged
 
 
-def _order(variants: List[str], specs: Dict[str, dict]) -> List[str]:
+def _order(variants: list[str], specs: dict[str, dict]) -> list[str]:
     def key(v):
         s = specs[v]
         if s.get("family") != "rnn_seq2seq":
@@ -69,7 +70,7 @@ def _order(variants: List[str], specs: Dict[str, dict]) -> List[str]:
     return sorted(variants, key=key)
 
 
-def _baseline_lines(ok: pd.DataFrame) -> List[str]:
+def _baseline_lines(ok: pd.DataFrame) -> list[str]:
     """The two trivial translations of the test split, so the table's numbers can be read as learned or not."""
     baselines = _baselines(ok)
     if baselines is None:
@@ -84,7 +85,7 @@ def _baseline_lines(ok: pd.DataFrame) -> List[str]:
             "\"did not learn\" and left out of the comparison with the paper.", ""]
 
 
-def _samples(ok: pd.DataFrame, variants: List[str]) -> List[str]:
+def _samples(ok: pd.DataFrame, variants: list[str]) -> list[str]:
     bleu = ok[ok.metric == "bleu"].sort_values("seed")
     per_variant = {v: bleu[bleu.variant == v].extra.iloc[0].get("samples", []) for v in variants if (bleu.variant == v).any()}
     if not per_variant:

@@ -7,14 +7,14 @@ intervals that keep to those bounds ("bounded", harness/intervals.py).
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Mapping, Optional
+from collections.abc import Mapping
 
 import pandas as pd
 
-from harness.suite_file import SuiteFile
 from harness.findings import Estimate, Finding, finding, not_run
 from harness.paired import directional, paired
 from harness.report_kit import mean_ci
+from harness.suite_file import SuiteFile
 from suites.translation.baselines import LEARNED_MARGIN
 from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
 
@@ -33,7 +33,7 @@ HOLDS = 0.8
 BLEU = (0.0, 100.0)
 
 
-def findings(df: pd.DataFrame) -> List[Finding]:
+def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdict on Bahdanau et al.'s finding from one group of records."""
     ok = df[df.status == "ok"]
     specs = {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
@@ -43,8 +43,8 @@ def findings(df: pd.DataFrame) -> List[Finding]:
     return [_verdict(ok, variants, specs, labels, flag_unlearned(ok, variants))]
 
 
-def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labels: Dict[float, str],
-             flagged: Optional[Mapping[str, str]] = None) -> Finding:
+def _verdict(ok: pd.DataFrame, variants: list[str], specs: dict[str, dict], labels: dict[float, str],
+             flagged: Mapping[str, str] | None = None) -> Finding:
     """Whether this run reproduces Bahdanau et al.'s finding, from the RNN variants that learned.
 
     The attention side is their model (the bahdanau decoder with the additive score) when the run has it,
@@ -53,7 +53,7 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
     if not labels:
         return not_run(BOTTLENECK, "This run has no BLEU by source length, so it cannot be compared.")
     flagged = dict(flagged or {})
-    means: Dict[str, Dict[float, float]] = {}
+    means: dict[str, dict[float, float]] = {}
     for v in variants:
         rows = ok[(ok.variant == v) & (ok.metric == "bleu_by_length")]
         means[v] = {x: mean_ci(rows[rows.x == x].value)[0] for x in labels if (rows.x == x).any()}
@@ -132,7 +132,7 @@ def _verdict(ok: pd.DataFrame, variants: List[str], specs: Dict[str, dict], labe
                    cause=cause, headline=len(estimates) - 1)
 
 
-def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> Dict[int, float]:
+def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> dict[int, float]:
     """seed -> BLEU of one variant on the bucket at ``x``."""
     rows = ok[(ok.variant == variant) & (ok.metric == "bleu_by_length") & (ok.x == x)]
     return {int(r.seed): float(r.value) for r in rows.itertuples()}

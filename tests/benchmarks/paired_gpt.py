@@ -35,8 +35,8 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Tuple
 
 import torch
 
@@ -62,7 +62,7 @@ def settings_for(total_steps: int, compile: bool) -> TrainSettings:
     return TrainSettings(steps=total_steps, lr=LR, warmup_steps=max(1, total_steps // 10), compile=compile)
 
 
-def token_batches(c: PlainConfig, count: int, device: str, seed: int = 0) -> List[Tuple[torch.Tensor, torch.Tensor]]:
+def token_batches(c: PlainConfig, count: int, device: str, seed: int = 0) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """``count`` (inputs, targets) pairs of random tokens, (batch, block) each, already on the device."""
     g = torch.Generator().manual_seed(seed)
     window = torch.randint(0, c.vocab_size, (count, c.batch_size, c.block_size + 1), generator=g).to(device)
@@ -76,7 +76,7 @@ def _sync(device: str) -> None:
 
 def harness_round(model: DecoderLM, batches, warmup: int, steps: int, compile: bool, device: str) -> float:
     """Seconds ``train`` takes for ``steps`` steps after ``warmup`` untimed ones (its final read-back included)."""
-    start: List[float] = []
+    start: list[float] = []
 
     def loss_fn(runner, step: int):
         if step == warmup:
@@ -129,7 +129,7 @@ def plain_round(model: PlainGPT, runner: Callable, batches, warmup: int, steps: 
     return time.perf_counter() - start
 
 
-def interleaved_round(a: DecoderLM, b: PlainGPT, batches, warmup: int, steps: int) -> Tuple[List[float], List[float]]:
+def interleaved_round(a: DecoderLM, b: PlainGPT, batches, warmup: int, steps: int) -> tuple[list[float], list[float]]:
     """(harness step seconds, plain step seconds) of ``steps`` steps of each after ``warmup`` untimed ones, the two
     loops interleaved step by step on CPU: ``train``'s loss function first runs the plain loop's step of the same
     index, so a harness step is timed from the end of that plain step to the start of the next one (the last:
@@ -137,10 +137,10 @@ def interleaved_round(a: DecoderLM, b: PlainGPT, batches, warmup: int, steps: in
     falls on both sides of a pair, where whole rounds of one side each can catch it on one side only. CPU only:
     the time of a step is only its own where every operator has finished when it returns."""
     step_at = plain_steps(b, b, batches, warmup + steps)
-    a_times: List[float] = []
-    b_times: List[float] = []
-    mark: List[float] = []
-    last: List[torch.Tensor] = []
+    a_times: list[float] = []
+    b_times: list[float] = []
+    mark: list[float] = []
+    last: list[torch.Tensor] = []
 
     def loss_fn(runner, step: int):
         now = time.perf_counter()
@@ -164,16 +164,16 @@ def interleaved_round(a: DecoderLM, b: PlainGPT, batches, warmup: int, steps: in
 class PairedResult:
     """Per-round tokens/s of both sides and their ratios (harness / plain)."""
 
-    harness_tps: List[float] = field(default_factory=list)
-    plain_tps: List[float] = field(default_factory=list)
+    harness_tps: list[float] = field(default_factory=list)
+    plain_tps: list[float] = field(default_factory=list)
     #: with compile: the plain model's tokens/s eager, timed in the same rounds
-    plain_eager_tps: List[float] = field(default_factory=list)
+    plain_eager_tps: list[float] = field(default_factory=list)
     #: interleaved pairing: every timed pair's plain step seconds over its harness step seconds
-    step_ratios: List[float] = field(default_factory=list)
-    params: Dict[str, int] = field(default_factory=dict)
+    step_ratios: list[float] = field(default_factory=list)
+    params: dict[str, int] = field(default_factory=dict)
 
     @property
-    def ratios(self) -> List[float]:
+    def ratios(self) -> list[float]:
         return [a / b for a, b in zip(self.harness_tps, self.plain_tps)]
 
     @property
@@ -181,7 +181,7 @@ class PairedResult:
         return statistics.median(self.ratios)
 
     @property
-    def compile_gains(self) -> List[float]:
+    def compile_gains(self) -> list[float]:
         """Per round: the harness (compiled) over the plain model eager; empty when not compiling."""
         return [a / c for a, c in zip(self.harness_tps, self.plain_eager_tps)]
 

@@ -4,12 +4,12 @@ from dataclasses import dataclass
 
 import pytest
 import torch
+from stored import load
 
 from bench.cli import main
-from tests.report_shape import check_reports
 from harness.contract import suites
+from tests.report_shape import check_reports
 from variants.kernel._base import AttentionKernel, kernels
-from stored import load
 
 TINY = ["suite=attention_cost", "set.lengths=[16,32]", "set.n_heads=4", "set.head_dim=8", "set.check_rows=8",
         "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "set.threads=1", "progress=false"]

@@ -1,8 +1,9 @@
 """attention_heads end to end at a tiny size: records per layer and head, kept maps, and the report."""
 
+from stored import load
+
 from bench.cli import main
 from tests.report_shape import check_reports
-from stored import load
 
 TINY = ["suite=attention_heads", "set.steps=6", "set.d_model=16", "set.n_layers=2", "set.n_heads=4", "set.train_len=16",
         "set.batch_size=4", "set.warmup_steps=2", "set.eval_windows=6", "set.eval_batch=4", "set.map_len=12",

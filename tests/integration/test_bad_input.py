@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from bad_inputs import BAD, CUDA, LM_TINY  # the table of bad input, and the settings it is written with
 
 from bench.cli import main
 from bench.config import RunConfig, parse, usable_device
+from harness.contract import suites
 from harness.errors import UsageError
 from harness.footprint import memory_bytes
 from harness.overrides import apply_overrides
 from harness.rules import problems_of
-from harness.contract import suites
-
-from bad_inputs import BAD, CUDA, LM_TINY  # the table of bad input, and the settings it is written with
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ import sys
 import time
 
 import pytest
+from stored import load
 
 from bench.api import records
 from bench.cli import main
 from harness.timing import CONTENDED_MARK, spare_cores
-from stored import load
 
 LM = ["suite=language_modeling", "set.steps=10", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
       "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false", "seeds=[0]",

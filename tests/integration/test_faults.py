@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from counting_suite import NAME, CountingSuite, log, register, results, run, trainings  # noqa: F401 (fixtures)
+
 from bench.cli import main
 from harness.store import ResultsStore, unsaved_folder
 

@@ -1,7 +1,8 @@
 """A training job records its own model's cost beside its quality (suites/common/model_cost.py), at a tiny size."""
 
-from bench.cli import main
 from stored import load
+
+from bench.cli import main
 
 PE = ["suite=position_extrapolation", "set.steps=3", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",
       "set.train_len=8", "set.batch_size=4", "set.eval_tokens=512", "set.warmup_steps=1", "set.eval_multipliers=[1,8]",

@@ -4,11 +4,12 @@ found only when its records ran under the versions present."""
 
 import json
 
-import harness.env
 from counting_suite import NAME, log, register, results, run, trainings  # noqa: F401 (fixtures)
+
+import harness.env
+from bench.run.plan import find_stored, job_hash
 from harness.contract import suites
 from harness.env import identity_libraries
-from bench.run.plan import find_stored, job_hash
 from harness.store import ResultsStore
 
 

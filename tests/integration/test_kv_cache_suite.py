@@ -1,10 +1,10 @@
 """kv_cache end to end at a tiny size: exact bytes, identical greedy tokens, checked decode paths, report."""
 
 import pytest
+from stored import load
 
 from bench.cli import main
 from tests.report_shape import check_reports
-from stored import load
 
 TINY = ["suite=kv_cache", "set.contexts=[8,32]", "set.d_model=32", "set.n_layers=2", "set.n_heads=4", "set.generate=6",
         "set.prompt_len=4", "set.path_contexts=[64]", "set.path_heads=8", "set.path_head_dim=16", "set.min_repeats=3",

@@ -1,8 +1,9 @@
 """The language_modeling suite end to end at a tiny size: records, skips with reasons, budget flags, report."""
 
+from stored import load
+
 from bench.cli import main
 from tests.report_shape import check_reports
-from stored import load
 
 # d 32 with 8 heads (head size 4): MQA drops 7/8 of the key/value projection, more than 10% of the parameters
 TINY = ["suite=language_modeling", "set.steps=4", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",

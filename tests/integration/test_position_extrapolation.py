@@ -1,11 +1,11 @@
 """The suite end to end at a reduced size: records, statuses, report, figure, and resume."""
 
 import pytest
+from stored import load, runner
 
 from bench.cli import main
-from tests.report_shape import check_reports
 from suites.position_extrapolation.suite import PositionExtrapolation
-from stored import load, runner
+from tests.report_shape import check_reports
 
 TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
         "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]

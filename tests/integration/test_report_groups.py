@@ -1,10 +1,10 @@
 """`bench report` covers one group of records: the newest by default, another when its keys are given."""
 
 import pytest
+from test_cli import TINY, run_cli
 
 from bench.cli import main
 from harness.store import ResultsStore
-from test_cli import TINY, run_cli
 
 SUITE = "position_extrapolation"
 
@@ -76,8 +76,8 @@ def test_index_false_writes_the_suite_report_alone(capsys, results, tmp_path):
 
 
 def test_a_group_no_keys_select_is_named_as_an_earlier_form_of_its_profile(tmp_path):
-    from harness.groups import report_command, split_groups
     from bench.index.page import other_groups
+    from harness.groups import report_command, split_groups
     from harness.report import records_frame
 
     root = tmp_path / "results"

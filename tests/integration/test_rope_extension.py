@@ -1,7 +1,8 @@
 """position_extrapolation with RoPE extensions: one training serves every scaling, fine-tuning, the report section."""
 
-from bench.cli import main
 from stored import load, runner
+
+from bench.cli import main
 
 TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
         "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from counting_suite import NAME, log, register, results, run, trainings  # noqa: F401 (fixtures)
+
 from bench.cli import main
 from harness.store import ResultsStore
 

@@ -1,10 +1,10 @@
 """sequence_cost end to end at a tiny size: every layer checked then timed, budgets, bad input, and the report."""
 
 import pytest
+from stored import load
 
 from bench.cli import main
 from tests.report_shape import check_reports
-from stored import load
 
 TINY = ["suite=sequence_cost", "set.lengths=[16,32]", "set.d_model=32", "set.n_heads=2", "set.batch=2", "set.check_len=8",
         "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "set.decode_contexts=[8,64]", "progress=false"]

@@ -1,8 +1,9 @@
 """`bench run suite=streaming` at a tiny size: a model with a dedicated sink token trains, streams with only that
 token kept, and its report section and verdict stand beside the plain model's."""
 
-from bench.cli import main
 from stored import load
+
+from bench.cli import main
 
 TINY = ["suite=streaming", "seeds=[0]", "set.steps=20", "set.d_model=32", "set.n_layers=2", "set.n_heads=2",
         "set.train_len=16", "set.batch_size=8", "set.streams=2", "set.stream_len=64", "set.warmup_steps=2",

@@ -1,8 +1,9 @@
 """training_stability and attention_scaling end to end at a tiny size: records, diverged runs, reports."""
 
+from stored import load
+
 from bench.cli import main
 from tests.report_shape import check_reports
-from stored import load
 
 
 def test_training_stability_end_to_end_with_report(tmp_path):

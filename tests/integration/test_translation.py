@@ -1,10 +1,10 @@
 """The translation suite end to end at a reduced size: records, BLEU by length, report, figure, errors."""
 
 import pytest
+from stored import load, runner
 
 from bench.cli import main
 from tests.report_shape import check_reports
-from stored import load, runner
 
 TINY = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
         "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=80", "set.min_bucket_sentences=5",

@@ -56,10 +56,11 @@ def test_a_figure_is_saved_in_its_suffix_format_and_a_failed_save_keeps_the_old_
 def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_report_stays(tmp_path, capsys, monkeypatch):
     import errno
 
+    from test_api import pe_records
+
     import harness.atomic
     from bench.cli import main
     from harness.store import ResultsStore
-    from test_api import pe_records
 
     store = ResultsStore(tmp_path / "results")
     for seed in (0, 1):

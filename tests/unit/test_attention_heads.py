@@ -6,13 +6,13 @@ import pandas as pd
 import pytest
 import torch
 
-from suites.attention_heads.report import CLAIMS, findings, write_report
-from suites.attention_heads.head_stats import HeadStats, at_offset, delimiter_mask, recorded_attention
 from harness.contract import suites
+from suites.attention_heads.head_stats import HeadStats, at_offset, delimiter_mask, recorded_attention
+from suites.attention_heads.report import CLAIMS, findings, write_report
 from suites.attention_heads.suite import MAP_CRITERIA, distinct_heads
+from tests.report_shape import check_reports
 from variants.spec import TransformerSpec
 from variants.transformer import build
-from tests.report_shape import check_reports
 
 T = 8
 TEXT = "ab, cd.e"  # delimiters at positions 2 (','), 3 (' ') and 6 ('.')
@@ -240,8 +240,8 @@ def test_a_delimiter_head_must_beat_twice_the_even_share():
 
 
 def test_each_profile_trains_position_extrapolations_model_of_the_same_name():
-    from suites.position_extrapolation.models import training_fields
     from suites.attention_heads.suite import PROFILES
+    from suites.position_extrapolation.models import training_fields
     from suites.position_extrapolation.suite import PROFILES as EXTRAPOLATION
 
     for name, profile in PROFILES.items():

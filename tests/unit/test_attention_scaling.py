@@ -65,8 +65,8 @@ def scaling_records(variant, heldout, train, bigram=2.5, seeds=3):
 def training_sentence(rows, variants=("scaled_dot", "dot", "additive+naive")):
     import pandas as pd
 
-    from suites.common.learning import learning_checks
     from suites.attention_scaling.report import training_verdict
+    from suites.common.learning import learning_checks
 
     df = pd.DataFrame(rows)
     return training_verdict(df[df.status == "ok"], list(variants), learning_checks(df, "heldout_loss", None, "train_loss")).sentence

@@ -208,8 +208,8 @@ def test_a_flop_formula_that_asserts_equal_heads_still_counts_grouped_attention(
 # --- dtype=auto: bfloat16 autocast for training on CUDA, float32 on CPU (CPU jobs keep their identity)
 
 def test_auto_dtype_is_bfloat16_for_training_suites_on_cuda_and_float32_elsewhere():
-    from harness.contract import suites
     from bench.run.plan import resolve_dtype
+    from harness.contract import suites
 
     extrapolation, cost, lm = (suites.get(n) for n in ("position_extrapolation", "attention_cost", "language_modeling"))
     assert resolve_dtype("auto", extrapolation, "cuda") == resolve_dtype("auto", extrapolation, "cuda:1") == "bfloat16"

@@ -2,9 +2,9 @@
 with at= must be one every compared suite measured."""
 
 import pytest
+from test_api import results  # noqa: F401 (fixture: two variants x two seeds, and an older tiny group)
 
 from bench.cli import main
-from test_api import results  # noqa: F401 (fixture: two variants x two seeds, and an older tiny group)
 
 
 @pytest.mark.parametrize("selection,named", [

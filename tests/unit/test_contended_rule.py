@@ -5,10 +5,10 @@ import pandas as pd
 import pytest
 
 import harness.timing as timing
-from bench.index.columns import metric
 from bench.compare.table import paired
-from harness.contract import Measurement
+from bench.index.columns import metric
 from bench.run.retime import contended_metrics, merge, summary_lines
+from harness.contract import Measurement
 from harness.timing import CONTENDED_MARK, CpuSnapshot, LoadMeter, Timing, combined_load, contended, is_contended
 
 

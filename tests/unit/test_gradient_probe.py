@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms, reach
 from suites.common.data.copy_task import CopyTask
+from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms, reach
 from variants.recurrent import RecurrentSpec, build
 from variants.spec import TransformerSpec
 from variants.transformer import build as build_transformer

@@ -24,9 +24,10 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Optional
 
 import pytest
 
@@ -63,7 +64,7 @@ def is_module(dotted: str) -> bool:
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
-def imports_of(path: Path, module: Optional[str] = None) -> Iterator[Import]:
+def imports_of(path: Path, module: str | None = None) -> Iterator[Import]:
     """Every import in ``path`` (the module ``module``, by default named by its place in the tree): for
     ``from a import b`` both ``a`` and, when it is a module, ``a.b``."""
     module = module or module_name(path)
@@ -73,7 +74,7 @@ def imports_of(path: Path, module: Optional[str] = None) -> Iterator[Import]:
     def walk(node: ast.AST, nested: bool) -> Iterator[Import]:
         for child in ast.iter_child_nodes(node):
             inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
-            targets: List[str] = []
+            targets: list[str] = []
             if isinstance(child, ast.Import):
                 targets = [alias.name for alias in child.names]
             elif isinstance(child, ast.ImportFrom):
@@ -95,7 +96,7 @@ def imports_of(path: Path, module: Optional[str] = None) -> Iterator[Import]:
     yield from walk(tree, False)
 
 
-def project_imports(*packages: str) -> List[Import]:
+def project_imports(*packages: str) -> list[Import]:
     found = []
     for package in packages:
         for path in sorted(ROOT.joinpath(*package.split(".")).rglob("*.py")):
@@ -107,7 +108,7 @@ def top(name: str) -> str:
     return name.split(".")[0]
 
 
-def suite_package(name: str) -> Optional[str]:
+def suite_package(name: str) -> str | None:
     """The package below suites/ that the dotted ``name`` lies in (suites.common included), or None."""
     parts = name.split(".")
     return ".".join(parts[:2]) if parts[0] == "suites" and len(parts) > 1 else None
@@ -134,22 +135,22 @@ def test_the_scan_sees_every_kind_of_import(tmp_path):
 
 # --- the rules, each a function of the imports found --------------------------------------------------------
 
-def reaching_up(imports: List[Import], above: Tuple[str, ...]) -> List[Import]:
+def reaching_up(imports: list[Import], above: tuple[str, ...]) -> list[Import]:
     """The imports of a package above it: of ``above``'s top-level packages."""
     return [i for i in imports if top(i.target) in above]
 
 
-def reaching_a_suite(imports: List[Import]) -> List[Import]:
+def reaching_a_suite(imports: list[Import]) -> list[Import]:
     """The program's imports of a module of ``suites`` (it reaches suites through the registry only)."""
     return [i for i in imports if top(i.target) == "suites"]
 
 
-def private_variants(imports: List[Import]) -> List[Import]:
+def private_variants(imports: list[Import]) -> list[Import]:
     """Imports of a ``_private`` module of ``variants`` from outside ``variants``."""
     return [i for i in imports if top(i.target) == "variants" and is_private(i.target) and top(i.module) != "variants"]
 
 
-def module_of(target: str) -> Optional[str]:
+def module_of(target: str) -> str | None:
     """The module a dotted import target names: itself, or the module an imported attribute lives in."""
     parts = target.split(".")
     for n in range(len(parts), 0, -1):
@@ -158,19 +159,19 @@ def module_of(target: str) -> Optional[str]:
     return None
 
 
-def circles(imports: List[Import], within: Tuple[str, ...]) -> List[List[str]]:
+def circles(imports: list[Import], within: tuple[str, ...]) -> list[list[str]]:
     """Every import circle among the modules of the packages ``within``: each strongly connected group of two or
     more modules (Tarjan's algorithm), sorted; a module importing itself counts too."""
-    graph: Dict[str, Set[str]] = {}
+    graph: dict[str, set[str]] = {}
     for i in imports:
         target = module_of(i.target) if i.module != i.target else i.target
         if top(i.module) in within and target and top(target) in within:
             graph.setdefault(i.module, set()).add(target)
             graph.setdefault(target, set())
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    found: List[List[str]] = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
 
     def visit(node: str) -> None:
         index[node] = low[node] = len(index)

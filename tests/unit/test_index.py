@@ -5,10 +5,10 @@ import math
 import pandas as pd
 import pytest
 
-from harness.groups import split_groups
 from bench.index.page import write_index
 from bench.index.scoreboard import scoreboard
 from bench.index.tradeoffs import build
+from harness.groups import split_groups
 
 SEEDS = (0, 1, 2)
 L = 16
@@ -149,8 +149,8 @@ def test_pareto_front_keeps_the_points_nothing_beats_on_both_axes():
 
 def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, tmp_path, monkeypatch):
     from bench.report.build import build_reports
-    from harness.store import ResultsStore
     from harness.contract import Suite
+    from harness.store import ResultsStore
 
     monkeypatch.setattr(Suite, "report", lambda self, records, out_dir: [])  # the suites' own reports are tested elsewhere
     store = ResultsStore(tmp_path / "results")

@@ -5,10 +5,10 @@ import copy
 import pytest
 import torch
 
+from variants.cache_size import PUBLISHED, kv_cache_bytes, measured_cache_bytes
+from variants.kernel import tolerance
 from variants.kernel._base import kernels
 from variants.kernel._decode import DECODE_PATHS, GroupedDecode, grouped_decode, split_kv_decode, use_grouped_decode
-from variants.kernel import tolerance
-from variants.cache_size import PUBLISHED, kv_cache_bytes, measured_cache_bytes
 from variants.kv_cache import empty_caches, greedy_generate
 from variants.position.alibi import alibi_slopes
 from variants.spec import TransformerSpec, resolve

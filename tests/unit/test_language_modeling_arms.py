@@ -2,8 +2,8 @@
 
 import dataclasses
 
-from harness.contract import suites
 from bench.index.design import is_transformer
+from harness.contract import suites
 from harness.train import TrainSettings
 from suites.language_modeling.schedule import LONG_WARMUP_FRACTION, settings_for, split_schedule, with_warmup
 from variants.spec import TransformerSpec

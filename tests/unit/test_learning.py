@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 import torch
 
-from suites.position_extrapolation.report import verdict
-from suites.common.learning import LEARN_MARGIN, learning_checks, learning_table, usable
 from suites.common.data.char_lm import char_lm_data, ngram_entropies
+from suites.common.learning import LEARN_MARGIN, learning_checks, learning_table, usable
+from suites.position_extrapolation.report import verdict
 
 
 def records(variant, heldout, train, bigram=2.5, seeds=(0,), x=64.0):

@@ -3,8 +3,16 @@
 import pytest
 import torch
 
-from harness.measure import (CpuSnapshot, Timing, bootstrap_ratio, contention, count_flops, peak_memory, threads,
-                             time_call)
+from harness.measure import (
+    CpuSnapshot,
+    Timing,
+    bootstrap_ratio,
+    contention,
+    count_flops,
+    peak_memory,
+    threads,
+    time_call,
+)
 from suites.attention_cost.check import Case, check_rows, compare, make_case, reference
 from variants.kernel._base import kernels
 

@@ -4,14 +4,13 @@ the cache holds (d_c + d_h^R) values per token and layer, and every kernel that 
 import pytest
 import torch
 
+from tests.attention_gate import gate, gate_cases
 from variants.attention import attentions, latent_dims
-from variants.kernel import kernels, tolerance, use_grouped_decode
 from variants.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.kernel import kernels, tolerance, use_grouped_decode
 from variants.kv_cache import LatentCache, empty_caches
 from variants.spec import TransformerSpec, problems, resolve
 from variants.transformer import build
-
-from tests.attention_gate import gate, gate_cases
 
 SMALL = TransformerSpec(vocab_size=23, d_model=64, n_layers=2, n_heads=4, max_len=24)
 

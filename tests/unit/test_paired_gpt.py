@@ -3,12 +3,11 @@ parameters, train a step without NaN, and the alternating rounds run (at a tiny 
 
 import math
 
+import pytest
 import torch
 
 from harness.train import TrainSettings, train
 from suites.common.lm import lm_loss
-import pytest
-
 from tests.benchmarks.paired_gpt import default_pairing, harness_model, plain_round, run_paired, token_batches
 from tests.benchmarks.plain_gpt import PlainConfig, PlainGPT
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from harness.findings import Claim, NOT_TESTABLE, not_testable
+from harness.findings import NOT_TESTABLE, Claim, not_testable
 from harness.paired import combine_verdicts, directional, equivalent, not_worse, paired
 
 

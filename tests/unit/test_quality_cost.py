@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from bench.index import pareto
-from harness.groups import split_groups
 from bench.index.tradeoffs import build
+from harness.groups import split_groups
 
 L = 16
 SEEDS = (0, 1, 2)

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from harness.contract import JobContext
-from suites.position_extrapolation.suite import PROFILES, TEST_DRAWS, PositionExtrapolation
 from suites.common.lm import evaluate_nll
+from suites.position_extrapolation.suite import PROFILES, TEST_DRAWS, PositionExtrapolation
 from variants.position.randomized import RANGE_FACTOR, sorted_sample
 from variants.spec import TransformerSpec, resolve
 from variants.transformer import build

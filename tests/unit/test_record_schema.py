@@ -5,10 +5,10 @@ while the job's other files are read."""
 import json
 
 import pytest
+from test_store import said, store  # noqa: F401 (fixtures)
 
 from harness.records import MAX_DEPTH, SCHEMA_VERSION, depth, newer_schema, schema_problem
 from harness.store import CorruptResultsError, NewerRecordsError
-from test_store import said, store  # noqa: F401 (fixtures)
 
 
 def record(**kw):

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from suites.common.data.copy_task import IGNORE, CopyTask
-from suites.gradient_flow.suite import GradientFlow, PROFILES
+from suites.gradient_flow.suite import PROFILES, GradientFlow
 from variants.recurrent import RecurrentSpec, build, spectral_radius
 from variants.spec import PresetFieldError, TransformerSpec, problems, resolve
 

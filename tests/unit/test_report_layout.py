@@ -1,7 +1,7 @@
 """Every report leads with its answer: Verdicts first, then the headline table and figure, bookkeeping last."""
 
-from harness.findings import Claim, Estimate, finding, not_run
 from bench.report.layout import VERDICTS, bullet, lead_with_answer
+from harness.findings import Claim, Estimate, finding, not_run
 
 CLAIM = Claim("k", "s", "ALiBi extrapolates", "Press et al. 2022 (arXiv 2108.12409)", "flat", confound="a tiny model")
 CHECK = Claim("c", "s", "bytes = formula", "by construction", "equal", kind="check")

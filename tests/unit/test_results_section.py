@@ -7,7 +7,6 @@ import pytest
 from bench.report.readme import BEGIN, END, update_readme
 from harness.store import ResultsStore
 
-
 L = 16
 
 

@@ -1,7 +1,7 @@
 """The index's scoreboard cells: the one number a verdict rests on (Finding.headline), its interval and seeds."""
 
-from harness.findings import Claim, Estimate, finding
 from bench.index.scoreboard import COLUMNS, INTERVAL, measurement
+from harness.findings import Claim, Estimate, finding
 
 CLAIM = Claim("c", "s", "A claim", "Someone 2020", "x is small")
 

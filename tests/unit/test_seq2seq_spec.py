@@ -5,8 +5,7 @@ import dataclasses
 import pytest
 
 from variants.presets import find_preset
-from variants.seq2seq_spec import (RNNSeq2SeqSpec, Seq2SeqTransformerSpec, SUPPORTED_TRANSFORMER_FIELDS,
-                                   resolve_seq2seq)
+from variants.seq2seq_spec import SUPPORTED_TRANSFORMER_FIELDS, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 from variants.spec import PresetConflictError, TransformerSpec, problems
 
 RNN, TRANSFORMER = RNNSeq2SeqSpec(vocab_size=100), Seq2SeqTransformerSpec(vocab_size=100, d_model=64, n_heads=4)

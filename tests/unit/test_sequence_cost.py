@@ -7,12 +7,12 @@ import pytest
 import torch
 from torch import nn
 
-from suites.sequence_cost.report import CLAIMS, findings, write_report
 from harness.contract import suites
+from suites.sequence_cost.report import CLAIMS, findings, write_report
 from suites.sequence_cost.suite import PROFILES, _check, dispatched_ops, useful_flops
+from tests.report_shape import check_reports
 from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, resolve
-from tests.report_shape import check_reports
 
 B, D, H = 2, 16, 4
 

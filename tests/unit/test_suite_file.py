@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Tuple
 
 import pytest
 
@@ -18,7 +17,7 @@ from harness.suite_file import SuiteFile
 class ToyProfile(Profile):
     steps: int = 10
     lr: float = 1e-3
-    sizes: Tuple[int, ...] = (1, 2)
+    sizes: tuple[int, ...] = (1, 2)
     label: str = "a"
 
     rules = {"steps": at_least(1)}

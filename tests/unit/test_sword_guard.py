@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conftest
 import pytest
 
-import conftest
 from suites.common.data.char_lm import char_lm_data
 from suites.common.data.parallel import load_parallel
 from suites.common.data.sword import module_dir, module_missing, sword_root

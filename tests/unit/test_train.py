@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-from harness.train import TrainSettings, lr_at, train
 from harness.contract import Diverged
+from harness.train import TrainSettings, lr_at, train
 
 
 def test_warmup_is_linear_then_cosine_decays_to_the_floor():

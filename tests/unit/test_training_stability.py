@@ -4,7 +4,6 @@ import functools
 import math
 
 import pytest
-
 import torch
 
 from suites.common.lm import random_batch, xavier_init
@@ -13,7 +12,7 @@ from variants.spec import TransformerSpec
 from variants.transformer import build
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def layer_ratio(placement: str, depth: int = 6) -> float:
     torch.manual_seed(0)
     model = build(TransformerSpec(vocab_size=64, d_model=64, n_layers=depth, n_heads=4, max_len=32,

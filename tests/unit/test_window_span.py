@@ -3,8 +3,13 @@
 import pandas as pd
 import pytest
 
-from suites.position_extrapolation.window_span import (expected_span, receptive_span, span_measurements,
-                                                       window_finding, window_section)
+from suites.position_extrapolation.window_span import (
+    expected_span,
+    receptive_span,
+    span_measurements,
+    window_finding,
+    window_section,
+)
 from variants.spec import TransformerSpec
 from variants.transformer import build
 

@@ -20,14 +20,14 @@ class Grouped(SelfAttention):
     """Multi-head attention with kv_heads key/value heads (MHA, GQA, MQA), optionally in a sliding window."""
 
     @staticmethod
-    def from_spec(spec: "TransformerSpec", position, kernel):
+    def from_spec(spec: TransformerSpec, position, kernel):
         from ..transformer import Attention
 
         return Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring,
                          window=getattr(spec, "window", None))
 
     @classmethod
-    def cache_elements(cls, spec: "TransformerSpec", tokens: int) -> int:
+    def cache_elements(cls, spec: TransformerSpec, tokens: int) -> int:
         window = getattr(spec, "window", None)
         kept = tokens if window is None else min(tokens, window)
         return 2 * spec.kv_heads * spec.head_dim * kept

@@ -22,7 +22,6 @@ same buffer (the k^R columns of the weighted sum are dropped), and nothing per h
 from __future__ import annotations
 
 import math
-from typing import List, Optional
 
 import torch
 from torch import nn
@@ -57,11 +56,11 @@ class LatentAttention(SelfAttention, nn.Module):
         self.scoring = scorings.get(spec.scoring)(dh + dr)
 
     @staticmethod
-    def from_spec(spec, position, kernel) -> "LatentAttention":
+    def from_spec(spec, position, kernel) -> LatentAttention:
         return LatentAttention(spec, position, kernel)
 
     @classmethod
-    def problems(cls, spec, device, dtype, training) -> List[str]:
+    def problems(cls, spec, device, dtype, training) -> list[str]:
         reasons = []
         if spec.scoring in scorings and not getattr(scorings.get(spec.scoring), "dot_product", False):
             reasons.append(f"attention 'mla' absorbs W_UK into the query, which only a dot-product scoring allows, and "
@@ -106,8 +105,8 @@ class LatentAttention(SelfAttention, nn.Module):
         q_c, q_r = q.split((dh, dr), dim=-1)
         return q_c, q_r, c, k_r
 
-    def forward(self, x: torch.Tensor, cache: Optional[LatentCache] = None, *, causal: bool = True,
-                key_padding: Optional[torch.Tensor] = None, memory: Optional[torch.Tensor] = None):
+    def forward(self, x: torch.Tensor, cache: LatentCache | None = None, *, causal: bool = True,
+                key_padding: torch.Tensor | None = None, memory: torch.Tensor | None = None):
         """x (B, T, D) -> (B, T, D) and the cache: unabsorbed without one, absorbed (reading the latent) with one."""
         if memory is not None:
             raise ValueError("attention 'mla' is self-attention only; cross-attention uses the grouped layer")

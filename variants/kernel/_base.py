@@ -14,8 +14,9 @@ an optional library's op that really runs) come from one table, variants/kernel/
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -24,7 +25,7 @@ from .._registry import Registry
 if TYPE_CHECKING:
     from ..spec import TransformerSpec
 
-kernels: Registry["AttentionKernel"] = Registry("kernel", package="variants.kernel", list_command="bench list kernels")
+kernels: Registry[AttentionKernel] = Registry("kernel", package="variants.kernel", list_command="bench list kernels")
 
 ALL_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
@@ -38,13 +39,13 @@ class ScoreBias:
     """
 
     dense: Callable[[], torch.Tensor]
-    score_mod: Optional[Callable] = None
+    score_mod: Callable | None = None
 
 
-Bias = Union[torch.Tensor, ScoreBias, None]
+Bias = torch.Tensor | ScoreBias | None
 
 
-def dense_bias(bias: Bias) -> Optional[torch.Tensor]:
+def dense_bias(bias: Bias) -> torch.Tensor | None:
     """The tensor of a bias given as a tensor (broadcastable to (B, H, T, S)), a ScoreBias, or None."""
     return bias.dense() if isinstance(bias, ScoreBias) else bias
 
@@ -64,33 +65,33 @@ def dtype_name(dtype: torch.dtype) -> str:
 class AttentionKernel:
     """Base class of attention kernels; subclasses implement ``attend`` and declare what they support."""
 
-    devices: Tuple[str, ...] = ("cpu", "cuda")
-    dtypes: Tuple[torch.dtype, ...] = ALL_DTYPES
+    devices: tuple[str, ...] = ("cpu", "cuda")
+    dtypes: tuple[torch.dtype, ...] = ALL_DTYPES
     takes_score_bias: bool = True
     native_gqa: bool = False
     #: True: computes any registered scoring (calls its score function); False: dot-product scorings only
     any_scoring: bool = False
     #: devices with a backward pass (None: every device the kernel runs on)
-    backward_devices: Optional[Tuple[str, ...]] = None
+    backward_devices: tuple[str, ...] | None = None
     #: compiles on its first call for each shape (measure only after an unmeasured warm-up call)
     compiles: bool = False
     #: holds the whole (B, H, T, S) score matrix by design (naive, SDPA's math path): memory quadratic in length;
     #: False for fused kernels, which stream over blocks of keys (Dao et al. 2022, arXiv 2205.14135)
     materialises_scores: bool = False
     #: (device, smallest head dimension the kernel takes there) pairs; a device not named takes any
-    min_head_dims: Tuple[Tuple[str, int], ...] = ()
-    notes: List[str] = field(default_factory=list)
+    min_head_dims: tuple[tuple[str, int], ...] = ()
+    notes: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return type(self).__module__.rsplit(".", 1)[-1]
 
     # --- what the kernel supports; subclasses override the per-device answers
-    def missing(self) -> Optional[str]:
+    def missing(self) -> str | None:
         """A package or build feature this installation lacks (one sentence), or None."""
         return None
 
-    def unavailable(self) -> Optional[str]:
+    def unavailable(self) -> str | None:
         """Why this kernel cannot run here at all (missing package, build feature or device), or None."""
         missing = self.missing()
         if missing:
@@ -99,7 +100,7 @@ class AttentionKernel:
             return f"needs a {'/'.join(self.devices)} device and torch sees none"
         return None
 
-    def dtypes_on(self, device: str) -> Tuple[torch.dtype, ...]:
+    def dtypes_on(self, device: str) -> tuple[torch.dtype, ...]:
         return self.dtypes
 
     def takes_score_bias_on(self, device: str) -> bool:
@@ -129,8 +130,8 @@ class AttentionKernel:
         return self.any_scoring or fused_dot_product(scoring)
 
     def problems(
-        self, spec: "TransformerSpec", device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
-    ) -> List[str]:
+        self, spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
+    ) -> list[str]:
         """Every reason this kernel cannot run ``spec`` on ``device`` in ``dtype`` (and train it, if ``training``)."""
         from ..position._base import adds_score_bias, positions
         from ..scoring._base import scorings
@@ -166,7 +167,7 @@ class AttentionKernel:
 
     # --- the call
     def dispatch(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool, bias: Bias = None,
-                 scale: Optional[float] = None) -> str:
+                 scale: float | None = None) -> str:
         """The implementation that runs for these inputs, as recorded with results (default: the kernel's name)."""
         return self.name
 
@@ -178,8 +179,8 @@ class AttentionKernel:
         *,
         causal: bool,
         bias: Bias = None,
-        scale: Optional[float] = None,
-        score_fn: Optional[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = None,
+        scale: float | None = None,
+        score_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """(B, H, T, Dh) attention output; bias is additive, broadcastable to (B, H, T, S).
 

@@ -11,8 +11,8 @@ planned. ``faked(table)`` replaces the whole table, so capability logic is teste
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import torch
 
@@ -26,8 +26,8 @@ class DeviceTable:
     """
 
     cuda: bool = False
-    compute_capability: Optional[Tuple[int, int]] = None
-    probes: Dict[str, Optional[str]] = field(default_factory=dict)
+    compute_capability: tuple[int, int] | None = None
+    probes: dict[str, str | None] = field(default_factory=dict)
     faked: bool = False
 
     def present(self, device: str) -> bool:
@@ -35,8 +35,8 @@ class DeviceTable:
         return device == "cpu" or (device == "cuda" and self.cuda)
 
 
-_FAKES: List[DeviceTable] = []
-_DETECTED: List[DeviceTable] = []
+_FAKES: list[DeviceTable] = []
+_DETECTED: list[DeviceTable] = []
 
 
 def current() -> DeviceTable:
@@ -60,7 +60,7 @@ def faked(table: DeviceTable) -> Iterator[DeviceTable]:
         _FAKES.pop()
 
 
-def probe(name: str, run: Callable[[], None]) -> Optional[str]:
+def probe(name: str, run: Callable[[], None]) -> str | None:
     """None if ``run()`` (a tiny call of a library's op) succeeds, else why not, in one line; run once per process.
 
     A faked table answers from its ``probes`` (a name it lacks counts as running), so a test never runs the op.

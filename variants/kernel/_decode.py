@@ -20,8 +20,8 @@ single-token steps take the grouped path and everything else the wrapped kernel.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional
 
 import torch
 import torch.nn.functional as F
@@ -30,12 +30,12 @@ from torch import nn
 from ._base import AttentionKernel, dense_bias, repeat_kv
 
 
-def _scale(q: torch.Tensor, scale: Optional[float]) -> float:
+def _scale(q: torch.Tensor, scale: float | None) -> float:
     return 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
 
 
-def grouped_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: Optional[torch.Tensor] = None,
-                   scale: Optional[float] = None) -> torch.Tensor:
+def grouped_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None,
+                   scale: float | None = None) -> torch.Tensor:
     """q (B, H, 1, Dh), k/v (B, Hkv, S, Dh), bias broadcastable to (B, H, 1, S) -> (B, H, 1, Dh)."""
     B, H, T, D = q.shape
     Hkv, S = k.shape[1], k.shape[2]
@@ -51,7 +51,7 @@ def grouped_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: Opti
     return (weights @ v).reshape(B, H, 1, D)  # (B, Hkv, G, Dh) -> (B, H, 1, Dh)
 
 
-def _grouped_bias(bias: Optional[torch.Tensor], B: int, H: int, Hkv: int, S: int) -> Optional[torch.Tensor]:
+def _grouped_bias(bias: torch.Tensor | None, B: int, H: int, Hkv: int, S: int) -> torch.Tensor | None:
     """A bias broadcastable to (B, H, 1, S) as (B or 1, Hkv, G, S), grouped as the queries are."""
     if bias is None:
         return None
@@ -59,8 +59,8 @@ def _grouped_bias(bias: Optional[torch.Tensor], B: int, H: int, Hkv: int, S: int
     return full.reshape(*full.shape[:-3], Hkv, H // Hkv, S)
 
 
-def split_kv_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: Optional[torch.Tensor] = None,
-                    scale: Optional[float] = None, chunk: int = 512) -> torch.Tensor:
+def split_kv_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None,
+                    scale: float | None = None, chunk: int = 512) -> torch.Tensor:
     """q (B, H, 1, Dh), k/v (B, Hkv, S, Dh), bias broadcastable to (B, H, 1, S) -> (B, H, 1, Dh), the cache read
     in chunks of ``chunk`` positions whose partial softmaxes are merged exactly by their log-sum-exp."""
     B, H, T, D = q.shape
@@ -102,7 +102,7 @@ def repeat_decode(q, k, v, bias=None, scale=None) -> torch.Tensor:
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
 
 
-DECODE_PATHS: Dict[str, Callable[..., torch.Tensor]] = {
+DECODE_PATHS: dict[str, Callable[..., torch.Tensor]] = {
     "repeat": repeat_decode,
     "enable_gqa": sdpa_gqa_decode,
     "grouped": grouped_decode,
@@ -115,15 +115,15 @@ class GroupedDecode(AttentionKernel):
     """A kernel whose single-query steps use ``grouped_decode`` (from ``split_from`` cached tokens on,
     ``split_kv_decode``) and whose other calls go to ``inner``."""
 
-    inner: Optional[AttentionKernel] = None
+    inner: AttentionKernel | None = None
     #: cached tokens from which a step reads the cache in split-KV chunks; None: never
-    split_from: Optional[int] = None
+    split_from: int | None = None
 
     @property
     def name(self) -> str:
         return f"{self.inner.name}+grouped_decode"
 
-    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None, score_fn=None):
         # the last position sees every key, causal or not; a non-dot-product scoring (score_fn) has no
         # matmul to group, so it stays with the wrapped kernel
         if q.shape[-2] == 1 and score_fn is None:
@@ -132,7 +132,7 @@ class GroupedDecode(AttentionKernel):
         return self.inner.attend(q, k, v, causal=causal, bias=bias, scale=scale, score_fn=score_fn)
 
 
-def use_grouped_decode(model: nn.Module, split_from: Optional[int] = None) -> nn.Module:
+def use_grouped_decode(model: nn.Module, split_from: int | None = None) -> nn.Module:
     """Route the single-token steps of every attention layer of ``model`` through ``grouped_decode``, and from
     ``split_from`` cached tokens on (if given) through ``split_kv_decode``."""
     for module in model.modules():

@@ -14,7 +14,7 @@ a few units in the last place of each, the atol column what summing in another o
 
 from __future__ import annotations
 
-from typing import Dict, NamedTuple, Tuple
+from typing import NamedTuple
 
 import torch
 
@@ -29,14 +29,14 @@ class Tolerance(NamedTuple):
         """The largest |error| allowed against ``reference`` (any dtype; read as float64)."""
         return self.atol + self.rtol * reference.detach().abs().max().item()
 
-    def check(self, got: torch.Tensor, want: torch.Tensor) -> Tuple[float, float]:
+    def check(self, got: torch.Tensor, want: torch.Tensor) -> tuple[float, float]:
         """(max |got - want| in float64, the error allowed against ``want``); it matches when the first <= the second."""
         error = (got.detach().double() - want.detach().double()).abs().max().item()
         return error, self.allowed(want)
 
 
 #: per dtype of the computation checked; values attention_cost has recorded as ``allowed_error`` since its version 1
-TOLERANCES: Dict[torch.dtype, Tolerance] = {
+TOLERANCES: dict[torch.dtype, Tolerance] = {
     torch.float64: Tolerance(1e-10, 1e-9),
     torch.float32: Tolerance(1e-5, 1e-4),
     torch.float16: Tolerance(2e-3, 1e-2),

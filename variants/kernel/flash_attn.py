@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 
@@ -21,17 +20,17 @@ from ._base import AttentionKernel, kernels
 class FlashAttn(AttentionKernel):
     """flash_attn.flash_attn_func (FlashAttention-2), CUDA only."""
 
-    devices: Tuple[str, ...] = ("cuda",)
-    dtypes: Tuple[torch.dtype, ...] = (torch.float16, torch.bfloat16)
+    devices: tuple[str, ...] = ("cuda",)
+    dtypes: tuple[torch.dtype, ...] = (torch.float16, torch.bfloat16)
     takes_score_bias: bool = False
     native_gqa: bool = True
 
-    def missing(self) -> Optional[str]:
+    def missing(self) -> str | None:
         if importlib.util.find_spec("flash_attn") is None:
             return "the flash-attn package is not installed (pip install flash-attn, which builds against CUDA)"
         return None
 
-    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None, score_fn=None):
         self._reject_score_fn(score_fn)
         if bias is not None:
             raise ValueError("kernel 'flash_attn' takes no score bias")

@@ -15,12 +15,10 @@ from __future__ import annotations
 import functools
 import importlib.util
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 
 from ._base import AttentionKernel, ScoreBias, dense_bias, kernels
-
 
 #: compilations of flex_attention kept per process: one per score_mod, grouping and dtype a process meets (a
 #: cost sweep or the equivalence gate meets more than Dynamo's default 8); past the limit Dynamo would run it
@@ -63,7 +61,7 @@ def block_mask(q_len: int, k_len: int, device: str, causal: bool):
     return (_causal_block_mask if causal else _full_block_mask)(q_len, k_len, device)
 
 
-def _tensor_score_mod(bias: torch.Tensor, shape: Tuple[int, int, int, int]):
+def _tensor_score_mod(bias: torch.Tensor, shape: tuple[int, int, int, int]):
     """A score_mod that adds a dense bias broadcastable to (B, H, T, S) (for callers that pass a tensor)."""
     full = bias.expand(shape)
 
@@ -77,19 +75,19 @@ def _tensor_score_mod(bias: torch.Tensor, shape: Tuple[int, int, int, int]):
 class Flex(AttentionKernel):
     """torch.nn.attention.flex_attention, compiled; ALiBi as a score_mod."""
 
-    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+    dtypes: tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
     native_gqa: bool = True
-    backward_devices: Optional[Tuple[str, ...]] = ("cuda",)
+    backward_devices: tuple[str, ...] | None = ("cuda",)
     compiles: bool = True
     #: Inductor's CUDA flex template: "NYI: embedding dimension of the query, key, and value must be at least 16"
-    min_head_dims: Tuple[Tuple[str, int], ...] = (("cuda", 16),)
+    min_head_dims: tuple[tuple[str, int], ...] = (("cuda", 16),)
 
-    def missing(self) -> Optional[str]:
+    def missing(self) -> str | None:
         if importlib.util.find_spec("torch.nn.attention.flex_attention") is None:
             return f"torch {torch.__version__} has no torch.nn.attention.flex_attention (needs torch >= 2.5)"
         return None
 
-    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None, score_fn=None):
         self._reject_score_fn(score_fn)
         q_len, k_len = q.shape[-2], k.shape[-2]
         score_mod = None
@@ -101,7 +99,7 @@ class Flex(AttentionKernel):
         return _compiled_flex()(q, k, v, score_mod=score_mod, block_mask=mask, scale=scale,
                                 enable_gqa=k.shape[1] != q.shape[1])
 
-    def dispatch(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None) -> str:
+    def dispatch(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None) -> str:
         return "flex:compiled"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -31,9 +31,9 @@ class Sdpa(AttentionKernel):
 
     native_gqa: bool = True
     #: a key of BACKENDS to pin, or None to let PyTorch choose
-    backend: Optional[str] = None
+    backend: str | None = None
 
-    def _inputs(self, q, k, v, causal: bool, bias) -> Tuple[torch.Tensor, torch.Tensor, Dict[str, Any]]:
+    def _inputs(self, q, k, v, causal: bool, bias) -> tuple[torch.Tensor, torch.Tensor, dict[str, Any]]:
         """(k, v, keyword arguments of F.scaled_dot_product_attention) for one call."""
         q_len, k_len = q.shape[-2], k.shape[-2]
         gqa = k.shape[1] != q.shape[1]
@@ -57,13 +57,13 @@ class Sdpa(AttentionKernel):
 
         return sdpa_kernel([getattr(SDPBackend, BACKENDS[self.backend])])
 
-    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None, score_fn=None):
         self._reject_score_fn(score_fn)
         k, v, kwargs = self._inputs(q, k, v, causal, bias)
         with self._pinned():
             return F.scaled_dot_product_attention(q, k, v, scale=scale, **kwargs)
 
-    def dispatch(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None) -> str:
+    def dispatch(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None) -> str:
         """'sdpa:<backend>': the pinned backend, or the one PyTorch's chooser picks for these inputs."""
         if self.backend is not None:
             return f"sdpa:{self.backend}"

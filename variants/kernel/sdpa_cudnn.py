@@ -7,7 +7,6 @@ attention. Its backward pass returns no gradient for the bias (torch 2.13), so i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 
@@ -19,14 +18,14 @@ from .sdpa import Sdpa
 class SdpaCudnn(Sdpa):
     """SDPA's cuDNN backend, pinned (CUDA)."""
 
-    devices: Tuple[str, ...] = ("cuda",)
-    dtypes: Tuple[torch.dtype, ...] = (torch.float16, torch.bfloat16)
-    backend: Optional[str] = "cudnn"
+    devices: tuple[str, ...] = ("cuda",)
+    dtypes: tuple[torch.dtype, ...] = (torch.float16, torch.bfloat16)
+    backend: str | None = "cudnn"
 
     def trains_score_bias_on(self, device: str) -> bool:
         return False  # aten._scaled_dot_product_cudnn_attention_backward returns grad_q, grad_k, grad_v only
 
-    def missing(self) -> Optional[str]:
+    def missing(self) -> str | None:
         if torch.version.cuda is None:
             return "this PyTorch build has no CUDA, so no cuDNN attention"
         if not torch.backends.cudnn.is_available():

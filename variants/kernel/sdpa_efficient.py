@@ -9,7 +9,6 @@ input the backend cannot take raises, never falls back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 
@@ -21,9 +20,9 @@ from .sdpa import Sdpa
 class SdpaEfficient(Sdpa):
     """SDPA's memory-efficient backend, pinned (CUDA)."""
 
-    devices: Tuple[str, ...] = ("cuda",)
-    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
-    backend: Optional[str] = "efficient"
+    devices: tuple[str, ...] = ("cuda",)
+    dtypes: tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+    backend: str | None = "efficient"
     native_gqa: bool = False  # K/V repeated per group of query heads (Sdpa._inputs), not enable_gqa
 
 

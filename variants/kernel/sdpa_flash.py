@@ -9,7 +9,6 @@ Pinned with ``torch.nn.attention.sdpa_kernel``: an input the backend cannot take
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 
@@ -21,9 +20,9 @@ from .sdpa import Sdpa
 class SdpaFlash(Sdpa):
     """SDPA's flash backend, pinned."""
 
-    backend: Optional[str] = "flash"
+    backend: str | None = "flash"
 
-    def dtypes_on(self, device: str) -> Tuple[torch.dtype, ...]:
+    def dtypes_on(self, device: str) -> tuple[torch.dtype, ...]:
         return (torch.float16, torch.bfloat16) if device == "cuda" else self.dtypes
 
     def takes_score_bias_on(self, device: str) -> bool:

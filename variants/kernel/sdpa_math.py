@@ -7,7 +7,6 @@ materialises the scores like ``naive`` and accepts every dtype, score bias and g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from ._base import kernels
 from .sdpa import Sdpa
@@ -17,7 +16,7 @@ from .sdpa import Sdpa
 class SdpaMath(Sdpa):
     """SDPA's math backend, pinned."""
 
-    backend: Optional[str] = "math"
+    backend: str | None = "math"
     #: the math path computes softmax(q k^T) v in plain ATen ops, scores first: unfused by design
     materialises_scores: bool = True
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 
@@ -39,11 +38,11 @@ def _run_once() -> None:
 class Xformers(AttentionKernel):
     """xformers.ops.memory_efficient_attention, CUDA only."""
 
-    devices: Tuple[str, ...] = ("cuda",)
-    dtypes: Tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+    devices: tuple[str, ...] = ("cuda",)
+    dtypes: tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
     takes_score_bias: bool = False
 
-    def missing(self) -> Optional[str]:
+    def missing(self) -> str | None:
         if importlib.util.find_spec("xformers") is None:
             return "the xformers package is not installed (pip install xformers)"
         if not current().present("cuda"):
@@ -54,7 +53,7 @@ class Xformers(AttentionKernel):
                     f"its C++/CUDA extensions are probably built for another torch or CUDA")
         return None
 
-    def attend(self, q, k, v, *, causal: bool, bias=None, scale: Optional[float] = None, score_fn=None):
+    def attend(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None, score_fn=None):
         self._reject_score_fn(score_fn)
         if bias is not None:
             raise ValueError("kernel 'xformers' takes no score bias")

@@ -9,7 +9,7 @@ per layer instead).
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 import torch
 from torch import nn
@@ -41,7 +41,7 @@ class SequenceMixer(nn.Module):
         """The state before the first token."""
         raise NotImplementedError
 
-    def step(self, x: torch.Tensor, state: Any) -> Tuple[torch.Tensor, Any]:
+    def step(self, x: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         """x (B, d), the state after x_1..x_{t-1} -> (y_t (B, d), the state after x_t)."""
         raise NotImplementedError
 

@@ -26,8 +26,6 @@ beta (B, H, T); the state (B, H, K, V). The recurrent forms take one token: q, k
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import torch
 from torch.nn import functional as F
 
@@ -58,7 +56,7 @@ def _zero_state(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 
 
 def gated_linear_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_alpha: torch.Tensor, chunk: int,
-                         state: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+                         state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """o_t = S_t^T q_t, S_t = diag(alpha_t) S_{t-1} + k_t v_t^T, chunk by chunk: (o (B, H, T, V), the last state)."""
     T = q.shape[2]
     qc, kc, vc, lc = (_chunks(t, chunk) for t in (q, k, v, log_alpha))  # (B, H, N, C, .)
@@ -84,15 +82,15 @@ def gated_linear_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_
 
 
 def gated_linear_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_alpha: torch.Tensor,
-                      S: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+                      S: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """One token of gated linear attention: (o_t (B, H, V), S_t (B, H, K, V)); log_alpha (B, H, K or 1)."""
     S = log_alpha.exp().unsqueeze(-1) * S + k.unsqueeze(-1) * v.unsqueeze(-2)
     return (q.unsqueeze(-1) * S).sum(-2), S
 
 
 def gated_delta_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
-                        log_alpha: Optional[torch.Tensor], chunk: int,
-                        state: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+                        log_alpha: torch.Tensor | None, chunk: int,
+                        state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """o_t = S_t^T q_t, S_t = alpha_t (I - beta_t k_t k_t^T) S_{t-1} + beta_t k_t v_t^T, chunk by chunk (DeltaNet's UT
     transform); ``log_alpha`` (B, H, T) or None for DeltaNet (alpha = 1). Returns (o (B, H, T, V), the last state)."""
     T = q.shape[2]
@@ -121,7 +119,7 @@ def gated_delta_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta:
 
 
 def gated_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
-                     log_alpha: Optional[torch.Tensor], S: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+                     log_alpha: torch.Tensor | None, S: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """One token of the gated delta rule: (o_t (B, H, V), S_t (B, H, K, V)); beta, log_alpha (B, H)."""
     if log_alpha is not None:
         S = log_alpha.exp()[..., None, None] * S

@@ -8,8 +8,6 @@ changes the order of the sums but not the result.
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import torch
 
 from ._base import SequenceMixer
@@ -21,7 +19,7 @@ CHUNK = 32
 NORM_EPS = 1e-5
 
 
-def option_problems(name: str, state_size: Optional[int], chunk_size: Optional[int]) -> List[str]:
+def option_problems(name: str, state_size: int | None, chunk_size: int | None) -> list[str]:
     """The reasons a state or chunk size cannot work (each names the key, its value and what is valid)."""
     out = []
     if state_size is not None and (not isinstance(state_size, int) or state_size < 1):
@@ -34,7 +32,7 @@ def option_problems(name: str, state_size: Optional[int], chunk_size: Optional[i
     return out
 
 
-def heads_problem(d_model: int, n_heads: int, what: str = "d_model") -> List[str]:
+def heads_problem(d_model: int, n_heads: int, what: str = "d_model") -> list[str]:
     if n_heads < 1 or d_model % n_heads:
         return [f"{what} {d_model} is not divisible by n_heads {n_heads}"]
     return []
@@ -61,8 +59,8 @@ class ChunkedMixer(SequenceMixer):
     chunk: int = CHUNK
 
     @classmethod
-    def problems(cls, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> list:
+    def problems(cls, d_model: int, n_heads: int, state_size: int | None = None,
+                 chunk_size: int | None = None) -> list:
         return heads_problem(d_model, n_heads) + option_problems(cls.__name__, state_size, chunk_size)
 
     def sequential_steps(self, length: int) -> int:

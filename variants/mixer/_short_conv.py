@@ -8,8 +8,6 @@ section 3.4, and Gated DeltaNet keep it on q, k and v). Decoding keeps the last 
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -30,7 +28,7 @@ class ShortConv(nn.Module):
         """The previous width - 1 inputs, zeros before the first token: (B, channels, width - 1)."""
         return torch.zeros(batch, self.conv.in_channels, self.width - 1, device=device, dtype=dtype)
 
-    def step(self, x: torch.Tensor, window: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def step(self, x: torch.Tensor, window: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, channels) of one token -> (y (B, channels), the new window)."""
         full = torch.cat([window, x.unsqueeze(-1)], -1)  # (B, channels, width)
         y = (full * self.conv.weight.squeeze(1)).sum(-1) + self.conv.bias

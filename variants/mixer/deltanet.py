@@ -12,7 +12,6 @@ scaled by K^-0.5, the output RMS-normalised per head before the output projectio
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
 
 import torch
 from torch import nn
@@ -30,8 +29,8 @@ class DeltaNet(ChunkedMixer):
 
     gated = False
 
-    def __init__(self, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> None:
+    def __init__(self, d_model: int, n_heads: int, state_size: int | None = None,
+                 chunk_size: int | None = None) -> None:
         super().__init__(d_model, n_heads)
         self.key_dim = state_size or d_model // n_heads  # K per head
         self.value_dim = d_model // n_heads  # V per head
@@ -78,11 +77,11 @@ class DeltaNet(ChunkedMixer):
         o, _ = gated_delta_chunked(q, k, v, beta, log_alpha, self.chunk)
         return self._output(x, o)
 
-    def initial_state(self, batch: int, device=None, dtype=None) -> Tuple[torch.Tensor, torch.Tensor]:
+    def initial_state(self, batch: int, device=None, dtype=None) -> tuple[torch.Tensor, torch.Tensor]:
         S = torch.zeros(batch, self.n_heads, self.key_dim, self.value_dim, device=device, dtype=dtype)
         return self.conv.initial_state(batch, device, dtype), S
 
-    def step(self, x: torch.Tensor, state: Tuple[torch.Tensor, torch.Tensor]):
+    def step(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]):
         window, S = state
         conved, window = self.conv.step(self.qkv(x), window)
         q, k, v, beta, log_alpha = self._inputs(x, conved)

@@ -11,8 +11,6 @@ numbers per sequence.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -29,8 +27,8 @@ GATE_RANK, TAU = 16, 16
 class GLA(ChunkedMixer):
     """Gated linear attention (Yang et al. 2023): a K x V state per head with a data-dependent decay per key channel."""
 
-    def __init__(self, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> None:
+    def __init__(self, d_model: int, n_heads: int, state_size: int | None = None,
+                 chunk_size: int | None = None) -> None:
         super().__init__(d_model, n_heads)
         self.key_dim = state_size or max(1, d_model // (2 * n_heads))
         self.value_dim = d_model // n_heads

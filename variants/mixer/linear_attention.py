@@ -10,8 +10,6 @@ position encoding: the causal mask is the only source of order, as in the paper'
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -42,7 +40,7 @@ class LinearAttention(SequenceMixer):
         heads = [] if n_heads >= 1 and d_model % n_heads == 0 else [f"d_model {d_model} is not divisible by n_heads {n_heads}"]
         return heads + super().problems(d_model, n_heads, **options)
 
-    def _heads(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """x (..., d) -> phi(q), phi(k), v, each (..., H, d_h)."""
         q, k, v = self.qkv(x).unflatten(-1, (3, self.n_heads, self.head_dim)).unbind(-3)
         return feature_map(q), feature_map(k), v
@@ -55,12 +53,12 @@ class LinearAttention(SequenceMixer):
         y = (scores @ v) / (scores.sum(-1, keepdim=True) + EPS)  # (B, H, T, d_h)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, self.d_model))
 
-    def initial_state(self, batch: int, device=None, dtype=None) -> Tuple[torch.Tensor, torch.Tensor]:
+    def initial_state(self, batch: int, device=None, dtype=None) -> tuple[torch.Tensor, torch.Tensor]:
         S = torch.zeros(batch, self.n_heads, self.head_dim, self.head_dim, device=device, dtype=dtype)
         z = torch.zeros(batch, self.n_heads, self.head_dim, device=device, dtype=dtype)
         return S, z
 
-    def step(self, x: torch.Tensor, state: Tuple[torch.Tensor, torch.Tensor]):
+    def step(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]):
         S, z = state
         q, k, v = self._heads(x)  # (B, H, d_h)
         S = S + k.unsqueeze(-1) * v.unsqueeze(-2)  # (B, H, d_h, d_h): S_i = S_{i-1} + phi(k_i) v_i^T

@@ -13,7 +13,6 @@ from log-uniform [0.001, 0.1] as the authors initialise them; D starts at 1.
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
 
 import torch
 from torch import nn
@@ -35,8 +34,8 @@ class Mamba2(ChunkedMixer):
     #: N when the spec leaves state_size unset (a fixed size, whatever the width)
     default_state = STATE
 
-    def __init__(self, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> None:
+    def __init__(self, d_model: int, n_heads: int, state_size: int | None = None,
+                 chunk_size: int | None = None) -> None:
         super().__init__(d_model, n_heads)
         self.inner = EXPAND * d_model
         self.head_dim = self.inner // n_heads  # P
@@ -52,8 +51,8 @@ class Mamba2(ChunkedMixer):
         self.out_proj = nn.Linear(self.inner, d_model, bias=False)
 
     @classmethod
-    def problems(cls, d_model: int, n_heads: int, state_size: Optional[int] = None,
-                 chunk_size: Optional[int] = None) -> list:
+    def problems(cls, d_model: int, n_heads: int, state_size: int | None = None,
+                 chunk_size: int | None = None) -> list:
         return heads_problem(EXPAND * d_model, n_heads, "the inner width 2 x d_model") + option_problems(
             cls.__name__, state_size, chunk_size)
 
@@ -83,11 +82,11 @@ class Mamba2(ChunkedMixer):
         y, _ = gated_linear_chunked(q, k, v, log_a, self.chunk)
         return self._output(y, x, z)
 
-    def initial_state(self, batch: int, device=None, dtype=None) -> Tuple[torch.Tensor, torch.Tensor]:
+    def initial_state(self, batch: int, device=None, dtype=None) -> tuple[torch.Tensor, torch.Tensor]:
         S = torch.zeros(batch, self.n_heads, self.state, self.head_dim, device=device, dtype=dtype)
         return self.conv.initial_state(batch, device, dtype), S
 
-    def step(self, u: torch.Tensor, state: Tuple[torch.Tensor, torch.Tensor]):
+    def step(self, u: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]):
         window, S = state
         z, xbc, dt = self._split(u)
         conved, window = self.conv.step(xbc, window)

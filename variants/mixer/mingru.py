@@ -11,8 +11,6 @@ time with a state of d numbers. The initial state is 0. An output projection map
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -49,7 +47,7 @@ class MinGRU(SequenceMixer):
         self.gate_and_candidate = nn.Linear(d_model, 2 * d_model, bias=False)  # W_z and W_h in one matmul
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
 
-    def _gates(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _gates(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         k, h_tilde = self.gate_and_candidate(x).chunk(2, dim=-1)  # each (..., d)
         return k, h_tilde
 
@@ -62,7 +60,7 @@ class MinGRU(SequenceMixer):
     def initial_state(self, batch: int, device=None, dtype=None) -> torch.Tensor:
         return torch.zeros(batch, self.d_model, device=device, dtype=dtype)
 
-    def step(self, x: torch.Tensor, state: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def step(self, x: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         k, h_tilde = self._gates(x)  # (B, d)
         z = torch.sigmoid(k)
         h = (1 - z) * state + z * g(h_tilde)

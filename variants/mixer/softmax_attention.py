@@ -9,8 +9,6 @@ the last ``window`` tokens only, so its state grows with the context up to the w
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -23,21 +21,21 @@ from ._heads import heads_problem, merge_heads, split_heads
 class SoftmaxAttention(SequenceMixer):
     """Causal softmax attention without positions, global or windowed: the attention layers of a hybrid stack."""
 
-    def __init__(self, d_model: int, n_heads: int, window: Optional[int] = None) -> None:
+    def __init__(self, d_model: int, n_heads: int, window: int | None = None) -> None:
         super().__init__(d_model, n_heads)
         self.window = window
         self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
         self.out_proj = nn.Linear(d_model, d_model, bias=False)
 
     @classmethod
-    def problems(cls, d_model: int, n_heads: int, window: Optional[int] = None, **options) -> list:
+    def problems(cls, d_model: int, n_heads: int, window: int | None = None, **options) -> list:
         out = heads_problem(d_model, n_heads) + super().problems(d_model, n_heads, **options)
         if window is not None and (not isinstance(window, int) or window < 1):
             out.append(f"window={window!r} cannot bound attention: give a whole number of at least 1 (keys each query "
                        "sees), or leave it unset for global attention.")
         return out
 
-    def _mask(self, T: int, device) -> Optional[torch.Tensor]:
+    def _mask(self, T: int, device) -> torch.Tensor | None:
         """(T, T) True where query t may see key s: s <= t, and t - s < window with one."""
         t = torch.arange(T, device=device)
         seen = t[None, :] <= t[:, None]
@@ -48,11 +46,11 @@ class SoftmaxAttention(SequenceMixer):
         o = F.scaled_dot_product_attention(q, k, v, attn_mask=self._mask(x.shape[1], x.device))
         return self.out_proj(merge_heads(o))
 
-    def initial_state(self, batch: int, device=None, dtype=None) -> Tuple[torch.Tensor, torch.Tensor]:
+    def initial_state(self, batch: int, device=None, dtype=None) -> tuple[torch.Tensor, torch.Tensor]:
         empty = torch.zeros(batch, self.n_heads, 0, self.d_model // self.n_heads, device=device, dtype=dtype)
         return empty, empty.clone()
 
-    def step(self, x: torch.Tensor, state: Tuple[torch.Tensor, torch.Tensor]):
+    def step(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]):
         keys, values = state  # (B, H, t - 1, d_h): the cache so far
         q, k, v = (split_heads(t, self.n_heads).unsqueeze(2) for t in self.qkv(x).chunk(3, -1))  # (B, H, 1, d_h)
         keys, values = torch.cat([keys, k], 2), torch.cat([values, v], 2)

@@ -9,8 +9,8 @@ A norm layer is a module built from ``d_model`` that maps (..., d_model) to the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Tuple
 
 from torch import nn
 
@@ -28,7 +28,7 @@ class Placement:
     #: True: normalise the sublayer input and end the model with a final norm; False: normalise the sum
     pre: bool
 
-    def slots(self, make_norm: Callable[[], nn.Module]) -> Tuple[nn.Module, nn.Module]:
+    def slots(self, make_norm: Callable[[], nn.Module]) -> tuple[nn.Module, nn.Module]:
         """(norm applied to the sublayer input, norm applied to the residual sum); the other is the identity."""
         return (make_norm(), nn.Identity()) if self.pre else (nn.Identity(), make_norm())
 

@@ -15,7 +15,8 @@ encoding (``rotary``) takes a scaling through ``scale_rope``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
@@ -36,7 +37,7 @@ class PositionEncoding(nn.Module):
     """Base class: every hook is the identity; subclasses override the one they use."""
 
     #: the longest sequence the encoding can represent (None: any length)
-    max_positions: Optional[int] = None
+    max_positions: int | None = None
     #: rotates queries and keys by RoPE, so a RoPE scaling (variants/rope_scaling) applies
     rotary: bool = False
     #: its score bias has trainable parameters, so training needs a kernel that passes gradients to the bias (one
@@ -48,11 +49,11 @@ class PositionEncoding(nn.Module):
         self.d_model, self.n_heads, self.head_dim, self.max_len = d_model, n_heads, head_dim, max_len
 
     @classmethod
-    def problems(cls, spec: "TransformerSpec") -> List[str]:
+    def problems(cls, spec: TransformerSpec) -> list[str]:
         """Reasons this encoding cannot be built for ``spec`` (empty when it can)."""
         return []
 
-    def length_problem(self, length: int) -> Optional[str]:
+    def length_problem(self, length: int) -> str | None:
         """Why a sequence of ``length`` tokens cannot be encoded, or None when it can."""
         if self.max_positions is not None and length > self.max_positions:
             return (
@@ -72,7 +73,7 @@ class PositionEncoding(nn.Module):
         if "static_positions" not in cls.__dict__ and any(hook in cls.__dict__ for hook in OFFSET_HOOKS):
             cls.static_positions = False
 
-    def static_problem(self) -> Optional[str]:
+    def static_problem(self) -> str | None:
         """Why a decode step of this encoding cannot take a DevicePosition (cannot be captured), or None."""
         if type(self).static_positions:
             return None
@@ -84,19 +85,19 @@ class PositionEncoding(nn.Module):
 
     def rotate(
         self, q: torch.Tensor, k: torch.Tensor, q_offset: int = 0, k_offset: int = 0
-    ) -> Tuple[torch.Tensor, torch.Tensor]:
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """q: (B, H, T, Dh) at positions q_offset.., k: (B, Hkv, S, Dh) at positions k_offset.."""
         return q, k
 
-    def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> torch.Tensor | None:
         """An additive score bias of shape (H, T, S), or None. Keys sit at positions 0..S-1."""
         return None
 
-    def score_mod(self, q_offset: int) -> Optional[Callable]:
+    def score_mod(self, q_offset: int) -> Callable | None:
         """``score_bias`` as a FlexAttention score_mod (score, b, h, q_idx, kv_idx) -> score, or None."""
         return None
 
-    def bidirectional_bias(self, q_len: int, k_len: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    def bidirectional_bias(self, q_len: int, k_len: int, dtype: torch.dtype) -> torch.Tensor | None:
         """The (H, T, S) score bias of attention that also sees later keys (an encoder), or None.
 
         By default the causal bias mirrored onto the keys after each query (ALiBi: -m |i - j|).
@@ -108,7 +109,7 @@ class PositionEncoding(nn.Module):
         """Called by a model with bidirectional attention before its weights are initialised; an encoding
         with separate state for it (T5's encoder buckets) creates that state here."""
 
-    def set_context_length(self, length: Optional[int]) -> None:
+    def set_context_length(self, length: int | None) -> None:
         """The length the model is about to be evaluated at (None: as trained); RoPE scalings read it."""
 
     def scale_rope(self, scaling, scale="auto") -> None:
@@ -116,12 +117,12 @@ class PositionEncoding(nn.Module):
         if scaling is not None:
             raise ValueError(f"{type(self).__name__} does not rotate by RoPE, so rope scaling '{scaling.name}' cannot apply")
 
-    def bidirectional_score_mod(self) -> Optional[Callable]:
+    def bidirectional_score_mod(self) -> Callable | None:
         """``bidirectional_bias`` as a FlexAttention score_mod, or None (the kernel then adds the tensor)."""
         return None
 
     def attention_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype,
-                       causal: bool = True) -> Optional[ScoreBias]:
+                       causal: bool = True) -> ScoreBias | None:
         """What attention hands its kernel: None, or the bias as a lazy (H, T, S) tensor and a score_mod;
         ``causal=False`` (attention that sees later keys too, an encoder's) gives the bidirectional form."""
         if not adds_score_bias(type(self)):
@@ -137,7 +138,7 @@ def mirrored(bias: torch.Tensor) -> torch.Tensor:
     return torch.where(upper, bias.transpose(-1, -2), bias)
 
 
-def build_position(spec: "TransformerSpec") -> PositionEncoding:
+def build_position(spec: TransformerSpec) -> PositionEncoding:
     """The position encoding of a spec, with its RoPE scaling when the spec names one."""
     from ..rope_scaling._base import rope_scalings
 

@@ -10,8 +10,8 @@ rebuilds it a logarithmic number of times instead of building a row table per st
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Hashable, Tuple, Union
 
 import torch
 
@@ -20,8 +20,8 @@ MIN_ROWS = 256
 #: tables kept at once; past it every table is dropped (a dynamic RoPE scaling makes one per scale)
 MAX_TABLES = 64
 
-Tables = Tuple[torch.Tensor, ...]
-_TABLES: Dict[Hashable, Tables] = {}
+Tables = tuple[torch.Tensor, ...]
+_TABLES: dict[Hashable, Tables] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,14 +35,14 @@ class DevicePosition:
     capacity: int
     #: the tables this position's steps read, by key: a captured step replays their addresses, so they must live
     #: as long as it does, even after the shared cache grows or drops them
-    held: Dict[Hashable, Tables] = field(default_factory=dict, repr=False)
+    held: dict[Hashable, Tables] = field(default_factory=dict, repr=False)
 
     def rows(self, length: int) -> torch.Tensor:
         """(length,) int64 positions index .. index + length - 1, on the device."""
         return self.index + torch.arange(length, device=self.index.device)
 
 
-Offset = Union[int, DevicePosition]
+Offset = int | DevicePosition
 
 
 def table_rows(key: Hashable, offset: Offset, length: int, build: Callable[[int], Tables]) -> Tables:

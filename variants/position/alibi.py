@@ -10,7 +10,7 @@ on its device for the next call of the same shape (up to CACHED_ELEMENTS element
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, List, Optional, Tuple
+from collections.abc import Callable
 
 import torch
 
@@ -21,12 +21,12 @@ from ._tables import DevicePosition, Offset
 CACHED_ELEMENTS = 1 << 24
 
 
-def _power_of_two_slopes(n: int) -> List[float]:
+def _power_of_two_slopes(n: int) -> list[float]:
     start = 2.0 ** (-8.0 / n)
     return [start ** (i + 1) for i in range(n)]
 
 
-def alibi_slopes(n_heads: int) -> List[float]:
+def alibi_slopes(n_heads: int) -> list[float]:
     """The ALiBi slope of each head, exactly as in the paper's reference code."""
     if n_heads < 1:
         raise ValueError(f"ALiBi needs at least one head, got {n_heads}")
@@ -49,9 +49,9 @@ class Alibi(PositionEncoding):
         self.register_buffer("slopes", torch.tensor(alibi_slopes(n_heads)), persistent=False)
         #: biases already built, by (T, S, offset, dtype, slopes' dtype and device); a training step asks for
         #: the same one every time. Read-only for callers (every kernel adds it out of place).
-        self._biases: Dict[Tuple, torch.Tensor] = {}
+        self._biases: dict[tuple, torch.Tensor] = {}
 
-    def score_bias(self, q_len: int, k_len: int, q_offset: Offset, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    def score_bias(self, q_len: int, k_len: int, q_offset: Offset, dtype: torch.dtype) -> torch.Tensor | None:
         if isinstance(q_offset, DevicePosition):  # a captured step: built on the device each replay, never cached
             distance = (q_offset.rows(q_len)[:, None] - torch.arange(k_len, device=self.slopes.device)).to(dtype)
             return -self.slopes.to(dtype)[:, None, None] * distance  # (H, T, S)
@@ -75,7 +75,7 @@ class Alibi(PositionEncoding):
         distance = (q_pos[:, None] - k_pos[None, :]).to(dtype)  # (T, S)
         return -self.slopes.to(dtype)[:, None, None] * distance  # (H, T, S)
 
-    def score_mod(self, q_offset: int) -> Optional[Callable]:
+    def score_mod(self, q_offset: int) -> Callable | None:
         slopes = self.slopes  # (H,)
 
         def alibi(score, b, h, q_idx, kv_idx):
@@ -83,7 +83,7 @@ class Alibi(PositionEncoding):
 
         return alibi
 
-    def bidirectional_score_mod(self) -> Optional[Callable]:
+    def bidirectional_score_mod(self) -> Callable | None:
         slopes = self.slopes  # (H,)
 
         def alibi_bidirectional(score, b, h, q_idx, kv_idx):

@@ -19,8 +19,6 @@ paper's randomized RoPE; it randomizes several base encodings).
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import torch
 
 from ._base import PositionEncoding, positions
@@ -31,7 +29,7 @@ RANGE_FACTOR = 16
 
 
 def sorted_sample(batch: int, length: int, max_position: int, device=None,
-                  generator: Optional[torch.Generator] = None) -> torch.Tensor:
+                  generator: torch.Generator | None = None) -> torch.Tensor:
     """(batch, length) positions: per row a sorted sample without replacement of 0..max_position-1.
 
     Drawn from ``generator`` (on the CPU, then moved to ``device``) when given, else from the global RNG on ``device``.
@@ -55,8 +53,8 @@ class Randomized(PositionEncoding):
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)
         self.max_position = RANGE_FACTOR * max_len
-        self._sampled: Optional[torch.Tensor] = None  # (B, T) positions of the current forward pass
-        self._test_draws: Optional[torch.Generator] = None
+        self._sampled: torch.Tensor | None = None  # (B, T) positions of the current forward pass
+        self._test_draws: torch.Generator | None = None
 
     @classmethod
     def problems(cls, spec):
@@ -64,7 +62,7 @@ class Randomized(PositionEncoding):
 
         return Rope.problems(spec)
 
-    def draw_at_test(self, generator: Optional[torch.Generator]) -> None:
+    def draw_at_test(self, generator: torch.Generator | None) -> None:
         """Draw evaluation positions from ``generator`` too (the paper's test protocol); None: 0..T-1 in evaluation."""
         self._test_draws = generator
 
@@ -78,7 +76,7 @@ class Randomized(PositionEncoding):
 
     def rotate(
         self, q: torch.Tensor, k: torch.Tensor, q_offset: int = 0, k_offset: int = 0
-    ) -> Tuple[torch.Tensor, torch.Tensor]:
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         pos = self._sampled
         if pos is None or pos.shape != (q.shape[0], q.shape[-2]) or k.shape[-2] != q.shape[-2]:
             return apply_rope(q, q_offset), apply_rope(k, k_offset)

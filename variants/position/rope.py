@@ -9,8 +9,6 @@ PI, NTK-aware, dynamic NTK, YaRN) changes the frequencies for lengths past train
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple, Union
-
 import torch
 
 from ..rope_scaling._base import BASE, RopeScaling, rope_frequencies, scale_factor
@@ -19,7 +17,7 @@ from ._tables import DevicePosition, Offset, table_rows
 
 
 def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
-                inv_freq: Optional[torch.Tensor] = None) -> torch.Tensor:
+                inv_freq: torch.Tensor | None = None) -> torch.Tensor:
     """(length, head_dim/2) rotation angles p * theta_i, theta_i = base^(-2i/Dh) unless ``inv_freq`` is given."""
     inv_freq = rope_frequencies(head_dim, base) if inv_freq is None else inv_freq
     pos = torch.arange(offset, offset + length, dtype=torch.float64)
@@ -27,7 +25,7 @@ def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
 
 
 def _cos_sin_table(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
-                   scaling: Optional[RopeScaling] = None, s: float = 1.0, train_len: int = 0):
+                   scaling: RopeScaling | None = None, s: float = 1.0, train_len: int = 0):
     """(cos, sin), each (length, head_dim/2), of positions offset .. offset + length - 1, built afresh."""
     inv_freq = None if scaling is None else scaling.frequencies(head_dim, s, train_len, base)
     angles = rope_angles(length, head_dim, offset, base, inv_freq)
@@ -37,7 +35,7 @@ def _cos_sin_table(length: int, head_dim: int, offset: int, base: float, dtype: 
 
 
 def _cos_sin(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
-             scaling: Optional[RopeScaling] = None, s: float = 1.0, train_len: int = 0):
+             scaling: RopeScaling | None = None, s: float = 1.0, train_len: int = 0):
     """The rows of ``_cos_sin_table`` from one table per (shape, scale, dtype, device), grown on demand."""
     def build(capacity: int):
         return _cos_sin_table(capacity, head_dim, 0, base, dtype, device, scaling, s, train_len)
@@ -51,7 +49,7 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
 
 
-def apply_rope(x: torch.Tensor, offset: Offset = 0, base: float = BASE, scaling: Optional[RopeScaling] = None,
+def apply_rope(x: torch.Tensor, offset: Offset = 0, base: float = BASE, scaling: RopeScaling | None = None,
                s: float = 1.0, train_len: int = 0) -> torch.Tensor:
     """Rotate x: (B, H, T, Dh) for positions offset..offset+T-1 (half-split pairs), with a scaling at scale s."""
     # the tables depend on shape and scale only, so they are cached on the device (computed in float64, then
@@ -78,21 +76,21 @@ class Rope(PositionEncoding):
 
     def __init__(self, d_model: int, n_heads: int, head_dim: int, max_len: int) -> None:
         super().__init__(d_model, n_heads, head_dim, max_len)
-        self.scaling: Optional[RopeScaling] = None
-        self.scale: Union[str, float] = "auto"
-        self.context_len: Optional[int] = None
+        self.scaling: RopeScaling | None = None
+        self.scale: str | float = "auto"
+        self.context_len: int | None = None
 
     @classmethod
-    def problems(cls, spec) -> List[str]:
+    def problems(cls, spec) -> list[str]:
         head_dim = spec.d_model // spec.n_heads if spec.n_heads else 0
         if head_dim % 2:
             return [f"rope needs an even head dimension, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)"]
         return []
 
-    def scale_rope(self, scaling: Optional[RopeScaling], scale: Union[str, float] = "auto") -> None:
+    def scale_rope(self, scaling: RopeScaling | None, scale: str | float = "auto") -> None:
         self.scaling, self.scale = scaling, scale
 
-    def set_context_length(self, length: Optional[int]) -> None:
+    def set_context_length(self, length: int | None) -> None:
         self.context_len = length
 
     def scale_at(self, length: int) -> float:
@@ -102,7 +100,7 @@ class Rope(PositionEncoding):
         target = length if self.scaling.dynamic or self.context_len is None else self.context_len
         return scale_factor(self.scale, target, self.max_len)
 
-    def static_problem(self) -> Optional[str]:
+    def static_problem(self) -> str | None:
         if self.scaling is not None:
             return (f"RoPE scaling '{self.scaling.name}' picks its scale from the sequence length, which a captured "
                     f"decode step does not know")
@@ -110,7 +108,7 @@ class Rope(PositionEncoding):
 
     def rotate(
         self, q: torch.Tensor, k: torch.Tensor, q_offset: Offset = 0, k_offset: Offset = 0
-    ) -> Tuple[torch.Tensor, torch.Tensor]:
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         if isinstance(q_offset, DevicePosition) or isinstance(k_offset, DevicePosition):
             if self.static_problem():
                 raise ValueError(self.static_problem())

@@ -14,7 +14,7 @@ Press et al. 2022 (Table: 19.65 at L, 22.91 at ~7L) find it extrapolates nearly 
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import torch
 from torch import nn
@@ -55,7 +55,7 @@ class T5Bias(PositionEncoding):
         # the log-spaced buckets need max_distance > the exact ones (16 causal): at least NUM_BUCKETS
         self.max_distance = max(min(MAX_DISTANCE, max_len), NUM_BUCKETS)
         self.causal_table = nn.Parameter(torch.zeros(n_heads, NUM_BUCKETS))  # (H, buckets)
-        self.bidirectional_table: Optional[nn.Parameter] = None
+        self.bidirectional_table: nn.Parameter | None = None
 
     def enable_bidirectional(self) -> None:
         if self.bidirectional_table is None:
@@ -67,15 +67,15 @@ class T5Bias(PositionEncoding):
         buckets = relative_bucket(k_pos[None, :] - q_pos[:, None], bidirectional, NUM_BUCKETS, self.max_distance)  # (T, S)
         return table[:, buckets].to(dtype)  # (H, T, S)
 
-    def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> torch.Tensor | None:
         return self._bias(self.causal_table, q_len, k_len, q_offset, False, dtype)
 
-    def bidirectional_bias(self, q_len: int, k_len: int, dtype: torch.dtype) -> Optional[torch.Tensor]:
+    def bidirectional_bias(self, q_len: int, k_len: int, dtype: torch.dtype) -> torch.Tensor | None:
         if self.bidirectional_table is None:
             raise RuntimeError("T5Bias serves bidirectional attention only after enable_bidirectional()")
         return self._bias(self.bidirectional_table, q_len, k_len, 0, True, dtype)
 
-    def score_mod(self, q_offset: int) -> Optional[Callable]:
+    def score_mod(self, q_offset: int) -> Callable | None:
         table, max_distance = self.causal_table, self.max_distance  # (H, buckets)
 
         def t5_bias(score, b, h, q_idx, kv_idx):
@@ -83,7 +83,7 @@ class T5Bias(PositionEncoding):
 
         return t5_bias
 
-    def bidirectional_score_mod(self) -> Optional[Callable]:
+    def bidirectional_score_mod(self) -> Callable | None:
         if self.bidirectional_table is None:
             return None
         table, max_distance = self.bidirectional_table, self.max_distance  # (H, buckets)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -24,7 +24,7 @@ from .._registry import Registry
 if TYPE_CHECKING:
     from ..spec import TransformerSpec
 
-rope_scalings: Registry["RopeScaling"] = Registry("rope scaling", package="variants.rope_scaling",
+rope_scalings: Registry[RopeScaling] = Registry("rope scaling", package="variants.rope_scaling",
                                                   list_command="bench list positions")
 
 BASE = 10000.0
@@ -35,7 +35,7 @@ def rope_frequencies(head_dim: int, base: float = BASE) -> torch.Tensor:
     return base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
 
 
-def scale_factor(scale: Union[str, float], length: int, train_len: int) -> float:
+def scale_factor(scale: str | float, length: int, train_len: int) -> float:
     """s: a fixed ``scale``, or for ``auto`` max(1, length / train_len)."""
     if scale == "auto":
         return max(1.0, length / train_len)
@@ -61,7 +61,7 @@ class RopeScaling:
         """Multiplies the rotated queries and keys each, so the logits by its square (1: none)."""
         return 1.0
 
-    def problems(self, spec: "TransformerSpec") -> List[str]:
+    def problems(self, spec: TransformerSpec) -> list[str]:
         """Why this scaling cannot apply to ``spec`` (empty when it can)."""
         from ..position._base import positions
 
@@ -78,7 +78,7 @@ class RopeScaling:
         return reasons
 
 
-def scale_problem(scale: Union[str, float]) -> Optional[str]:
+def scale_problem(scale: str | float) -> str | None:
     """Why ``scale`` is not 'auto' or a number of at least 1, or None."""
     if scale == "auto":
         return None

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Tuple
 
 import torch
 
@@ -36,7 +35,7 @@ def correction_index(rotations: float, head_dim: int, base: float, train_len: in
     return head_dim * math.log(train_len / (rotations * 2 * math.pi)) / (2 * math.log(base))
 
 
-def correction_range(beta: float, alpha: float, head_dim: int, base: float, train_len: int) -> Tuple[int, int]:
+def correction_range(beta: float, alpha: float, head_dim: int, base: float, train_len: int) -> tuple[int, int]:
     """(low, high) pair indices of the ramp: floor(i(beta)) clamped at 0, ceil(i(alpha)) clamped at d - 1 (as the code)."""
     low = math.floor(correction_index(beta, head_dim, base, train_len))
     high = math.ceil(correction_index(alpha, head_dim, base, train_len))

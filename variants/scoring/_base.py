@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
@@ -40,7 +40,7 @@ class Scoring(nn.Module):
         self.dim = dim
 
     @classmethod
-    def problems(cls, spec: "TransformerSpec") -> List[str]:
+    def problems(cls, spec: TransformerSpec) -> list[str]:
         """Reasons this scoring cannot be built for ``spec`` (empty when it can)."""
         return []
 
@@ -68,7 +68,7 @@ class Scoring(nn.Module):
         """Scores (..., T, S) of queries (..., T, dim) against ``prepare_keys(k)`` (..., S, dim')."""
         return (self.query(q) @ prepared.transpose(-2, -1)) * self.scale()
 
-    def kernel_options(self) -> Dict[str, Any]:
+    def kernel_options(self) -> dict[str, Any]:
         """Extra keyword arguments for ``AttentionKernel.attend`` (a score function when fused kernels cannot compute
         the score: not a dot product, or a scale that is not a plain number)."""
         return {} if self.dot_product and _is_number(self.scale()) else {"score_fn": self.score}
@@ -78,7 +78,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fused_dot_product(scoring: type) -> bool:
     """Whether fused dot-product kernels compute this scoring class: it declares ``dot_product`` *and* its
     ``scale()`` is a plain number, as they take (a learned scale is a tensor: declared a dot product, it would reach

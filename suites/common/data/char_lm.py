@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from typing import Any
 
 import torch
 
 from suites.common.data.text import DEFAULT_CORPUS, CharVocab, CorpusError, TextCorpus, load_corpus
 
 
-def ngram_entropies(ids: torch.Tensor, vocab_size: int) -> Tuple[float, float]:
+def ngram_entropies(ids: torch.Tensor, vocab_size: int) -> tuple[float, float]:
     """(unigram entropy H(X), bigram conditional entropy H(X_t | X_t-1)) of a 1-D id sequence, nats/token.
 
     Plug-in (maximum-likelihood) estimates on the sequence itself: the loss a unigram or bigram model fitted
@@ -58,7 +58,7 @@ class CharLMData:
             )
         return self.heldout_ids[: n + 1]
 
-    def facts(self) -> Dict[str, Any]:
+    def facts(self) -> dict[str, Any]:
         """What every record of a job trained on this data carries (the data checksum is added by the harness)."""
         return {"corpus": self.corpus.name, "split": self.split, "train_chars": int(self.train_ids.numel()),
                 "heldout_chars": int(self.heldout_ids.numel()), "unigram_entropy": self.unigram_entropy,

@@ -20,7 +20,6 @@ test long-lag credit assignment; it is kept as a named alternative (``set.gap=bl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple
 
 import torch
 
@@ -72,7 +71,7 @@ class CopyTask:
     def chance_accuracy(self) -> float:
         return 1.0 / self.alphabet
 
-    def batch(self, batch_size: int, generator: torch.Generator) -> Tuple[torch.Tensor, torch.Tensor]:
+    def batch(self, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(inputs, targets), each (batch_size, lag + symbols) int64; targets are IGNORE off the recall steps."""
         data = torch.randint(0, self.alphabet, (batch_size, self.symbols), generator=generator)
         inputs = torch.full((batch_size, self.length), self.blank, dtype=torch.long)

@@ -11,9 +11,8 @@ or validation source never appears in the training split.
 from __future__ import annotations
 
 import random
-from typing import List, Set, Tuple
 
-Pair = Tuple[str, str]
+Pair = tuple[str, str]
 
 #: the corpus behind ``data=numbers_en_fr``: sizes, longest source and the generator's seed
 TRAIN, VALID, TEST, MAX_WORDS, SEED = 30000, 500, 1000, 40, 20140901
@@ -42,8 +41,8 @@ class Phrases:
 
 def sentence(rng: random.Random, phrases: Phrases, n_words: int) -> Pair:
     """A (English, French) pair whose English side has exactly ``n_words`` words."""
-    english: List[str] = []
-    french: List[str] = []
+    english: list[str] = []
+    french: list[str] = []
     left = n_words
     while left > 0:
         for _ in range(50):
@@ -58,8 +57,8 @@ def sentence(rng: random.Random, phrases: Phrases, n_words: int) -> Pair:
     return "; ".join(english), " ; ".join(french)
 
 
-def _split(rng: random.Random, phrases: Phrases, size: int, max_words: int, taken: Set[str]) -> List[Pair]:
-    pairs: List[Pair] = []
+def _split(rng: random.Random, phrases: Phrases, size: int, max_words: int, taken: set[str]) -> list[Pair]:
+    pairs: list[Pair] = []
     while len(pairs) < size:
         pair = sentence(rng, phrases, rng.randint(1, max_words))
         if pair[0] not in taken:
@@ -69,15 +68,15 @@ def _split(rng: random.Random, phrases: Phrases, size: int, max_words: int, take
 
 
 def generate(train: int = TRAIN, valid: int = VALID, test: int = TEST, max_words: int = MAX_WORDS,
-             seed: int = SEED) -> Tuple[List[Pair], List[Pair], List[Pair]]:
+             seed: int = SEED) -> tuple[list[Pair], list[Pair], list[Pair]]:
     """(train, valid, test) pairs; the test split is drawn first, then validation, then training."""
     rng = random.Random(seed)
     phrases = Phrases(rng)
-    taken: Set[str] = set()
+    taken: set[str] = set()
     test_pairs = _split(rng, phrases, test, max_words, taken)
     valid_pairs = _split(rng, phrases, valid, max_words, taken)
     # training sources may repeat among themselves (short ones must), never a held-out source
-    train_pairs: List[Pair] = []
+    train_pairs: list[Pair] = []
     while len(train_pairs) < train:
         pair = sentence(rng, phrases, rng.randint(1, max_words))
         if pair[0] not in taken:

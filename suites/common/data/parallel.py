@@ -17,11 +17,10 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Tuple
 
 from suites.common.data.text import CorpusError, check_readable_size
 
-Pair = Tuple[str, str]
+Pair = tuple[str, str]
 BUILT_IN = ("numbers_en_fr", "bible_en_es")
 DEFAULT = "numbers_en_fr"
 #: the fewest pairs a user corpus needs for three non-empty splits
@@ -35,9 +34,9 @@ class ParallelCorpus:
     name: str
     source_lang: str
     target_lang: str
-    train: Tuple[Pair, ...]
-    valid: Tuple[Pair, ...]
-    test: Tuple[Pair, ...]
+    train: tuple[Pair, ...]
+    valid: tuple[Pair, ...]
+    test: tuple[Pair, ...]
     description: str = ""
 
     @functools.cached_property
@@ -75,7 +74,7 @@ def _load(source: str, sword_root: str) -> ParallelCorpus:
     )
 
 
-def _lines(path_text: str) -> List[str]:
+def _lines(path_text: str) -> list[str]:
     path = Path(path_text.strip()).expanduser()
     if not path.is_file():
         raise CorpusError(f"data file '{path_text}' is not a readable file; give data=SOURCE.txt,TARGET.txt.")

@@ -8,7 +8,7 @@ seen in training. Ids 0-3 are the special tokens every seq2seq model expects (PA
 
 from __future__ import annotations
 
-from typing import Iterable, List
+from collections.abc import Iterable
 
 from variants.seq2seq_spec import BOS, EOS, PAD, UNK
 
@@ -22,7 +22,7 @@ class SubwordVocab:
         self.tokenizer = tokenizer
 
     @classmethod
-    def train(cls, texts: Iterable[str], vocab_size: int) -> "SubwordVocab":
+    def train(cls, texts: Iterable[str], vocab_size: int) -> SubwordVocab:
         from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
         tok = Tokenizer(models.BPE(unk_token=SPECIALS[UNK]))
@@ -40,10 +40,10 @@ class SubwordVocab:
     def size(self) -> int:
         return self.tokenizer.get_vocab_size()
 
-    def encode(self, texts: List[str]) -> List[List[int]]:
+    def encode(self, texts: list[str]) -> list[list[int]]:
         return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
 
-    def decode(self, ids: List[List[int]]) -> List[str]:
+    def decode(self, ids: list[list[int]]) -> list[str]:
         return self.tokenizer.decode_batch(ids, skip_special_tokens=True)
 
     def to_str(self) -> str:

@@ -20,9 +20,8 @@ import re
 import struct
 import zlib
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
-VerseKey = Tuple[str, int, int]  # (OSIS book, chapter, verse)
+VerseKey = tuple[str, int, int]  # (OSIS book, chapter, verse)
 
 #: where Debian's sword-text-* packages install modules; SWORD_PATH overrides it, as for SWORD itself
 DEFAULT_ROOT = "/usr/share/sword"
@@ -41,24 +40,24 @@ def sword_root() -> Path:
     return Path(os.environ.get("SWORD_PATH") or DEFAULT_ROOT)
 
 
-def module_dir(name: str, root: Optional[Path] = None) -> Path:
+def module_dir(name: str, root: Path | None = None) -> Path:
     """The folder of zText module ``name`` (e.g. engKJV2006eb) under a SWORD library root."""
     return (root or sword_root()) / ZTEXT / name
 
 
-def module_missing(folder: Path) -> Optional[str]:
+def module_missing(folder: Path) -> str | None:
     """Which of a module's files are missing, or None when it is complete."""
     missing = [f"{t}.{ext}" for t in TESTAMENTS for ext in ("bzs", "bzv", "bzz") if not (folder / f"{t}.{ext}").is_file()]
     return f"{folder} lacks {', '.join(missing)}" if missing else None
 
 
-def read_slots(folder: Path, testament: str) -> List[str]:
+def read_slots(folder: Path, testament: str) -> list[str]:
     """The raw (OSIS) text of every verse slot of one testament."""
     bzs = (folder / f"{testament}.bzs").read_bytes()
     bzv = (folder / f"{testament}.bzv").read_bytes()
     bzz = (folder / f"{testament}.bzz").read_bytes()
     blocks = [struct.unpack_from("<III", bzs, i) for i in range(0, len(bzs) - 11, 12)]
-    cache: Dict[int, bytes] = {}
+    cache: dict[int, bytes] = {}
     slots = []
     for i in range(0, len(bzv) - 9, 10):
         block, offset, size = struct.unpack_from("<IIH", bzv, i)
@@ -78,9 +77,9 @@ def osis_to_text(osis: str) -> str:
     return " ".join(html.unescape(text).replace("¶", " ").split())
 
 
-def read_verses(folder: Path) -> Dict[VerseKey, str]:
+def read_verses(folder: Path) -> dict[VerseKey, str]:
     """Every verse of a module as plain text, keyed by (book, chapter, verse)."""
-    verses: Dict[VerseKey, str] = {}
+    verses: dict[VerseKey, str] = {}
     for testament in TESTAMENTS:
         book, chapter, verse = None, 0, 0
         for raw in read_slots(folder, testament)[2:]:  # slot 0: empty, slot 1: testament heading

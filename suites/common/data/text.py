@@ -11,7 +11,6 @@ import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -31,7 +30,7 @@ class TextCorpus:
 
     name: str
     text: str
-    heldout: Optional[str] = None
+    heldout: str | None = None
     #: how the held-out text was chosen, when the corpus fixes it
     split: str = ""
 
@@ -42,7 +41,7 @@ class TextCorpus:
             digest.update(b"\0" + self.heldout.encode("utf-8"))
         return digest.hexdigest()
 
-    def train_heldout(self, heldout_fraction: float) -> Tuple[str, str]:
+    def train_heldout(self, heldout_fraction: float) -> tuple[str, str]:
         """(train, held-out): the corpus's own split, else the final ``heldout_fraction`` of the text."""
         if self.heldout is not None:
             return self.text, self.heldout
@@ -114,7 +113,7 @@ class CharVocab:
     chars: str
 
     @classmethod
-    def from_text(cls, text: str) -> "CharVocab":
+    def from_text(cls, text: str) -> CharVocab:
         return cls("".join(sorted(set(text))))
 
     @property
@@ -122,14 +121,14 @@ class CharVocab:
         return len(self.chars) + 1
 
     def encode(self, text: str) -> torch.Tensor:
-        index: Dict[str, int] = {c: i + 1 for i, c in enumerate(self.chars)}
+        index: dict[str, int] = {c: i + 1 for i, c in enumerate(self.chars)}
         return torch.tensor([index.get(c, 0) for c in text], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor) -> str:
         return "".join(self.chars[i - 1] if i > 0 else "?" for i in ids.tolist())
 
 
-def split_text(text: str, heldout_fraction: float) -> Tuple[str, str]:
+def split_text(text: str, heldout_fraction: float) -> tuple[str, str]:
     """(train, held-out): the held-out split is the final ``heldout_fraction`` of the text."""
     if not 0 < heldout_fraction < 1:
         raise CorpusError(f"heldout_fraction must be between 0 and 1, got {heldout_fraction}")

@@ -33,8 +33,9 @@ SELECTORS = SELECT_KEYS
 REQUIRED_COLUMNS = ("metric", "status", "variant", "value", "spec")
 
 
-def records(suite: str, results_dir: str | Path = "results", settings: dict[str, Any] | None = None,
-            **selection: Any) -> pd.DataFrame:
+def records(
+    suite: str, results_dir: str | Path = "results", settings: dict[str, Any] | None = None, **selection: Any
+) -> pd.DataFrame:
     """The records of one group of ``suite`` under ``results_dir``, one row per measurement, spec fields as columns.
 
     A spec field that a record already holds with other values (a fact of the same name) is added as
@@ -52,14 +53,20 @@ def records(suite: str, results_dir: str | Path = "results", settings: dict[str,
 
         matches = close_matches(unknown[0], list(SELECTORS))
         hint = f" Did you mean {matches[0]}=?" if matches else ""
-        raise UsageError(f"records() has no selector {unknown[0]}={show(selection[unknown[0]])}.{hint} Selectors: "
-                         f"{', '.join(SELECTORS)}, and settings={{'steps': 100, ...}}.")
+        raise UsageError(
+            f"records() has no selector {unknown[0]}={show(selection[unknown[0]])}.{hint} Selectors: "
+            f"{', '.join(SELECTORS)}, and settings={{'steps': 100, ...}}."
+        )
     if settings is not None and not isinstance(settings, Mapping):
-        raise UsageError(f"settings={show(settings)} is not a mapping of setting names to values; give e.g. "
-                         f"settings={{'steps': 100}}.")
+        raise UsageError(
+            f"settings={show(settings)} is not a mapping of setting names to values; give e.g. "
+            f"settings={{'steps': 100}}."
+        )
     found = ResultsStore(results_dir).load(suite)
     if not found:
-        raise UsageError(f"No results for suite {suite} under {results_dir}/{suite}/; run `bench run suite={suite}` first.")
+        raise UsageError(
+            f"No results for suite {suite} under {results_dir}/{suite}/; run `bench run suite={suite}` first."
+        )
     wanted = dict(selection)
     wanted.update({f"set.{name}": value for name, value in (settings or {}).items()})
     groups = split_groups(records_frame(found))
@@ -81,8 +88,10 @@ def _check_suite(suite: Any) -> None:
 
 def _check_folder(key: str, value: Any) -> None:
     if not isinstance(value, (str, Path)) or not str(value):
-        raise UsageError(f"{key}={show(value)} is not a folder path; give a path such as {key}="
-                         f"{'reports' if key == 'reports_dir' else 'results'}.")
+        raise UsageError(
+            f"{key}={show(value)} is not a folder path; give a path such as {key}="
+            f"{'reports' if key == 'reports_dir' else 'results'}."
+        )
 
 
 def with_spec_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -113,12 +122,16 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> list[Pat
     from harness.groups import split_groups
 
     if not isinstance(frame, pd.DataFrame):
-        raise UsageError(f"report() takes a DataFrame of records(...) or a slice of it, not a {type(frame).__name__} "
-                         f"({show(frame)[:40]}).")
+        raise UsageError(
+            f"report() takes a DataFrame of records(...) or a slice of it, not a {type(frame).__name__} "
+            f"({show(frame)[:40]})."
+        )
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
-        raise UsageError(f"The frame lacks the column(s) {', '.join(missing)} that every record has; pass a frame "
-                         f"from records(...) or a slice of it.")
+        raise UsageError(
+            f"The frame lacks the column(s) {', '.join(missing)} that every record has; pass a frame "
+            f"from records(...) or a slice of it."
+        )
     _check_folder("reports_dir", reports_dir)
     problem = writable_folder("reports_dir", str(reports_dir))
     if problem:
@@ -130,8 +143,10 @@ def report(frame: pd.DataFrame, reports_dir: str | Path = "reports") -> list[Pat
         raise UsageError(f"A report covers one suite; this frame holds {', '.join(map(str, names))}.")
     groups = split_groups(frame)
     if len(groups) != 1:
-        raise UsageError(f"A report never mixes groups of records; this frame holds {len(groups)} (select one with "
-                         "records(..., profile=..., device=...)).")
+        raise UsageError(
+            f"A report never mixes groups of records; this frame holds {len(groups)} (select one with "
+            "records(..., profile=..., device=...))."
+        )
     added = list(frame.attrs.get("spec_columns") or [c for c in frame.columns if c.startswith("spec_")]) + ["contended"]
     plain = frame.drop(columns=[c for c in added if c in frame.columns]).reset_index(drop=True)
     from bench.report.build import write_suite_report

@@ -152,26 +152,38 @@ def cmd_run(args: list[str]) -> int:
     suite = suites.get(cfg.suite)
     profile_name = cfg.profile or suite.default_profile
     if profile_name not in suite.profiles:
-        raise UsageError(f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}.")
+        raise UsageError(
+            f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}."
+        )
     if cfg.dtype != "auto" and cfg.dtype not in suite.dtypes:
-        what = f"Suite {suite.name} does not compute in {cfg.dtype}" if cfg.dtype in DTYPES else f"Unknown dtype '{cfg.dtype}'"
+        what = (
+            f"Suite {suite.name} does not compute in {cfg.dtype}"
+            if cfg.dtype in DTYPES
+            else f"Unknown dtype '{cfg.dtype}'"
+        )
         raise UsageError(f"{what}; choose dtype={' or dtype='.join(suite.dtypes)}.")
     options = {"data": cfg.data, "protocol": cfg.protocol}
     for key, value in options.items():
         allowed = suite.options.get(key, ()) if key in suite.options else ()
         if value is not None and key not in suite.options:
-            raise UsageError(f"Suite {suite.name} takes no '{key}' option; its options: {', '.join(suite.options) or 'none'}.")
+            raise UsageError(
+                f"Suite {suite.name} takes no '{key}' option; its options: {', '.join(suite.options) or 'none'}."
+            )
         if value is not None and allowed and value not in allowed:
             raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
     if cfg.executor not in EXECUTORS:
         raise UsageError(f"Unknown executor '{cfg.executor}'; choose one of {', '.join(EXECUTORS)}.")
     if cfg.submitit and cfg.executor != "submitit":
         first = next(iter(cfg.submitit))
-        raise UsageError(f"submitit.{first} is a submitit parameter, but executor={cfg.executor}; "
-                         f"add executor=submitit or leave the submitit.* options out.")
+        raise UsageError(
+            f"submitit.{first} is a submitit parameter, but executor={cfg.executor}; "
+            f"add executor=submitit or leave the submitit.* options out."
+        )
     if cfg.workers > 1 and cfg.executor != "local":
-        raise UsageError(f"workers={cfg.workers} runs local processes, but executor={cfg.executor}; "
-                         f"give workers=1 or executor=local.")
+        raise UsageError(
+            f"workers={cfg.workers} runs local processes, but executor={cfg.executor}; "
+            f"give workers=1 or executor=local."
+        )
     try:
         device = resolve_device(cfg.device)
     except ValueError as exc:
@@ -186,8 +198,17 @@ def cmd_run(args: list[str]) -> int:
     store = ResultsStore(cfg.results_dir)
     if not cfg.dry_run:
         store.adopt_unsaved()  # records kept aside when this folder was unwritable: stored before planning
-    plan = make_plan(suite, profile, variants, seeds, device, resolve_dtype(cfg.dtype, suite, device), options, store,
-                     asked=cfg.variants is not None)
+    plan = make_plan(
+        suite,
+        profile,
+        variants,
+        seeds,
+        device,
+        resolve_dtype(cfg.dtype, suite, device),
+        options,
+        store,
+        asked=cfg.variants is not None,
+    )
     from bench.run.workers import run_workers
     from harness.cores import worker_count
 
@@ -218,8 +239,11 @@ def cmd_run(args: list[str]) -> int:
         _say_contended(plan, store, args)
     status = exit_status(plan, summary, cfg.allow_skips)
     if status == 1:
-        print(f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
-              f"exit status 1. A rerun retries them.", file=sys.stderr)
+        print(
+            f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
+            f"exit status 1. A rerun retries them.",
+            file=sys.stderr,
+        )
     elif status == 3 and not summary.worker:
         _say_not_runnable(plan)
     return status if summary.worker else _report_after(plan, cfg, status)
@@ -239,8 +263,9 @@ def _report_after(plan, cfg, status: int) -> int:
     from bench.report.build import build_reports
 
     try:
-        paths, lines = build_reports(plan.suite.name, Path(cfg.results_dir), Path(cfg.reports_dir),
-                                     plan.report_selection(cfg.set))
+        paths, lines = build_reports(
+            plan.suite.name, Path(cfg.results_dir), Path(cfg.reports_dir), plan.report_selection(cfg.set)
+        )
     except UsageError as exc:  # nothing of this run's group was stored (every job skipped): say so, keep the status
         print(f"bench: no report: {exc}", file=sys.stderr)
         return status
@@ -256,7 +281,9 @@ def _say_contended(plan, store, args: list[str]) -> None:
     from bench.run.retime import contended_jobs, summary_lines
 
     kept = [a for a in args if a.split("=", 1)[0] not in ("workers", "report", "progress", "executor", "dry_run")]
-    for line in summary_lines(contended_jobs(plan, store), plan.suite, " ".join(["bench run", *map(shlex.quote, kept)])):
+    for line in summary_lines(
+        contended_jobs(plan, store), plan.suite, " ".join(["bench run", *map(shlex.quote, kept)])
+    ):
         print(line)
 
 
@@ -266,8 +293,11 @@ def _retime(plan, store, cfg) -> int:
 
     if cfg.dry_run:
         found = contended_jobs(plan, store, unrecorded=True)
-        print(f"dry_run=true: {len(found)} job(s) would be re-timed" + (": " if found else ".")
-              + ", ".join(c.job.label for c in found))
+        print(
+            f"dry_run=true: {len(found)} job(s) would be re-timed"
+            + (": " if found else ".")
+            + ", ".join(c.job.label for c in found)
+        )
         return 0
     if cfg.workers > 1:
         print("retime=true times one job at a time in this process (workers would contend with each other).")
@@ -278,8 +308,11 @@ def _retime(plan, store, cfg) -> int:
 
 def _say_not_runnable(plan) -> None:
     jobs = plan.not_runnable
-    print(f"bench: {len(jobs)} job(s) asked for cannot run here ({', '.join(j.label for j in jobs)}); their "
-          f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.", file=sys.stderr)
+    print(
+        f"bench: {len(jobs)} job(s) asked for cannot run here ({', '.join(j.label for j in jobs)}); their "
+        f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.",
+        file=sys.stderr,
+    )
 
 
 def cmd_list(args: list[str]) -> int:

@@ -100,7 +100,9 @@ def readable_folder(key: str, value: str) -> str | None:
         if path.exists() and not path.is_dir():
             return f"{key}={show(value)} is a file, not a folder; give the folder a run wrote its records to, e.g. {key}=results."
     except OSError as exc:
-        return f"{key}={show(value)} cannot be read ({exc.strerror or exc}); give a folder of records, e.g. {key}=results."
+        return (
+            f"{key}={show(value)} cannot be read ({exc.strerror or exc}); give a folder of records, e.g. {key}=results."
+        )
     return None
 
 
@@ -120,8 +122,10 @@ def usable_device(key: str, value: str) -> str | None:
         return f"{key}={value} was asked for but torch sees no CUDA device; use {key}=cpu or {key}=auto."
     count = torch.cuda.device_count()
     if match.group(1) is not None and int(match.group(1)) >= count:
-        return (f"{key}={value} names a CUDA device torch does not see; it sees {count} "
-                f"(cuda:0{f' to cuda:{count - 1}' if count > 1 else ''}).")
+        return (
+            f"{key}={value} names a CUDA device torch does not see; it sees {count} "
+            f"(cuda:0{f' to cuda:{count - 1}' if count > 1 else ''})."
+        )
     return None
 
 
@@ -129,8 +133,10 @@ def well_formed_variants(key: str, value: list[str]) -> str | None:
     """Why one of the variants is malformed ('rope+', '+alibi'), or None; its presets are checked at planning."""
     for variant in value:
         if any(not preset.strip() for preset in variant.split("+")):
-            return (f"{key}={show(value)} has the expression '{show(variant)}' with an empty part; join preset names "
-                    f"with '+', e.g. {key}=[alibi+sdpa].")
+            return (
+                f"{key}={show(value)} has the expression '{show(variant)}' with an empty part; join preset names "
+                f"with '+', e.g. {key}=[alibi+sdpa]."
+            )
     return None
 
 
@@ -191,8 +197,13 @@ class GroupSelection:
 
     def selection(self) -> dict[str, Any]:
         """The group keys given, ``set.FIELD`` included."""
-        keys = {"profile": self.profile, "device": self.device, "dtype": self.dtype,
-                "suite_version": self.suite_version, "data": self.data}
+        keys = {
+            "profile": self.profile,
+            "device": self.device,
+            "dtype": self.dtype,
+            "suite_version": self.suite_version,
+            "data": self.data,
+        }
         keys.update({f"set.{name}": value for name, value in self.set.items()})
         return {k: v for k, v in keys.items() if v is not None}
 
@@ -227,11 +238,15 @@ def parse(args: list[str], schema: type) -> Any:
         shape = shape_of(hints[top])
         if shape.is_dict:
             if not dot:
-                raise UsageError(f"{top}={show(raw)} is not a setting; {top} takes one FIELD=VALUE per argument, "
-                                 f"written {top}.FIELD=VALUE (e.g. {'set.steps=100' if top == 'set' else top + '.timeout_min=60'}).")
+                raise UsageError(
+                    f"{top}={show(raw)} is not a setting; {top} takes one FIELD=VALUE per argument, "
+                    f"written {top}.FIELD=VALUE (e.g. {'set.steps=100' if top == 'set' else top + '.timeout_min=60'})."
+                )
             if not sub or "." in sub:
-                raise UsageError(f"{key}={show(raw)} is not {top}.FIELD=VALUE with one field name; e.g. "
-                                 f"{'set.steps=100' if top == 'set' else top + '.timeout_min=60'}.")
+                raise UsageError(
+                    f"{key}={show(raw)} is not {top}.FIELD=VALUE with one field name; e.g. "
+                    f"{'set.steps=100' if top == 'set' else top + '.timeout_min=60'}."
+                )
             inner = typing.get_args(hints[top])
             kind = inner[1] if len(inner) == 2 else Any
             values.setdefault(top, {})[sub] = raw if kind is str else any_value(key, raw)
@@ -259,8 +274,10 @@ def _bare_seed_count(text: str) -> str:
         return "seeds=0 is not a list of seeds; write seeds=[0] for the one seed 0."
     many = f"[{','.join(str(i) for i in range(n))}]" if n <= 5 else f"[0,1,...,{n - 1}]"
     count = "one seed" if n == 1 else f"{n} seeds"
-    return (f"seeds={text} could mean the one seed {n} or {count}; write seeds=[{n}] for the one seed {n}, "
-            f"or seeds={many} for {count}.")
+    return (
+        f"seeds={text} could mean the one seed {n} or {count}; write seeds=[{n}] for the one seed {n}, "
+        f"or seeds={many} for {count}."
+    )
 
 
 def _field_problem(config: Any, name: str, hints: dict[str, Any]) -> str | None:

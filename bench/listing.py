@@ -23,9 +23,11 @@ def _variants() -> str:
         fields = ", ".join(f"{k}={v}" for k, v in found.fields.items())
         rows.append([preset, fields, found.summary])
     text = tabulate(rows, headers=["preset", "sets", "description"], tablefmt="simple")
-    return text + ("\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2,rope+yarn]; gqa<g> works for any g, "
-                   "window<W> for any W, <rope scaling><s> (yarn4, pi2) fixes a RoPE scaling's s, and state<N> / "
-                   "chunk<C> set a matrix-state mixer's key dimension per head and chunk (mamba2+state16).")
+    return text + (
+        "\nCompose presets with '+', e.g. variants=[alibi+naive,rope+gqa2,rope+yarn]; gqa<g> works for any g, "
+        "window<W> for any W, <rope scaling><s> (yarn4, pi2) fixes a RoPE scaling's s, and state<N> / "
+        "chunk<C> set a matrix-state mixer's key dimension per head and chunk (mamba2+state16)."
+    )
 
 
 def _axis(registry, heading: str) -> str:
@@ -37,22 +39,33 @@ def _positions() -> str:
     from variants.position import positions
     from variants.rope_scaling import rope_scalings
 
-    return (_axis(positions, "position") + "\n\n" + _axis(rope_scalings, "rope_scaling")
-            + "\nA RoPE scaling extends a rope model at evaluation: rope+yarn (s = evaluation length / training length), "
-            "rope+yarn4 (s = 4).")
+    return (
+        _axis(positions, "position")
+        + "\n\n"
+        + _axis(rope_scalings, "rope_scaling")
+        + "\nA RoPE scaling extends a rope model at evaluation: rope+yarn (s = evaluation length / training length), "
+        "rope+yarn4 (s = 4)."
+    )
 
 
 def _scorings() -> str:
     from variants.scoring import scorings
 
-    return _axis(scorings, "scoring") + "\nDot-product scorings run on every kernel; the others only on kernels that materialise scores (naive)."
+    return (
+        _axis(scorings, "scoring")
+        + "\nDot-product scorings run on every kernel; the others only on kernels that materialise scores (naive)."
+    )
 
 
 def _norms() -> str:
     from variants.norm import norms, placements
 
-    return (_axis(norms, "norm") + "\n\n" + _axis(placements, "norm_placement")
-            + "\nPresets pre_ln and post_ln set norm_placement.")
+    return (
+        _axis(norms, "norm")
+        + "\n\n"
+        + _axis(placements, "norm_placement")
+        + "\nPresets pre_ln and post_ln set norm_placement."
+    )
 
 
 def _ffns() -> str:
@@ -84,8 +97,17 @@ def _plugins() -> str:
     return tabulate(rows, headers=["plugin", "entry point", "status"], tablefmt="simple")
 
 
-RENDERERS = {"suites": _suites, "variants": _variants, "positions": _positions, "scorings": _scorings, "norms": _norms,
-             "ffns": _ffns, "kernels": _kernels, "support": _support, "plugins": _plugins}
+RENDERERS = {
+    "suites": _suites,
+    "variants": _variants,
+    "positions": _positions,
+    "scorings": _scorings,
+    "norms": _norms,
+    "ffns": _ffns,
+    "kernels": _kernels,
+    "support": _support,
+    "plugins": _plugins,
+}
 
 
 def render(what: str = "all") -> str:
@@ -100,6 +122,9 @@ def render(what: str = "all") -> str:
         parts.append(f"== {name} ==\n{body}" if what == "all" else body)
     broken = [s for s in plugin_statuses() if s.error]
     if broken and what != "plugins":
-        parts.append("Warning: " + "; ".join(f"plugin '{s.name}' failed to load ({s.error})" for s in broken)
-                     + ". The other components are listed above.")
+        parts.append(
+            "Warning: "
+            + "; ".join(f"plugin '{s.name}' failed to load ({s.error})" for s in broken)
+            + ". The other components are listed above."
+        )
     return "\n\n".join(parts)

@@ -30,10 +30,14 @@ def split_argument(arg: str, keys: list[str], prefix: str = "") -> tuple[str, st
         raise UsageError(f"Unknown option '{prefix}{key}'.{hint} Valid keys: {', '.join(keys)}.")
     check_text(raw, prefix + key)
     if "${" in raw:
-        raise UsageError(f"{prefix}{key}={raw} uses interpolation syntax (${{...}}), which bench does not resolve; "
-                         f"write the value itself.")
+        raise UsageError(
+            f"{prefix}{key}={raw} uses interpolation syntax (${{...}}), which bench does not resolve; "
+            f"write the value itself."
+        )
     if not raw.strip():
-        raise UsageError(f"{prefix}{key}= has no value; write {prefix}{key}=VALUE, or leave {prefix}{key} out for its default.")
+        raise UsageError(
+            f"{prefix}{key}= has no value; write {prefix}{key}=VALUE, or leave {prefix}{key} out for its default."
+        )
     return key, raw
 
 
@@ -41,16 +45,21 @@ def check_text(text: str, key: str | None) -> None:
     """Refuse control characters, line separators and undecodable bytes in a key (key None) or a value of ``key``."""
     for ch in text:
         if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp"):
-            what = "an undecodable byte" if unicodedata.category(ch) == "Cs" else f"the control character U+{ord(ch):04X}"
+            what = (
+                "an undecodable byte" if unicodedata.category(ch) == "Cs" else f"the control character U+{ord(ch):04X}"
+            )
             where = f"The value of {key} ({show(text)})" if key else f"The option name {show(text)}"
             raise UsageError(f"{where} contains {what}; write printable text only.")
 
 
 def convert(key: str, raw: str, shape: Shape, rule: Rule, bad: str) -> Any:
     """The value of ``raw`` for a field of ``shape``; a UsageError starting with ``bad`` names the key and what it takes."""
+
     def fail() -> UsageError:
-        return UsageError(f"{bad} {key}={show(raw)}: {key} takes {takes(rule, shape)}"
-                          f"{f', e.g. {key}=[{_example(rule, shape)}]' if shape.is_list else ''}.")
+        return UsageError(
+            f"{bad} {key}={show(raw)}: {key} takes {takes(rule, shape)}"
+            f"{f', e.g. {key}=[{_example(rule, shape)}]' if shape.is_list else ''}."
+        )
 
     text = raw.strip()
     if shape.is_list:
@@ -97,7 +106,9 @@ def scalar(text: str, kind: type) -> Any:
             raise ValueError(text)
         value = float(text)
         # 1e-400 reads as 0 and 1e400 as inf: the number written is not the one a job would use
-        if (value == 0 and re.search(r"[1-9]", text.lower().partition("e")[0])) or (math.isinf(value) and "inf" not in text.lower()):
+        if (value == 0 and re.search(r"[1-9]", text.lower().partition("e")[0])) or (
+            math.isinf(value) and "inf" not in text.lower()
+        ):
             raise ValueError(text)
         return value
     if kind is str or kind is object:

@@ -26,8 +26,10 @@ class OutputUnwritable(OSError):
     says so in one sentence and exits 1; the records it was made from are untouched."""
 
     def __str__(self) -> str:
-        return (f"could not write {self.filename} ({self.strerror}); no record was touched, and the previous "
-                f"file, if any, is whole. Free space or give another reports_dir, then rerun `bench report`.")
+        return (
+            f"could not write {self.filename} ({self.strerror}); no record was touched, and the previous "
+            f"file, if any, is whole. Free space or give another reports_dir, then rerun `bench report`."
+        )
 
 
 @contextmanager

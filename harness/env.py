@@ -38,13 +38,16 @@ def git_state() -> dict[str, Any]:
     Stored results in the repository (``results/``, ``reference/``) do not count: a reference run that
     resumes, or writes its records into the tree it runs from, changes them and not the code.
     """
+
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10)
         return done.stdout.strip() if done.returncode == 0 else ""
 
     try:
         commit = git("rev-parse", "HEAD") or None
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", ".", *DATA_EXCLUDES)) if commit else None
+        dirty = (
+            bool(git("status", "--porcelain", "--untracked-files=no", "--", ".", *DATA_EXCLUDES)) if commit else None
+        )
     except (OSError, subprocess.SubprocessError):
         commit, dirty = None, None
     return {"git_commit": commit, "git_dirty": dirty}

@@ -29,8 +29,14 @@ class Estimate:
     highest: float | None = None
 
     @classmethod
-    def of(cls, label: str, values: Iterable[float], unit: str = "", kind: str = "t",
-           bounds: tuple[float, float] | None = None) -> Estimate:
+    def of(
+        cls,
+        label: str,
+        values: Iterable[float],
+        unit: str = "",
+        kind: str = "t",
+        bounds: tuple[float, float] | None = None,
+    ) -> Estimate:
         """The estimate of per-seed values (NaN values and None are left out) as a quantity of ``kind``
         (intervals.KINDS; "bounded" needs ``bounds``)."""
         return cls._from(label, spread(values, kind, bounds), unit, kind)

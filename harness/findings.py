@@ -128,9 +128,18 @@ class Finding:
         return "; ".join(texts)
 
 
-def finding(claim: Claim, verdict: str, sentence: str = "", estimates: Sequence[Estimate] = (),
-            seeds: int | None = None, cause: str = "", headline: int = 0, over_seeds: bool = True,
-            pairs: str = "seed", boundary: float = 0.0) -> Finding:
+def finding(
+    claim: Claim,
+    verdict: str,
+    sentence: str = "",
+    estimates: Sequence[Estimate] = (),
+    seeds: int | None = None,
+    cause: str = "",
+    headline: int = 0,
+    over_seeds: bool = True,
+    pairs: str = "seed",
+    boundary: float = 0.0,
+) -> Finding:
     """A Finding whose seed count defaults to the seeds behind its headline estimate (the one the verdict turns
     on); ``cause``: one sentence on why the verdict is not "agrees"; ``headline``: the position, among the
     estimates given, of the one the verdict rests on; ``over_seeds``: False where the verdict rests on exact values
@@ -170,8 +179,15 @@ def not_run(claim: Claim, sentence: str = "", command: str = "") -> Finding:
     return Finding(claim, "not run", sentence, (), 0, command)
 
 
-def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence[Estimate] = (),
-                 seeds: int | None = None, headline: int = 0, boundary: float = 0.0) -> Finding:
+def not_testable(
+    claim: Claim,
+    reason: str,
+    would_test: str,
+    estimates: Sequence[Estimate] = (),
+    seeds: int | None = None,
+    headline: int = 0,
+    boundary: float = 0.0,
+) -> Finding:
     """The finding of a claim about hardware or a size this run does not have: why, and what would test it.
 
     The estimates measured on the way (shown, not judged) may be kept; ``headline`` the one that shows why."""
@@ -180,8 +196,15 @@ def not_testable(claim: Claim, reason: str, would_test: str, estimates: Sequence
     return finding(claim, NOT_TESTABLE, sentence, estimates, seeds, cause, headline=headline, boundary=boundary)
 
 
-def unmet(claim: Claim, measured: str, would_test: str, estimates: Sequence[Estimate] = (),
-          seeds: int | None = None, headline: int = 0, boundary: float = 0.0) -> Finding:
+def unmet(
+    claim: Claim,
+    measured: str,
+    would_test: str,
+    estimates: Sequence[Estimate] = (),
+    seeds: int | None = None,
+    headline: int = 0,
+    boundary: float = 0.0,
+) -> Finding:
     """The finding of a claim whose declared precondition (``Claim.precondition``) the run measured absent: not
     testable here, with the measurement that shows it (``headline``: the estimate of the precondition, ``boundary``
     its threshold) and what would test the claim."""

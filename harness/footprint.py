@@ -57,7 +57,12 @@ def longest_sequence(profile: Any) -> int | None:
     train, multipliers = v("train_len"), v("eval_multipliers")
     candidates = [
         train * multipliers if train and multipliers else train,
-        v("lengths"), v("decode_contexts"), v("path_contexts"), v("stream_len"), v("max_len"), v("map_len"),
+        v("lengths"),
+        v("decode_contexts"),
+        v("path_contexts"),
+        v("stream_len"),
+        v("max_len"),
+        v("map_len"),
         v("contexts") + (v("generate") or 0) if v("contexts") else None,
     ]
     found = [c for c in candidates if c]
@@ -83,31 +88,66 @@ def estimates(profile: Any, spec: Any = None) -> list[Tensor]:
     if v("d_hidden"):
         out.append(Tensor("the recurrent weights", ("d_hidden",), 4 * v("d_hidden") ** 2))
     if length and width:
-        out.append(Tensor("one layer's activations of a training batch", ("batch_size", "train_len", "d_model"),
-                          batch * length * width))
+        out.append(
+            Tensor(
+                "one layer's activations of a training batch",
+                ("batch_size", "train_len", "d_model"),
+                batch * length * width,
+            )
+        )
         if v("eval_multipliers"):
-            out.append(Tensor("one layer's activations at the longest evaluation length",
-                              ("train_len", "eval_multipliers", "d_model"), length * v("eval_multipliers") * width))
+            out.append(
+                Tensor(
+                    "one layer's activations at the longest evaluation length",
+                    ("train_len", "eval_multipliers", "d_model"),
+                    length * v("eval_multipliers") * width,
+                )
+            )
     if length and vocab:
-        out.append(Tensor(f"the logits of a training batch over {vocab} symbols", ("batch_size", "train_len", *vocab_keys),
-                          batch * length * vocab))
+        out.append(
+            Tensor(
+                f"the logits of a training batch over {vocab} symbols",
+                ("batch_size", "train_len", *vocab_keys),
+                batch * length * vocab,
+            )
+        )
     if v("lengths"):
         per_token = (v("n_heads") or 1) * v("head_dim") if v("head_dim") else width
         if per_token:
-            out.append(Tensor("the queries at the longest length", ("batch", "n_heads", "head_dim", "lengths", "d_model"),
-                              (v("batch") or 1) * v("lengths") * per_token))
+            out.append(
+                Tensor(
+                    "the queries at the longest length",
+                    ("batch", "n_heads", "head_dim", "lengths", "d_model"),
+                    (v("batch") or 1) * v("lengths") * per_token,
+                )
+            )
     if v("matmul_sizes"):
         out.append(Tensor("the matrix product's operands and result", ("matmul_sizes",), 3 * v("matmul_sizes") ** 2))
     for name in ("contexts", "decode_contexts"):
         if v(name) and width:
-            out.append(Tensor("one layer's activations at the longest context", ("batch", name, "generate", "d_model"),
-                              (v("batch") or 1) * (v(name) + (v("generate") or 0)) * width))
+            out.append(
+                Tensor(
+                    "one layer's activations at the longest context",
+                    ("batch", name, "generate", "d_model"),
+                    (v("batch") or 1) * (v(name) + (v("generate") or 0)) * width,
+                )
+            )
     if v("path_contexts") and v("path_head_dim"):  # at least one key/value head
-        out.append(Tensor("the key-value cache of the paths' longest context", ("path_contexts", "path_head_dim"),
-                          2 * v("path_contexts") * v("path_head_dim")))
+        out.append(
+            Tensor(
+                "the key-value cache of the paths' longest context",
+                ("path_contexts", "path_head_dim"),
+                2 * v("path_contexts") * v("path_head_dim"),
+            )
+        )
     if v("max_len") and vocab and v("decode_batch"):
-        out.append(Tensor(f"the logits of a decoding step over {vocab} symbols", ("decode_batch", "beam_size", "vocab_size"),
-                          v("decode_batch") * (v("beam_size") or 1) * vocab))
+        out.append(
+            Tensor(
+                f"the logits of a decoding step over {vocab} symbols",
+                ("decode_batch", "beam_size", "vocab_size"),
+                v("decode_batch") * (v("beam_size") or 1) * vocab,
+            )
+        )
     return out
 
 
@@ -132,8 +172,10 @@ def footprint_problem(profile: Any, spec: Any = None, memory: int | None = None)
     names = {f.name for f in dataclasses.fields(profile)}
     settings = ", ".join(f"set.{k}={show(getattr(profile, k))}" for k in dict.fromkeys(worst.keys) if k in names)
     verb = "make" if "," in settings else "makes"
-    return (f"{settings} {verb} {worst.what} alone at least {human_bytes(worst.bytes)}, more than this machine's "
-            f"{human_bytes(memory)} of memory (counted from the settings, before any compute); give smaller values.")
+    return (
+        f"{settings} {verb} {worst.what} alone at least {human_bytes(worst.bytes)}, more than this machine's "
+        f"{human_bytes(memory)} of memory (counted from the settings, before any compute); give smaller values."
+    )
 
 
 def window_problem(variant: str, spec: Any, longest: int | None) -> str | None:
@@ -142,5 +184,7 @@ def window_problem(variant: str, spec: Any, longest: int | None) -> str | None:
     window = getattr(spec, "window", None)
     if not isinstance(window, int) or isinstance(window, bool) or longest is None or window <= longest:
         return None
-    return (f"variants=[{variant}] asks for a window of {window} keys, longer than the longest sequence this run feeds "
-            f"a model ({longest} positions), where it is full attention; give a window of at most {longest}.")
+    return (
+        f"variants=[{variant}] asks for a window of {window} keys, longer than the longest sequence this run feeds "
+        f"a model ({longest} positions), where it is full attention; give a window of at most {longest}."
+    )

@@ -147,8 +147,10 @@ def describe(group: Group, others: Sequence[Group] = ()) -> str:
     when = newest.strftime("%Y-%m-%d %H:%M") if newest is not None else "no timestamp"
     settings = differing_settings(group, others)
     extra = "".join(f" {name}={value}" for name, value in settings.items())
-    return (f"profile={k.profile}{extra} {k.device} {k.dtype} v{k.suite_version} data {_short(k.data_checksum)} "
-            f"({_count(n_variants, 'variant')} x {_count(n_seeds, 'seed')}, {_count(len(f), 'record')}, {when})")
+    return (
+        f"profile={k.profile}{extra} {k.device} {k.dtype} v{k.suite_version} data {_short(k.data_checksum)} "
+        f"({_count(n_variants, 'variant')} x {_count(n_seeds, 'seed')}, {_count(len(f), 'record')}, {when})"
+    )
 
 
 def _same(stored: Any, given: Any) -> bool:
@@ -200,8 +202,11 @@ def select(groups: Sequence[Group], suite: str, wanted: Mapping[str, Any]) -> Gr
     found = first_match(groups, wanted)
     if found is None:
         asked = " ".join(f"{k}={v}" for k, v in wanted.items())
-        raise UsageError(f"No single group of {suite} results has {asked}; groups present: "
-                         + "; ".join(describe(g, groups) for g in groups) + ".")
+        raise UsageError(
+            f"No single group of {suite} results has {asked}; groups present: "
+            + "; ".join(describe(g, groups) for g in groups)
+            + "."
+        )
     return found
 
 
@@ -221,7 +226,7 @@ def selection(group: Group, groups: Sequence[Group]) -> dict[str, str]:
     for name in names:
         if first_match(groups, chosen) is group:
             break
-        newer = [g for g in groups[:list(groups).index(group)] if _matches(g.key, chosen)]
+        newer = [g for g in groups[: list(groups).index(group)] if _matches(g.key, chosen)]
         value = group.key.selector(name)
         if any(g.key.selector(name) != value for g in newer):
             chosen[name] = value
@@ -245,14 +250,16 @@ def report_command(suite: str, group: Group, groups: Sequence[Group]) -> str | N
 def lost_settings(group: Group, groups: Sequence[Group]) -> list[str]:
     """The profile settings newer groups have and ``group`` lacks (why no keys select it apart)."""
     mine = group.key.settings_dict()
-    newer = [g.key.settings_dict() for g in groups[:list(groups).index(group)]]
+    newer = [g.key.settings_dict() for g in groups[: list(groups).index(group)]]
     return sorted({k for settings in newer for k in settings if k not in mine}) or ["a setting of today's profile"]
 
 
 def superseded(group: Group, groups: Sequence[Group]) -> str:
     """'an earlier form of its profile (without decode_contexts), ...': for a group ``report_command`` cannot select."""
-    return (f"an earlier form of its profile (without {', '.join(lost_settings(group, groups))}), which no "
-            "`bench report` keys select apart from the newer group")
+    return (
+        f"an earlier form of its profile (without {', '.join(lost_settings(group, groups))}), which no "
+        "`bench report` keys select apart from the newer group"
+    )
 
 
 def code_line(df: pd.DataFrame) -> str:
@@ -268,9 +275,13 @@ def code_line(df: pd.DataFrame) -> str:
     frame = frame[frame["git_commit"].map(lambda c: not _missing(c))]
     if frame.empty:
         return "code unknown"
-    frame = frame.assign(_stamp=_stamps(frame)).sort_values("_stamp", ascending=False, kind="stable", na_position="last")
+    frame = frame.assign(_stamp=_stamps(frame)).sort_values(
+        "_stamp", ascending=False, kind="stable", na_position="last"
+    )
     distinct = list(dict.fromkeys(str(c)[:10] for c in frame["git_commit"]))
-    dirty = [bool(d) and not _missing(d) for d in (frame["git_dirty"] if "git_dirty" in frame else [False] * len(frame))]
+    dirty = [
+        bool(d) and not _missing(d) for d in (frame["git_dirty"] if "git_dirty" in frame else [False] * len(frame))
+    ]
     if len(distinct) == 1:
         # one commit: the tree was dirty if any of its runs said so
         return f"code {distinct[0]}" + (" (dirty tree)" if any(dirty) else "")

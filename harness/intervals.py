@@ -74,8 +74,9 @@ def t_half(vals: list[float], confidence: float = CONFIDENCE) -> float:
     return t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
 
 
-def spread(values: Iterable, kind: str = "t", bounds: tuple[float, float] | None = None,
-           confidence: float = CONFIDENCE) -> Spread:
+def spread(
+    values: Iterable, kind: str = "t", bounds: tuple[float, float] | None = None, confidence: float = CONFIDENCE
+) -> Spread:
     """The mean of ``values`` (None and NaN left out) with the interval of its ``kind`` (KINDS)."""
     check_kind(kind, bounds)
     vals = finite(values)
@@ -110,8 +111,14 @@ def change(ratios: Iterable, confidence: float = CONFIDENCE) -> Spread:
     vals = finite(ratios)
     s = spread(vals, "log", confidence=confidence)
     pct = lambda r: None if r is None else 100.0 * (r - 1.0)  # noqa: E731
-    return Spread(pct(s.mean) if s.n else math.nan, pct(s.low), pct(s.high), s.n,
-                  pct(s.lowest) if s.n else math.nan, pct(s.highest) if s.n else math.nan)
+    return Spread(
+        pct(s.mean) if s.n else math.nan,
+        pct(s.low),
+        pct(s.high),
+        s.n,
+        pct(s.lowest) if s.n else math.nan,
+        pct(s.highest) if s.n else math.nan,
+    )
 
 
 def difference_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:

@@ -90,5 +90,8 @@ def _warn_unsupported(path: Path) -> None:
     global _warned_unsupported
     if not _warned_unsupported:
         _warned_unsupported = True
-        print(f"bench: warning: the filesystem of {path.parent} cannot lock files; two runs on this results "
-              f"folder at once may train a job twice.", file=sys.stderr)
+        print(
+            f"bench: warning: the filesystem of {path.parent} cannot lock files; two runs on this results "
+            f"folder at once may train a job twice.",
+            file=sys.stderr,
+        )

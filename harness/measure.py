@@ -35,6 +35,7 @@ from harness.timing import (  # noqa: F401
 
 # --------------------------------------------------------------------------- a timed measurement
 
+
 def seconds(fn: Callable[[], Any], device: str) -> tuple[float, Any]:
     """(wall time of one call of ``fn``, the device synchronised before and after; its result)."""
     synchronize(device)
@@ -44,8 +45,17 @@ def seconds(fn: Callable[[], Any], device: str) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-def timed(metric: str, fn: Callable[[], Any], device: str, *, min_repeats: int, min_run_time: float,
-          max_call_s: float, where: dict[str, Any] | None = None, first: float | None = None) -> Measurement:
+def timed(
+    metric: str,
+    fn: Callable[[], Any],
+    device: str,
+    *,
+    min_repeats: int,
+    min_run_time: float,
+    max_call_s: float,
+    where: dict[str, Any] | None = None,
+    first: float | None = None,
+) -> Measurement:
     """``metric`` in ms per call of ``fn``: the median of the clean repeats (``time_call``) with the timing's summary
     (quartiles, noise, repeats kept, contention) in ``extra``; skipped, with the reason, when one call (``first``, or a
     warm-up call now) takes over ``max_call_s``. ``where``: the Measurement's x, x_name and extra."""
@@ -53,13 +63,21 @@ def timed(metric: str, fn: Callable[[], Any], device: str, *, min_repeats: int, 
     if first is None:
         first = seconds(fn, device)[0]
     if first > max_call_s:
-        return Measurement(metric, None, status="skipped", reason=f"one call took {first:.2f} s, over this profile's "
-                           f"max_call_s={max_call_s:g}", **where)
+        return Measurement(
+            metric,
+            None,
+            status="skipped",
+            reason=f"one call took {first:.2f} s, over this profile's max_call_s={max_call_s:g}",
+            **where,
+        )
     timing = time_call(fn, min_repeats=min_repeats, min_run_time=min_run_time, expected_s=first)
-    return Measurement(metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}})
+    return Measurement(
+        metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}}
+    )
 
 
 # --------------------------------------------------------------------------- memory
+
 
 @contextlib.contextmanager
 def _quiet_stderr():
@@ -120,8 +138,9 @@ def peak_memory(fn: Callable[[], Any], device: str) -> tuple[int, Any, str]:
     warm_up_tools()
     with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         result = fn()
-    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
-                    key=lambda e: e.start_ns())
+    events = sorted(
+        (e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"), key=lambda e: e.start_ns()
+    )
     held = peak = 0
     for event in events:  # nbytes > 0 allocates, < 0 frees
         held += event.nbytes()
@@ -143,12 +162,15 @@ def available_memory() -> int | None:
 
 # --------------------------------------------------------------------------- FLOPs
 
+
 def _register_cpu_attention_flops() -> None:
     from torch.utils import flop_counter as fc
 
     aten = torch.ops.aten
-    pairs = (("_scaled_dot_product_flash_attention_for_cpu", fc.sdpa_flop),
-             ("_scaled_dot_product_flash_attention_for_cpu_backward", fc.sdpa_backward_flop))
+    pairs = (
+        ("_scaled_dot_product_flash_attention_for_cpu", fc.sdpa_flop),
+        ("_scaled_dot_product_flash_attention_for_cpu_backward", fc.sdpa_backward_flop),
+    )
     for name, formula in pairs:
         op = getattr(aten, name, None)
         if op is not None and op not in fc.flop_registry and op.default not in fc.flop_registry:
@@ -203,8 +225,10 @@ def count_flops(fn: Callable[[], Any]) -> tuple[int, Any]:
 
 # --------------------------------------------------------------------------- matmul peak
 
-def matmul_peak(device: str, dtype: torch.dtype, sizes: Sequence[int] = (1024, 2048),
-                min_run_time: float = 0.3) -> tuple[float, dict[str, Any]]:
+
+def matmul_peak(
+    device: str, dtype: torch.dtype, sizes: Sequence[int] = (1024, 2048), min_run_time: float = 0.3
+) -> tuple[float, dict[str, Any]]:
     """The best FLOP/s of a square matmul on ``device`` in ``dtype``: the fastest repeat of the best size.
 
     A peak is what the device can do, so the fastest repeat is taken (on a shared machine the median would
@@ -220,7 +244,7 @@ def matmul_peak(device: str, dtype: torch.dtype, sizes: Sequence[int] = (1024, 2
         fn()
         synchronize(device)
         timing = time_call(fn, min_run_time=min_run_time, expected_s=time.perf_counter() - start)
-        rate = 2.0 * n ** 3 / min(timing.times)
+        rate = 2.0 * n**3 / min(timing.times)
         detail[str(n)] = {"flops_per_s": rate, **{k: v for k, v in timing.summary().items() if k != "times"}}
         best = max(best, rate)
     return best, detail

@@ -83,8 +83,7 @@ class Difference:
     @property
     def beyond_margin(self) -> bool:
         """One seed beyond its calibrated margin (a margin never applies at two seeds or more)."""
-        return (self.one_seed and self.margin is not None and not math.isnan(self.mean)
-                and abs(self.mean) > self.margin)
+        return self.one_seed and self.margin is not None and not math.isnan(self.mean) and abs(self.mean) > self.margin
 
     @property
     def no_verdict(self) -> bool:
@@ -119,23 +118,34 @@ class Difference:
         if self.one_seed:
             if self.margin is None:
                 return NO_VERDICT
-            return (f"one seed, beyond its calibrated margin {self.margin:g}" if self.beyond_margin
-                    else f"one seed, inside its calibrated margin {self.margin:g}")
+            return (
+                f"one seed, beyond its calibrated margin {self.margin:g}"
+                if self.beyond_margin
+                else f"one seed, inside its calibrated margin {self.margin:g}"
+            )
         if self.interval_excludes_zero:
             return "its 95% interval excludes 0"
         return "its 95% interval includes 0"
 
 
-def paired(label: str, a: Mapping[int, float], b: Mapping[int, float], unit: str = "",
-           margin: float | None = None, relative: bool = False,
-           bounds: tuple[float, float] | None = None) -> Difference:
+def paired(
+    label: str,
+    a: Mapping[int, float],
+    b: Mapping[int, float],
+    unit: str = "",
+    margin: float | None = None,
+    relative: bool = False,
+    bounds: tuple[float, float] | None = None,
+) -> Difference:
     """The paired difference a - b over the seeds (keys) both have; ``relative``: (a - b) / b per seed, in %, for
     positive arms; ``bounds``: the (low, high) each arm's values lie within, which the difference's interval keeps to.
 
     Values that are None or NaN are dropped with their seed (a suite passes a collapse as its value, not NaN).
     """
     if relative and bounds is not None:
-        raise ValueError("paired: relative=True is a change of positive arms; bounds= is for a difference a - b, not both")
+        raise ValueError(
+            "paired: relative=True is a change of positive arms; bounds= is for a difference a - b, not both"
+        )
     seeds = sorted(s for s in a if s in b and _finite(a[s]) and _finite(b[s]))
     xa = tuple(float(a[s]) for s in seeds)
     xb = tuple(float(b[s]) for s in seeds)
@@ -223,5 +233,15 @@ def _finite(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(float(x))
 
 
-__all__ = ["Difference", "paired", "directional", "equivalent", "not_worse", "combine_verdicts", "all_hold",
-           "one_seed_margin", "MARGIN_SDS", "NO_VERDICT"]
+__all__ = [
+    "Difference",
+    "paired",
+    "directional",
+    "equivalent",
+    "not_worse",
+    "combine_verdicts",
+    "all_hold",
+    "one_seed_margin",
+    "MARGIN_SDS",
+    "NO_VERDICT",
+]

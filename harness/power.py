@@ -27,8 +27,6 @@ POWER = 0.8
 MOST_SEEDS = 200
 
 
-
-
 def _scale(e: Estimate):
     """(to, back): the test's scale for this estimate (log ratios for a relative change in %) and the way back."""
     if e.kind == "log" and e.unit == "%":
@@ -84,17 +82,25 @@ def sentence(e: Estimate, boundary: float = 0.0) -> str:
         return ""  # the interval already clears its boundary: the verdict is undecided for another reason than seeds
     unit = f" {e.unit}" if e.unit and e.unit != "%" else e.unit
     now = back(mde(sd, e.seeds))
-    said = (f"at {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
-            f"from {boundary:g}")
+    said = (
+        f"at {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
+        f"from {boundary:g}"
+    )
     need = seeds_to_resolve(sd, distance)
     if need is None:
-        return (f"{said[0].upper()}{said[1:]}; the estimate {e.value:.3g}{unit} lies so close to {boundary:g} that more "
-                f"than {MOST_SEEDS} seeds would be needed: more seeds cannot be expected to decide it.")
+        return (
+            f"{said[0].upper()}{said[1:]}; the estimate {e.value:.3g}{unit} lies so close to {boundary:g} that more "
+            f"than {MOST_SEEDS} seeds would be needed: more seeds cannot be expected to decide it."
+        )
     if need <= e.seeds:
-        return (f"{said[0].upper()}{said[1:]}; the estimate is farther than that, yet its interval reaches "
-                f"{boundary:g}: another {e.seeds} seeds would likely decide it.")
-    return (f"{said[0].upper()}{said[1:]}; if the measured {e.value:.3g}{unit} is the true effect, about {need} seeds "
-            f"would resolve it with {POWER:.0%} power.")
+        return (
+            f"{said[0].upper()}{said[1:]}; the estimate is farther than that, yet its interval reaches "
+            f"{boundary:g}: another {e.seeds} seeds would likely decide it."
+        )
+    return (
+        f"{said[0].upper()}{said[1:]}; if the measured {e.value:.3g}{unit} is the true effect, about {need} seeds "
+        f"would resolve it with {POWER:.0%} power."
+    )
 
 
 __all__ = ["POWER", "MOST_SEEDS", "sd_of", "mde", "seeds_to_resolve", "sentence"]

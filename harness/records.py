@@ -71,8 +71,11 @@ SCHEMA: dict[str, Any] = {
     "suite": (False, _name, "a suite name"),
     "suite_version": (False, _whole, "a whole number"),
     "profile": (False, _name, "a profile name"),
-    "profile_settings": (False, lambda v: isinstance(v, dict) and all(_setting(x) for x in v.values()),
-                         "an object of settings (numbers, truth values, plain text or flat lists)"),
+    "profile_settings": (
+        False,
+        lambda v: isinstance(v, dict) and all(_setting(x) for x in v.values()),
+        "an object of settings (numbers, truth values, plain text or flat lists)",
+    ),
     "job_hash": (False, lambda v: isinstance(v, str), "text"),
     "spec_hash": (False, lambda v: isinstance(v, str), "text"),
     "device": (False, _plain_text, "plain text"),

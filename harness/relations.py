@@ -50,8 +50,10 @@ def _memory(profile: Any, name: str) -> str | None:
     total = memory // 2**20
     value = getattr(profile, name)
     if isinstance(value, int) and 2 * value > total:
-        return (f"set.{name}={value} asks for {2 * value} MiB (a source and a destination buffer), more than this "
-                f"machine's {total} MiB of memory; give at most {total // 2}.")
+        return (
+            f"set.{name}={value} asks for {2 * value} MiB (a source and a destination buffer), more than this "
+            f"machine's {total} MiB of memory; give at most {total // 2}."
+        )
     return None
 
 
@@ -92,6 +94,8 @@ def warmup_problem(profile: Any, given: Iterable[str]) -> str | None:
             continue
         value, steps = getattr(profile, warm), profile.steps
         if isinstance(value, int) and isinstance(steps, int) and value > steps:
-            return (f"set.{warm}={value} is longer than the run (set.steps={steps}): the learning rate would never "
-                    f"reach its peak; give set.{warm} at most {steps}.")
+            return (
+                f"set.{warm}={value} is longer than the run (set.steps={steps}): the learning rate would never "
+                f"reach its peak; give set.{warm} at most {steps}."
+            )
     return None

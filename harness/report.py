@@ -30,8 +30,9 @@ def mean_ci(values: Iterable[float], confidence: float = 0.95) -> tuple[float, f
     return sum(vals) / n, t_half(vals, confidence), n
 
 
-def fmt_mean_ci(values: Iterable[float], digits: int = 2, kind: str = "t",
-                bounds: tuple[float, float] | None = None) -> str:
+def fmt_mean_ci(
+    values: Iterable[float], digits: int = 2, kind: str = "t", bounds: tuple[float, float] | None = None
+) -> str:
     """'12.34 ± 0.56 (n=3)' (kind "t"), '12.34 [11.80, 12.90] (n=3)' (kind "log" or "bounded": an interval that
     keeps to the quantity's bounds), '3.7 (range 1-6, n=3)' (kind "count"; '5 (all 5, n=3)' when every seed has the
     same); '12.34 (n=1)' for a single seed, '-' without values. Kinds as in harness/intervals.py."""

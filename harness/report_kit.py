@@ -31,17 +31,46 @@ from harness.contract import Metric
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 
-__all__ = ["title", "seeds", "begin", "first_ok", "code_line", "in_order", "status_notes", "mean_ci", "fmt_mean_ci",
-           "fmt_pct", "over_seeds", "most_seeds", "share_cell", "fmt_count", "markdown_table", "table_section", "pyplot", "save_figure", "figure_links", "axis_label",
-           "write_markdown", "metric", "better", "worse", "combine"]
+__all__ = [
+    "title",
+    "seeds",
+    "begin",
+    "first_ok",
+    "code_line",
+    "in_order",
+    "status_notes",
+    "mean_ci",
+    "fmt_mean_ci",
+    "fmt_pct",
+    "over_seeds",
+    "most_seeds",
+    "share_cell",
+    "fmt_count",
+    "markdown_table",
+    "table_section",
+    "pyplot",
+    "save_figure",
+    "figure_links",
+    "axis_label",
+    "write_markdown",
+    "metric",
+    "better",
+    "worse",
+    "combine",
+]
 
 
 # --- the group's facts -------------------------------------------------------------------------------
 
+
 def title(suite, heading: str, first) -> list[str]:
     """'# Heading (suite, suite version V)', then the first line of the suite's description."""
-    return [f"# {heading} ({suite.name}, suite version {first.suite_version})", "",
-            suite.description.strip().splitlines()[0], ""]
+    return [
+        f"# {heading} ({suite.name}, suite version {first.suite_version})",
+        "",
+        suite.description.strip().splitlines()[0],
+        "",
+    ]
 
 
 def seeds(df: pd.DataFrame) -> list[int]:
@@ -63,23 +92,32 @@ def first_ok(df: pd.DataFrame):
 
 # --- order and status ----------------------------------------------------------------------------------
 
+
 def in_order(variants: Iterable[str], preferred: Sequence[str] = ()) -> list[str]:
     """Variants in the suite's preferred order, the others after them alphabetically."""
     preferred = tuple(preferred)
     return sorted(variants, key=lambda v: (preferred.index(v) if v in preferred else len(preferred), v))
 
 
-def status_notes(df: pd.DataFrame, line: str | Callable[[Any], str] = "- `{variant}`: {status}: {reason}",
-                 statuses: Sequence[str] | None = None,
-                 keys: Sequence[str] = ("variant", "status", "reason")) -> list[str]:
+def status_notes(
+    df: pd.DataFrame,
+    line: str | Callable[[Any], str] = "- `{variant}`: {status}: {reason}",
+    statuses: Sequence[str] | None = None,
+    keys: Sequence[str] = ("variant", "status", "reason"),
+) -> list[str]:
     """One line per distinct record that is not a number (failed, diverged, oom, skipped, unsupported).
 
     ``statuses`` picks which (default: every status but ok); ``keys`` which columns make two records the
     same note; ``line`` is formatted with the record's columns (or called with the record).
     """
     bad = df[df.status.isin(statuses)] if statuses is not None else df[df.status != "ok"]
-    say = line if callable(line) else (
-        lambda r: line.format(**{k: markdown_text(v) if isinstance(v, str) else v for k, v in r._asdict().items()}))
+    say = (
+        line
+        if callable(line)
+        else (
+            lambda r: line.format(**{k: markdown_text(v) if isinstance(v, str) else v for k, v in r._asdict().items()})
+        )
+    )
     return [say(r) for r in bad.drop_duplicates(list(keys)).itertuples()]
 
 
@@ -97,10 +135,12 @@ def machines(df: pd.DataFrame) -> str:
         return f"{name}" + (f" with {count} thread{'s' if count != 1 else ''}" if count else "")
 
     if len(counts) == 1:
-        (name, count), = counts.index
+        ((name, count),) = counts.index
         return one(name, count)
-    return "; ".join(f"{one(name, count)} ({jobs} jobs)" for (name, count), jobs in counts.items()) + \
-        ": timings of different machines and thread counts, compare them within one"
+    return (
+        "; ".join(f"{one(name, count)} ({jobs} jobs)" for (name, count), jobs in counts.items())
+        + ": timings of different machines and thread counts, compare them within one"
+    )
 
 
 def marked(text: str, rows: pd.DataFrame) -> str:
@@ -119,6 +159,7 @@ def markdown_text(text: str) -> str:
 
 
 # --- numbers -------------------------------------------------------------------------------------------
+
 
 def fmt_pct(values: Iterable[float], digits: int = 1) -> str:
     """'+1.2% [+0.4, +2.0] (n=3)' of per-seed relative changes 100 (a / b - 1) of a positive quantity, '+1.2% (n=1)'
@@ -184,10 +225,15 @@ def fmt_count(n: float | None) -> str:
 
 def table_section(heading: str, note: str, rows: list[dict], empty: str) -> list[str]:
     """A report section: '## heading', a note (left out when empty), the rows as a Markdown table ('empty' when none)."""
-    return [f"## {heading}", ""] + ([note, ""] if note else []) + [markdown_table(pd.DataFrame(rows)) if rows else empty, ""]
+    return (
+        [f"## {heading}", ""]
+        + ([note, ""] if note else [])
+        + [markdown_table(pd.DataFrame(rows)) if rows else empty, ""]
+    )
 
 
 # --- figures and the Markdown file ---------------------------------------------------------------------
+
 
 def pyplot():
     """matplotlib.pyplot on the Agg backend (reports are written without a display).
@@ -228,6 +274,7 @@ def write_markdown(suite, lines: list[str], out_dir: Path) -> Path:
 
 
 # --- verdicts ------------------------------------------------------------------------------------------
+
 
 def metric(suite: str, name: str) -> Metric:
     """The declared Metric ``name`` of a registered suite (its unit and direction)."""

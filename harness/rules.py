@@ -44,7 +44,9 @@ class Rule:
         """What one item takes, e.g. 'a whole number >= 1' or 'one of nonoverlapping, sliding'."""
         if self.choices is not None:
             return "one of " + ", ".join(show(c) for c in self.choices)
-        noun = {int: "a whole number", float: "a finite number", bool: "true or false", str: "non-empty text"}.get(kind, "a value")
+        noun = {int: "a whole number", float: "a finite number", bool: "true or false", str: "non-empty text"}.get(
+            kind, "a value"
+        )
         bounds = []
         if self.low is not None:
             bounds.append(f"{'>' if self.low_open else '>='} {_num(self.low)}")
@@ -113,7 +115,9 @@ def shape_of(hint: Any) -> Shape:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
-        return dataclasses.replace(shape_of(inner[0]), optional=True) if len(inner) == 1 else Shape(object, optional=True)
+        return (
+            dataclasses.replace(shape_of(inner[0]), optional=True) if len(inner) == 1 else Shape(object, optional=True)
+        )
     if origin in (tuple, list):
         item = args[0] if args else object
         return Shape(item if isinstance(item, type) else object, is_list=True)

@@ -114,7 +114,9 @@ class ResultsStore:
         lineno = 0
         try:
             if not stat.S_ISREG(os.stat(path).st_mode):
-                raise CorruptResultsError(f"Results file {path} is no regular file (a folder or device named like one).")
+                raise CorruptResultsError(
+                    f"Results file {path} is no regular file (a folder or device named like one)."
+                )
             fh = open(path, "rb")
         except FileNotFoundError:
             what = "a link to nothing" if os.path.islink(path) else "gone"
@@ -128,17 +130,26 @@ class ResultsStore:
                 try:
                     record = json.loads(raw.decode("utf-8"))
                 except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-                    why = (exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
-                           if isinstance(exc, UnicodeDecodeError) else "nested too deeply to read")
+                    why = (
+                        exc.msg
+                        if isinstance(exc, json.JSONDecodeError)
+                        else "not UTF-8"
+                        if isinstance(exc, UnicodeDecodeError)
+                        else "nested too deeply to read"
+                    )
                     raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} ({why}).") from None
                 newer = newer_schema(record)
                 if newer:
-                    raise NewerRecordsError(f"Results file {path} holds records of format {newer} at line {lineno}, "
-                                            f"newer than this bench reads (format {SCHEMA_VERSION}); update bench to "
-                                            f"read them.")
+                    raise NewerRecordsError(
+                        f"Results file {path} holds records of format {newer} at line {lineno}, "
+                        f"newer than this bench reads (format {SCHEMA_VERSION}); update bench to "
+                        f"read them."
+                    )
                 problem = schema_problem(record)
                 if problem:
-                    raise CorruptResultsError(f"Results file {path} is corrupt at line {lineno} (not a bench record): {problem}.")
+                    raise CorruptResultsError(
+                        f"Results file {path} is corrupt at line {lineno} (not a bench record): {problem}."
+                    )
                 counts.add(record.pop(COUNT_KEY, None))
                 records.append(record)
         if not records:
@@ -146,15 +157,19 @@ class ResultsStore:
         # files written before the count existed have none and are taken as they are
         if counts != {None} and counts != {len(records)}:
             expected = ", ".join(str(c) for c in sorted(counts, key=str))
-            raise CorruptResultsError(f"Results file {path} is incomplete after line {lineno} "
-                                      f"(it holds {len(records)} records, its records say {expected}).")
+            raise CorruptResultsError(
+                f"Results file {path} is incomplete after line {lineno} "
+                f"(it holds {len(records)} records, its records say {expected})."
+            )
         return records
 
     def files(self, suite: str | None = None) -> list[Path]:
         """Record files of one suite (or of all): hidden and temporary files are not records."""
         base = self.root / suite if suite else self.root
         pattern = "*.jsonl" if suite else "*/*.jsonl"
-        return sorted(p for p in base.glob(pattern) if not any(part.startswith(".") for part in p.relative_to(base).parts))
+        return sorted(
+            p for p in base.glob(pattern) if not any(part.startswith(".") for part in p.relative_to(base).parts)
+        )
 
     def load(self, suite: str | None = None) -> list[Record]:
         """Every record of one suite (or of all suites), once per name of its job; damaged files are skipped."""
@@ -168,8 +183,11 @@ class ResultsStore:
         """Names of the suites that have readable results."""
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir()
-                      if p.is_dir() and not p.name.startswith(".") and any(self._whole(f) for f in self.files(p.name)))
+        return sorted(
+            p.name
+            for p in self.root.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and any(self._whole(f) for f in self.files(p.name))
+        )
 
     def lock(self, suite: str, job_hash: str) -> JobLock:
         """The lock a run takes before it trains a job (harness/locks.py)."""
@@ -185,8 +203,10 @@ class ResultsStore:
             os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             probe.unlink()
         except OSError as exc:
-            raise UsageError(f"results_dir={self.root} cannot be written ({exc.strerror or exc}); "
-                             f"choose a folder in which you can create files.") from None
+            raise UsageError(
+                f"results_dir={self.root} cannot be written ({exc.strerror or exc}); "
+                f"choose a folder in which you can create files."
+            ) from None
         for tmp in sorted(self.root.glob(f"*/{TMP_PREFIX}*")):
             if _abandoned(tmp):
                 tmp.unlink(missing_ok=True)
@@ -197,7 +217,9 @@ class ResultsStore:
                 tmp.unlink(missing_ok=True)
                 self.say(f"removed {tmp}, left by a checkpoint save that was interrupted (it is trained again).")
 
-    def save_fallback(self, suite: str, job_hash: str, label: str, records: list[Record], exc: OSError) -> StoreUnwritable:
+    def save_fallback(
+        self, suite: str, job_hash: str, label: str, records: list[Record], exc: OSError
+    ) -> StoreUnwritable:
         """Keep the records a save could not write in the fallback folder; the error to raise names it."""
         why = exc.strerror or type(exc).__name__
         folder = unsaved_folder(self.root) / suite
@@ -207,12 +229,16 @@ class ResultsStore:
             (folder.parent / "results_dir.txt").write_text(str(self.root.resolve()) + "\n")
             self._replace(path, with_names(records, names_of(records)))
         except OSError as second:
-            return StoreUnwritable(f"results_dir={self.root} stopped being writable ({why}) while storing {label}, and "
-                                   f"its records could not be kept in {folder} either ({second.strerror or second}); "
-                                   f"make the folder writable and rerun (the job trains again).")
-        return StoreUnwritable(f"results_dir={self.root} stopped being writable ({why}) while storing {label}; its "
-                               f"records are kept in {path}, and a rerun on a writable results_dir={self.root} stores "
-                               f"them without training again. The sweep stopped there.")
+            return StoreUnwritable(
+                f"results_dir={self.root} stopped being writable ({why}) while storing {label}, and "
+                f"its records could not be kept in {folder} either ({second.strerror or second}); "
+                f"make the folder writable and rerun (the job trains again)."
+            )
+        return StoreUnwritable(
+            f"results_dir={self.root} stopped being writable ({why}) while storing {label}; its "
+            f"records are kept in {path}, and a rerun on a writable results_dir={self.root} stores "
+            f"them without training again. The sweep stopped there."
+        )
 
     def adopt_unsaved(self) -> list[Path]:
         """Store the records a run kept in the fallback folder (see ``save_fallback``) when this folder was
@@ -248,8 +274,10 @@ class ResultsStore:
             self.say(f"warning: {exc} Skipped: its records are left out; the file is kept.")
             return None
         except CorruptResultsError as exc:
-            self.say(f"warning: {exc} Skipped: its records are left out and its job counts as not done, "
-                     f"so a run trains it again; the file is kept.")
+            self.say(
+                f"warning: {exc} Skipped: its records are left out and its job counts as not done, "
+                f"so a run trains it again; the file is kept."
+            )
             return None
 
     def _set_aside_damaged(self, suite: str, job_hash: str) -> None:
@@ -316,7 +344,7 @@ def _abandoned(tmp: Path, stale_s: float = STALE_TMP_S) -> bool:
     """Whether a temporary file was left by a dead process. On this host its writer's pid decides: a live writer's
     file is never taken, however slow its save or skewed the clock. A file of another host (a shared folder), whose
     writer cannot be asked, counts as abandoned once older than ``stale_s``."""
-    owner = tmp.name[len(TMP_PREFIX):].rsplit("-", 1)[0]
+    owner = tmp.name[len(TMP_PREFIX) :].rsplit("-", 1)[0]
     pid, _, host = owner.partition("@")
     if host == socket.gethostname() and pid.isdigit():
         return not _alive(int(pid))

@@ -84,13 +84,22 @@ class SuiteFile:
         for name, entry in self._data["metrics"].items():
             if entry == SHARED:
                 if name not in shared:
-                    raise UsageError(f"{self.path}: metric {name} is marked {SHARED!r} but no shared metric has that name; "
-                                     f"shared metrics: {', '.join(shared) or 'none'}.")
+                    raise UsageError(
+                        f"{self.path}: metric {name} is marked {SHARED!r} but no shared metric has that name; "
+                        f"shared metrics: {', '.join(shared) or 'none'}."
+                    )
                 out.append(shared[name])
                 continue
-            if not isinstance(entry, dict) or set(entry) - set(fields) or "unit" not in entry or "higher_is_better" not in entry:
-                raise UsageError(f"{self.path}: metric {name} must be {SHARED!r} or a mapping of {', '.join(fields)} "
-                                 f"(unit and higher_is_better required); got {entry!r}.")
+            if (
+                not isinstance(entry, dict)
+                or set(entry) - set(fields)
+                or "unit" not in entry
+                or "higher_is_better" not in entry
+            ):
+                raise UsageError(
+                    f"{self.path}: metric {name} must be {SHARED!r} or a mapping of {', '.join(fields)} "
+                    f"(unit and higher_is_better required); got {entry!r}."
+                )
             out.append(Metric(name, **entry))
         return tuple(out)
 

@@ -31,6 +31,7 @@ CONTENDED_MARK = " (contended)"
 
 # --------------------------------------------------------------------------- CPU contention
 
+
 def _clock_ticks() -> int:
     try:
         return os.sysconf("SC_CLK_TCK")
@@ -79,8 +80,11 @@ def _stall_seconds() -> float | None:
 def contention(before: CpuSnapshot, after: CpuSnapshot) -> tuple[float | None, float | None]:
     """(cores used by other processes, fraction of wall time with a task waiting for a CPU)."""
     wall = max(after.wall - before.wall, 1e-9)
-    other = None if before.busy is None or after.busy is None else \
-        max(0.0, (after.busy - before.busy) - (after.self_cpu - before.self_cpu)) / wall
+    other = (
+        None
+        if before.busy is None or after.busy is None
+        else max(0.0, (after.busy - before.busy) - (after.self_cpu - before.self_cpu)) / wall
+    )
     stall = None if before.stall is None or after.stall is None else min(1.0, (after.stall - before.stall) / wall)
     return other, stall
 
@@ -134,10 +138,14 @@ class LoadMeter:
         other, stall = contention(self.start, self.last)
         wall = sum(w for w, _, _ in self.windows) or 1e-9
         busy = sum(w for w, o, s in self.windows if is_contended(o, s, self.spare))
-        return {"contaminated": is_contended(other, stall, self.spare),
-                "other_cpu_mean": None if other is None else round(other, 3),
-                "stall_mean": None if stall is None else round(stall, 3),
-                "contended_share": round(busy / wall, 3), "spare_cores": self.spare, "load_windows": len(self.windows)}
+        return {
+            "contaminated": is_contended(other, stall, self.spare),
+            "other_cpu_mean": None if other is None else round(other, 3),
+            "stall_mean": None if stall is None else round(stall, 3),
+            "contended_share": round(busy / wall, 3),
+            "spare_cores": self.spare,
+            "load_windows": len(self.windows),
+        }
 
 
 def combined_load(loads: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -145,11 +153,15 @@ def combined_load(loads: Sequence[dict[str, Any]]) -> dict[str, Any]:
     known = [load for load in loads if "contaminated" in load]
     if not known:
         return {}
-    return {"contaminated": any(load["contaminated"] for load in known), "trainings": len(known),
-            "contended_trainings": sum(bool(load["contaminated"]) for load in known)}
+    return {
+        "contaminated": any(load["contaminated"] for load in known),
+        "trainings": len(known),
+        "contended_trainings": sum(bool(load["contaminated"]) for load in known),
+    }
 
 
 # --------------------------------------------------------------------------- latency
+
 
 def synchronize(device: str) -> None:
     """Wait for the device's queued work (CUDA runs asynchronously), so a wall-clock reading is honest."""
@@ -169,8 +181,10 @@ class Timing:
     spare: float = 0.0
 
     def clean_mask(self) -> list[bool]:
-        return [not is_contended(o, s, self.spare)
-                for o, s in zip(self.other_cpu or [None] * len(self.times), self.stall or [None] * len(self.times))]
+        return [
+            not is_contended(o, s, self.spare)
+            for o, s in zip(self.other_cpu or [None] * len(self.times), self.stall or [None] * len(self.times))
+        ]
 
     @property
     def contaminated(self) -> bool:
@@ -199,19 +213,27 @@ class Timing:
         others = [o for o in self.other_cpu if o is not None]
         stalls = [s for s in self.stall if s is not None]
         return {
-            "q1": q1 * scale, "q3": q3 * scale, "iqr": (q3 - q1) * scale, "noise": (q3 - q1) / self.median,
-            "repeats": len(self.times), "kept": len(self.kept), "calls_per_repeat": self.number,
-            "contaminated": self.contaminated, "times": [t * scale for t in self.times],
+            "q1": q1 * scale,
+            "q3": q3 * scale,
+            "iqr": (q3 - q1) * scale,
+            "noise": (q3 - q1) / self.median,
+            "repeats": len(self.times),
+            "kept": len(self.kept),
+            "calls_per_repeat": self.number,
+            "contaminated": self.contaminated,
+            "times": [t * scale for t in self.times],
             "kept_mask": self.clean_mask(),
             "other_cpu": [None if o is None else round(o, 3) for o in self.other_cpu],
             "stall": [None if s is None else round(s, 3) for s in self.stall],
             "other_cpu_median": statistics.median(others) if others else None,
-            "stall_median": statistics.median(stalls) if stalls else None, "spare_cores": self.spare,
+            "stall_median": statistics.median(stalls) if stalls else None,
+            "spare_cores": self.spare,
         }
 
 
-def time_call(fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: float = 0.2,
-              expected_s: float | None = None) -> Timing:
+def time_call(
+    fn: Callable[[], Any], *, min_repeats: int = 5, min_run_time: float = 0.2, expected_s: float | None = None
+) -> Timing:
     """Time ``fn`` with torch.utils.benchmark.Timer.blocked_autorange, sampling contention per block.
 
     ``expected_s`` (one call's duration, from a warm-up call) stretches the run so that about
@@ -247,8 +269,9 @@ def bootstrap_ratio(a: Sequence[float], b: Sequence[float], n: int = 2000, seed:
     """median(a)/median(b) and its 95% bootstrap interval over repeats (the noise of a speed-up)."""
     rng = random.Random(seed)
     point = statistics.median(a) / statistics.median(b)
-    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
-                    for _ in range(n))
+    ratios = sorted(
+        statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b))) for _ in range(n)
+    )
     return point, ratios[int(0.025 * n)], ratios[int(0.975 * n) - 1]
 
 

@@ -20,13 +20,16 @@ def gate_cases(expr_of, base):
             cases.append(pytest.param(kernel, "cpu", torch.float32, id=f"{kernel}-cpu"))
         for dtype in (torch.float32, torch.bfloat16):
             if not problems(resolve(expr_of(kernel), base), "cuda", dtype):
-                cases.append(pytest.param(kernel, "cuda", dtype, id=f"{kernel}-cuda-{str(dtype)[6:]}", marks=pytest.mark.gpu))
+                cases.append(
+                    pytest.param(kernel, "cuda", dtype, id=f"{kernel}-cuda-{str(dtype)[6:]}", marks=pytest.mark.gpu)
+                )
                 break
     return cases
 
 
 def gate(expr: str, kernel: str, device: str, dtype: torch.dtype, base: TransformerSpec) -> None:
     """Logits and gradients of ``expr`` on ``kernel`` against naive on the same weights, within the dtype's tolerance."""
+
     def run(variant, state=None):
         torch.manual_seed(0)
         model = build(resolve(variant, base)).to(device=device, dtype=dtype)
@@ -43,5 +46,3 @@ def gate(expr: str, kernel: str, device: str, dtype: torch.dtype, base: Transfor
     for what, out, ref in zip(("logits", "gradients"), got[:2], want[:2]):
         error, allowed = tolerance(dtype).check(out, ref)
         assert error <= allowed, f"{what}: max |error| {error:.3g} > allowed {allowed:.3g} in {dtype}"
-
-

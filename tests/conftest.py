@@ -29,9 +29,12 @@ SWORD_PACKAGES = {"engWEB2015eb": "sword-text-web", "engKJV2006eb": "sword-text-
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "sword(*modules, handles_missing=False): reads these installed SWORD "
-                                       "modules; skipped with the install command where one is missing "
-                                       "(handles_missing=True: the test deals with a missing module itself)")
+    config.addinivalue_line(
+        "markers",
+        "sword(*modules, handles_missing=False): reads these installed SWORD "
+        "modules; skipped with the install command where one is missing "
+        "(handles_missing=True: the test deals with a missing module itself)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -63,8 +66,10 @@ def missing_sword_hint(modules) -> str | None:
     if not missing:
         return None
     packages = " ".join(dict.fromkeys(SWORD_PACKAGES[m] for m in missing))
-    return (f"needs the SWORD module{'s' if len(missing) > 1 else ''} {', '.join(missing)}, not under {root}: "
-            f"apt-get install {packages} (or set SWORD_PATH to a SWORD library).")
+    return (
+        f"needs the SWORD module{'s' if len(missing) > 1 else ''} {', '.join(missing)}, not under {root}: "
+        f"apt-get install {packages} (or set SWORD_PATH to a SWORD library)."
+    )
 
 
 def _forget_read_corpora():

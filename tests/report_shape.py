@@ -30,8 +30,12 @@ def tables(markdown: str) -> Iterator[tuple[str, str]]:
     for i, line in enumerate(lines):
         if line.startswith("#"):
             heading = line
-        if line.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1]) and not (
-                i and lines[i - 1].startswith("|")):
+        if (
+            line.startswith("|")
+            and i + 1 < len(lines)
+            and _SEPARATOR.match(lines[i + 1])
+            and not (i and lines[i - 1].startswith("|"))
+        ):
             yield heading, line
 
 
@@ -39,10 +43,17 @@ def problems(markdown: str, name: str = "report") -> list[str]:
     """Every way ``markdown`` breaks the rules, one line each (empty when it keeps them)."""
     out = []
     if name not in EXEMPT:
-        out += [f"{name}: {columns(h)} columns (at most {MAX_COLUMNS}) in the table under {where!r}: {h[:120]}"
-                for where, h in tables(markdown) if columns(h) > MAX_COLUMNS]
-    out += [f"{name}: {m.group(0)!r} in line {n}: {line[:160]}" for n, line in enumerate(markdown.splitlines(), 1)
-            for m in [_MISSING.search(line)] if m]
+        out += [
+            f"{name}: {columns(h)} columns (at most {MAX_COLUMNS}) in the table under {where!r}: {h[:120]}"
+            for where, h in tables(markdown)
+            if columns(h) > MAX_COLUMNS
+        ]
+    out += [
+        f"{name}: {m.group(0)!r} in line {n}: {line[:160]}"
+        for n, line in enumerate(markdown.splitlines(), 1)
+        for m in [_MISSING.search(line)]
+        if m
+    ]
     return out
 
 

@@ -7,16 +7,25 @@ never imports a ``_private`` module (tests/unit/test_import_direction.py checks 
 """
 
 from ._registry import (
-                        PLUGIN_GROUP,
-                        DuplicateNameError,
-                        Registry,
-                        UnknownNameError,
-                        close_matches,
-                        import_submodules,
-                        import_subpackages,
-                        plugin_statuses,
+    PLUGIN_GROUP,
+    DuplicateNameError,
+    Registry,
+    UnknownNameError,
+    close_matches,
+    import_submodules,
+    import_subpackages,
+    plugin_statuses,
 )
 from .errors import UserError
 
-__all__ = ["PLUGIN_GROUP", "DuplicateNameError", "Registry", "UnknownNameError", "UserError", "close_matches",
-           "import_subpackages", "import_submodules", "plugin_statuses"]
+__all__ = [
+    "PLUGIN_GROUP",
+    "DuplicateNameError",
+    "Registry",
+    "UnknownNameError",
+    "UserError",
+    "close_matches",
+    "import_subpackages",
+    "import_submodules",
+    "plugin_statuses",
+]

@@ -205,7 +205,6 @@ def _built_in(obj: object) -> bool:
     return module.split(".", 1)[0] in BUILT_IN_PACKAGES
 
 
-
 def import_submodules(package: str) -> None:
     """Import every module below ``package`` whose name does not start with an underscore."""
     pkg = importlib.import_module(package)
@@ -251,7 +250,9 @@ def load_plugins() -> list[PluginStatus]:
     try:
         found = list(metadata.entry_points(group=PLUGIN_GROUP))
     except Exception as exc:  # a damaged installed distribution's metadata
-        _plugins.append(PluginStatus("?", PLUGIN_GROUP, f"the installed plugins could not be listed ({type(exc).__name__}: {exc})"))
+        _plugins.append(
+            PluginStatus("?", PLUGIN_GROUP, f"the installed plugins could not be listed ({type(exc).__name__}: {exc})")
+        )
         return _plugins
     for ep in found:
         status = PluginStatus(ep.name, ep.value)

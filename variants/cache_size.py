@@ -12,7 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 
-def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1, bytes_per_element: int = 2) -> int:
+def kv_cache_bytes(
+    layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1, bytes_per_element: int = 2
+) -> int:
     """Bytes of a KV cache: 2 x layers x kv_heads x head_dim x tokens x batch x bytes per element."""
     return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_element
 

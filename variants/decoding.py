@@ -60,8 +60,9 @@ def length_penalty(lengths: torch.Tensor, alpha: float) -> torch.Tensor:
 
 
 @torch.inference_mode()
-def beam_search(model, src: torch.Tensor, *, beam_size: int = 4, alpha: float = 0.0, ratio: float = 2.0,
-                extra: int = 10) -> list[list[int]]:
+def beam_search(
+    model, src: torch.Tensor, *, beam_size: int = 4, alpha: float = 0.0, ratio: float = 2.0, extra: int = 10
+) -> list[list[int]]:
     """Beam search with ``beam_size`` hypotheses per source sentence; returns the best of each."""
     B, K = src.shape[0], beam_size
     device = src.device

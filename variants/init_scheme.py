@@ -38,7 +38,7 @@ def weight_std(scheme: str, fan_in: int) -> float:
     if scheme == "gpt2":
         return 0.02
     if scheme == "fan_in":
-        return fan_in ** -0.5
+        return fan_in**-0.5
     raise ValueError(init_problem(scheme))
 
 
@@ -74,7 +74,7 @@ def init_weights(model: nn.Module, spec: Any, branches: int, drawn: tuple[type, 
             nn.init.normal_(module.weight, std=weight_std(scheme, fan_in(module)))
 
     model.apply(draw)
-    nn.init.normal_(model.embed.weight, std=spec.d_model ** -0.5)
+    nn.init.normal_(model.embed.weight, std=spec.d_model**-0.5)
     model.embed_scale = math.sqrt(spec.d_model)
     scale = residual_scale(branches, spec.n_layers)
     for name, p in model.named_parameters():

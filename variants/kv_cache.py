@@ -162,11 +162,14 @@ class RollingCache:
         self.key_buffer, self.value_buffer, self.length, self.window = key_buffer, value_buffer, length, window
 
     @classmethod
-    def empty(cls, batch: int, kv_heads: int, head_dim: int, window: int, capacity: int = 0, dtype=None,
-              device=None) -> RollingCache:
+    def empty(
+        cls, batch: int, kv_heads: int, head_dim: int, window: int, capacity: int = 0, dtype=None, device=None
+    ) -> RollingCache:
         """No tokens yet, room for min(capacity, window) slots (allocated now)."""
         shape = (batch, kv_heads, min(capacity, window), head_dim)
-        return cls(torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device), 0, window)
+        return cls(
+            torch.empty(shape, dtype=dtype, device=device), torch.empty(shape, dtype=dtype, device=device), 0, window
+        )
 
     @property
     def capacity(self) -> int:
@@ -242,8 +245,8 @@ class RollingCache:
         kept = min(T, self.window)
         positions = torch.arange(self.length + T - kept, self.length + T)
         slots = (positions % self.window).to(self.key_buffer.device)
-        self.key_buffer.index_copy_(2, slots, keys[:, :, T - kept:])
-        self.value_buffer.index_copy_(2, slots, values[:, :, T - kept:])
+        self.key_buffer.index_copy_(2, slots, keys[:, :, T - kept :])
+        self.value_buffer.index_copy_(2, slots, values[:, :, T - kept :])
         self.length += T
 
 
@@ -299,8 +302,9 @@ class LatentCache:
 KVCache = LayerCache
 
 
-def empty_caches(model: nn.Module, batch: int, dtype: torch.dtype | None = None, device=None,
-                 capacity: int = 0) -> list[KVCache]:
+def empty_caches(
+    model: nn.Module, batch: int, dtype: torch.dtype | None = None, device=None, capacity: int = 0
+) -> list[KVCache]:
     """One empty cache per layer of a DecoderLM, with room for ``capacity`` tokens (B, Hkv, capacity, Dh); a
     sliding-window layer's a RollingCache of at most W slots, a latent-attention layer's a LatentCache.
 
@@ -316,7 +320,9 @@ def empty_caches(model: nn.Module, batch: int, dtype: torch.dtype | None = None,
         if hasattr(attention, "empty_cache"):  # a layer that caches something else than K/V per head (latent attention)
             caches.append(attention.empty_cache(batch, capacity, dtype, device))
         elif getattr(attention, "window", None) is not None:  # a sliding window: W slots at most
-            caches.append(RollingCache.empty(batch, spec.kv_heads, spec.head_dim, attention.window, capacity, dtype, device))
+            caches.append(
+                RollingCache.empty(batch, spec.kv_heads, spec.head_dim, attention.window, capacity, dtype, device)
+            )
         else:
             caches.append(LayerCache.empty(batch, spec.kv_heads, spec.head_dim, capacity, dtype, device))
     return caches

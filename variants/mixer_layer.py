@@ -44,7 +44,9 @@ class MixerLayerSpec(FamilySpec):
             return [mixers.unknown_message(self.mixer)]
         reasons = list(mixers.get(self.mixer).problems(self.d_model, self.n_heads, **mixer_options(self)))
         if self.recurrence not in MIXER_RECURRENCES:
-            reasons.append(f"Unknown recurrence '{self.recurrence}' for a mixer layer; choose one of {', '.join(MIXER_RECURRENCES)}.")
+            reasons.append(
+                f"Unknown recurrence '{self.recurrence}' for a mixer layer; choose one of {', '.join(MIXER_RECURRENCES)}."
+            )
         return reasons
 
 

@@ -52,8 +52,14 @@ class MixerSpec(FamilySpec):
     #: the attention blocks' sliding window (keys each query sees); None: global attention
     window: int | None = None
 
-    late_defaults: ClassVar[dict[str, Any]] = {"init": "gpt2", "tie_embeddings": True, "state_size": None,
-                                               "chunk_size": None, "attention_every": 0, "window": None}
+    late_defaults: ClassVar[dict[str, Any]] = {
+        "init": "gpt2",
+        "tie_embeddings": True,
+        "state_size": None,
+        "chunk_size": None,
+        "attention_every": 0,
+        "window": None,
+    }
 
     def mixer_options(self) -> dict[str, Any]:
         """The options given to the mixer: the ones this spec sets."""
@@ -76,27 +82,40 @@ class MixerSpec(FamilySpec):
         """Every reason this spec cannot be built and run (empty if it can)."""
         if self.mixer not in mixers:
             return [mixers.unknown_message(self.mixer)]
-        reasons = [f"{name} must be at least 1, not {getattr(self, name)}"
-                   for name in ("vocab_size", "d_model", "n_layers", "n_heads") if getattr(self, name) < 1]
+        reasons = [
+            f"{name} must be at least 1, not {getattr(self, name)}"
+            for name in ("vocab_size", "d_model", "n_layers", "n_heads")
+            if getattr(self, name) < 1
+        ]
         if bad_init := init_problem(self.init):
             reasons.append(bad_init)
         reasons += self._hybrid_problems()
         if reasons:
             return reasons
         names = {self.layer_mixer(i)[0]: self.layer_mixer(i)[1] for i in range(self.n_layers)}
-        return [r for name, options in names.items() for r in mixers.get(name).problems(self.d_model, self.n_heads, **options)]
+        return [
+            r
+            for name, options in names.items()
+            for r in mixers.get(name).problems(self.d_model, self.n_heads, **options)
+        ]
 
     def _hybrid_problems(self) -> list[str]:
         """A hybrid pattern naming no layer, or a window without attention layers to apply to."""
         if not isinstance(self.attention_every, int) or self.attention_every < 0:
-            return [f"attention_every={self.attention_every!r} is not a layer interval: give 0 (no attention blocks) or "
-                    f"k from 1 to n_layers={self.n_layers} (every k-th block attends)."]
+            return [
+                f"attention_every={self.attention_every!r} is not a layer interval: give 0 (no attention blocks) or "
+                f"k from 1 to n_layers={self.n_layers} (every k-th block attends)."
+            ]
         if self.attention_every > self.n_layers:
-            return [f"attention_every={self.attention_every} names no block of a {self.n_layers}-block stack: give k "
-                    f"from 1 to {self.n_layers}, or 0 for no attention blocks."]
+            return [
+                f"attention_every={self.attention_every} names no block of a {self.n_layers}-block stack: give k "
+                f"from 1 to {self.n_layers}, or 0 for no attention blocks."
+            ]
         if self.window is not None and not self.attention_layers():
-            return [f"window={self.window} applies to attention blocks, and this {self.mixer} stack has none: add "
-                    "hybrid<k> (every k-th block attends), or leave the window unset."]
+            return [
+                f"window={self.window} applies to attention blocks, and this {self.mixer} stack has none: add "
+                "hybrid<k> (every k-th block attends), or leave the window unset."
+            ]
         return []
 
 

@@ -33,7 +33,9 @@ def count_parameters(spec: TransformerSpec) -> int:
         return build(dataclasses.replace(spec, kernel="naive")).num_parameters()
 
 
-def match_parameters(spec: TransformerSpec, reference: TransformerSpec, tolerance: float = TOLERANCE) -> TransformerSpec:
+def match_parameters(
+    spec: TransformerSpec, reference: TransformerSpec, tolerance: float = TOLERANCE
+) -> TransformerSpec:
     """``spec`` with the d_ff whose parameter count is closest to ``reference``'s (within ``tolerance``)."""
     target = count_parameters(reference)
     start = spec.d_ff or 4 * spec.d_model
@@ -60,7 +62,9 @@ def match_head_grouping(spec: TransformerSpec, tolerance: float = TOLERANCE) -> 
     A spec that cannot be built (``gqa3`` with 8 heads) is returned as it is, for ``problems()`` to report.
     """
     attention = getattr(spec, "attention", "grouped")
-    if (spec.kv_heads >= spec.n_heads and attention == "grouped") or problems(dataclasses.replace(spec, kernel="naive")):
+    if (spec.kv_heads >= spec.n_heads and attention == "grouped") or problems(
+        dataclasses.replace(spec, kernel="naive")
+    ):
         return spec
     # latent attention (variants/attention/mla.py) is matched to the same spec with grouped MHA, as GQA is
     return match_parameters(spec, dataclasses.replace(spec, n_kv_heads=None, attention="grouped"), tolerance)

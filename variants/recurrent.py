@@ -65,8 +65,14 @@ class RecurrentLM(nn.Module):
         self.gates = cell.gates
         d_embed = spec.d_embed or spec.d_hidden
         self.embed = nn.Embedding(spec.vocab_size, d_embed)
-        self.rnn = cell.module(d_embed, spec.d_hidden, num_layers=spec.n_layers, batch_first=True,
-                               dropout=spec.dropout if spec.n_layers > 1 else 0.0, **cell.options)
+        self.rnn = cell.module(
+            d_embed,
+            spec.d_hidden,
+            num_layers=spec.n_layers,
+            batch_first=True,
+            dropout=spec.dropout if spec.n_layers > 1 else 0.0,
+            **cell.options,
+        )
         self.head = nn.Linear(spec.d_hidden, spec.vocab_size)
         # Zaremba et al. 2014 (and PyTorch's word-language-model example) draw embeddings from U(-0.1, 0.1):
         # inputs then barely perturb the recurrence at initialisation (pre-activation variance ~1e-3 from

@@ -27,10 +27,18 @@ class GlobalAttention(nn.Module):
         """The keys' share of the score, (B, S, D) -> (B, S, D'): computed once when queries come one at a time."""
         return self.scoring.prepare_keys(keys)
 
-    def forward(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, key_padding: torch.Tensor,
-                prepared: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        query: torch.Tensor,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        key_padding: torch.Tensor,
+        prepared: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """query (B, T, D), keys and values (B, S, D), key_padding (B, S) True at padding; ``prepared``: prepare(keys)."""
         prepared = self.prepare(keys) if prepared is None else prepared
-        scores = self.scoring.score_prepared(query, prepared).masked_fill(key_padding.unsqueeze(1), float("-inf"))  # (B, T, S)
+        scores = self.scoring.score_prepared(query, prepared).masked_fill(
+            key_padding.unsqueeze(1), float("-inf")
+        )  # (B, T, S)
         weights = torch.softmax(scores, dim=-1)  # padding gets exactly 0
         return weights @ values, weights

@@ -37,9 +37,12 @@ class RecurrentCell:
 
 
 #: cell name -> its row; "rnn" is the tanh Elman RNN
-RNN_CELLS: dict[str, RecurrentCell] = {c.name: c for c in (
-    RecurrentCell("rnn", nn.RNN, nn.RNNCell, "tanh", 1),
-    RecurrentCell("rnn_relu", nn.RNN, nn.RNNCell, "relu", 1),
-    RecurrentCell("gru", nn.GRU, nn.GRUCell, "", 3),
-    RecurrentCell("lstm", nn.LSTM, nn.LSTMCell, "", 4),
-)}
+RNN_CELLS: dict[str, RecurrentCell] = {
+    c.name: c
+    for c in (
+        RecurrentCell("rnn", nn.RNN, nn.RNNCell, "tanh", 1),
+        RecurrentCell("rnn_relu", nn.RNN, nn.RNNCell, "relu", 1),
+        RecurrentCell("gru", nn.GRU, nn.GRUCell, "", 3),
+        RecurrentCell("lstm", nn.LSTM, nn.LSTMCell, "", 4),
+    )
+}

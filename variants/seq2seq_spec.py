@@ -66,12 +66,16 @@ class RNNSeq2SeqSpec(FamilySpec):
         if self.cell not in CELLS:
             reasons.append(f"unknown cell '{self.cell}'; choose one of {', '.join(CELLS)}")
         if self.scoring not in RNN_SCORINGS:
-            reasons.append(f"the RNN encoder-decoder has no attention scoring '{self.scoring}'; choose one of {', '.join(RNN_SCORINGS)}")
+            reasons.append(
+                f"the RNN encoder-decoder has no attention scoring '{self.scoring}'; choose one of {', '.join(RNN_SCORINGS)}"
+            )
         if self.decoder not in RNN_DECODERS:
             reasons.append(f"unknown RNN attention decoder '{self.decoder}'; choose one of {', '.join(RNN_DECODERS)}")
         elif self.decoder == "bahdanau" and self.scoring == "none":
-            reasons.append("the bahdanau decoder attends, so it needs a scoring (additive, dot or general); "
-                           "for no attention write the cell alone")
+            reasons.append(
+                "the bahdanau decoder attends, so it needs a scoring (additive, dot or general); "
+                "for no attention write the cell alone"
+            )
         for name in ("vocab_size", "d_embed", "d_hidden", "n_layers"):
             if getattr(self, name) < 1:
                 reasons.append(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -93,21 +97,39 @@ class Seq2SeqTransformerSpec(TransformerSpec):
         from .kernel._base import kernels
 
         defaults = TransformerSpec()
-        reasons = [f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}"
-                   for f in dataclasses.fields(TransformerSpec)
-                   if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name)]
+        reasons = [
+            f"the Transformer encoder-decoder does not implement {f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(TransformerSpec)
+            if f.name not in SUPPORTED_TRANSFORMER_FIELDS and getattr(self, f.name) != getattr(defaults, f.name)
+        ]
         # source padding is masked by an additive score bias in the encoder's and the cross-attention
         if self.kernel in kernels and not kernels.get(self.kernel).takes_score_bias_on(device):
-            reasons.append(f"kernel '{self.kernel}' takes no score bias on {device}, which the encoder-decoder needs "
-                           f"to mask source padding")
+            reasons.append(
+                f"kernel '{self.kernel}' takes no score bias on {device}, which the encoder-decoder needs "
+                f"to mask source padding"
+            )
         return reasons
 
 
 #: TransformerSpec fields the encoder-decoder honours; any other field must keep its default
-SUPPORTED_TRANSFORMER_FIELDS = frozenset({
-    "vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_ff", "max_len", "position", "scoring", "norm",
-    "norm_placement", "ffn", "kernel", "dropout",
-})
+SUPPORTED_TRANSFORMER_FIELDS = frozenset(
+    {
+        "vocab_size",
+        "d_model",
+        "n_layers",
+        "n_heads",
+        "n_kv_heads",
+        "d_ff",
+        "max_len",
+        "position",
+        "scoring",
+        "norm",
+        "norm_placement",
+        "ffn",
+        "kernel",
+        "dropout",
+    }
+)
 
 Seq2SeqSpec = RNNSeq2SeqSpec | Seq2SeqTransformerSpec
 
@@ -117,7 +139,9 @@ def resolve_seq2seq(variant: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Se
     presets = split_variant(variant)
     cells = [preset for preset in presets if preset in CELLS]
     if cells and "transformer" in presets:
-        raise PresetConflictError(f"'{variant}' names both the Transformer and an RNN cell ({cells[0]}); keep one of them.")
+        raise PresetConflictError(
+            f"'{variant}' names both the Transformer and an RNN cell ({cells[0]}); keep one of them."
+        )
     rnn = bool(cells)
     fields = preset_fields(variant)
     base = rnn_base if rnn else transformer_base
@@ -134,8 +158,10 @@ def resolve_seq2seq(variant: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Se
     if rnn and "decoder" not in fields:
         fields["decoder"] = default_decoder(fields.get("scoring", base.scoring))
     elif rnn and fields["decoder"] == "bahdanau" and fields.get("scoring", base.scoring) == "none":
-        raise PresetConflictError(f"'{variant}' names the bahdanau attention decoder but no attention scoring; "
-                                  f"add one (additive is Bahdanau's model: {variant}+additive).")
+        raise PresetConflictError(
+            f"'{variant}' names the bahdanau attention decoder but no attention scoring; "
+            f"add one (additive is Bahdanau's model: {variant}+additive)."
+        )
     return dataclasses.replace(base, **fields)
 
 

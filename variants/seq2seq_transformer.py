@@ -43,9 +43,12 @@ class TransformerSeq2Seq(nn.Module):
         kernel = kernels.get(spec.kernel)
         self.embed = nn.Embedding(spec.vocab_size, spec.d_model)
         self.drop = nn.Dropout(spec.dropout)
-        self.encoder = nn.ModuleList(Block(spec, self.position, kernel, norms_first=False) for _ in range(spec.n_layers))
-        self.decoder = nn.ModuleList(Block(spec, self.position, kernel, cross=True, norms_first=False)
-                                     for _ in range(spec.n_layers))
+        self.encoder = nn.ModuleList(
+            Block(spec, self.position, kernel, norms_first=False) for _ in range(spec.n_layers)
+        )
+        self.decoder = nn.ModuleList(
+            Block(spec, self.position, kernel, cross=True, norms_first=False) for _ in range(spec.n_layers)
+        )
         # Pre-LN stacks end with a norm; Post-LN outputs are normalised already
         final = placements.get(spec.norm_placement).final
         self.enc_norm = final(lambda: norms.get(spec.norm)(spec.d_model))
@@ -84,7 +87,8 @@ class TransformerSeq2Seq(nn.Module):
             self_past = LayerCache(state[f"k{i}"], state[f"v{i}"], past) if cached else None
             cross = (state[f"ck{i}"], state[f"cv{i}"]) if f"ck{i}" in state else None
             y, self_cache, (new[f"ck{i}"], new[f"cv{i}"]) = block(
-                y, self_past, memory=state["memory"], memory_padding=state["pad"], memory_cache=cross)
+                y, self_past, memory=state["memory"], memory_padding=state["pad"], memory_cache=cross
+            )
             if cached:  # the buffers the step wrote into (new ones when the cache grew)
                 new[f"k{i}"], new[f"v{i}"] = self_cache.key_buffer, self_cache.value_buffer
         if cached:

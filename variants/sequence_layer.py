@@ -39,7 +39,9 @@ class RecurrentLayerSpec(FamilySpec):
         """Every reason this spec cannot be built and run (empty if it can)."""
         reasons = []
         if self.cell not in LAYER_CELLS:
-            reasons.append(f"Unknown recurrent cell '{self.cell}' for one layer; choose one of {', '.join(LAYER_CELLS)}.")
+            reasons.append(
+                f"Unknown recurrent cell '{self.cell}' for one layer; choose one of {', '.join(LAYER_CELLS)}."
+            )
         if self.recurrence not in RECURRENCES:
             reasons.append(f"Unknown recurrence '{self.recurrence}'; choose one of {', '.join(RECURRENCES)}.")
         if self.d_model < 1:

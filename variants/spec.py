@@ -105,8 +105,15 @@ class TransformerSpec:
 
 
 #: TransformerSpec fields added after results were stored, with their defaults (left out of to_dict at these)
-LATE_DEFAULTS: dict[str, Any] = {"rope_scaling": None, "rope_scale": "auto", "attention": "grouped", "window": None,
-                                  "latent_norm": None, "init": "gpt2", "tie_embeddings": True}
+LATE_DEFAULTS: dict[str, Any] = {
+    "rope_scaling": None,
+    "rope_scale": "auto",
+    "attention": "grouped",
+    "window": None,
+    "latent_norm": None,
+    "init": "gpt2",
+    "tie_embeddings": True,
+}
 
 
 def without_late_defaults(values: dict[str, Any], late: dict[str, Any]) -> dict[str, Any]:
@@ -141,11 +148,14 @@ def split_variant(variant: str) -> list[str]:
     """The presets of a variant: ``'alibi+gqa2'`` -> ``['alibi', 'gqa2']``; empty parts are an error."""
     presets = [preset.strip() for preset in str(variant).split("+")]
     if not variant or any(not preset for preset in presets):
-        raise ValueError(f"Variant expression '{variant}' has an empty part; write presets joined by '+', e.g. 'alibi+sdpa'.")
+        raise ValueError(
+            f"Variant expression '{variant}' has an empty part; write presets joined by '+', e.g. 'alibi+sdpa'."
+        )
     repeated = sorted({preset for preset in presets if presets.count(preset) > 1})
     if repeated:  # the same model under a second name would be trained again
-        raise PresetConflictError(f"Variant expression '{variant}' names {', '.join(repeated)} more than once; name "
-                                  f"each preset once.")
+        raise PresetConflictError(
+            f"Variant expression '{variant}' names {', '.join(repeated)} more than once; name each preset once."
+        )
     return presets
 
 
@@ -163,7 +173,9 @@ def preset_fields(variant: str) -> dict[str, Any]:
                 raise UnknownNameError(f"{refused} (in '{variant}').")
             matches = close_matches(preset, all_preset_names())
             hint = f" Did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
-            raise UnknownNameError(f"Unknown variant preset '{preset}' in '{variant}'.{hint} Run `bench list variants` to see all.")
+            raise UnknownNameError(
+                f"Unknown variant preset '{preset}' in '{variant}'.{hint} Run `bench list variants` to see all."
+            )
         for field, value in found.fields.items():
             if field in merged and merged[field] != value:
                 raise PresetConflictError(
@@ -180,8 +192,10 @@ def resolve(variant: str, base: Any | None = None) -> Any:
     fields = preset_fields(variant)
     unknown = set(fields) - {f.name for f in dataclasses.fields(base)}
     if unknown:
-        raise PresetFieldError(f"Preset expression '{variant}' sets {', '.join(sorted(unknown))}, which a "
-                               f"{type(base).__name__} does not have; this suite does not compare such variants.")
+        raise PresetFieldError(
+            f"Preset expression '{variant}' sets {', '.join(sorted(unknown))}, which a "
+            f"{type(base).__name__} does not have; this suite does not compare such variants."
+        )
     return dataclasses.replace(base, **fields)
 
 
@@ -202,14 +216,23 @@ def problems(
         reasons.append(f"d_model {spec.d_model} is not divisible by n_heads {spec.n_heads}")
     if spec.n_kv_heads is not None and (spec.n_kv_heads < 1 or spec.n_heads % spec.n_kv_heads):
         reasons.append(f"n_kv_heads {spec.n_kv_heads} must divide n_heads {spec.n_heads}")
-    if spec.window is not None and (not isinstance(spec.window, int) or isinstance(spec.window, bool) or spec.window < 1):
+    if spec.window is not None and (
+        not isinstance(spec.window, int) or isinstance(spec.window, bool) or spec.window < 1
+    ):
         reasons.append(f"window {spec.window!r} must be a whole number of keys >= 1 (or None for no window)")
     if bad_init := init_problem(spec.init):
         reasons.append(bad_init)
     if not isinstance(spec.tie_embeddings, bool):
         reasons.append(f"tie_embeddings must be true or false, not {spec.tie_embeddings!r}")
-    axes = ((positions, spec.position), (scorings, spec.scoring), (norms, spec.norm),
-            (placements, spec.norm_placement), (ffns, spec.ffn), (kernels, spec.kernel), (attentions, spec.attention))
+    axes = (
+        (positions, spec.position),
+        (scorings, spec.scoring),
+        (norms, spec.norm),
+        (placements, spec.norm_placement),
+        (ffns, spec.ffn),
+        (kernels, spec.kernel),
+        (attentions, spec.attention),
+    )
     unknown = [registry.unknown_message(key) for registry, key in axes if key not in registry]
     if unknown:
         return reasons + unknown
@@ -225,11 +248,22 @@ def _rope_scaling_problems(spec: TransformerSpec) -> list[str]:
     if spec.rope_scaling is None:
         problem = scale_problem(spec.rope_scale)
         if spec.rope_scale != "auto":
-            return [problem or f"rope_scale={spec.rope_scale!r} is set but no rope scaling is named (pi, ntk, yarn, ...)"]
+            return [
+                problem or f"rope_scale={spec.rope_scale!r} is set but no rope scaling is named (pi, ntk, yarn, ...)"
+            ]
         return []
     if spec.rope_scaling not in rope_scalings:
         return [rope_scalings.unknown_message(spec.rope_scaling)]
     return rope_scalings.get(spec.rope_scaling).problems(spec)
 
 
-__all__ = ["TransformerSpec", "Preset", "resolve", "problems", "preset_fields", "stable_hash", "PresetConflictError", "PresetFieldError"]
+__all__ = [
+    "TransformerSpec",
+    "Preset",
+    "resolve",
+    "problems",
+    "preset_fields",
+    "stable_hash",
+    "PresetConflictError",
+    "PresetFieldError",
+]

@@ -42,7 +42,8 @@ class StaticDecoder:
             raise ValueError("a CUDA graph needs the model on a CUDA device")
         shape = (batch, spec.kv_heads, capacity, spec.head_dim)
         self.buffers: list[tuple[torch.Tensor, torch.Tensor]] = [
-            (param.new_zeros(shape), param.new_zeros(shape)) for _ in range(spec.n_layers)]  # (B, Hkv, C, Dh) each
+            (param.new_zeros(shape), param.new_zeros(shape)) for _ in range(spec.n_layers)
+        ]  # (B, Hkv, C, Dh) each
         self.index = torch.zeros(1, dtype=torch.long, device=param.device)  # the step's position
         position = DevicePosition(self.index, capacity)
         self.caches = [StaticLayerCache(k, v, position) for k, v in self.buffers]

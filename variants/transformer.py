@@ -41,8 +41,16 @@ class Attention(nn.Module):
     score mask, and its cache is a RollingCache of W slots.
     """
 
-    def __init__(self, d_model: int, n_heads: int, n_kv_heads: int, position: PositionEncoding, kernel: AttentionKernel,
-                 scoring: str | Scoring = "scaled_dot", window: int | None = None):
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        n_kv_heads: int,
+        position: PositionEncoding,
+        kernel: AttentionKernel,
+        scoring: str | Scoring = "scaled_dot",
+        window: int | None = None,
+    ):
         super().__init__()
         self.window = window
         self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
@@ -57,8 +65,14 @@ class Attention(nn.Module):
         B, S, _ = x.shape
         return self.kv_proj(x).view(B, S, 2, self.n_kv_heads, self.head_dim).permute(2, 0, 3, 1, 4)
 
-    def _project(self, x: torch.Tensor, cache: KVCache | None, memory: torch.Tensor | None = None,
-                 causal: bool = True, key_padding: torch.Tensor | None = None):
+    def _project(
+        self,
+        x: torch.Tensor,
+        cache: KVCache | None,
+        memory: torch.Tensor | None = None,
+        causal: bool = True,
+        key_padding: torch.Tensor | None = None,
+    ):
         """(q, k, v, bias, cache): q (B, H, T, Dh); k, v (B, Hkv, S, Dh); the bias the kernel adds (ScoreBias or
         None); the cache to return.
 
@@ -80,7 +94,13 @@ class Attention(nn.Module):
                 cache = cache.append(k, v)
                 position = self.position.score_bias(T, cache.capacity, past, q.dtype)  # (H, T, capacity) or None
                 mask = cache.mask(T, q.dtype)  # (1, T, capacity): the slots past the step's position
-                return self.scoring.query(q), cache.keys, cache.values, mask if position is None else position + mask, cache
+                return (
+                    self.scoring.query(q),
+                    cache.keys,
+                    cache.values,
+                    mask if position is None else position + mask,
+                    cache,
+                )
             elif isinstance(cache, RollingCache):  # a sliding window: the keys of the last W positions at most
                 ordered = adds_score_bias(type(self.position))  # a score bias reads key order (distances)
                 cache, k, v = cache.attend(k, v, ordered=ordered)
@@ -100,15 +120,23 @@ class Attention(nn.Module):
             bias = with_key_padding(bias, key_padding, q.dtype)  # of (B, H, T, S)
         return self.scoring.query(q), k, v, bias, cache
 
-    def forward(self, x: torch.Tensor, cache: KVCache | None = None, *, memory: torch.Tensor | None = None,
-                causal: bool = True, key_padding: torch.Tensor | None = None) -> tuple[torch.Tensor, KVCache]:
+    def forward(
+        self,
+        x: torch.Tensor,
+        cache: KVCache | None = None,
+        *,
+        memory: torch.Tensor | None = None,
+        causal: bool = True,
+        key_padding: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, KVCache]:
         """x: (B, T, D) queries; keys and values from x (self-attention) or ``memory`` (B, S, D) (cross-attention);
         ``key_padding`` (B, S) True at keys to mask. Returns (B, T, D) and the cache with x's keys and values (without
         a cache: x's), or in cross-attention the memory's keys and values."""
         B, T, _ = x.shape
         q, k, v, bias, cache = self._project(x, cache, memory, causal, key_padding)
-        y = self.kernel.attend(q, k, v, causal=causal, bias=bias, scale=self.scoring.scale(),
-                               **self.scoring.kernel_options())  # (B, H, T, Dh)
+        y = self.kernel.attend(
+            q, k, v, causal=causal, bias=bias, scale=self.scoring.scale(), **self.scoring.kernel_options()
+        )  # (B, H, T, Dh)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), cache
 
     def dispatch(self, x: torch.Tensor) -> str:
@@ -153,8 +181,9 @@ def window_mask(q_len: int, k_len: int, window: int, device) -> torch.Tensor:
     return (k_len - q_len + i) - j >= window
 
 
-def with_window(bias: ScoreBias | None, q_len: int, k_len: int, window: int, dtype: torch.dtype,
-                device=None) -> ScoreBias | None:
+def with_window(
+    bias: ScoreBias | None, q_len: int, k_len: int, window: int, dtype: torch.dtype, device=None
+) -> ScoreBias | None:
     """A position's bias (or None) with keys W or more positions before each query masked (-inf): the dense (1, T, S)
     sum, and a score_mod (so FlexAttention computes it in the kernel). Unchanged when no query sees more than W keys."""
     if k_len <= window:
@@ -187,8 +216,15 @@ class Block(nn.Module):
     gradient norm is summed, so each model keeps the order its pinned numbers were computed in.
     """
 
-    def __init__(self, spec: TransformerSpec, position: PositionEncoding, kernel: AttentionKernel, *,
-                 cross: bool = False, norms_first: bool = True):
+    def __init__(
+        self,
+        spec: TransformerSpec,
+        position: PositionEncoding,
+        kernel: AttentionKernel,
+        *,
+        cross: bool = False,
+        norms_first: bool = True,
+    ):
         super().__init__()
         if norms_first:
             self._add_norms(spec, cross)
@@ -208,9 +244,17 @@ class Block(nn.Module):
             self.cross_norm_in, self.cross_norm_out = placement.slots(lambda: norm(spec.d_model))
         self.norm2_in, self.norm2_out = placement.slots(lambda: norm(spec.d_model))  # feed-forward
 
-    def forward(self, x: torch.Tensor, cache: KVCache | None = None, *, causal: bool = True,
-                padding: torch.Tensor | None = None, memory: torch.Tensor | None = None,
-                memory_padding: torch.Tensor | None = None, memory_cache: KVCache | None = None):
+    def forward(
+        self,
+        x: torch.Tensor,
+        cache: KVCache | None = None,
+        *,
+        causal: bool = True,
+        padding: torch.Tensor | None = None,
+        memory: torch.Tensor | None = None,
+        memory_padding: torch.Tensor | None = None,
+        memory_cache: KVCache | None = None,
+    ):
         """x (B, T, D) -> (x, cache); with ``memory`` (B, S, D), which a ``cross`` block reads, (x, cache,
         memory_cache): the self-attention cache (Attention.forward) and the memory's keys and values.
 
@@ -219,8 +263,9 @@ class Block(nn.Module):
         a, cache = self.attn(self.norm1_in(x), cache, causal=causal, key_padding=padding)
         x = self.norm1_out(x + self.drop(a))
         if memory is not None:
-            c, memory_cache = self.cross_attn(self.cross_norm_in(x), memory_cache, memory=memory, causal=False,
-                                              key_padding=memory_padding)
+            c, memory_cache = self.cross_attn(
+                self.cross_norm_in(x), memory_cache, memory=memory, causal=False, key_padding=memory_padding
+            )
             x = self.cross_norm_out(x + self.drop(c))
         x = self.norm2_out(x + self.drop(self.ffn(self.norm2_in(x))))
         return (x, cache) if memory is None else (x, cache, memory_cache)
@@ -281,5 +326,15 @@ def build(spec: TransformerSpec) -> DecoderLM:
     return DecoderLM(spec)
 
 
-__all__ = ["Attention", "Block", "DecoderLM", "FeedForward", "KVCache", "LayerCache", "build", "init_weights",
-           "padding_bias", "with_key_padding"]
+__all__ = [
+    "Attention",
+    "Block",
+    "DecoderLM",
+    "FeedForward",
+    "KVCache",
+    "LayerCache",
+    "build",
+    "init_weights",
+    "padding_bias",
+    "with_key_padding",
+]

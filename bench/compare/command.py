@@ -40,8 +40,11 @@ def split(args: list[str]) -> tuple[str, str, list[str]]:
     """(A, B, the key=value arguments): the two variants are the arguments without '='."""
     variants = [a for a in args if "=" not in a]
     if len(variants) != 2:
-        raise UsageError(f"bench compare takes two variants, e.g. `bench compare rope alibi`; got {len(variants)}: "
-                         + (", ".join(variants) or "none") + ".")
+        raise UsageError(
+            f"bench compare takes two variants, e.g. `bench compare rope alibi`; got {len(variants)}: "
+            + (", ".join(variants) or "none")
+            + "."
+        )
     return variants[0], variants[1], [a for a in args if "=" in a]
 
 
@@ -82,8 +85,10 @@ def run(args: list[str], out=print) -> int:
 
     a, b, rest = split(args)
     if a == b:
-        raise UsageError(f"bench compare takes two different variants, and got `{a}` twice; name another one, "
-                         f"e.g. `bench compare {a} <other>`.")
+        raise UsageError(
+            f"bench compare takes two different variants, and got `{a}` twice; name another one, "
+            f"e.g. `bench compare {a} <other>`."
+        )
     cfg: CompareConfig = parse(rest, CompareConfig)
     store = ResultsStore(Path(cfg.results_dir))
     names = [cfg.suite] if cfg.suite else store.suites()
@@ -96,8 +101,10 @@ def run(args: list[str], out=print) -> int:
     if cfg.metric and groups:
         measured = sorted({m for g in groups.values() for m in g.frame[g.frame.variant.isin([a, b])].metric.dropna()})
         if cfg.metric not in measured:  # refused before anything is printed
-            raise UsageError(f"Unknown metric={cfg.metric}: `{a}` and `{b}` measured none by that name "
-                             f"in {', '.join(groups)}; choose one of {', '.join(measured)}.")
+            raise UsageError(
+                f"Unknown metric={cfg.metric}: `{a}` and `{b}` measured none by that name "
+                f"in {', '.join(groups)}; choose one of {', '.join(measured)}."
+            )
     judged = {}  # suite -> (its comparisons, the ones its verdict lines are about), each computed once
     for name, group in groups.items():
         suite = suites.get(name)
@@ -105,8 +112,11 @@ def run(args: list[str], out=print) -> int:
         comparisons = paired(group.frame, a, b, [cfg.metric] if cfg.metric else None, directions)
         chosen, missing = headlines(comparisons, suite, cfg.at) if comparisons else ([], None)
         if missing:  # an at= some suite compared did not measure: refused before anything is printed
-            raise UsageError(missing if cfg.suite else f"In suite {name}, {missing[:-1]}, and name the suite "
-                             f"(suite={name}) to compare that suite alone.")
+            raise UsageError(
+                missing
+                if cfg.suite
+                else f"In suite {name}, {missing[:-1]}, and name the suite (suite={name}) to compare that suite alone."
+            )
         judged[name] = comparisons, chosen
     found = 0
     for name, group in groups.items():
@@ -121,9 +131,11 @@ def run(args: list[str], out=print) -> int:
         out("")
     if not found:
         where = f"suite {cfg.suite}" if cfg.suite else f"any suite under {cfg.results_dir}/"
-        raise UsageError(f"No group of records in {where} holds both `{a}` and `{b}`"
-                         + (" and matches the selection" if cfg.selection() else "")
-                         + f"; run them together, e.g. `bench run suite={cfg.suite or '<suite>'} variants=[{a},{b}]`.")
+        raise UsageError(
+            f"No group of records in {where} holds both `{a}` and `{b}`"
+            + (" and matches the selection" if cfg.selection() else "")
+            + f"; run them together, e.g. `bench run suite={cfg.suite or '<suite>'} variants=[{a},{b}]`."
+        )
     return 0
 
 
@@ -142,8 +154,10 @@ def headlines(comparisons, suite, at: str | None = None) -> tuple[list[Any], str
     order = [m.name for m in suite.metrics]
     metric = min((c.metric for c in comparisons), key=lambda m: order.index(m) if m in order else len(order))
     rows = [c for c in comparisons if c.metric == metric]
-    rows = sorted((c for c in rows if c.at.partition(" (")[2] == rows[0].at.partition(" (")[2]),
-                  key=lambda c: -math.inf if c.x is None else c.x)
+    rows = sorted(
+        (c for c in rows if c.at.partition(" (")[2] == rows[0].at.partition(" (")[2]),
+        key=lambda c: -math.inf if c.x is None else c.x,
+    )
     if at is None:
         return (rows[:1] if len(rows) == 1 else [rows[0], rows[-1]]), None
     if at in ("first", "last"):
@@ -158,5 +172,6 @@ def headlines(comparisons, suite, at: str | None = None) -> tuple[list[Any], str
     xs = [f"{c.x:g}" for c in rows if c.x is not None]
     x_name = rows[0].at.strip().removeprefix("at ").partition("=")[0] or "x"
     measured = f"at {x_name} = {', '.join(xs)}" if xs else "at no x"
-    return [], (f"at={at} is not where {suite.name} measured {metric} ({measured}); give one of those, "
-                f"at=first or at=last.")
+    return [], (
+        f"at={at} is not where {suite.name} measured {metric} ({measured}); give one of those, at=first or at=last."
+    )

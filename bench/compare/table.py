@@ -79,8 +79,13 @@ class Comparison:
     def difference(self) -> Difference:
         """The paired comparison the verdict rests on (harness/paired.py): B / A - 1 in % for positive values, else B - A."""
         seeds = range(len(self.vb))
-        return paired_difference(f"{self.b} vs {self.a} {self.metric}{self.at}", dict(zip(seeds, self.vb)),
-                                 dict(zip(seeds, self.va)), "%" if self.relative else self.unit, relative=self.relative)
+        return paired_difference(
+            f"{self.b} vs {self.a} {self.metric}{self.at}",
+            dict(zip(seeds, self.vb)),
+            dict(zip(seeds, self.va)),
+            "%" if self.relative else self.unit,
+            relative=self.relative,
+        )
 
     def _num(self, value: float) -> str:
         return f"{value:+.4g}" + (f" {self.unit}" if self.unit else "")
@@ -120,12 +125,19 @@ class Comparison:
         said = f"{self.b} - {self.a} = {self._num(mean)}"
         direction = self.direction()
         if direction.startswith("not ranked"):
-            busy = [f"{arm} in {k} of its seeds" for arm, k in ((self.a, self.contended_a), (self.b, self.contended_b)) if k]
-            return head + (f"{said}: not ranked, as the timing of {' and '.join(busy)} was taken while another process "
-                           f"held a CPU; re-time it alone (`bench run ... retime=true`) before comparing.")
+            busy = [
+                f"{arm} in {k} of its seeds" for arm, k in ((self.a, self.contended_a), (self.b, self.contended_b)) if k
+            ]
+            return head + (
+                f"{said}: not ranked, as the timing of {' and '.join(busy)} was taken while another process "
+                f"held a CPU; re-time it alone (`bench run ... retime=true`) before comparing."
+            )
         if direction == "one seed":
             relative = f" ({100 * mean / abs(self.mean_a):+.1f}% of {self.a})" if self.mean_a else ""
-            return head + f"{said}{relative} from one shared seed: no interval (1 seed: indicative only), run more seeds before trusting it."
+            return (
+                head
+                + f"{said}{relative} from one shared seed: no interval (1 seed: indicative only), run more seeds before trusting it."
+            )
         diff = self.difference
         e = diff.estimate
         if self.relative:
@@ -150,10 +162,13 @@ class Comparison:
 
 def conditions(frame: pd.DataFrame) -> pd.Series:
     """Each record's measuring condition from ``extra`` (CONDITION_KEYS), as text ('' for none)."""
+
     def one(extra) -> str:
         if not isinstance(extra, dict):
             return ""
-        return ", ".join(f"{k} {extra[k]}" for k in CONDITION_KEYS if k in extra and not isinstance(extra[k], (dict, list)))
+        return ", ".join(
+            f"{k} {extra[k]}" for k in CONDITION_KEYS if k in extra and not isinstance(extra[k], (dict, list))
+        )
 
     return frame["extra"].map(one) if "extra" in frame else pd.Series("", index=frame.index)
 
@@ -176,8 +191,13 @@ def _at(x, x_name, condition: str) -> str:
     return where + (f" ({condition})" if condition else "")
 
 
-def paired(frame: pd.DataFrame, a: str, b: str, metrics: Sequence[str] | None = None,
-           directions: Mapping[str, bool | None] | None = None) -> list[Comparison]:
+def paired(
+    frame: pd.DataFrame,
+    a: str,
+    b: str,
+    metrics: Sequence[str] | None = None,
+    directions: Mapping[str, bool | None] | None = None,
+) -> list[Comparison]:
     """One Comparison per metric, x and condition that both variants measured (status ok), in record order.
 
     ``directions``: metric -> higher_is_better as the suite declares it now (None: no better direction); it
@@ -200,11 +220,23 @@ def paired(frame: pd.DataFrame, a: str, b: str, metrics: Sequence[str] | None = 
         hib = first.get("higher_is_better")
         hib = directions[metric] if directions and metric in directions else (None if pd.isna(hib) else bool(hib))
         x = None if x_key == -math.inf else float(x_key)
-        out.append(Comparison(a, b, metric, str(first.get("unit") or ""), hib,
-                              _at(x, first.get("x_name"), condition), mean_ci(va.values())[0], mean_ci(vb.values())[0],
-                              tuple(va[s] for s in seeds), tuple(vb[s] for s in seeds), x,
-                              _contended_seeds(rows[rows.variant == a], seeds),
-                              _contended_seeds(rows[rows.variant == b], seeds)))
+        out.append(
+            Comparison(
+                a,
+                b,
+                metric,
+                str(first.get("unit") or ""),
+                hib,
+                _at(x, first.get("x_name"), condition),
+                mean_ci(va.values())[0],
+                mean_ci(vb.values())[0],
+                tuple(va[s] for s in seeds),
+                tuple(vb[s] for s in seeds),
+                x,
+                _contended_seeds(rows[rows.variant == a], seeds),
+                _contended_seeds(rows[rows.variant == b], seeds),
+            )
+        )
     return out
 
 
@@ -214,11 +246,17 @@ def table(comparisons: Sequence[Comparison]) -> pd.DataFrame:
     rows = []
     for c in comparisons:
         mean, low, high = c.interval
-        rows.append({"metric": c.metric + (f" ({c.unit})" if c.unit else ""), "at": c.at.strip().removeprefix("at ") or "-",
-                     c.a: f"{c.mean_a:.4g}" + (CONTENDED_MARK if c.contended_a else ""),
-                     c.b: f"{c.mean_b:.4g}" + (CONTENDED_MARK if c.contended_b else ""),
-                     f"{c.b} - {c.a}": "-" if c.n == 0 else f"{mean:+.4g}",
-                     # a positive metric's relative change with its log-ratio interval, else the difference's interval
-                     "95% interval": c.interval_text(), "seeds": c.n,
-                     "verdict": c.direction()})
+        rows.append(
+            {
+                "metric": c.metric + (f" ({c.unit})" if c.unit else ""),
+                "at": c.at.strip().removeprefix("at ") or "-",
+                c.a: f"{c.mean_a:.4g}" + (CONTENDED_MARK if c.contended_a else ""),
+                c.b: f"{c.mean_b:.4g}" + (CONTENDED_MARK if c.contended_b else ""),
+                f"{c.b} - {c.a}": "-" if c.n == 0 else f"{mean:+.4g}",
+                # a positive metric's relative change with its log-ratio interval, else the difference's interval
+                "95% interval": c.interval_text(),
+                "seeds": c.n,
+                "verdict": c.direction(),
+            }
+        )
     return pd.DataFrame(rows)

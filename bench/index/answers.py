@@ -27,18 +27,46 @@ class Question:
 
 
 QUESTIONS: tuple[Question, ...] = (
-    Question("Which position encoding holds up past the training length?",
-             ("alibi_extrapolates", "rope_blows_up", "pi_short", "pi_beats_extrapolation", "ntk_close", "yarn_close",
-              "position_length_generalisation", "dense_fails_past_training")),
-    Question("How small can the KV cache get at equal quality?",
-             ("gqa_keeps_mha_quality", "mla_beats_mha", "window_costs_little", "decode_is_memory_bound")),
-    Question("Which architecture recalls and copies what it has read?",
-             ("attention_solves_mqar", "transformers_copy_longer", "gated_deltanet_recalls_best",
-              "delta_rule_beats_linear_attention", "larger_state_recalls_more", "hybrid_restores_recall",
-              "gated_rnn_longer_lags", "attention_long_sentences")),
-    Question("Which normalisation and warm-up train stably?",
-             ("post_ln_trains_worse", "post_ln_gradient_grows", "post_ln_harder_to_train", "post_ln_needs_warmup",
-              "clipping_stabilises_sgd")),
+    Question(
+        "Which position encoding holds up past the training length?",
+        (
+            "alibi_extrapolates",
+            "rope_blows_up",
+            "pi_short",
+            "pi_beats_extrapolation",
+            "ntk_close",
+            "yarn_close",
+            "position_length_generalisation",
+            "dense_fails_past_training",
+        ),
+    ),
+    Question(
+        "How small can the KV cache get at equal quality?",
+        ("gqa_keeps_mha_quality", "mla_beats_mha", "window_costs_little", "decode_is_memory_bound"),
+    ),
+    Question(
+        "Which architecture recalls and copies what it has read?",
+        (
+            "attention_solves_mqar",
+            "transformers_copy_longer",
+            "gated_deltanet_recalls_best",
+            "delta_rule_beats_linear_attention",
+            "larger_state_recalls_more",
+            "hybrid_restores_recall",
+            "gated_rnn_longer_lags",
+            "attention_long_sentences",
+        ),
+    ),
+    Question(
+        "Which normalisation and warm-up train stably?",
+        (
+            "post_ln_trains_worse",
+            "post_ln_gradient_grows",
+            "post_ln_harder_to_train",
+            "post_ln_needs_warmup",
+            "clipping_stabilises_sgd",
+        ),
+    ),
 )
 
 
@@ -67,8 +95,9 @@ def scale(frames: Mapping[str, pd.DataFrame], suites_used: list[str]) -> str:
     return ", ".join(parts) or "no records"
 
 
-def answer_lines(question: Question, board: pd.DataFrame, frames: Mapping[str, pd.DataFrame],
-                 suite_of: Mapping[str, str]) -> list[str]:
+def answer_lines(
+    question: Question, board: pd.DataFrame, frames: Mapping[str, pd.DataFrame], suite_of: Mapping[str, str]
+) -> list[str]:
     """The Markdown of one question's answer under the module's rule."""
     rows = board[board[CLAIM].isin(question.claims)]
     agree = [r.finding for r in rows.itertuples() if r.verdict == "agrees"]
@@ -80,28 +109,40 @@ def answer_lines(question: Question, board: pd.DataFrame, frames: Mapping[str, p
     if disagree:
         lines += ["- Contradicted here: " + "; ".join(disagree) + "."]
     if not agree and not disagree:
-        lines += ["- The evidence here cannot decide it: every finding it rests on is inconclusive, not testable here "
-                  "or not run."]
+        lines += [
+            "- The evidence here cannot decide it: every finding it rests on is inconclusive, not testable here "
+            "or not run."
+        ]
     if len(undecided):
-        lines += ["- Undecided: " + "; ".join(f"{r.finding} ({r.verdict})" for r in undecided.itertuples())
-                  + ". The scoreboard says why for each."]
-    used = sorted({suite_of[c] for c in rows[CLAIM] if c in suite_of and rows[rows[CLAIM] == c].verdict.iloc[0] != "not run"})
+        lines += [
+            "- Undecided: "
+            + "; ".join(f"{r.finding} ({r.verdict})" for r in undecided.itertuples())
+            + ". The scoreboard says why for each."
+        ]
+    used = sorted(
+        {suite_of[c] for c in rows[CLAIM] if c in suite_of and rows[rows[CLAIM] == c].verdict.iloc[0] != "not run"}
+    )
     lines += [f"- Scale: {scale(frames, used)}" + (f" ({', '.join(used)})." if used else "."), ""]
     return lines
 
 
-def answers_section(board: pd.DataFrame, frames: Mapping[str, pd.DataFrame],
-                    suite_of: Mapping[str, str] | None = None) -> list[str]:
+def answers_section(
+    board: pd.DataFrame, frames: Mapping[str, pd.DataFrame], suite_of: Mapping[str, str] | None = None
+) -> list[str]:
     """The index's opening section: every question's answer, under the rule this module states."""
     from harness.contract import suites
 
     if suite_of is None:
         suite_of = {c.key: name for name in suites.names() for c in suites.get(name).claims}
-    lines = ["## Answers", "",
-             "Each answer is drawn from the findings scoreboard below by one rule: a finding that agrees is stated as "
-             "supported here, one that disagrees as contradicted here, and the rest are counted as undecided; a "
-             "question with no finding either way says the evidence here cannot decide it. The scale line says how "
-             "small these models are: a verdict here is evidence at that scale, not at a production model's.", ""]
+    lines = [
+        "## Answers",
+        "",
+        "Each answer is drawn from the findings scoreboard below by one rule: a finding that agrees is stated as "
+        "supported here, one that disagrees as contradicted here, and the rest are counted as undecided; a "
+        "question with no finding either way says the evidence here cannot decide it. The scale line says how "
+        "small these models are: a verdict here is evidence at that scale, not at a production model's.",
+        "",
+    ]
     for question in QUESTIONS:
         lines += answer_lines(question, board, frames, suite_of)
     return lines

@@ -145,8 +145,12 @@ def metric(name: str, digits: int = 3, scale: float = 1.0, at: int | None = None
         if not timing or len(found.values) != 1 or not isinstance(extra, dict) or extra.get("q1") is None:
             return Reading(found.text + mark, found.values, found.interval, busy)
         low, high = float(extra["q1"]) * scale, float(extra["q3"]) * scale
-        return Reading(f"{found.values[0]:.{digits}f} [IQR {low:.{digits}f}-{high:.{digits}f}]{mark}", found.values,
-                       (low, high), busy)
+        return Reading(
+            f"{found.values[0]:.{digits}f} [IQR {low:.{digits}f}-{high:.{digits}f}]{mark}",
+            found.values,
+            (low, high),
+            busy,
+        )
 
     return read
 
@@ -172,10 +176,11 @@ def columns() -> tuple[Column, ...]:
         Column("params", "parameters", both, parameters),
         Column("flops", "training FLOPs/token", both, flops_per_token),
         Column("tokens_s", "training tokens/s", both, metric("train_throughput", 0), timed=True),
-        Column("train_mib", "peak training memory (MiB)", both, metric("peak_train_memory", 1, 2.0 ** -20)),
+        Column("train_mib", "peak training memory (MiB)", both, metric("peak_train_memory", 1, 2.0**-20)),
         Column("kv_bytes", "KV cache (B/token)", both, bytes_per_token),
         Column("prefill_ms", "prefill at L (ms)", both, metric("prefill_latency", 2, at=1, timing=True), timed=True),
         Column("decode_ms", "decode at L (ms/token)", both, metric("decode_latency", 2, at=1, timing=True), timed=True),
-        Column("decode_8L_ms", "decode at 8L (ms/token)", both, metric("decode_latency", 2, at=8, timing=True),
-               timed=True),
+        Column(
+            "decode_8L_ms", "decode at 8L (ms/token)", both, metric("decode_latency", 2, at=8, timing=True), timed=True
+        ),
     )

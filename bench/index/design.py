@@ -14,8 +14,16 @@ from typing import Any
 #: the design fields, in the order a design is written
 FIELDS = ("position", "scoring", "grouping", "norm_placement", "norm", "ffn", "ffn_width", "kernel")
 #: what the default Transformer spec has; a design is written as its differences from these
-DEFAULTS = {"position": "none", "scoring": "scaled_dot", "grouping": "MHA", "norm_placement": "pre", "norm": "layernorm",
-            "ffn": "gelu", "ffn_width": "4 x d_model", "kernel": "sdpa"}
+DEFAULTS = {
+    "position": "none",
+    "scoring": "scaled_dot",
+    "grouping": "MHA",
+    "norm_placement": "pre",
+    "norm": "layernorm",
+    "ffn": "gelu",
+    "ffn_width": "4 x d_model",
+    "kernel": "sdpa",
+}
 
 Design = tuple[tuple[str, Any], ...]
 
@@ -32,8 +40,12 @@ def is_transformer(spec: Any) -> bool:
     """Whether a stored spec is a decoder Transformer's trained on its suite's schedule (the only kind the quality x
     cost table joins). A spec with a warm-up of its own (language_modeling's ``long_warmup`` control arm) is a
     training recipe, not a design: joined on its design it would be averaged with the same design's own runs."""
-    return (isinstance(spec, Mapping) and "n_heads" in spec and spec.get("family") in (None, "transformer")
-            and spec.get("warmup_fraction") is None)
+    return (
+        isinstance(spec, Mapping)
+        and "n_heads" in spec
+        and spec.get("family") in (None, "transformer")
+        and spec.get("warmup_fraction") is None
+    )
 
 
 def score_bias(position: Any) -> str:
@@ -47,11 +59,17 @@ def score_bias(position: Any) -> str:
 
 def design_of(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The design fields of a stored (resolved) Transformer spec, and ``score_bias`` derived from its position."""
-    return {"score_bias": score_bias(spec.get("position")),
-            "position": spec.get("position"), "scoring": spec.get("scoring"), "grouping": grouping(spec),
-            "norm_placement": spec.get("norm_placement"), "norm": spec.get("norm"), "ffn": spec.get("ffn"),
-            "ffn_width": "4 x d_model" if spec.get("d_ff") is None else "widened to match MHA parameters",
-            "kernel": spec.get("kernel")}
+    return {
+        "score_bias": score_bias(spec.get("position")),
+        "position": spec.get("position"),
+        "scoring": spec.get("scoring"),
+        "grouping": grouping(spec),
+        "norm_placement": spec.get("norm_placement"),
+        "norm": spec.get("norm"),
+        "ffn": spec.get("ffn"),
+        "ffn_width": "4 x d_model" if spec.get("d_ff") is None else "widened to match MHA parameters",
+        "kernel": spec.get("kernel"),
+    }
 
 
 def key(design: Mapping[str, Any], fields: tuple[str, ...] = FIELDS) -> Design:

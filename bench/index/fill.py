@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from bench.index.design import design_of
 
 
-def run_command(suite: str, variants: Sequence[str] = (), profile: str | None = None,
-                results_dir: str | None = None) -> str:
+def run_command(
+    suite: str, variants: Sequence[str] = (), profile: str | None = None, results_dir: str | None = None
+) -> str:
     """'bench run suite=kv_cache variants=[rope,rope+mqa] profile=standard' (defaults left out)."""
     parts = ["bench run", f"suite={suite}"]
     if variants:
@@ -32,4 +33,3 @@ def _resolved_design(suite, variant: str, profile) -> dict | None:
         return None
     data = spec.to_dict() if hasattr(spec, "to_dict") else dict(spec)
     return design_of(data) if "n_heads" in data else None
-

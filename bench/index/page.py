@@ -60,25 +60,37 @@ def _board_tables(board: pd.DataFrame) -> list[str]:
     checks = board[board[KIND] == "check"].drop(columns=[KIND, CLAIM, "cause"])
     if not findings.cause.astype(bool).any():
         findings = findings.drop(columns=["cause"])
-    lines = ["One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
-             "on one paired test over seeds: a difference counts when its paired 95% interval excludes 0 (Student-t on "
-             "the per-seed differences, or on the per-seed log ratios of positive quantities; its size is 5%), else "
-             "the finding is inconclusive and its cause says how many seeds could decide it; a claim that two arms "
-             "are alike agrees when the whole interval lies within its stated tolerance; a ranking holds only if every "
-             "pair holds; one seed is judged only against a margin calibrated from the standard profile's seed "
-             "spread of the same quantity, and marked indicative only; a claim whose precondition (hardware, a size, "
-             "an effect that must form first) is absent here is not testable here, with the measurement that shows "
-             "it. " + _counts(findings), "", markdown_table(findings), ""]
+    lines = [
+        "One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
+        "on one paired test over seeds: a difference counts when its paired 95% interval excludes 0 (Student-t on "
+        "the per-seed differences, or on the per-seed log ratios of positive quantities; its size is 5%), else "
+        "the finding is inconclusive and its cause says how many seeds could decide it; a claim that two arms "
+        "are alike agrees when the whole interval lies within its stated tolerance; a ranking holds only if every "
+        "pair holds; one seed is judged only against a margin calibrated from the standard profile's seed "
+        "spread of the same quantity, and marked indicative only; a claim whose precondition (hardware, a size, "
+        "an effect that must form first) is absent here is not testable here, with the measurement that shows "
+        "it. " + _counts(findings),
+        "",
+        markdown_table(findings),
+        "",
+    ]
     if len(checks):
-        lines += ["### Checks", "",
-                  "Claims that hold by construction (a formula, an identity) or compare with this project's own earlier "
-                  "measurement: they test the code, not the literature, so they are scored apart. "
-                  + _counts(checks, "checks"), "", markdown_table(checks), ""]
+        lines += [
+            "### Checks",
+            "",
+            "Claims that hold by construction (a formula, an identity) or compare with this project's own earlier "
+            "measurement: they test the code, not the literature, so they are scored apart. "
+            + _counts(checks, "checks"),
+            "",
+            markdown_table(checks),
+            "",
+        ]
     return lines
 
 
-def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None,
-           left_out: list[str] = ()) -> str:
+def render(
+    groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None, left_out: list[str] = ()
+) -> str:
     """The index's Markdown (and its figure, written under ``reports_dir``/figures)."""
     frames = {name: group.frame for name, group in groups.items()}
     profile_for = profile_chooser(frames)
@@ -88,10 +100,14 @@ def render(groups: Mapping[str, Group], reports_dir: Path, results_dir: str | No
     table = tradeoffs.build(frames, profile_for, shown_dir)
     figure = pareto.figure(table, reports_dir / "figures" / FIGURE)
     lines = ["# Which variant should I use?", ""] + answers_section(board, frames)
-    lines += ["## Records", "",
-              f"Rebuilt by `bench report` from the records under `{results_dir or 'results'}/`; nothing here is typed by "
-             "hand. Each suite contributes the group of records its own report covers (a report never mixes profiles, "
-             "devices, dtypes, data or suite versions):", ""]
+    lines += [
+        "## Records",
+        "",
+        f"Rebuilt by `bench report` from the records under `{results_dir or 'results'}/`; nothing here is typed by "
+        "hand. Each suite contributes the group of records its own report covers (a report never mixes profiles, "
+        "devices, dtypes, data or suite versions):",
+        "",
+    ]
     lines += [f"- {name}: {describe(group)}" for name, group in sorted(groups.items())]
     lines += [f"- {line}" for line in left_out]
     lines += ["", "## Findings scoreboard", ""] + _board_tables(board)
@@ -119,32 +135,52 @@ def quality_cost_section(table: tradeoffs.Table, results_dir: str | None = None)
     """The table, where its cells come from, and the commands that fill its gaps."""
     lines = ["## Quality and cost per trained model", ""]
     if not len(table.frame):
-        return lines + ["No records of position_extrapolation or language_modeling yet; "
-                        f"`{run_command('position_extrapolation', (), None, results_dir)}` trains its five position "
-                        "encodings and measures each one's quality and cost.", ""]
-    lines += ["One row per trained model: its quality and its cost were measured by the same jobs, on the job's device "
-              "and dtype, after training (a RoPE extension evaluates the rope weights with its own scaling, so it is "
-              "its own row). Quality: held-out perplexity per character, mean [95% interval] over seeds (log scale). Cost: "
-              "parameters; matrix-product FLOPs of training per training token (torch.utils.flop_counter); training "
-              "tokens/s; peak memory of one training step, weights and AdamW state included; KV-cache bytes per token "
-              "measured from the cache a prefill filled (equal to 2 x layers x kv_heads x head_dim x bytes); prefill of "
-              "L tokens and one cached decode step at L and 8L tokens, batch 1, timed as the kv_cache suite times "
-              "(warm-up, repeats, repeats under contention dropped; one seed shows its quartiles over repeats). "
-              "Models of different suites differ in size and training: compare rows within a suite. The kv_cache and "
-              "attention_cost suites time models of other sizes; their numbers stay in their own reports.", ""]
+        return lines + [
+            "No records of position_extrapolation or language_modeling yet; "
+            f"`{run_command('position_extrapolation', (), None, results_dir)}` trains its five position "
+            "encodings and measures each one's quality and cost.",
+            "",
+        ]
+    lines += [
+        "One row per trained model: its quality and its cost were measured by the same jobs, on the job's device "
+        "and dtype, after training (a RoPE extension evaluates the rope weights with its own scaling, so it is "
+        "its own row). Quality: held-out perplexity per character, mean [95% interval] over seeds (log scale). Cost: "
+        "parameters; matrix-product FLOPs of training per training token (torch.utils.flop_counter); training "
+        "tokens/s; peak memory of one training step, weights and AdamW state included; KV-cache bytes per token "
+        "measured from the cache a prefill filled (equal to 2 x layers x kv_heads x head_dim x bytes); prefill of "
+        "L tokens and one cached decode step at L and 8L tokens, batch 1, timed as the kv_cache suite times "
+        "(warm-up, repeats, repeats under contention dropped; one seed shows its quartiles over repeats). "
+        "Models of different suites differ in size and training: compare rows within a suite. The kv_cache and "
+        "attention_cost suites time models of other sizes; their numbers stay in their own reports.",
+        "",
+    ]
     quality, cost = tradeoffs.views(table.frame)
-    lines += ["Quality and training budget:", "", markdown_table(quality), "",
-              "Inference and training memory, batch 1:", "", markdown_table(cost), ""]
+    lines += [
+        "Quality and training budget:",
+        "",
+        markdown_table(quality),
+        "",
+        "Inference and training memory, batch 1:",
+        "",
+        markdown_table(cost),
+        "",
+    ]
     busy = int(table.frame.apply(lambda col: col.astype(str).str.endswith(CONTENDED_MARK)).to_numpy().sum())
     if busy:
-        lines += [f"{busy} timing cell(s) above are marked \"(contended)\": taken while another process held a CPU "
-                  "(harness/timing.py), they are shown as measured but left out of the figure and every ranking; "
-                  "`bench run suite=<suite> profile=<profile> retime=true` takes them again alone, training nothing.", ""]
+        lines += [
+            f'{busy} timing cell(s) above are marked "(contended)": taken while another process held a CPU '
+            "(harness/timing.py), they are shown as measured but left out of the figure and every ranking; "
+            "`bench run suite=<suite> profile=<profile> retime=true` takes them again alone, training nothing.",
+            "",
+        ]
     lines += ["Records:", ""] + [f"- {suite}: {note}" for suite, note in table.sources.items()] + [""]
     if table.footnotes:
         lines += ["Names of one spec, shown once:", ""] + [f"- {line}" for line in table.footnotes] + [""]
     if table.commands:
-        lines += ["Commands that fill the cells marked not run (these jobs' records predate the cost measurements):", ""]
+        lines += [
+            "Commands that fill the cells marked not run (these jobs' records predate the cost measurements):",
+            "",
+        ]
         lines += [f"- [{n}] {command}" for command, n in table.commands.items()] + [""]
         lines += ["Or one run per suite:", ""] + [f"- {c}" for c in table.suite_commands(results_dir)] + [""]
     return lines
@@ -157,27 +193,41 @@ def figure_section(table: tradeoffs.Table, figure: Path | None, profile_for, res
         command = f"`{run_command(suite, (), profile_for(suite), results_dir)}`"
         both = [r for r in table.rows if "ppl_L" in r.readings and "kv_bytes" in r.readings]
         if both:  # every model with a quality and a cost was flagged by its suite's learning check
-            return ["Every model here with both a perplexity and a cost of its own is flagged by its suite's learning "
-                    f"check ({'; '.join(pareto.flagged(table))}), so there is no figure: a front of models that did "
-                    f"not learn says nothing; {command} with more steps (set.steps=N) or a larger profile trains them "
-                    "further.", ""]
-        return ["No trained model here has both a perplexity and a cost measured by its own jobs (records of "
-                "position_extrapolation and language_modeling before suite version 3 carry no cost), so there is no "
-                f"figure; {command} trains and measures both.", ""]
+            return [
+                "Every model here with both a perplexity and a cost of its own is flagged by its suite's learning "
+                f"check ({'; '.join(pareto.flagged(table))}), so there is no figure: a front of models that did "
+                f"not learn says nothing; {command} with more steps (set.steps=N) or a larger profile trains them "
+                "further.",
+                "",
+            ]
+        return [
+            "No trained model here has both a perplexity and a cost measured by its own jobs (records of "
+            "position_extrapolation and language_modeling before suite version 3 carry no cost), so there is no "
+            f"figure; {command} trains and measures both.",
+            "",
+        ]
     left = pareto.flagged(table)
-    caption = ("Each point is one trained model of the table above, its quality and its cost from the same jobs (bars: "
-               "95% intervals over seeds, or a single seed's quartiles over timing repeats); a row of panels per suite "
-               "and perplexity, since suites train models of different sizes. The dashed line joins the Pareto front "
-               "of each panel, the models no other model beats on both axes; costs whose intervals overlap are a tie "
-               "(shaded), not a ranking. An axis whose values span a decade is logarithmic.")
+    caption = (
+        "Each point is one trained model of the table above, its quality and its cost from the same jobs (bars: "
+        "95% intervals over seeds, or a single seed's quartiles over timing repeats); a row of panels per suite "
+        "and perplexity, since suites train models of different sizes. The dashed line joins the Pareto front "
+        "of each panel, the models no other model beats on both axes; costs whose intervals overlap are a tie "
+        "(shaded), not a ranking. An axis whose values span a decade is logarithmic."
+    )
     if left:
         caption += " Left out, flagged by their suite's learning check: " + "; ".join(left) + "."
-    return [f"![held-out perplexity against each model's own KV-cache bytes, decode latency and training FLOPs]"
-            f"(figures/{figure.name})", "", caption, ""]
+    return [
+        f"![held-out perplexity against each model's own KV-cache bytes, decode latency and training FLOPs]"
+        f"(figures/{figure.name})",
+        "",
+        caption,
+        "",
+    ]
 
 
-def write_index(groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None,
-                left_out: list[str] = ()) -> Path:
+def write_index(
+    groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None, left_out: list[str] = ()
+) -> Path:
     """Write ``reports_dir``/index.md (and its figure) from one group of records per suite; return its path."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     path = reports_dir / INDEX
@@ -198,8 +248,10 @@ def other_groups(store, groups: Mapping[str, Group]) -> list[str]:
             if group.key == chosen.key:
                 continue
             command = report_command(name, group, found)
-            lines.append(f"{name} also holds {describe(group, found)}, not in this index: "
-                         + (f"`{command}` reports it." if command else superseded(group, found) + "."))
+            lines.append(
+                f"{name} also holds {describe(group, found)}, not in this index: "
+                + (f"`{command}` reports it." if command else superseded(group, found) + ".")
+            )
     return lines
 
 

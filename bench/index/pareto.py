@@ -23,10 +23,16 @@ from harness import atomic
 QUALITY_AXES = (("ppl_L", "held-out perplexity at L (per char)"), ("ppl_8L", "held-out perplexity at 8L (per char)"))
 #: quality column -> (cost column, its axis label) of its panels
 COST_AXES = {
-    "ppl_L": (("kv_bytes", "KV cache (bytes per token)"), ("decode_ms", "decode at L (ms per token)"),
-              ("flops", "training FLOPs per token")),
-    "ppl_8L": (("kv_bytes", "KV cache (bytes per token)"), ("decode_8L_ms", "decode at 8L (ms per token)"),
-               ("flops", "training FLOPs per token")),
+    "ppl_L": (
+        ("kv_bytes", "KV cache (bytes per token)"),
+        ("decode_ms", "decode at L (ms per token)"),
+        ("flops", "training FLOPs per token"),
+    ),
+    "ppl_8L": (
+        ("kv_bytes", "KV cache (bytes per token)"),
+        ("decode_8L_ms", "decode at 8L (ms per token)"),
+        ("flops", "training FLOPs per token"),
+    ),
 }
 COLUMNS = ["model", "suite", "x", "x_low", "x_high", "y", "y_low", "y_high"]
 
@@ -39,8 +45,18 @@ def points(table: Table, quality: str, cost: str) -> pd.DataFrame:
         if x is None or y is None or row.flag:
             continue
         (x_low, x_high), (y_low, y_high) = x.bounds, y.bounds
-        rows.append({"model": row.label, "suite": row.suite, "x": x.mean, "x_low": x_low, "x_high": x_high,
-                     "y": y.mean, "y_low": y_low, "y_high": y_high})
+        rows.append(
+            {
+                "model": row.label,
+                "suite": row.suite,
+                "x": x.mean,
+                "x_low": x_low,
+                "x_high": x_high,
+                "y": y.mean,
+                "y_low": y_low,
+                "y_high": y_high,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -126,7 +142,9 @@ def figure(table: Table, path: Path) -> Path | None:
     handles.append(plt.Line2D([], [], color="black", linestyle="--", label="Pareto front"))
     handles.append(plt.Rectangle((0, 0), 1, 1, color="grey", alpha=0.2, label="tie (cost intervals overlap)"))
     fig.legend(handles=handles, title="model", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
-    fig.suptitle("Each model's quality against its own cost, measured in the job that trained it (lower-left is better)")
+    fig.suptitle(
+        "Each model's quality against its own cost, measured in the job that trained it (lower-left is better)"
+    )
     fig.tight_layout()
     atomic.save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -150,8 +168,10 @@ def _panel(ax, data: pd.DataFrame, palette) -> None:
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     plain = FuncFormatter(lambda value, _: f"{value:g}")  # 256, 3072, 4.5: not 3 x 10^3
-    for values, axis, scale in ((pd.concat([data.x_low, data.x_high]), ax.xaxis, ax.set_xscale),
-                                (pd.concat([data.y_low, data.y_high]), ax.yaxis, ax.set_yscale)):
+    for values, axis, scale in (
+        (pd.concat([data.x_low, data.x_high]), ax.xaxis, ax.set_xscale),
+        (pd.concat([data.y_low, data.y_high]), ax.yaxis, ax.set_yscale),
+    ):
         if spans_decade(values):
             scale("log")
             axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))

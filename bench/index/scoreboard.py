@@ -16,8 +16,16 @@ from bench.index.fill import run_command
 from harness.findings import Finding, not_run
 
 #: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify
-COLUMNS = ("finding", "source", "published", "our measurement", "95% interval, seeds", "profile, corpus, device", "verdict",
-           "cause")
+COLUMNS = (
+    "finding",
+    "source",
+    "published",
+    "our measurement",
+    "95% interval, seeds",
+    "profile, corpus, device",
+    "verdict",
+    "cause",
+)
 INTERVAL = "95% interval, seeds"
 #: the column that says whether a row is a finding or a check (harness/findings.py KINDS); the index splits on it
 KIND = "kind"
@@ -40,8 +48,9 @@ def setting(frame: pd.DataFrame | None) -> str:
     return f"{first.profile}, {corpus if isinstance(corpus, str) and corpus else 'no corpus'}, {first.device}"
 
 
-def row(found: Finding, frame: pd.DataFrame | None, profile: str | None, results_dir: str | None,
-        report: str | None = None) -> dict:
+def row(
+    found: Finding, frame: pd.DataFrame | None, profile: str | None, results_dir: str | None, report: str | None = None
+) -> dict:
     """One scoreboard row; a finding that was not run gives the command that would run its claim."""
     claim = found.claim
     name = f"[{claim.name}]({report})" if report else claim.name
@@ -52,9 +61,18 @@ def row(found: Finding, frame: pd.DataFrame | None, profile: str | None, results
     else:
         measured, interval = measurement(found, frame)
     cause = found.cause if found.verdict != "agrees" else ""
-    return {"finding": name, "source": claim.source, "published": claim.published, "our measurement": measured,
-            INTERVAL: interval, "profile, corpus, device": setting(frame), "verdict": found.verdict, "cause": cause,
-            KIND: claim.kind, CLAIM: claim.key}
+    return {
+        "finding": name,
+        "source": claim.source,
+        "published": claim.published,
+        "our measurement": measured,
+        INTERVAL: interval,
+        "profile, corpus, device": setting(frame),
+        "verdict": found.verdict,
+        "cause": cause,
+        KIND: claim.kind,
+        CLAIM: claim.key,
+    }
 
 
 def measurement(found: Finding, frame: pd.DataFrame | None = None) -> tuple[str, str]:
@@ -72,8 +90,12 @@ def measurement(found: Finding, frame: pd.DataFrame | None = None) -> tuple[str,
     return head.text(), interval if interval != "none" or not seeds else f"none, {seeds}"
 
 
-def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], str | None] = lambda s: None,
-               results_dir: str | None = None, reports: Mapping[str, str] = {}) -> pd.DataFrame:
+def scoreboard(
+    groups: Mapping[str, pd.DataFrame],
+    profile_for: Callable[[str], str | None] = lambda s: None,
+    results_dir: str | None = None,
+    reports: Mapping[str, str] = {},
+) -> pd.DataFrame:
     """The scoreboard over every registered suite with claims; ``groups`` maps a suite to the records it reports.
 
     ``reports`` maps a suite to its report's relative path (the finding's name links there).
@@ -88,6 +110,8 @@ def scoreboard(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], 
         for claim in suite.claims:
             finding = found.get(claim.key) or not_run(claim)
             report = reports.get(name) if frame is not None else None
-            rows.append(row(finding, frame if finding.verdict != "not run" else None, profile_for(name), results_dir, report))
+            rows.append(
+                row(finding, frame if finding.verdict != "not run" else None, profile_for(name), results_dir, report)
+            )
     frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND, CLAIM])
     return frame.apply(lambda col: col.map(_cell))

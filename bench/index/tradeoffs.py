@@ -82,7 +82,9 @@ def _names(frame: pd.DataFrame) -> list[str]:
     """The names a model's records were run under, in the order they first appear (``variant``, then ``names``)."""
     out: list[str] = []
     for r in frame.itertuples():
-        for name in [r.variant] + list(getattr(r, "names", None) if isinstance(getattr(r, "names", None), list) else []):
+        for name in [r.variant] + list(
+            getattr(r, "names", None) if isinstance(getattr(r, "names", None), list) else []
+        ):
             if name not in out:
                 out.append(name)
     return out
@@ -150,10 +152,13 @@ def source_note(suite: str, frame: pd.DataFrame) -> str:
     first = (ok if len(ok) else frame).iloc[0]
     corpus = first.get("corpus")
     names = ok.device_name.dropna().unique() if "device_name" in ok else []
-    machine = (f"{first.device} ({first.get('device_name', '?')})" if len(names) <= 1 else
-               f"{first.device} ({len(names)} processors: " + ", ".join(
-                   f"{name}, {ok[ok.device_name == name].job_hash.nunique()} jobs" for name in names)
-               + "; their timings are of different machines)")
+    machine = (
+        f"{first.device} ({first.get('device_name', '?')})"
+        if len(names) <= 1
+        else f"{first.device} ({len(names)} processors: "
+        + ", ".join(f"{name}, {ok[ok.device_name == name].job_hash.nunique()} jobs" for name in names)
+        + "; their timings are of different machines)"
+    )
     parts = [f"profile `{first.profile}`", machine, str(first.get("dtype"))]
     if isinstance(corpus, str):
         parts.append(corpus)
@@ -162,8 +167,11 @@ def source_note(suite: str, frame: pd.DataFrame) -> str:
     return ", ".join(parts)
 
 
-def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], str | None] = lambda s: None,
-          results_dir: str | None = None) -> Table:
+def build(
+    groups: Mapping[str, pd.DataFrame],
+    profile_for: Callable[[str], str | None] = lambda s: None,
+    results_dir: str | None = None,
+) -> Table:
     """The table from one group of records per suite (suite -> records); ``profile_for`` names the profile of commands."""
     cols = columns()
     table = Table(pd.DataFrame(), columns=cols)
@@ -191,8 +199,11 @@ def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], str |
                 line[col.title] = reading.text
             line["what to know"] = confound(row)
             if len(row.names) > 1:
-                table.footnotes.append(f"`{row.label}` ({suite}) is also run as " +
-                                       ", ".join(f"`{n}`" for n in row.names[1:]) + ": one spec, one model.")
+                table.footnotes.append(
+                    f"`{row.label}` ({suite}) is also run as "
+                    + ", ".join(f"`{n}`" for n in row.names[1:])
+                    + ": one spec, one model."
+                )
             table.rows.append(row)
             lines.append(line)
     titles = ["suite", "model", "size", "design"] + [c.title for c in cols] + ["what to know"]
@@ -200,12 +211,27 @@ def build(groups: Mapping[str, pd.DataFrame], profile_for: Callable[[str], str |
     return table
 
 
-
 #: the table's two views on the index page (at most 8 columns each): quality with the training budget, then inference
-QUALITY_VIEW = ("suite", "model", "ppl at L", "ppl at 8L", "parameters", "training FLOPs/token", "training tokens/s",
-                "what to know")
-COST_VIEW = ("suite", "model", "size", "peak training memory (MiB)", "KV cache (B/token)", "prefill at L (ms)",
-             "decode at L (ms/token)", "decode at 8L (ms/token)")
+QUALITY_VIEW = (
+    "suite",
+    "model",
+    "ppl at L",
+    "ppl at 8L",
+    "parameters",
+    "training FLOPs/token",
+    "training tokens/s",
+    "what to know",
+)
+COST_VIEW = (
+    "suite",
+    "model",
+    "size",
+    "peak training memory (MiB)",
+    "KV cache (B/token)",
+    "prefill at L (ms)",
+    "decode at L (ms/token)",
+    "decode at 8L (ms/token)",
+)
 
 
 def views(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

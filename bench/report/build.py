@@ -40,8 +40,9 @@ def write_suite_report(suite, records, out_dir: Path) -> list[Path]:
     return paths
 
 
-def build_reports(suite: str | None, results_dir: Path, reports_dir: Path,
-                  wanted: Mapping[str, Any] | None = None, index: bool = True) -> tuple[list[Path], list[str]]:
+def build_reports(
+    suite: str | None, results_dir: Path, reports_dir: Path, wanted: Mapping[str, Any] | None = None, index: bool = True
+) -> tuple[list[Path], list[str]]:
     """Rebuild the report of ``suite`` (or of every suite with results) from ``results_dir``, and the support matrix.
 
     Each report covers one group of records (harness/groups.py): the newest, or the newest matching
@@ -58,8 +59,11 @@ def build_reports(suite: str | None, results_dir: Path, reports_dir: Path,
         suites.get(suite)  # an unknown suite is a clear error
     else:  # a folder of the results that names no suite (a plugin not loaded, a user's own) is left out, not fatal
         for name in [n for n in names if n not in suites]:
-            print(f"bench: warning: {results_dir}/{name}/ holds records of no known suite '{name}' (a plugin not "
-                  f"installed?); left out of the reports.", file=sys.stderr)
+            print(
+                f"bench: warning: {results_dir}/{name}/ holds records of no known suite '{name}' (a plugin not "
+                f"installed?); left out of the reports.",
+                file=sys.stderr,
+            )
         names = [n for n in names if n in suites]
     if not names:
         raise UsageError(f"No results under {results_dir}/; run `bench run` first.")
@@ -71,7 +75,9 @@ def build_reports(suite: str | None, results_dir: Path, reports_dir: Path,
     for name in names:
         records = store.load(name)
         if not records:
-            raise UsageError(f"No results for suite {name} under {results_dir}/{name}/; run `bench run suite={name}` first.")
+            raise UsageError(
+                f"No results for suite {name} under {results_dir}/{name}/; run `bench run suite={name}` first."
+            )
         found = split_groups(records_frame(records))
         try:
             chosen[name] = (select(found, name, wanted), found)
@@ -96,8 +102,14 @@ def build_reports(suite: str | None, results_dir: Path, reports_dir: Path,
     return paths, lines
 
 
-def _index(store: ResultsStore, chosen: Mapping[str, tuple[Group, list[Group]]], names: list[str], suite: str | None,
-           results_dir: Path, reports_dir: Path) -> Path:
+def _index(
+    store: ResultsStore,
+    chosen: Mapping[str, tuple[Group, list[Group]]],
+    names: list[str],
+    suite: str | None,
+    results_dir: Path,
+    reports_dir: Path,
+) -> Path:
     """reports/index.md over the groups just reported; a one-suite report takes every other suite's newest group."""
     from bench.index.page import index_groups, write_index
 
@@ -113,10 +125,11 @@ def group_note(reported: Group, found: list[Group], wanted: Mapping[str, Any]) -
     """The report's first-screen line: the group it covers, and why that one of the suite's groups."""
     if len(found) == 1:
         return f"Records: {describe(reported)}, the only group of this suite's records."
-    why = ("the newest matching " + " ".join(f"{k}={v}" for k, v in wanted.items()) if wanted
-           else "the newest")
-    return (f"Records: {describe(reported, found)}, {why} of {len(found)} groups (a report never mixes them; "
-            "`bench report` lists the others with the command that reports each).")
+    why = "the newest matching " + " ".join(f"{k}={v}" for k, v in wanted.items()) if wanted else "the newest"
+    return (
+        f"Records: {describe(reported, found)}, {why} of {len(found)} groups (a report never mixes them; "
+        "`bench report` lists the others with the command that reports each)."
+    )
 
 
 def group_lines(suite: str, reported: Group, found: list[Group]) -> list[str]:

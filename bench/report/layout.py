@@ -24,9 +24,18 @@ from harness import atomic
 from harness.findings import Finding
 
 #: headings (prefixes) of sections that record how a run was made rather than what it found
-BOOKKEEPING = ("## Setup", "## Support", "## Checks", "## Cells that are not numbers", "## Runs that did not finish",
-               "## Check before timing", "## Correctness against naive", "## Kernels", "## Calculator",
-               "## ATen operators")
+BOOKKEEPING = (
+    "## Setup",
+    "## Support",
+    "## Checks",
+    "## Cells that are not numbers",
+    "## Runs that did not finish",
+    "## Check before timing",
+    "## Correctness against naive",
+    "## Kernels",
+    "## Calculator",
+    "## ATen operators",
+)
 VERDICTS = "## Verdicts"
 
 
@@ -99,10 +108,14 @@ def verdicts_block(findings: Iterable[Finding], profile: str | None = None) -> l
     if checks:
         lines += ["", "Checks (true by construction or against this project's own earlier measurement):", ""]
         lines += [bullet(f, profile) for f in checks]
-    lines += ["", "A difference counts when its paired 95% interval over seeds excludes 0 (one seed: when it exceeds a "
-              "margin calibrated from the reference seeds' spread of that quantity; a timing: the repeats' noise); otherwise the "
-              "verdict is inconclusive, and says how many seeds could decide it. The sections below hold every number a "
-              "verdict rests on.", ""]
+    lines += [
+        "",
+        "A difference counts when its paired 95% interval over seeds excludes 0 (one seed: when it exceeds a "
+        "margin calibrated from the reference seeds' spread of that quantity; a timing: the repeats' noise); otherwise the "
+        "verdict is inconclusive, and says how many seeds could decide it. The sections below hold every number a "
+        "verdict rests on.",
+        "",
+    ]
     return lines
 
 
@@ -116,8 +129,9 @@ def _with_note(section: list[str], note: str) -> list[str]:
     return body + ([f"- {note}"] if body and body[-1].startswith("- ") else ["", note]) + [""]
 
 
-def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: str | None = None,
-                     provenance: str | None = None) -> str:
+def lead_with_answer(
+    markdown: str, findings: Iterable[Finding], profile: str | None = None, provenance: str | None = None
+) -> str:
     """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping; ``provenance``, a
     sentence about the group's records (library versions it mixes), ends the Setup section."""
     head, *sections = _sections(markdown)
@@ -151,8 +165,7 @@ def lead_with_answer(markdown: str, findings: Iterable[Finding], profile: str | 
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def rewrite(path: Path, findings: Iterable[Finding], profile: str | None = None,
-            provenance: str | None = None) -> None:
+def rewrite(path: Path, findings: Iterable[Finding], profile: str | None = None, provenance: str | None = None) -> None:
     """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
     if path.is_file():
         atomic.write_text(path, lead_with_answer(path.read_text(), findings, profile, provenance))

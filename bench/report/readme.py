@@ -43,7 +43,10 @@ def time_words(group) -> str:
     ends = pd.to_datetime(jobs.timestamp)
     starts = ends - pd.to_timedelta(jobs.wall_time_s, unit="s")
     clock = (ends.max() - starts.min()).total_seconds() / 60
-    return text + f"), run by {workers} worker processes at once: {clock:.1f} minutes from the first job's start to the last one's end"
+    return (
+        text
+        + f"), run by {workers} worker processes at once: {clock:.1f} minutes from the first job's start to the last one's end"
+    )
 
 
 def groups_of(results: Path) -> dict[str, pd.DataFrame]:
@@ -83,8 +86,14 @@ def findings_table(findings: list[Finding], reports: Path, readme_dir: Path) -> 
         measured = number(f) if f.verdict != "not run" else "not run"
         if f.note:  # a verdict resting on one seed
             measured += f"; {f.note}"
-        rows.append({COLUMNS[0]: name, COLUMNS[1]: f.claim.source, COLUMNS[2]: measured or "see the report",
-                     COLUMNS[3]: f"**{f.verdict}**"})
+        rows.append(
+            {
+                COLUMNS[0]: name,
+                COLUMNS[1]: f.claim.source,
+                COLUMNS[2]: measured or "see the report",
+                COLUMNS[3]: f"**{f.verdict}**",
+            }
+        )
     frame = pd.DataFrame(rows, columns=list(COLUMNS)).apply(lambda col: col.map(_cell))
     return frame.to_markdown(index=False).splitlines()
 
@@ -104,8 +113,10 @@ def provenance(frames: dict[str, pd.DataFrame]) -> str:
     torch_versions = sorted({str(r.iloc[0].get("torch_version")) for r in rows})
     minutes = sum(frame.drop_duplicates("job_hash").wall_time_s.sum() for frame in frames.values()) / 60
     profiles = sorted({str(r.iloc[0].profile) for r in rows})
-    return (f"{len(frames)} suites, profiles {', '.join(profiles)}, on {', '.join(machines)} ({first.device}), torch "
-            f"{', '.join(torch_versions)}; {minutes:.0f} minutes of job wall time in all")
+    return (
+        f"{len(frames)} suites, profiles {', '.join(profiles)}, on {', '.join(machines)} ({first.device}), torch "
+        f"{', '.join(torch_versions)}; {minutes:.0f} minutes of job wall time in all"
+    )
 
 
 def figure_lines(reports: Path, readme_dir: Path) -> list[str]:
@@ -129,12 +140,18 @@ def render(results: Path, reports: Path, readme_dir: Path) -> str:
     published = [f for f in found if f.claim.kind == "finding"]
     checks = [f for f in found if f.claim.kind == "check"]
     index = os.path.relpath(reports / "index.md", readme_dir)
-    lines += [f"{counts(published, 'published findings')}. Records of `make reference` ({provenance(frames)}); "
-              f"every number with its report: [{index}]({index}).", ""]
+    lines += [
+        f"{counts(published, 'published findings')}. Records of `make reference` ({provenance(frames)}); "
+        f"every number with its report: [{index}]({index}).",
+        "",
+    ]
     lines += findings_table(published, reports, readme_dir) + [""]
     if checks:
-        lines += [f"Checks, true by construction or against this project's own earlier measurement, scored apart: "
-                  f"{counts(checks, 'checks')}.", ""]
+        lines += [
+            f"Checks, true by construction or against this project's own earlier measurement, scored apart: "
+            f"{counts(checks, 'checks')}.",
+            "",
+        ]
     lines += figure_lines(reports, readme_dir)
     return "\n".join(lines + [END])
 

@@ -34,8 +34,14 @@ def single_axis_variants() -> list[str]:
     from variants.rope_scaling import rope_scalings
     from variants.scoring import scorings
 
-    return (positions.names() + [f"rope+{s}" for s in rope_scalings.names()] + scorings.names()
-            + ["mha", "gqa2", "mqa", "mla", "window64", "pre_ln", "post_ln"] + norms.names() + ffns.names())
+    return (
+        positions.names()
+        + [f"rope+{s}" for s in rope_scalings.names()]
+        + scorings.names()
+        + ["mha", "gqa2", "mqa", "mla", "window64", "pre_ln", "post_ln"]
+        + norms.names()
+        + ffns.names()
+    )
 
 
 def support_table(device: str, dtype: torch.dtype, training: bool) -> tuple[pd.DataFrame, list[str]]:
@@ -67,32 +73,49 @@ def availability_table() -> pd.DataFrame:
     for entry in kernels.entries():
         k = entry.obj
         missing = k.unavailable()
-        rows.append({
-            "kernel": entry.name,
-            "available here": "no: " + missing if missing else "yes",
-            "dtypes by device": "; ".join(f"{d}: {', '.join(dtype_name(t) for t in k.dtypes_on(d))}" for d in k.devices),
-            "scorings": ", ".join(s for s in scorings.names() if k.supports_scoring(scorings.get(s))),
-            "score bias": ", ".join(d for d in k.devices if k.takes_score_bias_on(d)) or "no",
-            "native GQA": "yes" if k.native_gqa else "no (K/V heads repeated)",
-            "backward": ", ".join(d for d in k.devices if k.trains_on(d)) or "no",
-            "description": entry.summary,
-        })
+        rows.append(
+            {
+                "kernel": entry.name,
+                "available here": "no: " + missing if missing else "yes",
+                "dtypes by device": "; ".join(
+                    f"{d}: {', '.join(dtype_name(t) for t in k.dtypes_on(d))}" for d in k.devices
+                ),
+                "scorings": ", ".join(s for s in scorings.names() if k.supports_scoring(scorings.get(s))),
+                "score bias": ", ".join(d for d in k.devices if k.takes_score_bias_on(d)) or "no",
+                "native GQA": "yes" if k.native_gqa else "no (K/V heads repeated)",
+                "backward": ", ".join(d for d in k.devices if k.trains_on(d)) or "no",
+                "description": entry.summary,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def render_markdown() -> str:
     """The whole support matrix as Markdown: kernel availability, then one table per setting."""
-    lines = ["# Support matrix: variant x kernel", "",
-             "Generated from the registries and this installation (`bench list support`); each variant is one preset "
-             "on the default spec (sinusoidal, scaled_dot, MHA, Pre-LN, layernorm, gelu), a RoPE scaling on rope. `ok` means `problems(spec)` "
-             "found nothing; otherwise the numbered reasons follow each table. Every `ok` kernel is checked against "
-             "`naive` by tests/unit/test_equivalence.py before it is timed.", "",
-             f"torch {torch.__version__}; CUDA available: {torch.cuda.is_available()}.", "",
-             "## Kernels", "", availability_table().to_markdown(index=False), ""]
+    lines = [
+        "# Support matrix: variant x kernel",
+        "",
+        "Generated from the registries and this installation (`bench list support`); each variant is one preset "
+        "on the default spec (sinusoidal, scaled_dot, MHA, Pre-LN, layernorm, gelu), a RoPE scaling on rope. `ok` means `problems(spec)` "
+        "found nothing; otherwise the numbered reasons follow each table. Every `ok` kernel is checked against "
+        "`naive` by tests/unit/test_equivalence.py before it is timed.",
+        "",
+        f"torch {torch.__version__}; CUDA available: {torch.cuda.is_available()}.",
+        "",
+        "## Kernels",
+        "",
+        availability_table().to_markdown(index=False),
+        "",
+    ]
     from variants.mixer import fla_unavailable
 
-    lines += ["## Chunked recurrences", "", "flash-linear-attention on cuda: "
-              + (fla_unavailable("cuda") or "available: its kernels are checked against the in-house chunked forms."), ""]
+    lines += [
+        "## Chunked recurrences",
+        "",
+        "flash-linear-attention on cuda: "
+        + (fla_unavailable("cuda") or "available: its kernels are checked against the in-house chunked forms."),
+        "",
+    ]
     for device, dtype, training in SETTINGS:
         table, reasons = support_table(device, dtype, training)
         mode = "training (forward and backward)" if training else "inference (forward only)"

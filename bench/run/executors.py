@@ -23,8 +23,13 @@ from harness.store import ResultsStore
 EXECUTORS = ("local", "submitit")
 
 
-def run_plan(plan: Plan, store: ResultsStore, executor: str = "local", progress: bool = True,
-             options: dict[str, Any] | None = None) -> RunSummary:
+def run_plan(
+    plan: Plan,
+    store: ResultsStore,
+    executor: str = "local",
+    progress: bool = True,
+    options: dict[str, Any] | None = None,
+) -> RunSummary:
     """Run every job of the plan that is not stored yet; returns each job's outcome."""
     if executor == "local":
         return execute(plan, store, progress=progress)
@@ -51,12 +56,16 @@ def check_submitit(options: dict[str, Any], results_dir: Path) -> None:
         import submitit  # noqa: F401
         from submitit.core.plugins import get_executors
     except ImportError:
-        raise UsageError("executor=submitit needs the submitit package; install it with `pip install submitit`.") from None
+        raise UsageError(
+            "executor=submitit needs the submitit package; install it with `pip install submitit`."
+        ) from None
     cluster = options.get("cluster")
     known = sorted(get_executors())
     if cluster is not None and str(cluster) not in known:
-        raise UsageError(f"Unknown submitit.cluster={cluster}; choose one of {', '.join(known)} (or leave it out: "
-                         f"slurm where it is available, else local).")
+        raise UsageError(
+            f"Unknown submitit.cluster={cluster}; choose one of {', '.join(known)} (or leave it out: "
+            f"slurm where it is available, else local)."
+        )
     folder = submitit_folder(options, results_dir)
     problem = writable_folder("submitit.folder", str(folder))
     if problem:
@@ -64,19 +73,25 @@ def check_submitit(options: dict[str, Any], results_dir: Path) -> None:
     if folder.exists():
         info = folder.stat()
         if info.st_uid != os.getuid():
-            raise UsageError(f"submitit.folder={folder} belongs to another user (uid {info.st_uid}), and it holds the "
-                             f"pickled jobs that run as you; give a folder of your own.")
+            raise UsageError(
+                f"submitit.folder={folder} belongs to another user (uid {info.st_uid}), and it holds the "
+                f"pickled jobs that run as you; give a folder of your own."
+            )
         if info.st_mode & 0o022:
-            raise UsageError(f"submitit.folder={folder} can be written by other users (mode {oct(info.st_mode & 0o777)}), "
-                             f"and it holds the pickled jobs that run as you; make it private (chmod 700 {folder}) or "
-                             f"give another submitit.folder.")
+            raise UsageError(
+                f"submitit.folder={folder} can be written by other users (mode {oct(info.st_mode & 0o777)}), "
+                f"and it holds the pickled jobs that run as you; make it private (chmod 700 {folder}) or "
+                f"give another submitit.folder."
+            )
 
 
 def _run_submitit(plan: Plan, store: ResultsStore, options: dict[str, Any]) -> RunSummary:
     try:
         import submitit
     except ImportError:
-        raise UsageError("executor=submitit needs the submitit package; install it with `pip install submitit`.") from None
+        raise UsageError(
+            "executor=submitit needs the submitit package; install it with `pip install submitit`."
+        ) from None
     check_submitit(options, store.root)
     store.prepare(plan.suite.name)  # an unwritable results folder is refused before anything is submitted
     folder = submitit_folder(options, store.root)
@@ -87,12 +102,15 @@ def _run_submitit(plan: Plan, store: ResultsStore, options: dict[str, Any]) -> R
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(folder, stat.S_IRWXU)  # private even where the umask would leave it group-writable
     except OSError as exc:
-        raise UsageError(f"submitit.folder={folder} cannot be created ({exc.strerror or exc}); give a folder you "
-                         f"can write.") from None
+        raise UsageError(
+            f"submitit.folder={folder} cannot be created ({exc.strerror or exc}); give a folder you can write."
+        ) from None
     try:
         ex = submitit.AutoExecutor(folder=folder, cluster=cluster)
     except (ValueError, OSError) as exc:
-        raise UsageError(f"submitit could not start an executor ({exc}); check submitit.cluster and submitit.folder.") from None
+        raise UsageError(
+            f"submitit could not start an executor ({exc}); check submitit.cluster and submitit.folder."
+        ) from None
     try:
         ex.update_parameters(name=f"bench-{plan.suite.name}", **options)
     except Exception as exc:  # submitit names the parameter it does not know

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 #: job statuses from worst to best: a job with several statuses among its records takes the first found
 SEVERITY = ("failed", "oom", "diverged", "unsupported", "skipped", "ok")
 #: statuses that are results, not failures (the words the summary says about them)
-RESULTS = {"diverged": "a result, recorded with its reason; not a failure",
-           "oom": "a result (out of memory), recorded with its reason; not a failure",
-           "unsupported": "a result, recorded with its reason; not a failure",
-           "skipped": "not run: the spec is impossible here"}
+RESULTS = {
+    "diverged": "a result, recorded with its reason; not a failure",
+    "oom": "a result (out of memory), recorded with its reason; not a failure",
+    "unsupported": "a result, recorded with its reason; not a failure",
+    "skipped": "not run: the spec is impossible here",
+}
 
 
 def job_status(statuses: Iterable[str]) -> str:
@@ -89,8 +91,11 @@ class RunSummary:
         return lines
 
 
-COUNT_WORDS = {"stored": "stored before (not rerun)", "shared": "same spec as another name (one record, both names)",
-               "elsewhere": "run by another process"}
+COUNT_WORDS = {
+    "stored": "stored before (not rerun)",
+    "shared": "same spec as another name (one record, both names)",
+    "elsewhere": "run by another process",
+}
 FAILED_WORDS = "an error; the run exits with status 1 and a rerun retries it"
 
 

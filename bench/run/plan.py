@@ -86,10 +86,19 @@ class Plan:
         if not self.jobs:
             return {}
         job = self.jobs[0]
-        wanted = {"profile": self.profile.name, "device": job.device.split(":", 1)[0], "dtype": job.dtype,
-                  "suite_version": str(self.suite.version), "data": str(job.data_checksum)[:8]}
-        wanted.update({f"set.{name}": getattr(self.profile, name, value) if typed else value
-                       for name, value in (overrides or {}).items()})
+        wanted = {
+            "profile": self.profile.name,
+            "device": job.device.split(":", 1)[0],
+            "dtype": job.dtype,
+            "suite_version": str(self.suite.version),
+            "data": str(job.data_checksum)[:8],
+        }
+        wanted.update(
+            {
+                f"set.{name}": getattr(self.profile, name, value) if typed else value
+                for name, value in (overrides or {}).items()
+            }
+        )
         return wanted
 
     @property
@@ -132,27 +141,53 @@ class Plan:
             else:
                 action = "run"
             rows.append([job.variant, job.seed, job.job_hash, action])
-        head = (f"Plan: suite={self.suite.name} profile={self.profile.name} device={self.jobs[0].device if self.jobs else '?'} "
-                f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored and not j.skip_reason)} stored, "
-                f"{len(self.not_runnable)} cannot run" + (f", {len(self.notes)} not available here" if self.notes else ""))
+        head = (
+            f"Plan: suite={self.suite.name} profile={self.profile.name} device={self.jobs[0].device if self.jobs else '?'} "
+            f"- {len(self.to_run)} to run, {sum(1 for j in self.jobs if j.stored and not j.skip_reason)} stored, "
+            f"{len(self.not_runnable)} cannot run" + (f", {len(self.notes)} not available here" if self.notes else "")
+        )
         return head + "\n" + tabulate(rows, headers=["variant", "seed", "hash", "action"], tablefmt="simple")
 
 
-def job_hash(suite: Suite, spec: TransformerSpec, profile: Profile, seed: int, device: str, dtype: str, checksum: str,
-             libraries: dict[str, str | None] | None = None) -> str:
+def job_hash(
+    suite: Suite,
+    spec: TransformerSpec,
+    profile: Profile,
+    seed: int,
+    device: str,
+    dtype: str,
+    checksum: str,
+    libraries: dict[str, str | None] | None = None,
+) -> str:
     """Content hash of everything that determines a job's results: with ``libraries`` (the versions of
     harness.env.IDENTITY_LIBRARIES) as every job is stored now; without, as jobs were stored before they counted."""
     identity = {
-        "suite": suite.name, "suite_version": suite.version, "spec": spec.to_dict(), "profile": profile.settings(),
-        "seed": seed, "device": device.split(":")[0], "dtype": dtype, "data": checksum, "code": code_version(),
+        "suite": suite.name,
+        "suite_version": suite.version,
+        "spec": spec.to_dict(),
+        "profile": profile.settings(),
+        "seed": seed,
+        "device": device.split(":")[0],
+        "dtype": dtype,
+        "data": checksum,
+        "code": code_version(),
     }
     if libraries is not None:
         identity["libraries"] = libraries
     return stable_hash(identity)
 
 
-def find_stored(store: ResultsStore, suite: Suite, spec, profile: Profile, seed: int, device: str, dtype: str,
-                checksum: str, libraries: dict[str, str | None]) -> tuple[str, Path | None]:
+def find_stored(
+    store: ResultsStore,
+    suite: Suite,
+    spec,
+    profile: Profile,
+    seed: int,
+    device: str,
+    dtype: str,
+    checksum: str,
+    libraries: dict[str, str | None],
+) -> tuple[str, Path | None]:
     """The job's hash and its stored file (None: not stored here). A file stored before the library versions were
     part of the hash is the job's only when its records ran under these same versions; under others the job runs
     again, stored beside it under its new hash."""
@@ -179,8 +214,17 @@ def stored_libraries(store: ResultsStore, path: Path) -> dict[str, str | None] |
     return {**current, "torch": first.get("torch_version")} if first.get("torch_version") else None
 
 
-def make_plan(suite: Suite, profile: Profile, variants: list[str], seeds: list[int], device: str, dtype: str,
-              options: dict[str, Any], store: ResultsStore, asked: bool = True) -> Plan:
+def make_plan(
+    suite: Suite,
+    profile: Profile,
+    variants: list[str],
+    seeds: list[int],
+    device: str,
+    dtype: str,
+    options: dict[str, Any],
+    store: ResultsStore,
+    asked: bool = True,
+) -> Plan:
     """Resolve every variant (raising on unknown or conflicting presets) and decide each job's fate.
 
     ``asked``: the variants were named by the user (False: the suite's default list, whose variants that are
@@ -194,8 +238,10 @@ def make_plan(suite: Suite, profile: Profile, variants: list[str], seeds: list[i
     with reading_data(profile, options):
         suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
     if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
-        raise UsageError(f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
-                         f"is {device}; give device=cuda, or leave set.cuda_graphs=false.")
+        raise UsageError(
+            f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
+            f"is {device}; give device=cuda, or leave set.cuda_graphs=false."
+        )
     from harness.env import identity_libraries
     from harness.footprint import footprint_problem, window_problem
 
@@ -224,8 +270,21 @@ def make_plan(suite: Suite, profile: Profile, variants: list[str], seeds: list[i
             kind, condition = skip_kind(spec, device.split(":")[0], torch_dtype, suite.trains, reasons)
         for seed in seeds:
             h, stored = find_stored(store, suite, spec, profile, seed, device, dtype, checksum, libraries)
-            job = Job(suite.name, variant, spec, profile, seed, device, dtype, checksum, h,
-                      skip_reason="; ".join(reasons) or None, skip_kind=kind, asked=asked, skip_condition=condition)
+            job = Job(
+                suite.name,
+                variant,
+                spec,
+                profile,
+                seed,
+                device,
+                dtype,
+                checksum,
+                h,
+                skip_reason="; ".join(reasons) or None,
+                skip_kind=kind,
+                asked=asked,
+                skip_condition=condition,
+            )
             if stored is not None and not _retried(store, stored, job):
                 job.stored = str(stored)
             plan.jobs.append(job)
@@ -271,8 +330,11 @@ def refuse_if_nothing_runs(plan: Plan, variants: list[str]) -> None:
             names.append(job.variant)
     device = plan.jobs[0].device
     here = f"here (device {device}, dtype {plan.jobs[0].dtype})"
-    lines = [f"variants=[{','.join(names)}] cannot run {here if all(_unavailable(plan, n) for n in names) else 'with these settings'}: "
-             f"{reason.rstrip('.')}." for reason, names in by_reason.items()]
+    lines = [
+        f"variants=[{','.join(names)}] cannot run {here if all(_unavailable(plan, n) for n in names) else 'with these settings'}: "
+        f"{reason.rstrip('.')}."
+        for reason, names in by_reason.items()
+    ]
     lines[-1] += " Nothing was run; `bench list support` shows what runs where."
     raise UsageError("\nbench: ".join(lines))
 
@@ -302,11 +364,15 @@ def reading_data(profile: Profile, options: dict[str, Any]):
         sword = os.environ.get("SWORD_PATH")
         filename = str(getattr(exc, "filename", None) or "")
         if sword and (isinstance(exc, zlib.error) or filename.startswith(sword)):
-            raise UsageError(f"data={name} reads the SWORD library SWORD_PATH={sword}, which cannot be read "
-                             f"({type(exc).__name__}: {detail}); reinstall the module or point SWORD_PATH at a "
-                             f"whole library.") from None
-        raise UsageError(f"data={name} cannot be read ({type(exc).__name__}: {detail}); check the file or module, "
-                         f"or give another data=.") from None
+            raise UsageError(
+                f"data={name} reads the SWORD library SWORD_PATH={sword}, which cannot be read "
+                f"({type(exc).__name__}: {detail}); reinstall the module or point SWORD_PATH at a "
+                f"whole library."
+            ) from None
+        raise UsageError(
+            f"data={name} cannot be read ({type(exc).__name__}: {detail}); check the file or module, "
+            f"or give another data=."
+        ) from None
 
 
 def _retried(store: ResultsStore, path, job: Job) -> bool:

@@ -104,16 +104,21 @@ def summary_lines(found: list[Contended], suite, command: str) -> list[str]:
     """The end of ``bench run``: each job whose timings were contended, and how to take them again."""
     if not found:
         return []
-    lines = [f"Timings taken while another process held a CPU (marked \"(contended)\" in reports, the index and "
-             f"bench compare, never ranked) in {len(found)} job(s):"]
+    lines = [
+        f'Timings taken while another process held a CPU (marked "(contended)" in reports, the index and '
+        f"bench compare, never ranked) in {len(found)} job(s):"
+    ]
     lines += [f"  {c.job.label}: {', '.join(c.metrics)}" for c in found]
     if suite.retimes:
-        lines.append(f"Re-time them alone, without retraining, on a quiet machine: `{command} retime=true`"
-                     + (" (a training's wall time keeps its mark)." if any("train_time" in c.metrics for c in found)
-                        else "."))
+        lines.append(
+            f"Re-time them alone, without retraining, on a quiet machine: `{command} retime=true`"
+            + (" (a training's wall time keeps its mark)." if any("train_time" in c.metrics for c in found) else ".")
+        )
     else:
-        lines.append(f"Suite {suite.name} times its trainings themselves, so taking them again means training again: "
-                     f"rerun into a fresh results_dir on a quiet machine.")
+        lines.append(
+            f"Suite {suite.name} times its trainings themselves, so taking them again means training again: "
+            f"rerun into a fresh results_dir on a quiet machine."
+        )
     return lines
 
 
@@ -122,7 +127,11 @@ def _key(record_or_measurement: Any) -> tuple:
     if isinstance(record_or_measurement, Measurement):
         metric, x, extra = record_or_measurement.metric, record_or_measurement.x, record_or_measurement.extra
     else:
-        metric, x, extra = record_or_measurement["metric"], record_or_measurement.get("x"), record_or_measurement.get("extra")
+        metric, x, extra = (
+            record_or_measurement["metric"],
+            record_or_measurement.get("x"),
+            record_or_measurement.get("extra"),
+        )
     extra = extra if isinstance(extra, dict) else {}
     x = None if x is None or _nan(x) else float(x)
     return metric, x, tuple((k, str(extra[k])) for k in CONDITION_KEYS if k in extra)
@@ -148,13 +157,29 @@ def merge(records: list[dict[str, Any]], fresh: list[Measurement], label: str) -
             out.append(r)
         else:
             r = {**r, "extra": r.get("extra") if isinstance(r.get("extra"), dict) else {}}
-            before = {k: r["extra"].get(k) for k in ("other_cpu_mean", "stall_mean", "other_cpu_median", "stall_median")
-                      if r["extra"].get(k) is not None}
-            out.append({**r, "value": float(new.value), "extra": {
-                **{k: v for k, v in r["extra"].items() if k in _CONDITION_AND_FACTS}, **new.extra, "retimed_at": stamp,
-                # contaminated None: taken before its load was recorded
-                "contended_before": {"value": r.get("value"), "timestamp": r.get("timestamp"),
-                                     "contaminated": r["extra"].get("contaminated"), **before}}})
+            before = {
+                k: r["extra"].get(k)
+                for k in ("other_cpu_mean", "stall_mean", "other_cpu_median", "stall_median")
+                if r["extra"].get(k) is not None
+            }
+            out.append(
+                {
+                    **r,
+                    "value": float(new.value),
+                    "extra": {
+                        **{k: v for k, v in r["extra"].items() if k in _CONDITION_AND_FACTS},
+                        **new.extra,
+                        "retimed_at": stamp,
+                        # contaminated None: taken before its load was recorded
+                        "contended_before": {
+                            "value": r.get("value"),
+                            "timestamp": r.get("timestamp"),
+                            "contaminated": r["extra"].get("contaminated"),
+                            **before,
+                        },
+                    },
+                }
+            )
             done.replaced.append(name)
     return out, done
 
@@ -173,11 +198,15 @@ def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]
 
     found = contended_jobs(plan, store, unrecorded=True)
     if not found:
-        return [], ["No stored job of this plan holds a contended timing (or one whose load was not recorded): "
-                    "nothing to re-time."]
+        return [], [
+            "No stored job of this plan holds a contended timing (or one whose load was not recorded): "
+            "nothing to re-time."
+        ]
     if not plan.suite.retimes:
-        return [], [f"Suite {plan.suite.name} cannot re-time without training again (its timings are its trainings'); "
-                    f"rerun into a fresh results_dir on a quiet machine."]
+        return [], [
+            f"Suite {plan.suite.name} cannot re-time without training again (its timings are its trainings'); "
+            f"rerun into a fresh results_dir on a quiet machine."
+        ]
     results, lines = [], [f"Re-timing {len(found)} job(s) alone, without training:"]
     here = device_name(plan.jobs[0].device) if plan.jobs else ""
     for c in found:
@@ -186,13 +215,21 @@ def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]
         if first.get("device_name") and first["device_name"] != here:
             done = Retimed(job.label, refused=f"timed on {first['device_name']}, not on this {here}")
             results.append(done)
-            lines.append(f"  {job.label}: not re-timed: it was {done.refused}; one group would hold two machines' "
-                         f"timings, so re-time it there.")
+            lines.append(
+                f"  {job.label}: not re-timed: it was {done.refused}; one group would hold two machines' "
+                f"timings, so re-time it there."
+            )
             continue
         seed_everything(job.seed)
         prepare_device(job.device)
-        ctx = JobContext(device=job.device, dtype=DTYPES[job.dtype], progress=progress, label=job.label,
-                         options=plan.options, seed=job.seed)
+        ctx = JobContext(
+            device=job.device,
+            dtype=DTYPES[job.dtype],
+            progress=progress,
+            label=job.label,
+            options=plan.options,
+            seed=job.seed,
+        )
         try:
             with threads(int(first.get("num_threads") or 0)):  # 0: this process's count
                 fresh = plan.suite.retime_job(job.spec, job.profile, job.seed, ctx)
@@ -229,8 +266,13 @@ def report_line(frame, suite) -> str | None:
     jobs = busy.job_hash.nunique() if "job_hash" in busy else len(busy)
     metrics = ", ".join(dict.fromkeys(busy.metric))
     profile = f" profile={busy.profile.iloc[0]}" if "profile" in busy else ""
-    again = (f"`bench run suite={suite.name}{profile} retime=true` (with the run's variants and results_dir) takes "
-             f"them again alone, training nothing" if suite.retimes else
-             "taking them again means training again (rerun on a quiet machine)")
-    return (f"**Timings under load:** {len(busy)} timing record(s) of {jobs} job(s) ({metrics}) were taken while "
-            f"another process held a CPU; they are marked \"(contended)\" where shown and never ranked; {again}.")
+    again = (
+        f"`bench run suite={suite.name}{profile} retime=true` (with the run's variants and results_dir) takes "
+        f"them again alone, training nothing"
+        if suite.retimes
+        else "taking them again means training again (rerun on a quiet machine)"
+    )
+    return (
+        f"**Timings under load:** {len(busy)} timing record(s) of {jobs} job(s) ({metrics}) were taken while "
+        f'another process held a CPU; they are marked "(contended)" where shown and never ranked; {again}.'
+    )

@@ -54,21 +54,44 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def job_records(job: Job, measurements: list[Measurement], facts: dict[str, Any], env: dict[str, Any],
-                wall_time_s: float) -> list[dict[str, Any]]:
+def job_records(
+    job: Job, measurements: list[Measurement], facts: dict[str, Any], env: dict[str, Any], wall_time_s: float
+) -> list[dict[str, Any]]:
     """Measurements of one job turned into self-describing records."""
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     records = []
     for m in measurements:
-        records.append({
-            "schema_version": SCHEMA_VERSION, "suite": job.suite, "suite_version": _suite_version(job), "task": job.suite,
-            "variant": job.variant, "names": [job.variant], "spec": job.spec.to_dict(), "spec_hash": job.spec.content_hash(),
-            "job_hash": job.job_hash, "profile": job.profile.name, "profile_settings": job.profile.settings(),
-            "seed": job.seed, "metric": m.metric, "value": _number(m.value), "unit": _unit(job, m.metric),
-            "higher_is_better": _higher(job, m.metric), "x": m.x, "x_name": m.x_name,
-            "status": m.status, "reason": m.reason, "dtype": job.dtype, "data_checksum": job.data_checksum,
-            "wall_time_s": wall_time_s, "timestamp": stamp, **facts, **env, "extra": m.extra,
-        })
+        records.append(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "suite": job.suite,
+                "suite_version": _suite_version(job),
+                "task": job.suite,
+                "variant": job.variant,
+                "names": [job.variant],
+                "spec": job.spec.to_dict(),
+                "spec_hash": job.spec.content_hash(),
+                "job_hash": job.job_hash,
+                "profile": job.profile.name,
+                "profile_settings": job.profile.settings(),
+                "seed": job.seed,
+                "metric": m.metric,
+                "value": _number(m.value),
+                "unit": _unit(job, m.metric),
+                "higher_is_better": _higher(job, m.metric),
+                "x": m.x,
+                "x_name": m.x_name,
+                "status": m.status,
+                "reason": m.reason,
+                "dtype": job.dtype,
+                "data_checksum": job.data_checksum,
+                "wall_time_s": wall_time_s,
+                "timestamp": stamp,
+                **facts,
+                **env,
+                "extra": m.extra,
+            }
+        )
     return records
 
 
@@ -113,8 +136,15 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
     seed_everything(job.seed)
     settings = prepare_device(job.device)
     env = {**provenance(job.device), **settings}
-    ctx = JobContext(device=job.device, dtype=DTYPES[job.dtype], progress=progress, label=job.label,
-                     options=plan.options, seed=job.seed, checkpoint_dir=store.root / job.suite / ".checkpoints")
+    ctx = JobContext(
+        device=job.device,
+        dtype=DTYPES[job.dtype],
+        progress=progress,
+        label=job.label,
+        options=plan.options,
+        seed=job.seed,
+        checkpoint_dir=store.root / job.suite / ".checkpoints",
+    )
     start = time.perf_counter()
     try:
         # set.compile=true (and set.cuda_graphs=true) reach every training of the job
@@ -150,8 +180,13 @@ def save(store: ResultsStore, job: Job, records: list[dict[str, Any]]) -> None:
 def skip_records(job: Job) -> list[dict[str, Any]]:
     """The one 'skipped' record, with its reason and the condition it depended on, of a job the plan cannot run."""
     records = job_records(job, [outcome_record("skipped", job.skip_reason or "")], {}, provenance(job.device), 0.0)
-    condition = {**(job.skip_condition or {}), "kind": job.skip_kind, "asked": job.asked,
-                 "device_capability": device_capability(job.device), "library_versions": library_versions()}
+    condition = {
+        **(job.skip_condition or {}),
+        "kind": job.skip_kind,
+        "asked": job.asked,
+        "device_capability": device_capability(job.device),
+        "library_versions": library_versions(),
+    }
     return [{**r, "skip_condition": condition} for r in records]
 
 
@@ -166,8 +201,15 @@ def _reason(records: list[dict[str, Any]]) -> str | None:
     return next((r.get("reason") for r in records if r.get("status") != "ok" and r.get("reason")), None)
 
 
-def settle(plan: Plan, job: Job, store: ResultsStore, since: float, progress: bool = True, wait: bool = False,
-           settled: dict[str, str] | None = None) -> Outcome | None:
+def settle(
+    plan: Plan,
+    job: Job,
+    store: ResultsStore,
+    since: float,
+    progress: bool = True,
+    wait: bool = False,
+    settled: dict[str, str] | None = None,
+) -> Outcome | None:
     """Take the job's lock, look in the store again, then train the job, record its skip, or name it.
 
     ``since`` is when this run started: a failed record older than that is retried (the plan's choice), a
@@ -180,9 +222,11 @@ def settle(plan: Plan, job: Job, store: ResultsStore, since: float, progress: bo
         if not lock.acquire(wait=wait):
             return None
     except OSError as exc:  # nothing of this job was computed yet: nothing to keep
-        raise StoreUnwritable(f"results_dir={store.root} stopped being writable ({exc.strerror or exc}) before "
-                              f"{job.label} started; the jobs before it are stored, and a rerun on a writable "
-                              f"folder resumes from there.") from None
+        raise StoreUnwritable(
+            f"results_dir={store.root} stopped being writable ({exc.strerror or exc}) before "
+            f"{job.label} started; the jobs before it are stored, and a rerun on a writable "
+            f"folder resumes from there."
+        ) from None
     with lock:
         path = store.find(job.suite, job.job_hash)
         if path is not None:
@@ -211,8 +255,9 @@ def execute(plan: Plan, store: ResultsStore, progress: bool = True) -> RunSummar
     store.prepare(plan.suite.name)
     since, settled, summary, later = time.time(), {}, RunSummary(), []
     to_run = {id(job) for job in plan.to_run}
-    bar = tqdm(total=len(to_run), desc=f"{plan.suite.name}", unit="job", disable=not progress or not to_run,
-               dynamic_ncols=True)
+    bar = tqdm(
+        total=len(to_run), desc=f"{plan.suite.name}", unit="job", disable=not progress or not to_run, dynamic_ncols=True
+    )
     for job in plan.jobs:
         bar.set_postfix_str(job.label)
         outcome = settle(plan, job, store, since, progress, wait=False, settled=settled)

@@ -44,12 +44,16 @@ def sweep_status(codes: list[int]) -> tuple[int, str]:
     failed = [(i, c) for i, c in enumerate(codes, 1) if c > 0 and c != 3]
     if killed:
         names = ", ".join(f"worker {i} by {_signal_name(sig)}" for i, sig in killed)
-        return 1, (f"A worker was killed ({names}): its job in flight was not stored, and a rerun trains it again; "
-                   f"exit status 1.")
+        return 1, (
+            f"A worker was killed ({names}): its job in flight was not stored, and a rerun trains it again; "
+            f"exit status 1."
+        )
     if failed:
         status = failed[0][1]
-        return status, (f"{len(codes)} workers finished; worker {failed[0][0]} exited with status {status}, so "
-                        f"the sweep exits {status}.")
+        return status, (
+            f"{len(codes)} workers finished; worker {failed[0][0]} exited with status {status}, so "
+            f"the sweep exits {status}."
+        )
     status = 3 if 3 in codes else 0
     return status, f"All {len(codes)} workers finished (exit status {status})."
 

@@ -45,20 +45,37 @@ def check_rows(length: int, count: int) -> torch.Tensor:
     return torch.linspace(0, length - 1, count).round().long().unique()
 
 
-def make_case(batch: int, heads: int, kv_heads: int, head_dim: int, length: int, causal: bool,
-              bias: torch.Tensor | None, dtype: torch.dtype, device: str, seed: int, rows: int) -> Case:
+def make_case(
+    batch: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    length: int,
+    causal: bool,
+    bias: torch.Tensor | None,
+    dtype: torch.dtype,
+    device: str,
+    seed: int,
+    rows: int,
+) -> Case:
     """Random unit-variance inputs, the same for a given seed and shape whatever the kernel."""
     gen = torch.Generator().manual_seed(seed)
 
     def randn(*shape):
         return torch.randn(*shape, generator=gen).to(device=device, dtype=dtype)
 
-    q, k, v = randn(batch, heads, length, head_dim), randn(batch, kv_heads, length, head_dim), randn(batch, kv_heads, length, head_dim)
+    q, k, v = (
+        randn(batch, heads, length, head_dim),
+        randn(batch, kv_heads, length, head_dim),
+        randn(batch, kv_heads, length, head_dim),
+    )
     grad_dense = randn(batch, heads, length, head_dim)
     picked = check_rows(length, rows)
     grad_rows = torch.zeros_like(grad_dense)
     grad_rows[:, :, picked.to(device)] = grad_dense[:, :, picked.to(device)]
-    return Case(q, k, v, None if bias is None else bias.to(device=device, dtype=dtype), causal, picked, grad_rows, grad_dense)
+    return Case(
+        q, k, v, None if bias is None else bias.to(device=device, dtype=dtype), causal, picked, grad_rows, grad_dense
+    )
 
 
 def reference(case: Case, backward: bool) -> dict[str, torch.Tensor]:
@@ -92,8 +109,10 @@ class CheckResult:
     errors: dict[str, float]
 
     def reason(self) -> str:
-        return (f"output differs from naive: max |error| of {self.worst} is {self.max_abs_error:.3g} > allowed "
-                f"{self.allowed:.3g} (checked on the sampled rows against float64 naive)")
+        return (
+            f"output differs from naive: max |error| of {self.worst} is {self.max_abs_error:.3g} > allowed "
+            f"{self.allowed:.3g} (checked on the sampled rows against float64 naive)"
+        )
 
 
 def compare(case: Case, got: dict[str, torch.Tensor], want: dict[str, torch.Tensor]) -> CheckResult:

@@ -19,8 +19,10 @@ def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> list[Path]:
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for metric, label, name in (("latency", "latency (ms)", "attention_cost_latency"),
-                                ("peak_memory", "peak memory (MiB)", "attention_cost_memory")):
+    for metric, label, name in (
+        ("latency", "latency (ms)", "attention_cost_latency"),
+        ("peak_memory", "peak memory (MiB)", "attention_cost_memory"),
+    ):
         data = df[(df.metric == metric) & (df.status == "ok")].copy()
         if not len(data):
             continue
@@ -33,8 +35,19 @@ def latency_and_memory_figures(df: pd.DataFrame, folder: Path) -> list[Path]:
                 ax = axes[i][j]
                 part = data[(data["mask"] == mask) & (data["pass"] == pass_)]
                 if len(part):
-                    sns.lineplot(data=part, x="x", y="value", hue="kernel", style="heads", hue_order=hue_order,
-                                 style_order=style_order, marker="o", errorbar=None, ax=ax, legend=(i == 0 and j == 0))
+                    sns.lineplot(
+                        data=part,
+                        x="x",
+                        y="value",
+                        hue="kernel",
+                        style="heads",
+                        hue_order=hue_order,
+                        style_order=style_order,
+                        marker="o",
+                        errorbar=None,
+                        ax=ax,
+                        legend=(i == 0 and j == 0),
+                    )
                 ax.set_xscale("log", base=2)
                 ax.set_yscale("log")
                 ax.set(xlabel="sequence length (tokens)", ylabel=label, title=f"{pass_}, {mask} mask")

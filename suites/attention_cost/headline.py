@@ -11,8 +11,11 @@ from harness.report_kit import markdown_table
 from suites.attention_cost.verdicts import LINEAR, QUADRATIC, _slope_verdict, fused, kernel_of
 
 #: how a slope reads against the margins (suites/attention_cost/verdicts.py)
-READS = {"agrees": "linear (naive quadratic)", "disagrees": "quadratic like naive",
-         "inconclusive": "neither, by the margins"}
+READS = {
+    "agrees": "linear (naive quadratic)",
+    "disagrees": "quadratic like naive",
+    "inconclusive": "neither, by the margins",
+}
 HEADING = "## Memory growth: fused kernels against naive attention"
 
 
@@ -26,8 +29,9 @@ def _pair(values: list[str]) -> str:
     return values[0] if len(set(values)) == 1 else " / ".join(values)
 
 
-def rows(df: pd.DataFrame, slopes: dict[tuple, dict[str, float | None]], reference: dict[str, str],
-         lengths) -> list[dict]:
+def rows(
+    df: pd.DataFrame, slopes: dict[tuple, dict[str, float | None]], reference: dict[str, str], lengths
+) -> list[dict]:
     """One row per variant with a naive reference of the same heads (forward pass, full and causal masks): the memory
     slope, the reference's, how it reads (or why it is not judged), and at the longest length both timed the speed-up
     and the memory ratio against the reference."""
@@ -41,10 +45,16 @@ def rows(df: pd.DataFrame, slopes: dict[tuple, dict[str, float | None]], referen
         mine, theirs = entry["peak_memory"], slopes[(ref, causal, pass_)]["peak_memory"]
         if mine is None or theirs is None:
             continue
-        reads = (READS[_slope_verdict(mine, theirs)] if fused(kernel_of(df, variant))
-                 else "not judged: materialises the scores")
-        both = [x for x in lengths if not math.isnan(_forward(lat, variant, causal, x))
-                and not math.isnan(_forward(lat, ref, causal, x))]
+        reads = (
+            READS[_slope_verdict(mine, theirs)]
+            if fused(kernel_of(df, variant))
+            else "not judged: materialises the scores"
+        )
+        both = [
+            x
+            for x in lengths
+            if not math.isnan(_forward(lat, variant, causal, x)) and not math.isnan(_forward(lat, ref, causal, x))
+        ]
         row = cells.setdefault(variant, {k: [] for k in ("slope", "ref", "reads", "tokens", "speed", "memory")})
         row["slope"].append(f"{mine:.2f}")
         row["ref"].append(f"{theirs:.2f}")
@@ -61,18 +71,36 @@ def rows(df: pd.DataFrame, slopes: dict[tuple, dict[str, float | None]], referen
         row["naive"] = ref
     out = []
     for variant, c in cells.items():
-        out.append({"variant": variant, "memory slope": _pair(c["slope"]),
-                    "naive of the same heads": f"`{c['naive']}` {_pair(c['ref'])}", "reads as": _pair(c["reads"]),
-                    "at tokens": _pair(c["tokens"]), "speed-up": _pair(c["speed"]), "memory saved": _pair(c["memory"])})
+        out.append(
+            {
+                "variant": variant,
+                "memory slope": _pair(c["slope"]),
+                "naive of the same heads": f"`{c['naive']}` {_pair(c['ref'])}",
+                "reads as": _pair(c["reads"]),
+                "at tokens": _pair(c["tokens"]),
+                "speed-up": _pair(c["speed"]),
+                "memory saved": _pair(c["memory"]),
+            }
+        )
     return out
 
 
 def section(df: pd.DataFrame, slopes, reference, lengths) -> list[str]:
     """The report's first table: what the linear-memory verdict reads, one row per kernel and mask."""
     found = rows(df, slopes, reference, lengths)
-    note = (f"Forward pass; where the full and the causal mask differ a cell reads full / causal. Memory slope: least-squares slope of log(peak memory) on log(length) over the three longest "
-            f"lengths (1 linear, 2 quadratic); a fused kernel reads as linear below {LINEAR:g} where naive attention of "
-            f"the same heads grows above {QUADRATIC:g}. Speed-up and memory saved: naive's median time and peak memory "
-            f"over the kernel's at the longest length both timed.")
-    return [HEADING, "", note, "", markdown_table(pd.DataFrame(found)) if found else
-            "These records lack the naive and kernel pairs needed for a comparison.", ""]
+    note = (
+        f"Forward pass; where the full and the causal mask differ a cell reads full / causal. Memory slope: least-squares slope of log(peak memory) on log(length) over the three longest "
+        f"lengths (1 linear, 2 quadratic); a fused kernel reads as linear below {LINEAR:g} where naive attention of "
+        f"the same heads grows above {QUADRATIC:g}. Speed-up and memory saved: naive's median time and peak memory "
+        f"over the kernel's at the longest length both timed."
+    )
+    return [
+        HEADING,
+        "",
+        note,
+        "",
+        markdown_table(pd.DataFrame(found))
+        if found
+        else "These records lack the naive and kernel pairs needed for a comparison.",
+        "",
+    ]

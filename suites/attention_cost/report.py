@@ -46,30 +46,64 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     slope_table, slopes = slope_rows(df, keys)
     lines += headline.section(df, slopes, reference, lengths)
 
-    lines += ["## Latency (ms)", "",
-              "Median time of one call over the repeats kept; ± is half the interquartile range as a share of the median; "
-              "`*` marks a cell where fewer than 3 repeats were free of other processes' CPU use (all repeats kept). "
-              "`skipped` cells are over the profile's per-call budget (memory and FLOPs are still measured).", "",
-              table(df, "latency", lengths, keys, noise=True), ""]
-    lines += ["## Speed-up over naive attention of the same head grouping", "",
-              "median(naive) / median(kernel), with a 95% bootstrap interval over repeats in brackets (the noise figure).", "",
-              speedups(df, lengths, keys, reference), ""]
-    lines += ["## Peak memory (MiB)", "", "Most bytes held at once during one call beyond its inputs (outputs, saved "
-              "activations and gradients included).", "", table(df, "peak_memory", lengths, keys, digits=4), "",
-              "Naive's memory over the kernel's:", "", memory_ratios(df, lengths, keys, reference), ""]
-    lines += ["## Achieved FLOP/s as a share of the matmul peak (%)", "",
-              "Useful FLOPs (torch.utils.flop_counter on naive attention of the same shapes; causal cases count the "
-              "unmasked half) divided by the median latency, over the fastest square-matmul FLOP/s measured in the same job."
-              + over_peak(df), "", table(df, "peak_fraction", lengths, keys, digits=3), ""]
-    lines += ["## Growth with sequence length", "",
-              "Least-squares slope of log(value) on log(length) over the three longest lengths measured: 1 is linear, 2 quadratic.", "",
-              slope_table, ""]
+    lines += [
+        "## Latency (ms)",
+        "",
+        "Median time of one call over the repeats kept; ± is half the interquartile range as a share of the median; "
+        "`*` marks a cell where fewer than 3 repeats were free of other processes' CPU use (all repeats kept). "
+        "`skipped` cells are over the profile's per-call budget (memory and FLOPs are still measured).",
+        "",
+        table(df, "latency", lengths, keys, noise=True),
+        "",
+    ]
+    lines += [
+        "## Speed-up over naive attention of the same head grouping",
+        "",
+        "median(naive) / median(kernel), with a 95% bootstrap interval over repeats in brackets (the noise figure).",
+        "",
+        speedups(df, lengths, keys, reference),
+        "",
+    ]
+    lines += [
+        "## Peak memory (MiB)",
+        "",
+        "Most bytes held at once during one call beyond its inputs (outputs, saved "
+        "activations and gradients included).",
+        "",
+        table(df, "peak_memory", lengths, keys, digits=4),
+        "",
+        "Naive's memory over the kernel's:",
+        "",
+        memory_ratios(df, lengths, keys, reference),
+        "",
+    ]
+    lines += [
+        "## Achieved FLOP/s as a share of the matmul peak (%)",
+        "",
+        "Useful FLOPs (torch.utils.flop_counter on naive attention of the same shapes; causal cases count the "
+        "unmasked half) divided by the median latency, over the fastest square-matmul FLOP/s measured in the same job."
+        + over_peak(df),
+        "",
+        table(df, "peak_fraction", lengths, keys, digits=3),
+        "",
+    ]
+    lines += [
+        "## Growth with sequence length",
+        "",
+        "Least-squares slope of log(value) on log(length) over the three longest lengths measured: 1 is linear, 2 quadratic.",
+        "",
+        slope_table,
+        "",
+    ]
     figures = latency_and_memory_figures(df, out_dir / "figures")
     lines += ["## Figures", ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
     memory, peak = verdicts(df, slopes, reference, lengths)
     # the memory verdict's per-kernel sentences are the first table's rows; its verdict is said here once
-    said = ([f"The linear-memory finding {_says(memory.verdict)} on the first table's fused kernels."]
-            if memory.verdict != "not run" else []) + sentences([peak])
+    said = (
+        [f"The linear-memory finding {_says(memory.verdict)} on the first table's fused kernels."]
+        if memory.verdict != "not run"
+        else []
+    ) + sentences([peak])
     lines += ["## Against the published findings", "", PUBLISHED + " " + (" ".join(said) or NO_PAIRS), ""]
     lines += _setup(df, first_ok(df), settings, seeds, peaks, dtype, atol, rtol)
     lines += support(df)
@@ -78,7 +112,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def _says(verdict: str) -> str:
-    return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive"}.get(verdict, f"is {verdict}")
+    return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive"}.get(
+        verdict, f"is {verdict}"
+    )
 
 
 def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> list[str]:
@@ -89,7 +125,8 @@ def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> list[str]:
     others = [e["other_cpu_median"] for e in lat.extra if e.get("other_cpu_median") is not None]
     stalls = [e["stall_median"] for e in lat.extra if e.get("stall_median") is not None]
     return [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Shapes: batch {settings['batch']}, {settings['n_heads']} query heads of dimension {settings['head_dim']}; "
         f"lengths {', '.join(str(x) for x in settings['lengths'])}; {dtype}; profile `{first.profile}`, seeds {seeds}.",
         f"- Timing: torch.utils.benchmark.Timer blocks (at least {settings['min_repeats']} repeats and "
@@ -106,9 +143,10 @@ def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> list[str]:
         f"{len(lat)} timed cases had fewer than 3 clean repeats and keep all of them. Median other-process CPU during "
         f"timing: {statistics.median(others) if others else float('nan'):.2f} cores; median CPU stall share "
         f"{statistics.median(stalls) if stalls else float('nan'):.0%}."
-        + (" These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
-           if lat.size and contaminated > len(lat) / 4 else ""),
+        + (
+            " These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
+            if lat.size and contaminated > len(lat) / 4
+            else ""
+        ),
         "",
     ]
-
-

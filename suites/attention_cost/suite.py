@@ -68,7 +68,11 @@ class AttentionCostProfile(Timing):
     #: intra-op threads while measuring (0: torch's default); 1 is steadier on a shared machine
     threads: int = 0
 
-    rules = {"passes": one_of(*PASSES), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
+    rules = {
+        "passes": one_of(*PASSES),
+        "threads": at_least(0, "0 = torch's default"),
+        "max_call_s": at_least(0, "0 = time no call"),
+    }
 
 
 #: the profiles declared in suite.yaml beside this file
@@ -106,8 +110,10 @@ def _memory_problem(held: tuple[int, float] | None, length: int, device: str) ->
         return None
     predicted = held[1] * (length / held[0]) ** 2
     if predicted > 0.8 * free:
-        return (f"predicted peak {predicted / 2**30:.1f} GiB (quadratic growth from {held[1] / 2**30:.2f} GiB at "
-                f"length {held[0]}) exceeds 80% of the {free / 2**30:.1f} GiB of available memory")
+        return (
+            f"predicted peak {predicted / 2**30:.1f} GiB (quadratic growth from {held[1] / 2**30:.2f} GiB at "
+            f"length {held[0]}) exceeds 80% of the {free / 2**30:.1f} GiB of available memory"
+        )
     return None
 
 
@@ -127,21 +133,38 @@ class AttentionCost(TimesOnly, Suite):
         return tuple(f"{k}{g}" for k in kernels.names() for g in GROUPINGS)
 
     def base_spec(self, profile: AttentionCostProfile, options: dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(d_model=profile.n_heads * profile.head_dim, n_heads=profile.n_heads, n_layers=1,
-                               position="none", kernel="sdpa", max_len=max(profile.lengths))
+        return TransformerSpec(
+            d_model=profile.n_heads * profile.head_dim,
+            n_heads=profile.n_heads,
+            n_layers=1,
+            position="none",
+            kernel="sdpa",
+            max_len=max(profile.lengths),
+        )
 
-    def run_job(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def run_job(
+        self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         with threads(profile.threads) as count:
             ctx.facts["timing_threads"] = count
             return self._sweep(spec, profile, seed, ctx)
 
-    def _sweep(self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def _sweep(
+        self, spec: TransformerSpec, profile: AttentionCostProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         kernel = kernels.get(spec.kernel)
         device = ctx.device
         warm_up_tools()
         peak, peak_detail = matmul_peak(device, ctx.dtype, profile.matmul_sizes)
-        ctx.facts.update(kernel=spec.kernel, heads=spec.n_heads, kv_heads=spec.kv_heads, head_dim=spec.head_dim,
-                         batch=profile.batch, position=spec.position, matmul_peak_gflops=peak / 1e9)
+        ctx.facts.update(
+            kernel=spec.kernel,
+            heads=spec.n_heads,
+            kv_heads=spec.kv_heads,
+            head_dim=spec.head_dim,
+            batch=profile.batch,
+            position=spec.position,
+            matmul_peak_gflops=peak / 1e9,
+        )
         out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
         pos = positions.get(spec.position)(spec.d_model, spec.n_heads, spec.head_dim, max(profile.lengths))
         cases = [(c, p) for c in profile.causal for p in profile.passes]
@@ -162,7 +185,9 @@ class AttentionCost(TimesOnly, Suite):
                     out += [Measurement(m, None, status="skipped", reason=stop, **where) for m in CASE_METRICS]
                 else:
                     try:
-                        measured, stop = self._case(kernel, spec, profile, pos, length, causal, pass_, seed, peak, ctx, where)
+                        measured, stop = self._case(
+                            kernel, spec, profile, pos, length, causal, pass_, seed, peak, ctx, where
+                        )
                     except (torch.OutOfMemoryError, MemoryError) as exc:  # e.g. the float64 reference on a GPU
                         reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
                         measured = [Measurement(m, None, status="oom", reason=reason, **where) for m in CASE_METRICS]
@@ -170,19 +195,48 @@ class AttentionCost(TimesOnly, Suite):
                         if ctx.device.startswith("cuda"):
                             torch.cuda.empty_cache()
                     out += measured
-                    held = next(((length, m.extra["bytes"]) for m in measured if m.metric == "peak_memory" and m.status == "ok"), held)
+                    held = next(
+                        (
+                            (length, m.extra["bytes"])
+                            for m in measured
+                            if m.metric == "peak_memory" and m.status == "ok"
+                        ),
+                        held,
+                    )
                 bar.update()
         bar.close()
         return out
 
-    def _case(self, kernel: AttentionKernel, spec: TransformerSpec, profile: AttentionCostProfile, pos, length: int,
-              causal: bool, pass_: str, seed: int, peak: float, ctx: JobContext, where: dict[str, Any]):
+    def _case(
+        self,
+        kernel: AttentionKernel,
+        spec: TransformerSpec,
+        profile: AttentionCostProfile,
+        pos,
+        length: int,
+        causal: bool,
+        pass_: str,
+        seed: int,
+        peak: float,
+        ctx: JobContext,
+        where: dict[str, Any],
+    ):
         """Measurements of one (length, mask, pass) and, if it went over budget, why to stop."""
         backward = pass_ == "fwd+bwd"
         bias = pos.score_bias(length, length, 0, ctx.dtype)  # (H, T, T) or None
-        case = make_case(profile.batch, spec.n_heads, spec.kv_heads, spec.head_dim, length, causal, bias, ctx.dtype,
-                         ctx.device, seed=int(stable_hash([seed, length, spec.n_heads, spec.kv_heads]), 16) % 2**31,
-                         rows=profile.check_rows)
+        case = make_case(
+            profile.batch,
+            spec.n_heads,
+            spec.kv_heads,
+            spec.head_dim,
+            length,
+            causal,
+            bias,
+            ctx.dtype,
+            ctx.device,
+            seed=int(stable_hash([seed, length, spec.n_heads, spec.kv_heads]), 16) % 2**31,
+            rows=profile.check_rows,
+        )
 
         def outcome(status: str, reason: str) -> list[Measurement]:
             return [Measurement(m, None, status=status, reason=reason, **where) for m in CASE_METRICS]
@@ -219,16 +273,29 @@ class AttentionCost(TimesOnly, Suite):
             return outcome("failed", f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"), None
         first_call_s = time.perf_counter() - start
         check = compare(case, got, reference(case, backward))
-        extra = {**where["extra"], "first_call_s": first_call_s, "checked_rows": len(case.rows), "errors": check.errors,
-                 "allowed_error": check.allowed}
+        extra = {
+            **where["extra"],
+            "first_call_s": first_call_s,
+            "checked_rows": len(case.rows),
+            "errors": check.errors,
+            "allowed_error": check.allowed,
+        }
         where = {**where, "extra": extra}
         if not check.ok:
             return outcome("failed", check.reason()), None
-        flops = _reference_flops(case.q.shape, case.k.shape, causal, backward, case.bias) * _useful_fraction(length, causal)
+        flops = _reference_flops(case.q.shape, case.k.shape, causal, backward, case.bias) * _useful_fraction(
+            length, causal
+        )
         out = [
             Measurement("max_error", check.max_abs_error, **where),
-            Measurement("peak_memory", peak_bytes / 2**20, **{**where, "extra": {**extra, "method": method, "bytes": peak_bytes}}),
-            Measurement("flops", flops / 1e9, **{**where, "extra": {**extra, "kernel_counted_gflop": kernel_flops / 1e9}}),
+            Measurement(
+                "peak_memory",
+                peak_bytes / 2**20,
+                **{**where, "extra": {**extra, "method": method, "bytes": peak_bytes}},
+            ),
+            Measurement(
+                "flops", flops / 1e9, **{**where, "extra": {**extra, "kernel_counted_gflop": kernel_flops / 1e9}}
+            ),
         ]
         if first_call_s > profile.max_call_s:  # a second, unprofiled call: one slow call may be another process's doing
             synchronize(ctx.device)
@@ -238,12 +305,21 @@ class AttentionCost(TimesOnly, Suite):
             first_call_s = min(first_call_s, time.perf_counter() - start)
             extra["first_call_s"] = first_call_s
         if first_call_s > profile.max_call_s:
-            reason = (f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
-                      f"(set.max_call_s=... to time it)")
-            out += [Measurement(m, None, status="skipped", reason=reason, **where) for m in ("latency", "throughput", "peak_fraction")]
+            reason = (
+                f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
+                f"(set.max_call_s=... to time it)"
+            )
+            out += [
+                Measurement(m, None, status="skipped", reason=reason, **where)
+                for m in ("latency", "throughput", "peak_fraction")
+            ]
             return out, f"at length {length} {reason}"
-        timing = time_call(call(case.grad_dense), min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
-                           expected_s=first_call_s)
+        timing = time_call(
+            call(case.grad_dense),
+            min_repeats=profile.min_repeats,
+            min_run_time=profile.min_run_time,
+            expected_s=first_call_s,
+        )
         median = timing.median
         timed = {**where, "extra": {**extra, **timing.summary()}}
         out += [
@@ -252,7 +328,6 @@ class AttentionCost(TimesOnly, Suite):
             Measurement("peak_fraction", 100.0 * flops / median / peak, **where),
         ]
         return out, None
-
 
 
 suites.add("attention_cost", AttentionCost())

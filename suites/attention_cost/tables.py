@@ -90,6 +90,7 @@ def _against_reference(df, metric: str, lengths, keys, reference: dict[str, str]
 
 def speedups(df, lengths, keys, reference: dict[str, str]) -> str:
     """median(reference) / median(kernel) with a 95% bootstrap interval over repeats."""
+
     def cell(ref, kernel) -> str:
         a, b = kept_times(ref), kept_times(kernel)
         if not (a and b):
@@ -98,8 +99,11 @@ def speedups(df, lengths, keys, reference: dict[str, str]) -> str:
         return f"{point:.2f}x [{lo:.2f}-{hi:.2f}]"
 
     rows = _against_reference(df, "latency", lengths, keys, reference, lambda v, ref: f"{v} vs {ref}", cell)
-    return (narrow(pd.DataFrame(rows), ["variant", "pass", "mask"]) if rows
-            else "No variant has a naive reference of the same grouping in these records.")
+    return (
+        narrow(pd.DataFrame(rows), ["variant", "pass", "mask"])
+        if rows
+        else "No variant has a naive reference of the same grouping in these records."
+    )
 
 
 def memory_ratios(df, lengths, keys, reference: dict[str, str]) -> str:
@@ -126,21 +130,37 @@ def slope_rows(df, keys) -> tuple[str, dict[tuple, dict[str, float | None]]]:
     for variant, causal, pass_ in keys:
         entry = {}
         for metric in ("latency", "peak_memory"):
-            sel = df[(df.metric == metric) & (df.status == "ok") & (df.variant == variant) & (df.causal == causal) & (df["pass"] == pass_)]
+            sel = df[
+                (df.metric == metric)
+                & (df.status == "ok")
+                & (df.variant == variant)
+                & (df.causal == causal)
+                & (df["pass"] == pass_)
+            ]
             pts = list(sel.groupby("x").value.mean().items())
             entry[metric] = slope(pts)
         found[(variant, causal, pass_)] = entry
-        rows.append({"variant": variant, "mask": "causal" if causal else "full", "pass": pass_,
-                     "latency slope": "-" if entry["latency"] is None else f"{entry['latency']:.2f}",
-                     "memory slope": "-" if entry["peak_memory"] is None else f"{entry['peak_memory']:.2f}"})
+        rows.append(
+            {
+                "variant": variant,
+                "mask": "causal" if causal else "full",
+                "pass": pass_,
+                "latency slope": "-" if entry["latency"] is None else f"{entry['latency']:.2f}",
+                "memory slope": "-" if entry["peak_memory"] is None else f"{entry['peak_memory']:.2f}",
+            }
+        )
     return markdown_table(pd.DataFrame(rows)), found
 
 
 def over_peak(df) -> str:
     frac = df[(df.metric == "peak_fraction") & (df.status == "ok")]
     over = int((frac.value > 100).sum())
-    return (f" {over} cells exceed 100%: the matmul peak and the kernel were timed at different moments of a machine "
-            f"whose load changed, so these shares are not trustworthy." if over else "")
+    return (
+        f" {over} cells exceed 100%: the matmul peak and the kernel were timed at different moments of a machine "
+        f"whose load changed, so these shares are not trustworthy."
+        if over
+        else ""
+    )
 
 
 def method(df) -> str:
@@ -154,17 +174,38 @@ def support(df) -> list[str]:
     for _variant, g in df.groupby("variant"):
         statuses = g[g.metric != "matmul_peak"].status.value_counts().to_dict()
         job = g[g.metric == "job"]
-        per_variant.append({"kernel": g.kernel.iloc[0], "grouping": g.grouping.iloc[0],
-                            "cases per variant": ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
-                            "why not run": "; ".join(sorted(set(job.reason.dropna()))) or ""})
+        per_variant.append(
+            {
+                "kernel": g.kernel.iloc[0],
+                "grouping": g.grouping.iloc[0],
+                "cases per variant": ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
+                "why not run": "; ".join(sorted(set(job.reason.dropna()))) or "",
+            }
+        )
     rows = []
-    for (kernel, cases, why), g in pd.DataFrame(per_variant).groupby(["kernel", "cases per variant", "why not run"],
-                                                                      sort=True):
-        rows.append({"kernel": kernel, "head groupings": ", ".join(sorted(g.grouping)), "cases per variant": cases,
-                     "why not run": why})
-    lines = ["## Support", "", "Records per variant by status (a case is one length x mask x pass x metric); variants of "
-             "one kernel with the same counts share a row.", "", markdown_table(pd.DataFrame(rows)), ""]
-    reasons = df[(df.status.isin(["failed", "oom", "unsupported"])) & (df.metric != "job")].drop_duplicates(["variant", "status", "reason"])
+    for (kernel, cases, why), g in pd.DataFrame(per_variant).groupby(
+        ["kernel", "cases per variant", "why not run"], sort=True
+    ):
+        rows.append(
+            {
+                "kernel": kernel,
+                "head groupings": ", ".join(sorted(g.grouping)),
+                "cases per variant": cases,
+                "why not run": why,
+            }
+        )
+    lines = [
+        "## Support",
+        "",
+        "Records per variant by status (a case is one length x mask x pass x metric); variants of "
+        "one kernel with the same counts share a row.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]
+    reasons = df[(df.status.isin(["failed", "oom", "unsupported"])) & (df.metric != "job")].drop_duplicates(
+        ["variant", "status", "reason"]
+    )
     if len(reasons):
         lines += ["Cases that did not run:", ""]
         lines += [f"- `{r.variant}` ({r.status}): {r.reason}" for r in reasons.itertuples()] + [""]
@@ -176,11 +217,21 @@ def correctness(df, keys) -> list[str]:
     rows = []
     for variant, g in err.groupby("variant"):
         ok = g[g.status == "ok"]
-        rows.append({"variant": variant, "cases checked": len(g[g.status.isin(["ok", "failed"])]),
-                     "mismatches": int((g.status == "failed").sum()),
-                     "largest error": f"{ok.value.max():.2g}" if len(ok) else "-",
-                     "allowed (at that case)": f"{ok.extra.loc[ok.value.idxmax()]['allowed_error']:.2g}" if len(ok) else "-"})
-    return ["## Correctness against naive", "", markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.", ""]
+        rows.append(
+            {
+                "variant": variant,
+                "cases checked": len(g[g.status.isin(["ok", "failed"])]),
+                "mismatches": int((g.status == "failed").sum()),
+                "largest error": f"{ok.value.max():.2g}" if len(ok) else "-",
+                "allowed (at that case)": f"{ok.extra.loc[ok.value.idxmax()]['allowed_error']:.2g}" if len(ok) else "-",
+            }
+        )
+    return [
+        "## Correctness against naive",
+        "",
+        markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.",
+        "",
+    ]
 
 
 def cases(df: pd.DataFrame):

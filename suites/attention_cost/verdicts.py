@@ -98,28 +98,47 @@ def _memory_finding(df, slopes, reference, lengths) -> Finding:
         label = _slope_verdict(mine, theirs)
         labels.append(label)
         estimates.append(Estimate(f"memory slope {variant}, {mask} (vs {ref} {theirs:.2f})", mine, seeds=seeds))
-        parts.append(f"`{variant}`'s {mask}-mask forward peak memory grows with slope {mine:.2f} against {theirs:.2f} for "
-                     f"`{ref}`" + {"agrees": " (linear against quadratic).",
-                                   "disagrees": f" (quadratic like `{ref}`).",
-                                   "inconclusive": " (neither linear nor quadratic by the margins)."}[label])
+        parts.append(
+            f"`{variant}`'s {mask}-mask forward peak memory grows with slope {mine:.2f} against {theirs:.2f} for "
+            f"`{ref}`"
+            + {
+                "agrees": " (linear against quadratic).",
+                "disagrees": f" (quadratic like `{ref}`).",
+                "inconclusive": " (neither linear nor quadratic by the margins).",
+            }[label]
+        )
     if excluded:
-        parts.append("Not judged, as they materialise the score matrix by design (the quadratic reference): "
-                     + "; ".join(f"`{k}` slopes {', '.join(v)}" for k, v in sorted(excluded.items()))
-                     + (" (`sdpa_math` is PyTorch's unfused math path)." if "sdpa_math" in excluded else "."))
+        parts.append(
+            "Not judged, as they materialise the score matrix by design (the quadratic reference): "
+            + "; ".join(f"`{k}` slopes {', '.join(v)}" for k, v in sorted(excluded.items()))
+            + (" (`sdpa_math` is PyTorch's unfused math path)." if "sdpa_math" in excluded else ".")
+        )
     parts += _speed_sentences(df, reference, lengths)
     # every fused kernel and mask must grow linearly: one quadratic kernel refutes the check
     verdict = all_hold(labels)
     cause = ""
     if verdict != "agrees" and labels:
-        off = [e.label.split(",")[0].replace("memory slope ", "") for e, lab in zip(estimates, labels) if lab != "agrees"]
-        cause = (f"{', '.join(sorted(set(off)))} do not grow below slope {LINEAR:g} where naive grows above "
-                 f"{QUADRATIC:g}.")
+        off = [
+            e.label.split(",")[0].replace("memory slope ", "") for e, lab in zip(estimates, labels) if lab != "agrees"
+        ]
+        cause = (
+            f"{', '.join(sorted(set(off)))} do not grow below slope {LINEAR:g} where naive grows above {QUADRATIC:g}."
+        )
     elif not labels:
         verdict = "not run"
     # the steepest fused kernel's slope is the one the verdict turns on (every one must stay below LINEAR)
     steepest = max(range(len(estimates)), key=lambda i: estimates[i].value, default=0)
-    return finding(MEMORY, verdict, " ".join(parts), estimates, seeds, cause=cause, over_seeds=False, headline=steepest,
-                   boundary=LINEAR)
+    return finding(
+        MEMORY,
+        verdict,
+        " ".join(parts),
+        estimates,
+        seeds,
+        cause=cause,
+        over_seeds=False,
+        headline=steepest,
+        boundary=LINEAR,
+    )
 
 
 def _speed_sentences(df, reference, lengths) -> list[str]:
@@ -138,9 +157,11 @@ def _speed_sentences(df, reference, lengths) -> list[str]:
                 x = max(both)
                 a, b = _value(lat, ref, causal, x), _value(lat, variant, causal, x)
                 ma, mb = _value(mem, ref, causal, x), _value(mem, variant, causal, x)
-                parts.append(f"At {int(x)} tokens ({'causal' if causal else 'full'} forward, the longest both timed) "
-                             f"`{variant}` takes {b:.1f} ms and {mb:.1f} MiB against {a:.1f} ms and {ma:.1f} MiB for `{ref}` "
-                             f"({a / b:.1f}x faster, {ma / mb:.0f}x less memory).")
+                parts.append(
+                    f"At {int(x)} tokens ({'causal' if causal else 'full'} forward, the longest both timed) "
+                    f"`{variant}` takes {b:.1f} ms and {mb:.1f} MiB against {a:.1f} ms and {ma:.1f} MiB for `{ref}` "
+                    f"({a / b:.1f}x faster, {ma / mb:.0f}x less memory)."
+                )
     return parts
 
 
@@ -149,13 +170,27 @@ def share_tolerance(df: pd.DataFrame, causal: bool, x: float) -> float | None:
     is useful FLOPs / SDPA's median latency / the matmul peak, so its relative sd per run is the two timings'
     relative sds in quadrature (each its IQR / median over IQR_SDS); the earlier run is taken to be as noisy
     (sqrt 2), and a change counts beyond MARGIN_SDS of that sd. None where the records hold no timing repeats."""
-    lat = df[(df.metric == "latency") & (df.status == "ok") & (df["pass"] == "fwd") & (df.kernel == "sdpa")
-             & (df.grouping == "MHA") & (df.x == x) & (df.causal == causal)] if "extra" in df else df.iloc[0:0]
+    lat = (
+        df[
+            (df.metric == "latency")
+            & (df.status == "ok")
+            & (df["pass"] == "fwd")
+            & (df.kernel == "sdpa")
+            & (df.grouping == "MHA")
+            & (df.x == x)
+            & (df.causal == causal)
+        ]
+        if "extra" in df
+        else df.iloc[0:0]
+    )
     noise = [e.get("noise") for e in lat.extra if isinstance(e, dict) and e.get("noise") is not None]
     # the matmul peak of the same jobs: the best size's repeats set its noise
     peaks = df[(df.metric == "matmul_peak") & (df.status == "ok") & df.variant.isin(set(lat.variant))]
-    peak_noise = [min(sizes.values(), key=lambda d: -d["flops_per_s"]).get("noise", 0.0)
-                  for e in peaks.extra if isinstance(e, dict) and (sizes := e.get("sizes"))]
+    peak_noise = [
+        min(sizes.values(), key=lambda d: -d["flops_per_s"]).get("noise", 0.0)
+        for e in peaks.extra
+        if isinstance(e, dict) and (sizes := e.get("sizes"))
+    ]
     if not noise:
         return None
     sd_latency = max(noise) / IQR_SDS  # (T,) timings of one call: their relative sd
@@ -168,8 +203,13 @@ def _peak_finding(df) -> Finding:
     relative tolerance of the share this project measured earlier, the tolerance set from this run's timing noise
     (``share_tolerance``); both masks must hold."""
     parts, labels, estimates, causes, bounds = [], [], [], [], []
-    frac = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df["pass"] == "fwd") & (df.kernel == "sdpa")
-              & (df.grouping == "MHA")]
+    frac = df[
+        (df.metric == "peak_fraction")
+        & (df.status == "ok")
+        & (df["pass"] == "fwd")
+        & (df.kernel == "sdpa")
+        & (df.grouping == "MHA")
+    ]
     if len(frac):
         x = frac.x.max()
         for causal, earlier in EARLIER.items():
@@ -183,7 +223,9 @@ def _peak_finding(df) -> Finding:
             if got > 100:
                 said = "above 100%, so this run's peak is not trustworthy (the machine's load changed between the two)."
                 labels.append("inconclusive")
-                causes.append(f"the {mask} share is over 100%: the matmul peak and SDPA were timed under different loads.")
+                causes.append(
+                    f"the {mask} share is over 100%: the matmul peak and SDPA were timed under different loads."
+                )
             elif x != 4096:
                 said = "measured at a different length, so not comparable."
                 labels.append("inconclusive")
@@ -194,27 +236,49 @@ def _peak_finding(df) -> Finding:
                 causes.append(f"the records hold no timing repeats of SDPA's {mask} call to set the tolerance from.")
             else:
                 close = abs(change) <= tolerance
-                said = (f"{change:+.1f}% relative, {'within' if close else 'beyond'} the {tolerance:.1f}% this run's "
-                        f"timing noise allows.")
+                said = (
+                    f"{change:+.1f}% relative, {'within' if close else 'beyond'} the {tolerance:.1f}% this run's "
+                    f"timing noise allows."
+                )
                 labels.append("agrees" if close else "disagrees")
                 if not close:
-                    causes.append(f"the {mask} share {got:.1f}% is {change:+.1f}% from the earlier {earlier:g}%, beyond "
-                                  f"the {tolerance:.1f}% tolerance set from this run's timing repeats.")
+                    causes.append(
+                        f"the {mask} share {got:.1f}% is {change:+.1f}% from the earlier {earlier:g}%, beyond "
+                        f"the {tolerance:.1f}% tolerance set from this run's timing repeats."
+                    )
             bounds.append(math.copysign(tolerance, change) if tolerance is not None else 0.0)
-            estimates.append(Estimate(f"SDPA share of matmul peak against the earlier {earlier:g}%, {mask}, {int(x)} "
-                                      f"tokens", change, unit="%", seeds=int(sel.seed.nunique())))
-            parts.append(f"SDPA reaches {got:.1f}% of the matmul peak at {int(x)} tokens {mask} forward against "
-                         f"~{earlier:g}% measured earlier by this project at 4096 tokens: {said}")
+            estimates.append(
+                Estimate(
+                    f"SDPA share of matmul peak against the earlier {earlier:g}%, {mask}, {int(x)} tokens",
+                    change,
+                    unit="%",
+                    seeds=int(sel.seed.nunique()),
+                )
+            )
+            parts.append(
+                f"SDPA reaches {got:.1f}% of the matmul peak at {int(x)} tokens {mask} forward against "
+                f"~{earlier:g}% measured earlier by this project at 4096 tokens: {said}"
+            )
     verdict = all_hold(labels)
     # the mask the verdict turns on: the first that fails, else the one farthest from its earlier share
     failing = [i for i, label in enumerate(labels) if label != "agrees"]
     head = failing[0] if failing else max(range(len(estimates)), key=lambda i: abs(estimates[i].value), default=0)
-    return finding(PEAK, verdict, " ".join(parts), estimates, cause=causes[0] if causes and verdict != "agrees" else "",
-                   over_seeds=False, headline=head, boundary=bounds[head] if bounds else 0.0)
+    return finding(
+        PEAK,
+        verdict,
+        " ".join(parts),
+        estimates,
+        cause=causes[0] if causes and verdict != "agrees" else "",
+        over_seeds=False,
+        headline=head,
+        boundary=bounds[head] if bounds else 0.0,
+    )
 
 
 def _has(frame, variant, causal, x) -> bool:
-    return bool(len(frame[(frame.variant == variant) & (frame.causal == causal) & (frame.x == x) & (frame["pass"] == "fwd")]))
+    return bool(
+        len(frame[(frame.variant == variant) & (frame.causal == causal) & (frame.x == x) & (frame["pass"] == "fwd")])
+    )
 
 
 def _value(frame, variant, causal, x) -> float:

@@ -44,23 +44,39 @@ def grid_figure(heads: pd.DataFrame, variant: str, seed: int, path: Path, unifor
     plt, sns = _plt()
     path.parent.mkdir(parents=True, exist_ok=True)
     n_layers, n_heads = int(heads.layer.max()) + 1, int(heads["head"].max()) + 1
-    fig, axes = plt.subplots(2, 3, figsize=(max(11.0, 3 * 0.42 * n_heads + 4.5), 2 * (0.5 * n_layers + 1.6)), squeeze=False)
+    fig, axes = plt.subplots(
+        2, 3, figsize=(max(11.0, 3 * 0.42 * n_heads + 4.5), 2 * (0.5 * n_layers + 1.6)), squeeze=False
+    )
     for ax, (metric, label, fmt, limits) in zip(axes.flat, GRID_PANELS):
         part = heads[heads.metric == metric]
         grid = part.pivot_table(index="layer", columns="head", values="value", aggfunc="mean")
         grid = grid.reindex(index=range(n_layers), columns=range(n_heads))
         if metric == "offset_share":
             offsets = part.pivot_table(index="layer", columns="head", values="offset", aggfunc="first")
-            annot = offsets.reindex(index=range(n_layers), columns=range(n_heads)).map(
-                lambda v: "" if pd.isna(v) else str(int(v))).to_numpy()
+            annot = (
+                offsets.reindex(index=range(n_layers), columns=range(n_heads))
+                .map(lambda v: "" if pd.isna(v) else str(int(v)))
+                .to_numpy()
+            )
             fmt = ""
         else:
             annot = True
         vmin, vmax = limits if limits else (0.0, None)
         if metric == "entropy" and uniform_entropy is not None:
-            vmax = max(uniform_entropy, float(np.nanmax(grid.to_numpy())) if grid.notna().any().any() else uniform_entropy)
-        sns.heatmap(grid, ax=ax, annot=annot, fmt=fmt, vmin=vmin, vmax=vmax, cmap="viridis",
-                    annot_kws={"fontsize": 7}, cbar_kws={"label": label})
+            vmax = max(
+                uniform_entropy, float(np.nanmax(grid.to_numpy())) if grid.notna().any().any() else uniform_entropy
+            )
+        sns.heatmap(
+            grid,
+            ax=ax,
+            annot=annot,
+            fmt=fmt,
+            vmin=vmin,
+            vmax=vmax,
+            cmap="viridis",
+            annot_kws={"fontsize": 7},
+            cbar_kws={"label": label},
+        )
         ax.set_xticklabels([str(h + 1) for h in range(n_heads)], rotation=0)
         ax.set_yticklabels([str(layer + 1) for layer in range(n_layers)], rotation=0)
         ax.set(xlabel="head", ylabel="layer", title=label.split(" (")[0])
@@ -85,11 +101,24 @@ def maps_figure(maps: pd.DataFrame, variant: str, seed: int, path: Path) -> Path
         weights = np.array(e["weights"], dtype=float)
         labels = [shown(c) for c in e["text"][: weights.shape[0]]]
         mask = np.triu(np.ones_like(weights, dtype=bool), k=1)  # keys after the query: never attended (causal)
-        sns.heatmap(weights, ax=ax, mask=mask, vmin=0.0, vmax=1.0, cmap="magma_r", square=True,
-                    xticklabels=labels, yticklabels=labels, cbar_kws={"label": "attention probability", "shrink": 0.7})
+        sns.heatmap(
+            weights,
+            ax=ax,
+            mask=mask,
+            vmin=0.0,
+            vmax=1.0,
+            cmap="magma_r",
+            square=True,
+            xticklabels=labels,
+            yticklabels=labels,
+            cbar_kws={"label": "attention probability", "shrink": 0.7},
+        )
         ax.tick_params(labelsize=7, length=0)
-        ax.set(xlabel="key (character attended to)", ylabel="query (character attending)",
-               title=f"layer {e['layer'] + 1}, head {e['head'] + 1}: {e['criterion']} ({row.value:.2f})")
+        ax.set(
+            xlabel="key (character attended to)",
+            ylabel="query (character attending)",
+            title=f"layer {e['layer'] + 1}, head {e['head'] + 1}: {e['criterion']} ({row.value:.2f})",
+        )
     fig.suptitle(f"{variant} (seed {seed}): attention maps of the most distinct heads on the first held-out window")
     fig.tight_layout()
     save_figure(fig, path)

@@ -46,7 +46,7 @@ def at_offset(weights: torch.Tensor, d: int, first_query: int = 0) -> torch.Tens
     """a_i,i-d for the queries i = first_query .. T-1 of probabilities (B, H, T, T): (B, H, T - first_query),
     0 for queries with no key d positions back (i < d)."""
     diag = torch.diagonal(weights, offset=-d, dim1=-2, dim2=-1)  # (B, H, T - d): queries d .. T-1
-    values = diag[..., max(0, first_query - d):]
+    values = diag[..., max(0, first_query - d) :]
     return F.pad(values, (max(0, d - first_query), 0))
 
 
@@ -68,8 +68,9 @@ class HeadStats:
 
     def __init__(self, n_layers: int, n_heads: int, first_query: int = 1):
         self.n_layers, self.n_heads, self.first_query = n_layers, n_heads, first_query
-        self.sums: dict[str, torch.Tensor] = {name: torch.zeros(n_layers, n_heads, dtype=torch.float64)
-                                              for name, _ in STATS if name != "offset_share"}
+        self.sums: dict[str, torch.Tensor] = {
+            name: torch.zeros(n_layers, n_heads, dtype=torch.float64) for name, _ in STATS if name != "offset_share"
+        }
         self.offset_sums = torch.zeros(n_layers, n_heads, 0, dtype=torch.float64)  # grows to the longest T seen
         self.queries = torch.zeros(n_layers, dtype=torch.float64)
         self.base_sum, self.base_queries, self.uniform_entropy_sum = 0.0, 0, 0.0
@@ -81,11 +82,13 @@ class HeadStats:
         if T != S:
             raise ValueError(f"HeadStats reads self-attention over a whole window (T == S), got T={T}, S={S}")
         if H != self.n_heads or not 0 <= layer < self.n_layers:
-            raise ValueError(f"layer {layer} with {H} heads is outside this HeadStats ({self.n_layers} x {self.n_heads})")
+            raise ValueError(
+                f"layer {layer} with {H} heads is outside this HeadStats ({self.n_layers} x {self.n_heads})"
+            )
         if T <= self.first_query:
             return
         full = weights.detach().to(torch.float64)  # (B, H, T, T)
-        a = full[:, :, self.first_query:, :]  # (B, H, Q, T): the scored queries
+        a = full[:, :, self.first_query :, :]  # (B, H, Q, T): the scored queries
         i = torch.arange(self.first_query, T, dtype=torch.float64, device=a.device)[:, None]  # (Q, 1)
         j = torch.arange(T, dtype=torch.float64, device=a.device)[None, :]  # (1, T)
         per_query = {  # each (B, H, Q)
@@ -107,17 +110,25 @@ class HeadStats:
         if layer == 0:  # properties of the inputs, the same for every layer: counted once
             d = delimiters.to(torch.float64)
             seen = torch.cumsum(d, dim=-1) / torch.arange(1, T + 1, dtype=torch.float64, device=d.device)  # (B, T)
-            self.base_sum += float(seen[:, self.first_query:].sum())
+            self.base_sum += float(seen[:, self.first_query :].sum())
             self.base_queries += B * (T - self.first_query)
-            self.uniform_entropy_sum += B * float(torch.log(torch.arange(self.first_query + 1, T + 1, dtype=torch.float64)).sum())
+            self.uniform_entropy_sum += B * float(
+                torch.log(torch.arange(self.first_query + 1, T + 1, dtype=torch.float64)).sum()
+            )
 
     def result(self) -> dict[str, torch.Tensor]:
         """Every statistic as an (n_layers, n_heads) tensor of means, plus ``best_offset`` (long)."""
         q = self.queries.clamp_min(1)[:, None]
         out = {name: total / q for name, total in self.sums.items()}
         offsets = self.offset_sums / q[..., None]  # (L, H, T)
-        out["offset_share"], out["best_offset"] = offsets.max(dim=-1) if offsets.shape[-1] else (
-            torch.zeros(self.n_layers, self.n_heads, dtype=torch.float64), torch.zeros(self.n_layers, self.n_heads, dtype=torch.long))
+        out["offset_share"], out["best_offset"] = (
+            offsets.max(dim=-1)
+            if offsets.shape[-1]
+            else (
+                torch.zeros(self.n_layers, self.n_heads, dtype=torch.float64),
+                torch.zeros(self.n_layers, self.n_heads, dtype=torch.long),
+            )
+        )
         return out
 
     @property

@@ -49,25 +49,42 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         maps = df[(df.variant == v) & (df.seed == seed) & (df.metric == "attention_map") & (df.status == "ok")]
         if len(maps):
             paths.append(maps_figure(maps, v, seed, figures / maps_name))
-            chosen = "; ".join(f"layer {r.extra['layer'] + 1} head {r.extra['head'] + 1}: {r.extra['criterion']} "
-                               f"({r.value:.2f})" for r in maps.itertuples())
+            chosen = "; ".join(
+                f"layer {r.extra['layer'] + 1} head {r.extra['head'] + 1}: {r.extra['criterion']} ({r.value:.2f})"
+                for r in maps.itertuples()
+            )
             map_lines += [f"`{v}` (seed {seed}): {chosen}.", "", f"![{v}: attention maps](figures/{maps_name})", ""]
-    lines += ["## Layer x head grids", "",
-              "Each variant's first seed (heads are not comparable across seeds). Rows are layers (1 = nearest the "
-              "input), columns heads; the last panel shows each head's most attended fixed offset d (1 = previous "
-              "token, 0 = itself) coloured by the share it receives.", ""] + grid_lines
-    lines += ["## Typical attention maps of the most distinct heads", "",
-              "For each variant, the heads with the largest previous-token, first-token and delimiter share (delimiters "
-              "ranked by their excess over even attention), the smallest entropy and the largest mean distance, each "
-              f"head shown once, on the first {settings['map_len']} characters of the first held-out window (␣ space, "
-              "↵ newline). Rows are queries, columns the keys they attend to.", ""] + map_lines
+    lines += [
+        "## Layer x head grids",
+        "",
+        "Each variant's first seed (heads are not comparable across seeds). Rows are layers (1 = nearest the "
+        "input), columns heads; the last panel shows each head's most attended fixed offset d (1 = previous "
+        "token, 0 = itself) coloured by the share it receives.",
+        "",
+    ] + grid_lines
+    lines += [
+        "## Typical attention maps of the most distinct heads",
+        "",
+        "For each variant, the heads with the largest previous-token, first-token and delimiter share (delimiters "
+        "ranked by their excess over even attention), the smallest entropy and the largest mean distance, each "
+        f"head shown once, on the first {settings['map_len']} characters of the first held-out window (␣ space, "
+        "↵ newline). Rows are queries, columns the keys they attend to.",
+        "",
+    ] + map_lines
     found = findings(df)
     lines += ["## Against the published findings", ""]
-    lines += [f"- {c.source}: {c.published}." for c in CLAIMS[:2]] + [f"- {CLAIMS[2].source}: {CLAIMS[2].published}.", ""]
+    lines += [f"- {c.source}: {c.published}." for c in CLAIMS[:2]] + [
+        f"- {CLAIMS[2].source}: {CLAIMS[2].published}.",
+        "",
+    ]
     # the per-family counts and entropies the verdicts' sentences list are the two tables above
     says = {"agrees": "**agrees**", "disagrees": "**disagrees**"}
-    lines += [f"- {f.claim.name}: this run {says.get(f.verdict, f'is **{f.verdict}**')}"
-              + (f" ({f.cause.rstrip('.')})" if f.cause and f.verdict != "agrees" else "") + "." for f in found] + [""]
+    lines += [
+        f"- {f.claim.name}: this run {says.get(f.verdict, f'is **{f.verdict}**')}"
+        + (f" ({f.cause.rstrip('.')})" if f.cause and f.verdict != "agrees" else "")
+        + "."
+        for f in found
+    ] + [""]
     lines += _setup(df, first, settings, variants, seeds, base, uniform)
     lines += learning_section(learning_checks(df, "loss"), variants)
     return [write_markdown(suite, lines, out_dir), *paths]
@@ -81,10 +98,12 @@ def _setup(df, first, settings, variants, seeds, base, uniform) -> list[str]:
     base_text = fmt_mean_ci(list(base.values()), 3, "bounded", (0.0, 1.0)) if base else "-"  # a share
     uniform_text = fmt_mean_ci(list(uniform.values()), 3, "log") if uniform else "-"  # an entropy above 0
     return [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Models: position_extrapolation's decoder-only Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "
         f"{spec['n_heads']} heads, Pre-LN, tied embeddings; parameters: "
-        + ", ".join(f"{v} {int(params[v]):,}" for v in variants if v in params.index) + ".",
+        + ", ".join(f"{v} {int(params[v]):,}" for v in variants if v in params.index)
+        + ".",
         f"- Training: {settings['steps']} steps of {settings['batch_size']} x {train_len} characters, AdamW lr {settings['lr']:g} "
         f"(warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, clipping "
         f"{settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
@@ -106,6 +125,7 @@ def _weights(df: pd.DataFrame) -> str:
     """Where each job's weights came from: trained by the job, or position_extrapolation's checkpoint."""
     if "weights" not in df:
         return "-"
+
     def kind(source) -> str:
         if not isinstance(source, str):
             return "not recorded"

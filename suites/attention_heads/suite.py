@@ -64,17 +64,25 @@ class AttentionHeads(CharLMCorpus, Suite):
     options = {"data": None}
     dtypes = ("float32", "bfloat16")
 
-    def run_job(self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def run_job(
+        self, spec: TransformerSpec, profile: AttentionHeadsProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         length = profile.train_len
         ids = data.eval_ids(profile.eval_windows * length, length)
         windows = ids[:-1].view(-1, length)  # (N, L) inputs
         targets = ids[1:].view(-1, length)  # (N, L) next characters
         model, result = trained_model(spec, profile, data, seed, ctx, self.name)
-        ctx.facts.update(parameters=model.num_parameters(), steps=profile.steps, lr=profile.lr, weights=result.source,
-                         training_key=result.key,
-                         train_passes=data.passes(profile.steps * profile.batch_size * length),
-                         eval_windows=int(windows.shape[0]), **data.facts())
+        ctx.facts.update(
+            parameters=model.num_parameters(),
+            steps=profile.steps,
+            lr=profile.lr,
+            weights=result.source,
+            training_key=result.key,
+            train_passes=data.passes(profile.steps * profile.batch_size * length),
+            eval_windows=int(windows.shape[0]),
+            **data.facts(),
+        )
         delimiters = delimiter_mask("?" + data.vocab.chars)  # by id; id 0 (unseen character) is not a delimiter
         delimiters[0] = False
         stats, loss, first = _read(model, windows, targets, delimiters, profile, ctx)
@@ -97,23 +105,41 @@ class AttentionHeads(CharLMCorpus, Suite):
         text = data.vocab.decode(windows[0, : profile.map_len])
         for criterion, layer, head, value in distinct_heads(table, stats.delimiter_base):
             weights = first[layer][0, head, : profile.map_len, : profile.map_len]
-            out.append(Measurement("attention_map", value, x=float(layer), x_name="layer", extra={
-                "layer": layer, "head": head, "criterion": criterion, "text": text,
-                "weights": [[round(float(w), 4) for w in row] for row in weights.tolist()]}))
+            out.append(
+                Measurement(
+                    "attention_map",
+                    value,
+                    x=float(layer),
+                    x_name="layer",
+                    extra={
+                        "layer": layer,
+                        "head": head,
+                        "criterion": criterion,
+                        "text": text,
+                        "weights": [[round(float(w), 4) for w in row] for row in weights.tolist()],
+                    },
+                )
+            )
         return out
 
 
 @torch.inference_mode()
-def _read(model, windows: torch.Tensor, targets: torch.Tensor, delimiters: torch.Tensor, profile: AttentionHeadsProfile,
-          ctx: JobContext) -> tuple[HeadStats, float, dict[int, torch.Tensor]]:
+def _read(
+    model,
+    windows: torch.Tensor,
+    targets: torch.Tensor,
+    delimiters: torch.Tensor,
+    profile: AttentionHeadsProfile,
+    ctx: JobContext,
+) -> tuple[HeadStats, float, dict[int, torch.Tensor]]:
     """(per-head statistics over every window, held-out loss in nats/char, each layer's probabilities of the first batch)."""
     spec = model.spec
     stats = HeadStats(spec.n_layers, spec.n_heads, FIRST_QUERY)
     nll, first = 0.0, {}
     with recorded_attention(model) as sink:
         for start in range(0, windows.shape[0], profile.eval_batch):
-            x = windows[start: start + profile.eval_batch].to(ctx.device)
-            y = targets[start: start + profile.eval_batch].to(ctx.device)
+            x = windows[start : start + profile.eval_batch].to(ctx.device)
+            y = targets[start : start + profile.eval_batch].to(ctx.device)
             with autocast(ctx):
                 logits = model(x)
             nll += float(F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), reduction="sum"))

@@ -34,9 +34,14 @@ STAT_COLUMNS = (
 #: (a head on one key has entropy 0), so its t interval is kept above 0 rather than taken on a log scale
 SHARE = ("bounded", (0.0, 1.0))
 NON_NEGATIVE = ("bounded", (0.0, math.inf))
-KIND = {"entropy": NON_NEGATIVE, "mean_distance": NON_NEGATIVE, "previous_token_share": SHARE,
-        "first_token_share": SHARE, "delimiter_share": SHARE, "offset_share": SHARE}
-
+KIND = {
+    "entropy": NON_NEGATIVE,
+    "mean_distance": NON_NEGATIVE,
+    "previous_token_share": SHARE,
+    "first_token_share": SHARE,
+    "delimiter_share": SHARE,
+    "offset_share": SHARE,
+}
 
 
 def heads_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -66,19 +71,30 @@ def specialists(heads: pd.DataFrame, base: dict[tuple[str, int], float]) -> pd.D
         share = wide.get("offset_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0)
         best = offsets.reindex(wide.index).fillna(-1)
         offset_heads = wide.index[(share >= SPECIALIST) & (best >= MIN_OFFSET)]
-        delimiter_heads = wide.index[wide.get("delimiter_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= threshold]
-        sink_heads = wide.index[wide.get("first_token_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= SPECIALIST]
-        rows.append({
-            "variant": variant, "seed": int(seed), "heads": len(wide),
-            "offset": len(offset_heads), "offsets": sorted(int(offsets.get(i, -1)) for i in offset_heads),
-            "offset_names": [f"L{l + 1}H{h + 1} (d={int(offsets.get((l, h), -1))})" for l, h in offset_heads],
-            "delimiter": len(delimiter_heads), "delimiter_threshold": threshold,
-            "delimiter_names": [f"L{l + 1}H{h + 1}" for l, h in delimiter_heads],
-            "sink": len(sink_heads), "sink_names": [f"L{l + 1}H{h + 1}" for l, h in sink_heads],
-            "max_offset_share": float(share[best >= MIN_OFFSET].max()) if (best >= MIN_OFFSET).any() else math.nan,
-            "self_heads": int(((share >= SPECIALIST) & (best == 0)).sum()),
-            "max_delimiter_share": float(wide["delimiter_share"].max()) if "delimiter_share" in wide else math.nan,
-        })
+        delimiter_heads = wide.index[
+            wide.get("delimiter_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= threshold
+        ]
+        sink_heads = wide.index[
+            wide.get("first_token_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0) >= SPECIALIST
+        ]
+        rows.append(
+            {
+                "variant": variant,
+                "seed": int(seed),
+                "heads": len(wide),
+                "offset": len(offset_heads),
+                "offsets": sorted(int(offsets.get(i, -1)) for i in offset_heads),
+                "offset_names": [f"L{l + 1}H{h + 1} (d={int(offsets.get((l, h), -1))})" for l, h in offset_heads],
+                "delimiter": len(delimiter_heads),
+                "delimiter_threshold": threshold,
+                "delimiter_names": [f"L{l + 1}H{h + 1}" for l, h in delimiter_heads],
+                "sink": len(sink_heads),
+                "sink_names": [f"L{l + 1}H{h + 1}" for l, h in sink_heads],
+                "max_offset_share": float(share[best >= MIN_OFFSET].max()) if (best >= MIN_OFFSET).any() else math.nan,
+                "self_heads": int(((share >= SPECIALIST) & (best == 0)).sum()),
+                "max_delimiter_share": float(wide["delimiter_share"].max()) if "delimiter_share" in wide else math.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -96,11 +112,19 @@ def entropy_trends(heads: pd.DataFrame) -> pd.DataFrame:
             result = stats.spearmanr(part.layer, part.value)
             rho, p = float(result.statistic), float(result.pvalue)
         half = len(by_layer) // 2  # with an odd count the middle layer joins the upper half
-        rows.append({"variant": variant, "seed": int(seed), "rho": rho, "p": p,
-                     "lowest": float(by_layer.iloc[0]), "highest": float(by_layer.iloc[-1]),
-                     "lower_half": float(part[part.layer.isin(by_layer.index[:half])].value.mean()) if half else math.nan,
-                     "upper_half": float(part[part.layer.isin(by_layer.index[half:])].value.mean()) if half else math.nan,
-                     "layers": [float(v) for v in by_layer]})
+        rows.append(
+            {
+                "variant": variant,
+                "seed": int(seed),
+                "rho": rho,
+                "p": p,
+                "lowest": float(by_layer.iloc[0]),
+                "highest": float(by_layer.iloc[-1]),
+                "lower_half": float(part[part.layer.isin(by_layer.index[:half])].value.mean()) if half else math.nan,
+                "upper_half": float(part[part.layer.isin(by_layer.index[half:])].value.mean()) if half else math.nan,
+                "layers": [float(v) for v in by_layer],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -116,10 +140,14 @@ def _layer_table(heads: pd.DataFrame, variants: list[str]) -> list[str]:
                 kind, bounds = KIND[metric]
                 row[label] = fmt_mean_ci(per_seed, digits, kind, bounds) if len(per_seed) else "-"
             rows.append(row)
-    return table_section("Per layer",
-            f"Each statistic averaged over the layer's heads, then {over_seeds(_seeds(heads))}. "
-            "Shares are fractions "
-            "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.", rows, "No per-head records.")
+    return table_section(
+        "Per layer",
+        f"Each statistic averaged over the layer's heads, then {over_seeds(_seeds(heads))}. "
+        "Shares are fractions "
+        "of a query's attention (0-1); \"best fixed offset\" is the share at each head's most attended offset.",
+        rows,
+        "No per-head records.",
+    )
 
 
 def _parts(table: pd.DataFrame, variants: list[str]):
@@ -144,27 +172,32 @@ def _specialist_section(table: pd.DataFrame, variants: list[str]) -> list[str]:
     rows = []
     for v, part in _parts(table, variants):
         first = part.sort_values("seed").iloc[0]
-        rows.append({
-            "variant": v,
-            "offset heads": _with(part.offset),
-            "their offsets (first seed)": ", ".join(first.offset_names) or "none",
-            "delimiter heads": _with(part.delimiter),
-            "which (first seed)": ", ".join(first.delimiter_names) or "none",
-            "first-token heads": fmt_mean_ci(part.sink, 1, "count"),
-            "largest offset share": fmt_mean_ci(part.max_offset_share, 2, *SHARE),
-            "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2, *SHARE),
-        })
-    threshold = (f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)")
+        rows.append(
+            {
+                "variant": v,
+                "offset heads": _with(part.offset),
+                "their offsets (first seed)": ", ".join(first.offset_names) or "none",
+                "delimiter heads": _with(part.delimiter),
+                "which (first seed)": ", ".join(first.delimiter_names) or "none",
+                "first-token heads": fmt_mean_ci(part.sink, 1, "count"),
+                "largest offset share": fmt_mean_ci(part.max_offset_share, 2, *SHARE),
+                "largest delimiter share": fmt_mean_ci(part.max_delimiter_share, 2, *SHARE),
+            }
+        )
+    threshold = f"max({SPECIALIST:g}, {DELIMITER_FACTOR:g} x the even-attention share)"
     sizes = sorted({int(h) for h in table.heads}) if len(table) else []
     of = f" of the {', '.join(str(n) for n in sizes)} heads of a model" if sizes else ""
-    return table_section("Specialised heads",
-            f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset d >= "
-            f"{MIN_OFFSET} (d = 1 the previous token; heads on the query itself, d = 0, do not count), a "
-            f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
-            f"{SPECIALIST:.0%} goes to the window's first character. Counts per model{of}: mean (range over seeds, n = seeds), "
-            "then how many seeds' models have one (the verdicts read it: a family has such heads when every seed's model "
-            f"has one); largest shares: {over_seeds(_seeds(table))}; heads are named L<layer>H<head> with offset d.", rows,
-            "No per-head records.")
+    return table_section(
+        "Specialised heads",
+        f"A head is an *offset head* when at least {SPECIALIST:.0%} of its attention goes to one fixed offset d >= "
+        f"{MIN_OFFSET} (d = 1 the previous token; heads on the query itself, d = 0, do not count), a "
+        f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
+        f"{SPECIALIST:.0%} goes to the window's first character. Counts per model{of}: mean (range over seeds, n = seeds), "
+        "then how many seeds' models have one (the verdicts read it: a family has such heads when every seed's model "
+        f"has one); largest shares: {over_seeds(_seeds(table))}; heads are named L<layer>H<head> with offset d.",
+        rows,
+        "No per-head records.",
+    )
 
 
 def _direction(part: pd.DataFrame) -> str:
@@ -173,7 +206,9 @@ def _direction(part: pd.DataFrame) -> str:
 
     by_seed = part.set_index("seed")
     diff = paired("lower - upper half entropy", by_seed.lower_half.to_dict(), by_seed.upper_half.to_dict(), "nats")
-    return {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}[directional(diff, +1)]
+    return {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}[
+        directional(diff, +1)
+    ]
 
 
 def _trend_section(trends: pd.DataFrame, variants: list[str]) -> list[str]:
@@ -181,13 +216,23 @@ def _trend_section(trends: pd.DataFrame, variants: list[str]) -> list[str]:
     for v, part in _parts(trends, variants):
         layers = part.layers.tolist()
         means = [mean_ci([seed[i] for seed in layers])[0] for i in range(min(len(s) for s in layers))]
-        rows.append({"variant": v, "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
-                     "lower half - upper half (nats)": fmt_mean_ci(part.lower_half - part.upper_half, 2),
-                     "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2, "bounded", (-1.0, 1.0)),
-                     "largest p over seeds": f"{part.p.max():.2g}", "broadest heads": _direction(part)})
-    return table_section("Entropy from lower to upper layers",
-            "The mean head entropy of the lower half of the layers minus the upper half's, per seed (positive: the "
-            "broadest heads are in the lower layers, as Clark et al. found), and Spearman's rank correlation of layer "
-            "index and head entropy over every head of a model (negative when entropy falls with depth); broadest heads: the "
-            "difference's direction paired over seeds (it counts when its 95% interval excludes 0). "
-            f"Cells: {over_seeds(_seeds(trends), differences=True)}.", rows, "No per-head records.")
+        rows.append(
+            {
+                "variant": v,
+                "mean entropy by layer (nats, 1 -> top)": " -> ".join(f"{m:.2f}" for m in means),
+                "lower half - upper half (nats)": fmt_mean_ci(part.lower_half - part.upper_half, 2),
+                "Spearman rho (layer, head entropy)": fmt_mean_ci(part.rho, 2, "bounded", (-1.0, 1.0)),
+                "largest p over seeds": f"{part.p.max():.2g}",
+                "broadest heads": _direction(part),
+            }
+        )
+    return table_section(
+        "Entropy from lower to upper layers",
+        "The mean head entropy of the lower half of the layers minus the upper half's, per seed (positive: the "
+        "broadest heads are in the lower layers, as Clark et al. found), and Spearman's rank correlation of layer "
+        "index and head entropy over every head of a model (negative when entropy falls with depth); broadest heads: the "
+        "difference's direction paired over seeds (it counts when its 95% interval excludes 0). "
+        f"Cells: {over_seeds(_seeds(trends), differences=True)}.",
+        rows,
+        "No per-head records.",
+    )

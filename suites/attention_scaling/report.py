@@ -20,26 +20,31 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     s, spec = first.profile_settings, first.spec
     d_ks = sorted(ok[ok.metric == "qk_variance"].x.dropna().unique())
     lines = title(suite, "Why the dot product is scaled", first) + [
-             "## Setup", "",
-             f"- Initialisation probe: {s['n_queries']} queries, each attending over its own {s['n_keys']} keys; q, k, v and "
-             "the upstream gradient G have independent standard-normal components; L = <G, softmax(s(q, K)) V>. The "
-             "scoring's own parameters (additive: W, U, v) use their default initialisation.",
-             f"- Training comparison: decoder-only Transformer, {spec['n_layers']} layers, {spec['n_heads']} head(s) of "
-             f"d_k = {spec['d_model'] // spec['n_heads']}, {spec['position']} positions, Pre-LN, Xavier-uniform projections; "
-             f"{s['steps']} AdamW steps of {s['batch_size']} x {s['train_len']} characters, "
-             f"lr {s['lr']:g} (warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; held-out loss on "
-             f"{int(first.get('eval_chars') or 0):,} characters.",
-             f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
-             f"{first.get('split') or 'last ' + format(s['heldout_fraction'], '.0%') + ' held out'}; "
-             f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} "
-             "times by the training comparison.",
-             f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
-             f"{first.torch_version}; {code_line(df)}.", ""]
+        "## Setup",
+        "",
+        f"- Initialisation probe: {s['n_queries']} queries, each attending over its own {s['n_keys']} keys; q, k, v and "
+        "the upstream gradient G have independent standard-normal components; L = <G, softmax(s(q, K)) V>. The "
+        "scoring's own parameters (additive: W, U, v) use their default initialisation.",
+        f"- Training comparison: decoder-only Transformer, {spec['n_layers']} layers, {spec['n_heads']} head(s) of "
+        f"d_k = {spec['d_model'] // spec['n_heads']}, {spec['position']} positions, Pre-LN, Xavier-uniform projections; "
+        f"{s['steps']} AdamW steps of {s['batch_size']} x {s['train_len']} characters, "
+        f"lr {s['lr']:g} (warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; held-out loss on "
+        f"{int(first.get('eval_chars') or 0):,} characters.",
+        f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
+        f"{first.get('split') or 'last ' + format(s['heldout_fraction'], '.0%') + ' held out'}; "
+        f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} "
+        "times by the training comparison.",
+        f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
+        f"{first.torch_version}; {code_line(df)}.",
+        "",
+    ]
     lines += init_section(ok, variants, d_ks, s)
     lines += training_section(df, ok, variants, spec)
     checks = learning_checks(df, "heldout_loss", None, "train_loss")
     lines += learning_section(checks, variants, "scoring")
     figures = scaling_figures(ok, variants, out_dir / "figures", suite.name)
     lines += ["## Figures", ""] + [f"![{name}](figures/{p.name})" for name, p in figures] + [""]
-    lines += ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in sentences(findings(df))] + [""]
+    lines += (
+        ["## Against the published finding", "", PUBLISHED, ""] + [f"- {t}" for t in sentences(findings(df))] + [""]
+    )
     return [write_markdown(suite, lines, out_dir)] + [p for _, p in figures]

@@ -49,11 +49,14 @@ def softmax_stats(scoring, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g:
         entropy = -(p * torch.log(p.clamp_min(1e-30))).sum(-1)  # (N,)
         # ||diag(p) - p p^T||_F^2 = sum p_i^2 - 2 sum p_i^3 + (sum p_i^2)^2
         p2 = (p * p).sum(-1)
-        jac = (p2 - 2 * (p ** 3).sum(-1) + p2 * p2).clamp_min(0).sqrt()  # (N,)
+        jac = (p2 - 2 * (p**3).sum(-1) + p2 * p2).clamp_min(0).sqrt()  # (N,)
         n = p.shape[-1]
-        uniform = ((n - 1) / n ** 2) ** 0.5  # the same norm for p = 1/n everywhere
+        uniform = ((n - 1) / n**2) ** 0.5  # the same norm for p = 1/n everywhere
         return SoftmaxStats(
-            qk_variance=float(qk.var()), score_variance=float(scores.var()), entropy=float(entropy.mean()),
-            jacobian_norm=float(jac.mean()), saturated_fraction=float((jac < SATURATED * uniform).float().mean()),
+            qk_variance=float(qk.var()),
+            score_variance=float(scores.var()),
+            entropy=float(entropy.mean()),
+            jacobian_norm=float(jac.mean()),
+            saturated_fraction=float((jac < SATURATED * uniform).float().mean()),
             query_grad_norm=float(grad.norm(dim=-1).mean()),
         )

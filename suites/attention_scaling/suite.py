@@ -74,9 +74,13 @@ class AttentionScaling(CharLMCorpus, Suite):
     options = {"data": None}
 
     def base_spec(self, profile: ScalingProfile, options: dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(vocab_size=self._data(profile, options).vocab.size,
-                               d_model=profile.train_d_k * profile.train_heads, n_layers=profile.n_layers,
-                               n_heads=profile.train_heads, max_len=profile.train_len)
+        return TransformerSpec(
+            vocab_size=self._data(profile, options).vocab.size,
+            d_model=profile.train_d_k * profile.train_heads,
+            n_layers=profile.n_layers,
+            n_heads=profile.train_heads,
+            max_len=profile.train_len,
+        )
 
     def run_job(self, spec: TransformerSpec, profile: ScalingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         out: list[Measurement] = []
@@ -103,8 +107,13 @@ class AttentionScaling(CharLMCorpus, Suite):
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)
         xavier_init(model)
-        ctx.facts.update(parameters=model.num_parameters(), eval_chars=eval_ids.numel() - 1, head_dim=spec.head_dim,
-                         train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len), **data.facts())
+        ctx.facts.update(
+            parameters=model.num_parameters(),
+            eval_chars=eval_ids.numel() - 1,
+            head_dim=spec.head_dim,
+            train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
+            **data.facts(),
+        )
         gen = torch.Generator().manual_seed(seed)
 
         def step_loss(m, step):
@@ -121,8 +130,11 @@ class AttentionScaling(CharLMCorpus, Suite):
             window = result.losses[end - profile.curve_every : end]
             out.append(Measurement("train_loss_curve", sum(window) / len(window), x=float(end), x_name="step"))
         nll, count = evaluate_nll(model, eval_ids, profile.train_len, device=ctx.device)
-        return out + [Measurement("heldout_loss", nll / count), Measurement("train_loss", result.final_loss),
-                      Measurement("train_time", result.wall_time_s, extra=dict(result.load))]
+        return out + [
+            Measurement("heldout_loss", nll / count),
+            Measurement("train_loss", result.final_loss),
+            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
+        ]
 
 
 suites.add("attention_scaling", AttentionScaling())

@@ -23,7 +23,8 @@ PUBLISHED = (
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 VARIANCE, SATURATION, ADDITIVE = CLAIMS = SuiteFile.of(__file__).claims(
-    "qk_variance_is_dk", "scaling_by_sqrt_dk", "additive_beats_unscaled_dot")
+    "qk_variance_is_dk", "scaling_by_sqrt_dk", "additive_beats_unscaled_dot"
+)
 #: q.k variance within this relative error of d_k agrees with the theory
 TOLERANCE = 0.1
 
@@ -44,13 +45,23 @@ def _variance(ok: pd.DataFrame, d_ks: list[float]) -> Finding:
     var = {d: mean_ci(ok[(ok.metric == "qk_variance") & (ok.x == d)].value)[0] for d in d_ks}
     agrees = all(abs(var[d] / d - 1) <= TOLERANCE for d in d_ks)
     hi = d_ks[-1]
-    estimate = Estimate.of(f"var(q.k) / d_k at d_k {int(hi)}", [v / hi for v in _per_seed(ok, None, "qk_variance", hi)],
-                           kind="log")
-    text = ("var(q.k) against d_k: " + ", ".join(f"{var[d]:.1f} at {int(d)}" for d in d_ks) + "; this run "
-            + ("agrees with the theory (within 10% of d_k)." if agrees else "departs from d_k by more than 10%."))
+    estimate = Estimate.of(
+        f"var(q.k) / d_k at d_k {int(hi)}", [v / hi for v in _per_seed(ok, None, "qk_variance", hi)], kind="log"
+    )
+    text = (
+        "var(q.k) against d_k: "
+        + ", ".join(f"{var[d]:.1f} at {int(d)}" for d in d_ks)
+        + "; this run "
+        + ("agrees with the theory (within 10% of d_k)." if agrees else "departs from d_k by more than 10%.")
+    )
     worst = max(d_ks, key=lambda d: abs(var[d] / d - 1))
-    return finding(VARIANCE, "agrees" if agrees else "disagrees", text, [estimate],
-                   cause="" if agrees else f"var(q.k) is {var[worst]:.1f} at d_k {int(worst)}, over 10% from d_k.")
+    return finding(
+        VARIANCE,
+        "agrees" if agrees else "disagrees",
+        text,
+        [estimate],
+        cause="" if agrees else f"var(q.k) is {var[worst]:.1f} at d_k {int(worst)}, over 10% from d_k.",
+    )
 
 
 def _saturation(ok: pd.DataFrame, variants: list[str], d_ks: list[float]) -> Finding:
@@ -59,27 +70,46 @@ def _saturation(ok: pd.DataFrame, variants: list[str], d_ks: list[float]) -> Fin
     if not ("dot" in variants and "scaled_dot" in variants and lo != hi):
         return not_run(SATURATION)
     ent = {v: (_mean(ok, v, "softmax_entropy", lo), _mean(ok, v, "softmax_entropy", hi)) for v in ("dot", "scaled_dot")}
-    sat = {v: (_mean(ok, v, "softmax_saturated_fraction", lo), _mean(ok, v, "softmax_saturated_fraction", hi))
-           for v in ("dot", "scaled_dot")}
+    sat = {
+        v: (_mean(ok, v, "softmax_saturated_fraction", lo), _mean(ok, v, "softmax_saturated_fraction", hi))
+        for v in ("dot", "scaled_dot")
+    }
     jac = {v: _mean(ok, v, "softmax_jacobian_norm", hi) for v in ("dot", "scaled_dot")}
     grad = {v: _mean(ok, v, "query_grad_norm", hi) for v in ("dot", "scaled_dot")}
-    saturates = (ent["dot"][1] < 0.5 * ent["scaled_dot"][1] and sat["dot"][1] > sat["dot"][0]
-                 and sat["dot"][1] > sat["scaled_dot"][1] and jac["dot"] < jac["scaled_dot"])
-    estimates = [Estimate.of(f"softmax entropy at d_k {int(hi)}, {name}", _per_seed(ok, v, "softmax_entropy", hi), "nats",
-                             "log")
-                 for v, name in (("dot", "unscaled"), ("scaled_dot", "scaled"))]
-    text = (f"From d_k {int(lo)} to {int(hi)} the unscaled softmax's entropy falls {ent['dot'][0]:.2f} -> "
-            f"{ent['dot'][1]:.2f} nats and its saturated share rises {sat['dot'][0]:.0%} -> {sat['dot'][1]:.0%}, while the "
-            f"scaled one stays at {ent['scaled_dot'][1]:.2f} nats and {sat['scaled_dot'][1]:.0%}; mean softmax Jacobian "
-            f"norm at {int(hi)}: unscaled {jac['dot']:.3g}, scaled {jac['scaled_dot']:.3g}. This run "
-            + ("agrees: unscaled scores saturate the softmax and shrink its gradient, scaling keeps it spread."
-            if saturates else "does not show the unscaled softmax saturating with a smaller gradient.")
-            + f" (The gradient reaching the query, ||dL/dq||, is still {grad['dot'] / grad['scaled_dot']:.1f}x larger "
-            "unscaled at this d_k: the unscaled score lacks the 1/sqrt(d_k) factor on q, which outweighs the "
-            "saturation for the queries that are not saturated.)")
-    return finding(SATURATION, "agrees" if saturates else "disagrees", text, estimates,
-                   cause="" if saturates else f"the unscaled softmax at d_k {int(hi)} is not both sharper (under half the "
-                                              f"scaled entropy) and flatter in its Jacobian than the scaled one.")
+    saturates = (
+        ent["dot"][1] < 0.5 * ent["scaled_dot"][1]
+        and sat["dot"][1] > sat["dot"][0]
+        and sat["dot"][1] > sat["scaled_dot"][1]
+        and jac["dot"] < jac["scaled_dot"]
+    )
+    estimates = [
+        Estimate.of(f"softmax entropy at d_k {int(hi)}, {name}", _per_seed(ok, v, "softmax_entropy", hi), "nats", "log")
+        for v, name in (("dot", "unscaled"), ("scaled_dot", "scaled"))
+    ]
+    text = (
+        f"From d_k {int(lo)} to {int(hi)} the unscaled softmax's entropy falls {ent['dot'][0]:.2f} -> "
+        f"{ent['dot'][1]:.2f} nats and its saturated share rises {sat['dot'][0]:.0%} -> {sat['dot'][1]:.0%}, while the "
+        f"scaled one stays at {ent['scaled_dot'][1]:.2f} nats and {sat['scaled_dot'][1]:.0%}; mean softmax Jacobian "
+        f"norm at {int(hi)}: unscaled {jac['dot']:.3g}, scaled {jac['scaled_dot']:.3g}. This run "
+        + (
+            "agrees: unscaled scores saturate the softmax and shrink its gradient, scaling keeps it spread."
+            if saturates
+            else "does not show the unscaled softmax saturating with a smaller gradient."
+        )
+        + f" (The gradient reaching the query, ||dL/dq||, is still {grad['dot'] / grad['scaled_dot']:.1f}x larger "
+        "unscaled at this d_k: the unscaled score lacks the 1/sqrt(d_k) factor on q, which outweighs the "
+        "saturation for the queries that are not saturated.)"
+    )
+    return finding(
+        SATURATION,
+        "agrees" if saturates else "disagrees",
+        text,
+        estimates,
+        cause=""
+        if saturates
+        else f"the unscaled softmax at d_k {int(hi)} is not both sharper (under half the "
+        f"scaled entropy) and flatter in its Jacobian than the scaled one.",
+    )
 
 
 def training_verdict(ok: pd.DataFrame, variants: list[str], checks: dict[str, LearningCheck]) -> Finding:
@@ -96,28 +126,50 @@ def training_verdict(ok: pd.DataFrame, variants: list[str], checks: dict[str, Le
     missing = [v for v in ("dot", add) if v not in kept]
     if missing:
         why = " and ".join(f"`{v}` {_short_reason(checks.get(v))}" for v in missing)
-        return finding(ADDITIVE, "inconclusive", "Training at large d_k: no verdict, as " + why + "." + note,
-                       cause=f"{why}, so there is no trained model to compare.")
+        return finding(
+            ADDITIVE,
+            "inconclusive",
+            "Training at large d_k: no verdict, as " + why + "." + note,
+            cause=f"{why}, so there is no trained model to compare.",
+        )
     held = {v: _mean(ok, v, "heldout_loss") for v in kept}
-    by_seed = {v: ok[(ok.variant == v) & (ok.metric == "heldout_loss")].groupby("seed").value.mean().to_dict()
-               for v in (add, "dot")}
+    by_seed = {
+        v: ok[(ok.variant == v) & (ok.metric == "heldout_loss")].groupby("seed").value.mean().to_dict()
+        for v in (add, "dot")
+    }
     diff = paired(f"held-out loss {add} - dot", by_seed[add], by_seed["dot"], "nats/char")
     verdict = directional(diff, -1)  # additive's loss lower
-    estimates = [diff.estimate] + [Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char", "log")
-                                   for v in (add, "dot")]
-    said = {"agrees": "agrees that additive attention beats the unscaled dot product at large d_k",
-            "disagrees": "finds the unscaled dot product better than additive attention",
-            "inconclusive": "cannot tell the two apart"}[verdict]
-    cause = {"agrees": "", "disagrees": f"the unscaled dot product's held-out loss is lower by {-diff.mean:.3f} nats/char "
-                                        f"({diff.why()}).",
-             "inconclusive": f"the difference {diff.mean:+.3f} nats/char does not count ({diff.why()})."}[verdict]
-    return finding(ADDITIVE, verdict, f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot "
-                   f"{held['dot']:.3f}" + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "")
-                   + f"; paired over {diff.seeds} seeds {add} - dot = {diff.mean:+.3f} nats/char ({diff.why()}); this run "
-                   + said + "." + note, estimates, cause=cause)
+    estimates = [diff.estimate] + [
+        Estimate.of(f"held-out loss {v}", _per_seed(ok, v, "heldout_loss"), "nats/char", "log") for v in (add, "dot")
+    ]
+    said = {
+        "agrees": "agrees that additive attention beats the unscaled dot product at large d_k",
+        "disagrees": "finds the unscaled dot product better than additive attention",
+        "inconclusive": "cannot tell the two apart",
+    }[verdict]
+    cause = {
+        "agrees": "",
+        "disagrees": f"the unscaled dot product's held-out loss is lower by {-diff.mean:.3f} nats/char ({diff.why()}).",
+        "inconclusive": f"the difference {diff.mean:+.3f} nats/char does not count ({diff.why()}).",
+    }[verdict]
+    return finding(
+        ADDITIVE,
+        verdict,
+        f"Training at large d_k: held-out loss {add} {held[add]:.3f} vs unscaled dot "
+        f"{held['dot']:.3f}"
+        + (f" (scaled dot {held['scaled_dot']:.3f})" if "scaled_dot" in held else "")
+        + f"; paired over {diff.seeds} seeds {add} - dot = {diff.mean:+.3f} nats/char ({diff.why()}); this run "
+        + said
+        + "."
+        + note,
+        estimates,
+        cause=cause,
+    )
 
 
 def _short_reason(check) -> str:
     if check is None or not check.heldout:
         return "has no held-out loss"
-    return " and ".join(why for why, flag in (("did not learn", check.did_not_learn), ("memorised", check.memorised)) if flag)
+    return " and ".join(
+        why for why, flag in (("did not learn", check.did_not_learn), ("memorised", check.memorised)) if flag
+    )

@@ -28,8 +28,11 @@ class CharLMCorpus:
     def base_spec(self, profile: Any, options: dict[str, Any]) -> TransformerSpec:
         """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary."""
         return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
-            n_heads=profile.n_heads, max_len=profile.train_len,
+            vocab_size=self._data(profile, options).vocab.size,
+            d_model=profile.d_model,
+            n_layers=profile.n_layers,
+            n_heads=profile.n_heads,
+            max_len=profile.train_len,
         )
 
     def learning_flags(self, records: pd.DataFrame) -> dict[str, str]:

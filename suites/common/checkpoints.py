@@ -42,20 +42,31 @@ class Training:
     load: dict[str, Any] = field(default_factory=dict)
 
 
-def training_key(suite: str, spec: Any, settings: dict[str, Any], seed: int, device: str, dtype: torch.dtype,
-                 data_checksum: str) -> str:
+def training_key(
+    suite: str, spec: Any, settings: dict[str, Any], seed: int, device: str, dtype: torch.dtype, data_checksum: str
+) -> str:
     """Content hash of one training: equal keys train equal weights."""
-    return stable_hash({"suite": suite, "spec": spec.to_dict(), "settings": settings, "seed": seed,
-                        "device": device.split(":")[0], "dtype": str(dtype), "data": data_checksum,
-                        "code": code_version()})
+    return stable_hash(
+        {
+            "suite": suite,
+            "spec": spec.to_dict(),
+            "settings": settings,
+            "seed": seed,
+            "device": device.split(":")[0],
+            "dtype": str(dtype),
+            "data": data_checksum,
+            "code": code_version(),
+        }
+    )
 
 
 def path_for(folder: Path, key: str) -> Path:
     return Path(folder) / f"{key}.pt"
 
 
-def train_once(model: nn.Module, key: str, folder: Path | None, train: Callable[[], TrainResult],
-               label: str = "") -> Training:
+def train_once(
+    model: nn.Module, key: str, folder: Path | None, train: Callable[[], TrainResult], label: str = ""
+) -> Training:
     """Load the weights of training ``key`` into ``model`` from ``folder``, or run ``train()`` and save them there."""
     if folder is None:
         return _train_or_load(model, key, None, train, label)
@@ -73,8 +84,11 @@ def _unkept(key: str, exc: OSError) -> None:
     """Say that training ``key`` is not kept for other jobs: a checkpoint only saves time, so the job goes on."""
     import sys
 
-    print(f"bench: warning: the checkpoint of training {key} cannot be kept ({exc.strerror or exc}); this job goes "
-          f"on, and a later job that needs the same training trains it again.", file=sys.stderr)
+    print(
+        f"bench: warning: the checkpoint of training {key} cannot be kept ({exc.strerror or exc}); this job goes "
+        f"on, and a later job that needs the same training trains it again.",
+        file=sys.stderr,
+    )
 
 
 def _locked(path: Path) -> JobLock:
@@ -83,20 +97,37 @@ def _locked(path: Path) -> JobLock:
     return lock
 
 
-def _train_or_load(model: nn.Module, key: str, path: Path | None, train: Callable[[], TrainResult],
-                   label: str) -> Training:
+def _train_or_load(
+    model: nn.Module, key: str, path: Path | None, train: Callable[[], TrainResult], label: str
+) -> Training:
     saved = load(path) if path is not None else None
     if saved is not None:
         model.load_state_dict(saved["state_dict"])
         model.eval()
-        return Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
-                        f"checkpoint of job {saved['label']}", key, saved.get("load") or {})
+        return Training(
+            saved["final_loss"],
+            saved["wall_time_s"],
+            saved["tokens_per_s"],
+            f"checkpoint of job {saved['label']}",
+            key,
+            saved.get("load") or {},
+        )
     result = train()
     if path is not None:
         state = {name: t.detach().cpu() for name, t in model.state_dict().items()}
         try:
-            save(path, {"state_dict": state, "final_loss": result.final_loss, "wall_time_s": result.wall_time_s,
-                        "tokens_per_s": result.tokens_per_s, "load": result.load, "label": label, "key": key})
+            save(
+                path,
+                {
+                    "state_dict": state,
+                    "final_loss": result.final_loss,
+                    "wall_time_s": result.wall_time_s,
+                    "tokens_per_s": result.tokens_per_s,
+                    "load": result.load,
+                    "label": label,
+                    "key": key,
+                },
+            )
         except OSError as exc:  # a full or read-only folder fails the save, never the job that trained
             _unkept(key, exc)
     return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key, result.load)

@@ -64,16 +64,25 @@ class LearningCheck:
             return "no held-out loss"
         why = []
         if self.did_not_learn:
-            why.append(f"did not learn: held-out {self.heldout_mean:.3f} nats is not {LEARN_MARGIN} below the bigram "
-                       f"entropy {self.bigram:.3f}")
+            why.append(
+                f"did not learn: held-out {self.heldout_mean:.3f} nats is not {LEARN_MARGIN} below the bigram "
+                f"entropy {self.bigram:.3f}"
+            )
         if self.memorised:
-            why.append(f"memorised: held-out {self.heldout_mean:.3f} nats is {self.heldout_mean / self.train_mean - 1:.0%} "
-                       f"above training {self.train_mean:.3f}")
+            why.append(
+                f"memorised: held-out {self.heldout_mean:.3f} nats is {self.heldout_mean / self.train_mean - 1:.0%} "
+                f"above training {self.train_mean:.3f}"
+            )
         return "; ".join(why)
 
 
-def learning_checks(df: pd.DataFrame, heldout_metric: str = "loss", x: float | None = None,
-                    train_metric: str = "train_loss", by: str = "variant") -> dict[str, LearningCheck]:
+def learning_checks(
+    df: pd.DataFrame,
+    heldout_metric: str = "loss",
+    x: float | None = None,
+    train_metric: str = "train_loss",
+    by: str = "variant",
+) -> dict[str, LearningCheck]:
     """One check per value of ``by`` (default: variant) from a group's records.
 
     ``heldout_metric`` at ``x`` (the training length; None when the metric has no x) and ``train_metric``
@@ -87,8 +96,13 @@ def learning_checks(df: pd.DataFrame, heldout_metric: str = "loss", x: float | N
         if x is not None:
             held = held[held.x == x]
         train = rows[rows.metric == train_metric]
-        checks[key] = LearningCheck(str(key), tuple(float(v) for v in held.value), tuple(float(v) for v in train.value),
-                                    _fact(rows, "bigram_entropy"), _fact(rows, "unigram_entropy"))
+        checks[key] = LearningCheck(
+            str(key),
+            tuple(float(v) for v in held.value),
+            tuple(float(v) for v in train.value),
+            _fact(rows, "bigram_entropy"),
+            _fact(rows, "unigram_entropy"),
+        )
     return checks
 
 
@@ -99,28 +113,34 @@ def _fact(rows: pd.DataFrame, column: str) -> float | None:
     return float(vals.iloc[0]) if len(vals) else None
 
 
-def learning_table(checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant") -> pd.DataFrame:
+def learning_table(
+    checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant"
+) -> pd.DataFrame:
     """Per variant: held-out loss at L, training loss, the bigram baseline and the two flags."""
     rows = []
     for v in order or list(checks):
         c = checks.get(v)
         if c is None:
             continue
-        rows.append({
-            label: v,
-            # a cross-entropy is above 0: log-scale intervals, which never run below it
-            "held-out loss at L (nats/char)": fmt_mean_ci(c.heldout, 3, "log"),
-            "train loss, last 10% (nats/char)": fmt_mean_ci(c.train, 3, "log"),
-            "bigram entropy (nats/char)": "-" if c.bigram is None else f"{c.bigram:.3f}",
-            "held-out - bigram": "-" if c.bigram is None or not c.heldout else f"{c.heldout_mean - c.bigram:+.3f}",
-            "held-out / train": "-" if not c.heldout or not c.train else f"{c.heldout_mean / c.train_mean:.2f}",
-            "did not learn": "**yes**" if c.did_not_learn else "no",
-            "memorised": "**yes**" if c.memorised else "no",
-        })
+        rows.append(
+            {
+                label: v,
+                # a cross-entropy is above 0: log-scale intervals, which never run below it
+                "held-out loss at L (nats/char)": fmt_mean_ci(c.heldout, 3, "log"),
+                "train loss, last 10% (nats/char)": fmt_mean_ci(c.train, 3, "log"),
+                "bigram entropy (nats/char)": "-" if c.bigram is None else f"{c.bigram:.3f}",
+                "held-out - bigram": "-" if c.bigram is None or not c.heldout else f"{c.heldout_mean - c.bigram:+.3f}",
+                "held-out / train": "-" if not c.heldout or not c.train else f"{c.heldout_mean / c.train_mean:.2f}",
+                "did not learn": "**yes**" if c.did_not_learn else "no",
+                "memorised": "**yes**" if c.memorised else "no",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def learning_section(checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant") -> list[str]:
+def learning_section(
+    checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant"
+) -> list[str]:
     """The report section: what the flags mean, the table, and the baselines of the corpus."""
     from harness.report import markdown_table
     from harness.report_kit import over_seeds
@@ -128,15 +148,22 @@ def learning_section(checks: dict[str, LearningCheck], order: Sequence[str] | No
     any_check = next(iter(checks.values()), None)
     corpus = ""
     if any_check is not None and any_check.bigram is not None:
-        corpus = (f" On this corpus's training split the unigram entropy is {any_check.unigram:.3f} nats/char "
-                  f"(perplexity {math.exp(any_check.unigram):.1f}) and the bigram entropy {any_check.bigram:.3f} "
-                  f"(perplexity {math.exp(any_check.bigram):.1f}).")
-    return ["## Checks: did each model learn?", "",
-            f"*Did not learn*: held-out loss at L not at least {LEARN_MARGIN} nats below the bigram entropy of the training "
-            f"split. *Memorised*: held-out loss more than {MEMORISE_RATIO - 1:.0%} above the training loss. Verdicts below use "
-            f"only runs with neither flag. Losses: {over_seeds(max((len(c.heldout) for c in checks.values()), default=0))}."
-            + corpus, "",
-            markdown_table(learning_table(checks, order, label)), ""]
+        corpus = (
+            f" On this corpus's training split the unigram entropy is {any_check.unigram:.3f} nats/char "
+            f"(perplexity {math.exp(any_check.unigram):.1f}) and the bigram entropy {any_check.bigram:.3f} "
+            f"(perplexity {math.exp(any_check.bigram):.1f})."
+        )
+    return [
+        "## Checks: did each model learn?",
+        "",
+        f"*Did not learn*: held-out loss at L not at least {LEARN_MARGIN} nats below the bigram entropy of the training "
+        f"split. *Memorised*: held-out loss more than {MEMORISE_RATIO - 1:.0%} above the training loss. Verdicts below use "
+        f"only runs with neither flag. Losses: {over_seeds(max((len(c.heldout) for c in checks.values()), default=0))}."
+        + corpus,
+        "",
+        markdown_table(learning_table(checks, order, label)),
+        "",
+    ]
 
 
 def usable(checks: dict[str, LearningCheck]) -> tuple[list[str], str]:
@@ -145,5 +172,8 @@ def usable(checks: dict[str, LearningCheck]) -> tuple[list[str], str]:
     left = [(v, c.reason()) for v, c in checks.items() if not c.usable]
     if not left:
         return keep, ""
-    return keep, (f"{len(left)} of {len(checks)} left out of the verdicts: "
-                  + "; ".join(f"`{v}` ({why})" for v, why in left) + ".")
+    return keep, (
+        f"{len(left)} of {len(checks)} left out of the verdicts: "
+        + "; ".join(f"`{v}` ({why})" for v, why in left)
+        + "."
+    )

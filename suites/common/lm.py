@@ -18,7 +18,9 @@ from torch.nn import functional as F
 PROTOCOLS = ("nonoverlapping", "sliding")
 
 
-def random_batch(ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def random_batch(
+    ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(inputs, targets), each (batch_size, length), from random offsets of the 1-D id tensor, on its device.
 
     The offsets come from the CPU ``generator`` (the same batches on every device); the windows are one
@@ -50,8 +52,14 @@ def eval_windows(n_targets: int, length: int, protocol: str, stride: int) -> Ite
 
 @torch.inference_mode()
 def evaluate_nll(
-    model, ids: torch.Tensor, length: int, *, protocol: str = "nonoverlapping", stride: int = 0,
-    batch_tokens: int = 16384, device: str = "cpu",
+    model,
+    ids: torch.Tensor,
+    length: int,
+    *,
+    protocol: str = "nonoverlapping",
+    stride: int = 0,
+    batch_tokens: int = 16384,
+    device: str = "cpu",
 ) -> tuple[float, int]:
     """(total negative log-likelihood in nats, number of scored tokens) of ``ids`` under a protocol.
 

@@ -17,4 +17,6 @@ PEAK_FRACTION = Metric("peak_fraction", "%", True, "throughput as a share of the
 MATMUL_PEAK = Metric("matmul_peak", "GFLOP/s", True, "fastest square-matmul FLOP/s of the device in this dtype")
 
 #: name -> metric, for SuiteFile.metrics
-COMMON = {m.name: m for m in (PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT, LATENCY, PEAK_FRACTION, MATMUL_PEAK)}
+COMMON = {
+    m.name: m for m in (PERPLEXITY, TRAIN_LOSS, TRAIN_TIME, TRAIN_THROUGHPUT, LATENCY, PEAK_FRACTION, MATMUL_PEAK)
+}

@@ -51,21 +51,31 @@ DECODE_MULTIPLIERS = (1, 8)
 Autocast = Callable[[], AbstractContextManager]
 
 #: the metrics these functions record, for a suite.yaml's ``common`` entries (with suites/common/metrics.py's COMMON)
-METRICS = {m.name: m for m in (
-    Metric("train_flops", "FLOP", False, "matrix-product FLOPs of one training step (forward + backward) x steps"),
-    Metric("peak_train_memory", "B", False, "weights + the most bytes one training step holds at once"),
-    Metric("kv_cache_bytes_per_token", "B", False, "bytes of the cache a prefill of L tokens fills, over L"),
-    Metric("prefill_latency", "ms", False, "one forward over L prompt tokens into an empty cache (batch 1)"),
-    Metric("decode_latency", "ms/token", False, "the cached step that brings the sequence to x tokens (batch 1)"),
-)}
+METRICS = {
+    m.name: m
+    for m in (
+        Metric("train_flops", "FLOP", False, "matrix-product FLOPs of one training step (forward + backward) x steps"),
+        Metric("peak_train_memory", "B", False, "weights + the most bytes one training step holds at once"),
+        Metric("kv_cache_bytes_per_token", "B", False, "bytes of the cache a prefill of L tokens fills, over L"),
+        Metric("prefill_latency", "ms", False, "one forward over L prompt tokens into an empty cache (batch 1)"),
+        Metric("decode_latency", "ms/token", False, "the cached step that brings the sequence to x tokens (batch 1)"),
+    )
+}
 
 
 def _none() -> AbstractContextManager:
     return contextlib.nullcontext()
 
 
-def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], torch.Tensor], tokens_per_step: int,
-                   steps: int, device: str, settings=None, autocast: Autocast = _none) -> list[Measurement]:
+def training_costs(
+    model: torch.nn.Module,
+    loss_of: Callable[[torch.nn.Module], torch.Tensor],
+    tokens_per_step: int,
+    steps: int,
+    device: str,
+    settings=None,
+    autocast: Autocast = _none,
+) -> list[Measurement]:
     """``train_flops`` and ``peak_train_memory`` of one training step of ``model``'s architecture.
 
     ``loss_of(m)`` returns the loss of one training batch under ``m`` (the same batch each call); ``settings``
@@ -82,12 +92,23 @@ def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], 
         flops = count_flops(lambda: loss_of(counted))
     recurrent = any(isinstance(m, torch.nn.RNNBase) for m in counted.modules())
     counted = None  # the twin's memory freed before the peak is measured
-    extra = {"flops_per_step": flops, "flops_per_token": flops / tokens_per_step, "tokens_per_step": tokens_per_step,
-             "counted_with_kernel": "naive"}
+    extra = {
+        "flops_per_step": flops,
+        "flops_per_token": flops / tokens_per_step,
+        "tokens_per_step": tokens_per_step,
+        "counted_with_kernel": "naive",
+    }
     if recurrent:  # nn.LSTM/GRU/RNN run fused kernels the counter has no formula for: it would undercount
-        out = [Measurement("train_flops", None, status="unsupported", extra=extra,
-                           reason=f"torch.utils.flop_counter does not count the fused kernels of nn.LSTM, nn.GRU and "
-                                  f"nn.RNN (it saw {flops:.3g} FLOPs per step, the layers around them)")]
+        out = [
+            Measurement(
+                "train_flops",
+                None,
+                status="unsupported",
+                extra=extra,
+                reason=f"torch.utils.flop_counter does not count the fused kernels of nn.LSTM, nn.GRU and "
+                f"nn.RNN (it saw {flops:.3g} FLOPs per step, the layers around them)",
+            )
+        ]
     else:
         out = [Measurement("train_flops", float(flops * steps), extra=extra)]
     twin.train()
@@ -104,16 +125,31 @@ def training_costs(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], 
 
     weights = sum(p.numel() * p.element_size() for p in twin.parameters())
     peak, _, method = peak_memory(step, device)
-    out.append(Measurement("peak_train_memory", float(peak + weights),
-                           extra={"step_peak_bytes": peak, "weight_bytes": weights, "method": method,
-                                  "optimizer": settings.optimizer if optimizer is not None else "none",
-                                  "includes": "weights + the most bytes one step (forward, backward, optimiser update "
-                                              "from a fresh optimiser) holds at once"}))
+    out.append(
+        Measurement(
+            "peak_train_memory",
+            float(peak + weights),
+            extra={
+                "step_peak_bytes": peak,
+                "weight_bytes": weights,
+                "method": method,
+                "optimizer": settings.optimizer if optimizer is not None else "none",
+                "includes": "weights + the most bytes one step (forward, backward, optimiser update "
+                "from a fresh optimiser) holds at once",
+            },
+        )
+    )
     return out
 
 
-def training_throughput(model: torch.nn.Module, loss_of: Callable[[torch.nn.Module], torch.Tensor], tokens_per_step: int,
-                        device: str, settings, autocast: Autocast = _none) -> Measurement:
+def training_throughput(
+    model: torch.nn.Module,
+    loss_of: Callable[[torch.nn.Module], torch.Tensor],
+    tokens_per_step: int,
+    device: str,
+    settings,
+    autocast: Autocast = _none,
+) -> Measurement:
     """``train_throughput`` re-taken without training (bench/run/retime.py): training tokens per second of one optimiser
     step of a copy of ``model`` (forward, backward, clipping, the optimiser update), timed as ``timed`` times (clean
     repeats, their quartiles), where the training run's own figure is its tokens over its wall time."""
@@ -133,17 +169,32 @@ def training_throughput(model: torch.nn.Module, loss_of: Callable[[torch.nn.Modu
     one = timed("train_step", step, device, **TIMING)
     if one.status != "ok":
         return Measurement("train_throughput", None, status=one.status, reason=one.reason)
-    return Measurement("train_throughput", tokens_per_step / (one.value / 1e3), extra={
-        **one.extra, "step_ms": one.value, "tokens_per_step": tokens_per_step,
-        "method": "re-timed: tokens of one training step over its median time, the model untrained"})
+    return Measurement(
+        "train_throughput",
+        tokens_per_step / (one.value / 1e3),
+        extra={
+            **one.extra,
+            "step_ms": one.value,
+            "tokens_per_step": tokens_per_step,
+            "method": "re-timed: tokens of one training step over its median time, the model untrained",
+        },
+    )
 
 
 def _element_size(dtype: torch.dtype) -> int:
     return torch.empty((), dtype=dtype).element_size()
 
 
-def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: torch.dtype, seed: int,
-                    autocast: Autocast = _none, multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> list[Measurement]:
+def inference_costs(
+    model,
+    vocab_size: int,
+    train_len: int,
+    device: str,
+    dtype: torch.dtype,
+    seed: int,
+    autocast: Autocast = _none,
+    multipliers: Sequence[int] = DECODE_MULTIPLIERS,
+) -> list[Measurement]:
     """KV-cache bytes per token, prefill latency at L and decode latency at each multiple of L of a DecoderLM (in eval
     mode, batch 1), each a Measurement (failed, skipped or unsupported with its reason)."""
     spec = model.spec
@@ -160,17 +211,37 @@ def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: 
         # the formula of the spec's own attention layer: 2 x kv_heads x head_dim x min(L, W) per layer for grouped
         # attention (W its sliding window), (d_c + d_h^R) x L for latent attention (variants/cache_size.py)
         analytic = spec_cache_bytes(spec, train_len, 1, element)
-        facts = {"tokens": train_len, "cache_bytes": measured, "cache_bytes_analytic": analytic, "layers": spec.n_layers,
-                 "kv_heads": spec.kv_heads, "head_dim": spec.head_dim, "bytes_per_element": element}
+        facts = {
+            "tokens": train_len,
+            "cache_bytes": measured,
+            "cache_bytes_analytic": analytic,
+            "layers": spec.n_layers,
+            "kv_heads": spec.kv_heads,
+            "head_dim": spec.head_dim,
+            "bytes_per_element": element,
+        }
         if measured != analytic:
-            out.append(Measurement("kv_cache_bytes_per_token", measured / train_len, status="failed", extra=facts,
-                                   reason=f"the cache tensors occupy {measured} B, the formula gives {analytic} B"))
+            out.append(
+                Measurement(
+                    "kv_cache_bytes_per_token",
+                    measured / train_len,
+                    status="failed",
+                    extra=facts,
+                    reason=f"the cache tensors occupy {measured} B, the formula gives {analytic} B",
+                )
+            )
         else:
             out.append(Measurement("kv_cache_bytes_per_token", measured / train_len, extra=facts))
         prompt = tokens[:, :train_len]
-        out.append(timed("prefill_latency", lambda: model(prompt, caches=empty_caches(model, 1, dtype=dtype,
-                                                                                       capacity=train_len))[0],
-                         device, **TIMING, where=dict(x=float(train_len), x_name="context", extra={"batch": 1})))
+        out.append(
+            timed(
+                "prefill_latency",
+                lambda: model(prompt, caches=empty_caches(model, 1, dtype=dtype, capacity=train_len))[0],
+                device,
+                **TIMING,
+                where=dict(x=float(train_len), x_name="context", extra={"batch": 1}),
+            )
+        )
         for mult in multipliers:
             out.append(_decode(model, tokens, train_len * mult, mult, device, dtype))
         model.set_context_length(train_len)
@@ -183,20 +254,28 @@ def inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: 
 
 def _decode(model, tokens: torch.Tensor, context: int, mult: int, device: str, dtype: torch.dtype) -> Measurement:
     """The cached step that brings the sequence to ``context`` tokens, timed after its logits are checked."""
-    where: dict = dict(x=float(context), x_name="context", extra={"multiplier": mult, "batch": 1, "cached": context - 1})
+    where: dict = dict(
+        x=float(context), x_name="context", extra={"multiplier": mult, "batch": 1, "cached": context - 1}
+    )
     problem = model.length_problem(context)
     if problem:
         return Measurement("decode_latency", None, status="unsupported", reason=problem, **where)
     model.set_context_length(context)
     full = model(tokens[:, :context]).float()[:, -1]  # (1, V): the last position of a full forward
     _, caches = model(tokens[:, : context - 1], caches=empty_caches(model, 1, dtype=dtype, capacity=context))
-    step = tokens[:, context - 1: context]
+    step = tokens[:, context - 1 : context]
     first, logits = seconds(lambda: model(step, caches=caches)[0][:, -1], device)
     error = float((logits.float() - full).abs().max())
     where["extra"]["max_error_vs_full"] = error
     allowed = tolerance(dtype).allowed(full)
     if error > allowed:
-        return Measurement("decode_latency", None, status="failed", reason=f"the cached step's logits differ from the "
-                           f"full forward's by {error:.2e} > {allowed:g}", **where)
-    return timed("decode_latency", lambda: model(step, caches=caches)[0][:, -1], device, **TIMING, where=where,
-                 first=first)
+        return Measurement(
+            "decode_latency",
+            None,
+            status="failed",
+            reason=f"the cached step's logits differ from the full forward's by {error:.2e} > {allowed:g}",
+            **where,
+        )
+    return timed(
+        "decode_latency", lambda: model(step, caches=caches)[0][:, -1], device, **TIMING, where=where, first=first
+    )

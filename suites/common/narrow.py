@@ -39,5 +39,5 @@ def _parts(frame: pd.DataFrame, keys: list[str], limit: int, said: list[str]) ->
     width = max(1, limit - len(ids))
     if len(ids) + len(values) <= limit:
         return ["\n\n".join(caption + [markdown_table(frame)])]
-    chunks = [values[i:i + width] for i in range(0, len(values), width)]
+    chunks = [values[i : i + width] for i in range(0, len(values), width)]
     return ["\n\n".join(caption + [markdown_table(frame[ids + chunk])]) for chunk in chunks]

@@ -60,8 +60,13 @@ class TrainingBudget(Profile):
 
     def train_settings(self) -> TrainSettings:
         """The budget as harness/train.py takes it."""
-        return TrainSettings(steps=self.steps, lr=self.lr, warmup_steps=self.warmup_steps,
-                             weight_decay=self.weight_decay, grad_clip=self.grad_clip)
+        return TrainSettings(
+            steps=self.steps,
+            lr=self.lr,
+            warmup_steps=self.warmup_steps,
+            weight_decay=self.weight_decay,
+            grad_clip=self.grad_clip,
+        )
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,10 @@ class ScoredText(CharLMText):
     def problems(self) -> list[str]:
         out = super().problems()
         if self.eval_tokens < self.train_len:
-            out.append(f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
-                       f"give at least {self.train_len}.")
+            out.append(
+                f"set.eval_tokens={self.eval_tokens} is below the evaluation length set.train_len={self.train_len}; "
+                f"give at least {self.train_len}."
+            )
         return out
 
 

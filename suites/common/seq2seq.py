@@ -63,7 +63,9 @@ def pad(seqs: Sequence[Ids], device: str = "cpu") -> torch.Tensor:
     return out.to(device)
 
 
-def teacher_batch(pairs: Sequence[tuple[Ids, Ids]], device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def teacher_batch(
+    pairs: Sequence[tuple[Ids, Ids]], device: str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(src (B, S), decoder input BOS + y (B, T), targets y + EOS (B, T))."""
     src = pad([p[0] for p in pairs], device)
     tgt_in = pad([[BOS] + p[1] for p in pairs], device)
@@ -71,7 +73,9 @@ def teacher_batch(pairs: Sequence[tuple[Ids, Ids]], device: str = "cpu") -> tupl
     return src, tgt_in, tgt_out
 
 
-def length_batches(pairs: Sequence[tuple[Ids, Ids]], batch_size: int, generator: torch.Generator) -> Iterator[list[tuple[Ids, Ids]]]:
+def length_batches(
+    pairs: Sequence[tuple[Ids, Ids]], batch_size: int, generator: torch.Generator
+) -> Iterator[list[tuple[Ids, Ids]]]:
     """Endless batches of pairs of similar source length, in a fresh random order every epoch."""
     order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0]), len(pairs[i][1])))
     chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
@@ -80,7 +84,9 @@ def length_batches(pairs: Sequence[tuple[Ids, Ids]], batch_size: int, generator:
             yield [pairs[i] for i in chunks[j]]
 
 
-def seq2seq_loss(model, src: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
+def seq2seq_loss(
+    model, src: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor, reduction: str = "mean"
+) -> torch.Tensor:
     """Cross-entropy of the reference tokens (padding ignored), nats per token."""
     logits = model(src, tgt_in)  # (B, T, V)
     return F.cross_entropy(logits.flatten(0, 1).float(), tgt_out.flatten(), ignore_index=PAD, reduction=reduction)
@@ -97,8 +103,16 @@ def mean_loss(model, pairs: Sequence[tuple[Ids, Ids]], batch_size: int = 64, dev
     return total / max(count, 1)
 
 
-def translate(model, sources: Sequence[Ids], *, beam_size: int = 1, alpha: float = 0.0, batch_size: int = 64,
-              device: str = "cpu", progress=None) -> list[Ids]:
+def translate(
+    model,
+    sources: Sequence[Ids],
+    *,
+    beam_size: int = 1,
+    alpha: float = 0.0,
+    batch_size: int = 64,
+    device: str = "cpu",
+    progress=None,
+) -> list[Ids]:
     """Token ids of the translation of every source, greedy (beam_size 1) or by beam search."""
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
     out: list[Ids] = [[] for _ in sources]

@@ -37,8 +37,14 @@ def _self_buffers(state) -> list[str]:
     return sorted((k for k in state if k[:1] in ("k", "v") and k[1:].isdigit()), key=lambda k: (int(k[1:]), k[0]))
 
 
-def seq2seq_inference_costs(model, source: Sequence[int], vocab_size: int, device: str, seed: int,
-                            multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> list[Measurement]:
+def seq2seq_inference_costs(
+    model,
+    source: Sequence[int],
+    vocab_size: int,
+    device: str,
+    seed: int,
+    multipliers: Sequence[int] = DECODE_MULTIPLIERS,
+) -> list[Measurement]:
     """Prefill (encode), cache bytes per target token and decode latency at each multiple of the source length."""
     src = torch.tensor([list(source)], dtype=torch.long, device=device)  # (1, S)
     length = src.shape[1]
@@ -47,8 +53,15 @@ def seq2seq_inference_costs(model, source: Sequence[int], vocab_size: int, devic
     targets[:, 0] = BOS
     out: list[Measurement] = []
     with torch.inference_mode():
-        out.append(timed("prefill_latency", lambda: model.start(src), device, **TIMING,
-                         where=dict(x=float(length), x_name="source_tokens", extra={"batch": 1})))
+        out.append(
+            timed(
+                "prefill_latency",
+                lambda: model.start(src),
+                device,
+                **TIMING,
+                where=dict(x=float(length), x_name="source_tokens", extra={"batch": 1}),
+            )
+        )
         out.append(_cache_bytes(model, src, targets))
         for mult in multipliers:
             out.append(_decode(model, src, targets, length * mult, mult, device))
@@ -63,27 +76,47 @@ def _cache_bytes(model, src: torch.Tensor, targets: torch.Tensor) -> Measurement
     keys = _self_buffers(state)
     if not keys:
         held = _bytes(v for v in state.values() if torch.is_tensor(v))
-        return Measurement("kv_cache_bytes_per_token", None, status="unsupported", extra={"state_bytes": held},
-                           reason=f"a recurrent decoder carries a fixed-size state ({held} B with the source's memory), "
-                                  "no per-token cache")
+        return Measurement(
+            "kv_cache_bytes_per_token",
+            None,
+            status="unsupported",
+            extra={"state_bytes": held},
+            reason=f"a recurrent decoder carries a fixed-size state ({held} B with the source's memory), "
+            "no per-token cache",
+        )
     spec = model.spec
     capacity = state[keys[0]].shape[2]
     per_slot = _bytes(state[k] for k in keys) / capacity
     element = state[keys[0]].element_size()
     analytic = kv_cache_bytes(spec.n_layers, spec.kv_heads, spec.head_dim, 1, 1, element)
     cross = _bytes(v for k, v in state.items() if k.startswith(("ck", "cv")) and torch.is_tensor(v)) / src.shape[1]
-    extra = {"capacity": capacity, "layers": spec.n_layers, "kv_heads": spec.kv_heads, "head_dim": spec.head_dim,
-             "bytes_per_element": element, "cache_bytes_analytic": analytic, "memory_bytes_per_source_token": cross}
+    extra = {
+        "capacity": capacity,
+        "layers": spec.n_layers,
+        "kv_heads": spec.kv_heads,
+        "head_dim": spec.head_dim,
+        "bytes_per_element": element,
+        "cache_bytes_analytic": analytic,
+        "memory_bytes_per_source_token": cross,
+    }
     if per_slot != analytic:
-        return Measurement("kv_cache_bytes_per_token", per_slot, status="failed", extra=extra,
-                           reason=f"the self-attention buffers hold {per_slot:g} B per slot, the formula gives {analytic} B")
+        return Measurement(
+            "kv_cache_bytes_per_token",
+            per_slot,
+            status="failed",
+            extra=extra,
+            reason=f"the self-attention buffers hold {per_slot:g} B per slot, the formula gives {analytic} B",
+        )
     return Measurement("kv_cache_bytes_per_token", per_slot, extra=extra)
 
 
 def _decode(model, src: torch.Tensor, targets: torch.Tensor, context: int, mult: int, device: str) -> Measurement:
     """The step that brings the target to ``context`` tokens, with the source's memory, timed after a check."""
-    where = dict(x=float(context), x_name="target_tokens",
-                 extra={"multiplier": mult, "batch": 1, "cached": context - 1, "source_tokens": src.shape[1]})
+    where = dict(
+        x=float(context),
+        x_name="target_tokens",
+        extra={"multiplier": mult, "batch": 1, "cached": context - 1, "source_tokens": src.shape[1]},
+    )
     problem = model.length_problem(context) if hasattr(model, "length_problem") else None
     if problem:
         return Measurement("decode_latency", None, status="unsupported", reason=problem, **where)
@@ -100,6 +133,12 @@ def _decode(model, src: torch.Tensor, targets: torch.Tensor, context: int, mult:
     where["extra"]["max_error_vs_full"] = error
     allowed = tolerance(torch.float32).allowed(full)
     if error > allowed:
-        return Measurement("decode_latency", None, status="failed", reason=f"the decode step's log-probabilities "
-                           f"differ from the teacher-forced forward's by {error:.2e} > {allowed:g}", **where)
+        return Measurement(
+            "decode_latency",
+            None,
+            status="failed",
+            reason=f"the decode step's log-probabilities "
+            f"differ from the teacher-forced forward's by {error:.2e} > {allowed:g}",
+            **where,
+        )
     return timed("decode_latency", lambda: model.step(state, token)[0], device, **TIMING, where=where, first=first)

@@ -27,9 +27,14 @@ from suites.common.model_cost import DECODE_MULTIPLIERS, TIMING
 from variants.kernel import tolerance
 
 #: the metric this module adds to model_cost.METRICS
-METRICS = {m.name: m for m in (
-    Metric("state_bytes", "B", False, "bytes of the state a recurrent LM carries per sequence after x tokens (batch 1)"),
-)}
+METRICS = {
+    m.name: m
+    for m in (
+        Metric(
+            "state_bytes", "B", False, "bytes of the state a recurrent LM carries per sequence after x tokens (batch 1)"
+        ),
+    )
+}
 
 
 def _tensors(state: Any) -> list[torch.Tensor]:
@@ -59,8 +64,15 @@ def run_steps(model, tokens: torch.Tensor):
     return logits, states
 
 
-def state_inference_costs(model, vocab_size: int, train_len: int, device: str, dtype: torch.dtype, seed: int,
-                          multipliers: Sequence[int] = DECODE_MULTIPLIERS) -> list[Measurement]:
+def state_inference_costs(
+    model,
+    vocab_size: int,
+    train_len: int,
+    device: str,
+    dtype: torch.dtype,
+    seed: int,
+    multipliers: Sequence[int] = DECODE_MULTIPLIERS,
+) -> list[Measurement]:
     """state_bytes, kv_cache_bytes_per_token, prefill_latency and decode_latency of a MixerLM in eval mode."""
     gen = torch.Generator().manual_seed(seed)
     longest = train_len * max(multipliers)
@@ -81,28 +93,70 @@ def state_inference_costs(model, vocab_size: int, train_len: int, device: str, d
             facts = {"tokens": context, "state_bytes_formula": formula, "bytes_per_element": element}
             where = dict(x=float(context), x_name="context")
             if measured != formula:
-                out.append(Measurement("state_bytes", float(measured), status="failed", extra=facts, reason=f"the state "
-                                       f"tensors occupy {measured} B, the model's count gives {formula} B", **where))
+                out.append(
+                    Measurement(
+                        "state_bytes",
+                        float(measured),
+                        status="failed",
+                        extra=facts,
+                        reason=f"the state tensors occupy {measured} B, the model's count gives {formula} B",
+                        **where,
+                    )
+                )
             else:
                 out.append(Measurement("state_bytes", float(measured), extra=facts, **where))
             error = float((logits.float() - full).abs().max())
             allowed = tolerance(dtype).allowed(full)
             extra = {"multiplier": mult, "batch": 1, "cached": context - 1, "max_error_vs_full": error}
             if error > allowed:
-                out.append(Measurement("decode_latency", None, status="failed", x=float(context), x_name="context",
-                                       extra=extra, reason=f"the step's logits differ from the full forward's by "
-                                                           f"{error:.2e} > {allowed:g}"))
+                out.append(
+                    Measurement(
+                        "decode_latency",
+                        None,
+                        status="failed",
+                        x=float(context),
+                        x_name="context",
+                        extra=extra,
+                        reason=f"the step's logits differ from the full forward's by {error:.2e} > {allowed:g}",
+                    )
+                )
             else:
-                out.append(timed("decode_latency", lambda: model.step(step, before)[0], device, **TIMING,
-                                 where=dict(x=float(context), x_name="context", extra=extra), first=first))
+                out.append(
+                    timed(
+                        "decode_latency",
+                        lambda: model.step(step, before)[0],
+                        device,
+                        **TIMING,
+                        where=dict(x=float(context), x_name="context", extra=extra),
+                        first=first,
+                    )
+                )
         short, long = min(sizes), max(sizes)
         growth = (sizes[long] - sizes[short]) / (long - short) if long > short else 0.0
-        out.insert(0, Measurement("kv_cache_bytes_per_token", float(growth), extra={
-            "tokens": train_len, "state_bytes_at": {str(k): v for k, v in sizes.items()}, "bytes_per_element": element,
-            "meaning": "growth of the state per token of context (0 for a recurrence)"}))
+        out.insert(
+            0,
+            Measurement(
+                "kv_cache_bytes_per_token",
+                float(growth),
+                extra={
+                    "tokens": train_len,
+                    "state_bytes_at": {str(k): v for k, v in sizes.items()},
+                    "bytes_per_element": element,
+                    "meaning": "growth of the state per token of context (0 for a recurrence)",
+                },
+            ),
+        )
         prompt = tokens[:, :train_len]
-        out.insert(1, timed("prefill_latency", lambda: model(prompt), device, **TIMING,
-                            where=dict(x=float(train_len), x_name="context", extra={"batch": 1})))
+        out.insert(
+            1,
+            timed(
+                "prefill_latency",
+                lambda: model(prompt),
+                device,
+                **TIMING,
+                where=dict(x=float(train_len), x_name="context", extra={"batch": 1}),
+            ),
+        )
     for m in out:
         m.extra["threads"] = torch.get_num_threads()
     out[0].extra["measure_time_s"] = time.perf_counter() - t0

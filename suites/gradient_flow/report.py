@@ -25,11 +25,13 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     seeds = seeds_of(df)
     lines = title(suite, "Gradient flow through time", first)
     lines += [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Models: Elman RNNs (tanh, ReLU), GRU and LSTM of width {s['d_hidden']} and {s['n_layers']} layer(s) "
         f"(embeddings U(-0.1, 0.1); {_gate_init(s)}); Transformer decoder of {s['transformer_layers']} Pre-LN "
         f"layers, d_model {s['d_model']}, {s['n_heads']} heads. Parameters: "
-        + ", ".join(f"{v} {int(p):,}" for v, p in ok.groupby("variant").parameters.first().items()) + ".",
+        + ", ".join(f"{v} {int(p):,}" for v, p in ok.groupby("variant").parameters.first().items())
+        + ".",
         f"- Task: copy memory, {s['symbols']} symbol(s) from an alphabet of {s['alphabet']} recalled `lag` steps "
         f"later after a gap of {_gap(s)} (chance accuracy {1 / s['alphabet']:.3f}).",
         f"- Gradient probe: L = cross-entropy of the last step of {s['probe_batch']} sequences at lag {max(s['lags'])} "
@@ -44,7 +46,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"warm-up) at each learning rate, gradient norm clipped at {s['grad_clip']:g} or not at all; a run diverges "
         "when its loss is non-finite or above 3x its first value.",
         f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
-        f"{first.torch_version}, {fact(first, 'num_threads')} threads; {code_line(df)}.", "",
+        f"{first.torch_version}, {fact(first, 'num_threads')} threads; {code_line(df)}.",
+        "",
     ]
     flow, sweep = probes(ok)
     lines += flow_table(flow, variants)
@@ -57,9 +60,14 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += ["## Figures", ""] + [f"![{name}](figures/{p.name})" for name, p in figures] + [""]
     lines += ["## Against the published finding", "", PUBLISHED, ""]
     lines += [f"- {sentence}" for sentence in sentences(findings(df))] + [""]
-    notes = status_notes(df, lambda r: f"- `{r.variant}` seed {r.seed}, {r.metric}"
-                         f"{'' if pd.isna(r.x) else f' at {r.x_name} {r.x:g}'}: {r.status}: {r.reason}",
-                         keys=("variant", "metric", "x", "status"))
+    notes = status_notes(
+        df,
+        lambda r: (
+            f"- `{r.variant}` seed {r.seed}, {r.metric}"
+            f"{'' if pd.isna(r.x) else f' at {r.x_name} {r.x:g}'}: {r.status}: {r.reason}"
+        ),
+        keys=("variant", "metric", "x", "status"),
+    )
     if notes:
         lines += ["## Runs that did not finish", ""] + notes + [""]
     return [write_markdown(suite, lines, out_dir)] + [p for _, p in figures]
@@ -69,15 +77,17 @@ def _gap(s) -> str:
     """What fills the gap, in words (records from before the setting existed ran the blank gap)."""
     if s.get("gap", "blank") == "blank":
         return "blanks (a latch with one symbol: an input-free tanh RNN can hold it in an attractor)"
-    return (f"random distractors drawn from {s['distractors']} tokens of their own (Hochreiter & Schmidhuber 1997, "
-            "experiment 2)")
+    return (
+        f"random distractors drawn from {s['distractors']} tokens of their own (Hochreiter & Schmidhuber 1997, "
+        "experiment 2)"
+    )
 
 
 def _gate_init(s) -> str:
     """The gated cells' gate-bias initialisation, in words."""
     if s.get("gate_init", "constant") == "constant":
         return "LSTM forget bias 1, GRU PyTorch's default"
-    return (f"LSTM and GRU gate biases chrono-initialised, Tallec & Ollivier 2018: forget (GRU update) bias log(u), "
-            f"u ~ U(1, T_max - 1), T_max = {max(s['lags'])} the longest lag, LSTM input bias its negative")
-
-
+    return (
+        f"LSTM and GRU gate biases chrono-initialised, Tallec & Ollivier 2018: forget (GRU update) bias log(u), "
+        f"u ~ U(1, T_max - 1), T_max = {max(s['lags'])} the longest lag, LSTM input bias its negative"
+    )

@@ -76,8 +76,12 @@ class CopyRecall(Profile):
     #: a lag counts as learned at this held-out recall accuracy (chance is 1 / alphabet)
     learned_accuracy: float = 0.9
 
-    rules = {"alphabet": at_least(2), "learned_accuracy": between(0, 1, low_open=True), "gap": one_of(*GAPS),
-             "gate_init": one_of(*GATE_INITS)}
+    rules = {
+        "alphabet": at_least(2),
+        "learned_accuracy": between(0, 1, low_open=True),
+        "gap": one_of(*GAPS),
+        "gate_init": one_of(*GATE_INITS),
+    }
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,10 @@ class GradientFlowProfile(TrainingBudget, RecurrentAndTransformerSize, CopyRecal
         short = [lag for lag in (*self.lags, self.clip_lag) if lag <= self.symbols]
         if short:
             key = "set.clip_lag" if short[0] == self.clip_lag and short[0] not in self.lags else "set.lags"
-            return [f"{key} has the lag {short[0]}, which must exceed set.symbols={self.symbols} so that the cue comes "
-                    f"after the symbols; give lags of at least {self.symbols + 1}."]
+            return [
+                f"{key} has the lag {short[0]}, which must exceed set.symbols={self.symbols} so that the cue comes "
+                f"after the symbols; give lags of at least {self.symbols + 1}."
+            ]
         return super().problems()
 
 
@@ -130,13 +136,24 @@ class GradientFlow(Suite):
     default_variants = ("transformer", "gru", "lstm", "rnn", "rnn_relu")
 
     def _task(self, profile: GradientFlowProfile, lag: int) -> CopyTask:
-        return CopyTask(lag=lag, symbols=profile.symbols, alphabet=profile.alphabet, gap=profile.gap,
-                        distractors=profile.distractors)
+        return CopyTask(
+            lag=lag,
+            symbols=profile.symbols,
+            alphabet=profile.alphabet,
+            gap=profile.gap,
+            distractors=profile.distractors,
+        )
 
     def base_spec(self, profile: GradientFlowProfile, options: dict[str, Any]) -> TransformerSpec:
         task = self._task(profile, max(profile.lags))
-        return TransformerSpec(vocab_size=task.vocab_size, d_model=profile.d_model, n_layers=profile.transformer_layers,
-                               n_heads=profile.n_heads, max_len=task.length, position="rope")
+        return TransformerSpec(
+            vocab_size=task.vocab_size,
+            d_model=profile.d_model,
+            n_layers=profile.transformer_layers,
+            n_heads=profile.n_heads,
+            max_len=task.length,
+            position="rope",
+        )
 
     def spec_for(self, variant: str, profile: GradientFlowProfile, options: dict[str, Any]):
         """Presets that set a recurrent cell build a RecurrentSpec; every other expression a TransformerSpec.
@@ -144,8 +161,11 @@ class GradientFlow(Suite):
         A gated cell under gate_init=chrono gets T_max = the sweep's longest lag, the longest dependency it is
         trained on (Tallec & Ollivier 2018 set T_max to the task's dependency range)."""
         if "cell" in preset_fields(variant):
-            base = RecurrentSpec(vocab_size=self._task(profile, max(profile.lags)).vocab_size,
-                                 d_hidden=profile.d_hidden, n_layers=profile.n_layers)
+            base = RecurrentSpec(
+                vocab_size=self._task(profile, max(profile.lags)).vocab_size,
+                d_hidden=profile.d_hidden,
+                n_layers=profile.n_layers,
+            )
             spec = resolve(variant, base)
             if spec.cell in GATED_CELLS and profile.gate_init == "chrono":
                 spec = dataclasses.replace(spec, chrono_t_max=max(profile.lags))
@@ -183,8 +203,10 @@ class GradientFlow(Suite):
             try:
                 result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, f"{ctx.label} lag {lag}")
             except Diverged as exc:
-                out += [Measurement(m, None, status="diverged", reason=str(exc), **where)
-                        for m in ("copy_accuracy", "copy_final_loss")]
+                out += [
+                    Measurement(m, None, status="diverged", reason=str(exc), **where)
+                    for m in ("copy_accuracy", "copy_final_loss")
+                ]
                 continue
             train_time += result.wall_time_s
             loads.append(result.load)
@@ -200,31 +222,56 @@ class GradientFlow(Suite):
         for lr in profile.clip_lrs:
             for clip in (profile.grad_clip, math.inf):
                 label = "none" if math.isinf(clip) else f"{clip:g}"
-                settings = TrainSettings(steps=profile.clip_steps, lr=lr, grad_clip=clip, weight_decay=profile.weight_decay,
-                                         optimizer="sgd", momentum=profile.clip_momentum)
+                settings = TrainSettings(
+                    steps=profile.clip_steps,
+                    lr=lr,
+                    grad_clip=clip,
+                    weight_decay=profile.weight_decay,
+                    optimizer="sgd",
+                    momentum=profile.clip_momentum,
+                )
                 where = dict(x=lr, x_name="lr")
                 try:
-                    result = _train_copy(fresh(), task, settings, profile.batch_size, seed, ctx,
-                                         f"{ctx.label} sgd {lr:g} clip {label}")
+                    result = _train_copy(
+                        fresh(), task, settings, profile.batch_size, seed, ctx, f"{ctx.label} sgd {lr:g} clip {label}"
+                    )
                 except Diverged as exc:
-                    out.append(Measurement("clip_final_loss", None, status="diverged", reason=str(exc),
-                                           extra={"clipping": label}, **where))
+                    out.append(
+                        Measurement(
+                            "clip_final_loss",
+                            None,
+                            status="diverged",
+                            reason=str(exc),
+                            extra={"clipping": label},
+                            **where,
+                        )
+                    )
                     continue
                 train_time += result.wall_time_s
                 loads.append(result.load)
                 norms = result.grad_norms
-                out.append(Measurement("clip_final_loss", result.final_loss, **where, extra={
-                    "clipping": label, "max_grad_norm": max(norms),
-                    "clipped_fraction": sum(n > profile.grad_clip for n in norms) / len(norms)}))
+                out.append(
+                    Measurement(
+                        "clip_final_loss",
+                        result.final_loss,
+                        **where,
+                        extra={
+                            "clipping": label,
+                            "max_grad_norm": max(norms),
+                            "clipped_fraction": sum(n > profile.grad_clip for n in norms) / len(norms),
+                        },
+                    )
+                )
         out.append(Measurement("train_time", train_time, extra=combined_load(loads)))
         return out
-
 
 
 def _flow(model, probe: tuple[torch.Tensor, torch.Tensor], metric: str, extra: dict[str, Any]) -> list[Measurement]:
     """One measurement per distance d = 0 .. T-1 of ||dL/dh_{T-1-d}|| (mean over the probe's sequences)."""
     norms = by_distance(hidden_gradient_norms(model, *probe))
-    return [Measurement(metric, value, x=float(d), x_name="distance", extra=extra) for d, value in enumerate(norms.tolist())]
+    return [
+        Measurement(metric, value, x=float(d), x_name="distance", extra=extra) for d, value in enumerate(norms.tolist())
+    ]
 
 
 def _train_copy(model, task: CopyTask, settings: TrainSettings, batch_size: int, seed: int, ctx: JobContext, desc: str):

@@ -56,12 +56,17 @@ def flow_table(flow: pd.DataFrame, variants: list[str]) -> list[str]:
             for d in cols:
                 row[f"d={d}"] = fmt_mean_ci(log10(part[part.x == d].value), 1)
             rows.append(row)
-    return ["## How far back the gradient reaches", "",
-            "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
-            f"thousandth, positive = growth), {over_seeds(most_seeds(flow), brackets=False)}; values below {FLOOR:g} "
-            "(float32 underflow, or an "
-            "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.", "",
-            narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.", ""]
+    return [
+        "## How far back the gradient reaches",
+        "",
+        "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
+        f"thousandth, positive = growth), {over_seeds(most_seeds(flow), brackets=False)}; values below {FLOOR:g} "
+        "(float32 underflow, or an "
+        "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.",
+        "",
+        narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.",
+        "",
+    ]
 
 
 def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> list[str]:
@@ -77,9 +82,15 @@ def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> list[str]:
         far = part[part.x == cols[-1]].value
         row[f"at d={cols[-1]}"] = "explodes (grows)" if mean_ci(far)[0] > 1 else "vanishes (decays)"
         rows.append(row)
-    return ["## Vanishing and exploding gradients against the recurrent weight's spectral radius", "",
-            "Elman RNNs at initialisation, the recurrent weight rescaled to each spectral radius (largest |eigenvalue|); "
-            "log10 of the same ratio.", "", markdown_table(pd.DataFrame(rows)), ""]
+    return [
+        "## Vanishing and exploding gradients against the recurrent weight's spectral radius",
+        "",
+        "Elman RNNs at initialisation, the recurrent weight rescaled to each spectral radius (largest |eigenvalue|); "
+        "log10 of the same ratio.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]
 
 
 def longest_contiguous(accuracy_by_lag: dict[float, float | None], lags, learned: float) -> float:
@@ -103,8 +114,9 @@ def longest_by_seed(df: pd.DataFrame, variant: str, s: dict) -> dict[int, float]
     out = {}
     for seed, part in acc.groupby("seed"):
         ok = part[part.status == "ok"]
-        out[int(seed)] = longest_contiguous(dict(zip(ok.x.astype(float), ok.value.astype(float))), s["lags"],
-                                            s["learned_accuracy"])
+        out[int(seed)] = longest_contiguous(
+            dict(zip(ok.x.astype(float), ok.value.astype(float))), s["lags"], s["learned_accuracy"]
+        )
     return out
 
 
@@ -125,13 +137,21 @@ def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
         row["longest lag learned"] = fmt_mean_ci(list(longest[v].values()), 0, kind="count")
         row["per seed"] = ", ".join(f"{lag:g}" for _, lag in sorted(longest[v].items()))
         rows.append(row)
-    lines = ["## The longest lag each model learns", "",
-             f"Held-out recall accuracy after training at each lag (chance {1 / s['alphabet']:.3f}); the longest lag "
-             f"learned is, per seed, the largest lag L such that every lag <= L of the sweep reached accuracy >= "
-             f"{s['learned_accuracy']:g} (0 = not even the first; a diverged lag counts as not learned). "
-             + ("Accuracies: mean [95% interval] over seeds; the longest lag learned: mean (range over seeds)."
-                if most_seeds(acc) > 1 else "One seed: no interval."), "",
-             markdown_table(pd.DataFrame(rows)) if rows else "No lag results.", ""]
+    lines = [
+        "## The longest lag each model learns",
+        "",
+        f"Held-out recall accuracy after training at each lag (chance {1 / s['alphabet']:.3f}); the longest lag "
+        f"learned is, per seed, the largest lag L such that every lag <= L of the sweep reached accuracy >= "
+        f"{s['learned_accuracy']:g} (0 = not even the first; a diverged lag counts as not learned). "
+        + (
+            "Accuracies: mean [95% interval] over seeds; the longest lag learned: mean (range over seeds)."
+            if most_seeds(acc) > 1
+            else "One seed: no interval."
+        ),
+        "",
+        markdown_table(pd.DataFrame(rows)) if rows else "No lag results.",
+        "",
+    ]
     return lines, longest
 
 
@@ -148,8 +168,9 @@ def clip_table(df: pd.DataFrame, variants: list[str], learned_below: float) -> t
                 vals = cell[cell.status == "ok"].value
                 bad = int((cell.status == "diverged").sum())
                 text = fmt_mean_ci(vals, kind="log") if len(vals) else ""
-                row["no clipping" if label == "none" else f"clipped at {label}"] = \
-                    (text + (f"; diverged {bad}/{len(cell)}" if bad else "")).strip("; ") or "-"
+                row["no clipping" if label == "none" else f"clipped at {label}"] = (
+                    text + (f"; diverged {bad}/{len(cell)}" if bad else "")
+                ).strip("; ") or "-"
                 key = "unclipped" if label == "none" else "clipped"
                 summary[key][0] += bad
                 summary[key][1] += len(cell)
@@ -157,6 +178,12 @@ def clip_table(df: pd.DataFrame, variants: list[str], learned_below: float) -> t
             rows.append(row)
     if not rows:
         return [], summary
-    return ["## Gradient-norm clipping at large learning rates", "",
-            "Final training loss (nats, mean over the last 10% of steps) of SGD runs on the copy task; a diverged run "
-            f"has no final loss; {over_seeds(most_seeds(clip))}.", "", markdown_table(pd.DataFrame(rows)), ""], summary
+    return [
+        "## Gradient-norm clipping at large learning rates",
+        "",
+        "Final training loss (nats, mean over the last 10% of steps) of SGD runs on the copy task; a diverged run "
+        f"has no final loss; {over_seeds(most_seeds(clip))}.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ], summary

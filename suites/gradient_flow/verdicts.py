@@ -35,7 +35,8 @@ PUBLISHED = (
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 RADIUS, REACH, LAGS, CLIPPING = CLAIMS = SuiteFile.of(__file__).claims(
-    "spectral_radius_bound", "attention_keeps_gradient", "gated_rnn_longer_lags", "clipping_stabilises_sgd")
+    "spectral_radius_bound", "attention_keeps_gradient", "gated_rnn_longer_lags", "clipping_stabilises_sgd"
+)
 
 #: the gated cells compared with the tanh RNN, each on its own
 GATED = ("lstm", "gru")
@@ -51,8 +52,12 @@ def findings(df: pd.DataFrame) -> list[Finding]:
     variants = in_order(df.variant.unique(), ORDER)
     longest = {v: longest_by_seed(df, v, s) for v in variants}
     longest = {v: by_seed for v, by_seed in longest.items() if by_seed}
-    return [_radius(sweep), _reach_finding(flow), _lags(longest, max(s["lags"])),
-            _clipping(diverged_by_seed(df), 0.5 * math.log(s["alphabet"]))]
+    return [
+        _radius(sweep),
+        _reach_finding(flow),
+        _lags(longest, max(s["lags"])),
+        _clipping(diverged_by_seed(df), 0.5 * math.log(s["alphabet"])),
+    ]
 
 
 def _against_zero(label: str, values: dict[int, float], unit: str = "") -> Difference:
@@ -73,9 +78,12 @@ def _radius(sweep: pd.DataFrame) -> Finding:
     at = sweep[sweep.x == far]
     verdicts, parts, estimates, causes, judged = [], [], [], [], []
     for cell in [c for c in ELMAN if c in set(at.variant)]:
-        by_radius = {r: _against_zero(f"{cell} log10 ratio at d={far}, radius {r:g}",
-                                      _log_ratios(at[(at.variant == cell) & (at.radius == r)]))
-                     for r in sorted(at[at.variant == cell].radius.unique())}
+        by_radius = {
+            r: _against_zero(
+                f"{cell} log10 ratio at d={far}, radius {r:g}", _log_ratios(at[(at.variant == cell) & (at.radius == r)])
+            )
+            for r in sorted(at[at.variant == cell].radius.unique())
+        }
         below = {r: d for r, d in by_radius.items() if r < 1}
         up_to_one = {r: d for r, d in by_radius.items() if r <= 1}
         above = {r: d for r, d in by_radius.items() if r > 1}
@@ -90,20 +98,32 @@ def _radius(sweep: pd.DataFrame) -> Finding:
             causes.append(f"for {cell}, the sweep lacks radii on both sides of 1")
         elif len(vanish) < len(below):
             verdict = "inconclusive"
-            causes.append(f"for {cell}, the decay at radius {max(set(below) - set(vanish)):g} does not count (its paired interval includes 0)")
+            causes.append(
+                f"for {cell}, the decay at radius {max(set(below) - set(vanish)):g} does not count (its paired interval includes 0)"
+            )
         elif not grows:
             verdict = "inconclusive"
-            causes.append(f"for {cell}, no radius above 1 makes the gradient grow at distance {far} with a paired interval clear of 0")
+            causes.append(
+                f"for {cell}, no radius above 1 makes the gradient grow at distance {far} with a paired interval clear of 0"
+            )
         else:
             verdict = "agrees"
         verdicts.append(verdict)
         top = max(below) if below else None
-        parts.append(f"{cell}: " + (f"every radius below 1 vanishes (at {top:g}, log10 ratio {below[top].mean:.1f})"
-                                    if below and len(vanish) == len(below) else
-                                    f"radii below 1 vanishing with a paired interval clear of 0: {', '.join(f'{r:g}' for r in vanish) or 'none'}")
-                     + (f"; growth from radius {min(grows):g} up (log10 {above[max(above)].mean:+.1f} at {max(above):g})"
-                        if grows else "; no radius above 1 grows with a paired interval clear of 0")
-                     + (f"; radius {min(grows_too_early):g} <= 1 grows" if grows_too_early else ""))
+        parts.append(
+            f"{cell}: "
+            + (
+                f"every radius below 1 vanishes (at {top:g}, log10 ratio {below[top].mean:.1f})"
+                if below and len(vanish) == len(below)
+                else f"radii below 1 vanishing with a paired interval clear of 0: {', '.join(f'{r:g}' for r in vanish) or 'none'}"
+            )
+            + (
+                f"; growth from radius {min(grows):g} up (log10 {above[max(above)].mean:+.1f} at {max(above):g})"
+                if grows
+                else "; no radius above 1 grows with a paired interval clear of 0"
+            )
+            + (f"; radius {min(grows_too_early):g} <= 1 grows" if grows_too_early else "")
+        )
         if top is not None:
             estimates.append(below[top].estimate)
             judged.append((directional(below[top], -1), below[top]))
@@ -114,11 +134,20 @@ def _radius(sweep: pd.DataFrame) -> Finding:
         return not_run(RADIUS)
     # each Elman cell must obey the bound (a conjunction over cells)
     verdict = all_hold(verdicts)
-    text = (f"Spectral-radius sweep (Elman RNNs at initialisation, log10 of the gradient ratio at distance {far}, "
-            "per seed against 0): " + "; ".join(parts) + f". This run {_says(verdict)} the bound (below 1 vanish, "
-            "growth needs above 1).")
-    return finding(RADIUS, verdict, text, estimates, cause=cause_sentence(verdict, causes),
-                   headline=deciding([d for _, d in judged], [v for v, _ in judged]), boundary=0.0)
+    text = (
+        f"Spectral-radius sweep (Elman RNNs at initialisation, log10 of the gradient ratio at distance {far}, "
+        "per seed against 0): " + "; ".join(parts) + f". This run {_says(verdict)} the bound (below 1 vanish, "
+        "growth needs above 1)."
+    )
+    return finding(
+        RADIUS,
+        verdict,
+        text,
+        estimates,
+        cause=cause_sentence(verdict, causes),
+        headline=deciding([d for _, d in judged], [v for v, _ in judged]),
+        boundary=0.0,
+    )
 
 
 def _reach_finding(flow: pd.DataFrame) -> Finding:
@@ -133,14 +162,24 @@ def _reach_finding(flow: pd.DataFrame) -> Finding:
     parts = ", ".join(f"{v} {_mean(x):+.1f}" for v, x in logs.items())
     if "rnn" not in logs or "transformer" not in logs:
         return not_run(REACH, f"At initialisation log10 of the gradient ratio at distance {d} is {parts}.")
-    diff = paired(f"log10 gradient ratio at distance {d}, transformer - rnn", logs["transformer"], logs["rnn"], "decades")
+    diff = paired(
+        f"log10 gradient ratio at distance {d}, transformer - rnn", logs["transformer"], logs["rnn"], "decades"
+    )
     verdict = directional(diff, +1)
-    text = (f"At initialisation log10 of the gradient ratio at distance {d} is {parts} (mean over seeds); the "
-            f"Transformer keeps {diff.mean:+.1f} decades more than the tanh RNN, paired over {diff.seeds} seed(s) "
-            f"({diff.why()}): this run {_says(verdict)} attention's direct paths keeping the gradient.")
-    cause = "" if verdict == "agrees" else (
-        f"The Transformer's gradient at distance {d} is not above the tanh RNN's on the paired test ({diff.why()})."
-        if verdict == "inconclusive" else f"The tanh RNN keeps more gradient at distance {d} than the Transformer.")
+    text = (
+        f"At initialisation log10 of the gradient ratio at distance {d} is {parts} (mean over seeds); the "
+        f"Transformer keeps {diff.mean:+.1f} decades more than the tanh RNN, paired over {diff.seeds} seed(s) "
+        f"({diff.why()}): this run {_says(verdict)} attention's direct paths keeping the gradient."
+    )
+    cause = (
+        ""
+        if verdict == "agrees"
+        else (
+            f"The Transformer's gradient at distance {d} is not above the tanh RNN's on the paired test ({diff.why()})."
+            if verdict == "inconclusive"
+            else f"The tanh RNN keeps more gradient at distance {d} than the Transformer."
+        )
+    )
     return finding(REACH, verdict, text, [diff.estimate], cause=cause, headline=0, boundary=0.0)
 
 
@@ -148,20 +187,34 @@ def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
     """Each gated RNN (LSTM, GRU) learns a longer contiguous run of lags than the tanh RNN, paired over seeds."""
     if not longest:
         return not_run(LAGS)
-    parts = ", ".join(f"{v} [{', '.join(f'{x:g}' for _, x in sorted(by_seed.items()))}]" for v, by_seed in longest.items())
+    parts = ", ".join(
+        f"{v} [{', '.join(f'{x:g}' for _, x in sorted(by_seed.items()))}]" for v, by_seed in longest.items()
+    )
     gated = [v for v in GATED if v in longest]
     if "rnn" not in longest or not gated:
-        return not_run(LAGS, f"Longest lag learned per seed: {parts}. This run lacks a tanh RNN or a gated RNN to compare.")
-    diffs = {g: paired(f"longest lag learned, {g} - rnn", longest[g], longest["rnn"], "steps",
-                       bounds=(0, sweep_max) if sweep_max > 0 else None)
-             for g in gated}
+        return not_run(
+            LAGS, f"Longest lag learned per seed: {parts}. This run lacks a tanh RNN or a gated RNN to compare."
+        )
+    diffs = {
+        g: paired(
+            f"longest lag learned, {g} - rnn",
+            longest[g],
+            longest["rnn"],
+            "steps",
+            bounds=(0, sweep_max) if sweep_max > 0 else None,
+        )
+        for g in gated
+    }
     verdicts = {g: directional(d, +1) for g, d in diffs.items()}
     # every gated cell must beat the tanh RNN: one reversed cell refutes the claim
     verdict = all_hold(list(verdicts.values()))
-    said = "; ".join(f"{g} - rnn {d.mean:+.0f} steps over {d.seeds} seed(s), {verdicts[g]} ({d.why()})"
-                     for g, d in diffs.items())
-    text = (f"Longest lag learned (every shorter lag learned too) per seed: {parts}. Paired: {said}. This run "
-            f"{_says(verdict)} gated RNNs bridging longer lags than the tanh RNN.")
+    said = "; ".join(
+        f"{g} - rnn {d.mean:+.0f} steps over {d.seeds} seed(s), {verdicts[g]} ({d.why()})" for g, d in diffs.items()
+    )
+    text = (
+        f"Longest lag learned (every shorter lag learned too) per seed: {parts}. Paired: {said}. This run "
+        f"{_says(verdict)} gated RNNs bridging longer lags than the tanh RNN."
+    )
     causes = []
     for g, v in verdicts.items():
         if v == "agrees":
@@ -173,10 +226,18 @@ def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
             causes.append(f"for {g}, the tanh RNN learns longer lags on every seed")
         else:
             causes.append(f"for {g}, the paired difference from the tanh RNN does not count ({d.why()})")
-    estimates = [d.estimate for d in diffs.values()] + [Estimate.of(f"longest lag learned, {v}", list(longest[v].values()),
-                                                                    "steps", "count") for v in ("rnn", *gated)]
-    return finding(LAGS, verdict, text, estimates, cause=cause_sentence(verdict, causes),
-                   headline=deciding(list(diffs.values()), list(verdicts.values())), boundary=0.0)
+    estimates = [d.estimate for d in diffs.values()] + [
+        Estimate.of(f"longest lag learned, {v}", list(longest[v].values()), "steps", "count") for v in ("rnn", *gated)
+    ]
+    return finding(
+        LAGS,
+        verdict,
+        text,
+        estimates,
+        cause=cause_sentence(verdict, causes),
+        headline=deciding(list(diffs.values()), list(verdicts.values())),
+        boundary=0.0,
+    )
 
 
 def diverged_by_seed(df: pd.DataFrame) -> dict[str, dict[int, float]]:
@@ -200,24 +261,48 @@ def _clipping(counts: dict[str, dict[int, float]], learned_below: float) -> Find
     """Clipping the gradient norm leaves fewer large-learning-rate SGD runs diverged, paired over seeds."""
     if not counts.get("clipped") or not counts.get("unclipped"):
         return not_run(CLIPPING)
-    runs = max(list(counts.get("clipped runs", {}).values()) + list(counts.get("unclipped runs", {}).values()), default=0)
-    diff = paired("runs diverged per seed, clipped - unclipped", counts["clipped"], counts["unclipped"], "runs",
-                  bounds=(0, runs) if runs > 0 else None)
+    runs = max(
+        list(counts.get("clipped runs", {}).values()) + list(counts.get("unclipped runs", {}).values()), default=0
+    )
+    diff = paired(
+        "runs diverged per seed, clipped - unclipped",
+        counts["clipped"],
+        counts["unclipped"],
+        "runs",
+        bounds=(0, runs) if runs > 0 else None,
+    )
     verdict = directional(diff, -1)
     total = {k: int(sum(v.values())) for k, v in counts.items()}
-    text = (f"Clipping (SGD): {total['clipped']} of {total['clipped runs']} clipped runs diverged and "
-            f"{total['clipped learned']} learned the task (final loss below {learned_below:.2f} nats, half the chance "
-            f"loss), against {total['unclipped']} diverged and {total['unclipped learned']} learned of "
-            f"{total['unclipped runs']} unclipped; paired over {diff.seeds} seed(s), clipping changes the divergences by "
-            f"{diff.mean:+.1f} per seed ({diff.why()}): this run {_says(verdict)} clipping keeping large-learning-rate "
-            "training stable.")
-    cause = "" if verdict == "agrees" else (
-        f"Clipped and unclipped runs diverge alike at these learning rates ({diff.why()})." if verdict == "inconclusive"
-        else "More clipped runs than unclipped ones diverged at these learning rates.")
-    return finding(CLIPPING, verdict, text, [diff.estimate, Estimate.of("clipped runs diverged per seed",
-                                                                        list(counts["clipped"].values()), "runs", "count"),
-                                             Estimate.of("unclipped", list(counts["unclipped"].values()), "runs", "count")],
-                   cause=cause, headline=0, boundary=0.0)
+    text = (
+        f"Clipping (SGD): {total['clipped']} of {total['clipped runs']} clipped runs diverged and "
+        f"{total['clipped learned']} learned the task (final loss below {learned_below:.2f} nats, half the chance "
+        f"loss), against {total['unclipped']} diverged and {total['unclipped learned']} learned of "
+        f"{total['unclipped runs']} unclipped; paired over {diff.seeds} seed(s), clipping changes the divergences by "
+        f"{diff.mean:+.1f} per seed ({diff.why()}): this run {_says(verdict)} clipping keeping large-learning-rate "
+        "training stable."
+    )
+    cause = (
+        ""
+        if verdict == "agrees"
+        else (
+            f"Clipped and unclipped runs diverge alike at these learning rates ({diff.why()})."
+            if verdict == "inconclusive"
+            else "More clipped runs than unclipped ones diverged at these learning rates."
+        )
+    )
+    return finding(
+        CLIPPING,
+        verdict,
+        text,
+        [
+            diff.estimate,
+            Estimate.of("clipped runs diverged per seed", list(counts["clipped"].values()), "runs", "count"),
+            Estimate.of("unclipped", list(counts["unclipped"].values()), "runs", "count"),
+        ],
+        cause=cause,
+        headline=0,
+        boundary=0.0,
+    )
 
 
 def deciding(diffs: list[Difference], verdicts: list[str]) -> int:
@@ -244,4 +329,3 @@ def _says(verdict: str) -> str:
 def _mean(values: dict[int, float]) -> float:
     vals = list(values.values())
     return sum(vals) / len(vals) if vals else math.nan
-

@@ -33,8 +33,11 @@ def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list
             continue
         spec = sel.spec.iloc[0]
         mine = cache[cache.variant == v]
-        row = {"variant": v, "grouping": sel.grouping.iloc[0],
-               "KV cache (KiB/token)": f"{(mine.value / mine.x).mean() / 1024:.3g}" if len(mine) else "-"}
+        row = {
+            "variant": v,
+            "grouping": sel.grouping.iloc[0],
+            "KV cache (KiB/token)": f"{(mine.value / mine.x).mean() / 1024:.3g}" if len(mine) else "-",
+        }
         if xm is not None:
             ms = _mean(model, v, xm)
             row[f"decode step (ms/token, {int(xm)} cached)"] = "-" if ms != ms else f"{ms:.3g}"
@@ -45,7 +48,7 @@ def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list
             at = attention[(attention.variant == v) & (attention.x == xa)]
             row[f"attention, 1 layer (ms, {int(xa)} cached)"] = "-" if ms != ms else f"{ms:.3g}"
             row["MHA / this"] = "-" if ms != ms or ref != ref else f"{ref / ms:.2f}x"
-            row["its bytes dominate"] = ("-" if not len(at) else "yes" if at.dominated.all() else "no")
+            row["its bytes dominate"] = "-" if not len(at) else "yes" if at.dominated.all() else "no"
         out.append(row)
     return out
 
@@ -53,8 +56,10 @@ def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list
 def section(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list[str]:
     """The report's first table: what the decode verdicts read, one row per variant."""
     found = rows(df, steps, variants)
-    note = ("Means over seeds. The decode step is the whole model's cached step of one token; the attention is one "
-            "layer's decode-step attention by grouped queries over a cache of the variant's K/V heads; MHA / this is "
-            "MHA's attention time over this variant's, same position encoding (the fewer-K/V-heads verdict reads it where "
-            f"MHA's bytes dominate its step: reading them at the copy bandwidth takes at least {DOMINANT:.0%} of its time).")
+    note = (
+        "Means over seeds. The decode step is the whole model's cached step of one token; the attention is one "
+        "layer's decode-step attention by grouped queries over a cache of the variant's K/V heads; MHA / this is "
+        "MHA's attention time over this variant's, same position encoding (the fewer-K/V-heads verdict reads it where "
+        f"MHA's bytes dominate its step: reading them at the copy bandwidth takes at least {DOMINANT:.0%} of its time)."
+    )
     return [HEADING, "", note, "", markdown_table(pd.DataFrame(found)) if found else "No decode step was timed.", ""]

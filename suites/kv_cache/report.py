@@ -37,7 +37,6 @@ def _tolerance_text(dtype: str, of: str) -> str:
     return f"{atol:g} + {rtol:g} x max |{of}|"
 
 
-
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     recurrent = state_section(df)  # the recurrent LMs' rows; everything below reads the Transformer rows
@@ -45,18 +44,28 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     df["grouping"] = df.spec.apply(_grouping)
     first = df.iloc[0]
     settings = first.profile_settings
-    variants = sorted(df.variant.unique(), key=lambda v: (df[df.variant == v].spec.iloc[0]["position"],
-                                                           -(df[df.variant == v].spec.iloc[0]["n_kv_heads"] or 1e9), v))
+    variants = sorted(
+        df.variant.unique(),
+        key=lambda v: (
+            df[df.variant == v].spec.iloc[0]["position"],
+            -(df[df.variant == v].spec.iloc[0]["n_kv_heads"] or 1e9),
+            v,
+        ),
+    )
     spec = first.spec
     lines = title(suite, "KV cache", first)
     steps = decode_steps(df)
     lines += headline.section(df, steps, variants)
     job = first_ok(df)
-    lat = df[df.metric.isin(["decode_latency", "decode_latency_kernel", "uncached_latency", "decode_path_latency"]) & (df.status == "ok")]
+    lat = df[
+        df.metric.isin(["decode_latency", "decode_latency_kernel", "uncached_latency", "decode_path_latency"])
+        & (df.status == "ok")
+    ]
     contaminated = sum(bool(e.get("contaminated")) for e in lat.extra)
     others = [e["other_cpu_median"] for e in lat.extra if e.get("other_cpu_median") is not None]
     setup = [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Model: decoder-only Transformer with random weights (cost does not depend on training), {spec['n_layers']} layers, "
         f"d_model {spec['d_model']}, {spec['n_heads']} heads of dimension {spec['d_model'] // spec['n_heads']}, kernel "
         f"{spec['kernel']}; batch {settings['batch']}; {first['dtype']}; profile `{first.profile}`, seeds "
@@ -71,10 +80,14 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"- Timing: torch.utils.benchmark.Timer, at least {settings['min_repeats']} repeats, median of the repeats free of "
         f"other processes' CPU use; ± is half the IQR over the median; `*` marks cells with fewer than 3 clean repeats "
         f"({contaminated} of {len(lat)}; median other-process CPU {statistics.median(others) if others else float('nan'):.2f} cores)."
-        + (" These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
-           if len(lat) and contaminated > len(lat) / 4 else ""),
+        + (
+            " These latencies are contaminated by other processes: rerun on a quiet machine before quoting them."
+            if len(lat) and contaminated > len(lat) / 4
+            else ""
+        ),
         f"- Device: {job.device} ({job.device_name}), torch {job.torch_version}, {fact(job, 'timing_threads')} threads, "
-        f"flush denormals {fact(job, 'flush_denormal')}, allocator {fact(job, 'allocator')}; {code_line(df)}.", "",
+        f"flush denormals {fact(job, 'flush_denormal')}, allocator {fact(job, 'allocator')}; {code_line(df)}.",
+        "",
     ]
     lines += _latency_section(df, variants)
     lines += _bandwidth_section(df, variants)
@@ -83,15 +96,23 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += recurrent
     figure = latency_figure(df, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![per-token latency and decode paths](figures/{figure.name})", ""]
-    lines += table_section("Which steps their bytes dominate",
-                           f"A step's bytes dominate it when reading them at the copy bandwidth measured in the job takes at "
-                           f"least {DOMINANT:.0%} of its measured latency; the memory-bound claims below are judged on those "
-                           f"steps only (where the per-step overhead sets the time, they cannot be tested).",
-                           dominance_rows(steps), "No cached step was timed.")
+    lines += table_section(
+        "Which steps their bytes dominate",
+        f"A step's bytes dominate it when reading them at the copy bandwidth measured in the job takes at "
+        f"least {DOMINANT:.0%} of its measured latency; the memory-bound claims below are judged on those "
+        f"steps only (where the per-step overhead sets the time, they cannot be tested).",
+        dominance_rows(steps),
+        "No cached step was timed.",
+    )
     lines += ["## Against the published findings", "", f"{AINSLIE} {POPE}", ""]
     lines += [f"- {t}" for t in sentences(findings(df))] + [""]
     lines += setup + _bytes_section(df, variants)
-    lines += ["## Calculator: published models at 4096 tokens, fp16, batch 1", "",
-              "From the same function that gives the analytic column of the cache-bytes check.", "",
-              markdown_table(calculator_table()), ""]
+    lines += [
+        "## Calculator: published models at 4096 tokens, fp16, batch 1",
+        "",
+        "From the same function that gives the analytic column of the cache-bytes check.",
+        "",
+        markdown_table(calculator_table()),
+        "",
+    ]
     return [write_markdown(suite, lines, out_dir), figure]

@@ -40,27 +40,45 @@ def state_section(df: pd.DataFrame) -> list[str]:
     if not len(mixers):
         return []
     contexts = sorted(mixers[mixers.metric == "cache_bytes"].x.dropna().unique())
-    mha = [v for v in attention.variant.unique() if "+" not in v and attention[attention.variant == v].spec.iloc[0].get(
-        "n_kv_heads") is None and attention[attention.variant == v].spec.iloc[0].get("attention", "grouped") == "grouped"]
+    mha = [
+        v
+        for v in attention.variant.unique()
+        if "+" not in v
+        and attention[attention.variant == v].spec.iloc[0].get("n_kv_heads") is None
+        and attention[attention.variant == v].spec.iloc[0].get("attention", "grouped") == "grouped"
+    ]
     rows = []
     for v in sorted(mixers.variant.unique()):
         mine = mixers[mixers.variant == v]
         row = {"variant": f"`{v}`"}
         for x in contexts:
             got = mine[(mine.metric == "cache_bytes") & (mine.x == x)]
-            size = "-" if not len(got) else (f"{got.value.mean() / 1024:.3g} KiB" if (got.status == "ok").all()
-                                               else str(got.status.iloc[0]))
+            size = (
+                "-"
+                if not len(got)
+                else (f"{got.value.mean() / 1024:.3g} KiB" if (got.status == "ok").all() else str(got.status.iloc[0]))
+            )
             ms = _mean(mine, "decode_latency", x)
             row[f"{int(x)} tokens"] = f"{size}, {ms:.3g} ms" if ms == ms else size
         rows.append(row)
     for v in mha[:1]:
         mine = attention[attention.variant == v]
-        rows.append({"variant": f"`{v}` (KV cache)", **{
-            f"{int(x)} tokens": f"{_mean(mine, 'cache_bytes', x) / 1024:.3g} KiB, {_mean(mine, 'decode_latency', x):.3g} ms"
-            for x in contexts}})
-    return table_section("Recurrent state in place of a cache",
-                         "Bytes a recurrent LM keeps (the live state tensors after the context fed token by token, batch "
-                         "included; each equals the model's own count, or the cell names the difference) and one decode "
-                         "step's median latency, beside the MHA Transformer's KV cache and cached step at the same width "
-                         "and depth. A recurrence keeps the same bytes at every context; a hybrid's attention blocks add "
-                         "their keys and values.", rows, "No recurrent LM was measured.")
+        rows.append(
+            {
+                "variant": f"`{v}` (KV cache)",
+                **{
+                    f"{int(x)} tokens": f"{_mean(mine, 'cache_bytes', x) / 1024:.3g} KiB, {_mean(mine, 'decode_latency', x):.3g} ms"
+                    for x in contexts
+                },
+            }
+        )
+    return table_section(
+        "Recurrent state in place of a cache",
+        "Bytes a recurrent LM keeps (the live state tensors after the context fed token by token, batch "
+        "included; each equals the model's own count, or the cell names the difference) and one decode "
+        "step's median latency, beside the MHA Transformer's KV cache and cached step at the same width "
+        "and depth. A recurrence keeps the same bytes at every context; a hybrid's attention blocks add "
+        "their keys and values.",
+        rows,
+        "No recurrent LM was measured.",
+    )

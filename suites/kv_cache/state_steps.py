@@ -40,12 +40,19 @@ def greedy_match(model, profile, seed: int, device: str) -> Measurement:
     if bool(same.all()):
         return Measurement("greedy_match", 1.0, extra=extra)
     first = int((~same).nonzero()[0])
-    return Measurement("greedy_match", float(same.float().mean()), status="failed", extra=extra,
-                       reason=f"greedy tokens by steps and by full forwards differ from step {first} on "
-                              f"(smallest top-1 vs top-2 logit gap {margin:.2e})")
+    return Measurement(
+        "greedy_match",
+        float(same.float().mean()),
+        status="failed",
+        extra=extra,
+        reason=f"greedy tokens by steps and by full forwards differ from step {first} on "
+        f"(smallest top-1 vs top-2 logit gap {margin:.2e})",
+    )
 
 
-def context_measurements(model, profile, context: int, seed: int, device: str, dtype: torch.dtype, timed) -> list[Measurement]:
+def context_measurements(
+    model, profile, context: int, seed: int, device: str, dtype: torch.dtype, timed
+) -> list[Measurement]:
     """cache_bytes (live state) = cache_bytes_analytic (the model's count), decode_latency and uncached_latency after
     ``context`` tokens; ``timed(metric, fn, where, first)`` times a call as the suite does."""
     gen = torch.Generator().manual_seed(seed + context)
@@ -55,12 +62,27 @@ def context_measurements(model, profile, context: int, seed: int, device: str, d
     element = torch.empty((), dtype=dtype).element_size()
     analytic = model.state_numel(context) * profile.batch * element
     measured = live_bytes(states)
-    facts = {"extra": {"layers": model.spec.n_layers, "mixer": model.spec.mixer, "bytes_per_element": element,
-                       "batch": profile.batch, "state": "recurrent"}}
+    facts = {
+        "extra": {
+            "layers": model.spec.n_layers,
+            "mixer": model.spec.mixer,
+            "bytes_per_element": element,
+            "batch": profile.batch,
+            "state": "recurrent",
+        }
+    }
     out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
     if measured != analytic:
-        out.append(Measurement("cache_bytes", float(measured), status="failed", **where, **facts,
-                               reason=f"the state tensors occupy {measured} B, the model's count gives {analytic} B"))
+        out.append(
+            Measurement(
+                "cache_bytes",
+                float(measured),
+                status="failed",
+                **where,
+                **facts,
+                reason=f"the state tensors occupy {measured} B, the model's count gives {analytic} B",
+            )
+        )
     else:
         out.append(Measurement("cache_bytes", float(measured), **where, **facts))
     step = tokens[:, context]
@@ -69,17 +91,41 @@ def context_measurements(model, profile, context: int, seed: int, device: str, d
     error = float((logits.float() - full[:, -1].float()).abs().max())
     allowed = tolerance(dtype).allowed(full[:, -1])
     if error > allowed:
-        out.append(Measurement("decode_latency", None, status="failed", **where, extra={"max_error_vs_full": error},
-                               reason=f"the step's logits differ from the full forward's by {error:.2e} > {allowed:g}"))
+        out.append(
+            Measurement(
+                "decode_latency",
+                None,
+                status="failed",
+                **where,
+                extra={"max_error_vs_full": error},
+                reason=f"the step's logits differ from the full forward's by {error:.2e} > {allowed:g}",
+            )
+        )
     else:
-        out.append(timed("decode_latency", lambda: model.step(step, states)[0],
-                         {**where, "extra": {"max_error_vs_full": error}}, first))
+        out.append(
+            timed(
+                "decode_latency",
+                lambda: model.step(step, states)[0],
+                {**where, "extra": {"max_error_vs_full": error}},
+                first,
+            )
+        )
     out.append(timed("uncached_latency", lambda: model(tokens), dict(where), uncached_s))
     return out
 
 
 def no_paths(contexts) -> list[Measurement]:
     """The grouped decode paths, unsupported: they read a K/V cache a recurrence does not keep."""
-    return [Measurement("decode_path_latency", None, status="unsupported", x=float(c), x_name="cached_tokens",
-                        extra={"path": p}, reason="the decode-path comparison reads a grouped K/V cache, which a "
-                                                  "recurrent state does not keep") for c in contexts for p in DECODE_PATHS]
+    return [
+        Measurement(
+            "decode_path_latency",
+            None,
+            status="unsupported",
+            x=float(c),
+            x_name="cached_tokens",
+            extra={"path": p},
+            reason="the decode-path comparison reads a grouped K/V cache, which a recurrent state does not keep",
+        )
+        for c in contexts
+        for p in DECODE_PATHS
+    ]

@@ -42,13 +42,27 @@ def decode_steps(df: pd.DataFrame) -> pd.DataFrame:
             kind, ms, read = "model", float(e["step_ms"]), e["weight_bytes"] + e["cache_bytes_read"]
         elif e.get("path") == PATH:
             kind, ms = "attention", float(r.value)
-            read = 2 * e["kv_heads"] * e["head_dim"] * int(r.x) * _element(r.dtype) * int(r.batch if "batch" in ok else 1)
+            read = (
+                2 * e["kv_heads"] * e["head_dim"] * int(r.x) * _element(r.dtype) * int(r.batch if "batch" in ok else 1)
+            )
         else:
             continue
         memory_ms = read / (bandwidth * 1e9) * 1e3
-        rows.append({"kind": kind, "variant": r.variant, "position": r.spec["position"], "grouping": _grouping(r.spec, e, kind),
-                     "x": float(r.x), "seed": int(r.seed), "ms": ms, "bytes": float(read), "memory_ms": memory_ms,
-                     "share": memory_ms / ms, "dominated": memory_ms >= DOMINANT * ms})
+        rows.append(
+            {
+                "kind": kind,
+                "variant": r.variant,
+                "position": r.spec["position"],
+                "grouping": _grouping(r.spec, e, kind),
+                "x": float(r.x),
+                "seed": int(r.seed),
+                "ms": ms,
+                "bytes": float(read),
+                "memory_ms": memory_ms,
+                "share": memory_ms / ms,
+                "dominated": memory_ms >= DOMINANT * ms,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -66,8 +80,10 @@ def _grouping(spec: dict, extra: dict, kind: str) -> str:
 
 def describe(step: pd.DataFrame) -> str:
     """'29.7 MB, 1.6 ms at the copy bandwidth against 4.95 ms measured (33%)' for one step's rows (mean over seeds)."""
-    return (f"{step.bytes.mean() / 1e6:.1f} MB, {step.memory_ms.mean():.2g} ms at the copy bandwidth against "
-            f"{step.ms.mean():.3g} ms measured ({step.share.mean():.0%})")
+    return (
+        f"{step.bytes.mean() / 1e6:.1f} MB, {step.memory_ms.mean():.2g} ms at the copy bandwidth against "
+        f"{step.ms.mean():.3g} ms measured ({step.share.mean():.0%})"
+    )
 
 
 def dominance_rows(steps: pd.DataFrame) -> list:
@@ -75,8 +91,16 @@ def dominance_rows(steps: pd.DataFrame) -> list:
     bytes dominate it."""
     rows = []
     for (kind, variant, x), sel in steps.groupby(["kind", "variant", "x"], sort=True):
-        rows.append({"step": "whole model" if kind == "model" else "attention, 1 layer", "variant": variant,
-                     "cached tokens": int(x), "MB read": f"{sel.bytes.mean() / 1e6:.1f}",
-                     "ms at copy bandwidth": f"{sel.memory_ms.mean():.3g}", "ms measured": f"{sel.ms.mean():.3g}",
-                     "share": f"{sel.share.mean():.0%}", "bytes dominate": "yes" if sel.dominated.all() else "no"})
+        rows.append(
+            {
+                "step": "whole model" if kind == "model" else "attention, 1 layer",
+                "variant": variant,
+                "cached tokens": int(x),
+                "MB read": f"{sel.bytes.mean() / 1e6:.1f}",
+                "ms at copy bandwidth": f"{sel.memory_ms.mean():.3g}",
+                "ms measured": f"{sel.ms.mean():.3g}",
+                "share": f"{sel.share.mean():.0%}",
+                "bytes dominate": "yes" if sel.dominated.all() else "no",
+            }
+        )
     return rows

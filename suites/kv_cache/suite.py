@@ -64,7 +64,11 @@ class KVCacheProfile(ModelSize, Timing):
     #: MiB of one device-to-device copy whose rate is the device's copy bandwidth (larger than its caches)
     copy_mib: int = 256
 
-    rules = {"vocab_size": at_least(2), "threads": at_least(0, "0 = torch's default"), "max_call_s": at_least(0, "0 = time no call")}
+    rules = {
+        "vocab_size": at_least(2),
+        "threads": at_least(0, "0 = torch's default"),
+        "max_call_s": at_least(0, "0 = time no call"),
+    }
 
 
 #: the profiles declared in suite.yaml beside this file
@@ -77,22 +81,47 @@ class KVCache(TimesOnly, Suite):
     version = 2  # bandwidth metrics and the split-KV path
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
-    default_variants = ("rope", "rope+gqa2", "rope+mqa", "alibi", "alibi+gqa2", "alibi+mqa", "mla", "rope+window64",
-                        "mamba2", "gated_deltanet", "mamba2+hybrid2")
+    default_variants = (
+        "rope",
+        "rope+gqa2",
+        "rope+mqa",
+        "alibi",
+        "alibi+gqa2",
+        "alibi+mqa",
+        "mla",
+        "rope+window64",
+        "mamba2",
+        "gated_deltanet",
+        "mamba2+hybrid2",
+    )
     #: the model's weights, cache and decode-path inputs are made in the job's dtype
     dtypes = ("float32", "bfloat16")
 
     def base_spec(self, profile: KVCacheProfile, options: dict[str, Any]) -> TransformerSpec:
         longest = max(max(profile.contexts), profile.prompt_len + profile.generate) + 1
-        return TransformerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model, n_layers=profile.n_layers,
-                               n_heads=profile.n_heads, max_len=longest, position="rope", kernel="sdpa")
+        return TransformerSpec(
+            vocab_size=profile.vocab_size,
+            d_model=profile.d_model,
+            n_layers=profile.n_layers,
+            n_heads=profile.n_heads,
+            max_len=longest,
+            position="rope",
+            kernel="sdpa",
+        )
 
     def spec_for(self, variant: str, profile: KVCacheProfile, options: dict[str, Any]):
         """A Transformer on the base spec; a variant that sets a ``mixer`` a mixer LM of the same width, depth and heads
         (state_steps.py measures what it keeps in place of a cache)."""
         if "mixer" in preset_fields(variant):
-            return resolve(variant, MixerSpec(vocab_size=profile.vocab_size, d_model=profile.d_model,
-                                              n_layers=profile.n_layers, n_heads=profile.n_heads))
+            return resolve(
+                variant,
+                MixerSpec(
+                    vocab_size=profile.vocab_size,
+                    d_model=profile.d_model,
+                    n_layers=profile.n_layers,
+                    n_heads=profile.n_heads,
+                ),
+            )
         return resolve(variant, self.base_spec(profile, options))
 
     def run_job(self, spec: TransformerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> list[Measurement]:
@@ -103,8 +132,14 @@ class KVCache(TimesOnly, Suite):
         fast = use_grouped_decode(copy.deepcopy(model))  # the same weights; single-token steps by grouped queries
         with threads(profile.threads) as count, torch.inference_mode():
             ctx.facts["timing_threads"] = count
-            ctx.facts.update(parameters=model.num_parameters(), kv_heads=spec.kv_heads, head_dim=spec.head_dim,
-                             batch=profile.batch, position=spec.position, kernel=spec.kernel)
+            ctx.facts.update(
+                parameters=model.num_parameters(),
+                kv_heads=spec.kv_heads,
+                head_dim=spec.head_dim,
+                batch=profile.batch,
+                position=spec.position,
+                kernel=spec.kernel,
+            )
             out = self._greedy(model, fast, profile, seed, ctx) + [self._copy_bandwidth(profile, ctx)]
             for context in profile.contexts:
                 out += self._context(model, fast, spec, profile, context, seed, ctx)
@@ -116,20 +151,36 @@ class KVCache(TimesOnly, Suite):
         """A recurrent LM's state against the context, its decode step and greedy check (state_steps.py)."""
         model = build_mixer_lm(spec).to(device=ctx.device, dtype=ctx.dtype).eval()
         with threads(profile.threads) as count, torch.inference_mode():
-            ctx.facts.update(timing_threads=count, parameters=model.num_parameters(), batch=profile.batch,
-                             mixer=spec.mixer)
+            ctx.facts.update(
+                timing_threads=count, parameters=model.num_parameters(), batch=profile.batch, mixer=spec.mixer
+            )
             out = [state_steps.greedy_match(model, profile, seed, ctx.device), self._copy_bandwidth(profile, ctx)]
             for context in profile.contexts:
                 out += state_steps.context_measurements(
-                    model, profile, context, seed, ctx.device, ctx.dtype,
-                    lambda metric, fn, where, first: self._timed(metric, fn, profile, where, ctx.device, first))
+                    model,
+                    profile,
+                    context,
+                    seed,
+                    ctx.device,
+                    ctx.dtype,
+                    lambda metric, fn, where, first: self._timed(metric, fn, profile, where, ctx.device, first),
+                )
             return out + state_steps.no_paths(profile.path_contexts)
 
-    def _timed(self, metric: str, fn, profile: KVCacheProfile, where: dict[str, Any], device: str,
-               first: float | None = None) -> Measurement:
+    def _timed(
+        self, metric: str, fn, profile: KVCacheProfile, where: dict[str, Any], device: str, first: float | None = None
+    ) -> Measurement:
         """Time ``fn`` unless one call (``first``, or a warm-up call now) is over the profile's budget."""
-        return timed(metric, fn, device, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
-                     max_call_s=profile.max_call_s, where=where, first=first)
+        return timed(
+            metric,
+            fn,
+            device,
+            min_repeats=profile.min_repeats,
+            min_run_time=profile.min_run_time,
+            max_call_s=profile.max_call_s,
+            where=where,
+            first=first,
+        )
 
     def _copy_bandwidth(self, profile: KVCacheProfile, ctx: JobContext) -> Measurement:
         """GB/s of one large copy on the device, counting the bytes read and the bytes written (as STREAM's copy)."""
@@ -152,12 +203,20 @@ class KVCache(TimesOnly, Suite):
         if bool(same.all()):
             return [Measurement("greedy_match", 1.0, extra=extra)]
         first = int((~same).nonzero()[0])
-        return [Measurement("greedy_match", float(same.float().mean()), status="failed", extra=extra,
-                            reason=f"greedy tokens with and without the cache differ from step {first} on "
-                                   f"(smallest top-1 vs top-2 logit gap {extra['min_margin']:.2e})")]
+        return [
+            Measurement(
+                "greedy_match",
+                float(same.float().mean()),
+                status="failed",
+                extra=extra,
+                reason=f"greedy tokens with and without the cache differ from step {first} on "
+                f"(smallest top-1 vs top-2 logit gap {extra['min_margin']:.2e})",
+            )
+        ]
 
-    def _context(self, model, fast, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int,
-                 ctx: JobContext) -> list[Measurement]:
+    def _context(
+        self, model, fast, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         gen = torch.Generator().manual_seed(seed + context)
         tokens = torch.randint(0, profile.vocab_size, (profile.batch, context + 1), generator=gen).to(ctx.device)
         where = dict(x=float(context), x_name="context")
@@ -165,14 +224,30 @@ class KVCache(TimesOnly, Suite):
         element = torch.empty((), dtype=ctx.dtype).element_size()
         analytic = spec_cache_bytes(spec, context, profile.batch, element)  # per attention layer (variants/attention/)
         measured = measured_cache_bytes(caches)
-        facts = {"extra": {"layers": spec.n_layers, "kv_heads": spec.kv_heads, "head_dim": spec.head_dim,
-                           "attention": spec.attention, "window": spec.window,
-                           "values_per_token_layer": analytic / (spec.n_layers * context * profile.batch * element),
-                           "bytes_per_element": element, "batch": profile.batch}}
+        facts = {
+            "extra": {
+                "layers": spec.n_layers,
+                "kv_heads": spec.kv_heads,
+                "head_dim": spec.head_dim,
+                "attention": spec.attention,
+                "window": spec.window,
+                "values_per_token_layer": analytic / (spec.n_layers * context * profile.batch * element),
+                "bytes_per_element": element,
+                "batch": profile.batch,
+            }
+        }
         out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
         if measured != analytic:
-            out.append(Measurement("cache_bytes", float(measured), status="failed", **where, **facts,
-                                   reason=f"cache tensors occupy {measured} B, analytic size is {analytic} B"))
+            out.append(
+                Measurement(
+                    "cache_bytes",
+                    float(measured),
+                    status="failed",
+                    **where,
+                    **facts,
+                    reason=f"cache tensors occupy {measured} B, analytic size is {analytic} B",
+                )
+            )
         else:
             out.append(Measurement("cache_bytes", float(measured), **where, **facts))
         # the timed step writes in place: the prefill's exact buffers get room for it (one copy, before timing), so
@@ -181,8 +256,10 @@ class KVCache(TimesOnly, Suite):
         # check before timing: a cached step must give the full forward's last logits (these calls warm up)
         step = tokens[:, context:]
         uncached_s, full = _seconds(lambda: model(tokens), ctx.device)
-        steps = {"decode_latency": lambda: fast(step, caches=caches)[0][:, -1],  # each returns the logits (B, V)
-                 "decode_latency_kernel": lambda: model(step, caches=caches)[0][:, -1]}
+        steps = {
+            "decode_latency": lambda: fast(step, caches=caches)[0][:, -1],  # each returns the logits (B, V)
+            "decode_latency_kernel": lambda: model(step, caches=caches)[0][:, -1],
+        }
         problem = fast.position.static_problem() or _static_cache_problem(spec)
         if ctx.device.startswith("cuda") and problem:
             out.append(Measurement("decode_latency_graph", None, status="unsupported", reason=problem, **where))
@@ -197,28 +274,67 @@ class KVCache(TimesOnly, Suite):
             extra = {"max_error_vs_full": error}
             allowed = tolerance(ctx.dtype).allowed(full[:, -1])  # the kernel layer's, as every "matches" check
             if error > allowed:
-                out.append(Measurement(metric, None, status="failed", reason=f"cached step logits differ from the full "
-                                       f"forward by {error:.2e} > {allowed:g}", **where, extra=extra))
+                out.append(
+                    Measurement(
+                        metric,
+                        None,
+                        status="failed",
+                        reason=f"cached step logits differ from the full forward by {error:.2e} > {allowed:g}",
+                        **where,
+                        extra=extra,
+                    )
+                )
                 continue
             out.append(self._timed(metric, call, profile, {**where, "extra": extra}, ctx.device, first))
             if metric != "decode_latency_kernel" and out[-1].status == "ok":
-                out += _decode_rates(out[-1], model, spec, profile.batch, context, element, where,
-                                     "_graph" if metric == "decode_latency_graph" else "")
+                out += _decode_rates(
+                    out[-1],
+                    model,
+                    spec,
+                    profile.batch,
+                    context,
+                    element,
+                    where,
+                    "_graph" if metric == "decode_latency_graph" else "",
+                )
         out.append(self._timed("uncached_latency", lambda: model(tokens), profile, dict(where), ctx.device, uncached_s))
         return out
 
-    def _paths(self, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext) -> list[Measurement]:
+    def _paths(
+        self, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         heads, dim = profile.path_heads, profile.path_head_dim
         kv_heads = heads if spec.n_kv_heads is None else spec.n_kv_heads
         where = dict(x=float(context), x_name="cached_tokens")
         if spec.attention != "grouped" or spec.window is not None:  # the paths read a full grouped K/V cache
-            return [Measurement("decode_path_latency", None, status="unsupported", **where, extra={"path": p},
-                                reason="the decode-path comparison reads a full grouped K/V cache, which "
-                                       + ("latent attention does not keep" if spec.attention != "grouped"
-                                          else "a sliding window does not read past its W slots")) for p in DECODE_PATHS]
+            return [
+                Measurement(
+                    "decode_path_latency",
+                    None,
+                    status="unsupported",
+                    **where,
+                    extra={"path": p},
+                    reason="the decode-path comparison reads a full grouped K/V cache, which "
+                    + (
+                        "latent attention does not keep"
+                        if spec.attention != "grouped"
+                        else "a sliding window does not read past its W slots"
+                    ),
+                )
+                for p in DECODE_PATHS
+            ]
         if heads % kv_heads:
-            return [Measurement("decode_path_latency", None, status="unsupported", **where, extra={"path": p},
-                                reason=f"{kv_heads} key/value heads do not divide {heads} query heads") for p in DECODE_PATHS]
+            return [
+                Measurement(
+                    "decode_path_latency",
+                    None,
+                    status="unsupported",
+                    **where,
+                    extra={"path": p},
+                    reason=f"{kv_heads} key/value heads do not divide {heads} query heads",
+                )
+                for p in DECODE_PATHS
+            ]
         # drawn where they are used: at 65536 cached tokens K and V of 32 heads x 128 hold 2^31 values each, minutes of
         # single-threaded host sampling and two 8.6 GB copies; on CPU the numbers are those of before
         gen = torch.Generator(device=ctx.device).manual_seed(seed + 7 * context)
@@ -226,7 +342,11 @@ class KVCache(TimesOnly, Suite):
         def randn(*shape):
             return torch.randn(*shape, generator=gen, device=ctx.device).to(dtype=ctx.dtype)
 
-        q, k, v = randn(profile.batch, heads, 1, dim), randn(profile.batch, kv_heads, context, dim), randn(profile.batch, kv_heads, context, dim)
+        q, k, v = (
+            randn(profile.batch, heads, 1, dim),
+            randn(profile.batch, kv_heads, context, dim),
+            randn(profile.batch, kv_heads, context, dim),
+        )
         position = positions.get(spec.position)(heads * dim, heads, dim, context)
         bias = position.score_bias(1, context, context - 1, ctx.dtype)  # (H, 1, S) for ALiBi, else None
         bias = None if bias is None else bias.to(ctx.device)
@@ -237,13 +357,27 @@ class KVCache(TimesOnly, Suite):
             error = float((path(q, k, v, bias).double() - want).abs().max())
             extra["max_error"] = error
             if error > tolerance(ctx.dtype).allowed(want):
-                out.append(Measurement("decode_path_latency", None, status="failed", **where, extra=extra,
-                                       reason=f"decode path {name} differs from float64 by {error:.2e}"))
+                out.append(
+                    Measurement(
+                        "decode_path_latency",
+                        None,
+                        status="failed",
+                        **where,
+                        extra=extra,
+                        reason=f"decode path {name} differs from float64 by {error:.2e}",
+                    )
+                )
                 continue
-            out.append(self._timed("decode_path_latency", lambda path=path: path(q, k, v, bias), profile,
-                                   {**where, "extra": extra}, ctx.device))
+            out.append(
+                self._timed(
+                    "decode_path_latency",
+                    lambda path=path: path(q, k, v, bias),
+                    profile,
+                    {**where, "extra": extra},
+                    ctx.device,
+                )
+            )
         return out
-
 
 
 def _static_cache_problem(spec: TransformerSpec) -> str | None:
@@ -260,16 +394,26 @@ def weight_bytes(model: torch.nn.Module) -> int:
     return sum(p.numel() * p.element_size() for p in model.parameters())
 
 
-def _decode_rates(step: Measurement, model, spec: TransformerSpec, batch: int, context: int, element: int,
-                  where: dict[str, Any], suffix: str = "") -> list[Measurement]:
+def _decode_rates(
+    step: Measurement,
+    model,
+    spec: TransformerSpec,
+    batch: int,
+    context: int,
+    element: int,
+    where: dict[str, Any],
+    suffix: str = "",
+) -> list[Measurement]:
     """Tokens/s and achieved bandwidth of a timed cached step (``suffix`` "_graph": the CUDA-graph replay): every
     weight and the K/V of the context + 1 tokens are read once per step (activations, a few KiB, are left out)."""
     seconds = step.value * 1e-3
     weights = weight_bytes(model)
     cache = spec_cache_bytes(spec, context + 1, batch, element)
     extra = {"weight_bytes": weights, "cache_bytes_read": cache, "step_ms": step.value}
-    return [Measurement("decode_tokens_per_s" + suffix, batch / seconds, **where, extra=extra),
-            Measurement("decode_bandwidth" + suffix, (weights + cache) / seconds / 1e9, **where, extra=extra)]
+    return [
+        Measurement("decode_tokens_per_s" + suffix, batch / seconds, **where, extra=extra),
+        Measurement("decode_bandwidth" + suffix, (weights + cache) / seconds / 1e9, **where, extra=extra),
+    ]
 
 
 suites.add("kv_cache", KVCache())

@@ -48,21 +48,40 @@ def _ratio(a: pd.DataFrame, b: pd.DataFrame) -> str:
     return f"{point:.3g}x [{lo:.3g}-{hi:.3g}]"
 
 
-def calculator_table(shapes: dict[str, tuple] | None = None, tokens: int = 4096, bytes_per_element: int = 2) -> pd.DataFrame:
+def calculator_table(
+    shapes: dict[str, tuple] | None = None, tokens: int = 4096, bytes_per_element: int = 2
+) -> pd.DataFrame:
     """KV bytes of the published models (and 70B as if it were MHA) from ``kv_cache_bytes``."""
     rows = []
     for name, s in PUBLISHED.items():
         got = kv_cache_bytes(s.layers, s.kv_heads, s.head_dim, tokens, 1, bytes_per_element)
-        rows.append({"model": name, "layers": s.layers, "heads / kv heads": f"{s.heads} / {s.kv_heads}", "head dim": s.head_dim,
-                     "KV bytes": f"{got:,}", "GiB": f"{got / 2**30:.2f}",
-                     "published": f"{PUBLISHED_BYTES[name]:,}" if name in PUBLISHED_BYTES else "",
-                     "agrees": "yes" if PUBLISHED_BYTES.get(name) == got else "no"})
+        rows.append(
+            {
+                "model": name,
+                "layers": s.layers,
+                "heads / kv heads": f"{s.heads} / {s.kv_heads}",
+                "head dim": s.head_dim,
+                "KV bytes": f"{got:,}",
+                "GiB": f"{got / 2**30:.2f}",
+                "published": f"{PUBLISHED_BYTES[name]:,}" if name in PUBLISHED_BYTES else "",
+                "agrees": "yes" if PUBLISHED_BYTES.get(name) == got else "no",
+            }
+        )
         if s.kv_heads != s.heads:
             mha = kv_cache_bytes(s.layers, s.heads, s.head_dim, tokens, 1, bytes_per_element)
-            rows.append({"model": f"{name} if MHA", "layers": s.layers, "heads / kv heads": f"{s.heads} / {s.heads}",
-                         "head dim": s.head_dim, "KV bytes": f"{mha:,}", "GiB": f"{mha / 2**30:.2f}", "published": "", "agrees": ""})
+            rows.append(
+                {
+                    "model": f"{name} if MHA",
+                    "layers": s.layers,
+                    "heads / kv heads": f"{s.heads} / {s.heads}",
+                    "head dim": s.head_dim,
+                    "KV bytes": f"{mha:,}",
+                    "GiB": f"{mha / 2**30:.2f}",
+                    "published": "",
+                    "agrees": "",
+                }
+            )
     return pd.DataFrame(rows)
-
 
 
 def _cached_heads(extra: dict) -> str:
@@ -78,14 +97,25 @@ def _bytes_section(df, variants) -> list[str]:
         for x in sorted(df[(df.variant == v) & (df.metric == "cache_bytes")].x.unique()):
             m = df[(df.variant == v) & (df.metric == "cache_bytes") & (df.x == x)].iloc[0]
             a = df[(df.variant == v) & (df.metric == "cache_bytes_analytic") & (df.x == x)].value.iloc[0]
-            rows.append({"variant": v, "kv heads": _cached_heads(m.extra), "context": int(x), "measured (B)": f"{int(m.value):,}",
-                         "analytic (B)": f"{int(a):,}", "equal": "yes" if int(m.value) == int(a) else "NO"})
-    return table_section("Checks: cache bytes measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
-            "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context. "
-            "Analytic: each attention layer's own formula: grouped heads 2 x layers x kv_heads x head_dim x tokens x "
-            "batch x bytes, with a sliding window W min(tokens, W) tokens (a rolling buffer); latent attention (MLA) "
-            "layers x (d_c + d_h^R) x tokens x batch x bytes (one latent and one RoPE key per token).", rows,
-            "No cache was measured.")
+            rows.append(
+                {
+                    "variant": v,
+                    "kv heads": _cached_heads(m.extra),
+                    "context": int(x),
+                    "measured (B)": f"{int(m.value):,}",
+                    "analytic (B)": f"{int(a):,}",
+                    "equal": "yes" if int(m.value) == int(a) else "NO",
+                }
+            )
+    return table_section(
+        "Checks: cache bytes measured against 2 x layers x kv_heads x head_dim x tokens x batch x bytes",
+        "Measured: the bytes of the distinct storages behind every layer's K and V after prefilling the context. "
+        "Analytic: each attention layer's own formula: grouped heads 2 x layers x kv_heads x head_dim x tokens x "
+        "batch x bytes, with a sliding window W min(tokens, W) tokens (a rolling buffer); latent attention (MLA) "
+        "layers x (d_c + d_h^R) x tokens x batch x bytes (one latent and one RoPE key per token).",
+        rows,
+        "No cache was measured.",
+    )
 
 
 def _latency_section(df, variants) -> list[str]:
@@ -95,10 +125,22 @@ def _latency_section(df, variants) -> list[str]:
         for x in sorted(sel[sel.metric == "uncached_latency"].x.unique()):
             at = sel[sel.x == x]
             c, k, u = (at[at.metric == m] for m in ("decode_latency", "decode_latency_kernel", "uncached_latency"))
-            rows.append({"variant": v, "context": int(x), "cached": _cell(c), "cached, kernel": _cell(k),
-                         "uncached": _cell(u), "uncached / cached": _ratio(u, c)})
-    return table_section("Per-token latency (ms/token)",
-            "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.", rows, "No latency was measured.")
+            rows.append(
+                {
+                    "variant": v,
+                    "context": int(x),
+                    "cached": _cell(c),
+                    "cached, kernel": _cell(k),
+                    "uncached": _cell(u),
+                    "uncached / cached": _ratio(u, c),
+                }
+            )
+    return table_section(
+        "Per-token latency (ms/token)",
+        "Speed-ups are median ratios with a 95% bootstrap interval over repeats in brackets.",
+        rows,
+        "No latency was measured.",
+    )
 
 
 def _bandwidth_section(df, variants) -> list[str]:
@@ -112,24 +154,46 @@ def _bandwidth_section(df, variants) -> list[str]:
             rate = at[at.metric == "decode_bandwidth"]
             e = rate.extra.iloc[0]
             gbs = float(rate.value.mean())
-            row = {"variant": v, "context": int(x), "ms/token": f"{e['step_ms']:.3g}",
-                   "tokens/s": f"{at[at.metric == 'decode_tokens_per_s'].value.mean():,.0f}",
-                   "MB read per step": f"{(e['weight_bytes'] + e['cache_bytes_read']) / 1e6:.2f}",
-                   "of which K/V": f"{100 * e['cache_bytes_read'] / (e['weight_bytes'] + e['cache_bytes_read']):.0f}%",
-                   "GB/s": f"{gbs:.3g}", "of copy bandwidth": f"{100 * gbs / peak:.0f}%" if peak else "-"}
+            row = {
+                "variant": v,
+                "context": int(x),
+                "ms/token": f"{e['step_ms']:.3g}",
+                "tokens/s": f"{at[at.metric == 'decode_tokens_per_s'].value.mean():,.0f}",
+                "MB read per step": f"{(e['weight_bytes'] + e['cache_bytes_read']) / 1e6:.2f}",
+                "of which K/V": f"{100 * e['cache_bytes_read'] / (e['weight_bytes'] + e['cache_bytes_read']):.0f}%",
+                "GB/s": f"{gbs:.3g}",
+                "of copy bandwidth": f"{100 * gbs / peak:.0f}%" if peak else "-",
+            }
             graph = at[at.metric == "decode_bandwidth_graph"]
             if len(graph):  # CUDA: the same step replayed from a CUDA graph, in a table of its own (8 columns at most)
                 g = float(graph.value.mean())
-                graphs.append({"variant": v, "context": int(x), "ms/token": f"{graph.extra.iloc[0]['step_ms']:.3g}",
-                               "GB/s": f"{g:.3g}", "of copy bandwidth": f"{100 * g / peak:.0f}%" if peak else "-"})
+                graphs.append(
+                    {
+                        "variant": v,
+                        "context": int(x),
+                        "ms/token": f"{graph.extra.iloc[0]['step_ms']:.3g}",
+                        "GB/s": f"{g:.3g}",
+                        "of copy bandwidth": f"{100 * g / peak:.0f}%" if peak else "-",
+                    }
+                )
             rows.append(row)
-    note = ("A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
-            "those bytes over its median latency, against the device's copy bandwidth "
-            + (f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)." if peak else "(not measured)."))
+    note = (
+        "A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
+        "those bytes over its median latency, against the device's copy bandwidth "
+        + (
+            f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)."
+            if peak
+            else "(not measured)."
+        )
+    )
     lines = table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
     if graphs:
-        lines += ["The same step replayed from a CUDA graph (no per-kernel launch from Python):", "",
-                  markdown_table(pd.DataFrame(graphs)), ""]
+        lines += [
+            "The same step replayed from a CUDA graph (no per-kernel launch from Python):",
+            "",
+            markdown_table(pd.DataFrame(graphs)),
+            "",
+        ]
     return lines
 
 
@@ -139,8 +203,14 @@ def _greedy_section(df, variants) -> list[str]:
         g = df[(df.variant == v) & (df.metric == "greedy_match")]
         if len(g):
             r = g.iloc[0]
-            rows.append({"variant": v, "tokens": r.extra["tokens"], "identical": "yes" if r.status == "ok" else f"NO: {r.reason}",
-                         "smallest top-1/top-2 gap": f"{r.extra['min_margin']:.2e}"})
+            rows.append(
+                {
+                    "variant": v,
+                    "tokens": r.extra["tokens"],
+                    "identical": "yes" if r.status == "ok" else f"NO: {r.reason}",
+                    "smallest top-1/top-2 gap": f"{r.extra['min_margin']:.2e}",
+                }
+            )
     return table_section("Greedy generation with and without the cache", "", rows, "No generation was run.")
 
 
@@ -154,24 +224,49 @@ def _paths_section(df, variants) -> list[str]:
             continue
         for x in sorted(sel.x.unique()):
             at = sel[sel.x == x]
-            by = {p: at[at.extra.apply(lambda e: e.get("path")) == p] for p in ("repeat", "enable_gqa", "grouped", "split_kv")}
+            by = {
+                p: at[at.extra.apply(lambda e: e.get("path")) == p]
+                for p in ("repeat", "enable_gqa", "grouped", "split_kv")
+            }
             kv = at.extra.iloc[0].get("kv_heads")
             kv = "-" if kv is None or kv != kv else int(kv)  # a path the variant cannot take records no head count
-            rows.append({"variant": v, "kv heads": kv, "cached tokens": int(x), "repeat K/V": _cell(by["repeat"]),
-                         "SDPA enable_gqa": _cell(by["enable_gqa"]), "grouped queries": _cell(by["grouped"]),
-                         "split-KV": _cell(by["split_kv"])})
-            ratios.append({"variant": v, "kv heads": kv, "cached tokens": int(x),
-                           "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
-                           "repeat / grouped": _ratio(by["repeat"], by["grouped"]),
-                           "split-KV / grouped": _ratio(by["split_kv"], by["grouped"])})
-    lines = table_section("Decode-step attention over a grouped cache (ms)",
-            "Four exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
-            "score bias (a float mask for SDPA). Split-KV (flash-decoding) scores chunks of 512 cached tokens apart and "
-            "merges them by log-sum-exp: it exists for GPUs, where the chunks occupy cores one softmax row would leave "
-            "idle; on a CPU it only adds the merge.", rows, "No path was timed.")
+            rows.append(
+                {
+                    "variant": v,
+                    "kv heads": kv,
+                    "cached tokens": int(x),
+                    "repeat K/V": _cell(by["repeat"]),
+                    "SDPA enable_gqa": _cell(by["enable_gqa"]),
+                    "grouped queries": _cell(by["grouped"]),
+                    "split-KV": _cell(by["split_kv"]),
+                }
+            )
+            ratios.append(
+                {
+                    "variant": v,
+                    "kv heads": kv,
+                    "cached tokens": int(x),
+                    "enable_gqa / grouped": _ratio(by["enable_gqa"], by["grouped"]),
+                    "repeat / grouped": _ratio(by["repeat"], by["grouped"]),
+                    "split-KV / grouped": _ratio(by["split_kv"], by["grouped"]),
+                }
+            )
+    lines = table_section(
+        "Decode-step attention over a grouped cache (ms)",
+        "Four exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
+        "score bias (a float mask for SDPA). Split-KV (flash-decoding) scores chunks of 512 cached tokens apart and "
+        "merges them by log-sum-exp: it exists for GPUs, where the chunks occupy cores one softmax row would leave "
+        "idle; on a CPU it only adds the merge.",
+        rows,
+        "No path was timed.",
+    )
     if untimed:
         lines += ["Not timed here: " + "; ".join(untimed) + ".", ""]
     if ratios:
-        lines += ["Each path's time over grouped queries', median ratios with a 95% bootstrap interval over repeats:", "",
-                  markdown_table(pd.DataFrame(ratios)), ""]
+        lines += [
+            "Each path's time over grouped queries', median ratios with a 95% bootstrap interval over repeats:",
+            "",
+            markdown_table(pd.DataFrame(ratios)),
+            "",
+        ]
     return lines

@@ -20,8 +20,15 @@ def _label_points(ax, points, gap: float = 0.045) -> None:
             if abs(px - fx) < 0.2 and label_y - py < gap:
                 label_y = py + gap
         placed.append((fx, label_y))
-        ax.annotate(name, xy=(x, y), xytext=(fx + 0.03, label_y), textcoords="axes fraction", fontsize=8, va="center",
-                    arrowprops=dict(arrowstyle="-", color="grey", linewidth=0.5))
+        ax.annotate(
+            name,
+            xy=(x, y),
+            xytext=(fx + 0.03, label_y),
+            textcoords="axes fraction",
+            fontsize=8,
+            va="center",
+            arrowprops=dict(arrowstyle="-", color="grey", linewidth=0.5),
+        )
 
 
 def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: float) -> Path:
@@ -48,10 +55,24 @@ def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: f
     if len(data):
         # the families of the baseline's arm first, then each other position's arm ('scoring, sinusoidal positions')
         groups = set(data.family)
-        order = ["baseline"] + [f for f in family_order if f in groups] + sorted(
-            g for g in groups if g not in family_order and g != "baseline")
-        sns.pointplot(data=data, x="parameters", y="perplexity", hue="family", hue_order=order, native_scale=True, linestyle="none",
-                      errorbar=("ci", 95), seed=0, markers="o", ax=ax)
+        order = (
+            ["baseline"]
+            + [f for f in family_order if f in groups]
+            + sorted(g for g in groups if g not in family_order and g != "baseline")
+        )
+        sns.pointplot(
+            data=data,
+            x="parameters",
+            y="perplexity",
+            hue="family",
+            hue_order=order,
+            native_scale=True,
+            linestyle="none",
+            errorbar=("ci", 95),
+            seed=0,
+            markers="o",
+            ax=ax,
+        )
         if s.baseline in s.params and s.params[s.baseline]:
             for side in (1 - tolerance, 1 + tolerance):
                 ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)

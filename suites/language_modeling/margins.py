@@ -28,7 +28,9 @@ TOLERANCE_PCT = round(100 * math.expm1(TOLERANCE_NATS), 2)
 
 def derivation() -> str:
     """The margin with its derivation, for a report's sentence."""
-    return (f"±{TOLERANCE_NATS:.4f} nats per character (±{TOLERANCE_PCT:.2f}% of per-character perplexity): Vaswani et "
-            f"al.'s Table 3 step d_k 32 -> 16, dev perplexity {SOURCE_PPL[0]} -> {SOURCE_PPL[1]} per wordpiece "
-            f"({STEP_NATS_PER_WORDPIECE:.4f} nats), which they call a loss, over {CHARS_PER_WORDPIECE:g} characters per "
-            f"wordpiece (this project's estimate for their 37k BPE vocabulary; the paper gives none)")
+    return (
+        f"±{TOLERANCE_NATS:.4f} nats per character (±{TOLERANCE_PCT:.2f}% of per-character perplexity): Vaswani et "
+        f"al.'s Table 3 step d_k 32 -> 16, dev perplexity {SOURCE_PPL[0]} -> {SOURCE_PPL[1]} per wordpiece "
+        f"({STEP_NATS_PER_WORDPIECE:.4f} nats), which they call a loss, over {CHARS_PER_WORDPIECE:g} characters per "
+        f"wordpiece (this project's estimate for their 37k BPE vocabulary; the paper gives none)"
+    )

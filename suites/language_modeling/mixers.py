@@ -17,8 +17,17 @@ from variants.spec import TransformerSpec, resolve
 
 def mixer_spec(variant: str, base: TransformerSpec) -> MixerSpec:
     """The mixer LM ``variant`` names, its FFN sized to the parameter count nearest ``base``'s."""
-    spec = resolve(variant, MixerSpec(vocab_size=base.vocab_size, d_model=base.d_model, n_layers=base.n_layers,
-                                      n_heads=base.n_heads, init=base.init, tie_embeddings=base.tie_embeddings))
+    spec = resolve(
+        variant,
+        MixerSpec(
+            vocab_size=base.vocab_size,
+            d_model=base.d_model,
+            n_layers=base.n_layers,
+            n_heads=base.n_heads,
+            init=base.init,
+            tie_embeddings=base.tie_embeddings,
+        ),
+    )
     if spec.problems():  # refused as it is: the planner says why, before any width is tried
         return spec
     return matched(spec, count(base), range(1, 8 * spec.d_model + 1), field="d_ff")

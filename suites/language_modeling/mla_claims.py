@@ -13,7 +13,7 @@ from harness.suite_file import SuiteFile
 from suites.common.learning import learning_checks, usable
 from suites.language_modeling.summary import Summary, field
 
-MLA_QUALITY, = MLA_CLAIMS = SuiteFile.of(__file__).claims("mla_beats_mha")
+(MLA_QUALITY,) = MLA_CLAIMS = SuiteFile.of(__file__).claims("mla_beats_mha")
 
 
 def _interval(d) -> str:
@@ -50,45 +50,75 @@ def mla_finding(df: pd.DataFrame) -> Finding:
     kept = usable(checks)[0]
     left = sorted({name for _, v, ref in budgets for name in (v, ref) if name not in kept})
     if left:
-        return finding(MLA_QUALITY, "inconclusive", f"No verdict on MLA: {', '.join(f'`{n}`' for n in left)} did not "
-                       f"learn or memorised.", cause="a compared variant did not learn or memorised.")
-    per_budget = [(steps, v, ref, paired(f"{v} Δ ppl vs {ref}, {steps} steps", s.ppl[v], s.ppl[ref], relative=True))
-                  for steps, v, ref in budgets]
+        return finding(
+            MLA_QUALITY,
+            "inconclusive",
+            f"No verdict on MLA: {', '.join(f'`{n}`' for n in left)} did not learn or memorised.",
+            cause="a compared variant did not learn or memorised.",
+        )
+    per_budget = [
+        (steps, v, ref, paired(f"{v} Δ ppl vs {ref}, {steps} steps", s.ppl[v], s.ppl[ref], relative=True))
+        for steps, v, ref in budgets
+    ]
     steps, v, ref, vs_mha = per_budget[-1]  # the longest budget decides
     verdict = directional(vs_mha, -1)  # stronger: lower perplexity
-    text = ("DeepSeek-V2 (arXiv 2405.04434, appendix D.2) finds MLA stronger than MHA at a KV cache of 2.25 GQA "
-            "groups. Here, at matched parameters, per-seed Δ perplexity of MLA against MHA at each training budget: "
-            + "; ".join(f"{n} steps `{m}` ({s.mean_ppl(m):.3f}) against `{r}` ({s.mean_ppl(r):.3f}) {_interval(d)} "
-                        f"({directional(d, -1)})" for n, m, r, d in per_budget))
+    text = (
+        "DeepSeek-V2 (arXiv 2405.04434, appendix D.2) finds MLA stronger than MHA at a KV cache of 2.25 GQA "
+        "groups. Here, at matched parameters, per-seed Δ perplexity of MLA against MHA at each training budget: "
+        + "; ".join(
+            f"{n} steps `{m}` ({s.mean_ppl(m):.3f}) against `{r}` ({s.mean_ppl(r):.3f}) {_interval(d)} "
+            f"({directional(d, -1)})"
+            for n, m, r, d in per_budget
+        )
+    )
     estimates = [vs_mha.estimate] + [d.estimate for *_, d in per_budget[:-1]]
-    grouped = sorted(g for g in s.specs if field(s, g, "n_kv_heads") not in (None, 1)
-                     and field(s, g, "attention") in (None, "grouped") and g in kept and not s.arm.get(g))
+    grouped = sorted(
+        g
+        for g in s.specs
+        if field(s, g, "n_kv_heads") not in (None, 1)
+        and field(s, g, "attention") in (None, "grouped")
+        and g in kept
+        and not s.arm.get(g)
+    )
     if grouped and per_budget[0][1] in s.ppl:
         first = per_budget[0][1]
         vs_gqa = paired(f"{first} Δ ppl vs {grouped[0]}", s.ppl[first], s.ppl[grouped[0]], relative=True)
         text += f"; at {profile_steps} steps against `{grouped[0]}` ({s.mean_ppl(grouped[0]):.3f}) {_interval(vs_gqa)}"
         estimates.append(vs_gqa.estimate)
-    text += (f". The verdict is the one at the longest budget, {steps} steps"
-             + ("" if len(per_budget) > 1 else f" (the only one that ran; a longer one: `mla+steps{4 * steps}`, "
-                                               f"`steps{4 * steps}`)")
-             + {"agrees": ": this run agrees that MLA is stronger than MHA.",
-                "disagrees": ": this run disagrees, MLA is weaker than MHA here.",
-                "inconclusive": ": the difference does not count over these seeds, so this run is inconclusive."}[verdict])
+    text += (
+        f". The verdict is the one at the longest budget, {steps} steps"
+        + (
+            ""
+            if len(per_budget) > 1
+            else f" (the only one that ran; a longer one: `mla+steps{4 * steps}`, `steps{4 * steps}`)"
+        )
+        + {
+            "agrees": ": this run agrees that MLA is stronger than MHA.",
+            "disagrees": ": this run disagrees, MLA is weaker than MHA here.",
+            "inconclusive": ": the difference does not count over these seeds, so this run is inconclusive.",
+        }[verdict]
+    )
     head = s.base["d_model"] // s.base["n_heads"]
     trend = "; ".join(f"{n} steps {_interval(d)}" for n, _, _, d in per_budget)
-    cause = "" if verdict == "agrees" else (
-        f"MLA's Δ ppl against MHA at {steps} steps is {_interval(vs_mha)}, "
-        + ("a loss" if verdict == "disagrees" else "a difference that does not count")
-        + (f" (by budget: {trend})" if len(per_budget) > 1 else "")
-        + f", with the authors' formula (latent RMSNorm included) at matched parameters; a result at this size, not a "
-        f"defect found: here d_h = {head}, so the decoupled RoPE key has {head // 2} dimensions (DeepSeek-V2: 64), and "
-        f"each model trains from scratch for at most {steps} steps, where the source's MoE models of appendix D.2 were "
-        f"pretrained on hundreds of billions of tokens or more.")
+    cause = (
+        ""
+        if verdict == "agrees"
+        else (
+            f"MLA's Δ ppl against MHA at {steps} steps is {_interval(vs_mha)}, "
+            + ("a loss" if verdict == "disagrees" else "a difference that does not count")
+            + (f" (by budget: {trend})" if len(per_budget) > 1 else "")
+            + f", with the authors' formula (latent RMSNorm included) at matched parameters; a result at this size, not a "
+            f"defect found: here d_h = {head}, so the decoupled RoPE key has {head // 2} dimensions (DeepSeek-V2: 64), and "
+            f"each model trains from scratch for at most {steps} steps, where the source's MoE models of appendix D.2 were "
+            f"pretrained on hundreds of billions of tokens or more."
+        )
+    )
     return finding(MLA_QUALITY, verdict, text, estimates, cause=cause, headline=0, boundary=0.0)
 
 
 def extend(claims: tuple, findings: Callable[[pd.DataFrame], list[Finding]]):
     """The suite's claims and findings function with the MLA verdict after its own."""
+
     def all_findings(df: pd.DataFrame) -> list[Finding]:
         return list(findings(df)) + [mla_finding(df)]
 

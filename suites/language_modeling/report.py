@@ -49,39 +49,52 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     seeds = seeds_of(df)
     backends = s.ok.drop_duplicates("variant").set_index("variant").get("attention_backend", pd.Series(dtype=str))
     lines = title(suite, "Language modelling", first)
-    setup = ["## Setup", "",
-             f"- Model: decoder-only character Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "
-             f"{spec['n_heads']} heads (head size {spec['d_model'] // spec['n_heads']}), tied embeddings, position "
-             f"{spec['position']}. Baseline: scoring {spec['scoring']}, {spec['n_kv_heads'] or spec['n_heads']} key/value heads, "
-             f"{spec['norm_placement']}-norm {spec['norm']}, FFN {spec['ffn']}, kernel {spec['kernel']}.",
-             f"- Training: {settings['steps']} steps of {settings['batch_size']} x {settings['train_len']} characters, AdamW lr "
-             f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
-             f"gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
-             f"- Evaluation: perplexity per character on {int(first.get('eval_chars') or 0):,} held-out characters of "
-             f"{first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...; "
-             f"{first.get('split') or 'last ' + format(settings['heldout_fraction'], '.0%') + ' held out'}; training split "
-             f"{int(first.get('train_chars') or 0):,} characters, read {float(first.get('train_passes') or 0):.2f} times) in "
-             f"**non-overlapping** windows of the training length {settings['train_len']}.",
-             "- Training FLOPs: torch.utils.flop_counter.FlopCounterMode on one training step (forward and backward) x steps, "
-             "counted on a copy of the model with the `naive` kernel (the counter cannot see inside fused CPU kernels); "
-             "matrix products only, so elementwise work (softmax, norms, activations, additive attention's tanh) is not counted, "
-             "and the full T x T score matrix is counted, masked half included.",
-             *_arms_lines(s, settings),
-             "- Attention implementation per variant (as dispatched): "
-             + ", ".join(f"{v} {backends[v]}" for v in backends.index) + ".",
-             f"- Device: {first.device} ({machines(df)}), {first['dtype']}, torch {first.torch_version}, flush denormals "
-             f"{fact(first, 'flush_denormal')}; {code_line(df)}.", ""]
+    setup = [
+        "## Setup",
+        "",
+        f"- Model: decoder-only character Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "
+        f"{spec['n_heads']} heads (head size {spec['d_model'] // spec['n_heads']}), tied embeddings, position "
+        f"{spec['position']}. Baseline: scoring {spec['scoring']}, {spec['n_kv_heads'] or spec['n_heads']} key/value heads, "
+        f"{spec['norm_placement']}-norm {spec['norm']}, FFN {spec['ffn']}, kernel {spec['kernel']}.",
+        f"- Training: {settings['steps']} steps of {settings['batch_size']} x {settings['train_len']} characters, AdamW lr "
+        f"{settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay {settings['weight_decay']:g}, "
+        f"gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
+        f"- Evaluation: perplexity per character on {int(first.get('eval_chars') or 0):,} held-out characters of "
+        f"{first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...; "
+        f"{first.get('split') or 'last ' + format(settings['heldout_fraction'], '.0%') + ' held out'}; training split "
+        f"{int(first.get('train_chars') or 0):,} characters, read {float(first.get('train_passes') or 0):.2f} times) in "
+        f"**non-overlapping** windows of the training length {settings['train_len']}.",
+        "- Training FLOPs: torch.utils.flop_counter.FlopCounterMode on one training step (forward and backward) x steps, "
+        "counted on a copy of the model with the `naive` kernel (the counter cannot see inside fused CPU kernels); "
+        "matrix products only, so elementwise work (softmax, norms, activations, additive attention's tanh) is not counted, "
+        "and the full T x T score matrix is counted, masked half included.",
+        *_arms_lines(s, settings),
+        "- Attention implementation per variant (as dispatched): "
+        + ", ".join(f"{v} {backends[v]}" for v in backends.index)
+        + ".",
+        f"- Device: {first.device} ({machines(df)}), {first['dtype']}, torch {first.torch_version}, flush denormals "
+        f"{fact(first, 'flush_denormal')}; {code_line(df)}.",
+        "",
+    ]
 
-    lines += [f"## Perplexity of every variant ({over_seeds(max((len(p) for p in s.ppl.values()), default=0))}; each family against the shared baseline, an arm against its own)", "",
-              f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "
-              f"in the against column) of the same seed; families are listed in turn. Perplexities and their ratios are "
-              f"positive: their intervals are on a log scale (harness/intervals.py), so they stay above 0 and above -100%. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
-              "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
-              "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
-              "variant keeps the default FFN.", ""]
+    lines += [
+        f"## Perplexity of every variant ({over_seeds(max((len(p) for p in s.ppl.values()), default=0))}; each family against the shared baseline, an arm against its own)",
+        "",
+        f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "
+        f"in the against column) of the same seed; families are listed in turn. Perplexities and their ratios are "
+        f"positive: their intervals are on a log scale (harness/intervals.py), so they stay above 0 and above -100%. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
+        "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
+        "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
+        "variant keeps the default FFN.",
+        "",
+    ]
     arms = sorted({a for a in s.arm.values() if a})
-    tables = [(fam, arm) for arm in [""] + arms for fam in FAMILY_ORDER
-              if any(f == fam and s.arm[v] == arm for v, f in s.family.items())]
+    tables = [
+        (fam, arm)
+        for arm in [""] + arms
+        for fam in FAMILY_ORDER
+        if any(f == fam and s.arm[v] == arm for v, f in s.family.items())
+    ]
     # one table, one row per variant (each reference once, before the first family compared with it)
     rows, shown = [], set()
     for fam, arm in tables:
@@ -96,16 +109,31 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += [markdown_table(pd.DataFrame(rows)), ""]
 
     figure = perplexity_figure(s, out_dir / "figures" / f"{suite.name}.png", FAMILY_ORDER, PARAM_TOLERANCE)
-    lines += ["## Perplexity against parameters", "", f"![held-out perplexity against parameter count](figures/{figure.name})", ""]
+    lines += [
+        "## Perplexity against parameters",
+        "",
+        f"![held-out perplexity against parameter count](figures/{figure.name})",
+        "",
+    ]
     checks = learning_checks(df, "loss", float(settings["train_len"]))
-    lines += learning_section(checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None)
+    lines += learning_section(
+        checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None
+    )
     left_out = usable(checks)[1]
     if left_out:
-        left_out = (left_out.replace("left out of the verdicts", "left out of the verdicts on trained models' quality "
-                                     "(scorings, GQA)") + " The Post-LN claim is about trainability, so it counts every run "
-                    "at the perplexity it ended at.")
-    lines += (["## Against the published findings", "", _seed_note(s), ""] + ([left_out, ""] if left_out else [])
-              + [f"- {t}" for t in sentences(findings(df))] + [""])
+        left_out = (
+            left_out.replace(
+                "left out of the verdicts", "left out of the verdicts on trained models' quality (scorings, GQA)"
+            )
+            + " The Post-LN claim is about trainability, so it counts every run "
+            "at the perplexity it ended at."
+        )
+    lines += (
+        ["## Against the published findings", "", _seed_note(s), ""]
+        + ([left_out, ""] if left_out else [])
+        + [f"- {t}" for t in sentences(findings(df))]
+        + [""]
+    )
     lines += setup
     notes = status_notes(df)
     if notes:
@@ -118,24 +146,36 @@ def _arms_lines(s: Summary, settings: dict) -> list[str]:
     out = []
     scheduled = [v for v in s.family if spec_of(s, v).get("warmup_fraction") is not None]
     if scheduled:
-        out.append("- Own warm-up: " + ", ".join(
-            f"`{v}` warms up over {warmup_of(spec_of(s, v), settings['warmup_steps'], settings['steps'])} of "
-            f"{settings['steps']} steps" for v in scheduled) + " (the control arm of Xiong et al.'s warm-up claim).")
+        out.append(
+            "- Own warm-up: "
+            + ", ".join(
+                f"`{v}` warms up over {warmup_of(spec_of(s, v), settings['warmup_steps'], settings['steps'])} of "
+                f"{settings['steps']} steps"
+                for v in scheduled
+            )
+            + " (the control arm of Xiong et al.'s warm-up claim)."
+        )
     arms = sorted({a for a in s.arm.values() if a and not own_arm(a)})
     if arms:
-        out.append("- Arms: variants with " + ", ".join(arms) + " positions are compared with the baseline of the same "
-                   "positions (its own tables below); the scorings' main comparison has absolute positions, as in "
-                   "Vaswani et al. 2017, and the RoPE one is the second arm.")
+        out.append(
+            "- Arms: variants with " + ", ".join(arms) + " positions are compared with the baseline of the same "
+            "positions (its own tables below); the scorings' main comparison has absolute positions, as in "
+            "Vaswani et al. 2017, and the RoPE one is the second arm."
+        )
     depths = sorted({a for a in s.arm.values() if a.endswith(" layers")})
     if depths:
-        out.append("- Depth: variants with a `depth<N>` part train N layers and are compared with the baseline of the "
-                   "same depth (" + ", ".join(depths) + "); the Post-LN warm-up claim is judged at Xiong et al.'s depth, "
-                   "with the profile's beside it.")
+        out.append(
+            "- Depth: variants with a `depth<N>` part train N layers and are compared with the baseline of the "
+            "same depth (" + ", ".join(depths) + "); the Post-LN warm-up claim is judged at Xiong et al.'s depth, "
+            "with the profile's beside it."
+        )
     budgets = sorted({a for a in s.arm.values() if a.endswith(" steps")})
     if budgets:
-        out.append("- Budget: variants with a `steps<N>` part train N steps (the profile's warm-up, cosine decay over N) "
-                   "and are compared with the baseline of the same budget (" + ", ".join(budgets) + "); the MLA claim "
-                   "is read at each budget.")
+        out.append(
+            "- Budget: variants with a `steps<N>` part train N steps (the profile's warm-up, cosine decay over N) "
+            "and are compared with the baseline of the same budget (" + ", ".join(budgets) + "); the MLA claim "
+            "is read at each budget."
+        )
     return out
 
 
@@ -173,11 +213,13 @@ def _seed_note(s: Summary) -> str:
     """How much weight the verdicts below can bear, from the number of seeds and the baseline's spread."""
     base = list(s.ppl.get(s.baseline, {}).values())
     if len(base) < 2:
-        return ("Each verdict rests on one seed per variant, which cannot separate a difference of a few percent from "
-                "seed-to-seed noise; run the standard profile (3 seeds) before trusting the small differences.")
+        return (
+            "Each verdict rests on one seed per variant, which cannot separate a difference of a few percent from "
+            "seed-to-seed noise; run the standard profile (3 seeds) before trusting the small differences."
+        )
     e = spread(base, "log")
-    return (f"The baseline's 95% interval over {e.n} seeds runs from {100 * (e.low / e.mean - 1):+.1f}% to "
-            f"{100 * (e.high / e.mean - 1):+.1f}% of its perplexity; differences smaller than that are within "
-            "seed-to-seed noise.")
-
-
+    return (
+        f"The baseline's 95% interval over {e.n} seeds runs from {100 * (e.low / e.mean - 1):+.1f}% to "
+        f"{100 * (e.high / e.mean - 1):+.1f}% of its perplexity; differences smaller than that are within "
+        "seed-to-seed noise."
+    )

@@ -63,8 +63,10 @@ def split_schedule(variant: str) -> tuple[str, float | None]:
     parts = split_variant(variant)
     asked = [p for p in parts if p in WARMUP_PARTS]
     if len(asked) > 1:
-        raise UserError(f"variant {variant!r} asks for {' and '.join(asked)}; a model trains with one warm-up: "
-                         f"keep one of {', '.join(WARMUP_PARTS)}")
+        raise UserError(
+            f"variant {variant!r} asks for {' and '.join(asked)}; a model trains with one warm-up: "
+            f"keep one of {', '.join(WARMUP_PARTS)}"
+        )
     rest = [p for p in parts if p not in WARMUP_PARTS]
     return "+".join(rest) or "baseline", (WARMUP_PARTS[asked[0]] if asked else None)
 

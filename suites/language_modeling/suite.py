@@ -84,22 +84,44 @@ class LanguageModeling(CharLMCorpus, Suite):
     metrics = SuiteFile.of(__file__).metrics({**COMMON, **COST_METRICS, **STATE_METRICS})
     profiles = PROFILES
     #: the slowest first (additive scores a T x T x d tensor), so that workers=N does not end on it alone
-    default_variants = ("additive+naive", "baseline", "dot", "general", "gqa2", "mqa", "mla", "post_ln", "rmsnorm", "relu",
-                        "swiglu")
+    default_variants = (
+        "additive+naive",
+        "baseline",
+        "dot",
+        "general",
+        "gqa2",
+        "mqa",
+        "mla",
+        "post_ln",
+        "rmsnorm",
+        "relu",
+        "swiglu",
+    )
     #: with the control arms of two claims (the module docstring), the slowest first again
-    with_controls = ("additive+naive", "sinusoidal+additive+naive") + default_variants[1:] + (
-        "post_ln+long_warmup", "post_ln+no_warmup", "no_warmup", "sinusoidal", "sinusoidal+dot")
+    with_controls = (
+        ("additive+naive", "sinusoidal+additive+naive")
+        + default_variants[1:]
+        + ("post_ln+long_warmup", "post_ln+no_warmup", "no_warmup", "sinusoidal", "sinusoidal+dot")
+    )
     #: the arms that read a claim along a declared axis: Xiong et al.'s warm-up claim at their depth (depth.py), and
     #: DeepSeek-V2's MLA claim at 4x the profile's budget (schedule.py); the 4x-budget jobs first, the slowest
-    with_axes = ("mla+steps2000", "steps2000") + with_controls + (
-        "no_warmup+depth6", "post_ln+no_warmup+depth6", "post_ln+long_warmup+depth6", "depth6")
+    with_axes = (
+        ("mla+steps2000", "steps2000")
+        + with_controls
+        + ("no_warmup+depth6", "post_ln+no_warmup+depth6", "post_ln+long_warmup+depth6", "depth6")
+    )
     profile_variants = {"standard": with_axes, "large": with_controls}
     options = {"data": None}
 
     def base_spec(self, profile: LanguageModelingProfile, options: dict[str, Any]) -> TransformerSpec:
         return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model, n_layers=profile.n_layers,
-            n_heads=profile.n_heads, max_len=profile.train_len, position=profile.position, init=profile.init,
+            vocab_size=self._data(profile, options).vocab.size,
+            d_model=profile.d_model,
+            n_layers=profile.n_layers,
+            n_heads=profile.n_heads,
+            max_len=profile.train_len,
+            position=profile.position,
+            init=profile.init,
         )
 
     def spec_for(self, variant: str, profile: LanguageModelingProfile, options: dict[str, Any]) -> TransformerSpec:
@@ -117,14 +139,18 @@ class LanguageModeling(CharLMCorpus, Suite):
             base = dataclasses.replace(base, n_layers=n_layers)
         if "mixer" in preset_fields(variant):
             if warmup_fraction is not None or steps is not None:
-                raise UsageError(f"variant {variant!r} with a warm-up or steps part: those parts apply to Transformer "
-                                 "arms only; drop them from the mixer arm.")
+                raise UsageError(
+                    f"variant {variant!r} with a warm-up or steps part: those parts apply to Transformer "
+                    "arms only; drop them from the mixer arm."
+                )
             return mixer_spec(variant, base)
         spec = resolve(variant, base)
         spec = spec if "d_ff" in preset_fields(variant) else match_head_grouping(spec)
         return with_warmup(spec, warmup_fraction, steps)
 
-    def run_job(self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def run_job(
+        self, spec: TransformerSpec, profile: LanguageModelingProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
@@ -137,11 +163,18 @@ class LanguageModeling(CharLMCorpus, Suite):
         if settings.warmup_steps != profile.warmup_steps:  # only a variant with its own warm-up records it
             ctx.facts.update(warmup_steps=settings.warmup_steps)
         mixer = isinstance(spec, MixerSpec)
-        ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=PROTOCOL, lr=profile.lr,
-                         steps=settings.steps, train_passes=data.passes(settings.steps * profile.batch_size * profile.train_len),
-                         **data.facts(),
-                         attention_backend="chunked mixer" if mixer else model.attention_dispatch(profile.batch_size,
-                                                                                                   profile.train_len))
+        ctx.facts.update(
+            parameters=model.num_parameters(),
+            eval_chars=n_eval,
+            protocol=PROTOCOL,
+            lr=profile.lr,
+            steps=settings.steps,
+            train_passes=data.passes(settings.steps * profile.batch_size * profile.train_len),
+            **data.facts(),
+            attention_backend="chunked mixer"
+            if mixer
+            else model.attention_dispatch(profile.batch_size, profile.train_len),
+        )
 
         def step_loss(m, step):
             x, y = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
@@ -150,8 +183,11 @@ class LanguageModeling(CharLMCorpus, Suite):
         result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
         t0 = time.perf_counter()
         nll, count = evaluate_nll(model, eval_ids, profile.train_len, protocol=PROTOCOL, device=ctx.device)
-        where = dict(x=float(profile.train_len), x_name="eval_length",
-                     extra={"scored_tokens": count, "eval_time_s": time.perf_counter() - t0})
+        where = dict(
+            x=float(profile.train_len),
+            x_name="eval_length",
+            extra={"scored_tokens": count, "eval_time_s": time.perf_counter() - t0},
+        )
         loss = nll / count
         return [
             Measurement("train_loss", result.final_loss),
@@ -169,13 +205,17 @@ class LanguageModeling(CharLMCorpus, Suite):
         torch.manual_seed(seed)
         model = build(spec).to(ctx.device)
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))
-        out = [training_throughput(model, lambda m: lm_loss(m, x, y), x.numel(), ctx.device,
-                                   settings_for(spec, profile.train_settings()))]
+        out = [
+            training_throughput(
+                model, lambda m: lm_loss(m, x, y), x.numel(), ctx.device, settings_for(spec, profile.train_settings())
+            )
+        ]
         return out + _inference(model, profile, seed, ctx)
 
     @staticmethod
-    def _costs(model, profile: LanguageModelingProfile, settings, train_ids: torch.Tensor, seed: int,
-               ctx: JobContext) -> list[Measurement]:
+    def _costs(
+        model, profile: LanguageModelingProfile, settings, train_ids: torch.Tensor, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         """The trained model's own training and inference cost (suites/common/model_cost.py), on one training batch."""
         t0 = time.perf_counter()
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(0))

@@ -17,14 +17,35 @@ import pandas as pd
 from harness.report_kit import mean_ci
 
 #: which family a variant belongs to, by the spec field it changes (the kernel never changes quality)
-FAMILY_OF_FIELD = {"scoring": "scoring", "n_kv_heads": "head grouping", "norm_placement": "norm placement",
-                   "norm": "norm type", "ffn": "FFN", "d_ff": "FFN", "position": "position",
-                   "attention": "head grouping", "latent_norm": "head grouping", "n_layers": "depth",
-                   "steps": "budget"}
+FAMILY_OF_FIELD = {
+    "scoring": "scoring",
+    "n_kv_heads": "head grouping",
+    "norm_placement": "norm placement",
+    "norm": "norm type",
+    "ffn": "FFN",
+    "d_ff": "FFN",
+    "position": "position",
+    "attention": "head grouping",
+    "latent_norm": "head grouping",
+    "n_layers": "depth",
+    "steps": "budget",
+}
 
 
-FAMILY_ORDER = ("scoring", "head grouping", "norm placement", "warm-up", "norm type", "FFN", "position", "depth", "budget",
-                "recurrence", "kernel", "combined")
+FAMILY_ORDER = (
+    "scoring",
+    "head grouping",
+    "norm placement",
+    "warm-up",
+    "norm type",
+    "FFN",
+    "position",
+    "depth",
+    "budget",
+    "recurrence",
+    "kernel",
+    "combined",
+)
 
 
 #: a variant whose parameter count differs from the baseline's by more than this is flagged
@@ -147,7 +168,7 @@ class Summary:
         spec, position = self.specs[v], self.specs[v].get("position")
         if spec.get("family") == "mixer":  # a recurrent LM: compared with the baseline at matched parameters
             return (None if v == self.baseline else self.baseline), "", "recurrence"
-        for key, name in ((("n_layers", depth_arm), ("steps", steps_arm))):
+        for key, name in (("n_layers", depth_arm), ("steps", steps_arm)):
             value = spec.get(key)
             arm_base = {**self.base, key: value}
             if value is not None and value != self.base.get(key) and not _same_design(spec, arm_base):

@@ -28,7 +28,8 @@ from suites.language_modeling.summary import Summary, depth_arm, field, spec_of,
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 SCORING, GROUPING, POST_LN = CLAIMS = SuiteFile.of(__file__).claims(
-    "scorings_similar_small_dk", "gqa_keeps_mha_quality", "post_ln_trains_worse")
+    "scorings_similar_small_dk", "gqa_keeps_mha_quality", "post_ln_trains_worse"
+)
 
 #: the equivalence tolerance of "similar" and "keeps quality", in % of per-character perplexity: the smallest change
 #: Vaswani et al.'s Table 3 calls a loss, converted from nats per wordpiece to nats per character (margins.py)
@@ -84,8 +85,11 @@ def _left_out_text(names: list[str]) -> str:
 
 def _scorings(s: Summary, arm: str):
     """(the arm's baseline, [unscaled dot and additive variants]) of one arm ('' = the baseline's position)."""
-    members = [v for v, f in s.family.items() if f == "scoring" and s.arm.get(v) == arm
-               and field(s, v, "scoring") in ("dot", "additive")]
+    members = [
+        v
+        for v, f in s.family.items()
+        if f == "scoring" and s.arm.get(v) == arm and field(s, v, "scoring") in ("dot", "additive")
+    ]
     members.sort(key=lambda v: field(s, v, "scoring") != "dot")  # dot first
     refs = {s.reference.get(v) for v in members}
     return (refs.pop() if len(refs) == 1 else None), members
@@ -102,42 +106,73 @@ def _scoring(s: Summary, everyone: Summary) -> Finding:
     a dot product (Su et al. 2021), not for additive's MLP of q and k.
     """
     head = s.base["d_model"] // s.base["n_heads"]
-    text = ("Vaswani et al. 2017 (3.2.1) find additive and dot-product attention (theirs without the 1/sqrt(d_k) "
-            "scaling) similar for small key sizes d_k, and additive better than unscaled dot products at large d_k, why "
-            f"they scale; their setting has sinusoidal absolute positions. Here d_k = {head}, a small key size; additive "
-            f"against the unscaled dot product of the same positions, per-seed Δ perplexity with its 95% interval, "
-            f"similar when the interval lies within {derivation()}; each also against the scaled dot product. ")
+    text = (
+        "Vaswani et al. 2017 (3.2.1) find additive and dot-product attention (theirs without the 1/sqrt(d_k) "
+        "scaling) similar for small key sizes d_k, and additive better than unscaled dot products at large d_k, why "
+        f"they scale; their setting has sinusoidal absolute positions. Here d_k = {head}, a small key size; additive "
+        f"against the unscaled dot product of the same positions, per-seed Δ perplexity with its 95% interval, "
+        f"similar when the interval lies within {derivation()}; each also against the scaled dot product. "
+    )
     main_ref, main = _scorings(s, "sinusoidal")
     _, rope = _scorings(s, "")
     rope_pair = _pair(s, rope)
     rope_diffs = [_diff(s, v, f"{v} (RoPE arm)") for v in rope] + ([rope_pair] if rope_pair else [])
-    rope_text = ("RoPE arm (second, not judged: RoPE's relative property holds only for dot products): "
-                 + ", ".join(f"{d.estimate.label} {_interval(d)}" for d in rope_diffs) + ". ") if rope else ""
+    rope_text = (
+        (
+            "RoPE arm (second, not judged: RoPE's relative property holds only for dot products): "
+            + ", ".join(f"{d.estimate.label} {_interval(d)}" for d in rope_diffs)
+            + ". "
+        )
+        if rope
+        else ""
+    )
     pair = _pair(s, main)
     if pair is None:
         left = [v for v in _unlearned(s, everyone, "scoring") if everyone.arm.get(v) == "sinusoidal"]
         if "sinusoidal" in everyone.family and "sinusoidal" not in s.family:
             left = ["sinusoidal"] + left
         if left:
-            return finding(SCORING, "inconclusive", text + "Sinusoidal arm: " + _left_out_text(left) + " " + rope_text,
-                           [d.estimate for d in rope_diffs], cause="the sinusoidal arm's models did not learn or memorised.")
-        return not_run(SCORING, text + rope_text + "This run lacks the sinusoidal arm's `sinusoidal+dot` and "
-                       "`sinusoidal+additive+naive`, the pair the claim is about.")
+            return finding(
+                SCORING,
+                "inconclusive",
+                text + "Sinusoidal arm: " + _left_out_text(left) + " " + rope_text,
+                [d.estimate for d in rope_diffs],
+                cause="the sinusoidal arm's models did not learn or memorised.",
+            )
+        return not_run(
+            SCORING,
+            text + rope_text + "This run lacks the sinusoidal arm's `sinusoidal+dot` and "
+            "`sinusoidal+additive+naive`, the pair the claim is about.",
+        )
     beside = [_diff(s, v, f"{v}") for v in main]
     verdict = equivalent(pair, TOLERANCE)
-    text += (f"Sinusoidal arm (main): {pair.estimate.label} {_interval(pair)}: {verdict}; against the scaled dot "
-             f"product `{main_ref}` ({s.mean_ppl(main_ref):.3f}): "
-             + "; ".join(f"{v} {_interval(d)}" for v, d in zip(main, beside)) + ". "
-             + rope_text + f"This run {_said(verdict)} that the scorings are similar at small d_k.")
+    text += (
+        f"Sinusoidal arm (main): {pair.estimate.label} {_interval(pair)}: {verdict}; against the scaled dot "
+        f"product `{main_ref}` ({s.mean_ppl(main_ref):.3f}): "
+        + "; ".join(f"{v} {_interval(d)}" for v, d in zip(main, beside))
+        + ". "
+        + rope_text
+        + f"This run {_said(verdict)} that the scorings are similar at small d_k."
+    )
     cause = ""
     if verdict != "agrees":
         missing = [v for v in main if math.isnan(s.mean_ppl(v))]
-        cause = (f"{', '.join(missing)} has no perplexity to compare ({s.status(missing[0])})." if missing else
-                 f"with sinusoidal positions additive changes perplexity against the unscaled dot product by "
-                 f"{_interval(pair)}, " + ("beyond" if verdict == "disagrees" else "not resolved within")
-                 + f" the ±{TOLERANCE:.2f}% tolerance at this size and budget.")
-    return finding(SCORING, verdict, text, [pair.estimate] + [d.estimate for d in beside + rope_diffs], cause=cause,
-                   boundary=_edge(pair, TOLERANCE))
+        cause = (
+            f"{', '.join(missing)} has no perplexity to compare ({s.status(missing[0])})."
+            if missing
+            else f"with sinusoidal positions additive changes perplexity against the unscaled dot product by "
+            f"{_interval(pair)}, "
+            + ("beyond" if verdict == "disagrees" else "not resolved within")
+            + f" the ±{TOLERANCE:.2f}% tolerance at this size and budget."
+        )
+    return finding(
+        SCORING,
+        verdict,
+        text,
+        [pair.estimate] + [d.estimate for d in beside + rope_diffs],
+        cause=cause,
+        boundary=_edge(pair, TOLERANCE),
+    )
 
 
 def _edge(d: Difference, tolerance: float) -> float:
@@ -155,7 +190,9 @@ def _pair(s: Summary, members: list[str]):
 
 
 def _said(verdict: str) -> str:
-    return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive on whether"}.get(verdict, verdict)
+    return {"agrees": "agrees", "disagrees": "disagrees", "inconclusive": "is inconclusive on whether"}.get(
+        verdict, verdict
+    )
 
 
 def _grouping(s: Summary, everyone: Summary) -> Finding:
@@ -165,38 +202,53 @@ def _grouping(s: Summary, everyone: Summary) -> Finding:
     unmatched = {v for v in groups if (widening(spec_of(s, v), s.base) or "").startswith("unmatched")}
     mqa = sorted((v for v, g in groups.items() if g == 1), key=lambda v: v in unmatched)  # matched ones first
     gqa = sorted((v for v, g in groups.items() if g not in (None, 1)), key=lambda v: v in unmatched)
-    text = ("Ainslie et al. 2023 (T5-XXL, average score, higher is better): MHA 47.2, GQA-8 47.1, MQA 46.6, i.e. grouped "
-            "key/value heads keep nearly all of MHA's quality and a single one loses a little (their models are uptrained "
-            "from MHA checkpoints; here each is trained from scratch, its FFN widened to the baseline's parameter count "
-            "unless marked unmatched above). ")
+    text = (
+        "Ainslie et al. 2023 (T5-XXL, average score, higher is better): MHA 47.2, GQA-8 47.1, MQA 46.6, i.e. grouped "
+        "key/value heads keep nearly all of MHA's quality and a single one loses a little (their models are uptrained "
+        "from MHA checkpoints; here each is trained from scratch, its FFN widened to the baseline's parameter count "
+        "unless marked unmatched above). "
+    )
     if not (mqa and gqa):
         left = _unlearned(s, everyone, "head grouping")
         if left:
-            return finding(GROUPING, "inconclusive", text + _left_out_text(left)[0].upper() + _left_out_text(left)[1:],
-                           cause="a grouped variant did not learn or memorised.")
+            return finding(
+                GROUPING,
+                "inconclusive",
+                text + _left_out_text(left)[0].upper() + _left_out_text(left)[1:],
+                cause="a grouped variant did not learn or memorised.",
+            )
         return not_run(GROUPING, text + "This run lacks a GQA or MQA variant to compare.")
     g, m = _diff(s, gqa[0], gqa[0]), _diff(s, mqa[0], mqa[0])
     keeps, loses = equivalent(g, TOLERANCE), directional(m, +1)
     verdict = all_hold([keeps, loses])
-    text += (f"Here, per-seed Δ perplexity against MHA ({s.mean_ppl(s.baseline):.3f}): {gqa[0]} {_interval(g)} "
-             f"(equivalent within ±{TOLERANCE:.2f}%, the source's step per character: {keeps}), {mqa[0]} {_interval(m)} (worse than MHA: {loses}); this run "
-             + {"agrees": "agrees.", "disagrees": "disagrees.",
-                "inconclusive": "is inconclusive."}.get(verdict, verdict + "."))
+    text += (
+        f"Here, per-seed Δ perplexity against MHA ({s.mean_ppl(s.baseline):.3f}): {gqa[0]} {_interval(g)} "
+        f"(equivalent within ±{TOLERANCE:.2f}%, the source's step per character: {keeps}), {mqa[0]} {_interval(m)} (worse than MHA: {loses}); this run "
+        + {"agrees": "agrees.", "disagrees": "disagrees.", "inconclusive": "is inconclusive."}.get(
+            verdict, verdict + "."
+        )
+    )
     cause = ""
     if verdict != "agrees":
         why = []
         if keeps != "agrees":
-            why.append(f"{gqa[0]}'s {_interval(g)} is " + (
-                f"a loss beyond ±{TOLERANCE:.2f}%" if keeps == "disagrees" else
-                f"not resolved within ±{TOLERANCE:.2f}% (its interval reaches past it)"))
+            why.append(
+                f"{gqa[0]}'s {_interval(g)} is "
+                + (
+                    f"a loss beyond ±{TOLERANCE:.2f}%"
+                    if keeps == "disagrees"
+                    else f"not resolved within ±{TOLERANCE:.2f}% (its interval reaches past it)"
+                )
+            )
         if loses != "agrees":
             why.append(f"{mqa[0]}'s {_interval(m)} " + ("does not count" if not m.counts else "is not a loss"))
         cause = "; ".join(why) + f" over {g.seeds} paired seeds."
     # the headline is the part the verdict turns on: a refuted part, else the undecided part that needs more seeds
     parts = [(keeps, g.estimate, _edge(g, TOLERANCE), None), (loses, m.estimate, 0.0, +1)]
     head = deciding(parts)
-    return finding(GROUPING, verdict, text, [g.estimate, m.estimate], cause=cause, headline=head,
-                   boundary=parts[head][2])
+    return finding(
+        GROUPING, verdict, text, [g.estimate, m.estimate], cause=cause, headline=head, boundary=parts[head][2]
+    )
 
 
 def _post_ln(s: Summary) -> Finding:
@@ -214,7 +266,9 @@ def _post_ln(s: Summary) -> Finding:
     settings = s.df.iloc[0].profile_settings
     steps, warmup = settings.get("steps"), settings.get("warmup_steps")
     base_depth = s.base.get("n_layers")
-    depths = sorted({base_depth} | {int(spec_of(s, v).get("n_layers")) for v, a in s.arm.items() if a.endswith(" layers")})
+    depths = sorted(
+        {base_depth} | {int(spec_of(s, v).get("n_layers")) for v, a in s.arm.items() if a.endswith(" layers")}
+    )
     results = {d: _post_ln_at(s, d, steps, warmup) for d in depths}
     results = {d: r for d, r in results.items() if r is not None}
     if not results:
@@ -224,20 +278,32 @@ def _post_ln(s: Summary) -> Finding:
     verdict = all_hold(verdicts)
     # the spec's initialisation scheme; records of a spec without the field used GPT-2's N(0, 0.02) (version 3)
     init = s.base.get("init") or "gpt2"
-    text = (f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one, "
-            f"in their {SOURCE_DEPTH} + {SOURCE_DEPTH}-layer models. Every run counts at the perplexity it ended at (a "
-            f"collapse is this claim's outcome; exp(unigram entropy) = {s.collapse_ppl():.1f}); {init} initialisation. "
-            f"At {judged} layers" + (" (the source's depth, judged)" if judged == SOURCE_DEPTH else
-                                      f" (the deepest that ran; the source's {SOURCE_DEPTH} did not)")
-            + f": {texts}. This run {_said(verdict).replace(' on whether', '')}.")
+    text = (
+        f"Xiong et al. 2020: Post-LN needs a learning-rate warm-up and trains worse than Pre-LN without a long one, "
+        f"in their {SOURCE_DEPTH} + {SOURCE_DEPTH}-layer models. Every run counts at the perplexity it ended at (a "
+        f"collapse is this claim's outcome; exp(unigram entropy) = {s.collapse_ppl():.1f}); {init} initialisation. "
+        f"At {judged} layers"
+        + (
+            " (the source's depth, judged)"
+            if judged == SOURCE_DEPTH
+            else f" (the deepest that ran; the source's {SOURCE_DEPTH} did not)"
+        )
+        + f": {texts}. This run {_said(verdict).replace(' on whether', '')}."
+    )
     others = [d for d in sorted(results) if d != judged]
     if others:
-        trend = "; ".join(f"{d} layers: `{results[d][3].estimate.label.split(' Δ')[0]}` {_interval(results[d][3])}"
-                          for d in sorted(results))
-        text += (f" In depth (Post-LN without warm-up against Pre-LN without, per depth; shown, the verdict is the "
-                 f"{judged}-layer one): {trend}. Beside the judged depth: "
-                 + " ".join(f"at {d} layers {results[d][2]} ({_said(all_hold(results[d][0])).replace(' on whether', '')})."
-                            for d in others))
+        trend = "; ".join(
+            f"{d} layers: `{results[d][3].estimate.label.split(' Δ')[0]}` {_interval(results[d][3])}"
+            for d in sorted(results)
+        )
+        text += (
+            f" In depth (Post-LN without warm-up against Pre-LN without, per depth; shown, the verdict is the "
+            f"{judged}-layer one): {trend}. Beside the judged depth: "
+            + " ".join(
+                f"at {d} layers {results[d][2]} ({_said(all_hold(results[d][0])).replace(' on whether', '')})."
+                for d in others
+            )
+        )
         estimates = estimates + [results[d][3].estimate for d in others]
     # the part the verdict turns on (Post-LN worse; the long warm-up better), both directional: boundary 0
     parts = [(v, e, 0.0, sign) for v, e, sign in zip(verdicts, [worse.estimate, helped and helped.estimate], (+1, -1))]
@@ -271,38 +337,54 @@ def _post_ln_at(s: Summary, depth: int, steps: int, warmup: int):
     base = s.outcome_ppl(pre)
     worse = paired(f"{main} Δ ppl vs {pre}", s.outcome_ppl(main), base, relative=True)
     verdicts = [directional(worse, +1)]
-    text = (f"`{main}` (warm-up {main_warmup} of {steps} steps) {_mean(s.outcome_ppl(main)):.3f} against Pre-LN "
-            f"`{pre}` (warm-up {pre_warmup}) {_mean(base):.3f}, Δ ppl {_interval(worse)} (worse: {verdicts[0]})")
+    text = (
+        f"`{main}` (warm-up {main_warmup} of {steps} steps) {_mean(s.outcome_ppl(main)):.3f} against Pre-LN "
+        f"`{pre}` (warm-up {pre_warmup}) {_mean(base):.3f}, Δ ppl {_interval(worse)} (worse: {verdicts[0]})"
+    )
     estimates = [worse.estimate]
     if main in none and bare and baseline:
         shown = _diff(s, bare[0], bare[0], s.outcome_ppl(bare[0]), s.outcome_ppl(baseline))
-        text += (f"; `{bare[0]}` at the profile's warm-up ({warmup} steps) against `{baseline}` {_interval(shown)} "
-                 f"(shown, not judged)")
+        text += (
+            f"; `{bare[0]}` at the profile's warm-up ({warmup} steps) against `{baseline}` {_interval(shown)} "
+            f"(shown, not judged)"
+        )
         estimates.append(shown.estimate)
     helped = None
     if long:
         lw = warmup_of(spec_of(s, long[0]), warmup, steps)
         helped = paired(f"{long[0]} Δ ppl vs {main}", s.outcome_ppl(long[0]), s.outcome_ppl(main), relative=True)
         verdicts.append(directional(helped, -1))
-        text += (f"; with a long warm-up ({lw} of {steps} steps, `{long[0]}`) {_mean(s.outcome_ppl(long[0])):.3f}: "
-                 f"against `{main}` {_interval(helped)} (better: {verdicts[1]})")
+        text += (
+            f"; with a long warm-up ({lw} of {steps} steps, `{long[0]}`) {_mean(s.outcome_ppl(long[0])):.3f}: "
+            f"against `{main}` {_interval(helped)} (better: {verdicts[1]})"
+        )
         estimates.append(helped.estimate)
         if baseline and s.ppl.get(baseline):
             matched = _diff(s, long[0], long[0], s.outcome_ppl(long[0]), s.outcome_ppl(baseline))
             text += f", against `{baseline}` {_interval(matched)} (shown)"
             estimates.append(matched.estimate)
     else:
-        text += ("; no control arm with a long warm-up ran at this depth (`post_ln+long_warmup"
-                 + (f"+depth{depth}" if arm else "") + "`)")
+        text += (
+            "; no control arm with a long warm-up ran at this depth (`post_ln+long_warmup"
+            + (f"+depth{depth}" if arm else "")
+            + "`)"
+        )
     return verdicts, estimates, text, worse, helped
 
 
 def _post_ln_cause(worse: Difference, helped, verdicts: list[str], depth: int, settings, init: str) -> str:
-    where = (f"at {depth} layers ({init} initialisation, lr {settings.get('lr')}, gradient clipping "
-             f"{settings.get('grad_clip')}; Xiong et al.: {SOURCE_DEPTH} + {SOURCE_DEPTH} layers, Xavier)")
+    where = (
+        f"at {depth} layers ({init} initialisation, lr {settings.get('lr')}, gradient clipping "
+        f"{settings.get('grad_clip')}; Xiong et al.: {SOURCE_DEPTH} + {SOURCE_DEPTH} layers, Xavier)"
+    )
     if verdicts[0] != "agrees":
-        state = (f"{worse.why()} (the records hold one seed of this arm)" if worse.no_verdict else
-                 "which does not count" if not worse.counts else "better, not worse")
+        state = (
+            f"{worse.why()} (the records hold one seed of this arm)"
+            if worse.no_verdict
+            else "which does not count"
+            if not worse.counts
+            else "better, not worse"
+        )
         return f"Post-LN without warm-up is {_interval(worse)} against Pre-LN without, {state}, {where}."
     return f"the long warm-up's {_interval(helped)} against Post-LN without does not make it better, {where}."
 

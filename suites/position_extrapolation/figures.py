@@ -16,8 +16,17 @@ def perplexity_figure(ok: pd.DataFrame, variants: list[str], train_len: int, pat
 
     data = ok[ok.metric == "perplexity"].rename(columns={"x": "evaluation length (characters)", "value": "perplexity"})
     fig, ax = plt.subplots(figsize=(8.5, 4.5))
-    sns.lineplot(data=data, x="evaluation length (characters)", y="perplexity", hue="variant", hue_order=variants,
-                 marker="o", errorbar=("ci", 95), seed=0, ax=ax)
+    sns.lineplot(
+        data=data,
+        x="evaluation length (characters)",
+        y="perplexity",
+        hue="variant",
+        hue_order=variants,
+        marker="o",
+        errorbar=("ci", 95),
+        seed=0,
+        ax=ax,
+    )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     lengths = sorted(data["evaluation length (characters)"].unique())

@@ -32,7 +32,9 @@ SUITE = "position_extrapolation"
 
 def training_fields() -> tuple[str, ...]:
     """The settings of position_extrapolation's profile that decide its trained weights: its recipe's."""
-    return tuple(f.name for f in dataclasses.fields(ExtrapolationRecipe) if f.name not in ("name", "description", "seeds"))
+    return tuple(
+        f.name for f in dataclasses.fields(ExtrapolationRecipe) if f.name not in ("name", "description", "seeds")
+    )
 
 
 def extrapolation_key(spec, profile, seed: int, ctx: JobContext, data: CharLMData) -> str:
@@ -49,7 +51,9 @@ def autocast(ctx: JobContext):
     return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype)
 
 
-def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, suite: str) -> tuple[DecoderLM, Training]:
+def trained_model(
+    spec, profile, data: CharLMData, seed: int, ctx: JobContext, suite: str
+) -> tuple[DecoderLM, Training]:
     """position_extrapolation's model of ``spec`` after training with the profile's recipe (an ExtrapolationRecipe),
     in eval mode, and where its weights came from. A RoPE scaling is trained without, then applied to the trained
     weights."""
@@ -61,9 +65,14 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
     saved = load(path_for(theirs, key)) if theirs is not None else None
     if saved is not None:
         model.load_state_dict(saved["state_dict"])
-        return _variant(spec, model, ctx), Training(saved["final_loss"], saved["wall_time_s"], saved["tokens_per_s"],
-                                                    f"checkpoint of {SUITE} job {saved['label']}", key,
-                                                    saved.get("load") or {})
+        return _variant(spec, model, ctx), Training(
+            saved["final_loss"],
+            saved["wall_time_s"],
+            saved["tokens_per_s"],
+            f"checkpoint of {SUITE} job {saved['label']}",
+            key,
+            saved.get("load") or {},
+        )
     gen = torch.Generator().manual_seed(seed)
     train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
 
@@ -72,9 +81,18 @@ def trained_model(spec, profile, data: CharLMData, seed: int, ctx: JobContext, s
         with autocast(ctx):
             return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-    own_key = training_key(suite, train_spec, {"extrapolation_key": key}, seed, ctx.device, ctx.dtype, data.corpus.checksum)
-    result = train_once(model, own_key, ctx.checkpoint_dir, label=ctx.label, train=lambda: train(
-        model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position))
+    own_key = training_key(
+        suite, train_spec, {"extrapolation_key": key}, seed, ctx.device, ctx.dtype, data.corpus.checksum
+    )
+    result = train_once(
+        model,
+        own_key,
+        ctx.checkpoint_dir,
+        label=ctx.label,
+        train=lambda: train(
+            model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position
+        ),
+    )
     return _variant(spec, model, ctx), result
 
 

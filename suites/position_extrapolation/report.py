@@ -39,10 +39,12 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     params = ok.groupby("variant").parameters.first() if "parameters" in ok else pd.Series(dtype=float)
     seeds = seeds_of(df)
     lines += [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Model: decoder-only Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, {spec['n_heads']} heads, "
         f"Pre-LN, tied embeddings, kernel {spec['kernel']}; parameters: "
-        + ", ".join(f"{v} {int(params[v]):,}" for v in variants if v in params.index) + ".",
+        + ", ".join(f"{v} {int(params[v]):,}" for v in variants if v in params.index)
+        + ".",
         f"- Training: {settings['steps']} steps of {settings['batch_size']} x {train_len} characters (L = {train_len}), "
         f"AdamW lr {settings['lr']:g} (warm-up {settings['warmup_steps']} steps, cosine decay), weight decay "
         f"{settings['weight_decay']:g}, gradient clipping {settings['grad_clip']:g}; profile `{first.profile}`; seeds {seeds}.",
@@ -51,7 +53,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} times; "
         f"{int(first.get('eval_chars', 0)):,} held-out characters scored at every length.",
         f"- Protocol: **{settings['protocol']}** windows"
-        + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "") + ".",
+        + (f" (stride {settings['stride'] or train_len})" if settings["protocol"] == "sliding" else "")
+        + ".",
         f"- Device: {first.device} ({machines(df)}), {first['dtype']}, torch {first.torch_version}, "
         f"flush denormals {fact(first, 'flush_denormal')}, allocator {fact(first, 'allocator')}; "
         f"{code_line(df)}.",

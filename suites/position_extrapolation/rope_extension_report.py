@@ -28,11 +28,19 @@ BLOWS_UP = 100.0
 CLOSE = 25.0
 #: PI "raises perplexity at short lengths": ppl at its short length at least this many % above plain RoPE's at L
 PI_RISE = 5.0
-NAMES = {"pi": "PI", "ntk": "NTK-aware", "dynamic_ntk": "dynamic NTK", "yarn": "YaRN", "yarn_rlinear": "YaRN (r-linear ramp)",
-         "ntk_by_parts": "NTK-by-parts (YaRN without its temperature)"}
-PUBLISHED = ("Published shape without fine-tuning (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, arXiv "
-             "2309.00071): plain RoPE blows up past L; PI raises perplexity at short lengths; NTK-aware scaling keeps "
-             "perplexity close to its value at L up to a few times L; YaRN does better past L than PI and NTK-aware.")
+NAMES = {
+    "pi": "PI",
+    "ntk": "NTK-aware",
+    "dynamic_ntk": "dynamic NTK",
+    "yarn": "YaRN",
+    "yarn_rlinear": "YaRN (r-linear ramp)",
+    "ntk_by_parts": "NTK-by-parts (YaRN without its temperature)",
+}
+PUBLISHED = (
+    "Published shape without fine-tuning (Chen et al. 2023, arXiv 2306.15595; Peng et al. 2023, arXiv "
+    "2309.00071): plain RoPE blows up past L; PI raises perplexity at short lengths; NTK-aware scaling keeps "
+    "perplexity close to its value at L up to a few times L; YaRN does better past L than PI and NTK-aware."
+)
 
 
 #: the statements of the published shape, each a finding of the index (the scoreboard; suite.yaml); dynamic NTK
@@ -91,25 +99,43 @@ def section(df: pd.DataFrame, train_len: int) -> list[str]:
         rows.append(row)
         ratios.append(ratio)
     n_seeds = most_seeds(ok[ok.variant.isin(set(scaled) | {"rope"})])
-    lines = ["## RoPE context extension without retraining", "",
-             f"Each `rope+<scaling>` variant evaluates the weights trained for `rope` with its scaling applied at every "
-             f"length (s = evaluation length / L = {train_len} unless the variant fixes s). {_one_training(df, scaled)} "
-             "Ratios are to plain RoPE's perplexity at L, the trained model's own. A scaling with free parameters "
-             "(YaRN's alpha and beta, NTK-aware's headroom h: its base is raised for s' = 1 + h (s - 1)) has them chosen "
-             f"per seed from a small grid on validation text at {TUNE_MULTIPLIER}L, the length the verdicts on them read "
-             "(held-out characters that no length scores; suites/position_extrapolation/tuning.py). `rope+yarn` ramps in the "
-             "pair index as the authors' code does; `rope+yarn_rlinear` ramps linearly in the rotation count r, as the "
-             "paper's equation writes it.", "",
-             "Perplexity by evaluation length (" + (over_seeds(n_seeds) if n_seeds < 2 else "mean [95% interval over "
-             "seeds, on a log scale: perplexities and their ratios are positive]") + "):", "",
-             markdown_table(pd.DataFrame(rows)), "",
-             "Against plain RoPE's perplexity at L, with the parameters chosen on validation:", "",
-             markdown_table(pd.DataFrame(ratios)), "", PUBLISHED, ""]
+    lines = [
+        "## RoPE context extension without retraining",
+        "",
+        f"Each `rope+<scaling>` variant evaluates the weights trained for `rope` with its scaling applied at every "
+        f"length (s = evaluation length / L = {train_len} unless the variant fixes s). {_one_training(df, scaled)} "
+        "Ratios are to plain RoPE's perplexity at L, the trained model's own. A scaling with free parameters "
+        "(YaRN's alpha and beta, NTK-aware's headroom h: its base is raised for s' = 1 + h (s - 1)) has them chosen "
+        f"per seed from a small grid on validation text at {TUNE_MULTIPLIER}L, the length the verdicts on them read "
+        "(held-out characters that no length scores; suites/position_extrapolation/tuning.py). `rope+yarn` ramps in the "
+        "pair index as the authors' code does; `rope+yarn_rlinear` ramps linearly in the rotation count r, as the "
+        "paper's equation writes it.",
+        "",
+        "Perplexity by evaluation length ("
+        + (
+            over_seeds(n_seeds)
+            if n_seeds < 2
+            else "mean [95% interval over seeds, on a log scale: perplexities and their ratios are positive]"
+        )
+        + "):",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+        "Against plain RoPE's perplexity at L, with the parameters chosen on validation:",
+        "",
+        markdown_table(pd.DataFrame(ratios)),
+        "",
+        PUBLISHED,
+        "",
+    ]
     lines += [f"- {text}" for text in sentences(verdicts(df, train_len))] + [""]
     same = _same_as_ntk(ok, scaled)
     if same:
-        lines += [f"`{same}` scores exactly as `rope+ntk` here: every window has the evaluation length, so its per-sequence "
-                  "s equals auto's; the two differ with a fixed s or in cached decoding.", ""]
+        lines += [
+            f"`{same}` scores exactly as `rope+ntk` here: every window has the evaluation length, so its per-sequence "
+            "s equals auto's; the two differ with a fixed s or in cached decoding.",
+            "",
+        ]
     return lines + _finetuned(df, ok, train_len, lengths)
 
 
@@ -143,17 +169,34 @@ def verdicts(df: pd.DataFrame, train_len: int) -> list[Finding]:
         if "rope" not in checks:
             return []
         why = "plain `rope` did not learn or memorised, so no extension of it can be judged"
-        return [finding(claim, "inconclusive", "No verdict on RoPE extension: plain `rope` did not learn or memorised "
-                        "(see above).", cause=why + ".") for claim in (ROPE_BLOWS_UP, *_tested(scaled))]
+        return [
+            finding(
+                claim,
+                "inconclusive",
+                "No verdict on RoPE extension: plain `rope` did not learn or memorised (see above).",
+                cause=why + ".",
+            )
+            for claim in (ROPE_BLOWS_UP, *_tested(scaled))
+        ]
     out = []
     rope_l, rope4 = _ppl(ok, "rope", L), _ppl(ok, "rope", 4 * L)
     if rope4:
         diff = change("rope ppl(4L) vs ppl(L)", rope4, rope_l)
         word = rises_by(diff, BLOWS_UP)
-        out.append(finding(ROPE_BLOWS_UP, word, f"Plain RoPE: ppl(4L) is {said(diff)} above ppl(L); {_says(word)} "
-                           f"(blowing up = at least +{BLOWS_UP:g}%, i.e. 2x, over the whole interval).", [diff.estimate],
-                           cause="" if word == "agrees" else f"plain RoPE's ppl(4L) is {said(diff)} above ppl(L), and "
-                           f"blowing up needs a rise of at least {BLOWS_UP:g}% ({diff.why()}).", boundary=BLOWS_UP))
+        out.append(
+            finding(
+                ROPE_BLOWS_UP,
+                word,
+                f"Plain RoPE: ppl(4L) is {said(diff)} above ppl(L); {_says(word)} "
+                f"(blowing up = at least +{BLOWS_UP:g}%, i.e. 2x, over the whole interval).",
+                [diff.estimate],
+                cause=""
+                if word == "agrees"
+                else f"plain RoPE's ppl(4L) is {said(diff)} above ppl(L), and "
+                f"blowing up needs a rise of at least {BLOWS_UP:g}% ({diff.why()}).",
+                boundary=BLOWS_UP,
+            )
+        )
     by_name = _first_by_scaling(scaled)
     fixed_pi = _fixed_pi(scaled)
     if fixed_pi or "pi" in by_name:
@@ -197,17 +240,31 @@ def _ntk(ok: pd.DataFrame, v: str, rope_l: dict[int, float], L: float) -> Findin
     if mistuned:
         word = "inconclusive"
     plain = change(f"{v} ppl({J}L) vs rope ppl({J}L)", at4, rope4)
-    sentence = (f"NTK-aware (`{v}`{_params(ok, v)}): ppl({J}L) is {said(diff)} above plain RoPE's ppl(L) "
-                f"(against plain RoPE at {J}L: {said(plain)}); {_says(word)} (close = within +{CLOSE:g}%).")
-    cause = "" if word == "agrees" else (
-        f"NTK-aware's ppl({J}L) is {said(diff)} above ppl(L): " + (f"beyond the {CLOSE:g}% of 'close' over the whole interval."
-        if word == "disagrees" else f"the interval reaches past {CLOSE:g}%, so the seeds cannot tell close from not."))
+    sentence = (
+        f"NTK-aware (`{v}`{_params(ok, v)}): ppl({J}L) is {said(diff)} above plain RoPE's ppl(L) "
+        f"(against plain RoPE at {J}L: {said(plain)}); {_says(word)} (close = within +{CLOSE:g}%)."
+    )
+    cause = (
+        ""
+        if word == "agrees"
+        else (
+            f"NTK-aware's ppl({J}L) is {said(diff)} above ppl(L): "
+            + (
+                f"beyond the {CLOSE:g}% of 'close' over the whole interval."
+                if word == "disagrees"
+                else f"the interval reaches past {CLOSE:g}%, so the seeds cannot tell close from not."
+            )
+        )
+    )
     if mistuned:
-        cause = (f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it: more seeds of them cannot "
-                 f"help; a rerun tuned at {JUDGED_MULTIPLIER}L (3 seeds) would.")
+        cause = (
+            f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it: more seeds of them cannot "
+            f"help; a rerun tuned at {JUDGED_MULTIPLIER}L (3 seeds) would."
+        )
     # records tuned at another length: no seed plan (over_seeds=False), the cause says what would judge it
-    return finding(NTK_CLOSE, word, sentence, [diff.estimate, plain.estimate], cause=cause, boundary=CLOSE,
-                   over_seeds=not mistuned)
+    return finding(
+        NTK_CLOSE, word, sentence, [diff.estimate, plain.estimate], cause=cause, boundary=CLOSE, over_seeds=not mistuned
+    )
 
 
 def _yarn(ok: pd.DataFrame, by_name: dict[str, str], L: float) -> Finding:
@@ -218,8 +275,11 @@ def _yarn(ok: pd.DataFrame, by_name: dict[str, str], L: float) -> Finding:
     at4 = _ppl(ok, v, J * L)
     if not at4:
         return finding(YARN_CLOSE, "not run", f"`{v}`: no perplexity at {J}L.")
-    diffs = [change(f"{v} ppl({J}L) vs {by_name[o]}", at4, _ppl(ok, by_name[o], J * L))
-             for o in ("pi", "ntk") if o in by_name]
+    diffs = [
+        change(f"{v} ppl({J}L) vs {by_name[o]}", at4, _ppl(ok, by_name[o], J * L))
+        for o in ("pi", "ntk")
+        if o in by_name
+    ]
     diffs = [d for d in diffs if d.seeds]
     if not diffs:
         return finding(YARN_CLOSE, "not run", f"`{v}`: no PI or NTK-aware perplexity at {J}L to compare with.")
@@ -230,16 +290,33 @@ def _yarn(ok: pd.DataFrame, by_name: dict[str, str], L: float) -> Finding:
     parts = "; ".join(f"against `{d.estimate.label.split(' vs ')[1]}` {said(d)}" for d in diffs)
     sentence = f"YaRN (`{v}`{_params(ok, v)}): ppl({J}L) {parts}; {_says(word)} (lower than each, paired over seeds)."
     failed = [(d, w) for d, w in zip(diffs, words) if w != "agrees"]
-    cause = "" if word == "agrees" else "; ".join(
-        f"YaRN's ppl({J}L) is {said(d)} against `{d.estimate.label.split(' vs ')[1]}` "
-        f"({'higher' if w == 'disagrees' else d.why()})" for d, w in failed) + "."
+    cause = (
+        ""
+        if word == "agrees"
+        else "; ".join(
+            f"YaRN's ppl({J}L) is {said(d)} against `{d.estimate.label.split(' vs ')[1]}` "
+            f"({'higher' if w == 'disagrees' else d.why()})"
+            for d, w in failed
+        )
+        + "."
+    )
     if mistuned:
-        cause = (f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it: more seeds of them cannot "
-                 f"help; a rerun tuned at {JUDGED_MULTIPLIER}L (3 seeds) would.")
+        cause = (
+            f"{mistuned[0].upper()}{mistuned[1:]}, so these records cannot judge it: more seeds of them cannot "
+            f"help; a rerun tuned at {JUDGED_MULTIPLIER}L (3 seeds) would."
+        )
     # the comparison closest to failing (the highest of YaRN's changes) decides "lower than each"
     closest = max(range(len(diffs)), key=lambda i: diffs[i].estimate.value)
-    return finding(YARN_CLOSE, word, sentence, [d.estimate for d in diffs], cause=cause, headline=closest, boundary=0.0,
-                   over_seeds=not mistuned)
+    return finding(
+        YARN_CLOSE,
+        word,
+        sentence,
+        [d.estimate for d in diffs],
+        cause=cause,
+        headline=closest,
+        boundary=0.0,
+        over_seeds=not mistuned,
+    )
 
 
 def tuned_at(ok: pd.DataFrame, v: str) -> list[float]:
@@ -256,8 +333,11 @@ def _mistuned(ok: pd.DataFrame, variants: list[str], L: float) -> str:
     judged = JUDGED_MULTIPLIER * L
     wrong = [(v, [x for x in tuned_at(ok, v) if x != judged]) for v in variants]
     wrong = [(v, xs) for v, xs in wrong if xs]
-    return "; ".join(f"`{v}`'s free parameters were chosen on validation text at "
-                     f"{', '.join(f'{x / L:g}L' for x in xs)}, not at the judged {JUDGED_MULTIPLIER}L" for v, xs in wrong)
+    return "; ".join(
+        f"`{v}`'s free parameters were chosen on validation text at "
+        f"{', '.join(f'{x / L:g}L' for x in xs)}, not at the judged {JUDGED_MULTIPLIER}L"
+        for v, xs in wrong
+    )
 
 
 def _params(ok: pd.DataFrame, v: str) -> str:
@@ -272,14 +352,20 @@ def _params(ok: pd.DataFrame, v: str) -> str:
 def _tested(scaled: dict[str, dict]) -> list[Claim]:
     """The claims the run's scaled variants test."""
     names = {_scaling(spec) for spec in scaled.values()}
-    return [c for n, c in (("pi", PI_SHORT), ("pi", PI_EXTRAPOLATION), ("ntk", NTK_CLOSE), ("yarn", YARN_CLOSE))
-            if n in names]
+    return [
+        c
+        for n, c in (("pi", PI_SHORT), ("pi", PI_EXTRAPOLATION), ("ntk", NTK_CLOSE), ("yarn", YARN_CLOSE))
+        if n in names
+    ]
 
 
 def _fixed_pi(scaled: dict[str, dict]) -> str | None:
     """The first PI variant (by name) with a fixed s > 1 (``rope+pi2``), or None."""
-    fixed = [v for v, spec in sorted(scaled.items()) if _scaling(spec) == "pi"
-             and str(spec.get("rope_scale", "auto")) != "auto" and float(spec["rope_scale"]) > 1]
+    fixed = [
+        v
+        for v, spec in sorted(scaled.items())
+        if _scaling(spec) == "pi" and str(spec.get("rope_scale", "auto")) != "auto" and float(spec["rope_scale"]) > 1
+    ]
     return fixed[0] if fixed else None
 
 
@@ -287,52 +373,79 @@ def _pi(ok: pd.DataFrame, v: str | None, L: float) -> Finding:
     """PI's short-length cost as Chen et al. state it: a fixed s > 1 (the model extended to s x L), scored at L,
     against plain RoPE at L, the same weights and text (with s = length / L, s is 1 at L and nothing is blurred)."""
     if v is None:
-        return finding(PI_SHORT, "not run", "PI's short-length cost needs a fixed s > 1 scored at L (`rope+pi2`); "
-                       "with s = length / L, s is 1 at L and PI is plain RoPE there.")
+        return finding(
+            PI_SHORT,
+            "not run",
+            "PI's short-length cost needs a fixed s > 1 scored at L (`rope+pi2`); "
+            "with s = length / L, s is 1 at L and PI is plain RoPE there.",
+        )
     diff = change(f"{v} ppl(1L) vs rope ppl(L)", _ppl(ok, v, L), _ppl(ok, "rope", L))
     if not diff.seeds:
         return finding(PI_SHORT, "not run", f"`{v}`: no perplexity at L.")
     word = rises_by(diff, PI_RISE)
-    return finding(PI_SHORT, word, f"PI at a fixed s (`{v}`), scored at the training length L: ppl(L) is {said(diff)} "
-                   f"above plain RoPE's ppl(L); {_says(word)} (a rise of at least {PI_RISE:g}% over the whole interval).",
-                   [diff.estimate], cause="" if word == "agrees" else
-                   f"PI's ppl(L) at a fixed s is {said(diff)} above plain RoPE's, short of a clear {PI_RISE:g}% rise "
-                   f"({diff.why()}).", boundary=PI_RISE)
+    return finding(
+        PI_SHORT,
+        word,
+        f"PI at a fixed s (`{v}`), scored at the training length L: ppl(L) is {said(diff)} "
+        f"above plain RoPE's ppl(L); {_says(word)} (a rise of at least {PI_RISE:g}% over the whole interval).",
+        [diff.estimate],
+        cause=""
+        if word == "agrees"
+        else f"PI's ppl(L) at a fixed s is {said(diff)} above plain RoPE's, short of a clear {PI_RISE:g}% rise "
+        f"({diff.why()}).",
+        boundary=PI_RISE,
+    )
 
 
 def _pi_extrapolation(ok: pd.DataFrame, v: str, L: float, fixed: str | None) -> Finding:
     """PI (s = length / L) against plain extrapolation at each of PI_LENGTHS, the same length for both: lower at
     every one (all_hold), as Chen et al.'s bounded interpolated scores predict."""
-    diffs = [change(f"{v} ppl({k}L) vs rope ppl({k}L)", _ppl(ok, v, k * L), _ppl(ok, "rope", k * L)) for k in PI_LENGTHS]
+    diffs = [
+        change(f"{v} ppl({k}L) vs rope ppl({k}L)", _ppl(ok, v, k * L), _ppl(ok, "rope", k * L)) for k in PI_LENGTHS
+    ]
     diffs = [d for d in diffs if d.seeds]
     if not diffs:
         return finding(PI_EXTRAPOLATION, "not run", f"`{v}`: no perplexity past L.")
     words = [lower(d) for d in diffs]
     word = all_hold(words)
     parts = "; ".join(f"at {k}L {said(d)}" for k, d in zip(PI_LENGTHS, diffs))
-    sentence = (f"PI without fine-tuning (`{v}`, s = length / L) against plain RoPE at the same length: {parts}; "
-                f"{_says(word)} (lower at each length, paired over seeds).")
+    sentence = (
+        f"PI without fine-tuning (`{v}`, s = length / L) against plain RoPE at the same length: {parts}; "
+        f"{_says(word)} (lower at each length, paired over seeds)."
+    )
     deciding = next((i for i, w in enumerate(words) if w != "agrees"), 0)
     cause = ""
     if word != "agrees":
         worse = [f"{k}L" for k, d, w in zip(PI_LENGTHS, diffs, words) if w == "disagrees"]
-        cause = (f"PI is higher than plain extrapolation at {', '.join(worse)}" if worse else
-                 f"PI against plain extrapolation {said(diffs[deciding])} ({diffs[deciding].why()})")
+        cause = (
+            f"PI is higher than plain extrapolation at {', '.join(worse)}"
+            if worse
+            else f"PI against plain extrapolation {said(diffs[deciding])} ({diffs[deciding].why()})"
+        )
         blur = change(f"{fixed} ppl(1L) vs rope ppl(L)", _ppl(ok, fixed, L), _ppl(ok, "rope", L)) if fixed else None
-        cause += ("; without fine-tuning, interpolation divides the offsets between neighbouring characters by s, "
-                  "offsets the model never saw and the ones a character LM leans on most"
-                  + (f": at the training length, where nothing extrapolates, `{fixed}` alone costs {said(blur)}"
-                     if blur is not None and blur.seeds else "")
-                  + "; Chen et al. fine-tune about 1000 steps to adapt to it.")
-    return finding(PI_EXTRAPOLATION, word, sentence, [d.estimate for d in diffs], cause=cause, headline=deciding,
-                   boundary=0.0)
+        cause += (
+            "; without fine-tuning, interpolation divides the offsets between neighbouring characters by s, "
+            "offsets the model never saw and the ones a character LM leans on most"
+            + (
+                f": at the training length, where nothing extrapolates, `{fixed}` alone costs {said(blur)}"
+                if blur is not None and blur.seeds
+                else ""
+            )
+            + "; Chen et al. fine-tune about 1000 steps to adapt to it."
+        )
+    return finding(
+        PI_EXTRAPOLATION, word, sentence, [d.estimate for d in diffs], cause=cause, headline=deciding, boundary=0.0
+    )
 
 
 def _same_as_ntk(ok: pd.DataFrame, scaled: dict[str, dict]) -> str | None:
     dyn = [v for v, s in scaled.items() if _scaling(s) == "dynamic_ntk"]
     if not dyn or "rope+ntk" not in scaled:
         return None
-    a, b = ok[(ok.variant == dyn[0]) & (ok.metric == "perplexity")], ok[(ok.variant == "rope+ntk") & (ok.metric == "perplexity")]
+    a, b = (
+        ok[(ok.variant == dyn[0]) & (ok.metric == "perplexity")],
+        ok[(ok.variant == "rope+ntk") & (ok.metric == "perplexity")],
+    )
     merged = a.merge(b, on=["seed", "x"])
     return dyn[0] if len(merged) and (merged.value_x - merged.value_y).abs().max() < 1e-9 else None
 
@@ -349,5 +462,10 @@ def _finetuned(df: pd.DataFrame, ok: pd.DataFrame, train_len: int, lengths) -> l
             vals = _ppl(ok, v, x, "finetuned_perplexity")
             row[f"{int(x) // train_len}L"] = fmt_mean_ci(vals.values(), kind="log") if vals else "-"
         rows.append(row)
-    return [f"After {steps} steps of fine-tuning at each length (learning rate 0.1 x training's, the variant's scaling "
-            "applied; Chen et al. 2023 fine-tune PI about 1000 steps):", "", markdown_table(pd.DataFrame(rows)), ""]
+    return [
+        f"After {steps} steps of fine-tuning at each length (learning rate 0.1 x training's, the variant's scaling "
+        "applied; Chen et al. 2023 fine-tune PI about 1000 steps):",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]

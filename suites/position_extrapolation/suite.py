@@ -67,21 +67,28 @@ class ExtrapolationProfile(ExtrapolationRecipe):
     #: fine-tune PI for about 1000 steps
     finetune_steps: int = 0
 
-    rules = {"protocol": one_of(*PROTOCOLS), "stride": at_least(0, "0 = the training length"),
-             "finetune_steps": at_least(0, "0 = no fine-tuning")}
+    rules = {
+        "protocol": one_of(*PROTOCOLS),
+        "stride": at_least(0, "0 = the training length"),
+        "finetune_steps": at_least(0, "0 = no fine-tuning"),
+    }
     added_later = {**ExtrapolationRecipe.added_later, "finetune_steps": 0}  # after version 2's records
 
     def problems(self) -> list[str]:
         out = []
         longest = self.train_len * max(self.eval_multipliers)
         if self.eval_tokens < longest:
-            out.append(f"set.eval_tokens={self.eval_tokens} is below the longest evaluation length {longest} "
-                       f"(set.train_len={self.train_len} x {max(self.eval_multipliers)}, the largest of set.eval_multipliers); "
-                       f"give at least {longest}.")
+            out.append(
+                f"set.eval_tokens={self.eval_tokens} is below the longest evaluation length {longest} "
+                f"(set.train_len={self.train_len} x {max(self.eval_multipliers)}, the largest of set.eval_multipliers); "
+                f"give at least {longest}."
+            )
         shortest = self.train_len * min(self.eval_multipliers)
         if self.stride > shortest:
-            out.append(f"set.stride={self.stride} exceeds the shortest evaluation length {shortest}; "
-                       f"set.stride takes a whole number from 0 (the training length) to {shortest}.")
+            out.append(
+                f"set.stride={self.stride} exceeds the shortest evaluation length {shortest}; "
+                f"set.stride takes a whole number from 0 (the training length) to {shortest}."
+            )
         return out + super().problems()
 
 
@@ -110,16 +117,25 @@ class PositionExtrapolation(CharLMCorpus, Suite):
     #: (rope+dynamic_ntk is left out: on windows of the evaluation length it is rope+ntk at headroom 1, one
     #: measurement; rope+pi2 is PI at a fixed s = 2, scored at L for its short-length cost; rope+yarn_rlinear is the
     #: paper's r-linear ramp beside the authors' code's, for comparison)
-    profile_variants = {"standard": default_variants + ("t5_bias", "randomized", "rope+pi", "rope+pi2", "rope+ntk",
-                                                        "rope+yarn", "rope+yarn_rlinear")}
+    profile_variants = {
+        "standard": default_variants
+        + ("t5_bias", "randomized", "rope+pi", "rope+pi2", "rope+ntk", "rope+yarn", "rope+yarn_rlinear")
+    }
     options = {"data": None, "protocol": PROTOCOLS}
     dtypes = ("float32", "bfloat16")
 
     def check_data(self, profile: ExtrapolationProfile, options: dict[str, Any]) -> None:
-        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
-                   profile.train_len * max(profile.eval_multipliers), "set.train_len x the largest of set.eval_multipliers")
+        check_fits(
+            options.get("data") or profile.data,
+            profile.heldout_fraction,
+            profile.train_len,
+            profile.train_len * max(profile.eval_multipliers),
+            "set.train_len x the largest of set.eval_multipliers",
+        )
 
-    def run_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def run_job(
+        self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len * max(profile.eval_multipliers))
@@ -131,9 +147,16 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         model = build(train_spec).to(ctx.device)
         with self._autocast(ctx):  # the backend training runs: SDPA picks by dtype (cuDNN or flash for bfloat16)
             backend = model.attention_dispatch(profile.batch_size, profile.train_len)
-        ctx.facts.update(parameters=model.num_parameters(), eval_chars=n_eval, protocol=profile.protocol, lr=profile.lr,
-                         steps=profile.steps, train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
-                         **data.facts(), attention_backend=backend)
+        ctx.facts.update(
+            parameters=model.num_parameters(),
+            eval_chars=n_eval,
+            protocol=profile.protocol,
+            lr=profile.lr,
+            steps=profile.steps,
+            train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
+            **data.facts(),
+            attention_backend=backend,
+        )
         gen = torch.Generator().manual_seed(seed)
 
         def step_loss(m, step):
@@ -141,10 +164,24 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             with self._autocast(ctx):
                 return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        key = training_key(self.name, train_spec, {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS},
-                           seed, ctx.device, ctx.dtype, data.corpus.checksum)
-        result = train_once(model, key, ctx.checkpoint_dir, label=ctx.label, train=lambda: train(
-            model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position))
+        key = training_key(
+            self.name,
+            train_spec,
+            {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS},
+            seed,
+            ctx.device,
+            ctx.dtype,
+            data.corpus.checksum,
+        )
+        result = train_once(
+            model,
+            key,
+            ctx.checkpoint_dir,
+            label=ctx.label,
+            train=lambda: train(
+                model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position
+            ),
+        )
         ctx.facts.update(weights=result.source, training_key=key)
         out = [
             Measurement("train_loss", result.final_loss),
@@ -160,34 +197,61 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             problem = model.length_problem(length)
             if problem:
                 for metric in ("loss", "perplexity") + (("finetuned_loss", "finetuned_perplexity") if tune else ()):
-                    out.append(Measurement(metric, None, status="unsupported", reason=problem, x=float(length),
-                                           x_name="eval_length", extra={"multiplier": mult}))
+                    out.append(
+                        Measurement(
+                            metric,
+                            None,
+                            status="unsupported",
+                            reason=problem,
+                            x=float(length),
+                            x_name="eval_length",
+                            extra={"multiplier": mult},
+                        )
+                    )
                 continue
             out += self._scored(model, eval_ids, length, mult, profile, ctx)
             if tune:
-                tuned = self._finetuned(spec, state, length, profile, seed, train_ids, ctx, getattr(model.position, "scaling", None))
+                tuned = self._finetuned(
+                    spec, state, length, profile, seed, train_ids, ctx, getattr(model.position, "scaling", None)
+                )
                 out += self._scored(tuned, eval_ids, length, mult, profile, ctx, prefix="finetuned_")
         out += span_measurements(model, spec.n_layers, spec.window, profile.train_len, ctx.device)  # window models
         return out + self._costs(model, train_spec, state, train_ids, profile, seed, ctx)
 
-    def _costs(self, model, train_spec: TransformerSpec, state, train_ids: torch.Tensor, profile: ExtrapolationProfile,
-               seed: int, ctx: JobContext) -> list[Measurement]:
+    def _costs(
+        self,
+        model,
+        train_spec: TransformerSpec,
+        state,
+        train_ids: torch.Tensor,
+        profile: ExtrapolationProfile,
+        seed: int,
+        ctx: JobContext,
+    ) -> list[Measurement]:
         """The trained model's own training and inference cost (suites/common/model_cost.py): the variant itself
         (its RoPE scaling applied at each length) for inference, the weights it was trained as for training."""
         t0 = time.perf_counter()
         trained = _with_weights(train_spec, state, ctx.device)
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(seed))
         autocast = lambda: self._autocast(ctx)  # noqa: E731
-        out = training_costs(trained, lambda m: lm_loss(m, x, y), x.numel(), profile.steps, ctx.device,
-                             profile.train_settings(), autocast)
+        out = training_costs(
+            trained,
+            lambda m: lm_loss(m, x, y),
+            x.numel(),
+            profile.steps,
+            ctx.device,
+            profile.train_settings(),
+            autocast,
+        )
         out += _inference(model, profile, seed, ctx, autocast)
         ctx.facts.update(cost_time_s=time.perf_counter() - t0)
         return out
 
     retimes = True
 
-    def retime_job(self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int,
-                   ctx: JobContext) -> list[Measurement]:
+    def retime_job(
+        self, spec: TransformerSpec, profile: ExtrapolationProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         """Training throughput (of the weights it trains as) and the inference latencies of the variant itself, the
         model of ``spec`` and ``seed`` untrained."""
         train_ids = self._data(profile, ctx.options).train_ids.to(ctx.device)
@@ -196,8 +260,11 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         trained = build(train_spec).to(ctx.device)
         x, y = random_batch(train_ids, profile.batch_size, profile.train_len, torch.Generator().manual_seed(seed))
         autocast = lambda: self._autocast(ctx)  # noqa: E731
-        out = [training_throughput(trained, lambda m: lm_loss(m, x, y), x.numel(), ctx.device,
-                                   profile.train_settings(), autocast)]
+        out = [
+            training_throughput(
+                trained, lambda m: lm_loss(m, x, y), x.numel(), ctx.device, profile.train_settings(), autocast
+            )
+        ]
         return out + _inference(_with_weights(spec, trained.state_dict(), ctx.device), profile, seed, ctx, autocast)
 
     @staticmethod
@@ -205,8 +272,16 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         # weights stay float32; bfloat16 runs the matmuls under autocast (mixed precision)
         return torch.autocast(ctx.device.split(":")[0], dtype=ctx.dtype, enabled=ctx.dtype != torch.float32)
 
-    def _scored(self, model, eval_ids: torch.Tensor, length: int, mult: int, profile: ExtrapolationProfile,
-                ctx: JobContext, prefix: str = "") -> list[Measurement]:
+    def _scored(
+        self,
+        model,
+        eval_ids: torch.Tensor,
+        length: int,
+        mult: int,
+        profile: ExtrapolationProfile,
+        ctx: JobContext,
+        prefix: str = "",
+    ) -> list[Measurement]:
         """Held-out loss and perplexity at ``length`` (a RoPE scaling with rope_scale=auto takes s = length / L).
 
         Randomized positions: the mean loss over TEST_DRAWS fixed-seed test-time draws (Ruoss et al.'s protocol),
@@ -223,27 +298,42 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         loss = sum(losses) / len(losses)
         extra = {"multiplier": mult, "scored_tokens": count, "eval_time_s": time.perf_counter() - t0}
         if draws:
-            extra.update(positions="sorted draws of 0..%d" % (model.position.max_position - 1), draws=len(losses),
-                         draw_losses=losses)
+            extra.update(
+                positions="sorted draws of 0..%d" % (model.position.max_position - 1),
+                draws=len(losses),
+                draw_losses=losses,
+            )
         where = dict(x=float(length), x_name="eval_length", extra=extra)
         out = [Measurement(prefix + "loss", loss, **where), Measurement(prefix + "perplexity", _exp(loss), **where)]
         if draws:
             model.position.draw_at_test(None)  # 0..T-1, which training never showed in order
             nll, count = self._nll(model, eval_ids, length, profile, ctx)
-            where = dict(x=float(length), x_name="eval_length",
-                         extra={"multiplier": mult, "scored_tokens": count, "positions": f"0..{length - 1}"})
-            out += [Measurement(prefix + "consecutive_loss", nll / count, **where),
-                    Measurement(prefix + "consecutive_perplexity", _exp(nll / count), **where)]
+            where = dict(
+                x=float(length),
+                x_name="eval_length",
+                extra={"multiplier": mult, "scored_tokens": count, "positions": f"0..{length - 1}"},
+            )
+            out += [
+                Measurement(prefix + "consecutive_loss", nll / count, **where),
+                Measurement(prefix + "consecutive_perplexity", _exp(nll / count), **where),
+            ]
         return out
 
     def _nll(self, model, ids: torch.Tensor, length: int, profile: ExtrapolationProfile, ctx: JobContext):
         """(total nll, scored tokens) of ``ids`` in windows of ``length`` under the profile's protocol."""
         with self._autocast(ctx):
-            return evaluate_nll(model, ids, length, protocol=profile.protocol,
-                                stride=profile.stride or profile.train_len, device=ctx.device)
+            return evaluate_nll(
+                model,
+                ids,
+                length,
+                protocol=profile.protocol,
+                stride=profile.stride or profile.train_len,
+                device=ctx.device,
+            )
 
-    def _tuned_scaling(self, model, spec: TransformerSpec, data, eval_ids: torch.Tensor, profile: ExtrapolationProfile,
-                       ctx: JobContext) -> list[Measurement]:
+    def _tuned_scaling(
+        self, model, spec: TransformerSpec, data, eval_ids: torch.Tensor, profile: ExtrapolationProfile, ctx: JobContext
+    ) -> list[Measurement]:
         """Give ``model``'s RoPE scaling the grid point with the lowest validation loss at TUNE_MULTIPLIER x L
         (suites/position_extrapolation/tuning.py); one ``validation_loss`` record per point (none without a grid)."""
         points = grid_points(spec.rope_scaling) if spec.rope_scaling else []
@@ -260,16 +350,33 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             nll, count = self._nll(model, ids, length, profile, ctx)
             return nll / count
 
-        best, scored = choose(scaling, points, spec.head_dim, profile.train_len,
-                              scale_factor(scale, length, profile.train_len), loss_of)
+        best, scored = choose(
+            scaling, points, spec.head_dim, profile.train_len, scale_factor(scale, length, profile.train_len), loss_of
+        )
         position.scale_rope(dataclasses.replace(scaling, **best), scale)
         ctx.facts.update(rope_params=best, validation=f"{ids.numel() - 1} {source}, at {length} characters")
-        return [Measurement("validation_loss", loss, x=float(i), x_name="grid_point",
-                            extra={"params": point, "eval_length": length, "chosen": point == best})
-                for i, (point, loss) in enumerate(scored)]
+        return [
+            Measurement(
+                "validation_loss",
+                loss,
+                x=float(i),
+                x_name="grid_point",
+                extra={"params": point, "eval_length": length, "chosen": point == best},
+            )
+            for i, (point, loss) in enumerate(scored)
+        ]
 
-    def _finetuned(self, spec: TransformerSpec, state, length: int, profile: ExtrapolationProfile, seed: int,
-                   train_ids: torch.Tensor, ctx: JobContext, scaling=None):
+    def _finetuned(
+        self,
+        spec: TransformerSpec,
+        state,
+        length: int,
+        profile: ExtrapolationProfile,
+        seed: int,
+        train_ids: torch.Tensor,
+        ctx: JobContext,
+        scaling=None,
+    ):
         """The trained weights after ``finetune_steps`` steps at ``length``, the variant's scaling applied (as PI
         fine-tunes; ``scaling``: the one chosen on validation)."""
         torch.manual_seed(seed + length)
@@ -286,9 +393,21 @@ class PositionExtrapolation(CharLMCorpus, Suite):
                 return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
         steps = profile.finetune_steps
-        settings = TrainSettings(steps=steps, lr=FINETUNE_LR * profile.lr, warmup_steps=max(1, steps // 10),
-                                 min_lr_ratio=1.0, weight_decay=0.0, grad_clip=profile.grad_clip)
-        train(model, step_loss, settings, progress=ctx.progress, desc=f"{ctx.label or spec.position} fine-tune at {length}")
+        settings = TrainSettings(
+            steps=steps,
+            lr=FINETUNE_LR * profile.lr,
+            warmup_steps=max(1, steps // 10),
+            min_lr_ratio=1.0,
+            weight_decay=0.0,
+            grad_clip=profile.grad_clip,
+        )
+        train(
+            model,
+            step_loss,
+            settings,
+            progress=ctx.progress,
+            desc=f"{ctx.label or spec.position} fine-tune at {length}",
+        )
         return model
 
 
@@ -303,11 +422,11 @@ def _with_weights(spec: TransformerSpec, state, device: str):
     return model.eval()
 
 
-
 def _inference(model, profile: ExtrapolationProfile, seed: int, ctx: JobContext, autocast) -> list[Measurement]:
     """The variant's inference costs (suites/common/model_cost.py), its random positions drawn as 0..n-1."""
     if hasattr(model.position, "draw_at_test"):
         model.position.draw_at_test(None)  # decoding reads positions 0..n-1
     return inference_costs(model, model.spec.vocab_size, profile.train_len, ctx.device, ctx.dtype, seed, autocast)
+
 
 suites.add("position_extrapolation", PositionExtrapolation())

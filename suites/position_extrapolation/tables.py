@@ -36,15 +36,18 @@ class Shape:
         self.at_l = _per_seed(ok, "perplexity", train_len)
         self.at_8l = at_8l = _per_seed(ok, "perplexity", 8 * train_len)
         self.best_l = min((mean_ci(self.at_l[v].values())[0] for v in self.kept if v in self.at_l), default=math.nan)
-        self.ratios = {v: [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
-                       for v, l_vals in ((v, self.at_l.get(v, {})) for v in df.variant.unique())}
-        self.comparable = {v for v in self.kept if v in self.at_l
-                           and mean_ci(self.at_l[v].values())[0] <= NOT_COMPARABLE * self.best_l}
+        self.ratios = {
+            v: [at_8l[v][s] / l_vals[s] for s in l_vals if s in at_8l.get(v, {})]
+            for v, l_vals in ((v, self.at_l.get(v, {})) for v in df.variant.unique())
+        }
+        self.comparable = {
+            v for v in self.kept if v in self.at_l and mean_ci(self.at_l[v].values())[0] <= NOT_COMPARABLE * self.best_l
+        }
 
 
-
-def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], lengths: list[float],
-                       train_len: int) -> list[str]:
+def perplexity_section(
+    df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], lengths: list[float], train_len: int
+) -> list[str]:
     """Perplexity per variant and evaluation length, and notes on the cells that are not numbers."""
     # perplexities are positive: their interval is on a log scale (harness/intervals.py), never below 0
     lines = [f"## Perplexity by evaluation length ({over_seeds(most_seeds(ok))}; L = {train_len})", ""]
@@ -54,7 +57,9 @@ def perplexity_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], 
         for x in lengths:
             vals = ok[(ok.variant == v) & (ok.metric == "perplexity") & (ok.x == x)].value
             bad = df[(df.variant == v) & (df.metric == "perplexity") & (df.x == x) & (df.status != "ok")]
-            row[f"{int(x)} ({int(x) // train_len}L)"] = fmt_mean_ci(vals, kind="log") if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
+            row[f"{int(x)} ({int(x) // train_len}L)"] = (
+                fmt_mean_ci(vals, kind="log") if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
+            )
         table.append(row)
     lines += [narrow(pd.DataFrame(table), ["variant"]), ""]
     reasons = status_notes(df)
@@ -69,20 +74,32 @@ def extrapolation_section(shape: Shape, variants: list[str]) -> list[str]:
     summary = []
     for v in variants:
         l_vals = shape.at_l.get(v, {})
-        flags = [name for name, on in (("did not learn", shape.checks[v].did_not_learn),
-                                        ("memorised", shape.checks[v].memorised)) if on]
+        flags = [
+            name
+            for name, on in (("did not learn", shape.checks[v].did_not_learn), ("memorised", shape.checks[v].memorised))
+            if on
+        ]
         comparable = not flags and bool(l_vals) and mean_ci(l_vals.values())[0] <= NOT_COMPARABLE * shape.best_l
-        summary.append({
-            "variant": v, "ppl at L": fmt_mean_ci(l_vals.values(), kind="log"),
-            "ppl(8L) / ppl(L)": fmt_mean_ci(shape.ratios[v], kind="log") if shape.ratios[v] else "n/a",
-            "comparable at L": "yes" if comparable else "no: " + (
-                " and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
-        })
-    return ["## Does it extrapolate?", "",
-              "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
-              f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the best "
-              "variant that learned is marked as not comparable.", "",
-              markdown_table(pd.DataFrame(summary)), ""]
+        summary.append(
+            {
+                "variant": v,
+                "ppl at L": fmt_mean_ci(l_vals.values(), kind="log"),
+                "ppl(8L) / ppl(L)": fmt_mean_ci(shape.ratios[v], kind="log") if shape.ratios[v] else "n/a",
+                "comparable at L": "yes"
+                if comparable
+                else "no: " + (" and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
+            }
+        )
+    return [
+        "## Does it extrapolate?",
+        "",
+        "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
+        f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the best "
+        "variant that learned is marked as not comparable.",
+        "",
+        markdown_table(pd.DataFrame(summary)),
+        "",
+    ]
 
 
 def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) -> list[str]:
@@ -92,8 +109,10 @@ def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) 
         return []
     rows = []
     for v in sorted(extra.variant.unique()):
-        for metric, how in (("perplexity", "sorted draws of 0..16L-1 (Ruoss et al.'s protocol)"),
-                            ("consecutive_perplexity", "positions 0..T-1 (extra)")):
+        for metric, how in (
+            ("perplexity", "sorted draws of 0..16L-1 (Ruoss et al.'s protocol)"),
+            ("consecutive_perplexity", "positions 0..T-1 (extra)"),
+        ):
             row = {"variant": v, "positions at test time": how}
             for x in lengths:
                 vals = ok[(ok.variant == v) & (ok.metric == metric) & (ok.x == x)].value
@@ -101,8 +120,13 @@ def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) 
             rows.append(row)
     scored = ok[(ok.metric == "perplexity") & ok.variant.isin(set(extra.variant))]
     n = next((e["draws"] for e in scored.get("extra", []) if isinstance(e, dict) and e.get("draws")), "several")
-    return ["## Randomized positions at test time", "",
-            "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
-            f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed seeds. "
-            "Positions 0..T-1, in order, are an extra: training never showed them together.", "",
-            markdown_table(pd.DataFrame(rows)), ""]
+    return [
+        "## Randomized positions at test time",
+        "",
+        "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
+        f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed seeds. "
+        "Positions 0..T-1, in order, are an extra: training never showed them together.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]

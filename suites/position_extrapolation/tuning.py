@@ -50,19 +50,22 @@ def grid_points(name: str) -> list[dict[str, float]]:
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))] if keys else []
 
 
-def validation_ids(train_ids: torch.Tensor, heldout_ids: torch.Tensor, scored: int, length: int) -> tuple[torch.Tensor, str]:
+def validation_ids(
+    train_ids: torch.Tensor, heldout_ids: torch.Tensor, scored: int, length: int
+) -> tuple[torch.Tensor, str]:
     """(ids, where from): up to VALIDATION_TOKENS targets (a multiple of ``length``) and their inputs, from the
     held-out characters after the first ``scored`` + 1, else from the end of the training split."""
-    rest = heldout_ids[scored + 1:]
+    rest = heldout_ids[scored + 1 :]
     n = min(VALIDATION_TOKENS, rest.numel() - 1) // length * length
     if n >= length:
         return rest[: n + 1], "held-out characters after the scored ones"
     n = min(VALIDATION_TOKENS, train_ids.numel() - 1) // length * length
-    return train_ids[-(n + 1):], "the last characters of the training split"
+    return train_ids[-(n + 1) :], "the last characters of the training split"
 
 
-def choose(scaling, points: list[dict[str, float]], head_dim: int, train_len: int, s: float,
-           loss_of: Callable[[object], float]) -> tuple[dict[str, float], list[tuple[dict[str, float], float]]]:
+def choose(
+    scaling, points: list[dict[str, float]], head_dim: int, train_len: int, s: float, loss_of: Callable[[object], float]
+) -> tuple[dict[str, float], list[tuple[dict[str, float], float]]]:
     """(the point with the lowest validation loss, [(point, loss)] for every point) for ``scaling`` at scale s;
     ``loss_of(scaling with the point's values)`` scores one. Points giving the same frequencies share a score."""
     seen: dict[tuple, float] = {}

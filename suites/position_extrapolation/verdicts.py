@@ -25,7 +25,7 @@ PUBLISHED = (
     "improving past the training length (perplexity 19.73 at L, 18.73 at ~2L, 18.40 at ~7L) while sinusoidal "
     "rises steeply (20.05, 43.54, 178.97) and rotary in between (20.07, 21.37, 35.54)."
 )
-EXTRAPOLATION, = SuiteFile.of(__file__).claims("alibi_extrapolates")
+(EXTRAPOLATION,) = SuiteFile.of(__file__).claims("alibi_extrapolates")
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 CLAIMS = (EXTRAPOLATION,) + extension.CLAIMS + (window_span.SPAN, window_quality.QUALITY)
 #: the published shape: ALiBi's ppl(8L) at most FLAT% above its ppl(L) (flat), sinusoidal's more than that (not flat)
@@ -36,15 +36,20 @@ def findings(df: pd.DataFrame) -> list[Finding]:
     """This suite's verdicts from one group of records: Press et al.'s finding, the RoPE-extension statements, then the
     stacked-window check and what a window costs at L."""
     train_len = int(df.iloc[0].profile_settings["train_len"])
-    return ([extrapolation_finding(df)] + extension.verdicts(df, train_len)
-            + [window_span.window_finding(df), window_quality.quality_finding(df, train_len)])
+    return (
+        [extrapolation_finding(df)]
+        + extension.verdicts(df, train_len)
+        + [window_span.window_finding(df), window_quality.quality_finding(df, train_len)]
+    )
 
 
 def extrapolation_finding(df: pd.DataFrame) -> Finding:
     """The verdict on Press et al.'s finding, with the variants left out and why."""
     shape = Shape(df)
-    ratios = {v: {seed: shape.at_8l[v][seed] / at_l[seed] for seed in at_l if seed in shape.at_8l.get(v, {})}
-              for v, at_l in shape.at_l.items()}
+    ratios = {
+        v: {seed: shape.at_8l[v][seed] / at_l[seed] for seed in at_l if seed in shape.at_8l.get(v, {})}
+        for v, at_l in shape.at_l.items()
+    }
     found = verdict(ratios, shape.comparable, set(shape.kept))
     if shape.left_out and found.sentence:
         found = replace(found, sentence=found.sentence + " " + shape.left_out)
@@ -69,34 +74,70 @@ def verdict(ratios: Mapping[str, Sequence[float] | Mapping[int, float]], compara
     """
     by = {v: _by_seed(ratios.get(v)) for v in ("alibi", "sinusoidal")}
     absent = [v for v in ("alibi", "sinusoidal") if not by[v]]
-    missing = [f"`{v}` {why}" for v, ok, why in (
-        ("alibi", "alibi" in comparable, "did not learn, memorised or is not comparable at L"),
-        ("sinusoidal", "sinusoidal" in learned, "did not learn or memorised")) if not ok]
+    missing = [
+        f"`{v}` {why}"
+        for v, ok, why in (
+            ("alibi", "alibi" in comparable, "did not learn, memorised or is not comparable at L"),
+            ("sinusoidal", "sinusoidal" in learned, "did not learn or memorised"),
+        )
+        if not ok
+    ]
     missing += [f"`{v}` lacks results at L and 8L" for v in absent]
-    estimates = [Estimate.of(f"{name} ppl(8L)/ppl(L)", by[v].values(), kind="log") for v, name in
-                 (("alibi", "ALiBi"), ("sinusoidal", "sinusoidal")) if by[v]]
+    estimates = [
+        Estimate.of(f"{name} ppl(8L)/ppl(L)", by[v].values(), kind="log")
+        for v, name in (("alibi", "ALiBi"), ("sinusoidal", "sinusoidal"))
+        if by[v]
+    ]
     if missing:
-        return finding(EXTRAPOLATION, "not run" if absent else "inconclusive",
-                       "This run cannot be compared: " + "; ".join(missing) + " (see above).", estimates,
-                       cause="" if absent else "; ".join(missing) + ", so the comparison is not made.")
+        return finding(
+            EXTRAPOLATION,
+            "not run" if absent else "inconclusive",
+            "This run cannot be compared: " + "; ".join(missing) + " (see above).",
+            estimates,
+            cause="" if absent else "; ".join(missing) + ", so the comparison is not made.",
+        )
     flat = from_one("ALiBi ppl(8L) vs ppl(L)", by["alibi"])
     rise = from_one("sinusoidal ppl(8L) vs ppl(L)", by["sinusoidal"])
     apart = change("ALiBi vs sinusoidal ppl(8L)/ppl(L)", by["alibi"], by["sinusoidal"])
-    words = {f"ALiBi within {FLAT:g}% of flat": stays_within(flat, FLAT),
-             f"sinusoidal more than {FLAT:g}% above flat": rises_by(rise, FLAT), "ALiBi below sinusoidal": lower(apart)}
+    words = {
+        f"ALiBi within {FLAT:g}% of flat": stays_within(flat, FLAT),
+        f"sinusoidal more than {FLAT:g}% above flat": rises_by(rise, FLAT),
+        "ALiBi below sinusoidal": lower(apart),
+    }
     word = all_hold(words.values())
     # the headline: the part the verdict turns on (the first that does not agree), with the threshold it must clear
     parts = [(flat, FLAT), (rise, FLAT), (apart, 0.0)]
     deciding = next((i for i, w in enumerate(words.values()) if w != "agrees"), 0)
-    shown = (f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values(), kind='log')} for ALiBi ({said(flat)}) and "
-             f"{fmt_mean_ci(by['sinusoidal'].values(), kind='log')} for sinusoidal ({said(rise)}), paired over seeds")
+    shown = (
+        f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values(), kind='log')} for ALiBi ({said(flat)}) and "
+        f"{fmt_mean_ci(by['sinusoidal'].values(), kind='log')} for sinusoidal ({said(rise)}), paired over seeds"
+    )
     failed = [k for k, w in words.items() if w != "agrees"]
     if word == "agrees":
-        sentence = shown + f": this run **agrees** (ALiBi within {FLAT:g}% of flat, sinusoidal rising past it, ALiBi below sinusoidal)."
+        sentence = (
+            shown
+            + f": this run **agrees** (ALiBi within {FLAT:g}% of flat, sinusoidal rising past it, ALiBi below sinusoidal)."
+        )
     else:
-        sentence = shown + f": {'this run **disagrees**' if word == 'disagrees' else '**inconclusive**'} (not shown: {', '.join(failed)})."
-    cause = "" if word == "agrees" else (f"Of Press et al.'s shape this run does not show {', '.join(failed)} "
-                                         f"(ALiBi {said(flat)}, sinusoidal {said(rise)}).")
+        sentence = (
+            shown
+            + f": {'this run **disagrees**' if word == 'disagrees' else '**inconclusive**'} (not shown: {', '.join(failed)})."
+        )
+    cause = (
+        ""
+        if word == "agrees"
+        else (
+            f"Of Press et al.'s shape this run does not show {', '.join(failed)} "
+            f"(ALiBi {said(flat)}, sinusoidal {said(rise)})."
+        )
+    )
     cause += "".join(f" {d.estimate.label}: {d.why()}." for d, _ in parts if d.no_verdict)
-    return finding(EXTRAPOLATION, word, sentence, estimates + [d.estimate for d, _ in parts], cause=cause.strip(),
-                   headline=len(estimates) + deciding, boundary=parts[deciding][1])
+    return finding(
+        EXTRAPOLATION,
+        word,
+        sentence,
+        estimates + [d.estimate for d, _ in parts],
+        cause=cause.strip(),
+        headline=len(estimates) + deciding,
+        boundary=parts[deciding][1],
+    )

@@ -33,7 +33,7 @@ from harness.suite_file import SuiteFile
 from suites.position_extrapolation.rules import change
 from suites.position_extrapolation.window_span import expected_span, ppl_by_seed, window_specs
 
-QUALITY, = SuiteFile.of(__file__).claims("window_costs_little")
+(QUALITY,) = SuiteFile.of(__file__).claims("window_costs_little")
 #: the most a window may cost in perplexity at L, in % (this project's choice: see the module's docstring)
 MARGIN = 3.0
 #: the same margin in nats per character: ln(1 + MARGIN / 100)
@@ -57,8 +57,11 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     base = ppl_by_seed(ppl, BASELINE, float(train_len))
     judged = [v for v in specs if v != CONTROL and reaches(specs[v], train_len)]
     if not judged or not base:
-        return not_run(QUALITY, "This run lacks a sliding-window variant whose stack reaches across the context "
-                                "(`rope+window32`, ...) or `rope` beside it.")
+        return not_run(
+            QUALITY,
+            "This run lacks a sliding-window variant whose stack reaches across the context "
+            "(`rope+window32`, ...) or `rope` beside it.",
+        )
     diffs = {v: change(f"{v} Δ ppl at L vs {BASELINE}", ppl_by_seed(ppl, v, float(train_len)), base) for v in specs}
     words = {v: not_worse(d, MARGIN) for v, d in diffs.items()}
     parts = [_part(v, specs[v], diffs[v], words[v], train_len) for v in specs]
@@ -70,22 +73,30 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     control_free = control_worst is not None and control_worst <= 0.0
     if claim != "disagrees" and not control_caught:
         claim = "inconclusive"
-        causes.append(f"the negative control `{CONTROL}` did not run" if CONTROL not in diffs else
-                      f"the negative control `{CONTROL}` was not caught by the same rule "
-                      f"({diffs[CONTROL].estimate.value:+.1f}% {diffs[CONTROL].estimate.interval_text()}, "
-                      f"{diffs[CONTROL].why()}), so a pass could not have been a fail")
+        causes.append(
+            f"the negative control `{CONTROL}` did not run"
+            if CONTROL not in diffs
+            else f"the negative control `{CONTROL}` was not caught by the same rule "
+            f"({diffs[CONTROL].estimate.value:+.1f}% {diffs[CONTROL].estimate.interval_text()}, "
+            f"{diffs[CONTROL].why()}), so a pass could not have been a fail"
+        )
         if control_free:
             # every seed of the control at or below 0: more seeds narrow its interval about a change the rule can
             # never count as costing more than the margin, so they cannot make the test able to fail
             span = expected_span(specs[CONTROL]["n_layers"], specs[CONTROL]["window"])
-            causes.append(f"the control costs nothing on any seed (at most {control_worst:+.1f}%): "
-                          f"at L = {train_len} this model uses little beyond the {span} tokens the control reaches, "
-                          f"so more seeds cannot decide it; a context long enough that a {span}-token reach must "
-                          f"lose what the model needs would")
-    text = (f"A window whose stacked layers reach across the context (span at least L - 1 = {train_len - 1}) costs "
-            f"little when its perplexity change at L against `{BASELINE}` trained alike has an upper interval end of "
-            f"at most +{MARGIN:g}% ({MARGIN_NATS:.4f} nats per character, this project's own margin): "
-            + "; ".join(parts) + f"; over {len(base)} seed(s).")
+            causes.append(
+                f"the control costs nothing on any seed (at most {control_worst:+.1f}%): "
+                f"at L = {train_len} this model uses little beyond the {span} tokens the control reaches, "
+                f"so more seeds cannot decide it; a context long enough that a {span}-token reach must "
+                f"lose what the model needs would"
+            )
+    text = (
+        f"A window whose stacked layers reach across the context (span at least L - 1 = {train_len - 1}) costs "
+        f"little when its perplexity change at L against `{BASELINE}` trained alike has an upper interval end of "
+        f"at most +{MARGIN:g}% ({MARGIN_NATS:.4f} nats per character, this project's own margin): "
+        + "; ".join(parts)
+        + f"; over {len(base)} seed(s)."
+    )
     cause = "" if claim == "agrees" else "; ".join(causes)[:1].upper() + "; ".join(causes)[1:] + "."
     # the headline: the narrowest judged window, the one most likely to cost something
     estimates = [diffs[v].estimate for v in specs]
@@ -93,20 +104,36 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     headline = order.index(min(judged, key=lambda v: specs[v]["window"]))
     if claim == "inconclusive" and CONTROL in order and all(words[v] == "agrees" for v in judged):
         headline = order.index(CONTROL)  # undecided because the control was not caught: it is what decides
-    return finding(QUALITY, claim, text, estimates, cause=cause, headline=headline, boundary=MARGIN,
-                   over_seeds=not (claim == "inconclusive" and control_free and not control_caught))
+    return finding(
+        QUALITY,
+        claim,
+        text,
+        estimates,
+        cause=cause,
+        headline=headline,
+        boundary=MARGIN,
+        over_seeds=not (claim == "inconclusive" and control_free and not control_caught),
+    )
 
 
 def _per_seed(diff) -> list:
     """A change's per-seed values in %: (a - b) / b per paired seed."""
     return [100.0 * (x / y - 1.0) for x, y in zip(diff.a, diff.b)]
 
+
 def _part(v: str, spec: dict, diff, word: str, train_len: int) -> str:
     span = expected_span(spec["n_layers"], spec["window"])
-    role = ("negative control" if v == CONTROL else "judged" if reaches(spec, train_len)
-            else "shown, not judged: its span falls short of the context")
-    return (f"`{v}` (W = {spec['window']}, span {span} of L - 1 = {train_len - 1}; {role}): "
-            f"{diff.estimate.value:+.1f}% {diff.estimate.interval_text()}, {_said(word)}")
+    role = (
+        "negative control"
+        if v == CONTROL
+        else "judged"
+        if reaches(spec, train_len)
+        else "shown, not judged: its span falls short of the context"
+    )
+    return (
+        f"`{v}` (W = {spec['window']}, span {span} of L - 1 = {train_len - 1}; {role}): "
+        f"{diff.estimate.value:+.1f}% {diff.estimate.interval_text()}, {_said(word)}"
+    )
 
 
 def _said(word: str) -> str:
@@ -117,4 +144,3 @@ def _cause(v: str, diff, word: str) -> str:
     if word == "disagrees":
         return f"`{v}` costs {diff.estimate.value:+.1f}% ({diff.why()}), more than +{MARGIN:g}%"
     return f"`{v}`'s interval {diff.estimate.interval_text()} reaches past +{MARGIN:g}% ({diff.why()})"
-

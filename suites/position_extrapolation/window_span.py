@@ -22,7 +22,7 @@ from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import fmt_pct, markdown_table
 from harness.suite_file import SuiteFile
 
-SPAN, = SuiteFile.of(__file__).claims("stacked_window_span")
+(SPAN,) = SuiteFile.of(__file__).claims("stacked_window_span")
 METRIC = "receptive_span"
 
 
@@ -66,8 +66,11 @@ def span_measurements(model, n_layers: int, window: int | None, train_len: int, 
     expected = expected_span(n_layers, window)
     length = max(2 * expected + 2, 2 * train_len)
     span = receptive_span(model, length, device)
-    return [Measurement(METRIC, float(span), extra={"window": window, "layers": n_layers, "expected": expected,
-                                                     "length": length})]
+    return [
+        Measurement(
+            METRIC, float(span), extra={"window": window, "layers": n_layers, "expected": expected, "length": length}
+        )
+    ]
 
 
 def window_finding(df: pd.DataFrame) -> Finding:
@@ -81,14 +84,21 @@ def window_finding(df: pd.DataFrame) -> Finding:
         spans = sorted({int(v) for v in part.value})
         same = spans == [int(extra["expected"])]
         equal &= same
-        parts.append(f"`{variant}` (W = {extra['window']}, {extra['layers']} layers): measured {', '.join(map(str, spans))} "
-                     f"positions back over {part.seed.nunique()} seed(s), layers x (W - 1) = {extra['expected']}")
-        estimates.append(Estimate(f"{variant} span / (layers x (W - 1))", spans[-1] / int(extra["expected"]),
-                                  unit="x", seeds=0))
+        parts.append(
+            f"`{variant}` (W = {extra['window']}, {extra['layers']} layers): measured {', '.join(map(str, spans))} "
+            f"positions back over {part.seed.nunique()} seed(s), layers x (W - 1) = {extra['expected']}"
+        )
+        estimates.append(
+            Estimate(f"{variant} span / (layers x (W - 1))", spans[-1] / int(extra["expected"]), unit="x", seeds=0)
+        )
     verdict = "agrees" if equal else "disagrees"
-    text = ("Mistral 7B: stacked windows reach layers x W tokens back. Here the farthest input position whose "
-            "gradient reaches the last position's logits: " + "; ".join(parts) + ".")
-    cause = "" if equal else "a measured span differs from layers x (W - 1): the window mask does not cut where it should."
+    text = (
+        "Mistral 7B: stacked windows reach layers x W tokens back. Here the farthest input position whose "
+        "gradient reaches the last position's logits: " + "; ".join(parts) + "."
+    )
+    cause = (
+        "" if equal else "a measured span differs from layers x (W - 1): the window mask does not cut where it should."
+    )
     return finding(SPAN, verdict, text, estimates, cause=cause, over_seeds=False)
 
 
@@ -116,16 +126,25 @@ def window_section(ok: pd.DataFrame, variants: list[str], lengths: list[float], 
     for v in windows:
         spec = specs[v]
         span = ok[(ok.variant == v) & (ok.metric == METRIC)].value
-        row = {"variant": v, "W": spec["window"], "layers x (W - 1)": expected_span(spec["n_layers"], spec["window"]),
-               "measured span": f"{int(span.max())}" if len(span) else "-"}
+        row = {
+            "variant": v,
+            "W": spec["window"],
+            "layers x (W - 1)": expected_span(spec["n_layers"], spec["window"]),
+            "measured span": f"{int(span.max())}" if len(span) else "-",
+        }
         for x in shown:
             a, b = ppl_by_seed(ppl, v, x), ppl_by_seed(ppl, "rope", x)
             changes = [100.0 * (a[s] / b[s] - 1.0) for s in a if s in b]
             row[f"Δ ppl vs rope at {int(x / train_len)}L"] = fmt_pct(changes)
         rows.append(row)
-    return ["## Sliding windows", "",
-            "Each window model trained exactly as `rope` (same steps, data, parameters and seeds; its attention reads at "
-            "most W keys, so its attention FLOPs are lower), its held-out perplexity against rope's per seed "
-            "(mean [95% interval] of the changes); span: positions back the last position's logits depend on, measured "
-            "by their gradient, against Mistral 7B's layers x W (W - 1 here, as a window of W keys includes the query).",
-            "", markdown_table(pd.DataFrame(rows)), ""]
+    return [
+        "## Sliding windows",
+        "",
+        "Each window model trained exactly as `rope` (same steps, data, parameters and seeds; its attention reads at "
+        "most W keys, so its attention FLOPs are lower), its held-out perplexity against rope's per seed "
+        "(mean [95% interval] of the changes); span: positions back the last position's logits depend on, measured "
+        "by their gradient, against Mistral 7B's layers x W (W - 1 here, as a window of W keys includes the query).",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]

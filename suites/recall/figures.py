@@ -21,15 +21,34 @@ def figures(df: pd.DataFrame, variants: list[str], folder: Path, tokens: int = 0
     mqar = ok[ok.task == "mqar"]
     if len(mqar):
         fig, ax = plt.subplots(figsize=(7, 4.2))
-        sns.lineplot(data=mqar, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), seed=0, ax=ax,
-                     hue_order=[v for v in variants if v in set(mqar.variant)])
+        sns.lineplot(
+            data=mqar,
+            x="x",
+            y="value",
+            hue="variant",
+            marker="o",
+            errorbar=("ci", 95),
+            seed=0,
+            ax=ax,
+            hue_order=[v for v in variants if v in set(mqar.variant)],
+        )
         ax.axhline(float(mqar.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1, label="chance")
         counts = sorted(mqar.x.unique())
-        ax.plot(counts, [1 / c for c in counts], color="grey", linestyle="--", linewidth=1,
-                label="1/N: a guess among the values in context")
+        ax.plot(
+            counts,
+            [1 / c for c in counts],
+            color="grey",
+            linestyle="--",
+            linewidth=1,
+            label="1/N: a guess among the values in context",
+        )
         ax.set_xscale("log", base=2)
-        ax.set(xlabel="key-value pairs in context", ylabel="MQAR token accuracy", ylim=(0, 1.05),
-               title="Associative recall against the number of key-value pairs")
+        ax.set(
+            xlabel="key-value pairs in context",
+            ylabel="MQAR token accuracy",
+            ylim=(0, 1.05),
+            title="Associative recall against the number of key-value pairs",
+        )
         ax.legend(fontsize=8)
         fig.tight_layout()
         made.append(save_figure(fig, folder / "recall_mqar.png"))
@@ -39,12 +58,26 @@ def figures(df: pd.DataFrame, variants: list[str], folder: Path, tokens: int = 0
         fig, axes = plt.subplots(1, len(tasks), figsize=(5.2 * len(tasks), 4.2), sharey=True, squeeze=False)
         for ax, task in zip(axes[0], tasks):
             part = lengths[lengths.task == task]
-            sns.lineplot(data=part, x="x", y="value", hue="variant", marker="o", errorbar=("ci", 95), seed=0, ax=ax,
-                         hue_order=[v for v in variants if v in set(part.variant)], legend=task == tasks[-1])
+            sns.lineplot(
+                data=part,
+                x="x",
+                y="value",
+                hue="variant",
+                marker="o",
+                errorbar=("ci", 95),
+                seed=0,
+                ax=ax,
+                hue_order=[v for v in variants if v in set(part.variant)],
+                legend=task == tasks[-1],
+            )
             ax.axvline(float(part.train_max.iloc[0]), color="grey", linestyle="--", linewidth=1)
             ax.axhline(float(part.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1)
-            ax.set(xlabel=f"{part.x_name.iloc[0]} (dashed: longest trained)", ylabel="token accuracy", ylim=(0, 1.05),
-                   title=task)
+            ax.set(
+                xlabel=f"{part.x_name.iloc[0]} (dashed: longest trained)",
+                ylabel="token accuracy",
+                ylim=(0, 1.05),
+                title=task,
+            )
         if len(tasks):
             axes[0][-1].legend(fontsize=8)
         fig.suptitle("Length generalisation: trained up to n, scored past it")
@@ -96,6 +129,9 @@ def draw_memory_points(ax, points: list, tokens: int, most: int) -> None:
         ax.annotate(v, (size, st.mean), textcoords="offset points", xytext=(5, 4), fontsize=7)
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels overlap on a short range
-    ax.set(xlabel=f"bytes kept per sequence to decode after {tokens} tokens (float32, log scale)",
-           ylabel=f"MQAR token accuracy at {most} pairs", ylim=(0, 1.05),
-           title="Recall against the memory each model keeps (mean over seeds, 95% interval)")
+    ax.set(
+        xlabel=f"bytes kept per sequence to decode after {tokens} tokens (float32, log scale)",
+        ylabel=f"MQAR token accuracy at {most} pairs",
+        ylim=(0, 1.05),
+        title="Recall against the memory each model keeps (mean over seeds, 95% interval)",
+    )

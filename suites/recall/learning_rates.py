@@ -28,8 +28,12 @@ def validation_means(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (variant, lr): the mean over seeds of validation token accuracy at the most pairs, and its seeds."""
     rows = df[(df.metric == CHOOSES) & (df.task == "mqar") & df.lr.notna()]
     rows = rows.assign(value=rows.value.where(rows.status == "ok", 0.0))
-    return (rows.groupby(["variant", "lr"]).agg(accuracy=("value", "mean"), seeds=("seed", "nunique"))
-            .reset_index().sort_values(["variant", "lr"]))
+    return (
+        rows.groupby(["variant", "lr"])
+        .agg(accuracy=("value", "mean"), seeds=("seed", "nunique"))
+        .reset_index()
+        .sort_values(["variant", "lr"])
+    )
 
 
 def chosen_rates(df: pd.DataFrame) -> dict[str, float]:
@@ -69,12 +73,16 @@ def sweep_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
         row = {"variant": v}
         for lr in columns:
             cell = part[part.lr == lr]
-            row[f"lr {lr:g}"] = (f"{float(cell.accuracy.iloc[0]):.2f}" + (" *" if rates.get(v) == lr else "")
-                                 if len(cell) else "-")
+            row[f"lr {lr:g}"] = (
+                f"{float(cell.accuracy.iloc[0]):.2f}" + (" *" if rates.get(v) == lr else "") if len(cell) else "-"
+            )
         rows.append(row)
     seeds = int(means.seeds.max())
     return table_section(
         "MQAR learning-rate sweep: validation token accuracy at the most pairs",
         f"Mean over {seeds} seeds at {most} pairs on held-out validation sequences (not the scored ones); * marks the "
         "rate each variant keeps, the highest (a tie keeps the smaller). Every table, figure and verdict on MQAR below "
-        "reads the kept rate's models, as Zoology reports each model at its best learning rate.", rows, "No sweep.")
+        "reads the kept rate's models, as Zoology reports each model at its best learning rate.",
+        rows,
+        "No sweep.",
+    )

@@ -35,13 +35,17 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
     if not len(mqar):
         return []
     s = recall.iloc[0].profile_settings
-    tokens = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values)).length(max(s["mqar_kv"]))
+    tokens = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values)).length(
+        max(s["mqar_kv"])
+    )
     points = memory_points(mqar, in_order(recall.variant.unique(), ORDER), tokens)
     if len(points) < 2:
         return []
     steps = _decode_steps(frames.get("kv_cache"))
     shared = steps[steps.variant.isin(set(recall.variant))] if len(steps) else steps
-    if len(shared) and shared.variant.nunique() >= 2:  # the variants of both panels, where the two suites share enough of them
+    if (
+        len(shared) and shared.variant.nunique() >= 2
+    ):  # the variants of both panels, where the two suites share enough of them
         steps = shared
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), squeeze=False)
@@ -50,28 +54,54 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
     if len(steps):
         import seaborn as sns
 
-        sns.lineplot(data=steps, x="x", y="value", hue="variant", style="memory", marker="o", errorbar=("ci", 95), seed=0, ax=right)
+        sns.lineplot(
+            data=steps,
+            x="x",
+            y="value",
+            hue="variant",
+            style="memory",
+            marker="o",
+            errorbar=("ci", 95),
+            seed=0,
+            ax=right,
+        )
         right.set_xscale("log", base=2)
         right.legend(fontsize=7)
     else:
-        right.text(0.5, 0.5, "no kv_cache records: `bench run suite=kv_cache`", ha="center", va="center",
-                   transform=right.transAxes)
-    right.set(xlabel="context already decoded (tokens, log scale)", ylabel="one decode step's latency (ms)",
-              title="Decode step against context (kv_cache suite)")
+        right.text(
+            0.5,
+            0.5,
+            "no kv_cache records: `bench run suite=kv_cache`",
+            ha="center",
+            va="center",
+            transform=right.transAxes,
+        )
+    right.set(
+        xlabel="context already decoded (tokens, log scale)",
+        ylabel="one decode step's latency (ms)",
+        title="Decode step against context (kv_cache suite)",
+    )
     fig.tight_layout()
     path = save_figure(fig, reports_dir / "figures" / FIGURE)
     width = ""
     if len(steps):
         k = steps.iloc[0].profile_settings
-        width = (f" The right panel's models are the kv_cache suite's ({k.get('n_layers', '?')} layers, d_model "
-                 f"{k.get('d_model', '?')}, on {steps.iloc[0].device_name or steps.iloc[0].device}), not the recall "
-                 "models: the same mixer families at another size.")
-    return ["## Recall against memory", "",
-            f"![recall against bytes kept, and decode latency against context](figures/{path.name})", "",
-            f"Left: MQAR token accuracy at {int(mqar.x.max())} pairs against the bytes each trained recall model keeps "
-            f"per sequence to decode after {tokens} tokens (mean over seeds, 95% interval; recall report). Right: the "
-            "median latency of one cached decode step against the context it follows, a KV cache beside a fixed "
-            "recurrent state (kv_cache report)." + width, ""]
+        width = (
+            f" The right panel's models are the kv_cache suite's ({k.get('n_layers', '?')} layers, d_model "
+            f"{k.get('d_model', '?')}, on {steps.iloc[0].device_name or steps.iloc[0].device}), not the recall "
+            "models: the same mixer families at another size."
+        )
+    return [
+        "## Recall against memory",
+        "",
+        f"![recall against bytes kept, and decode latency against context](figures/{path.name})",
+        "",
+        f"Left: MQAR token accuracy at {int(mqar.x.max())} pairs against the bytes each trained recall model keeps "
+        f"per sequence to decode after {tokens} tokens (mean over seeds, 95% interval; recall report). Right: the "
+        "median latency of one cached decode step against the context it follows, a KV cache beside a fixed "
+        "recurrent state (kv_cache report)." + width,
+        "",
+    ]
 
 
 def _decode_steps(kv: pd.DataFrame | None) -> pd.DataFrame:

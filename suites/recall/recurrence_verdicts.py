@@ -45,24 +45,54 @@ def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[tuple[str, str]]) 
     text = _curve(df, arms, sizes)
     threshold = s["learned_accuracy"]
     unlearned = [v for v in arms if mean(scores(df, v, "mqar", small)) < threshold]
-    diffs = [paired(f"{a} - {b} MQAR token accuracy at {int(large)} pairs", scores(df, a, "mqar", large),
-                    scores(df, b, "mqar", large), bounds=ACCURACY) for a, b in pairs]
+    diffs = [
+        paired(
+            f"{a} - {b} MQAR token accuracy at {int(large)} pairs",
+            scores(df, a, "mqar", large),
+            scores(df, b, "mqar", large),
+            bounds=ACCURACY,
+        )
+        for a, b in pairs
+    ]
     if unlearned:
-        measured = (f"at {int(small)} pairs " + ", ".join(f"{v} {mean(scores(df, v, 'mqar', small)):.2f}" for v in unlearned)
-                    + f" against the {threshold:g} that counts as having learned the task")
-        accuracies = [Estimate.of(f"{v} token accuracy at {int(small)} pairs", list(scores(df, v, "mqar", small).values()),
-                                  kind="bounded", bounds=ACCURACY) for v in unlearned]
-        found = unmet(claim, measured, f"a learning-rate sweep or a longer training of {', '.join(unlearned)} on MQAR",
-                      accuracies + [d.estimate for d in diffs])
+        measured = (
+            f"at {int(small)} pairs "
+            + ", ".join(f"{v} {mean(scores(df, v, 'mqar', small)):.2f}" for v in unlearned)
+            + f" against the {threshold:g} that counts as having learned the task"
+        )
+        accuracies = [
+            Estimate.of(
+                f"{v} token accuracy at {int(small)} pairs",
+                list(scores(df, v, "mqar", small).values()),
+                kind="bounded",
+                bounds=ACCURACY,
+            )
+            for v in unlearned
+        ]
+        found = unmet(
+            claim,
+            measured,
+            f"a learning-rate sweep or a longer training of {', '.join(unlearned)} on MQAR",
+            accuracies + [d.estimate for d in diffs],
+        )
         return dataclasses.replace(found, sentence=f"{text} {found.sentence}", boundary=threshold)
     verdicts = [directional(d, +1) for d in diffs]
     verdict = all_hold(verdicts)
-    causes = [f"{d.estimate.label} is {d.mean:+.2f}, " + ("reversed" if v == "disagrees" else d.why())
-              for d, v in zip(diffs, verdicts) if v != "agrees"]
+    causes = [
+        f"{d.estimate.label} is {d.mean:+.2f}, " + ("reversed" if v == "disagrees" else d.why())
+        for d, v in zip(diffs, verdicts)
+        if v != "agrees"
+    ]
     judged = "; ".join(f"{d.estimate.label} {d.mean:+.2f} ({d.why()})" for d in diffs)
-    return finding(claim, verdict, f"{text} Paired at {int(large)} pairs: {judged}. This run {says(verdict)}.",
-                   [d.estimate for d in diffs], cause=cause_sentence(verdict, causes), headline=deciding(diffs, verdicts),
-                   boundary=0.0)
+    return finding(
+        claim,
+        verdict,
+        f"{text} Paired at {int(large)} pairs: {judged}. This run {says(verdict)}.",
+        [d.estimate for d in diffs],
+        cause=cause_sentence(verdict, causes),
+        headline=deciding(diffs, verdicts),
+        boundary=0.0,
+    )
 
 
 def ladders(variants: Sequence[str]) -> dict[str, list[tuple[int, str]]]:
@@ -83,8 +113,11 @@ def state_ladder_finding(claim, df: pd.DataFrame, s) -> Finding:
     part = df[(df.metric == "token_accuracy") & (df.task == "mqar")]
     found = ladders(sorted(set(part.variant)))
     if not found:
-        return not_run(claim, "These records lack a recurrent family at two state sizes (variants such as "
-                              "mamba2+state16 and mamba2+state64).")
+        return not_run(
+            claim,
+            "These records lack a recurrent family at two state sizes (variants such as "
+            "mamba2+state16 and mamba2+state64).",
+        )
     pairs = [(big, small) for arms in found.values() for (_, small), (_, big) in zip(arms, arms[1:])]
     threshold = s["learned_accuracy"]
     sizes = sorted(part.x.unique())
@@ -103,5 +136,8 @@ def _sizes(s, sizes: list[float]) -> tuple[float, float]:
 
 
 def _curve(df: pd.DataFrame, arms: list[str], sizes: list[float]) -> str:
-    return (f"MQAR token accuracy at {', '.join(str(int(x)) for x in sizes)} key-value pairs (mean over seeds): "
-            + "; ".join(f"{v}: " + ", ".join(f"{mean(scores(df, v, 'mqar', x)):.2f}" for x in sizes) for v in arms) + ".")
+    return (
+        f"MQAR token accuracy at {', '.join(str(int(x)) for x in sizes)} key-value pairs (mean over seeds): "
+        + "; ".join(f"{v}: " + ", ".join(f"{mean(scores(df, v, 'mqar', x)):.2f}" for x in sizes) for v in arms)
+        + "."
+    )

@@ -25,7 +25,8 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     s = first.profile_settings
     lines = title(suite, "Recall, copying and length generalisation", first)
     lines += [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Models: the Transformer (Pre-LN, d_model {s['d_model']}, {s['n_layers']} blocks, {s['n_heads']} heads) with "
         "no position encoding (`none`), RoPE, ALiBi or T5's bucketed bias; a "
         f"{s['n_layers']}-layer LSTM; {s['n_layers']} Pre-LN blocks of minGRU or of causal linear attention (elu+1 "
@@ -47,39 +48,69 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"- A task counts as learned in distribution at token accuracy >= {s['learned_accuracy']:g} at n (mean over "
         "seeds); a difference counts when its paired 95% interval over seeds excludes 0 (one seed: no verdict).",
         f"- Profile `{first.profile}`, seeds {seeds_of(df)}; device {first.device} ({first.device_name}), torch "
-        f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.", "",
+        f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.",
+        "",
     ]
     lines += budget_table(data, variants)
     mqar = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
     lines += sweep_table(with_task(df, every_rate=True), variants)
     lines += memory_table(data, variants, mqar.length(max(s["mqar_kv"])))
-    lines += accuracy_table(data, variants, "mqar", "token_accuracy", "Associative recall (MQAR): token accuracy by key-value pairs",
-                            "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
-                            "values in context but binds no key to its value can score: at each query the most frequent "
-                            "value not yet answered (teacher forcing shows the earlier answers), about H_N / N at N "
-                            "pairs, well above 1/N. Recall is accuracy above it.", guess=mqar.key_blind_guess)
+    lines += accuracy_table(
+        data,
+        variants,
+        "mqar",
+        "token_accuracy",
+        "Associative recall (MQAR): token accuracy by key-value pairs",
+        "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
+        "values in context but binds no key to its value can score: at each query the most frequent "
+        "value not yet answered (teacher forcing shows the earlier answers), about H_N / N at N "
+        "pairs, well above 1/N. Recall is accuracy above it.",
+        guess=mqar.key_blind_guess,
+    )
     for task in ("copy", "reverse", "addition"):
-        lines += accuracy_table(data, variants, task, "token_accuracy", f"{task.capitalize()}: token accuracy by length",
-                                "Trained on lengths 1..n; columns past (n) are longer than any training sequence.")
-        lines += accuracy_table(data, variants, task, "sequence_accuracy", f"{task.capitalize()}: whole answers right by length", "")
-    not_learned = [f"`{v}` on {t}" for t in ("mqar", "copy", "reverse", "addition") for v in variants
-                   if learned(data, v, t, s["learned_accuracy"]) is False]
+        lines += accuracy_table(
+            data,
+            variants,
+            task,
+            "token_accuracy",
+            f"{task.capitalize()}: token accuracy by length",
+            "Trained on lengths 1..n; columns past (n) are longer than any training sequence.",
+        )
+        lines += accuracy_table(
+            data, variants, task, "sequence_accuracy", f"{task.capitalize()}: whole answers right by length", ""
+        )
+    not_learned = [
+        f"`{v}` on {t}"
+        for t in ("mqar", "copy", "reverse", "addition")
+        for v in variants
+        if learned(data, v, t, s["learned_accuracy"]) is False
+    ]
     if not_learned:
-        lines += ["Not learned in distribution (token accuracy at n below "
-                  f"{s['learned_accuracy']:g}): " + ", ".join(not_learned)
-                  + ". The position arms among these on copy, reverse and addition are left out of the verdict on "
-                  "position encodings and length generalisation (a model that cannot do a task at the lengths it was "
-                  "trained on says nothing about longer ones).", ""]
+        lines += [
+            "Not learned in distribution (token accuracy at n below "
+            f"{s['learned_accuracy']:g}): "
+            + ", ".join(not_learned)
+            + ". The position arms among these on copy, reverse and addition are left out of the verdict on "
+            "position encodings and length generalisation (a model that cannot do a task at the lengths it was "
+            "trained on says nothing about longer ones).",
+            "",
+        ]
     figures = make_figures(data, variants, out_dir / "figures", mqar.length(max(s["mqar_kv"])))
     lines += figure_links(figures)
     if any(p.name == "recall_memory.png" for p in figures):
-        lines += ["The index (index.md, Recall against memory) draws this figure beside the kv_cache suite's measured "
-                  "decode step against context.", ""]
+        lines += [
+            "The index (index.md, Recall against memory) draws this figure beside the kv_cache suite's measured "
+            "decode step against context.",
+            "",
+        ]
     lines += ["## Against the published findings", ""]
     lines += [f"- {c.source}: {c.published}" for c in CLAIMS] + [""]
     lines += [f"- {sentence}" for sentence in sentences(findings(df))] + [""]
-    notes = status_notes(data, lambda r: f"- `{r.variant}` seed {r.seed}, {r.task}: {r.status}: {r.reason}",
-                         keys=("variant", "seed", "task", "status"))
+    notes = status_notes(
+        data,
+        lambda r: f"- `{r.variant}` seed {r.seed}, {r.task}: {r.status}: {r.reason}",
+        keys=("variant", "seed", "task", "status"),
+    )
     if notes:
         lines += ["## Runs that did not finish", ""] + notes + [""]
     return [write_markdown(suite, lines, out_dir)] + figures
@@ -98,5 +129,7 @@ def _sweep_sentence(s) -> str:
     rates = s.get("mqar_learning_rates") or []
     if not rates:
         return ""
-    return (f" MQAR's model trains at each of the learning rates {', '.join(f'{r:g}' for r in rates)} (the lr above is "
-            "the other tasks'), and each variant keeps the rate that scores best on validation sequences (table below).")
+    return (
+        f" MQAR's model trains at each of the learning rates {', '.join(f'{r:g}' for r in rates)} (the lr above is "
+        "the other tasks'), and each variant keeps the rate that scores best on validation sequences (table below)."
+    )

@@ -90,16 +90,23 @@ class RecallTasks(Profile):
     #: without one gives no verdict
     accuracy_margin: float = 0.1
 
-    rules = {"tasks": one_of(*TASKS), "length_factors": between(0, 100, low_open=True),
-             "learned_accuracy": between(0, 1, low_open=True), "accuracy_margin": between(0, 1, low_open=True),
-             "mqar_keys": at_least(1), "copy_alphabet": at_least(2),
-             "mqar_learning_rates": Rule(low=0, high=1, low_open=True, may_be_empty=True, meaning="empty: lr")}
+    rules = {
+        "tasks": one_of(*TASKS),
+        "length_factors": between(0, 100, low_open=True),
+        "learned_accuracy": between(0, 1, low_open=True),
+        "accuracy_margin": between(0, 1, low_open=True),
+        "mqar_keys": at_least(1),
+        "copy_alphabet": at_least(2),
+        "mqar_learning_rates": Rule(low=0, high=1, low_open=True, may_be_empty=True, meaning="empty: lr"),
+    }
 
     def problems(self) -> list[str]:
         out = []
         if max(self.mqar_kv) > self.mqar_keys:
-            out.append(f"set.mqar_kv reaches {max(self.mqar_kv)} key-value pairs, more than set.mqar_keys={self.mqar_keys} "
-                       f"distinct keys; give set.mqar_keys of at least {max(self.mqar_kv)}.")
+            out.append(
+                f"set.mqar_kv reaches {max(self.mqar_kv)} key-value pairs, more than set.mqar_keys={self.mqar_keys} "
+                f"distinct keys; give set.mqar_keys of at least {max(self.mqar_kv)}."
+            )
         return out + super().problems()
 
 
@@ -120,8 +127,12 @@ WIDTHS = range(4, 513)
 
 def make_task(name: str, p: RecallProfile) -> Task:
     """The task ``name`` with the profile's parameters."""
-    return {"mqar": lambda: MQAR(keys=p.mqar_keys, values=p.mqar_values), "copy": lambda: Copy(alphabet=p.copy_alphabet),
-            "reverse": lambda: Reverse(), "addition": lambda: Addition()}[name]()
+    return {
+        "mqar": lambda: MQAR(keys=p.mqar_keys, values=p.mqar_values),
+        "copy": lambda: Copy(alphabet=p.copy_alphabet),
+        "reverse": lambda: Reverse(),
+        "addition": lambda: Addition(),
+    }[name]()
 
 
 def train_max(name: str, p: RecallProfile) -> int:
@@ -144,8 +155,21 @@ class Recall(Suite):
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first, so that workers=N starts the longest jobs at once (reports keep tables.ORDER)
-    default_variants = ("t5_bias", "alibi", "rope", "none", "gla", "mamba2+hybrid2", "mamba2", "gated_deltanet", "deltanet",
-                        "mamba2+state16", "linear_attention", "mingru", "lstm")
+    default_variants = (
+        "t5_bias",
+        "alibi",
+        "rope",
+        "none",
+        "gla",
+        "mamba2+hybrid2",
+        "mamba2",
+        "gated_deltanet",
+        "deltanet",
+        "mamba2+state16",
+        "linear_attention",
+        "mingru",
+        "lstm",
+    )
 
     def longest_sequence(self, profile: RecallProfile) -> int:
         """The longest task sequence: each task at the largest size it is trained or scored at."""
@@ -154,9 +178,16 @@ class Recall(Suite):
     def base_spec(self, profile: RecallProfile, options: dict[str, Any]) -> TransformerSpec:
         """The Transformer at the profile's size, for the task with the largest vocabulary (run_job sets each task's)."""
         vocab = max(make_task(t, profile).vocab_size for t in profile.tasks)
-        return TransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
-                               n_heads=profile.n_heads, max_len=64, position="none", init=profile.init,
-                               tie_embeddings=profile.tie_embeddings)
+        return TransformerSpec(
+            vocab_size=vocab,
+            d_model=profile.d_model,
+            n_layers=profile.n_layers,
+            n_heads=profile.n_heads,
+            max_len=64,
+            position="none",
+            init=profile.init,
+            tie_embeddings=profile.tie_embeddings,
+        )
 
     def spec_for(self, variant: str, profile: RecallProfile, options: dict[str, Any]):
         """A recurrent cell builds an LSTM-style RecurrentSpec, a mixer a MixerSpec, each at the width whose parameter
@@ -166,13 +197,22 @@ class Recall(Suite):
         if "cell" in fields:
             spec = resolve(variant, RecurrentSpec(vocab_size=base.vocab_size, n_layers=profile.n_layers))
         elif "mixer" in fields:
-            spec = resolve(variant, MixerSpec(vocab_size=base.vocab_size, n_layers=profile.n_layers,
-                                              n_heads=profile.n_heads, init=profile.init,
-                                              tie_embeddings=profile.tie_embeddings))
+            spec = resolve(
+                variant,
+                MixerSpec(
+                    vocab_size=base.vocab_size,
+                    n_layers=profile.n_layers,
+                    n_heads=profile.n_heads,
+                    init=profile.init,
+                    tie_embeddings=profile.tie_embeddings,
+                ),
+            )
         else:
             return resolve(variant, base)
         # a width every block can be built at (heads must divide it, a hybrid's attention blocks' too)
-        widths = [w for w in WIDTHS if not isinstance(spec, MixerSpec) or not dataclasses.replace(spec, d_model=w).problems()]
+        widths = [
+            w for w in WIDTHS if not isinstance(spec, MixerSpec) or not dataclasses.replace(spec, d_model=w).problems()
+        ]
         if not widths:  # no width helps: the spec itself cannot be built (a hybrid naming a block the stack lacks)
             raise UsageError(f"Variant '{variant}': {spec.problems()[0]}")
         return models.matched(spec, models.count(base), widths)
@@ -192,8 +232,9 @@ class Recall(Suite):
         return out
 
 
-def _task_job(spec, profile: RecallProfile, name: str, t_index: int, seed: int, ctx: JobContext,
-              rate: float | None) -> tuple[list[Measurement], float]:
+def _task_job(
+    spec, profile: RecallProfile, name: str, t_index: int, seed: int, ctx: JobContext, rate: float | None
+) -> tuple[list[Measurement], float]:
     """One task's model trained from the seed (at ``rate`` in place of the profile's lr, when given) and scored at every
     size: (its measurements, its training seconds). With a rate, every record carries it (extra.lr) and the model is
     also scored on validation sequences at the most pairs, which choose the rate a variant keeps."""
@@ -210,19 +251,38 @@ def _task_job(spec, profile: RecallProfile, name: str, t_index: int, seed: int, 
         result = _train(model, task, n, profile, settings, seed + 1000 * t_index, ctx, desc)
     except Diverged as exc:
         out = [Measurement("train_loss", None, status="diverged", reason=str(exc), extra=where)]
-        out += [Measurement(m, None, x=float(s), x_name=task.size_name, status="diverged", reason=str(exc), extra=where)
-                for s in sizes for m in metrics]
+        out += [
+            Measurement(m, None, x=float(s), x_name=task.size_name, status="diverged", reason=str(exc), extra=where)
+            for s in sizes
+            for m in metrics
+        ]
         if rate:
-            out.append(Measurement("validation_token_accuracy", None, x=float(n), x_name=task.size_name,
-                                   status="diverged", reason=str(exc), extra=where))
+            out.append(
+                Measurement(
+                    "validation_token_accuracy",
+                    None,
+                    x=float(n),
+                    x_name=task.size_name,
+                    status="diverged",
+                    reason=str(exc),
+                    extra=where,
+                )
+            )
         return out, 0.0
-    out = [Measurement("train_loss", result.final_loss, extra={**where, "tokens": result.tokens,
-                                                              "steps": len(result.losses)}),
-           Measurement("task_train_time", result.wall_time_s, extra={**where, **result.load})]
+    out = [
+        Measurement(
+            "train_loss", result.final_loss, extra={**where, "tokens": result.tokens, "steps": len(result.losses)}
+        ),
+        Measurement("task_train_time", result.wall_time_s, extra={**where, **result.load}),
+    ]
     for size in sizes:
         token, sequence = _score(model, task, size, profile.eval_sequences, seed + 10_000 + 1000 * t_index, ctx)
-        extra = {**where, "in_distribution": size <= n, "chance_token": task.chance_token(size),
-                 "chance_sequence": task.chance_sequence(size)}
+        extra = {
+            **where,
+            "in_distribution": size <= n,
+            "chance_token": task.chance_token(size),
+            "chance_sequence": task.chance_sequence(size),
+        }
         out.append(Measurement("token_accuracy", token, x=float(size), x_name=task.size_name, extra=extra))
         out.append(Measurement("sequence_accuracy", sequence, x=float(size), x_name=task.size_name, extra=extra))
     if rate:  # a generator neither training nor the scored sequences draw from
@@ -251,7 +311,7 @@ def _score(model, task: Task, size: int, n: int, seed: int, ctx: JobContext) -> 
     model.eval()
     right, due = [], []
     for start in range(0, n, 256):
-        xb, yb = x[start:start + 256].to(ctx.device), y[start:start + 256].to(ctx.device)
+        xb, yb = x[start : start + 256].to(ctx.device), y[start : start + 256].to(ctx.device)
         predicted = model(xb).argmax(-1)  # (b, T)
         mask = yb != IGNORE
         right.append(((predicted == yb) & mask).sum(1).cpu())

@@ -128,12 +128,15 @@ class MQAR(Task):
         at two, well above 1/N. A model that recalls nothing can score this much, so recall is accuracy above it.
         Estimated on ``sequences`` sequences drawn from a fixed generator (the same number every call)."""
         x = self.sequences(sequences, size, torch.Generator().manual_seed(0))  # (n, 4N)
-        context, answers = x[:, 1:2 * size:2], x[:, 2 * size + 1::2]  # values in context, answers in query order (n, N)
+        context, answers = (
+            x[:, 1 : 2 * size : 2],
+            x[:, 2 * size + 1 :: 2],
+        )  # values in context, answers in query order (n, N)
         left = torch.zeros(sequences, self.vocab_size).scatter_add_(1, context, torch.ones(context.shape))  # (n, V)
         right = 0.0
         for j in range(size):
             right += float((left.argmax(1) == answers[:, j]).float().mean())
-            left.scatter_add_(1, answers[:, j:j + 1], -torch.ones(sequences, 1))  # answered: no longer a candidate
+            left.scatter_add_(1, answers[:, j : j + 1], -torch.ones(sequences, 1))  # answered: no longer a candidate
         return right / size
 
 
@@ -227,7 +230,7 @@ class Addition(Task):
     def chance_per_position(self, size: int) -> list[float]:
         # the sum's digits below the top are uniform; the top one is the carry out of a + b, a, b uniform on
         # [0, N), N = 10^size: P(a + b >= N) = (N - 1) / (2N), so 0 is the better guess, right (N + 1) / (2N)
-        N = 10 ** size
+        N = 10**size
         return [0.1] * size + [(N + 1) / (2 * N)]
 
 

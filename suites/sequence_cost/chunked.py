@@ -19,7 +19,7 @@ from harness.findings import Estimate, Finding, finding, not_run, unmet
 from harness.suite_file import SuiteFile
 from suites.sequence_cost.scan import NOISE, speedup, speedup_verdict
 
-CHUNKED_CLAIM, = SuiteFile.of(__file__).claims("chunked_form_speedup")
+(CHUNKED_CLAIM,) = SuiteFile.of(__file__).claims("chunked_form_speedup")
 #: the recurrence whose two forms are compared: the chunked training form and the same layer token by token
 CHUNKED, RECURRENT = "gated_deltanet", "gated_deltanet+loop"
 
@@ -34,19 +34,34 @@ def chunked_finding(df) -> Finding:
     short, long = min(ratios), max(ratios)
     verdict = speedup_verdict(ratios)
     device = str(df.iloc[0].device).split(":")[0]
-    text = (f"Training-step time ({pass_}) of Gated DeltaNet token by token (`{RECURRENT}`) over its chunked form "
-            f"(`{CHUNKED}`) on this {device}: " + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())
-            + f". This run {verdict} (faster beyond {NOISE:g}x at {long:g} tokens and by more than at {short:g}).")
-    cause = {"agrees": "", "disagrees": f"the chunked form is slower than the recurrent form at {long:g} tokens on this {device}.",
-             "inconclusive": f"the ratio at {long:g} tokens is within {NOISE:g}x of 1 or does not grow with length."}[verdict]
+    text = (
+        f"Training-step time ({pass_}) of Gated DeltaNet token by token (`{RECURRENT}`) over its chunked form "
+        f"(`{CHUNKED}`) on this {device}: "
+        + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())
+        + f". This run {verdict} (faster beyond {NOISE:g}x at {long:g} tokens and by more than at {short:g})."
+    )
+    cause = {
+        "agrees": "",
+        "disagrees": f"the chunked form is slower than the recurrent form at {long:g} tokens on this {device}.",
+        "inconclusive": f"the ratio at {long:g} tokens is within {NOISE:g}x of 1 or does not grow with length.",
+    }[verdict]
     estimates = [Estimate(f"{RECURRENT} / {CHUNKED} latency at {x:g} tokens", r, unit="x") for x, r in ratios.items()]
     if device == "cpu" and verdict != "disagrees":
-        measured = (f"this is a {device}, where both forms are bound by their work (O(T) for each); measured "
-                    + ", ".join(f"{r:.2f}x at {x:g} tokens" for x, r in ratios.items())
-                    + f" ({'faster beyond' if ratios[long] > NOISE else 'within'} the {NOISE:g}x timing margin at "
-                    f"{long:g} tokens)")
-        return unmet(CHUNKED_CLAIM, measured, f"`bench run suite=sequence_cost profile=large device=cuda "
-                     f"variants=[{CHUNKED},{RECURRENT}]` on a GPU, lengths to 4096 tokens", estimates[::-1],
-                     headline=0, boundary=NOISE)
-    return finding(CHUNKED_CLAIM, verdict, text, estimates[::-1], cause=cause, over_seeds=False, headline=0,
-                   boundary=NOISE)
+        measured = (
+            f"this is a {device}, where both forms are bound by their work (O(T) for each); measured "
+            + ", ".join(f"{r:.2f}x at {x:g} tokens" for x, r in ratios.items())
+            + f" ({'faster beyond' if ratios[long] > NOISE else 'within'} the {NOISE:g}x timing margin at "
+            f"{long:g} tokens)"
+        )
+        return unmet(
+            CHUNKED_CLAIM,
+            measured,
+            f"`bench run suite=sequence_cost profile=large device=cuda "
+            f"variants=[{CHUNKED},{RECURRENT}]` on a GPU, lengths to 4096 tokens",
+            estimates[::-1],
+            headline=0,
+            boundary=NOISE,
+        )
+    return finding(
+        CHUNKED_CLAIM, verdict, text, estimates[::-1], cause=cause, over_seeds=False, headline=0, boundary=NOISE
+    )

@@ -20,8 +20,9 @@ from variants.mixer_layer import MixerLayerSpec
 from variants.sequence_layer import RecurrentLayerSpec
 
 
-def step_call(layer, spec, batch: int, context: int, device: str, dtype: torch.dtype,
-              gen: torch.Generator) -> tuple[Callable[[], object], int]:
+def step_call(
+    layer, spec, batch: int, context: int, device: str, dtype: torch.dtype, gen: torch.Generator
+) -> tuple[Callable[[], object], int]:
     """(one decode step of ``layer`` after ``context`` tokens, the bytes of state it reads per sequence)."""
     d = spec.d_model
     x = torch.randn(batch, d, device=device, generator=gen).to(dtype)

@@ -21,12 +21,22 @@ def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | Non
     passes = [p for p in ("fwd", "fwd+bwd") if p in set(data["pass"])]
     fig, axes = plt.subplots(2, len(passes), figsize=(6.2 * len(passes), 8.0), squeeze=False)
     for j, pass_ in enumerate(passes):
-        for i, (metric, label) in enumerate((("latency", "latency (ms, log)"),
-                                             ("peak_fraction", "FLOP/s as % of the matmul peak"))):
+        for i, (metric, label) in enumerate(
+            (("latency", "latency (ms, log)"), ("peak_fraction", "FLOP/s as % of the matmul peak"))
+        ):
             ax = axes[i][j]
             part = data[(data.metric == metric) & (data["pass"] == pass_)]
-            sns.lineplot(data=part, x="x", y="value", hue="variant", hue_order=variants, marker="o", errorbar=None,
-                         ax=ax, legend=(i == 0 and j == len(passes) - 1))
+            sns.lineplot(
+                data=part,
+                x="x",
+                y="value",
+                hue="variant",
+                hue_order=variants,
+                marker="o",
+                errorbar=None,
+                ax=ax,
+                legend=(i == 0 and j == len(passes) - 1),
+            )
             ax.set_xscale("log", base=2)
             lengths = sorted(data.x.unique())
             ax.set_xticks(lengths, [str(int(x)) for x in lengths])
@@ -39,7 +49,9 @@ def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | Non
             ax.set(xlabel="sequence length (tokens)", ylabel=label, title=f"{pass_}: {label.split(' (')[0]}")
     if axes[0][-1].get_legend() is not None:
         axes[0][-1].legend(title="layer", bbox_to_anchor=(1.02, 1), loc="upper left")
-    fig.suptitle("One layer of the same width: latency and device utilisation against length "
-                 f"(dotted {QUOTED_RECURRENT:.0f}%, dashed {QUOTED_ATTENTION:.0f}%: the figures quoted for GPUs)")
+    fig.suptitle(
+        "One layer of the same width: latency and device utilisation against length "
+        f"(dotted {QUOTED_RECURRENT:.0f}%, dashed {QUOTED_ATTENTION:.0f}%: the figures quoted for GPUs)"
+    )
     fig.tight_layout()
     return save_figure(fig, path)

@@ -40,5 +40,8 @@ def where(frame: pd.DataFrame) -> str:
     """'NVIDIA H200, profile large, torch 2.11.0+cu130, 1 seed (reference/gpu/results)' of a GPU group."""
     first = frame.iloc[0]
     seeds = int(frame.seed.nunique())
-    return (f"{first.device_name}, profile {first.profile}, torch {first.torch_version}, {seeds} seed"
-            + ("" if seeds == 1 else "s") + " (reference/gpu/results)")
+    return (
+        f"{first.device_name}, profile {first.profile}, torch {first.torch_version}, {seeds} seed"
+        + ("" if seeds == 1 else "s")
+        + " (reference/gpu/results)"
+    )

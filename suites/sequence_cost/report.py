@@ -56,7 +56,8 @@ def _setup(df, first, settings, variants) -> list[str]:
     contaminated = sum(bool(e.get("contaminated")) for e in lat.extra)
     others = [e["other_cpu_median"] for e in lat.extra if e.get("other_cpu_median") is not None]
     return [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Layers, width d = {settings['d_model']} (input and hidden), batch {settings['batch']}: "
         + "; ".join(f"`{v}` {kinds[v]}, {int(params[v]):,} parameters" for v in variants if v in params.index)
         + f". The Transformer block is Pre-LN attention with {settings['n_heads']} heads, causal, no position encoding, "
@@ -68,7 +69,8 @@ def _setup(df, first, settings, variants) -> list[str]:
         f"{settings['min_run_time']} s per case, after a warm-up call; calls over {settings['max_call_s']} s are not timed. "
         f"Repeats during which other processes used over {MAX_OTHER_CPU} cores or stalled a CPU over {MAX_STALL:.0%} of "
         f"the time are dropped; {contaminated} of {len(lat)} timed cases kept all repeats for lack of clean ones"
-        + (f" (median other-process CPU {statistics.median(others):.2f} cores)" if others else "") + ".",
+        + (f" (median other-process CPU {statistics.median(others):.2f} cores)" if others else "")
+        + ".",
         f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {fact(first, 'num_threads')} threads, "
         f"flush denormals {fact(first, 'flush_denormal')}; matmul peak {peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min "
         f"{peaks.min():.1f}, max {peaks.max():.1f}); {code_line(df)}.",

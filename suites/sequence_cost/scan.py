@@ -14,7 +14,7 @@ from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import table_section
 from harness.suite_file import SuiteFile
 
-SCAN, = SuiteFile.of(__file__).claims("parallel_scan_speedup")
+(SCAN,) = SuiteFile.of(__file__).claims("parallel_scan_speedup")
 #: the sequential GRU the scan is compared with, and the library's fused GRU shown beside it
 SEQUENTIAL, FUSED, SCANNED = "gru+loop", "gru", "mingru"
 #: a timing margin, not a seed margin: a ratio within this factor of 1 is timing noise on a shared machine (the
@@ -56,14 +56,24 @@ def scan_finding(df: pd.DataFrame) -> Finding:
     short, long = common[0], common[-1]
     verdict = speedup_verdict(ratios)
     device = str(df.iloc[0].device).split(":")[0]
-    text = (f"Training-step time ({pass_}) of the sequential GRU (`{SEQUENTIAL}`) over minGRU's parallel scan (`{SCANNED}`) "
-            f"on this {device}: " + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())
-            + (f"; the fused GRU (`{FUSED}`) over minGRU: " + ", ".join(f"{x:g} {fused[x] / scan[x]:.2f}x" for x in common
-                                                                      if x in fused) if fused else "")
-            + f". Feng et al.'s 175x at 512 tokens is a GPU figure; this is the {device} ratio. This run {verdict} "
-            f"(faster beyond {NOISE:g}x at {long:g} tokens and by more than at {short:g}).")
-    cause = {"agrees": "", "disagrees": f"minGRU's scan is slower than the sequential GRU at {long:g} tokens on this {device}.",
-             "inconclusive": f"the ratio at {long:g} tokens is within {NOISE:g}x of 1 or does not grow with length."}[verdict]
+    text = (
+        f"Training-step time ({pass_}) of the sequential GRU (`{SEQUENTIAL}`) over minGRU's parallel scan (`{SCANNED}`) "
+        f"on this {device}: "
+        + ", ".join(f"{x:g} tokens {r:.2f}x" for x, r in ratios.items())
+        + (
+            f"; the fused GRU (`{FUSED}`) over minGRU: "
+            + ", ".join(f"{x:g} {fused[x] / scan[x]:.2f}x" for x in common if x in fused)
+            if fused
+            else ""
+        )
+        + f". Feng et al.'s 175x at 512 tokens is a GPU figure; this is the {device} ratio. This run {verdict} "
+        f"(faster beyond {NOISE:g}x at {long:g} tokens and by more than at {short:g})."
+    )
+    cause = {
+        "agrees": "",
+        "disagrees": f"minGRU's scan is slower than the sequential GRU at {long:g} tokens on this {device}.",
+        "inconclusive": f"the ratio at {long:g} tokens is within {NOISE:g}x of 1 or does not grow with length.",
+    }[verdict]
     estimates = [Estimate(f"{SEQUENTIAL} / {SCANNED} latency at {x:g} tokens", r, unit="x") for x, r in ratios.items()]
     # the longest length decides (estimates reversed: it comes first), against the timing margin NOISE
     return finding(SCAN, verdict, text, estimates[::-1], cause=cause, over_seeds=False, headline=0, boundary=NOISE)
@@ -82,9 +92,16 @@ def decode_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
         for x in contexts:
             t = lat[(lat.variant == v) & (lat.x == x)].value
             b = size[(size.variant == v) & (size.x == x)].value
-            row[f"{int(x)} tokens"] = (f"{t.mean():.3g} ms" if len(t) else "-") + (f", {b.mean() / 1024:.3g} KiB" if len(b) else "")
+            row[f"{int(x)} tokens"] = (f"{t.mean():.3g} ms" if len(t) else "-") + (
+                f", {b.mean() / 1024:.3g} KiB" if len(b) else ""
+            )
         rows.append(row)
-    return table_section("Decoding: one step against the context length", "Median time of one decoding step of one layer "
-                         "(batch as above, one new token per sequence) after the context, and the state it reads per "
-                         "sequence: a recurrent or mixer state stays the same size, the Transformer's KV cache grows by "
-                         "2 d values per token.", rows, "No decode steps timed.")
+    return table_section(
+        "Decoding: one step against the context length",
+        "Median time of one decoding step of one layer "
+        "(batch as above, one new token per sequence) after the context, and the state it reads per "
+        "sequence: a recurrent or mixer state stays the same size, the Transformer's KV cache grows by "
+        "2 d values per token.",
+        rows,
+        "No decode steps timed.",
+    )

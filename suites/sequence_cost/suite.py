@@ -145,16 +145,33 @@ class SequenceCost(TimesOnly, Suite):
 
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
-    default_variants = ("lstm", "gru", "lstm+loop", "gru+loop", "transformer", "mingru", "mingru+loop", "linear_attention",
-                        "gated_deltanet", "gated_deltanet+loop", "mamba2")
+    default_variants = (
+        "lstm",
+        "gru",
+        "lstm+loop",
+        "gru+loop",
+        "transformer",
+        "mingru",
+        "mingru+loop",
+        "linear_attention",
+        "gated_deltanet",
+        "gated_deltanet+loop",
+        "mamba2",
+    )
     dtypes = ("float32", "bfloat16")
     #: forward passes are measured on their own; the fwd+bwd cases time the backward pass too
     trains = False
 
     def base_spec(self, profile: SequenceCostProfile, options: dict[str, Any]) -> TransformerSpec:
         """One causal Transformer block of the profile's width, no position encoding, SDPA attention."""
-        return TransformerSpec(d_model=profile.d_model, n_heads=profile.n_heads, n_layers=1, position="none",
-                               kernel="sdpa", max_len=max(profile.lengths))
+        return TransformerSpec(
+            d_model=profile.d_model,
+            n_heads=profile.n_heads,
+            n_layers=1,
+            position="none",
+            kernel="sdpa",
+            max_len=max(profile.lengths),
+        )
 
     def spec_for(self, variant: str, profile: SequenceCostProfile, options: dict[str, Any]):
         """Expressions with a recurrent cell (``lstm``, ``gru+loop``) build a RecurrentLayerSpec; others a block."""
@@ -170,16 +187,25 @@ class SequenceCost(TimesOnly, Suite):
         peak, peak_detail = matmul_peak(device, dtype, profile.matmul_sizes)
         torch.manual_seed(seed)
         layer = _build(spec).to(device=device, dtype=dtype)
-        ctx.facts.update(parameters=num_parameters(layer), d_model=profile.d_model, batch=profile.batch,
-                         layer=_kind(spec), matmul_peak_gflops=peak / 1e9)
+        ctx.facts.update(
+            parameters=num_parameters(layer),
+            d_model=profile.d_model,
+            batch=profile.batch,
+            layer=_kind(spec),
+            matmul_peak_gflops=peak / 1e9,
+        )
         out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
         error, allowed = _check(layer, spec, profile, seed, device, dtype)
         check = {"check_len": profile.check_len, "allowed_error": allowed}
         if not error <= allowed:
             reason = f"differs from the float64 reference by {error:.3g} (allowed {allowed:.3g}) at length {profile.check_len}"
             out.append(Measurement("max_error", error, status="failed", reason=reason, extra=check))
-            return out + [Measurement(m, None, x=float(n), x_name="seq_len", status="failed", reason=reason,
-                                      extra={"pass": p}) for p in profile.passes for n in profile.lengths for m in CASE_METRICS]
+            return out + [
+                Measurement(m, None, x=float(n), x_name="seq_len", status="failed", reason=reason, extra={"pass": p})
+                for p in profile.passes
+                for n in profile.lengths
+                for m in CASE_METRICS
+            ]
         out.append(Measurement("max_error", error, extra=check))
         gen = torch.Generator(device=device).manual_seed(seed)
         for pass_ in profile.passes:
@@ -193,8 +219,18 @@ class SequenceCost(TimesOnly, Suite):
                 out += measured
         return out + decode_measurements(layer, spec, profile, ctx, seed)
 
-    def _case(self, layer, spec, profile: SequenceCostProfile, length: int, pass_: str, peak: float,
-              gen: torch.Generator, ctx: JobContext, where: dict[str, Any]):
+    def _case(
+        self,
+        layer,
+        spec,
+        profile: SequenceCostProfile,
+        length: int,
+        pass_: str,
+        peak: float,
+        gen: torch.Generator,
+        ctx: JobContext,
+        where: dict[str, Any],
+    ):
         """Measurements of one (length, pass) and, if it went over budget, why to stop."""
         backward = pass_ == "fwd+bwd"
         x = torch.randn(profile.batch, length, profile.d_model, device=ctx.device, generator=gen).to(ctx.dtype)
@@ -219,15 +255,24 @@ class SequenceCost(TimesOnly, Suite):
         first_call_s = time.perf_counter() - start
         extra = {**where["extra"], "first_call_s": first_call_s}
         where = {**where, "extra": extra}
-        out = [Measurement("flops", flops / 1e9, **where), Measurement("dispatched_ops", float(ops), **where),
-               Measurement("sequential_steps", float(steps), **where)]
+        out = [
+            Measurement("flops", flops / 1e9, **where),
+            Measurement("dispatched_ops", float(ops), **where),
+            Measurement("sequential_steps", float(steps), **where),
+        ]
         if first_call_s > profile.max_call_s:
-            reason = (f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
-                      f"(set.max_call_s=... to time it)")
-            out += [Measurement(m, None, status="skipped", reason=reason, **where)
-                    for m in ("latency", "tokens_per_s", "throughput", "peak_fraction")]
+            reason = (
+                f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
+                f"(set.max_call_s=... to time it)"
+            )
+            out += [
+                Measurement(m, None, status="skipped", reason=reason, **where)
+                for m in ("latency", "tokens_per_s", "throughput", "peak_fraction")
+            ]
             return out, f"at length {length} {reason}"
-        timing = time_call(call, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first_call_s)
+        timing = time_call(
+            call, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first_call_s
+        )
         median = timing.median
         out += [
             Measurement("latency", median * 1e3, **{**where, "extra": {**extra, **timing.summary()}}),
@@ -247,18 +292,25 @@ def _kind(spec) -> str:
     return f"Transformer block, {spec.kernel}"
 
 
-def _check(layer, spec, profile: SequenceCostProfile, seed: int, device: str, dtype: torch.dtype) -> tuple[float, float]:
+def _check(
+    layer, spec, profile: SequenceCostProfile, seed: int, device: str, dtype: torch.dtype
+) -> tuple[float, float]:
     """(largest error of the output and the input gradient against a float64 reference, the error allowed).
 
     The reference is the same weights in float64: a recurrent layer's step loop, or the block with the naive
     kernel. Allowed: atol + rtol x the largest reference magnitude (the kernel layer's tolerance of the dtype).
     """
-    reference_spec = (dataclasses.replace(spec, recurrence="loop") if isinstance(spec, (RecurrentLayerSpec, MixerLayerSpec))
-                      else dataclasses.replace(spec, kernel="naive"))
+    reference_spec = (
+        dataclasses.replace(spec, recurrence="loop")
+        if isinstance(spec, (RecurrentLayerSpec, MixerLayerSpec))
+        else dataclasses.replace(spec, kernel="naive")
+    )
     reference = _build(reference_spec).to(device=device, dtype=torch.float64)
     reference.load_state_dict({k: v.to(torch.float64) for k, v in layer.state_dict().items()})
     gen = torch.Generator(device=device).manual_seed(seed + 1)
-    x64 = torch.randn(profile.batch, profile.check_len, profile.d_model, device=device, dtype=torch.float64, generator=gen)
+    x64 = torch.randn(
+        profile.batch, profile.check_len, profile.d_model, device=device, dtype=torch.float64, generator=gen
+    )
     g64 = torch.randn(x64.shape, device=device, dtype=torch.float64, generator=gen)
     got_x = x64.to(dtype).requires_grad_(True)
     got = layer(got_x)

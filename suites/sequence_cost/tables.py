@@ -11,15 +11,27 @@ from harness.report_kit import status_notes, table_section
 from suites.common.narrow import narrow
 
 TABLES = (
-    ("latency", "Latency (ms)", "Median time of one call over the repeats kept; ± is half the interquartile range as a "
-     "share of the median; `*` marks a case with fewer than 3 repeats free of other processes' CPU use."),
+    (
+        "latency",
+        "Latency (ms)",
+        "Median time of one call over the repeats kept; ± is half the interquartile range as a "
+        "share of the median; `*` marks a case with fewer than 3 repeats free of other processes' CPU use.",
+    ),
     ("tokens_per_s", "Tokens per second", "batch x length / median latency."),
-    ("peak_fraction", "FLOP/s as a share of the matmul peak (%)", "Matmul FLOPs of the call (torch.utils.flop_counter; "
-     "the causal half of attention's score and value products) / median latency / the fastest square matmul measured "
-     "in the same job."),
-    ("dispatched_ops", "ATen operators dispatched per call", "Counted with a TorchDispatchMode over one call: a fused "
-     "kernel is one operator whatever the length; a loop dispatches its operators once per step. A fused module whose count "
-     "grows with the length runs its steps as separate operators from a loop in C++ instead of Python."),
+    (
+        "peak_fraction",
+        "FLOP/s as a share of the matmul peak (%)",
+        "Matmul FLOPs of the call (torch.utils.flop_counter; "
+        "the causal half of attention's score and value products) / median latency / the fastest square matmul measured "
+        "in the same job.",
+    ),
+    (
+        "dispatched_ops",
+        "ATen operators dispatched per call",
+        "Counted with a TorchDispatchMode over one call: a fused "
+        "kernel is one operator whatever the length; a loop dispatches its operators once per step. A fused module whose count "
+        "grows with the length runs its steps as separate operators from a loop in C++ instead of Python.",
+    ),
 )
 
 
@@ -53,8 +65,15 @@ def _frame(df: pd.DataFrame) -> pd.DataFrame:
 def _order(df: pd.DataFrame) -> list[str]:
     """Variants: fused recurrent layers (LSTM first), their step loops, then attention."""
     spec_of = df.groupby("variant").spec.first()
-    return sorted(spec_of.index, key=lambda v: (not _is_recurrent(spec_of[v]), spec_of[v].get("recurrence") == "loop",
-                                                spec_of[v].get("cell") != "lstm", v))
+    return sorted(
+        spec_of.index,
+        key=lambda v: (
+            not _is_recurrent(spec_of[v]),
+            spec_of[v].get("recurrence") == "loop",
+            spec_of[v].get("cell") != "lstm",
+            v,
+        ),
+    )
 
 
 def _cell(rows: pd.DataFrame, digits: int = 3, noise: bool = False) -> str:
@@ -64,7 +83,7 @@ def _cell(rows: pd.DataFrame, digits: int = 3, noise: bool = False) -> str:
     if not len(ok):
         return rows.status.iloc[0]
     value = float(ok.value.mean())
-    text = f"{value:,.0f}" if abs(value) >= 10 ** digits else f"{value:.{digits}g}"
+    text = f"{value:,.0f}" if abs(value) >= 10**digits else f"{value:.{digits}g}"
     if noise and len(ok) == 1:
         e = ok.extra.iloc[0]
         text += f" ±{100 * e.get('noise', 0) / 2:.0f}%" + ("*" if e.get("contaminated") else "")
@@ -105,11 +124,24 @@ def _check(df, variants) -> list[str]:
         if not len(err):
             continue
         e = err.iloc[0]
-        rows.append({"layer": f"`{v}`", "reference": "float64 step loop" if _is_recurrent(e.spec) or _is_mixer(e.spec) else "float64, naive kernel",
-                     "largest error": f"{float(e.value):.2g}" if e.value == e.value and e.value is not None else "-",
-                     "allowed": f"{e.extra.get('allowed_error', math.nan):.2g}", "status": e.status})
-    return table_section("Check before timing", "Output and input gradient of each layer against the same weights in float64, "
-            "at the profile's check length; a layer that disagrees is not timed.", rows, "No check recorded.")
+        rows.append(
+            {
+                "layer": f"`{v}`",
+                "reference": "float64 step loop"
+                if _is_recurrent(e.spec) or _is_mixer(e.spec)
+                else "float64, naive kernel",
+                "largest error": f"{float(e.value):.2g}" if e.value == e.value and e.value is not None else "-",
+                "allowed": f"{e.extra.get('allowed_error', math.nan):.2g}",
+                "status": e.status,
+            }
+        )
+    return table_section(
+        "Check before timing",
+        "Output and input gradient of each layer against the same weights in float64, "
+        "at the profile's check length; a layer that disagrees is not timed.",
+        rows,
+        "No check recorded.",
+    )
 
 
 def _steps(df, variants, passes) -> list[str]:
@@ -124,9 +156,13 @@ def _steps(df, variants, passes) -> list[str]:
             t = lat[(lat.variant == v) & (lat["pass"] == pass_)]
             if not len(s):
                 continue
-            row = {"layer": f"`{v}`", "pass": pass_,
-                   "sequential steps at each length": ", ".join(f"{int(x)}: {int(val)}" for x, val in
-                                                                s.groupby("x").value.first().items())}
+            row = {
+                "layer": f"`{v}`",
+                "pass": pass_,
+                "sequential steps at each length": ", ".join(
+                    f"{int(x)}: {int(val)}" for x, val in s.groupby("x").value.first().items()
+                ),
+            }
             longest = t.x.max() if len(t) else None
             n = float(s[s.x == longest].value.mean()) if longest is not None else math.nan
             measured = float(t[t.x == longest].value.mean()) * 1e3 / n if longest is not None else math.nan  # µs
@@ -136,19 +172,26 @@ def _steps(df, variants, passes) -> list[str]:
             row["µs per step, measured"] = "-" if math.isnan(measured) else f"{measured:,.1f}"
             row["µs per step at the matmul peak"] = "-" if math.isnan(at_peak) else f"{at_peak:,.1f}"
             rows.append(row)
-    return table_section("Sequential steps on the critical path",
-            "A recurrent layer computes h_t from h_(t-1): one step per token, and the backward pass walks back through "
-            "them again. Attention computes every position at once, so its chain of dependent steps does not grow with "
-            "the length (Vaswani et al. 2017, Table 1). At the longest length timed: the time each step took (latency / "
-            "steps), and the time its matmuls would take at the device's matmul peak; where the first is many times the "
-            "second, each step's work is too small to fill the device and it idles.", rows, "No steps recorded.")
+    return table_section(
+        "Sequential steps on the critical path",
+        "A recurrent layer computes h_t from h_(t-1): one step per token, and the backward pass walks back through "
+        "them again. Attention computes every position at once, so its chain of dependent steps does not grow with "
+        "the length (Vaswani et al. 2017, Table 1). At the longest length timed: the time each step took (latency / "
+        "steps), and the time its matmuls would take at the device's matmul peak; where the first is many times the "
+        "second, each step's work is too small to fill the device and it idles.",
+        rows,
+        "No steps recorded.",
+    )
 
 
 def _over_peak(df) -> str:
     over = int(((df.metric == "peak_fraction") & (df.status == "ok") & (df.value > 100)).sum())
-    return (f" {over} cells exceed 100%: the matmul peak and the layer were timed at different moments of a machine whose "
-            "load changed, so these shares are not trustworthy." if over else "")
-
+    return (
+        f" {over} cells exceed 100%: the matmul peak and the layer were timed at different moments of a machine whose "
+        "load changed, so these shares are not trustworthy."
+        if over
+        else ""
+    )
 
 
 def _not_timed(df) -> list[str]:

@@ -24,7 +24,7 @@ from suites.sequence_cost.scan import SCAN, scan_finding
 from suites.sequence_cost.tables import _frame, shares
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-UTILISATION, = SuiteFile.of(__file__).claims("recurrence_idles_device")
+(UTILISATION,) = SuiteFile.of(__file__).claims("recurrence_idles_device")
 CLAIMS = (UTILISATION, SCAN, CHUNKED_CLAIM)
 #: the quoted figures (% of peak)
 QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
@@ -57,25 +57,55 @@ def _utilisation(df: pd.DataFrame, gpu_results: Path | None = None) -> list[Find
         return [not_run(UTILISATION, "These records lack a recurrent and an attention layer timed at a common length.")]
     if device == "cuda":
         verdict, sentence, estimates, cause, _ = judged
-        return [finding(UTILISATION, verdict, sentence, estimates, cause=cause, over_seeds=False, headline=0,
-                        boundary=AGREE_RATIO)]
+        return [
+            finding(
+                UTILISATION,
+                verdict,
+                sentence,
+                estimates,
+                cause=cause,
+                over_seeds=False,
+                headline=0,
+                boundary=AGREE_RATIO,
+            )
+        ]
     pass_, x, rec, att = judged[4]
     best_rec, best_att = max(rec, key=rec.get), max(att, key=att.get)
-    here = (f"`{best_rec}` keeps its few cores about as busy as `{best_att}` ({pass_} at {int(x)} tokens: "
-            f"{rec[best_rec]:.0f}% of the matmul peak against {att[best_att]:.0f}%)")
+    here = (
+        f"`{best_rec}` keeps its few cores about as busy as `{best_att}` ({pass_} at {int(x)} tokens: "
+        f"{rec[best_rec]:.0f}% of the matmul peak against {att[best_att]:.0f}%)"
+    )
     gpu = reference_gpu_frame(gpu_results)
     on_gpu = _judge(_frame(gpu), f"On the project's reference GPU ({where(gpu)})") if gpu is not None else None
     if on_gpu is None:
-        return [not_testable(UTILISATION, f"the claim is about GPUs, whose thousands of cores a recurrent layer's one "
-                             f"step per token leaves idle, while on this {device} {here}", WOULD_TEST, judged[2])]
+        return [
+            not_testable(
+                UTILISATION,
+                f"the claim is about GPUs, whose thousands of cores a recurrent layer's one "
+                f"step per token leaves idle, while on this {device} {here}",
+                WOULD_TEST,
+                judged[2],
+            )
+        ]
     verdict, gpu_sentence, gpu_estimates, gpu_cause, _ = on_gpu
     sentence = f"Not testable on this {device}, where {here}. {gpu_sentence}"
     cause = f"On the reference GPU ({where(gpu)}): {gpu_cause}" if gpu_cause else ""
     # the verdict is the GPU's: the confound shown with it is the GPU's, the device named
-    claim = replace(UTILISATION, confound=f"the verdict is the reference GPU run's ({where(gpu)}): "
-                                          f"{UTILISATION.confound_gpu}")
-    return [finding(claim, verdict, sentence, gpu_estimates + judged[2][1:], cause=cause, over_seeds=False,
-                    headline=0, boundary=AGREE_RATIO)]
+    claim = replace(
+        UTILISATION, confound=f"the verdict is the reference GPU run's ({where(gpu)}): {UTILISATION.confound_gpu}"
+    )
+    return [
+        finding(
+            claim,
+            verdict,
+            sentence,
+            gpu_estimates + judged[2][1:],
+            cause=cause,
+            over_seeds=False,
+            headline=0,
+            boundary=AGREE_RATIO,
+        )
+    ]
 
 
 def _judge(df: pd.DataFrame, lead: str = ""):
@@ -94,33 +124,58 @@ def _judge(df: pd.DataFrame, lead: str = ""):
         best_rec = max(rec, key=rec.get)
         best_att = max(att, key=att.get)
         ratio = att[best_att] / rec[best_rec] if rec[best_rec] > 0 else math.inf
-        ratios.append(Estimate(f"{pass_} at {int(x)} tokens on {named}: `{best_att}` {att[best_att]:.1f}% / `{best_rec}` "
-                               f"{rec[best_rec]:.1f}% of the matmul peak", ratio, unit="x", seeds=int(df.seed.nunique())))
+        ratios.append(
+            Estimate(
+                f"{pass_} at {int(x)} tokens on {named}: `{best_att}` {att[best_att]:.1f}% / `{best_rec}` "
+                f"{rec[best_rec]:.1f}% of the matmul peak",
+                ratio,
+                unit="x",
+                seeds=int(df.seed.nunique()),
+            )
+        )
         verdicts.append("agrees" if ratio >= AGREE_RATIO else "disagrees" if ratio < DISAGREE_RATIO else "inconclusive")
-        estimates += [Estimate.of(f"{pass_} {v} % of peak", _seed_values(df, v, pass_, x), "%", "bounded", (0, 100))
-                      for v in (best_att, best_rec)]
-        parts.append(f"{pass_} at {int(x)} tokens: `{best_att}` {att[best_att]:.0f}% of the matmul peak against "
-                     + ", ".join(f"`{v}` {s:.0f}%" for v, s in sorted(rec.items(), key=lambda kv: -kv[1]))
-                     + f" ({ratio:.1f}x the busiest recurrent layer)")
+        estimates += [
+            Estimate.of(f"{pass_} {v} % of peak", _seed_values(df, v, pass_, x), "%", "bounded", (0, 100))
+            for v in (best_att, best_rec)
+        ]
+        parts.append(
+            f"{pass_} at {int(x)} tokens: `{best_att}` {att[best_att]:.0f}% of the matmul peak against "
+            + ", ".join(f"`{v}` {s:.0f}%" for v, s in sorted(rec.items(), key=lambda kv: -kv[1]))
+            + f" ({ratio:.1f}x the busiest recurrent layer)"
+        )
     primary = verdicts[0]
-    quoted = (f"the quoted ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+ is for GPUs" if device == "cpu"
-              else f"quoted: ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+")
-    word = {"agrees": "**agrees**: attention keeps the device at least "
-                      f"{AGREE_RATIO:g}x as busy as recurrence",
-            "disagrees": f"**disagrees**: recurrence keeps this {device} about as busy as attention or busier "
-                         f"(attention's share is under {DISAGREE_RATIO:g}x the busiest recurrent layer's)",
-            "inconclusive": f"is **inconclusive**: attention is busier, but by less than {AGREE_RATIO:g}x"}[primary]
-    sentence = (f"{lead or 'On this ' + device} ({quoted}): " + "; ".join(parts) + f". Judged on {measured[0]}, "
-                f"{'that' if lead else 'this'} run {word} "
-                f"(a timing margin on one seed's repeats, not a seed margin).")
-    cause = {"agrees": "", "disagrees": f"the busiest recurrent layer reaches over 1/{DISAGREE_RATIO:g} of attention's "
-                                        f"share of the matmul peak on this {device}.",
-             "inconclusive": f"attention is busier than recurrence by less than {AGREE_RATIO:g}x."}[primary]
+    quoted = (
+        f"the quoted ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+ is for GPUs"
+        if device == "cpu"
+        else f"quoted: ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+"
+    )
+    word = {
+        "agrees": f"**agrees**: attention keeps the device at least {AGREE_RATIO:g}x as busy as recurrence",
+        "disagrees": f"**disagrees**: recurrence keeps this {device} about as busy as attention or busier "
+        f"(attention's share is under {DISAGREE_RATIO:g}x the busiest recurrent layer's)",
+        "inconclusive": f"is **inconclusive**: attention is busier, but by less than {AGREE_RATIO:g}x",
+    }[primary]
+    sentence = (
+        f"{lead or 'On this ' + device} ({quoted}): " + "; ".join(parts) + f". Judged on {measured[0]}, "
+        f"{'that' if lead else 'this'} run {word} "
+        f"(a timing margin on one seed's repeats, not a seed margin)."
+    )
+    cause = {
+        "agrees": "",
+        "disagrees": f"the busiest recurrent layer reaches over 1/{DISAGREE_RATIO:g} of attention's "
+        f"share of the matmul peak on this {device}.",
+        "inconclusive": f"attention is busier than recurrence by less than {AGREE_RATIO:g}x.",
+    }[primary]
     x, rec, att = shares(df, measured[0])
     return primary, sentence, [ratios[0]] + estimates, cause, (measured[0], x, rec, att)
 
 
 def _seed_values(df: pd.DataFrame, variant: str, pass_: str, x: float) -> list[float]:
-    rows = df[(df.metric == "peak_fraction") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)
-              & (df.x == x)]
+    rows = df[
+        (df.metric == "peak_fraction")
+        & (df.status == "ok")
+        & (df.variant == variant)
+        & (df["pass"] == pass_)
+        & (df.x == x)
+    ]
     return [float(v) for v in rows.value]

@@ -91,8 +91,9 @@ def _attend(attn, x: torch.Tensor, state: StreamState, layer: int, shares: dict[
 
 
 @torch.inference_mode()
-def stream_step(model, token: torch.Tensor, state: StreamState, position: int,
-                shares: dict[int, list[float]] | None = None) -> torch.Tensor:
+def stream_step(
+    model, token: torch.Tensor, state: StreamState, position: int, shares: dict[int, list[float]] | None = None
+) -> torch.Tensor:
     """Feed one token (B,) at text position ``position`` through every layer, appending to ``state``; its logits (B, V).
 
     The positions of a cached model's embedding hook (none for RoPE) read the slot too."""
@@ -107,9 +108,16 @@ def stream_step(model, token: torch.Tensor, state: StreamState, position: int,
 
 
 @torch.inference_mode()
-def stream_nll(model, tokens: torch.Tensor, policy: str, capacity: int, sinks: int,
-               shares: dict[int, list[float]] | None = None, share_from: int = 0,
-               lead: int | None = None) -> tuple[torch.Tensor, StreamState]:
+def stream_nll(
+    model,
+    tokens: torch.Tensor,
+    policy: str,
+    capacity: int,
+    sinks: int,
+    shares: dict[int, list[float]] | None = None,
+    share_from: int = 0,
+    lead: int | None = None,
+) -> tuple[torch.Tensor, StreamState]:
     """Per-position negative log-likelihood (B, N - 1) of tokens (B, N) streamed under ``policy`` with a cache of
     ``capacity`` entries (the step's own token included), and the final state (None for recompute). ``shares``
     collects each layer's attention on the first slot from step ``share_from`` on. ``lead``: a dedicated sink token
@@ -120,7 +128,7 @@ def stream_nll(model, tokens: torch.Tensor, policy: str, capacity: int, sinks: i
     if policy == "recompute":
         for t in range(N - 1):
             start = max(0, t + 1 - capacity)
-            window = tokens[:, start:t + 1]  # the last ``capacity`` tokens from scratch, slots 0 ..
+            window = tokens[:, start : t + 1]  # the last ``capacity`` tokens from scratch, slots 0 ..
             if lead is not None and start > 0:
                 window = torch.cat((torch.full_like(window[:, :1], lead), window[:, 1:]), dim=1)
             logits = model(window)[:, -1]
@@ -138,6 +146,6 @@ def binned(nll: torch.Tensor, width: int) -> list[tuple[int, float]]:
     """(first position of the bin, perplexity over the bin's tokens and streams) for bins of ``width`` positions."""
     rows = []
     for start in range(0, nll.shape[1], width):
-        part = nll[:, start:start + width]
+        part = nll[:, start : start + width]
         rows.append((start, math.exp(float(part.mean()))))
     return rows

@@ -63,25 +63,38 @@ class StreamingProfile(ModelSize, TrainingBudget, CharLMText):
     #: intra-op threads while streaming (0: torch's default)
     threads: int = 0
 
-    rules = {"streams": at_least(1), "stream_len": at_least(2), "capacity": at_least(0, "0 = the training length"),
-             "sinks": at_least(0), "bin_width": at_least(0, "0 = half the training length"),
-             "threads": at_least(0, "0 = torch's default")}
+    rules = {
+        "streams": at_least(1),
+        "stream_len": at_least(2),
+        "capacity": at_least(0, "0 = the training length"),
+        "sinks": at_least(0),
+        "bin_width": at_least(0, "0 = half the training length"),
+        "threads": at_least(0, "0 = torch's default"),
+    }
 
     def problems(self) -> list[str]:
         out = super().problems()
         cache = self.capacity or self.train_len
         if self.sinks >= cache:
-            out.append(f"set.sinks={self.sinks} leaves no room for recent tokens in a cache of {cache}; give fewer than {cache}.")
+            out.append(
+                f"set.sinks={self.sinks} leaves no room for recent tokens in a cache of {cache}; give fewer than {cache}."
+            )
         if self.capacity >= self.stream_len:  # nothing is ever evicted: every cache policy is then the dense one
-            out.append(f"set.capacity={self.capacity} is not below the stream's length set.stream_len={self.stream_len}: "
-                       f"nothing would ever be evicted, so no cache policy is tested; give less than {self.stream_len}.")
+            out.append(
+                f"set.capacity={self.capacity} is not below the stream's length set.stream_len={self.stream_len}: "
+                f"nothing would ever be evicted, so no cache policy is tested; give less than {self.stream_len}."
+            )
         if self.bin_width >= self.stream_len:  # one bin: no curve of loss against position
-            out.append(f"set.bin_width={self.bin_width} is not below the stream's length set.stream_len="
-                       f"{self.stream_len}: the stream would be one bin, with no curve over position; give less than "
-                       f"{self.stream_len}.")
+            out.append(
+                f"set.bin_width={self.bin_width} is not below the stream's length set.stream_len="
+                f"{self.stream_len}: the stream would be one bin, with no curve over position; give less than "
+                f"{self.stream_len}."
+            )
         if self.stream_len <= 2 * self.train_len:
-            out.append(f"set.stream_len={self.stream_len} does not reach past twice the training length "
-                       f"{self.train_len}; give more than {2 * self.train_len}.")
+            out.append(
+                f"set.stream_len={self.stream_len} does not reach past twice the training length "
+                f"{self.train_len}; give more than {2 * self.train_len}."
+            )
         return out
 
 
@@ -101,9 +114,14 @@ class Streaming(CharLMCorpus, Suite):
     options = {"data": None}
 
     def base_spec(self, profile: StreamingProfile, options: dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
-                               n_layers=profile.n_layers, n_heads=profile.n_heads, max_len=profile.train_len,
-                               position="rope")
+        return TransformerSpec(
+            vocab_size=self._data(profile, options).vocab.size,
+            d_model=profile.d_model,
+            n_layers=profile.n_layers,
+            n_heads=profile.n_heads,
+            max_len=profile.train_len,
+            position="rope",
+        )
 
     def spec_for(self, variant: str, profile: StreamingProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a ``sink_token`` part trains the model with a dedicated sink token (sink_token.py)."""
@@ -113,14 +131,21 @@ class Streaming(CharLMCorpus, Suite):
     def check_data(self, profile: StreamingProfile, options: dict[str, Any]) -> None:
         from suites.common.data.char_lm import check_fits
 
-        check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len,
-                   profile.streams * profile.stream_len, "set.streams x set.stream_len")
+        check_fits(
+            options.get("data") or profile.data,
+            profile.heldout_fraction,
+            profile.train_len,
+            profile.streams * profile.stream_len,
+            "set.streams x set.stream_len",
+        )
 
     def spec_problems(self, spec: TransformerSpec, profile: StreamingProfile) -> list[str]:
         reason = _unsupported(spec)
         return [reason] if reason else []
 
-    def run_job(self, spec: TransformerSpec, profile: StreamingProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def run_job(
+        self, spec: TransformerSpec, profile: StreamingProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)
         torch.manual_seed(seed)
@@ -142,47 +167,93 @@ class Streaming(CharLMCorpus, Suite):
         streams = ids[: profile.streams * profile.stream_len].view(-1, profile.stream_len).to(ctx.device)  # (S, N)
         streams = led_by_sink(streams, sink)  # a sink-token model's streams begin with its token, as its training did
         sinks = profile.sinks if sink is None else 1  # such a model keeps only its dedicated token
-        ctx.facts.update(parameters=model.num_parameters(), steps=profile.steps, capacity=capacity, sinks=sinks,
-                         streams=int(streams.shape[0]), stream_len=profile.stream_len, **data.facts(),
-                         train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len))
-        out = [Measurement("train_loss", result.final_loss),
-               Measurement("train_time", result.wall_time_s, extra={**result.load, "tokens_per_s": result.tokens_per_s})]
+        ctx.facts.update(
+            parameters=model.num_parameters(),
+            steps=profile.steps,
+            capacity=capacity,
+            sinks=sinks,
+            streams=int(streams.shape[0]),
+            stream_len=profile.stream_len,
+            **data.facts(),
+            train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
+        )
+        out = [
+            Measurement("train_loss", result.final_loss),
+            Measurement("train_time", result.wall_time_s, extra={**result.load, "tokens_per_s": result.tokens_per_s}),
+        ]
         with threads(profile.threads) as count:
             ctx.facts["timing_threads"] = count
             for policy in POLICIES:
                 out += self._policy(model, streams, policy, capacity, width, sinks, profile, ctx)
         return out
 
-    def _policy(self, model, streams: torch.Tensor, policy: str, capacity: int, width: int, sinks: int,
-                profile: StreamingProfile, ctx: JobContext) -> list[Measurement]:
+    def _policy(
+        self,
+        model,
+        streams: torch.Tensor,
+        policy: str,
+        capacity: int,
+        width: int,
+        sinks: int,
+        profile: StreamingProfile,
+        ctx: JobContext,
+    ) -> list[Measurement]:
         shares: dict[int, list[float]] = {}
-        nll, state = stream_nll(model, streams, policy, capacity, sinks, shares, share_from=capacity,
-                                lead=sink_id(model.spec))
+        nll, state = stream_nll(
+            model, streams, policy, capacity, sinks, shares, share_from=capacity, lead=sink_id(model.spec)
+        )
         extra = {"policy": policy, "sinks": sinks} if policy == "sinks" else {"policy": policy}
-        out = [Measurement("stream_ppl", ppl, x=float(start), x_name="position", extra=extra)
-               for start, ppl in binned(nll, width)]
+        out = [
+            Measurement("stream_ppl", ppl, x=float(start), x_name="position", extra=extra)
+            for start, ppl in binned(nll, width)
+        ]
         for metric, start in (("ppl_past_cache", capacity - 1), ("ppl_past_training", 2 * profile.train_len - 1)):
             part = nll[:, start:]  # targets at positions start + 1 .. : their contexts reach past the cache / 2 L
             per_stream = [math.exp(float(row.mean())) for row in part]
-            out.append(Measurement(metric, math.exp(float(part.mean())), extra={**extra, "per_stream": per_stream,
-                                                                                  "from_position": start + 1}))
+            out.append(
+                Measurement(
+                    metric,
+                    math.exp(float(part.mean())),
+                    extra={**extra, "per_stream": per_stream, "from_position": start + 1},
+                )
+            )
         for layer, values in sorted(shares.items()):
-            out.append(Measurement("first_slot_share", sum(values) / len(values), x=float(layer), x_name="layer",
-                                   extra={**extra, "uniform": 1.0 / capacity}))
+            out.append(
+                Measurement(
+                    "first_slot_share",
+                    sum(values) / len(values),
+                    x=float(layer),
+                    x_name="layer",
+                    extra={**extra, "uniform": 1.0 / capacity},
+                )
+            )
         held = capacity if state is None else len(state.positions)
         cache_bytes = _bytes(model, streams.shape[0], capacity) if state is None else state.cached_bytes()
-        out += [Measurement("cache_tokens", float(held), extra=extra), Measurement("cache_bytes", float(cache_bytes), extra=extra)]
-        out.append(timed("decode_ms", _step(model, streams, policy, capacity, sinks, state), ctx.device,
-                         min_repeats=profile.min_repeats, min_run_time=profile.min_run_time,
-                         max_call_s=profile.max_call_s, where={"extra": dict(extra)}))
+        out += [
+            Measurement("cache_tokens", float(held), extra=extra),
+            Measurement("cache_bytes", float(cache_bytes), extra=extra),
+        ]
+        out.append(
+            timed(
+                "decode_ms",
+                _step(model, streams, policy, capacity, sinks, state),
+                ctx.device,
+                min_repeats=profile.min_repeats,
+                min_run_time=profile.min_run_time,
+                max_call_s=profile.max_call_s,
+                where={"extra": dict(extra)},
+            )
+        )
         return out
 
 
 def _unsupported(spec: TransformerSpec):
     """Why the streaming step cannot run a spec (it rotates cached keys at their slots: RoPE or no positions)."""
     if spec.position not in ("rope", "none") or spec.attention != "grouped" or spec.window is not None:
-        return (f"the streaming step re-positions cached keys within the cache, which it does for RoPE (or no positions) "
-                f"and grouped attention without a window; {spec.position}/{spec.attention} is not that")
+        return (
+            f"the streaming step re-positions cached keys within the cache, which it does for RoPE (or no positions) "
+            f"and grouped attention without a window; {spec.position}/{spec.attention} is not that"
+        )
     return None
 
 

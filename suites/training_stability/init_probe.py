@@ -80,8 +80,15 @@ def w2_gradient_norms(model, batches, device: str) -> list[float]:
     return [t / len(batches) for t in totals]
 
 
-def run_probe(spec: ProbeSpec, seed: int, train_ids: torch.Tensor, batch_size: int, train_len: int,
-              device: str, probe_batches: int = PROBE_BATCHES) -> list[Measurement]:
+def run_probe(
+    spec: ProbeSpec,
+    seed: int,
+    train_ids: torch.Tensor,
+    batch_size: int,
+    train_len: int,
+    device: str,
+    probe_batches: int = PROBE_BATCHES,
+) -> list[Measurement]:
     """Every layer's ||dL/dW^2|| at initialisation, for each of this job's initialisation seeds (Xavier, as fairseq)."""
     out: list[Measurement] = []
     for init in init_seeds(seed):

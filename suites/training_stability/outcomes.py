@@ -62,8 +62,12 @@ class Cell:
 
     def difference(self, a: str, b: str) -> Difference:
         """a's cost minus b's, paired by seed."""
-        return paired(f"depth {self.depth}, lr {self.lr:g}: {a} cost - {b} cost", self.cost.get(a, {}),
-                      self.cost.get(b, {}), "nats/char")
+        return paired(
+            f"depth {self.depth}, lr {self.lr:g}: {a} cost - {b} cost",
+            self.cost.get(a, {}),
+            self.cost.get(b, {}),
+            "nats/char",
+        )
 
     def label(self) -> str:
         return f"depth {self.depth}, lr {self.lr:g}"
@@ -119,5 +123,9 @@ def pooled(tested: list[Cell], a: str, b: str) -> Difference:
         seeds = have if seeds is None else seeds & have
     seeds = sorted(seeds or ())
     mean = lambda v: {s: sum(c.cost[v][s] for c in tested) / len(tested) for s in seeds}  # noqa: E731
-    return paired(f"{a} cost - {b} cost, mean over {len(tested)} cells", mean(a) if tested else {},
-                  mean(b) if tested else {}, "nats/char")
+    return paired(
+        f"{a} cost - {b} cost, mean over {len(tested)} cells",
+        mean(a) if tested else {},
+        mean(b) if tested else {},
+        "nats/char",
+    )

@@ -29,8 +29,14 @@ def probe_table(probe: pd.DataFrame) -> list[str]:
         row["slope of ln norm per layer"] = fmt_mean_ci(found.get(key, {}).values(), 3)
         rows.append(row)
     n = max(len(v) for v in found.values()) if found else 0
-    return ["## Xiong et al.'s Fig. 3 protocol: W^2's gradient by layer at initialisation", "",
-            f"||dL/dW^2|| of each layer's second FFN matrix, {size['depth']} layers of d_model {size['d_model']} "
-            f"(Xavier), not trained: the geometric mean over {n} initialisations at each layer, and per initialisation "
-            "the least-squares slope of ln ||dL/dW^2|| over all layers (mean and 95% t interval over initialisations; "
-            "the gradient verdict reads the slopes).", "", markdown_table(pd.DataFrame(rows)), ""]
+    return [
+        "## Xiong et al.'s Fig. 3 protocol: W^2's gradient by layer at initialisation",
+        "",
+        f"||dL/dW^2|| of each layer's second FFN matrix, {size['depth']} layers of d_model {size['d_model']} "
+        f"(Xavier), not trained: the geometric mean over {n} initialisations at each layer, and per initialisation "
+        "the least-squares slope of ln ||dL/dW^2|| over all layers (mean and 95% t interval over initialisations; "
+        "the gradient verdict reads the slopes).",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]

@@ -36,24 +36,32 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     first, variants, seeds = begin(df, out_dir, ORDER)
     s, spec = first.profile_settings, first.spec
     lines = title(suite, "Post-LN vs Pre-LN training stability", first)
-    setup = ["## Setup", "",
-             f"- Model: decoder-only Transformer, d_model {spec['d_model']}, {spec['n_heads']} heads, depths "
-             f"{list(s['depths'])}, {spec['norm']}, {spec['ffn']} FFN, {spec['position']} positions; weights initialised "
-             + ("Xavier-uniform in every linear layer (Xiong et al.'s setting)" if s["init"] == "xavier" else "by the model's own scheme")
-             + "; variants differ only in norm placement.",
-             f"- Training: {s['steps']} Adam steps (betas 0.9/0.98, weight decay {s['weight_decay']:g}, "
-             f"{'no clipping' if not s['grad_clip'] else 'clipping at %g' % s['grad_clip']}) of {s['batch_size']} x "
-             f"{s['train_len']} characters; peak learning rates {list(s['lrs'])}, warm-up "
-             f"steps {list(s['warmups'])} (linear), then cosine decay; seeds {seeds}; profile `{first.profile}`.",
-             f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
-             f"{first.get('split') or 'last ' + format(s['heldout_fraction'], '.0%') + ' held out'}; "
-             f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} "
-             "times by each run.",
-             "- Diverged: the loss became non-finite or exceeded 3x its start during training, or the final training loss "
-             "(mean of the last 10% of steps) is not below the first step's.",
-             f"- Held-out loss: {int(first.get('eval_chars', 0)):,} held-out characters in non-overlapping windows of "
-             f"{s['train_len']}. Device {first.device} ({first.device_name}), torch {first.torch_version}; "
-             f"{code_line(df)}.", ""]
+    setup = [
+        "## Setup",
+        "",
+        f"- Model: decoder-only Transformer, d_model {spec['d_model']}, {spec['n_heads']} heads, depths "
+        f"{list(s['depths'])}, {spec['norm']}, {spec['ffn']} FFN, {spec['position']} positions; weights initialised "
+        + (
+            "Xavier-uniform in every linear layer (Xiong et al.'s setting)"
+            if s["init"] == "xavier"
+            else "by the model's own scheme"
+        )
+        + "; variants differ only in norm placement.",
+        f"- Training: {s['steps']} Adam steps (betas 0.9/0.98, weight decay {s['weight_decay']:g}, "
+        f"{'no clipping' if not s['grad_clip'] else 'clipping at %g' % s['grad_clip']}) of {s['batch_size']} x "
+        f"{s['train_len']} characters; peak learning rates {list(s['lrs'])}, warm-up "
+        f"steps {list(s['warmups'])} (linear), then cosine decay; seeds {seeds}; profile `{first.profile}`.",
+        f"- Corpus: {first.get('corpus', '?')} (sha256 {str(first.data_checksum)[:16]}...), "
+        f"{first.get('split') or 'last ' + format(s['heldout_fraction'], '.0%') + ' held out'}; "
+        f"{int(first.get('train_chars') or 0):,} training characters, read {float(first.get('train_passes') or 0):.2f} "
+        "times by each run.",
+        "- Diverged: the loss became non-finite or exceeded 3x its start during training, or the final training loss "
+        "(mean of the last 10% of steps) is not below the first step's.",
+        f"- Held-out loss: {int(first.get('eval_chars', 0)):,} held-out characters in non-overlapping windows of "
+        f"{s['train_len']}. Device {first.device} ({first.device_name}), torch {first.torch_version}; "
+        f"{code_line(df)}.",
+        "",
+    ]
     runs = _expand(df[df.metric == "heldout_loss"], "depth", "warmup")
     grads = _expand(df[(df.metric == "ffn_grad_norm") & (df.status == "ok")], "depth")
     unigram = float(first.get("unigram_loss", float("nan")))
@@ -67,14 +75,25 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     # the gradient and warm-up verdicts' sentences repeat the tables above: one line each; trainability's counts
     # per seed are in no table, so its sentence stays
     says = {"agrees": "**agrees**", "disagrees": "**disagrees**"}
-    lines += ["## Against the published finding", "", PUBLISHED, ""] + [
-        f"- {f.sentence}" if f.claim == TRAINABILITY and f.sentence else
-        f"- {f.claim.name}: this run {says.get(f.verdict, f'is **{f.verdict}**')}"
-        + (f" ({f.cause.rstrip('.')})" if f.cause and f.verdict != "agrees" else "") + "." for f in found] + [""]
+    lines += (
+        ["## Against the published finding", "", PUBLISHED, ""]
+        + [
+            f"- {f.sentence}"
+            if f.claim == TRAINABILITY and f.sentence
+            else f"- {f.claim.name}: this run {says.get(f.verdict, f'is **{f.verdict}**')}"
+            + (f" ({f.cause.rstrip('.')})" if f.cause and f.verdict != "agrees" else "")
+            + "."
+            for f in found
+        ]
+        + [""]
+    )
     lines += setup + learning_section(checks, label="run")
-    lines += ["Only runs that finished are in this table; the flags are shown to read the grid by. No verdict leaves a "
-              "run out: a diverged run, or one no better than the unigram loss, is the instability these claims are about "
-              "and enters at its loss.", ""]
+    lines += [
+        "Only runs that finished are in this table; the flags are shown to read the grid by. No verdict leaves a "
+        "run out: a diverged run, or one no better than the unigram loss, is the instability these claims are about "
+        "and enters at its loss.",
+        "",
+    ]
     failed = status_notes(df, statuses=["failed", "oom", "skipped"])
     if failed:
         lines += ["## Cells that are not numbers: jobs that did not run", ""] + failed + [""]

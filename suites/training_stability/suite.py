@@ -59,8 +59,12 @@ class StabilityProfile(ScoredText):
     #: batches averaged for the per-layer gradient norms at initialisation
     probe_batches: int = 4
 
-    rules = {"warmups": at_least(0, "0 = none"), "weight_decay": at_least(0), "grad_clip": at_least(0, "0 = none"),
-             "init": one_of(*INITS)}
+    rules = {
+        "warmups": at_least(0, "0 = none"),
+        "weight_decay": at_least(0),
+        "grad_clip": at_least(0, "0 = none"),
+        "init": one_of(*INITS),
+    }
 
 
 #: the profiles declared in suite.yaml beside this file
@@ -80,8 +84,13 @@ class TrainingStability(CharLMCorpus, Suite):
     options = {"data": None}
 
     def base_spec(self, profile: StabilityProfile, options: dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(vocab_size=self._data(profile, options).vocab.size, d_model=profile.d_model,
-                               n_layers=max(profile.depths), n_heads=profile.n_heads, max_len=profile.train_len)
+        return TransformerSpec(
+            vocab_size=self._data(profile, options).vocab.size,
+            d_model=profile.d_model,
+            n_layers=max(profile.depths),
+            n_heads=profile.n_heads,
+            max_len=profile.train_len,
+        )
 
     def spec_for(self, variant: str, profile: StabilityProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a ``w2_probe`` part makes it the W^2 probe at the source's size (init_probe.py)."""
@@ -89,7 +98,9 @@ class TrainingStability(CharLMCorpus, Suite):
         spec = resolve(variant, self.base_spec(profile, options))
         return probe_spec(spec) if probe else spec
 
-    def run_job(self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext) -> list[Measurement]:
+    def run_job(
+        self, spec: TransformerSpec, profile: StabilityProfile, seed: int, ctx: JobContext
+    ) -> list[Measurement]:
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         if is_probe(spec):  # no training: every layer's W^2 gradient at initialisation, INITS_PER_JOB initialisations
@@ -97,8 +108,12 @@ class TrainingStability(CharLMCorpus, Suite):
             return run_probe(spec, seed, train_ids, profile.batch_size, profile.train_len, ctx.device)
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
         # every run of the grid reads the same number of training tokens
-        ctx.facts.update(eval_chars=eval_ids.numel() - 1, unigram_loss=unigram_loss(data.train_ids, eval_ids[1:], data.vocab.size),
-                         train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len), **data.facts())
+        ctx.facts.update(
+            eval_chars=eval_ids.numel() - 1,
+            unigram_loss=unigram_loss(data.train_ids, eval_ids[1:], data.vocab.size),
+            train_passes=data.passes(profile.steps * profile.batch_size * profile.train_len),
+            **data.facts(),
+        )
         out: list[Measurement] = []
         for depth in profile.depths:
             layered = _with_depth(spec, depth)
@@ -111,7 +126,10 @@ class TrainingStability(CharLMCorpus, Suite):
                 return model
 
             gen = torch.Generator().manual_seed(seed + 10_000)
-            probes = [random_batch(train_ids, profile.batch_size, profile.train_len, gen) for _ in range(profile.probe_batches)]
+            probes = [
+                random_batch(train_ids, profile.batch_size, profile.train_len, gen)
+                for _ in range(profile.probe_batches)
+            ]
             model = fresh()
             extra = {"depth": depth, "parameters": model.num_parameters()}
             for layer, norm in enumerate(ffn_gradient_norms(model, probes, ctx.device), start=1):
@@ -150,8 +168,17 @@ def ffn_gradient_norms(model: nn.Module, batches, device: str) -> list[float]:
     return [t / len(batches) for t in totals]
 
 
-def _train_one(model, profile: StabilityProfile, lr: float, warmup: int, train_ids, eval_ids, seed: int,
-               ctx: JobContext, where: dict[str, Any]) -> list[Measurement]:
+def _train_one(
+    model,
+    profile: StabilityProfile,
+    lr: float,
+    warmup: int,
+    train_ids,
+    eval_ids,
+    seed: int,
+    ctx: JobContext,
+    where: dict[str, Any],
+) -> list[Measurement]:
     gen = torch.Generator().manual_seed(seed)
 
     def step_loss(m, step):
@@ -159,25 +186,43 @@ def _train_one(model, profile: StabilityProfile, lr: float, warmup: int, train_i
         return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
     # Adam as in Xiong et al. (betas 0.9, 0.98); cosine decay after the warm-up
-    settings = TrainSettings(steps=profile.steps, lr=lr, warmup_steps=warmup, weight_decay=profile.weight_decay,
-                             betas=(0.9, 0.98), grad_clip=profile.grad_clip or math.inf)
+    settings = TrainSettings(
+        steps=profile.steps,
+        lr=lr,
+        warmup_steps=warmup,
+        weight_decay=profile.weight_decay,
+        betas=(0.9, 0.98),
+        grad_clip=profile.grad_clip or math.inf,
+    )
     desc = f"{ctx.label} depth {where['extra']['depth']} lr {lr:g} warm-up {warmup}"
     try:
         result = train(model, step_loss, settings, progress=ctx.progress, desc=desc)
     except Diverged as exc:
-        return [Measurement(m, None, status="diverged", reason=str(exc), **where)
-                for m in ("heldout_loss", "final_train_loss")]
+        return [
+            Measurement(m, None, status="diverged", reason=str(exc), **where)
+            for m in ("heldout_loss", "final_train_loss")
+        ]
     start = result.losses[0]
-    out = [Measurement("initial_loss", start, **where), Measurement("train_time", result.wall_time_s, **{**where, "extra": {**where.get("extra", {}), **result.load}})]
+    out = [
+        Measurement("initial_loss", start, **where),
+        Measurement("train_time", result.wall_time_s, **{**where, "extra": {**where.get("extra", {}), **result.load}}),
+    ]
     if result.final_loss >= start:
         reason = f"final training loss {result.final_loss:.3g} is not below its starting value {start:.3g}"
-        return out + [Measurement(m, None, status="diverged", reason=reason, **where)
-                      for m in ("heldout_loss", "final_train_loss")]
+        return out + [
+            Measurement(m, None, status="diverged", reason=reason, **where)
+            for m in ("heldout_loss", "final_train_loss")
+        ]
     nll, count = evaluate_nll(model, eval_ids, profile.train_len, device=ctx.device)
     if not math.isfinite(nll):
-        return out + [Measurement("heldout_loss", None, status="diverged", reason=f"held-out loss is {nll}", **where),
-                      Measurement("final_train_loss", result.final_loss, **where)]
-    return out + [Measurement("heldout_loss", nll / count, **where), Measurement("final_train_loss", result.final_loss, **where)]
+        return out + [
+            Measurement("heldout_loss", None, status="diverged", reason=f"held-out loss is {nll}", **where),
+            Measurement("final_train_loss", result.final_loss, **where),
+        ]
+    return out + [
+        Measurement("heldout_loss", nll / count, **where),
+        Measurement("final_train_loss", result.final_loss, **where),
+    ]
 
 
 suites.add("training_stability", TrainingStability())

@@ -25,7 +25,9 @@ def _expand(frame: pd.DataFrame, *keys: str) -> pd.DataFrame:
 
 def run_label(variant: str, depth: int, lr: float, warmup: int) -> str:
     """How a report names one training run (a variant at one depth, peak learning rate and warm-up)."""
-    return f"{variant}, depth {int(depth)}, lr {lr:g}, " + ("no warm-up" if int(warmup) == 0 else f"warm-up {int(warmup)}")
+    return f"{variant}, depth {int(depth)}, lr {lr:g}, " + (
+        "no warm-up" if int(warmup) == 0 else f"warm-up {int(warmup)}"
+    )
 
 
 def run_checks(df: pd.DataFrame, variants: list[str]) -> dict[str, LearningCheck]:
@@ -74,12 +76,17 @@ def _warmup_table(runs: pd.DataFrame, variants: list[str], unigram: float) -> li
                     part = runs[(runs.variant == v) & (runs.depth == depth) & (runs.x == lr) & (runs.warmup == w)]
                     row[f"lr {lr:g}, " + ("no warm-up" if w == 0 else f"warm-up {w}")] = _cell(part, unigram)
             rows.append(row)
-    return ["## Warm-up: held-out loss by depth, peak learning rate and warm-up", "",
-            f"Held-out loss in nats/char ({over_seeds(_most_seeds(runs))}, n = seeds that did not diverge); `diverged k/n` "
-            "counts diverged seeds; "
-            f"† marks a loss within {COLLAPSE_WITHIN:g} of the unigram loss ({unigram:.2f}: character frequencies of the "
-            "training text), a run that learned nothing more: collapsed.", "",
-            narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.", ""]
+    return [
+        "## Warm-up: held-out loss by depth, peak learning rate and warm-up",
+        "",
+        f"Held-out loss in nats/char ({over_seeds(_most_seeds(runs))}, n = seeds that did not diverge); `diverged k/n` "
+        "counts diverged seeds; "
+        f"† marks a loss within {COLLAPSE_WITHIN:g} of the unigram loss ({unigram:.2f}: character frequencies of the "
+        "training text), a run that learned nothing more: collapsed.",
+        "",
+        narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.",
+        "",
+    ]
 
 
 def _cost_table(found: list[Cell], variants: list[str]) -> list[str]:
@@ -95,15 +102,22 @@ def _cost_table(found: list[Cell], variants: list[str]) -> list[str]:
         d = c.difference("post_ln", "pre_ln")
         row["post_ln - pre_ln [95%]"] = _diff_text(d)
         row["counts"] = "yes" if d.counts else "no"
-        row["cell"] = ("does not test warm-up: the warmed-up Post-LN collapsed in every seed"
-                       if c.fails_even_warmed("post_ln") else "tests warm-up")
+        row["cell"] = (
+            "does not test warm-up: the warmed-up Post-LN collapsed in every seed"
+            if c.fails_even_warmed("post_ln")
+            else "tests warm-up"
+        )
         rows.append(row)
-    return ["What dropping the warm-up costs: per seed, the held-out loss without warm-up minus the loss with "
-            f"{found[0].warmup} warm-up steps (a diverged run at the unigram loss), then Post-LN's cost against Pre-LN's "
-            "paired by seed. A cell where the warmed-up Post-LN also collapsed shows Post-LN's fragility (the "
-            "trainability claim counts it), not whether warm-up helps it, so the warm-up verdict does not pool it. "
-            f"Costs are differences: {over_seeds(max(len(c.cost.get(v, {})) for c in found for v in variants), brackets=False)}.", "",
-            markdown_table(pd.DataFrame(rows)), ""]
+    return [
+        "What dropping the warm-up costs: per seed, the held-out loss without warm-up minus the loss with "
+        f"{found[0].warmup} warm-up steps (a diverged run at the unigram loss), then Post-LN's cost against Pre-LN's "
+        "paired by seed. A cell where the warmed-up Post-LN also collapsed shows Post-LN's fragility (the "
+        "trainability claim counts it), not whether warm-up helps it, so the warm-up verdict does not pool it. "
+        f"Costs are differences: {over_seeds(max(len(c.cost.get(v, {})) for c in found for v in variants), brackets=False)}.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]
 
 
 def _diff_text(d: Difference) -> str:
@@ -129,12 +143,27 @@ def _ratio_table(grads: pd.DataFrame, variants: list[str]):
             ratios[(v, depth)] = mean_ci(per_seed.values())[0]
             spread[(v, depth)] = per_seed
             # gradient norms and their ratios are positive: log-scale intervals
-            rows.append({"variant": v, "depth": depth, "first layer": fmt_mean_ci(part[part.x == 1].value, 3, "log"),
-                         "last layer": fmt_mean_ci(part[part.x == depth].value, 3, "log"),
-                         "last / first": fmt_mean_ci(per_seed.values(), kind="log"),
-                         "per seed": ", ".join(f"{r:.2f}" for _, r in sorted(per_seed.items()))})
-    return ["## The grid's models: all FFN weights' gradient at initialisation", "",
+            rows.append(
+                {
+                    "variant": v,
+                    "depth": depth,
+                    "first layer": fmt_mean_ci(part[part.x == 1].value, 3, "log"),
+                    "last layer": fmt_mean_ci(part[part.x == depth].value, 3, "log"),
+                    "last / first": fmt_mean_ci(per_seed.values(), kind="log"),
+                    "per seed": ", ".join(f"{r:.2f}" for _, r in sorted(per_seed.items())),
+                }
+            )
+    return (
+        [
+            "## The grid's models: all FFN weights' gradient at initialisation",
+            "",
             "||dL/dW|| over all the feed-forward parameters of the first and last layer of the grid's models (mean over "
             f"the probe batches, then over seeds) and their ratio per seed; {over_seeds(most_seeds(grads))}. Shown, not "
-            "judged: the gradient verdict reads the W^2 probe above, at the source's size.", "", markdown_table(pd.DataFrame(rows)) if rows else "No probes.", ""], \
-        ratios, spread
+            "judged: the gradient verdict reads the W^2 probe above, at the source's size.",
+            "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No probes.",
+            "",
+        ],
+        ratios,
+        spread,
+    )

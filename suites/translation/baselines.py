@@ -49,9 +49,13 @@ def did_not_learn(bleu: float, baselines: Mapping[str, Mapping[str, Any]], margi
     return bleu is None or math.isnan(bleu) or bleu < best_baseline(baselines)[1] + margin
 
 
-def unlearned(bleu_means: Mapping[str, float], baselines: Mapping[str, Mapping[str, Any]],
-              margin: float = LEARNED_MARGIN) -> dict[str, str]:
+def unlearned(
+    bleu_means: Mapping[str, float], baselines: Mapping[str, Mapping[str, Any]], margin: float = LEARNED_MARGIN
+) -> dict[str, str]:
     """The variants (of variant -> mean BLEU over seeds) that did not learn, each with its reason."""
     best = best_baseline(baselines)[1]
-    return {v: f"BLEU {b:.1f} against the better baseline's {best:.1f}"
-            for v, b in bleu_means.items() if did_not_learn(b, baselines, margin)}
+    return {
+        v: f"BLEU {b:.1f} against the better baseline's {best:.1f}"
+        for v, b in bleu_means.items()
+        if did_not_learn(b, baselines, margin)
+    }

@@ -15,10 +15,21 @@ def bleu_by_length_figure(ok: pd.DataFrame, variants: list[str], labels: dict[fl
     import seaborn as sns
 
     plt = pyplot()
-    data = ok[ok.metric == "bleu_by_length"].rename(columns={"x": "source length (words, bucket upper bound)", "value": "BLEU"})
+    data = ok[ok.metric == "bleu_by_length"].rename(
+        columns={"x": "source length (words, bucket upper bound)", "value": "BLEU"}
+    )
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    sns.lineplot(data=data, x="source length (words, bucket upper bound)", y="BLEU", hue="variant",
-                 hue_order=[v for v in variants if v in set(data.variant)], marker="o", errorbar=("ci", 95), seed=0, ax=ax)
+    sns.lineplot(
+        data=data,
+        x="source length (words, bucket upper bound)",
+        y="BLEU",
+        hue="variant",
+        hue_order=[v for v in variants if v in set(data.variant)],
+        marker="o",
+        errorbar=("ci", 95),
+        seed=0,
+        ax=ax,
+    )
     ax.set_xticks(sorted(labels))
     ax.set_xticklabels([labels[x].split(" words")[0] for x in sorted(labels)])
     ax.set_xlabel("source sentence length (words)")

@@ -45,21 +45,35 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         got = lambda metric: ok[(ok.variant == v) & (ok.metric == metric)].value  # noqa: E731
         params = ok[ok.variant == v].parameters.dropna()
         bad = df[(df.variant == v) & (df.status != "ok")]
-        rows.append({
-            "variant": v, "model": _family(specs[v]), "parameters": f"{int(params.iloc[0]):,}" if len(params) else "-",
-            "BLEU": fmt_mean_ci(got("bleu"), kind="bounded", bounds=BLEU) if len(got("bleu")) else (bad.status.iloc[0] if len(bad) else "-"),
-            "chrF": fmt_mean_ci(got("chrf"), kind="bounded", bounds=BLEU), "learned": "did not learn" if v in flagged else "yes",
-            "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3, kind="log"),
-            "train time (s)": marked(fmt_mean_ci(got("train_time"), 0, kind="log"),
-                                     ok[(ok.variant == v) & (ok.metric == "train_time")]),
-        })
+        rows.append(
+            {
+                "variant": v,
+                "model": _family(specs[v]),
+                "parameters": f"{int(params.iloc[0]):,}" if len(params) else "-",
+                "BLEU": fmt_mean_ci(got("bleu"), kind="bounded", bounds=BLEU)
+                if len(got("bleu"))
+                else (bad.status.iloc[0] if len(bad) else "-"),
+                "chrF": fmt_mean_ci(got("chrf"), kind="bounded", bounds=BLEU),
+                "learned": "did not learn" if v in flagged else "yes",
+                "valid loss (nats/token)": fmt_mean_ci(got("valid_loss"), 3, kind="log"),
+                "train time (s)": marked(
+                    fmt_mean_ci(got("train_time"), 0, kind="log"), ok[(ok.variant == v) & (ok.metric == "train_time")]
+                ),
+            }
+        )
     lines += [markdown_table(pd.DataFrame(rows)), ""] + _baseline_lines(ok)
     if flagged:
         lines += ["Did not learn:", ""] + [f"- `{v}`: {why}" for v, why in flagged.items()] + [""]
 
     figure = bleu_by_length_figure(ok, variants, labels, out_dir / "figures" / FIGURE)
-    lines += ["## Figure", "", f"![BLEU against source sentence length](figures/{figure.name})", "",
-              "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.", ""]
+    lines += [
+        "## Figure",
+        "",
+        f"![BLEU against source sentence length](figures/{figure.name})",
+        "",
+        "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.",
+        "",
+    ]
     lines += _samples(ok, variants)
     lines += ["## Against the published finding", "", PUBLISHED + " " + findings(df)[0].sentence, ""]
     lines += _setup(df, ok, first, settings, seeds)
@@ -77,8 +91,12 @@ def _labels(df) -> dict:
 
 def _by_length(ok, variants, labels) -> list[str]:
     """The report's first table: BLEU per source-length bucket and variant (what the verdict reads)."""
-    lines = [f"## BLEU by source-sentence length ({over_seeds(most_seeds(ok[ok.metric == 'bleu_by_length']))})", "",
-             "Each bucket's test sentences are scored as one corpus; n is the number of test sentences in it.", ""]
+    lines = [
+        f"## BLEU by source-sentence length ({over_seeds(most_seeds(ok[ok.metric == 'bleu_by_length']))})",
+        "",
+        "Each bucket's test sentences are scored as one corpus; n is the number of test sentences in it.",
+        "",
+    ]
     table = []
     for v in variants:
         row = {"variant": v}
@@ -98,7 +116,8 @@ def _setup(df, ok, first, settings, seeds) -> list[str]:
     get = lambda key, default="?": first.get(key, default) if key in first else default  # noqa: E731
     dropped = get("dropped_pairs", {}) or {}
     return [
-        "## Setup", "",
+        "## Setup",
+        "",
         f"- Corpus: {get('corpus')} ({get('corpus_description')}), sha256 {str(first.data_checksum)[:16]}...; "
         f"{get('train_pairs')} training pairs, {get('test_sentences')} test sentences; joint BPE vocabulary of "
         f"{get('vocab_size')} tokens trained on the training split; pairs over {settings['max_len']} tokens dropped "

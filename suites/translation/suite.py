@@ -104,7 +104,9 @@ class LengthBuckets(Profile):
 
 
 @dataclass(frozen=True)
-class TranslationProfile(ModelSize, TrainingBudget, ParallelCorpus, RNNSize, TransformerSchedule, Decoding, LengthBuckets):
+class TranslationProfile(
+    ModelSize, TrainingBudget, ParallelCorpus, RNNSize, TransformerSchedule, Decoding, LengthBuckets
+):
     """Corpus, model sizes, training budget and decoding of one run (d_model, n_layers, n_heads: the Transformer's)."""
 
     #: dropout of both families while training
@@ -145,18 +147,31 @@ class Translation(Suite):
     def spec_for(self, variant: str, profile: TranslationProfile, options: dict[str, Any]) -> Seq2SeqSpec:
         """A variant naming an RNN cell is an RNNSeq2SeqSpec; any other a Seq2SeqTransformerSpec."""
         vocab = self._encoded(profile).vocab.size
-        rnn = RNNSeq2SeqSpec(vocab_size=vocab, d_embed=profile.d_embed, d_hidden=profile.d_hidden,
-                             n_layers=profile.rnn_layers, dropout=profile.dropout)
-        transformer = Seq2SeqTransformerSpec(vocab_size=vocab, d_model=profile.d_model, n_layers=profile.n_layers,
-                                             n_heads=profile.n_heads, max_len=profile.max_len, dropout=profile.dropout)
+        rnn = RNNSeq2SeqSpec(
+            vocab_size=vocab,
+            d_embed=profile.d_embed,
+            d_hidden=profile.d_hidden,
+            n_layers=profile.rnn_layers,
+            dropout=profile.dropout,
+        )
+        transformer = Seq2SeqTransformerSpec(
+            vocab_size=vocab,
+            d_model=profile.d_model,
+            n_layers=profile.n_layers,
+            n_heads=profile.n_heads,
+            max_len=profile.max_len,
+            dropout=profile.dropout,
+        )
         return resolve_seq2seq(variant, rnn, transformer)
 
     def check_data(self, profile: TranslationProfile, options: dict[str, Any]) -> None:
         data = self._encoded(profile)
         for split in ("train", "valid", "test"):
             if not getattr(data, split):
-                raise UsageError(f"set.max_len={profile.max_len} keeps no {split} pair of data={profile.data} (all "
-                                 f"{data.dropped[split]} have a side of {profile.max_len} tokens or more); give a larger set.max_len.")
+                raise UsageError(
+                    f"set.max_len={profile.max_len} keeps no {split} pair of data={profile.data} (all "
+                    f"{data.dropped[split]} have a side of {profile.max_len} tokens or more); give a larger set.max_len."
+                )
 
     def data_checksum(self, profile: TranslationProfile, options: dict[str, Any]) -> str:
         return self._encoded(profile).corpus.checksum
@@ -170,11 +185,19 @@ class Translation(Suite):
         rnn = isinstance(spec, RNNSeq2SeqSpec)
         settings = profile.train_settings_for(rnn)
         ctx.facts.update(
-            parameters=model.num_parameters(), corpus=data.corpus.name, corpus_description=data.corpus.description,
-            languages=f"{data.corpus.source_lang}-{data.corpus.target_lang}", vocab_size=data.vocab.size,
-            train_pairs=len(data.train), test_sentences=len(test), dropped_pairs=dict(data.dropped),
-            lr=settings.lr, warmup_steps=settings.warmup_steps,
-            decoding="greedy" if profile.beam_size == 1 else f"beam {profile.beam_size}, length penalty alpha {profile.length_penalty:g}",
+            parameters=model.num_parameters(),
+            corpus=data.corpus.name,
+            corpus_description=data.corpus.description,
+            languages=f"{data.corpus.source_lang}-{data.corpus.target_lang}",
+            vocab_size=data.vocab.size,
+            train_pairs=len(data.train),
+            test_sentences=len(test),
+            dropped_pairs=dict(data.dropped),
+            lr=settings.lr,
+            warmup_steps=settings.warmup_steps,
+            decoding="greedy"
+            if profile.beam_size == 1
+            else f"beam {profile.beam_size}, length penalty alpha {profile.length_penalty:g}",
             baselines=baseline_scores([tgt for _, tgt in data.corpus.train], texts),
         )
         gen = torch.Generator().manual_seed(seed)
@@ -185,27 +208,52 @@ class Translation(Suite):
             return seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum())
 
         result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
-        out = [Measurement("train_loss", result.final_loss), Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
-               Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
-               Measurement("valid_loss", mean_loss(model, data.valid, device=ctx.device))]
+        out = [
+            Measurement("train_loss", result.final_loss),
+            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
+            Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
+            Measurement("valid_loss", mean_loss(model, data.valid, device=ctx.device)),
+        ]
 
         t0 = time.perf_counter()
-        with tqdm(total=len(test), desc=f"{ctx.label or 'test'} decode", disable=not ctx.progress, leave=False, unit="sent") as bar:
-            ids = translate(model, [src for src, _ in test], beam_size=profile.beam_size, alpha=profile.length_penalty,
-                            batch_size=profile.decode_batch, device=ctx.device, progress=bar)
+        with tqdm(
+            total=len(test), desc=f"{ctx.label or 'test'} decode", disable=not ctx.progress, leave=False, unit="sent"
+        ) as bar:
+            ids = translate(
+                model,
+                [src for src, _ in test],
+                beam_size=profile.beam_size,
+                alpha=profile.length_penalty,
+                batch_size=profile.decode_batch,
+                device=ctx.device,
+                progress=bar,
+            )
         hyps = data.vocab.decode(ids)
         out.append(Measurement("decode_time", time.perf_counter() - t0))
         return out + self._scores(hyps, texts, profile) + self._costs(model, data, test, settings, profile, seed, ctx)
 
     @staticmethod
-    def _costs(model, data: EncodedCorpus, test, settings: TrainSettings, profile: TranslationProfile, seed: int,
-               ctx: JobContext) -> list[Measurement]:
+    def _costs(
+        model,
+        data: EncodedCorpus,
+        test,
+        settings: TrainSettings,
+        profile: TranslationProfile,
+        seed: int,
+        ctx: JobContext,
+    ) -> list[Measurement]:
         """The trained model's own cost (suites/common/model_cost.py, seq2seq_cost.py): training FLOPs and memory on
         the first training batch; encoding a test source of the median length and decoding with its memory."""
         t0 = time.perf_counter()
         src, tgt_in, tgt_out = teacher_batch(data.train[: profile.batch_size], ctx.device)
-        out = training_costs(model, lambda m: seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum()),
-                             profile.steps, ctx.device, settings)
+        out = training_costs(
+            model,
+            lambda m: seq2seq_loss(m, src, tgt_in, tgt_out),
+            int(tgt_out.ne(0).sum()),
+            profile.steps,
+            ctx.device,
+            settings,
+        )
         model.eval()
         sources = sorted((s for s, _ in test), key=len)
         out += seq2seq_inference_costs(model, sources[len(sources) // 2], data.vocab.size, ctx.device, seed)
@@ -217,23 +265,34 @@ class Translation(Suite):
         refs = [tgt for _, tgt in texts]
         lengths = [len(src.split()) for src, _ in texts]
         whole = corpus_scores(hyps, refs)
-        samples = [{"source": texts[i][0], "reference": refs[i], "hypothesis": hyps[i], "source_words": lengths[i]}
-                   for i in sample_indices(lengths, profile.length_buckets)]
+        samples = [
+            {"source": texts[i][0], "reference": refs[i], "hypothesis": hyps[i], "source_words": lengths[i]}
+            for i in sample_indices(lengths, profile.length_buckets)
+        ]
         extra = {"signature": whole.bleu_signature, "protocol": BLEU_PROTOCOL, "samples": samples}
-        out = [Measurement("bleu", whole.bleu, extra=extra),
-               Measurement("chrf", whole.chrf, extra={"signature": whole.chrf_signature})]
+        out = [
+            Measurement("bleu", whole.bleu, extra=extra),
+            Measurement("chrf", whole.chrf, extra={"signature": whole.chrf_signature}),
+        ]
         for lo, hi in bucket_bounds(profile.length_buckets, max(lengths)):
             idx = [i for i, n in enumerate(lengths) if lo <= n <= hi]
             where = dict(x=float(hi), x_name="source_length")
             info = {"bucket": bucket_label(lo, hi, profile.length_buckets), "low": lo, "sentences": len(idx)}
             if len(idx) < profile.min_bucket_sentences:
-                out.append(Measurement("bleu_by_length", None, status="unsupported", extra=info, **where,
-                                       reason=f"{len(idx)} test sentences of {info['bucket']} words, fewer than {profile.min_bucket_sentences}"))
+                out.append(
+                    Measurement(
+                        "bleu_by_length",
+                        None,
+                        status="unsupported",
+                        extra=info,
+                        **where,
+                        reason=f"{len(idx)} test sentences of {info['bucket']} words, fewer than {profile.min_bucket_sentences}",
+                    )
+                )
                 continue
             part = corpus_scores([hyps[i] for i in idx], [refs[i] for i in idx])
             out.append(Measurement("bleu_by_length", part.bleu, extra={**info, "chrf": part.chrf}, **where))
         return out
-
 
 
 suites.add("translation", Translation())

@@ -65,7 +65,11 @@ def _order(variants: list[str], specs: dict[str, dict]) -> list[str]:
         s = specs[v]
         if s.get("family") != "rnn_seq2seq":
             return (2, v)
-        return (0 if s["scoring"] == "none" else 1, ("rnn", "gru", "lstm").index(s["cell"]) if s["cell"] in ("rnn", "gru", "lstm") else 3, v)
+        return (
+            0 if s["scoring"] == "none" else 1,
+            ("rnn", "gru", "lstm").index(s["cell"]) if s["cell"] in ("rnn", "gru", "lstm") else 3,
+            v,
+        )
 
     return sorted(variants, key=key)
 
@@ -74,20 +78,34 @@ def _baseline_lines(ok: pd.DataFrame) -> list[str]:
     """The two trivial translations of the test split, so the table's numbers can be read as learned or not."""
     baselines = _baselines(ok)
     if baselines is None:
-        return ["These records carry no baselines (they predate them); a model counts as not learned when every "
-                f"length bucket stays below BLEU {LEARNED:g}.", ""]
-    rows = [{"baseline": BASELINES[name], "BLEU": f"{b['bleu']:.1f}", "chrF": f"{b['chrf']:.1f}"} for name, b in baselines.items()]
+        return [
+            "These records carry no baselines (they predate them); a model counts as not learned when every "
+            f"length bucket stays below BLEU {LEARNED:g}.",
+            "",
+        ]
+    rows = [
+        {"baseline": BASELINES[name], "BLEU": f"{b['bleu']:.1f}", "chrF": f"{b['chrf']:.1f}"}
+        for name, b in baselines.items()
+    ]
     frequent = baselines.get("most_frequent_target", {})
     name, best = best_baseline(baselines)
-    return [f"Baselines on the same test split and scorer (the most frequent training target is \"{frequent.get('sentence', '?')}\", "
-            f"{frequent.get('count', '?')} times):", "", markdown_table(pd.DataFrame(rows)), "",
-            f"A variant whose mean BLEU is not at least {LEARNED_MARGIN:g} above the better baseline ({best:.1f}) is marked "
-            "\"did not learn\" and left out of the comparison with the paper.", ""]
+    return [
+        f'Baselines on the same test split and scorer (the most frequent training target is "{frequent.get("sentence", "?")}", '
+        f"{frequent.get('count', '?')} times):",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+        f"A variant whose mean BLEU is not at least {LEARNED_MARGIN:g} above the better baseline ({best:.1f}) is marked "
+        '"did not learn" and left out of the comparison with the paper.',
+        "",
+    ]
 
 
 def _samples(ok: pd.DataFrame, variants: list[str]) -> list[str]:
     bleu = ok[ok.metric == "bleu"].sort_values("seed")
-    per_variant = {v: bleu[bleu.variant == v].extra.iloc[0].get("samples", []) for v in variants if (bleu.variant == v).any()}
+    per_variant = {
+        v: bleu[bleu.variant == v].extra.iloc[0].get("samples", []) for v in variants if (bleu.variant == v).any()
+    }
     if not per_variant:
         return []
     reference = next(iter(per_variant.values()))

@@ -26,7 +26,7 @@ PUBLISHED = (
 )
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-BOTTLENECK, = CLAIMS = SuiteFile.of(__file__).claims("attention_long_sentences")
+(BOTTLENECK,) = CLAIMS = SuiteFile.of(__file__).claims("attention_long_sentences")
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
 #: the bounds of a BLEU score
@@ -43,8 +43,13 @@ def findings(df: pd.DataFrame) -> list[Finding]:
     return [_verdict(ok, variants, specs, labels, flag_unlearned(ok, variants))]
 
 
-def _verdict(ok: pd.DataFrame, variants: list[str], specs: dict[str, dict], labels: dict[float, str],
-             flagged: Mapping[str, str] | None = None) -> Finding:
+def _verdict(
+    ok: pd.DataFrame,
+    variants: list[str],
+    specs: dict[str, dict],
+    labels: dict[float, str],
+    flagged: Mapping[str, str] | None = None,
+) -> Finding:
     """Whether this run reproduces Bahdanau et al.'s finding, from the RNN variants that learned.
 
     The attention side is their model (the bahdanau decoder with the additive score) when the run has it,
@@ -63,19 +68,26 @@ def _verdict(ok: pd.DataFrame, variants: list[str], specs: dict[str, dict], labe
     searches = [v for v in rnn if _is_rnnsearch(specs[v])]
     attn = searches or [v for v in rnn if specs[v]["scoring"] != "none"]
     if not plain or not attn:
-        return not_run(BOTTLENECK, "This run lacks RNN encoder-decoders with and without attention on the longest bucket, "
-                       "so it cannot be compared.")
+        return not_run(
+            BOTTLENECK,
+            "This run lacks RNN encoder-decoders with and without attention on the longest bucket, "
+            "so it cannot be compared.",
+        )
     short = "Bahdanau's attention" if searches else "attention"
-    side = (f"{short} (the bahdanau decoder with the additive score)" if searches else
-            "attention (none is Bahdanau's model, the bahdanau decoder with the additive score, so this compares "
-            "attention in general)")
+    side = (
+        f"{short} (the bahdanau decoder with the additive score)"
+        if searches
+        else "attention (none is Bahdanau's model, the bahdanau decoder with the additive score, so this compares "
+        "attention in general)"
+    )
     out = [v for v in plain + attn if v in flagged]
     sentences = []
     if out:
         sentences.append(
             f"Here {len(out)} of the {len(plain + attn)} RNN variants compared {'is' if len(out) == 1 else 'are'} left out "
             f"because {'it' if len(out) == 1 else 'they'} did not learn (mean BLEU not at least {LEARNED_MARGIN:g} above the "
-            f"better baseline): " + ", ".join(f"{v} ({flagged[v]})" for v in out) + ".")
+            f"better baseline): " + ", ".join(f"{v} ({flagged[v]})" for v in out) + "."
+        )
     plain = [v for v in plain if v not in flagged]
     attn = [v for v in attn if v not in flagged]
     if not attn:
@@ -93,14 +105,22 @@ def _verdict(ok: pd.DataFrame, variants: list[str], specs: dict[str, dict], labe
         return ", ".join(f"{v} {means[v][longest]:.1f} ({kept(v):.0%} of its best bucket)" for v in vs)
 
     bucket = labels[longest].split(" (")[0]
-    sentences.append(f"{'Of the others' if out else 'Here'}, on the longest bucket ({bucket}), the RNNs without attention "
-                     f"reach BLEU {describe(plain)}, and those with {side} {describe(attn)}.")
+    sentences.append(
+        f"{'Of the others' if out else 'Here'}, on the longest bucket ({bucket}), the RNNs without attention "
+        f"reach BLEU {describe(plain)}, and those with {side} {describe(attn)}."
+    )
     text = " ".join(sentences)
     holds = all(kept(v) >= HOLDS for v in attn)
     falls = all(kept(v) < HOLDS for v in plain)
-    estimates = [Estimate.of(f"BLEU on {bucket}, {v}", ok[(ok.variant == v) & (ok.metric == "bleu_by_length")
-                                                          & (ok.x == longest)].value, kind="bounded", bounds=BLEU)
-                 for v in attn + plain]
+    estimates = [
+        Estimate.of(
+            f"BLEU on {bucket}, {v}",
+            ok[(ok.variant == v) & (ok.metric == "bleu_by_length") & (ok.x == longest)].value,
+            kind="bounded",
+            bounds=BLEU,
+        )
+        for v in attn + plain
+    ]
     # paired over seeds: the weakest attention model against the strongest one without attention, seed by seed
     seeds_bleu = {v: _by_seed(ok, v, longest) for v in attn + plain}
     common = set.intersection(*(set(b) for b in seeds_bleu.values()))
@@ -110,15 +130,31 @@ def _verdict(ok: pd.DataFrame, variants: list[str], specs: dict[str, dict], labe
     estimates.append(gap.estimate)
     better = directional(gap, +1)
     if better == "agrees" and holds and falls:
-        return finding(BOTTLENECK, "agrees", text + (f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
-                       f"bucket) while the fixed-vector models fall below it, and attention's lead on the longest bucket "
-                       f"counts ({gap.why()})."), estimates,
-                       headline=len(estimates) - 1)
+        return finding(
+            BOTTLENECK,
+            "agrees",
+            text
+            + (
+                f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
+                f"bucket) while the fixed-vector models fall below it, and attention's lead on the longest bucket "
+                f"counts ({gap.why()})."
+            ),
+            estimates,
+            headline=len(estimates) - 1,
+        )
     if better == "inconclusive":
-        cause = (f"attention's lead on the longest bucket ({gap.mean:+.1f} BLEU over {gap.seeds} seeds) does not count: "
-                 f"{gap.why()}.")
-        return finding(BOTTLENECK, "inconclusive", text + " This run is inconclusive: " + cause, estimates, cause=cause,
-                       headline=len(estimates) - 1)
+        cause = (
+            f"attention's lead on the longest bucket ({gap.mean:+.1f} BLEU over {gap.seeds} seeds) does not count: "
+            f"{gap.why()}."
+        )
+        return finding(
+            BOTTLENECK,
+            "inconclusive",
+            text + " This run is inconclusive: " + cause,
+            estimates,
+            cause=cause,
+            headline=len(estimates) - 1,
+        )
     why = []
     if better == "disagrees":
         why.append("the models without attention beat attention on the longest bucket")
@@ -127,9 +163,14 @@ def _verdict(ok: pd.DataFrame, variants: list[str], specs: dict[str, dict], labe
     if not falls:
         why.append("a model without attention keeps its BLEU on long sources")
     cause = "; ".join(why)[0].upper() + "; ".join(why)[1:] + "."
-    return finding(BOTTLENECK, "disagrees",
-                   text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.", estimates,
-                   cause=cause, headline=len(estimates) - 1)
+    return finding(
+        BOTTLENECK,
+        "disagrees",
+        text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.",
+        estimates,
+        cause=cause,
+        headline=len(estimates) - 1,
+    )
 
 
 def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> dict[int, float]:

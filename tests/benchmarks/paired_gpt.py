@@ -52,8 +52,14 @@ LR = 1e-3  # nanoGPT's learning rate for the character-level run
 
 def harness_model(c: PlainConfig) -> DecoderLM:
     """The registry's model of the plain GPT's configuration."""
-    base = TransformerSpec(vocab_size=c.vocab_size, d_model=c.n_embd, n_layers=c.n_layer, n_heads=c.n_head,
-                           max_len=c.block_size, dropout=0.0)
+    base = TransformerSpec(
+        vocab_size=c.vocab_size,
+        d_model=c.n_embd,
+        n_layers=c.n_layer,
+        n_heads=c.n_head,
+        max_len=c.block_size,
+        dropout=0.0,
+    )
     return build(resolve(VARIANT, base))
 
 
@@ -195,9 +201,17 @@ def default_pairing(device: str, compile: bool) -> str:
     return "step" if device == "cpu" and not compile else "round"
 
 
-def run_paired(c: PlainConfig = PlainConfig(), *, rounds: int = 6, steps: int = 20, warmup: int = 3,
-               compile: bool = False, device: str = "cpu", pairing: str = "round",
-               log: Callable[[str], None] = lambda line: None) -> PairedResult:
+def run_paired(
+    c: PlainConfig = PlainConfig(),
+    *,
+    rounds: int = 6,
+    steps: int = 20,
+    warmup: int = 3,
+    compile: bool = False,
+    device: str = "cpu",
+    pairing: str = "round",
+    log: Callable[[str], None] = lambda line: None,
+) -> PairedResult:
     """Alternate harness and plain rounds ``rounds`` times after one untimed round of each; with ``pairing``
     "step", each round interleaves the two loops step by step (interleaved_round)."""
     if steps < 1 or warmup < 1 or rounds < 1:
@@ -227,8 +241,10 @@ def run_paired(c: PlainConfig = PlainConfig(), *, rounds: int = 6, steps: int = 
         else:
             result.harness_tps.append(tokens / harness_round(a, batches, warmup, steps, compile, device))
             result.plain_tps.append(tokens / plain_round(b, b_runner, batches, warmup, steps, device))
-        line = (f"round {r + 1}/{rounds}: harness {result.harness_tps[-1]:9.0f} tok/s  plain {result.plain_tps[-1]:9.0f} "
-                f"tok/s  ratio {result.ratios[-1]:.3f}")
+        line = (
+            f"round {r + 1}/{rounds}: harness {result.harness_tps[-1]:9.0f} tok/s  plain {result.plain_tps[-1]:9.0f} "
+            f"tok/s  ratio {result.ratios[-1]:.3f}"
+        )
         if compile:
             result.plain_eager_tps.append(tokens / plain_round(b, b, batches, warmup, steps, device))
             line += f"  plain eager {result.plain_eager_tps[-1]:9.0f} tok/s  gain {result.compile_gains[-1]:.3f}"
@@ -237,16 +253,22 @@ def run_paired(c: PlainConfig = PlainConfig(), *, rounds: int = 6, steps: int = 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--rounds", type=int, default=6, help="timed rounds of each side, alternating (default 6)")
     p.add_argument("--steps", type=int, default=20, help="timed training steps per round (default 20)")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps at the start of each round (default 3)")
     p.add_argument("--compile", action="store_true", help="torch.compile both models (set.compile=true)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's choice)")
-    p.add_argument("--pairing", choices=PAIRINGS, default=None,
-                   help="step: the two loops interleaved step by step within each round (the default on CPU eager); "
-                        "round: whole rounds of each side in turn (the default with CUDA or --compile)")
+    p.add_argument(
+        "--pairing",
+        choices=PAIRINGS,
+        default=None,
+        help="step: the two loops interleaved step by step within each round (the default on CPU eager); "
+        "round: whole rounds of each side in turn (the default with CUDA or --compile)",
+    )
     args = p.parse_args(argv)
     pairing = args.pairing or default_pairing(args.device, args.compile)
     if pairing == "step" and (args.device != "cpu" or args.compile):
@@ -254,27 +276,45 @@ def main(argv=None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     c = PlainConfig()
-    print(f"paired GPT benchmark: torch {torch.__version__}, device {args.device}, threads {torch.get_num_threads()}, "
-          f"{'compiled' if args.compile else 'eager'}, float32; {c.n_layer} layers, {c.n_head} heads, d {c.n_embd}, "
-          f"block {c.block_size}, batch {c.batch_size}, vocab {c.vocab_size}; {args.rounds} rounds x {args.steps} "
-          f"steps after {args.warmup} warm-up steps, paired by {pairing}")
-    result = run_paired(c, rounds=args.rounds, steps=args.steps, warmup=args.warmup, compile=args.compile,
-                        device=args.device, pairing=pairing, log=print)
+    print(
+        f"paired GPT benchmark: torch {torch.__version__}, device {args.device}, threads {torch.get_num_threads()}, "
+        f"{'compiled' if args.compile else 'eager'}, float32; {c.n_layer} layers, {c.n_head} heads, d {c.n_embd}, "
+        f"block {c.block_size}, batch {c.batch_size}, vocab {c.vocab_size}; {args.rounds} rounds x {args.steps} "
+        f"steps after {args.warmup} warm-up steps, paired by {pairing}"
+    )
+    result = run_paired(
+        c,
+        rounds=args.rounds,
+        steps=args.steps,
+        warmup=args.warmup,
+        compile=args.compile,
+        device=args.device,
+        pairing=pairing,
+        log=print,
+    )
     n_a, n_b = result.params["harness"], result.params["plain"]
     print(f"parameters: harness ({VARIANT}) {n_a:,}, plain {n_b:,} (difference {n_a - n_b:+,})")
     ratios = result.ratios
-    print(f"harness tok/s median {statistics.median(result.harness_tps):.0f}, "
-          f"plain tok/s median {statistics.median(result.plain_tps):.0f}")
-    print(f"ratio harness/plain: median {result.median_ratio:.3f} (min {min(ratios):.3f}, max {max(ratios):.3f}, "
-          f"{len(ratios)} rounds){'' if args.compile else '; target >= 1.0'}")
+    print(
+        f"harness tok/s median {statistics.median(result.harness_tps):.0f}, "
+        f"plain tok/s median {statistics.median(result.plain_tps):.0f}"
+    )
+    print(
+        f"ratio harness/plain: median {result.median_ratio:.3f} (min {min(ratios):.3f}, max {max(ratios):.3f}, "
+        f"{len(ratios)} rounds){'' if args.compile else '; target >= 1.0'}"
+    )
     if result.step_ratios:
         q = statistics.quantiles(result.step_ratios, n=4) if len(result.step_ratios) > 1 else result.step_ratios * 3
-        print(f"ratio per step pair: median {statistics.median(result.step_ratios):.3f} (quartiles {q[0]:.3f}, "
-              f"{q[2]:.3f}; {len(result.step_ratios)} pairs)")
+        print(
+            f"ratio per step pair: median {statistics.median(result.step_ratios):.3f} (quartiles {q[0]:.3f}, "
+            f"{q[2]:.3f}; {len(result.step_ratios)} pairs)"
+        )
     if args.compile:
         gains = result.compile_gains
-        print(f"plain eager tok/s median {statistics.median(result.plain_eager_tps):.0f}; ratio harness compiled/plain "
-              f"eager: median {statistics.median(gains):.3f} (min {min(gains):.3f}, max {max(gains):.3f}); target >= 1.3")
+        print(
+            f"plain eager tok/s median {statistics.median(result.plain_eager_tps):.0f}; ratio harness compiled/plain "
+            f"eager: median {statistics.median(gains):.3f} (min {min(gains):.3f}, max {max(gains):.3f}); target >= 1.3"
+        )
     return 0
 
 

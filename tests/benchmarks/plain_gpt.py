@@ -105,8 +105,10 @@ class PlainGPT(nn.Module):
 def make_adamw(model: nn.Module, lr: float, betas, weight_decay: float) -> torch.optim.AdamW:
     """AdamW, weight decay on matrices and embeddings (dim >= 2) only; fused on CUDA (as nanoGPT)."""
     params = [p for p in model.parameters() if p.requires_grad]
-    groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
-              {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    groups = [
+        {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+    ]
     fused = {"fused": True} if params and all(p.is_cuda for p in params) else {}
     return torch.optim.AdamW(groups, lr=lr, betas=betas, **fused)
 

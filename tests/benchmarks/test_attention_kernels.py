@@ -39,7 +39,13 @@ def test_forward(benchmark, kernel, length, causal):
     want = kernels.get("naive").attend(q, k, v, causal=causal)
     assert matches(attend(q, k, v, causal=causal), want)
     benchmark.extra_info.update(kernel=kernel, length=length, causal=causal, threads=torch.get_num_threads())
-    benchmark(lambda: attend(q, k, v, causal=causal) if DEVICE == "cpu" else (attend(q, k, v, causal=causal), torch.cuda.synchronize()))
+    benchmark(
+        lambda: (
+            attend(q, k, v, causal=causal)
+            if DEVICE == "cpu"
+            else (attend(q, k, v, causal=causal), torch.cuda.synchronize())
+        )
+    )
 
 
 @pytest.mark.parametrize("kernel", _available())

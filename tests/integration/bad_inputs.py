@@ -3,8 +3,16 @@ arguments, the key the message must name and a fragment of the bad value it must
 
 import torch
 
-LM_TINY = ["set.steps=2", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
-           "set.eval_tokens=256", "set.warmup_steps=1"]
+LM_TINY = [
+    "set.steps=2",
+    "set.d_model=16",
+    "set.n_layers=1",
+    "set.n_heads=2",
+    "set.train_len=8",
+    "set.batch_size=2",
+    "set.eval_tokens=256",
+    "set.warmup_steps=1",
+]
 CUDA = torch.cuda.is_available()
 #: a CUDA device this machine lacks: cuda:0 without CUDA, else one past the devices present
 MISSING_CUDA = f"cuda:{torch.cuda.device_count()}" if CUDA else "cuda:0"
@@ -195,7 +203,11 @@ BAD = [
     (["suite=kv_cache", "set.copy_mib=0"], "set.copy_mib", "0"),
     (["set.warmup_steps=50", "set.steps=5"], "set.warmup_steps", "50"),
     (["variants=[rope]", "set.steps=2", "set.warmup_steps=3"], "set.warmup_steps", "3"),
-    (["suite=translation", "set.transformer_warmup_steps=5000", "set.steps=10"], "set.transformer_warmup_steps", "5000"),
+    (
+        ["suite=translation", "set.transformer_warmup_steps=5000", "set.steps=10"],
+        "set.transformer_warmup_steps",
+        "5000",
+    ),
     # sizes bounded before compute: a tensor the settings make larger than this machine's memory (harness/footprint.py)
     (["suite=recall", "set.mqar_keys=1000000000"], "set.mqar_keys", "1000000000"),
     (["set.d_model=1000000000", "set.n_heads=1"], "set.d_model", "1000000000"),

@@ -82,6 +82,7 @@ if __name__ == "__main__":
 
 # --- what the tests of the run loop share (tests/integration/test_run_store.py, test_faults.py) ---------------
 
+
 @pytest.fixture
 def log(tmp_path, monkeypatch):
     """The counting suite registered, its log in a fresh folder, and a cache folder of the test's own."""

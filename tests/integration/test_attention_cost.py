@@ -11,8 +11,18 @@ from harness.contract import suites
 from tests.report_shape import check_reports
 from variants.kernel._base import AttentionKernel, kernels
 
-TINY = ["suite=attention_cost", "set.lengths=[16,32]", "set.n_heads=4", "set.head_dim=8", "set.check_rows=8",
-        "set.min_repeats=3", "set.min_run_time=0.005", "set.matmul_sizes=[64]", "set.threads=1", "progress=false"]
+TINY = [
+    "suite=attention_cost",
+    "set.lengths=[16,32]",
+    "set.n_heads=4",
+    "set.head_dim=8",
+    "set.check_rows=8",
+    "set.min_repeats=3",
+    "set.min_run_time=0.005",
+    "set.matmul_sizes=[64]",
+    "set.threads=1",
+    "progress=false",
+]
 
 
 def run(tmp_path, *args):
@@ -58,11 +68,19 @@ def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
     lat = [r for r in records if r["metric"] == "latency"]
     assert all(len(r["extra"]["times"]) >= 3 and r["extra"]["q1"] <= r["value"] <= r["extra"]["q3"] for r in lat)
     assert all("other_cpu" in r["extra"] and "stall" in r["extra"] for r in lat)
-    flops = {(r["variant"], r["x"], r["extra"]["causal"], r["extra"]["pass"]): r["value"] for r in records if r["metric"] == "flops"}
+    flops = {
+        (r["variant"], r["x"], r["extra"]["causal"], r["extra"]["pass"]): r["value"]
+        for r in records
+        if r["metric"] == "flops"
+    }
     assert flops[("naive", 32.0, False, "fwd")] == pytest.approx(4 * 4 * 32 * 32 * 8 / 1e9)
     assert flops[("naive", 32.0, False, "fwd+bwd")] == pytest.approx(3 * flops[("naive", 32.0, False, "fwd")])
     assert flops[("naive", 32.0, True, "fwd")] == pytest.approx(flops[("naive", 32.0, False, "fwd")] * 33 / 64)
-    mem = {(r["variant"], r["x"], r["extra"]["pass"], r["extra"]["causal"]): r["value"] for r in records if r["metric"] == "peak_memory"}
+    mem = {
+        (r["variant"], r["x"], r["extra"]["pass"], r["extra"]["causal"]): r["value"]
+        for r in records
+        if r["metric"] == "peak_memory"
+    }
     assert mem[("naive", 32.0, "fwd", False)] == (2 * 4 * 32 * 32 * 4 + 4 * 32 * 8 * 4) / 2**20
     assert all(r["timing_threads"] >= 1 and r["flush_denormal"] for r in records)
 
@@ -70,8 +88,15 @@ def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
     assert main(["report", f"results_dir={tmp_path / 'results'}", f"reports_dir={reports}"]) == 0
     text = (reports / "attention_cost.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in ("Correctness against naive", "sdpa vs naive", "slope", "Dao et al. 2022", "% of the matmul peak",
-                   "bootstrap", "Contention"):
+    for phrase in (
+        "Correctness against naive",
+        "sdpa vs naive",
+        "slope",
+        "Dao et al. 2022",
+        "% of the matmul peak",
+        "bootstrap",
+        "Contention",
+    ):
         assert phrase in text, phrase
     for name in ("attention_cost_latency.png", "attention_cost_memory.png"):
         assert (reports / "figures" / name).stat().st_size > 10_000

@@ -5,9 +5,20 @@ from stored import load
 from bench.cli import main
 from tests.report_shape import check_reports
 
-TINY = ["suite=attention_heads", "set.steps=6", "set.d_model=16", "set.n_layers=2", "set.n_heads=4", "set.train_len=16",
-        "set.batch_size=4", "set.warmup_steps=2", "set.eval_windows=6", "set.eval_batch=4", "set.map_len=12",
-        "progress=false"]
+TINY = [
+    "suite=attention_heads",
+    "set.steps=6",
+    "set.d_model=16",
+    "set.n_layers=2",
+    "set.n_heads=4",
+    "set.train_len=16",
+    "set.batch_size=4",
+    "set.warmup_steps=2",
+    "set.eval_windows=6",
+    "set.eval_batch=4",
+    "set.map_len=12",
+    "progress=false",
+]
 
 
 def test_records_per_head_and_the_report(tmp_path):
@@ -17,7 +28,9 @@ def test_records_per_head_and_the_report(tmp_path):
     assert {r["status"] for r in records} == {"ok"}
     rope = [r for r in records if r["variant"] == "rope"]
     entropy = [r for r in rope if r["metric"] == "entropy"]
-    assert sorted((r["extra"]["layer"], r["extra"]["head"]) for r in entropy) == [(l, h) for l in range(2) for h in range(4)]
+    assert sorted((r["extra"]["layer"], r["extra"]["head"]) for r in entropy) == [
+        (l, h) for l in range(2) for h in range(4)
+    ]
     assert all(0 <= r["value"] <= 1.0001 for r in rope if r["metric"].endswith("_share"))
     assert all(r["extra"]["offset"] >= 0 for r in rope if r["metric"] == "offset_share")
     maps = [r for r in rope if r["metric"] == "attention_map"]
@@ -29,15 +42,30 @@ def test_records_per_head_and_the_report(tmp_path):
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "attention_heads.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in ("Checks: did each model learn?", "## Per layer", "Specialised heads", "Clark et al. 2019", "did not learn"):
+    for phrase in (
+        "Checks: did each model learn?",
+        "## Per layer",
+        "Specialised heads",
+        "Clark et al. 2019",
+        "did not learn",
+    ):
         assert phrase in text, phrase
     for name in ("attention_heads_rope.png", "attention_heads_maps_alibi.png"):
         assert (reports / "figures" / name).stat().st_size > 10_000
 
 
 def test_the_models_are_position_extrapolations_and_reuse_its_checkpoints(tmp_path):
-    training = ["set.steps=6", "set.d_model=16", "set.n_layers=2", "set.n_heads=4", "set.train_len=16", "set.batch_size=4",
-                "set.warmup_steps=2", "progress=false", "variants=[rope]"]
+    training = [
+        "set.steps=6",
+        "set.d_model=16",
+        "set.n_layers=2",
+        "set.n_heads=4",
+        "set.train_len=16",
+        "set.batch_size=4",
+        "set.warmup_steps=2",
+        "progress=false",
+        "variants=[rope]",
+    ]
     reading = ["suite=attention_heads", "set.eval_windows=6", "set.eval_batch=4", "set.map_len=12"]
     alone, shared = tmp_path / "alone", tmp_path / "shared"
     assert main(["run", f"results_dir={alone}", *reading, *training]) == 0

@@ -36,8 +36,18 @@ def files(tmp_path_factory):
     (root / "loop_b").symlink_to(root / "loop_a")
     with open(root / "huge.txt", "wb") as sparse:  # as large as this machine's memory, taking no disk
         sparse.truncate(memory_bytes() or 2**40)
-    return {"loop": root / "loop_a", "huge": root / "huge.txt", "empty": root / "empty.txt", "ten": root / "ten.txt", "file": root / "afile", "missing": root / "missing.txt",
-            "tiny_src": root / "src.txt", "tiny_tgt": root / "tgt.txt", "dir": root / "adir", "world_writable": root / "shared"}
+    return {
+        "loop": root / "loop_a",
+        "huge": root / "huge.txt",
+        "empty": root / "empty.txt",
+        "ten": root / "ten.txt",
+        "file": root / "afile",
+        "missing": root / "missing.txt",
+        "tiny_src": root / "src.txt",
+        "tiny_tgt": root / "tgt.txt",
+        "dir": root / "adir",
+        "world_writable": root / "shared",
+    }
 
 
 @pytest.fixture
@@ -69,12 +79,23 @@ def run(capsys, args):
 def test_the_table_has_at_least_150_bad_inputs_across_suites():
     assert len(BAD) >= 150
     named = {a.split("=", 1)[1] for args, _, _ in BAD for a in args if a.startswith("suite=")}
-    assert {"language_modeling", "training_stability", "attention_scaling", "gradient_flow", "kv_cache",
-            "attention_cost", "translation"} <= named
+    assert {
+        "language_modeling",
+        "training_stability",
+        "attention_scaling",
+        "gradient_flow",
+        "kv_cache",
+        "attention_cost",
+        "translation",
+    } <= named
 
 
-@pytest.mark.parametrize("args,key,value", BAD, ids=[" ".join(a).encode("unicode_escape").decode()[:60] for a, _, _ in BAD])
-def test_bad_input_is_one_sentence_naming_the_key_exit_2_before_any_compute(capsys, tmp_path, files, no_training, args, key, value):
+@pytest.mark.parametrize(
+    "args,key,value", BAD, ids=[" ".join(a).encode("unicode_escape").decode()[:60] for a, _, _ in BAD]
+)
+def test_bad_input_is_one_sentence_naming_the_key_exit_2_before_any_compute(
+    capsys, tmp_path, files, no_training, args, key, value
+):
     args = [fill(a, files) for a in args]
     results = tmp_path / "results"
     if not any(a.startswith("results_dir=") for a in args):
@@ -102,7 +123,12 @@ def test_dtype_choices_are_only_those_of_the_suite(capsys, tmp_path, no_training
     assert code == 2 and "dtype=float32" in err
     assert not re.search(r"\b(float16|float64|bfloat16)\b", err)
     code, _, err = run(capsys, ["dtype=float8", f"results_dir={tmp_path}"])  # position_extrapolation: float32, bfloat16
-    assert code == 2 and "dtype=float32" in err and "dtype=bfloat16" in err and not re.search(r"\b(float16|float64)\b", err)
+    assert (
+        code == 2
+        and "dtype=float32" in err
+        and "dtype=bfloat16" in err
+        and not re.search(r"\b(float16|float64)\b", err)
+    )
 
 
 def test_a_folder_check_leaves_nothing_behind(capsys, tmp_path, no_training):
@@ -123,7 +149,9 @@ def test_cuda_devices_are_checked_against_those_present(monkeypatch):
 
 @pytest.mark.skipif(not CUDA, reason="needs a CUDA device; torch sees none")
 def test_cuda_0_is_accepted_where_present(capsys, tmp_path):
-    code, out, err = run(capsys, ["device=cuda:0", "variants=[rope]", "dry_run=true", f"results_dir={tmp_path}", *LM_TINY])
+    code, out, err = run(
+        capsys, ["device=cuda:0", "variants=[rope]", "dry_run=true", f"results_dir={tmp_path}", *LM_TINY]
+    )
     assert code == 0, err
 
 
@@ -135,9 +163,24 @@ GOOD = [
     ["variants=[rope]", "data=<corpus>", *LM_TINY],
     ["variants=[rope]", "set.steps=5", "set.steps=3", *LM_TINY],  # the later value wins
     ["suite=language_modeling", "variants=[baseline]", "set.position=alibi", *LM_TINY],
-    ["suite=training_stability", "set.warmups=[0]", "set.grad_clip=0", "set.depths=[1]", "set.d_model=16", "set.n_heads=2",
-     "set.train_len=16", "set.eval_tokens=64"],
-    ["suite=attention_scaling", "set.d_ks=[8]", "set.curve_every=2", "set.steps=4", "set.train_len=16", "set.eval_tokens=64"],
+    [
+        "suite=training_stability",
+        "set.warmups=[0]",
+        "set.grad_clip=0",
+        "set.depths=[1]",
+        "set.d_model=16",
+        "set.n_heads=2",
+        "set.train_len=16",
+        "set.eval_tokens=64",
+    ],
+    [
+        "suite=attention_scaling",
+        "set.d_ks=[8]",
+        "set.curve_every=2",
+        "set.steps=4",
+        "set.train_len=16",
+        "set.eval_tokens=64",
+    ],
     ["suite=gradient_flow", "set.lags=[2,3]", "set.clip_lag=2", "set.radii=[0.5]"],
     ["suite=kv_cache", "set.threads=0", "set.contexts=[8]"],
     ["suite=attention_cost", "set.max_call_s=0", "set.passes=[fwd]", "set.causal=[false,true]", "set.lengths=[16]"],
@@ -163,7 +206,9 @@ def test_every_built_in_profile_keeps_its_own_rules():
 
 def test_overrides_keep_the_types_job_hashes_were_made_with():
     profile = suites.get("position_extrapolation").profiles["quick"]
-    changed = apply_overrides(profile, {"lr": "3", "eval_multipliers": "[1,2]", "protocol": "sliding", "steps": "1_000"})
+    changed = apply_overrides(
+        profile, {"lr": "3", "eval_multipliers": "[1,2]", "protocol": "sliding", "steps": "1_000"}
+    )
     assert changed.lr == 3.0 and isinstance(changed.lr, float)
     assert changed.eval_multipliers == (1, 2) and changed.protocol == "sliding" and changed.steps == 1000
     assert apply_overrides(profile, {"lr": 0.5}).lr == 0.5  # typed values from code are accepted too
@@ -205,12 +250,16 @@ def test_a_read_only_folder_is_refused_before_any_compute(capsys, tmp_path, no_t
     folder = tmp_path / "ro"
     folder.mkdir()
     read_only(monkeypatch, folder)
-    code, out, err = run(capsys, ["variants=[rope]", f"results_dir={tmp_path / 'results'}", f"{key}={folder}",
-                                  "progress=false", *LM_TINY])
+    code, out, err = run(
+        capsys,
+        ["variants=[rope]", f"results_dir={tmp_path / 'results'}", f"{key}={folder}", "progress=false", *LM_TINY],
+    )
     assert code == 2 and no_training == [] and "Plan:" not in out and "Traceback" not in err
     example = "reports" if key == "reports_dir" else "results"
-    assert err.strip() == (f"bench: {key}={folder} cannot be written (Read-only file system in it); give a folder "
-                           f"that can be written, e.g. {key}={example}.")
+    assert err.strip() == (
+        f"bench: {key}={folder} cannot be written (Read-only file system in it); give a folder "
+        f"that can be written, e.g. {key}={example}."
+    )
     assert main(["report", f"reports_dir={folder / 'sub'}"]) == 2
     assert "Read-only file system" in capsys.readouterr().err
 

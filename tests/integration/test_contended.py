@@ -13,9 +13,20 @@ from bench.api import records
 from bench.cli import main
 from harness.timing import CONTENDED_MARK, spare_cores
 
-LM = ["suite=language_modeling", "set.steps=10", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
-      "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false", "seeds=[0]",
-      "variants=[baseline,mqa]"]
+LM = [
+    "suite=language_modeling",
+    "set.steps=10",
+    "set.d_model=32",
+    "set.n_layers=1",
+    "set.n_heads=8",
+    "set.train_len=8",
+    "set.batch_size=4",
+    "set.eval_tokens=256",
+    "set.warmup_steps=1",
+    "progress=false",
+    "seeds=[0]",
+    "variants=[baseline,mqa]",
+]
 #: a bound on each busy loop, so a failed test never leaves them spinning
 BUSY_S = 240
 
@@ -28,8 +39,10 @@ SPIN = "import time\nuntil = time.time() + {seconds}\nwhile time.time() < until:
 def busy_machine():
     """Every core this process may use (and one more) kept busy by other processes, for at most BUSY_S seconds; calling the
     fixture's value ends the load."""
-    procs = [subprocess.Popen([sys.executable, "-S", "-c", SPIN.format(seconds=BUSY_S)])
-             for _ in range(len(os.sched_getaffinity(0)) + 1)]  # one more than the cores: some task always waits
+    procs = [
+        subprocess.Popen([sys.executable, "-S", "-c", SPIN.format(seconds=BUSY_S)])
+        for _ in range(len(os.sched_getaffinity(0)) + 1)
+    ]  # one more than the cores: some task always waits
     time.sleep(1.0)  # the loops are spinning before the job starts
     assert all(p.poll() is None for p in procs)
 
@@ -64,7 +77,7 @@ def test_a_job_under_load_is_marked_everywhere_its_timings_show(tmp_path, capsys
     index = (reports / "index.md").read_text()
     table_rows = [line for line in index.splitlines() if line.startswith("| language_modeling | baseline")]
     assert any(CONTENDED_MARK in line for line in table_rows)  # its training tokens/s, at least
-    assert "marked \"(contended)\"" in index
+    assert 'marked "(contended)"' in index
     capsys.readouterr()
 
     assert main(["compare", "baseline", "mqa", f"results_dir={results}", "metric=train_throughput"]) == 0

@@ -34,6 +34,7 @@ def missing_naive(monkeypatch, why="the naive-attention package is not installed
 
 # --- a skip is not a success --------------------------------------------------------------------------------
 
+
 def test_a_request_whose_every_job_cannot_run_is_refused_before_any_compute(capsys, log, results):
     code, out, err = run(capsys, results, "variants=[flash_attn,gqa3]")
     assert code == 2 and "Traceback" not in err and "Plan:" not in out
@@ -141,7 +142,9 @@ def test_malformed_records_and_odd_files_are_warned_about_and_passed_over(capsys
     assert run(capsys, results, "variants=[baseline]")[0] == 0
     names = plant_bad_files(results / NAME)
     if command == "report":
-        code = main(["report", f"suite={NAME}", f"results_dir={results}", f"reports_dir={tmp_path / 'reports'}", "index=false"])
+        code = main(
+            ["report", f"suite={NAME}", f"results_dir={results}", f"reports_dir={tmp_path / 'reports'}", "index=false"]
+        )
         out, err = capsys.readouterr()
         assert f"{NAME}: 1 group of records" in out
     else:
@@ -204,8 +207,15 @@ def test_a_real_suite_report_is_built_past_a_value_abc(capsys, tmp_path):
     record = json.loads(first.read_text().splitlines()[0])
     record.update(value="abc", records_in_file=1)
     (results / "position_extrapolation" / "abc-s9-0000.jsonl").write_text(json.dumps(record) + "\n")
-    code = main(["report", "suite=position_extrapolation", f"results_dir={results}",
-                 f"reports_dir={tmp_path / 'reports'}", "index=false"])
+    code = main(
+        [
+            "report",
+            "suite=position_extrapolation",
+            f"results_dir={results}",
+            f"reports_dir={tmp_path / 'reports'}",
+            "index=false",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "Traceback" not in err and "abc-s9-0000.jsonl is corrupt at line 1" in err
@@ -214,27 +224,34 @@ def test_a_real_suite_report_is_built_past_a_value_abc(capsys, tmp_path):
 
 # --- a folder that stops being writable mid-run ---------------------------------------------------------------
 
+
 def read_only_after(monkeypatch, folder: Path, log: Path, jobs: int):
     """Every create, rename, mkdir and unlink under ``folder`` fails with EROFS once ``jobs`` jobs have trained,
     as on a file system remounted read-only (root writes into a chmod 555 folder, so a mode would not do)."""
+
     def gate(real, name):
         def wrapped(path, *args, **kwargs):
             if str(path).startswith(str(folder)) and len(trainings(log)) >= jobs:
                 raise OSError(errno.EROFS, "Read-only file system", str(path))
             return real(path, *args, **kwargs)
+
         monkeypatch.setattr(os, name, wrapped)
 
     for name in ("open", "mkdir", "unlink", "replace", "rename"):
         gate(getattr(os, name), name)
 
 
-def test_a_folder_made_read_only_mid_run_keeps_the_job_in_flight_and_a_rerun_stores_it(capsys, log, results, monkeypatch):
+def test_a_folder_made_read_only_mid_run_keeps_the_job_in_flight_and_a_rerun_stores_it(
+    capsys, log, results, monkeypatch
+):
     with monkeypatch.context() as patch:
         read_only_after(patch, results, log, jobs=2)
         code, out, err = run(capsys, results, "variants=[baseline]", "seeds=[0,1,2]")
     assert code == 1 and "Traceback" not in err and "Traceback" not in out
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and "stopped being writable (Read-only file system) while storing baseline-s1" in lines[0], err
+    assert len(lines) == 1 and "stopped being writable (Read-only file system) while storing baseline-s1" in lines[0], (
+        err
+    )
     kept = unsaved_folder(results) / NAME
     (path,) = kept.glob("*.jsonl")
     assert str(path) in lines[0] and path.name.startswith("baseline-s1-")
@@ -298,8 +315,9 @@ def test_kill_9_during_a_save_loses_only_the_job_in_flight(tmp_path, results):
     done = subprocess.run([sys.executable, str(script), *args], env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == -signal.SIGKILL, done
     assert list((results / NAME).glob(".tmp-*")), "the killed save left its temporary file"
-    again = subprocess.run([sys.executable, str(HERE / "counting_suite.py"), *args], env=env, capture_output=True,
-                           text=True, timeout=240)
+    again = subprocess.run(
+        [sys.executable, str(HERE / "counting_suite.py"), *args], env=env, capture_output=True, text=True, timeout=240
+    )
     assert again.returncode == 0, again
     assert "left by a save that was interrupted" in again.stderr and not list((results / NAME).glob(".tmp-*"))
     assert trainings(log) == ["baseline-s0", "baseline-s1", "baseline-s1", "baseline-s2"]
@@ -327,8 +345,16 @@ def test_a_killed_checkpoint_save_leaves_nothing_behind_for_long(capsys, log, re
 def test_a_worker_killed_by_a_signal_fails_the_sweep(tmp_path, results):
     log = tmp_path / "trained.log"
     env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_KILL": "baseline-s1"}
-    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1,2]", "workers=2",
-            "variants=[baseline]", f"results_dir={results}"]
+    args = [
+        sys.executable,
+        str(HERE / "counting_suite.py"),
+        "run",
+        f"suite={NAME}",
+        "seeds=[0,1,2]",
+        "workers=2",
+        "variants=[baseline]",
+        f"results_dir={results}",
+    ]
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 1, done
     assert "killed (worker" in done.stdout and "SIGKILL" in done.stdout and "exit status 0" not in done.stdout
@@ -357,8 +383,16 @@ def _alive(pid: int) -> bool:
 def test_workers_die_with_their_parent(tmp_path, results):
     log = tmp_path / "trained.log"
     env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_SLEEP": "60"}
-    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1]", "workers=2",
-            "variants=[baseline]", f"results_dir={results}"]
+    args = [
+        sys.executable,
+        str(HERE / "counting_suite.py"),
+        "run",
+        f"suite={NAME}",
+        "seeds=[0,1]",
+        "workers=2",
+        "variants=[baseline]",
+        f"results_dir={results}",
+    ]
     parent = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while len(trainings(log)) < 2 and time.time() < deadline:
@@ -427,23 +461,50 @@ def test_plugins_that_exit_raise_or_take_a_built_in_name_are_listed_broken_and_t
     positions = bench_with_plugins(tmp_path, "list", "positions")
     assert positions.returncode == 0 and "stolen_ok" not in positions.stdout  # taken back with its plugin
     assert "Warning: plugin 'bench_exits' failed to load" in positions.stdout
-    plan = bench_with_plugins(tmp_path, "run", "variants=[rope]", "dry_run=true", "set.steps=2", "set.warmup_steps=1",
-                              f"results_dir={tmp_path / 'results'}")
+    plan = bench_with_plugins(
+        tmp_path,
+        "run",
+        "variants=[rope]",
+        "dry_run=true",
+        "set.steps=2",
+        "set.warmup_steps=1",
+        f"results_dir={tmp_path / 'results'}",
+    )
     assert plan.returncode == 0, plan
     assert "Traceback" not in plan.stderr and "dry_run=true: nothing was run" in plan.stdout
 
 
 # --- exit codes of bench compare ------------------------------------------------------------------------------
 
+
 def test_bench_compare_refuses_an_unknown_metric_and_one_variant_twice(tmp_path, capsys):
     store = ResultsStore(tmp_path)
     for variant, base in (("rope", 4.0), ("alibi", 3.8)):
         for seed in (0, 1):
-            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}",
-                        [{"suite": "position_extrapolation", "variant": variant, "seed": seed, "metric": "perplexity",
-                          "value": base + seed, "status": "ok", "x": 64.0, "x_name": "eval_length", "profile": "quick",
-                          "device": "cpu", "dtype": "float32", "suite_version": 1, "data_checksum": "d",
-                          "profile_settings": {}, "higher_is_better": False}])
+            store.write(
+                "position_extrapolation",
+                f"{variant}{seed}",
+                f"{variant}-s{seed}",
+                [
+                    {
+                        "suite": "position_extrapolation",
+                        "variant": variant,
+                        "seed": seed,
+                        "metric": "perplexity",
+                        "value": base + seed,
+                        "status": "ok",
+                        "x": 64.0,
+                        "x_name": "eval_length",
+                        "profile": "quick",
+                        "device": "cpu",
+                        "dtype": "float32",
+                        "suite_version": 1,
+                        "data_checksum": "d",
+                        "profile_settings": {},
+                        "higher_is_better": False,
+                    }
+                ],
+            )
     assert main(["compare", "rope", "alibi", f"results_dir={tmp_path}", "metric=nosuch"]) == 2
     captured = capsys.readouterr()
     assert "metric=nosuch" in captured.err and "choose one of perplexity" in captured.err and captured.out == ""
@@ -454,9 +515,16 @@ def test_bench_compare_refuses_an_unknown_metric_and_one_variant_twice(tmp_path,
 
 # --- a damaged or unreachable SWORD library ---------------------------------------------------------------------
 
+
 def bench(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], capture_output=True, text=True, timeout=240,
-                          env={**os.environ, **(env or {})}, cwd=Path(__file__).resolve().parents[2])
+    return subprocess.run(
+        [sys.executable, "-m", "bench.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, **(env or {})},
+        cwd=Path(__file__).resolve().parents[2],
+    )
 
 
 @pytest.mark.sword("engWEB2015eb")
@@ -473,7 +541,14 @@ def test_a_damaged_sword_module_or_a_too_long_sword_path_is_one_sentence_before_
         for i in range(100, len(data), 997):
             data[i] ^= 0xFF
         path.write_bytes(bytes(data))
-    args = ["run", "data=bible", "variants=[rope]", "dry_run=true", f"results_dir={tmp_path / 'results'}", "progress=false"]
+    args = [
+        "run",
+        "data=bible",
+        "variants=[rope]",
+        "dry_run=true",
+        f"results_dir={tmp_path / 'results'}",
+        "progress=false",
+    ]
     for sword in (str(library), "/tmp/" + "s" * 300):
         done = bench(*args, env={"SWORD_PATH": sword})
         lines = done.stderr.strip().splitlines()
@@ -484,8 +559,16 @@ def test_a_damaged_sword_module_or_a_too_long_sword_path_is_one_sentence_before_
 
 def test_workers_exit_3_when_a_job_asked_for_cannot_run(tmp_path, results):
     log = tmp_path / "trained.log"
-    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1]", "workers=2",
-            "variants=[baseline,flash_attn]", f"results_dir={results}"]
+    args = [
+        sys.executable,
+        str(HERE / "counting_suite.py"),
+        "run",
+        f"suite={NAME}",
+        "seeds=[0,1]",
+        "workers=2",
+        "variants=[baseline,flash_attn]",
+        f"results_dir={results}",
+    ]
     env = {**os.environ, "BENCH_COUNTING_LOG": str(log)}
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 3, done

@@ -5,9 +5,22 @@ import json
 from bench.cli import main
 from tests.report_shape import check_reports
 
-TINY = ["suite=gradient_flow", "set.lags=[3,6]", "set.steps=3", "set.clip_steps=3", "set.clip_lrs=[0.1]",
-        "set.radii=[0.5,1.5]", "set.d_hidden=8", "set.d_model=16", "set.n_heads=2", "set.probe_batch=4",
-        "set.eval_sequences=16", "set.batch_size=4", "set.warmup_steps=1", "progress=false"]
+TINY = [
+    "suite=gradient_flow",
+    "set.lags=[3,6]",
+    "set.steps=3",
+    "set.clip_steps=3",
+    "set.clip_lrs=[0.1]",
+    "set.radii=[0.5,1.5]",
+    "set.d_hidden=8",
+    "set.d_model=16",
+    "set.n_heads=2",
+    "set.probe_batch=4",
+    "set.eval_sequences=16",
+    "set.batch_size=4",
+    "set.warmup_steps=1",
+    "progress=false",
+]
 
 
 def test_gradient_flow_end_to_end_with_report(tmp_path):
@@ -26,21 +39,35 @@ def test_gradient_flow_end_to_end_with_report(tmp_path):
     assert {r["extra"]["radius"] for r in sweep} == {0.5, 1.5}
     assert not [r for r in by_variant["lstm"] if r["metric"] == "radius_hidden_grad_norm"]  # only Elman RNNs
     accuracy = [r for r in records if r["metric"] == "copy_accuracy"]
-    assert {r["x"] for r in accuracy} == {3.0, 6.0} and all(0 <= r["value"] <= 1 for r in accuracy if r["status"] == "ok")
+    assert {r["x"] for r in accuracy} == {3.0, 6.0} and all(
+        0 <= r["value"] <= 1 for r in accuracy if r["status"] == "ok"
+    )
     clip = [r for r in records if r["metric"] == "clip_final_loss"]
     assert {(r["variant"], r["extra"]["clipping"]) for r in clip} == {
-        (v, c) for v in ("rnn", "lstm", "transformer") for c in ("1", "none")}
+        (v, c) for v in ("rnn", "lstm", "transformer") for c in ("1", "none")
+    }
 
     assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "gradient_flow.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in ("Pascanu, Mikolov & Bengio 2013", "spectral radius", "longest lag learned", "no clipping",
-                   "This run", "(n=1)", "random distractors", "chrono-initialised", "every shorter lag learned too"):
+    for phrase in (
+        "Pascanu, Mikolov & Bengio 2013",
+        "spectral radius",
+        "longest lag learned",
+        "no clipping",
+        "This run",
+        "(n=1)",
+        "random distractors",
+        "chrono-initialised",
+        "every shorter lag learned too",
+    ):
         assert phrase in text, phrase
     for name in ("distance", "radius", "lags"):
         assert (reports / "figures" / f"gradient_flow_{name}.png").stat().st_size > 10_000
 
 
 def test_a_recurrent_preset_in_a_transformer_suite_is_a_usage_error(tmp_path, capsys):
-    assert main(["run", f"results_dir={tmp_path}", "suite=position_extrapolation", "variants=[gru]", "dry_run=true"]) == 2
+    assert (
+        main(["run", f"results_dir={tmp_path}", "suite=position_extrapolation", "variants=[gru]", "dry_run=true"]) == 2
+    )
     assert "which a TransformerSpec does not have" in capsys.readouterr().err

@@ -4,11 +4,33 @@ from stored import load
 
 from bench.cli import main
 
-PE = ["suite=position_extrapolation", "set.steps=3", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",
-      "set.train_len=8", "set.batch_size=4", "set.eval_tokens=512", "set.warmup_steps=1", "set.eval_multipliers=[1,8]",
-      "progress=false", "seeds=[0]"]
-LM = ["suite=language_modeling", "set.steps=3", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
-      "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false", "seeds=[0]"]
+PE = [
+    "suite=position_extrapolation",
+    "set.steps=3",
+    "set.d_model=16",
+    "set.n_layers=1",
+    "set.n_heads=2",
+    "set.train_len=8",
+    "set.batch_size=4",
+    "set.eval_tokens=512",
+    "set.warmup_steps=1",
+    "set.eval_multipliers=[1,8]",
+    "progress=false",
+    "seeds=[0]",
+]
+LM = [
+    "suite=language_modeling",
+    "set.steps=3",
+    "set.d_model=32",
+    "set.n_layers=1",
+    "set.n_heads=8",
+    "set.train_len=8",
+    "set.batch_size=4",
+    "set.eval_tokens=256",
+    "set.warmup_steps=1",
+    "progress=false",
+    "seeds=[0]",
+]
 COSTS = ("train_flops", "peak_train_memory", "kv_cache_bytes_per_token", "prefill_latency", "decode_latency")
 
 
@@ -33,7 +55,9 @@ def test_a_position_job_records_the_cost_of_the_model_it_trained(tmp_path):
         assert memory["value"] > memory["extra"]["weight_bytes"] > 0 and memory["extra"]["optimizer"] == "adamw"
         kv = by[(variant, "kv_cache_bytes_per_token")][0]
         kv_heads = 1 if variant == "alibi+mqa" else 2
-        assert kv["status"] == "ok" and kv["value"] == 2 * 1 * kv_heads * 8 * 4  # 2 x layers x kv_heads x head_dim x 4 B
+        assert (
+            kv["status"] == "ok" and kv["value"] == 2 * 1 * kv_heads * 8 * 4
+        )  # 2 x layers x kv_heads x head_dim x 4 B
         assert kv["extra"]["cache_bytes"] == kv["extra"]["cache_bytes_analytic"] == kv["value"] * 8
         prefill = by[(variant, "prefill_latency")][0]
         assert prefill["status"] == "ok" and prefill["x"] == 8.0 and prefill["extra"]["repeats"] >= 5
@@ -45,7 +69,10 @@ def test_a_position_job_records_the_cost_of_the_model_it_trained(tmp_path):
             assert step["status"] == "ok" and step["extra"]["cached"] == x - 1 and "q1" in step["extra"]
             assert step["extra"]["max_error_vs_full"] < 1e-3
     assert decode[("learned", 8.0)]["status"] == "ok"
-    assert decode[("learned", 64.0)]["status"] == "unsupported" and "without clipping" in decode[("learned", 64.0)]["reason"]
+    assert (
+        decode[("learned", 64.0)]["status"] == "unsupported"
+        and "without clipping" in decode[("learned", 64.0)]["reason"]
+    )
 
 
 def test_a_language_modeling_job_records_the_cost_of_the_model_it_trained(tmp_path):
@@ -72,8 +99,20 @@ def test_latent_attention_and_a_window_train_and_measure_their_own_cache_formula
     assert by[("mla", "perplexity")][0]["attention_backend"]  # the backend is recorded for latent attention too
 
 
-TR = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
-      "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=40", "progress=false", "seeds=[0]"]
+TR = [
+    "suite=translation",
+    "set.steps=3",
+    "set.warmup_steps=1",
+    "set.d_embed=8",
+    "set.d_hidden=16",
+    "set.d_model=16",
+    "set.n_heads=2",
+    "set.n_layers=1",
+    "set.batch_size=8",
+    "set.test_limit=40",
+    "progress=false",
+    "seeds=[0]",
+]
 
 
 def test_a_translation_job_records_encoding_and_decoding_with_the_memory(tmp_path):
@@ -82,7 +121,9 @@ def test_a_translation_job_records_encoding_and_decoding_with_the_memory(tmp_pat
     by = _by(load(results))
     kv = by[("transformer", "kv_cache_bytes_per_token")][0]
     assert kv["status"] == "ok" and kv["value"] == 2 * 1 * 2 * 8 * 4  # 2 x layers x kv_heads x head_dim x 4 B
-    assert kv["extra"]["memory_bytes_per_source_token"] == kv["value"]  # the encoder memory's K/V, once per source token
+    assert (
+        kv["extra"]["memory_bytes_per_source_token"] == kv["value"]
+    )  # the encoder memory's K/V, once per source token
     rnn_kv = by[("lstm+bahdanau+additive", "kv_cache_bytes_per_token")][0]
     assert rnn_kv["status"] == "unsupported" and "fixed-size state" in rnn_kv["reason"]
     assert by[("lstm+bahdanau+additive", "train_flops")][0]["status"] == "unsupported"  # fused LSTM kernels uncounted

@@ -39,12 +39,16 @@ def _legacy_file(results, versions):
 
 def test_a_job_stored_before_the_versions_counted_is_found_under_the_same_versions(results):
     suite, profile, spec, legacy = _legacy_file(results, harness.env.library_versions())
-    found, path = find_stored(ResultsStore(results), suite, spec, profile, 0, "cpu", "float32", "", identity_libraries())
+    found, path = find_stored(
+        ResultsStore(results), suite, spec, profile, 0, "cpu", "float32", "", identity_libraries()
+    )
     assert found == legacy and path is not None
 
 
 def test_a_job_stored_before_the_versions_counted_under_another_torch_is_not_this_job(results):
     other = {**harness.env.library_versions(), "torch": "0.0.1-other"}
     suite, profile, spec, legacy = _legacy_file(results, other)
-    found, path = find_stored(ResultsStore(results), suite, spec, profile, 0, "cpu", "float32", "", identity_libraries())
+    found, path = find_stored(
+        ResultsStore(results), suite, spec, profile, 0, "cpu", "float32", "", identity_libraries()
+    )
     assert found != legacy and path is None

@@ -6,9 +6,23 @@ from stored import load
 from bench.cli import main
 from tests.report_shape import check_reports
 
-TINY = ["suite=kv_cache", "set.contexts=[8,32]", "set.d_model=32", "set.n_layers=2", "set.n_heads=4", "set.generate=6",
-        "set.prompt_len=4", "set.path_contexts=[64]", "set.path_heads=8", "set.path_head_dim=16", "set.min_repeats=3",
-        "set.min_run_time=0.005", "set.threads=1", "set.copy_mib=8", "progress=false"]
+TINY = [
+    "suite=kv_cache",
+    "set.contexts=[8,32]",
+    "set.d_model=32",
+    "set.n_layers=2",
+    "set.n_heads=4",
+    "set.generate=6",
+    "set.prompt_len=4",
+    "set.path_contexts=[64]",
+    "set.path_heads=8",
+    "set.path_head_dim=16",
+    "set.min_repeats=3",
+    "set.min_run_time=0.005",
+    "set.threads=1",
+    "set.copy_mib=8",
+    "progress=false",
+]
 
 
 def test_kv_cache_end_to_end_with_report(tmp_path):
@@ -19,30 +33,55 @@ def test_kv_cache_end_to_end_with_report(tmp_path):
     measured = {(r["variant"], r["x"]): r["value"] for r in records if r["metric"] == "cache_bytes"}
     analytic = {(r["variant"], r["x"]): r["value"] for r in records if r["metric"] == "cache_bytes_analytic"}
     assert measured == analytic
-    assert measured[("alibi+mqa", 32.0)] == 2 * 2 * 1 * 8 * 32 * 1 * 4  # 2 x layers x kv_heads x head_dim x tokens x batch x 4 B
+    assert (
+        measured[("alibi+mqa", 32.0)] == 2 * 2 * 1 * 8 * 32 * 1 * 4
+    )  # 2 x layers x kv_heads x head_dim x tokens x batch x 4 B
     assert all(r["value"] == 1.0 for r in records if r["metric"] == "greedy_match")
     paths = [r for r in records if r["metric"] == "decode_path_latency"]
     assert {r["extra"]["path"] for r in paths} == {"repeat", "enable_gqa", "grouped", "split_kv"}
     assert {r["extra"]["kv_heads"] for r in paths} == {8, 1, 2}
     assert all(r["extra"]["max_error"] < 1e-5 for r in paths)
-    for metric in ("decode_latency", "decode_latency_kernel", "uncached_latency", "decode_tokens_per_s", "decode_bandwidth"):
+    for metric in (
+        "decode_latency",
+        "decode_latency_kernel",
+        "uncached_latency",
+        "decode_tokens_per_s",
+        "decode_bandwidth",
+    ):
         assert len([r for r in records if r["metric"] == metric]) == 3 * 2
     copies = [r for r in records if r["metric"] == "copy_bandwidth"]
     assert len(copies) == 3 and all(r["extra"]["bytes_moved"] == 2 * 8 * 2**20 and r["value"] > 0 for r in copies)
     for rate in (r for r in records if r["metric"] == "decode_bandwidth"):
-        step = next(r for r in records if r["metric"] == "decode_latency" and (r["variant"], r["x"]) == (rate["variant"], rate["x"]))
+        step = next(
+            r
+            for r in records
+            if r["metric"] == "decode_latency" and (r["variant"], r["x"]) == (rate["variant"], rate["x"])
+        )
         e = rate["extra"]
         assert e["step_ms"] == step["value"]
         kv_heads = {"rope": 4, "alibi+mqa": 1, "rope+gqa2": 2}[rate["variant"]]
         assert e["cache_bytes_read"] == 2 * 2 * kv_heads * 8 * (rate["x"] + 1) * 1 * 4  # the context and the new token
-        assert rate["value"] == pytest.approx((e["weight_bytes"] + e["cache_bytes_read"]) / (step["value"] * 1e-3) / 1e9)
+        assert rate["value"] == pytest.approx(
+            (e["weight_bytes"] + e["cache_bytes_read"]) / (step["value"] * 1e-3) / 1e9
+        )
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "kv_cache.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in ("2,147,483,648", "3,355,443,200", "1,342,177,280", "10,737,418,240", "Ainslie et al. 2023",
-                   "uncached / cached", "enable_gqa / grouped", "identical",
-                   "Decode throughput and bandwidth", "of copy bandwidth", "split-KV / grouped", "Pope et al. 2022"):
+    for phrase in (
+        "2,147,483,648",
+        "3,355,443,200",
+        "1,342,177,280",
+        "10,737,418,240",
+        "Ainslie et al. 2023",
+        "uncached / cached",
+        "enable_gqa / grouped",
+        "identical",
+        "Decode throughput and bandwidth",
+        "of copy bandwidth",
+        "split-KV / grouped",
+        "Pope et al. 2022",
+    ):
         assert phrase in text, phrase
     assert "| NO" not in text
     assert (reports / "figures" / "kv_cache.png").stat().st_size > 10_000

@@ -6,14 +6,26 @@ from bench.cli import main
 from tests.report_shape import check_reports
 
 # d 32 with 8 heads (head size 4): MQA drops 7/8 of the key/value projection, more than 10% of the parameters
-TINY = ["suite=language_modeling", "set.steps=4", "set.d_model=32", "set.n_layers=1", "set.n_heads=8", "set.train_len=8",
-        "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1", "progress=false"]
+TINY = [
+    "suite=language_modeling",
+    "set.steps=4",
+    "set.d_model=32",
+    "set.n_layers=1",
+    "set.n_heads=8",
+    "set.train_len=8",
+    "set.batch_size=4",
+    "set.eval_tokens=256",
+    "set.warmup_steps=1",
+    "progress=false",
+]
 
 
 def test_language_modeling_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
     variants = "variants=[baseline,additive+naive,additive,mqa,mqa+unmatched,post_ln,swiglu]"
-    assert main(["run", f"results_dir={results}", variants, *TINY, "allow_skips=true"]) == 0  # additive: skipped, recorded
+    assert (
+        main(["run", f"results_dir={results}", variants, *TINY, "allow_skips=true"]) == 0
+    )  # additive: skipped, recorded
     records = load(results)
     by = {(r["variant"], r["metric"]): r for r in records}
     skipped = by[("additive", "job")]
@@ -33,10 +45,19 @@ def test_language_modeling_end_to_end_with_report(tmp_path):
     text = (reports / "language_modeling.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
     # one table of every variant, its family in the second column
-    families = {line.split("|")[2].strip() for line in text.splitlines() if line.startswith("| ") and line.count("|") == 9}
+    families = {
+        line.split("|")[2].strip() for line in text.splitlines() if line.startswith("| ") and line.count("|") == 9
+    }
     assert {"baseline", "scoring", "head grouping", "norm placement", "FFN"} <= families
-    for phrase in ("flagged: params", "(n=1)",
-                   "non-overlapping", "FlopCounterMode", "skipped", "Checks: did each model learn?", "bigram entropy"):
+    for phrase in (
+        "flagged: params",
+        "(n=1)",
+        "non-overlapping",
+        "FlopCounterMode",
+        "skipped",
+        "Checks: did each model learn?",
+        "bigram entropy",
+    ):
         assert phrase in text, phrase
     # four steps of a tiny model learn nothing, so no verdict is drawn from them
     assert "No verdict: the baseline `baseline` did not learn" in text

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def readme_section() -> str:
     text = (ROOT / "README.md").read_text()
     start = text.index("\n## Adding a variant\n")
-    return text[start:text.index("\n## ", start + 1)]
+    return text[start : text.index("\n## ", start + 1)]
 
 
 def code_blocks(language: str):
@@ -49,7 +49,7 @@ def plugin(tmp_path_factory):
     return site, path, eps
 
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import json, sys
     import torch
     from bench.cli import main
@@ -82,7 +82,7 @@ SCRIPT = textwrap.dedent('''
     except ValueError as exc:  # refused in one sentence, not a TypeError from an int offset
         out["static"] = str(exc)
     print("RESULT " + json.dumps(out))
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +90,9 @@ def ran(plugin, tmp_path_factory):
     site, _, _ = plugin
     results = tmp_path_factory.mktemp("results")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(results)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(results)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
     return json.loads(line.removeprefix("RESULT ")), results
@@ -120,21 +121,38 @@ def test_the_plugin_trains_through_bench_run_and_its_learned_bias_gets_gradients
     assert out["run"] == 0 and out["classes"] == ["KerpleLog", "SquaredRelu"] and out["bias_grad"] > 0
     records = [json.loads(line) for f in results.rglob("*.jsonl") for line in f.read_text().splitlines()]
     assert records and all(r["status"] == "ok" for r in records)
-    assert {r["spec"]["position"] for r in records} == {"kerple_log"} and {r["spec"]["ffn"] for r in records} == {"squared_relu"}
+    assert {r["spec"]["position"] for r in records} == {"kerple_log"} and {r["spec"]["ffn"] for r in records} == {
+        "squared_relu"
+    }
 
 
 def test_the_plugin_decodes_with_the_cache_and_a_captured_step_is_refused_in_one_sentence(ran):
     out, _ = ran
     assert out["decoded"] is True
-    assert out["static"] == ("cannot capture the decode step of this model: KerpleLog positions do not take a "
-                             "position held on the device")
+    assert out["static"] == (
+        "cannot capture the decode step of this model: KerpleLog positions do not take a position held on the device"
+    )
 
 
 def test_an_installed_plugin_fails_no_test(plugin):
     """With the example installed, the tests that read the registries still see the built-in components alone."""
     site, _, _ = plugin
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/test_registry.py",
-                           "tests/integration/test_cli.py::test_list_shows_every_section"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/unit/test_registry.py",
+            "tests/integration/test_cli.py::test_list_shows_every_section",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:]

@@ -7,8 +7,17 @@ from bench.cli import main
 from suites.position_extrapolation.suite import PositionExtrapolation
 from tests.report_shape import check_reports
 
-TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
-        "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]
+TINY = [
+    "set.steps=6",
+    "set.d_model=16",
+    "set.n_layers=1",
+    "set.n_heads=2",
+    "set.train_len=8",
+    "set.batch_size=4",
+    "set.eval_tokens=512",
+    "set.warmup_steps=2",
+    "progress=false",
+]
 
 
 @pytest.fixture
@@ -28,12 +37,31 @@ def test_default_variants_end_to_end_with_report(dirs):
     ppl = [r for r in records if r["metric"] == "perplexity"]
     assert {r["x"] for r in ppl} == {8.0, 16.0, 32.0, 64.0, 128.0}
     learned = [r for r in ppl if r["variant"] == "learned"]
-    assert {r["x"]: r["status"] for r in learned} == {8.0: "ok", 16.0: "unsupported", 32.0: "unsupported",
-                                                      64.0: "unsupported", 128.0: "unsupported"}
+    assert {r["x"]: r["status"] for r in learned} == {
+        8.0: "ok",
+        16.0: "unsupported",
+        32.0: "unsupported",
+        64.0: "unsupported",
+        128.0: "unsupported",
+    }
     assert all("without clipping" in r["reason"] for r in learned if r["status"] == "unsupported")
     for r in records:  # provenance on every record
-        for key in ("spec", "spec_hash", "job_hash", "profile", "seed", "unit", "higher_is_better", "device",
-                    "torch_version", "git_commit", "data_checksum", "timestamp", "parameters", "flush_denormal"):
+        for key in (
+            "spec",
+            "spec_hash",
+            "job_hash",
+            "profile",
+            "seed",
+            "unit",
+            "higher_is_better",
+            "device",
+            "torch_version",
+            "git_commit",
+            "data_checksum",
+            "timestamp",
+            "parameters",
+            "flush_denormal",
+        ):
             assert key in r, key
     assert all(r["status"] == "ok" for r in ppl if r["variant"] != "learned")
     assert all(r["flush_denormal"] is True for r in records)
@@ -43,8 +71,20 @@ def test_default_variants_end_to_end_with_report(dirs):
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "position_extrapolation.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in ("nonoverlapping", "ppl(8L) / ppl(L)", "comparable", "Press et al. 2022", "(n=1)", "unsupported",
-                   "lr 0.006", "sha256", "Checks: did each model learn?", "bigram entropy", "did not learn", "read "):
+    for phrase in (
+        "nonoverlapping",
+        "ppl(8L) / ppl(L)",
+        "comparable",
+        "Press et al. 2022",
+        "(n=1)",
+        "unsupported",
+        "lr 0.006",
+        "sha256",
+        "Checks: did each model learn?",
+        "bigram entropy",
+        "did not learn",
+        "read ",
+    ):
         assert phrase in text, phrase
     assert (reports / "figures" / "position_extrapolation.png").stat().st_size > 10_000
 

@@ -4,9 +4,22 @@ import json
 
 from bench.cli import main
 
-TINY = ["suite=recall", "set.steps=3", "set.warmup_steps=1", "set.eval_sequences=8", "set.batch_size=4",
-        "set.d_model=16", "set.n_heads=2", "set.mqar_kv=[1,2,4]", "set.copy_len=4", "set.reverse_len=4",
-        "set.addition_len=2", "set.length_factors=[0.5,1,2]", "set.copy_alphabet=7", "progress=false"]
+TINY = [
+    "suite=recall",
+    "set.steps=3",
+    "set.warmup_steps=1",
+    "set.eval_sequences=8",
+    "set.batch_size=4",
+    "set.d_model=16",
+    "set.n_heads=2",
+    "set.mqar_kv=[1,2,4]",
+    "set.copy_len=4",
+    "set.reverse_len=4",
+    "set.addition_len=2",
+    "set.length_factors=[0.5,1,2]",
+    "set.copy_alphabet=7",
+    "progress=false",
+]
 VARIANTS = ["rope", "alibi", "lstm", "mingru", "linear_attention"]
 
 
@@ -29,8 +42,16 @@ def test_recall_end_to_end_with_report(tmp_path):
 
     assert main(["report", "suite=recall", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "recall.md").read_text()
-    for phrase in ("Arora et al. 2023", "Jelassi et al. 2024", "Kazemnejad et al. 2023", "Models and budgets",
-                   "key-value pairs", "chance", "left out of", "1 seed: no verdict"):
+    for phrase in (
+        "Arora et al. 2023",
+        "Jelassi et al. 2024",
+        "Kazemnejad et al. 2023",
+        "Models and budgets",
+        "key-value pairs",
+        "chance",
+        "left out of",
+        "1 seed: no verdict",
+    ):
         assert phrase in text, phrase
     for name in ("recall_mqar", "recall_lengths"):
         assert (reports / "figures" / f"{name}.png").stat().st_size > 10_000
@@ -58,8 +79,9 @@ def test_the_profiles_initialisation_lets_a_small_transformer_learn_mqar_where_g
 
     accuracy = {}
     for init, tied in (("fan_in", False), ("gpt2", True)):
-        p = dataclasses.replace(PROFILES["quick"], tasks=("mqar",), mqar_kv=(1, 2, 4), steps=700, init=init,
-                                tie_embeddings=tied)
+        p = dataclasses.replace(
+            PROFILES["quick"], tasks=("mqar",), mqar_kv=(1, 2, 4), steps=700, init=init, tie_embeddings=tied
+        )
         spec, task = Recall().spec_for("rope", p, {}), make_task("mqar", p)
         assert (spec.init, spec.tie_embeddings) == (init, tied)
         torch.manual_seed(0)

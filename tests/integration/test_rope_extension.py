@@ -4,8 +4,17 @@ from stored import load, runner
 
 from bench.cli import main
 
-TINY = ["set.steps=6", "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=4",
-        "set.eval_tokens=512", "set.warmup_steps=2", "progress=false"]
+TINY = [
+    "set.steps=6",
+    "set.d_model=16",
+    "set.n_layers=1",
+    "set.n_heads=2",
+    "set.train_len=8",
+    "set.batch_size=4",
+    "set.eval_tokens=512",
+    "set.warmup_steps=2",
+    "progress=false",
+]
 
 
 run = runner(*TINY)
@@ -30,8 +39,14 @@ def test_one_training_of_rope_serves_every_extension_and_each_variant_keeps_its_
 
     assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "position_extrapolation.md").read_text()
-    for phrase in ("RoPE context extension without retraining", "share one training per seed", "Peng et al. 2023",
-                   "| rope+yarn", "t5_bias", "randomized"):
+    for phrase in (
+        "RoPE context extension without retraining",
+        "share one training per seed",
+        "Peng et al. 2023",
+        "| rope+yarn",
+        "t5_bias",
+        "randomized",
+    ):
         assert phrase in text, phrase
 
 

@@ -32,9 +32,20 @@ def test_two_names_of_one_spec_train_once_and_both_find_the_record(capsys, log, 
 
 
 def test_the_issues_language_modeling_command_trains_baseline_once(capsys, results):
-    code, out, _ = run(capsys, results, "suite=language_modeling", "variants=[baseline,gelu,relu]", "set.steps=2",
-                       "set.batch_size=2", "set.d_model=16", "set.n_heads=2", "set.n_layers=1", "set.train_len=8",
-                       "set.eval_tokens=256", "set.warmup_steps=1")
+    code, out, _ = run(
+        capsys,
+        results,
+        "suite=language_modeling",
+        "variants=[baseline,gelu,relu]",
+        "set.steps=2",
+        "set.batch_size=2",
+        "set.d_model=16",
+        "set.n_heads=2",
+        "set.n_layers=1",
+        "set.train_len=8",
+        "set.eval_tokens=256",
+        "set.warmup_steps=1",
+    )
     assert code == 0 and "2 to run" in out
     variants = {r["variant"] for r in ResultsStore(results).load("language_modeling")}
     assert variants == {"baseline", "gelu", "relu"}
@@ -120,11 +131,26 @@ def test_two_concurrent_runs_train_each_job_once(tmp_path, results):
     log = tmp_path / "trained.log"
     barrier = tmp_path / "barrier"
     barrier.mkdir()
-    env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_SLEEP": "0.3",
-           "BENCH_COUNTING_BARRIER": f"{barrier},2", "OMP_NUM_THREADS": "1"}
-    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1]", "progress=false",
-            "variants=[baseline,dot,post_ln,gelu]", f"results_dir={results}"]
-    procs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    env = {
+        **os.environ,
+        "BENCH_COUNTING_LOG": str(log),
+        "BENCH_COUNTING_SLEEP": "0.3",
+        "BENCH_COUNTING_BARRIER": f"{barrier},2",
+        "OMP_NUM_THREADS": "1",
+    }
+    args = [
+        sys.executable,
+        str(HERE / "counting_suite.py"),
+        "run",
+        f"suite={NAME}",
+        "seeds=[0,1]",
+        "progress=false",
+        "variants=[baseline,dot,post_ln,gelu]",
+        f"results_dir={results}",
+    ]
+    procs = [
+        subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
     outs = [p.communicate(timeout=240) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     trained = trainings(log)
@@ -138,10 +164,22 @@ def test_workers_split_one_sweep_between_processes(tmp_path, results):
     log = tmp_path / "trained.log"
     barrier = tmp_path / "barrier"
     barrier.mkdir()
-    env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_SLEEP": "0.3",
-           "BENCH_COUNTING_BARRIER": f"{barrier},2"}
-    args = [sys.executable, str(HERE / "counting_suite.py"), "run", f"suite={NAME}", "seeds=[0,1,2]", "workers=2",
-            "variants=[baseline,dot]", f"results_dir={results}"]
+    env = {
+        **os.environ,
+        "BENCH_COUNTING_LOG": str(log),
+        "BENCH_COUNTING_SLEEP": "0.3",
+        "BENCH_COUNTING_BARRIER": f"{barrier},2",
+    }
+    args = [
+        sys.executable,
+        str(HERE / "counting_suite.py"),
+        "run",
+        f"suite={NAME}",
+        "seeds=[0,1,2]",
+        "workers=2",
+        "variants=[baseline,dot]",
+        f"results_dir={results}",
+    ]
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done
     assert sorted(trainings(log)) == ["baseline-s0", "baseline-s1", "baseline-s2", "dot-s0", "dot-s1", "dot-s2"], done

@@ -5,9 +5,20 @@ from stored import load
 
 from bench.cli import main
 
-TINY = ["suite=streaming", "seeds=[0]", "set.steps=20", "set.d_model=32", "set.n_layers=2", "set.n_heads=2",
-        "set.train_len=16", "set.batch_size=8", "set.streams=2", "set.stream_len=64", "set.warmup_steps=2",
-        "progress=false"]
+TINY = [
+    "suite=streaming",
+    "seeds=[0]",
+    "set.steps=20",
+    "set.d_model=32",
+    "set.n_layers=2",
+    "set.n_heads=2",
+    "set.train_len=16",
+    "set.batch_size=8",
+    "set.streams=2",
+    "set.stream_len=64",
+    "set.warmup_steps=2",
+    "progress=false",
+]
 
 
 def test_a_sink_token_model_streams_with_its_one_token(tmp_path):
@@ -18,8 +29,11 @@ def test_a_sink_token_model_streams_with_its_one_token(tmp_path):
     plain = [r for r in records if r["variant"] == "rope"]
     assert token[0]["spec"]["sink_token"] is True and "sink_token" not in plain[0]["spec"]
     assert token[0]["spec"]["vocab_size"] == plain[0]["spec"]["vocab_size"] + 1
-    kept = {r["variant"]: r["extra"]["sinks"] for r in records
-            if r["metric"] == "cache_tokens" and r["extra"]["policy"] == "sinks"}
+    kept = {
+        r["variant"]: r["extra"]["sinks"]
+        for r in records
+        if r["metric"] == "cache_tokens" and r["extra"]["policy"] == "sinks"
+    }
     assert kept == {"rope": 4, "rope+sink_token": 1}
     assert main(["report", "suite=streaming", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "streaming.md").read_text()

@@ -8,9 +8,20 @@ from tests.report_shape import check_reports
 
 def test_training_stability_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    args = ["suite=training_stability", "set.depths=[1,3]", "set.steps=4", "set.d_model=16", "set.n_heads=2",
-            "set.train_len=16", "set.batch_size=4", "set.warmups=[0,2]", "set.lrs=[0.001,10.0]", "set.probe_batches=1",
-            "set.eval_tokens=256", "progress=false"]
+    args = [
+        "suite=training_stability",
+        "set.depths=[1,3]",
+        "set.steps=4",
+        "set.d_model=16",
+        "set.n_heads=2",
+        "set.train_len=16",
+        "set.batch_size=4",
+        "set.warmups=[0,2]",
+        "set.lrs=[0.001,10.0]",
+        "set.probe_batches=1",
+        "set.eval_tokens=256",
+        "progress=false",
+    ]
     assert main(["run", f"results_dir={results}", *args]) == 0
     records = load(results)
     assert {r["variant"] for r in records} == {"post_ln", "pre_ln"}
@@ -33,9 +44,20 @@ def test_training_stability_end_to_end_with_report(tmp_path):
 
 def test_attention_scaling_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    args = ["suite=attention_scaling", "set.n_queries=64", "set.d_ks=[8,32]", "set.train_d_k=32", "set.n_layers=1", "set.steps=4",
-            "set.curve_every=2", "set.train_len=16", "set.batch_size=4", "set.eval_tokens=256", "set.warmup_steps=1",
-            "progress=false"]
+    args = [
+        "suite=attention_scaling",
+        "set.n_queries=64",
+        "set.d_ks=[8,32]",
+        "set.train_d_k=32",
+        "set.n_layers=1",
+        "set.steps=4",
+        "set.curve_every=2",
+        "set.train_len=16",
+        "set.batch_size=4",
+        "set.eval_tokens=256",
+        "set.warmup_steps=1",
+        "progress=false",
+    ]
     assert main(["run", f"results_dir={results}", *args]) == 0
     records = load(results)
     assert {r["variant"] for r in records} == {"scaled_dot", "dot", "additive+naive"}

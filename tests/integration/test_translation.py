@@ -6,9 +6,20 @@ from stored import load, runner
 from bench.cli import main
 from tests.report_shape import check_reports
 
-TINY = ["suite=translation", "set.steps=3", "set.warmup_steps=1", "set.d_embed=8", "set.d_hidden=16", "set.d_model=16",
-        "set.n_heads=2", "set.n_layers=1", "set.batch_size=8", "set.test_limit=80", "set.min_bucket_sentences=5",
-        "progress=false"]
+TINY = [
+    "suite=translation",
+    "set.steps=3",
+    "set.warmup_steps=1",
+    "set.d_embed=8",
+    "set.d_hidden=16",
+    "set.d_model=16",
+    "set.n_heads=2",
+    "set.n_layers=1",
+    "set.batch_size=8",
+    "set.test_limit=80",
+    "set.min_bucket_sentences=5",
+    "progress=false",
+]
 
 
 run = runner(*TINY)
@@ -19,13 +30,25 @@ RECURRENT_GAPS = {"train_flops", "kv_cache_bytes_per_token"}
 
 def test_the_quick_profile_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    assert run(results, "variants=[rnn,lstm,lstm+additive,lstm+dot,lstm+general,transformer,gru+general+bidirectional]") == 0
+    assert (
+        run(results, "variants=[rnn,lstm,lstm+additive,lstm+dot,lstm+general,transformer,gru+general+bidirectional]")
+        == 0
+    )
     records = load(results)
     bad = [r for r in records if r["status"] != "ok"]
-    assert all(r["metric"] in RECURRENT_GAPS and r["spec"]["family"] == "rnn_seq2seq" and r["status"] == "unsupported"
-               for r in bad), [r["reason"] for r in bad]
-    assert {r["variant"] for r in records} == {"rnn", "lstm", "lstm+additive", "lstm+dot", "lstm+general", "transformer",
-                                               "gru+general+bidirectional"}
+    assert all(
+        r["metric"] in RECURRENT_GAPS and r["spec"]["family"] == "rnn_seq2seq" and r["status"] == "unsupported"
+        for r in bad
+    ), [r["reason"] for r in bad]
+    assert {r["variant"] for r in records} == {
+        "rnn",
+        "lstm",
+        "lstm+additive",
+        "lstm+dot",
+        "lstm+general",
+        "transformer",
+        "gru+general+bidirectional",
+    }
     families = {r["variant"]: r["spec"]["family"] for r in records}
     assert families["lstm+dot"] == "rnn_seq2seq" and families["transformer"] == "transformer_seq2seq"
     by_length = [r for r in records if r["metric"] == "bleu_by_length" and r["variant"] == "lstm"]
@@ -42,9 +65,20 @@ def test_the_quick_profile_end_to_end_with_report(tmp_path):
     assert main(["report", "suite=translation", f"results_dir={results}", f"reports_dir={reports}"]) == 0
     text = (reports / "translation.md").read_text()
     check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in ("BLEU signature `nrefs:1", "chrF signature", "31-3", "Bahdanau", "(n=1)", "Sample translations",
-                   "RNN, Bahdanau decoder, additive attention", "RNN, Luong decoder, dot attention", "Transformer",
-                   "numbers_en_fr", "the source sentence, copied", "did not learn"):
+    for phrase in (
+        "BLEU signature `nrefs:1",
+        "chrF signature",
+        "31-3",
+        "Bahdanau",
+        "(n=1)",
+        "Sample translations",
+        "RNN, Bahdanau decoder, additive attention",
+        "RNN, Luong decoder, dot attention",
+        "Transformer",
+        "numbers_en_fr",
+        "the source sentence, copied",
+        "did not learn",
+    ):
         assert phrase in text, phrase
     assert (reports / "figures" / "translation_bleu_by_length.png").stat().st_size > 10_000
 
@@ -56,8 +90,18 @@ def test_beam_search_and_user_files(tmp_path):
     src.write_text("\n".join(" ".join(words[(i + j) % 6] for j in range(1 + i % 5)) for i in range(60)))
     tgt.write_text("\n".join(" ".join(french[(i + j) % 6] for j in range(1 + i % 5)) for i in range(60)))
     results = tmp_path / "results"
-    assert run(results, "variants=[lstm+dot,transformer+rope]", f"data={src},{tgt}", "set.beam_size=3",
-               "set.vocab_size=40", "set.length_buckets=[2,4]", "set.min_bucket_sentences=1") == 0
+    assert (
+        run(
+            results,
+            "variants=[lstm+dot,transformer+rope]",
+            f"data={src},{tgt}",
+            "set.beam_size=3",
+            "set.vocab_size=40",
+            "set.length_buckets=[2,4]",
+            "set.min_bucket_sentences=1",
+        )
+        == 0
+    )
     records = load(results)
     assert all(r["status"] == "ok" for r in records if r["metric"] not in RECURRENT_GAPS or r["variant"] != "lstm+dot")
     assert {r["decoding"] for r in records} == {"beam 3, length penalty alpha 0.6"}
@@ -73,12 +117,15 @@ def test_a_missing_bible_is_one_sentence_and_exit_2(tmp_path, monkeypatch, capsy
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.parametrize("variant,expected", [
-    ("lstm+none", "write 'noattn'"),
-    ("lstm+transformer", "names both the Transformer and an RNN cell"),
-    ("transformer+bidirectional", "Name a cell (rnn, gru, lstm)"),
-    ("lstm+dot+general", "disagree on scoring"),
-])
+@pytest.mark.parametrize(
+    "variant,expected",
+    [
+        ("lstm+none", "write 'noattn'"),
+        ("lstm+transformer", "names both the Transformer and an RNN cell"),
+        ("transformer+bidirectional", "Name a cell (rnn, gru, lstm)"),
+        ("lstm+dot+general", "disagree on scoring"),
+    ],
+)
 def test_bad_translation_variants_are_one_sentence(tmp_path, capsys, variant, expected):
     assert run(tmp_path / "results", f"variants=[{variant}]", "dry_run=true") == 2
     err = capsys.readouterr().err

@@ -7,7 +7,9 @@ from harness.contract import suites
 
 
 def board(verdicts):
-    return pd.DataFrame([{"finding": f"[{key} claim]({key}.md)", "verdict": v, CLAIM: key} for key, v in verdicts.items()])
+    return pd.DataFrame(
+        [{"finding": f"[{key} claim]({key}.md)", "verdict": v, CLAIM: key} for key, v in verdicts.items()]
+    )
 
 
 def test_every_questions_claim_is_a_registered_finding():
@@ -17,7 +19,9 @@ def test_every_questions_claim_is_a_registered_finding():
 
 
 def test_each_answer_cites_every_verdict_it_rests_on():
-    verdicts = {key: v for q in QUESTIONS for key, v in zip(q.claims, ["agrees", "disagrees", "inconclusive", "not run"] * 3)}
+    verdicts = {
+        key: v for q in QUESTIONS for key, v in zip(q.claims, ["agrees", "disagrees", "inconclusive", "not run"] * 3)
+    }
     text = "\n".join(answers_section(board(verdicts), {}))
     for question in QUESTIONS:
         part = text.split(f"**{question.text}**")[1].split("**")[0]

@@ -9,8 +9,18 @@ from bench.api import records, report
 from harness.errors import UsageError
 from harness.store import ResultsStore
 
-SETTINGS = dict(train_len=16, steps=10, batch_size=4, lr=3e-3, warmup_steps=2, weight_decay=0.1, grad_clip=1.0,
-                protocol="nonoverlapping", stride=0, heldout_fraction=0.1)
+SETTINGS = dict(
+    train_len=16,
+    steps=10,
+    batch_size=4,
+    lr=3e-3,
+    warmup_steps=2,
+    weight_decay=0.1,
+    grad_clip=1.0,
+    protocol="nonoverlapping",
+    stride=0,
+    heldout_fraction=0.1,
+)
 
 
 def pe_records(variant, seed, ppl, profile="quick"):
@@ -18,16 +28,41 @@ def pe_records(variant, seed, ppl, profile="quick"):
 
     suite = suites.get("position_extrapolation")
     spec = suite.spec_for(variant, suite.profiles["quick"], {}).to_dict()
-    base = dict(suite="position_extrapolation", suite_version=2, variant=variant, seed=seed, status="ok", reason=None,
-                profile=profile, profile_settings=SETTINGS, device="cpu", device_name="Test CPU", dtype="float32",
-                data_checksum="abc", corpus="Test corpus", timestamp="2026-12-01T00:00:00+00:00", spec=spec, extra={},
-                parameters=1000, bigram_entropy=2.5, unigram_entropy=3.0, torch_version="2.13.0", x_name="eval_length",
-                eval_chars=512, train_chars=4096, train_passes=0.5, unit="", higher_is_better=False)
+    base = dict(
+        suite="position_extrapolation",
+        suite_version=2,
+        variant=variant,
+        seed=seed,
+        status="ok",
+        reason=None,
+        profile=profile,
+        profile_settings=SETTINGS,
+        device="cpu",
+        device_name="Test CPU",
+        dtype="float32",
+        data_checksum="abc",
+        corpus="Test corpus",
+        timestamp="2026-12-01T00:00:00+00:00",
+        spec=spec,
+        extra={},
+        parameters=1000,
+        bigram_entropy=2.5,
+        unigram_entropy=3.0,
+        torch_version="2.13.0",
+        x_name="eval_length",
+        eval_chars=512,
+        train_chars=4096,
+        train_passes=0.5,
+        unit="",
+        higher_is_better=False,
+    )
     out = []
     for multiple in (1, 2, 8):
         x = float(16 * multiple)
-        out += [dict(base, metric="perplexity", x=x, value=ppl * (1 + 0.01 * multiple)),
-                dict(base, metric="loss", x=x, value=math.log(ppl * (1 + 0.01 * multiple)))]
+        out += [
+            dict(base, metric="perplexity", x=x, value=ppl * (1 + 0.01 * multiple)),
+            dict(base, metric="loss", x=x, value=math.log(ppl * (1 + 0.01 * multiple))),
+        ]
     out.append(dict(base, metric="train_loss", x=None, value=math.log(ppl) - 0.05))
     return out
 
@@ -37,9 +72,13 @@ def results(tmp_path):
     store = ResultsStore(tmp_path / "results")
     for variant, ppl in (("sinusoidal", 5.0), ("alibi", 4.5)):
         for seed in (0, 1):
-            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}", pe_records(variant, seed, ppl))
+            store.write(
+                "position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}", pe_records(variant, seed, ppl)
+            )
     old = pe_records("alibi", 0, 9.0, profile="tiny")
-    store.write("position_extrapolation", "old", "alibi-old", [dict(r, timestamp="2026-01-01T00:00:00+00:00") for r in old])
+    store.write(
+        "position_extrapolation", "old", "alibi-old", [dict(r, timestamp="2026-01-01T00:00:00+00:00") for r in old]
+    )
     return tmp_path / "results"
 
 

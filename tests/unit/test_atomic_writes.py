@@ -53,7 +53,9 @@ def test_a_figure_is_saved_in_its_suffix_format_and_a_failed_save_keeps_the_old_
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
 
 
-def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_report_stays(tmp_path, capsys, monkeypatch):
+def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_report_stays(
+    tmp_path, capsys, monkeypatch
+):
     import errno
 
     from test_api import pe_records
@@ -65,7 +67,12 @@ def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_r
     store = ResultsStore(tmp_path / "results")
     for seed in (0, 1):
         store.write("position_extrapolation", f"a{seed}", f"alibi-s{seed}", pe_records("alibi", seed, 4.5))
-    args = ["report", "suite=position_extrapolation", f"results_dir={tmp_path / 'results'}", f"reports_dir={tmp_path / 'r'}"]
+    args = [
+        "report",
+        "suite=position_extrapolation",
+        f"results_dir={tmp_path / 'results'}",
+        f"reports_dir={tmp_path / 'r'}",
+    ]
     assert main(args) == 0
     before = (tmp_path / "r" / "position_extrapolation.md").read_text()
     capsys.readouterr()

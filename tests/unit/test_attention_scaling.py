@@ -11,7 +11,9 @@ from variants.scoring._base import scorings
 
 def stats(scoring: str, d_k: int, n_queries: int = 1024):
     torch.manual_seed(0)
-    return softmax_stats(scorings.get(scoring)(d_k), *unit_gaussians(n_queries, 64, d_k, torch.Generator().manual_seed(0)))
+    return softmax_stats(
+        scorings.get(scoring)(d_k), *unit_gaussians(n_queries, 64, d_k, torch.Generator().manual_seed(0))
+    )
 
 
 @pytest.mark.parametrize("d_k", [16, 64, 256])
@@ -57,8 +59,10 @@ def scaling_records(variant, heldout, train, bigram=2.5, seeds=3):
     out = []
     for seed in range(seeds):
         common = dict(variant=variant, seed=seed, status="ok", x=None, bigram_entropy=bigram, unigram_entropy=3.2)
-        out += [dict(common, metric="heldout_loss", value=heldout + 0.001 * (seed - 1)),
-                dict(common, metric="train_loss", value=train + 0.001 * (seed - 1))]
+        out += [
+            dict(common, metric="heldout_loss", value=heldout + 0.001 * (seed - 1)),
+            dict(common, metric="train_loss", value=train + 0.001 * (seed - 1)),
+        ]
     return out
 
 
@@ -69,24 +73,35 @@ def training_sentence(rows, variants=("scaled_dot", "dot", "additive+naive")):
     from suites.common.learning import learning_checks
 
     df = pd.DataFrame(rows)
-    return training_verdict(df[df.status == "ok"], list(variants), learning_checks(df, "heldout_loss", None, "train_loss")).sentence
+    return training_verdict(
+        df[df.status == "ok"], list(variants), learning_checks(df, "heldout_loss", None, "train_loss")
+    ).sentence
 
 
 def test_the_training_verdict_compares_scorings_that_learned():
-    text = training_sentence(scaling_records("scaled_dot", 1.9, 1.85) + scaling_records("dot", 2.1, 2.05)
-                                + scaling_records("additive+naive", 2.0, 1.95))
+    text = training_sentence(
+        scaling_records("scaled_dot", 1.9, 1.85)
+        + scaling_records("dot", 2.1, 2.05)
+        + scaling_records("additive+naive", 2.0, 1.95)
+    )
     assert "additive+naive 2.000 vs unscaled dot 2.100 (scaled dot 1.900)" in text and "agrees" in text
     assert "left out" not in text
 
 
 def test_a_scoring_that_did_not_learn_is_left_out_of_the_training_verdict_and_named():
     # unscaled dot at 2.4 nats is not 0.3 below the bigram entropy 2.5: "additive beats it" would mean nothing
-    text = training_sentence(scaling_records("scaled_dot", 1.9, 1.85) + scaling_records("dot", 2.4, 2.35)
-                                + scaling_records("additive+naive", 2.0, 1.95))
+    text = training_sentence(
+        scaling_records("scaled_dot", 1.9, 1.85)
+        + scaling_records("dot", 2.4, 2.35)
+        + scaling_records("additive+naive", 2.0, 1.95)
+    )
     assert text.startswith("Training at large d_k: no verdict, as `dot` did not learn.")
     assert "1 of 3 left out of the verdicts: `dot` (did not learn: held-out 2.400 nats" in text
     # a left-out bystander is named, and the verdict still stands on the two that learned
-    text = training_sentence(scaling_records("scaled_dot", 1.9, 1.2) + scaling_records("dot", 2.1, 2.05)
-                                + scaling_records("additive+naive", 2.0, 1.95))
+    text = training_sentence(
+        scaling_records("scaled_dot", 1.9, 1.2)
+        + scaling_records("dot", 2.1, 2.05)
+        + scaling_records("additive+naive", 2.0, 1.95)
+    )
     assert "additive+naive 2.000 vs unscaled dot 2.100;" in text and "scaled dot 1.900" not in text
     assert "`scaled_dot` (memorised" in text

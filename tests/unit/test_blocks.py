@@ -77,12 +77,22 @@ def test_post_ln_blocks_output_normalised_activations_and_no_final_norm():
 def test_the_baseline_is_the_foundation_model():
     """Pre-LN, LayerNorm, GELU 4d, scaled dot product, MHA, SDPA: 427,264 parameters at the default size."""
     spec = TransformerSpec()
-    assert (spec.scoring, spec.norm, spec.norm_placement, spec.ffn, spec.kernel) == ("scaled_dot", "layernorm", "pre", "gelu", "sdpa")
+    assert (spec.scoring, spec.norm, spec.norm_placement, spec.ffn, spec.kernel) == (
+        "scaled_dot",
+        "layernorm",
+        "pre",
+        "gelu",
+        "sdpa",
+    )
     model = build(spec)
     assert model.num_parameters() == 427_264
     block = model.blocks[0]
-    assert [type(m).__name__ for m in (block.norm1_in, block.norm1_out, block.ffn, block.attn.scoring)] == \
-        ["LayerNorm", "Identity", "Gelu", "ScaledDot"]
+    assert [type(m).__name__ for m in (block.norm1_in, block.norm1_out, block.ffn, block.attn.scoring)] == [
+        "LayerNorm",
+        "Identity",
+        "Gelu",
+        "ScaledDot",
+    ]
     x = torch.randn(2, 5, 128)
     expected = x + block.attn(block.norm1_in(x))[0]
     expected = expected + block.ffn(block.norm2_in(expected))

@@ -40,12 +40,22 @@ def test_the_cli_accepts_bfloat16_for_the_cost_suites(tmp_path, capsys):
     from bench.cli import main
 
     for suite in ("attention_cost", "kv_cache"):
-        code = main(["run", f"suite={suite}", "dtype=bfloat16", "dry_run=true", f"results_dir={tmp_path}",
-                     "variants=[sdpa]" if suite == "attention_cost" else "variants=[rope]", "progress=false"])
+        code = main(
+            [
+                "run",
+                f"suite={suite}",
+                "dtype=bfloat16",
+                "dry_run=true",
+                f"results_dir={tmp_path}",
+                "variants=[sdpa]" if suite == "attention_cost" else "variants=[rope]",
+                "progress=false",
+            ]
+        )
         assert code == 0, capsys.readouterr().err
 
 
 # --- flex: a head dimension of at least 16 on CUDA
+
 
 def test_flex_declares_its_smallest_head_dimension_on_cuda_only():
     flex = kernels.get("flex")
@@ -75,6 +85,7 @@ def test_no_other_kernel_declares_a_head_dimension_floor():
 
 # --- sdpa_efficient: grouped K/V repeated, not enable_gqa
 
+
 @pytest.mark.parametrize("kv_heads", [2, 1])
 def test_sdpa_efficient_repeats_grouped_key_value_heads_itself(kv_heads):
     efficient = kernels.get("sdpa_efficient")
@@ -103,17 +114,23 @@ def test_sdpa_efficient_plans_every_grouping_on_cuda():
 
 # --- xformers: available only when its op runs, probed once
 
+
 def _installed(monkeypatch):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "xformers" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: object() if name == "xformers" else real(name, *a)
+    )
 
 
 def test_xformers_whose_op_fails_is_unavailable_with_the_reason(monkeypatch):
     _installed(monkeypatch)
-    broken = DeviceTable(cuda=True, compute_capability=(9, 0), probes={
-        "xformers": "NotImplementedError: No operator found for `memory_efficient_attention_forward`"})
+    broken = DeviceTable(
+        cuda=True,
+        compute_capability=(9, 0),
+        probes={"xformers": "NotImplementedError: No operator found for `memory_efficient_attention_forward`"},
+    )
     with faked(broken):
         reason = kernels.get("xformers").unavailable()
         assert reason and "installed but its attention op does not run here" in reason
@@ -172,6 +189,7 @@ def test_the_support_matrix_reports_xformers_reason_on_a_faked_gpu(monkeypatch):
 
 # --- counting FLOPs of SDPA with grouped K/V
 
+
 def test_flops_of_grouped_sdpa_are_counted_as_broadcast_heads():
     from harness.measure import count_flops
 
@@ -206,6 +224,7 @@ def test_a_flop_formula_that_asserts_equal_heads_still_counts_grouped_attention(
 
 
 # --- dtype=auto: bfloat16 autocast for training on CUDA, float32 on CPU (CPU jobs keep their identity)
+
 
 def test_auto_dtype_is_bfloat16_for_training_suites_on_cuda_and_float32_elsewhere():
     from bench.run.plan import resolve_dtype

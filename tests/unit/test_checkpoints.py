@@ -13,6 +13,7 @@ def _trainer(model, calls):
         with torch.no_grad():
             model.weight.fill_(len(calls))
         return TrainResult(losses=[1.0, 0.5], wall_time_s=2.0, tokens=10)
+
     return train
 
 
@@ -34,7 +35,9 @@ def test_without_a_folder_or_with_a_damaged_file_it_trains(tmp_path):
     train_once(model, "abc", None, _trainer(model, calls))
     path_for(tmp_path, "abc").write_bytes(b"not a checkpoint")
     assert train_once(model, "abc", tmp_path, _trainer(model, calls)).source == "trained by this job"
-    assert calls == [1, 1] and train_once(model, "abc", tmp_path, _trainer(model, calls)).source.startswith("checkpoint")
+    assert calls == [1, 1] and train_once(model, "abc", tmp_path, _trainer(model, calls)).source.startswith(
+        "checkpoint"
+    )
 
 
 def test_two_jobs_reaching_one_training_at_once_train_it_once(tmp_path):
@@ -50,6 +53,7 @@ def test_two_jobs_reaching_one_training_at_once_train_it_once(tmp_path):
             started.set()
             time.sleep(0.3)  # the second job arrives while the first trains
             return inner()
+
         return train
 
     models = [nn.Linear(3, 3), nn.Linear(3, 3)]

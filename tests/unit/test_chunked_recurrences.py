@@ -74,7 +74,7 @@ def test_ssd_is_a_decayed_sum_over_the_past():
     got, _ = gated_linear_chunked(q, k, v, log_a, 8)
     t = 20
     cum = log_a[..., 0].cumsum(-1)  # (B, H, T)
-    weights = (q[:, :, t:t + 1] * k[:, :, : t + 1]).sum(-1) * (cum[:, :, t:t + 1] - cum[:, :, : t + 1]).exp()
+    weights = (q[:, :, t : t + 1] * k[:, :, : t + 1]).sum(-1) * (cum[:, :, t : t + 1] - cum[:, :, : t + 1]).exp()
     assert torch.allclose(got[:, :, t], (weights.unsqueeze(-1) * v[:, :, : t + 1]).sum(2), rtol=0, atol=1e-12)
 
 

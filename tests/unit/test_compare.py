@@ -9,11 +9,30 @@ from bench.compare.table import paired
 
 
 def records(variant, values, metric="perplexity", x=64.0, extra=None, higher_is_better=False):
-    return [dict(suite="position_extrapolation", suite_version=2, variant=variant, seed=seed, metric=metric, x=x,
-                 x_name="eval_length", value=value, unit="", higher_is_better=higher_is_better, status="ok",
-                 profile="quick", profile_settings={"train_len": 64}, device="cpu", dtype="float32", data_checksum="abc",
-                 timestamp="2026-12-01T00:00:00+00:00", extra=extra or {}, spec={"position": variant})
-            for seed, value in enumerate(values)]
+    return [
+        dict(
+            suite="position_extrapolation",
+            suite_version=2,
+            variant=variant,
+            seed=seed,
+            metric=metric,
+            x=x,
+            x_name="eval_length",
+            value=value,
+            unit="",
+            higher_is_better=higher_is_better,
+            status="ok",
+            profile="quick",
+            profile_settings={"train_len": 64},
+            device="cpu",
+            dtype="float32",
+            data_checksum="abc",
+            timestamp="2026-12-01T00:00:00+00:00",
+            extra=extra or {},
+            spec={"position": variant},
+        )
+        for seed, value in enumerate(values)
+    ]
 
 
 def test_the_difference_is_paired_by_seed():
@@ -25,8 +44,10 @@ def test_the_difference_is_paired_by_seed():
     assert c.direction() == "better"  # lower perplexity is better
     line = c.verdict()
     # a perplexity is positive: the verdict reads the per-seed ratios' change with its log-scale interval
-    assert line.startswith("`alibi` vs `rope`, perplexity at eval_length=64: alibi - rope = -0.2 (-4.1% of rope, "
-                           "95% interval -6.2% to -2.0%)")
+    assert line.startswith(
+        "`alibi` vs `rope`, perplexity at eval_length=64: alibi - rope = -0.2 (-4.1% of rope, "
+        "95% interval -6.2% to -2.0%)"
+    )
     assert line.endswith("over 3 seeds: alibi is better than rope.")
     e = c.estimate()
     assert e.seeds == 3 and e.kind == "log" and e.unit == "%" and e.low == pytest.approx(-6.17, abs=0.01)
@@ -67,8 +88,10 @@ def test_an_interval_that_includes_zero_is_no_detectable_difference():
 
 
 def test_higher_is_better_turns_the_direction():
-    frame = pd.DataFrame(records("rnn", [10.0, 11.0, 12.0], "bleu", None, higher_is_better=True)
-                         + records("lstm", [12.0, 13.1, 14.0], "bleu", None, higher_is_better=True))
+    frame = pd.DataFrame(
+        records("rnn", [10.0, 11.0, 12.0], "bleu", None, higher_is_better=True)
+        + records("lstm", [12.0, 13.1, 14.0], "bleu", None, higher_is_better=True)
+    )
     (c,) = paired(frame, "rnn", "lstm")
     assert c.at == "" and c.direction() == "better"
 
@@ -83,12 +106,17 @@ def test_one_shared_seed_gives_no_interval_and_no_shared_seed_no_difference():
 
 
 def test_values_are_paired_only_under_the_same_condition():
-    frame = pd.DataFrame(records("naive", [2.0, 2.1], "latency", 512.0, {"pass": "fwd", "causal": True})
-                         + records("naive", [5.0, 5.2], "latency", 512.0, {"pass": "fwd+bwd", "causal": True})
-                         + records("sdpa", [1.0, 1.1], "latency", 512.0, {"pass": "fwd", "causal": True})
-                         + records("sdpa", [2.0, 2.2], "latency", 512.0, {"pass": "fwd+bwd", "causal": True}))
+    frame = pd.DataFrame(
+        records("naive", [2.0, 2.1], "latency", 512.0, {"pass": "fwd", "causal": True})
+        + records("naive", [5.0, 5.2], "latency", 512.0, {"pass": "fwd+bwd", "causal": True})
+        + records("sdpa", [1.0, 1.1], "latency", 512.0, {"pass": "fwd", "causal": True})
+        + records("sdpa", [2.0, 2.2], "latency", 512.0, {"pass": "fwd+bwd", "causal": True})
+    )
     found = {c.at: c for c in paired(frame, "naive", "sdpa")}
-    assert set(found) == {" at eval_length=512 (pass fwd, causal True)", " at eval_length=512 (pass fwd+bwd, causal True)"}
+    assert set(found) == {
+        " at eval_length=512 (pass fwd, causal True)",
+        " at eval_length=512 (pass fwd+bwd, causal True)",
+    }
     assert found[" at eval_length=512 (pass fwd, causal True)"].interval[0] == pytest.approx(-1.0)
 
 
@@ -121,7 +149,12 @@ def store_of(tmp_path, by_variant):
     for variant, points in by_variant.items():
         rows = [r for x, values in points for r in records(variant, values, x=x)]
         for seed in {r["seed"] for r in rows}:
-            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}", [r for r in rows if r["seed"] == seed])
+            store.write(
+                "position_extrapolation",
+                f"{variant}{seed}",
+                f"{variant}-s{seed}",
+                [r for r in rows if r["seed"] == seed],
+            )
     return tmp_path
 
 
@@ -129,8 +162,13 @@ def test_compare_gives_the_verdict_at_the_training_length_and_at_the_longest_len
     """alibi is slightly worse at L but far better at 8L: one headline at L alone would point the wrong way."""
     from bench.cli import main
 
-    results = store_of(tmp_path, {"rope": [(64.0, [4.0, 4.1, 4.2]), (512.0, [27.0, 30.0, 25.0])],
-                                  "alibi": [(64.0, [4.2, 4.3, 4.5]), (512.0, [4.4, 4.5, 4.3])]})
+    results = store_of(
+        tmp_path,
+        {
+            "rope": [(64.0, [4.0, 4.1, 4.2]), (512.0, [27.0, 30.0, 25.0])],
+            "alibi": [(64.0, [4.2, 4.3, 4.5]), (512.0, [4.4, 4.5, 4.3])],
+        },
+    )
     assert main(["compare", "rope", "alibi", f"results_dir={results}"]) == 0
     verdicts = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Verdict:")]
     assert len(verdicts) == 2
@@ -146,18 +184,24 @@ def test_compare_gives_the_verdict_at_the_training_length_and_at_the_longest_len
 def test_an_x_the_metric_was_not_measured_at_is_one_sentence_before_any_table(tmp_path, capsys):
     from bench.cli import main
 
-    results = store_of(tmp_path, {"rope": [(64.0, [4.0, 4.1]), (512.0, [27.0, 30.0])],
-                                  "alibi": [(64.0, [4.2, 4.3]), (512.0, [4.4, 4.5])]})
+    results = store_of(
+        tmp_path,
+        {"rope": [(64.0, [4.0, 4.1]), (512.0, [27.0, 30.0])], "alibi": [(64.0, [4.2, 4.3]), (512.0, [4.4, 4.5])]},
+    )
     assert main(["compare", "rope", "alibi", f"results_dir={results}", "suite=position_extrapolation", "at=300"]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.strip() == ("bench: at=300 is not where position_extrapolation measured perplexity "
-                                         "(at eval_length = 64, 512); give one of those, at=first or at=last.")
+    assert out == "" and err.strip() == (
+        "bench: at=300 is not where position_extrapolation measured perplexity "
+        "(at eval_length = 64, 512); give one of those, at=first or at=last."
+    )
 
 
 def test_a_metric_without_a_direction_differs_and_is_never_better_or_worse():
     """Attention entropy declares no better direction: the difference and its interval, no judgement."""
-    frame = pd.DataFrame(records("rope", [0.8, 0.9, 0.85], "entropy", 0.0, higher_is_better=False)
-                         + records("alibi", [2.4, 2.5, 2.45], "entropy", 0.0, higher_is_better=False))
+    frame = pd.DataFrame(
+        records("rope", [0.8, 0.9, 0.85], "entropy", 0.0, higher_is_better=False)
+        + records("alibi", [2.4, 2.5, 2.45], "entropy", 0.0, higher_is_better=False)
+    )
     (old,) = paired(frame, "rope", "alibi")
     assert old.direction() == "worse"  # what an old record's made-up direction said
     (c,) = paired(frame, "rope", "alibi", directions={"entropy": None})

@@ -24,8 +24,13 @@ def test_the_rule_counts_other_processes_beyond_the_cores_left_idle():
 
 
 def test_a_load_meter_marks_a_stretch_by_its_means(monkeypatch):
-    readings = iter([CpuSnapshot(0.0, 0.0, 0.0, 0.0), CpuSnapshot(1.0, 1.0, 1.0, 0.0),  # a quiet window
-                     CpuSnapshot(2.0, 2.0, 4.0, 0.8)])                                      # a busy one
+    readings = iter(
+        [
+            CpuSnapshot(0.0, 0.0, 0.0, 0.0),
+            CpuSnapshot(1.0, 1.0, 1.0, 0.0),  # a quiet window
+            CpuSnapshot(2.0, 2.0, 4.0, 0.8),
+        ]
+    )  # a busy one
     monkeypatch.setattr(timing.CpuSnapshot, "now", staticmethod(lambda: next(readings)))
     monkeypatch.setattr(timing, "spare_cores", lambda: 0.0)
     meter = LoadMeter()
@@ -35,8 +40,11 @@ def test_a_load_meter_marks_a_stretch_by_its_means(monkeypatch):
     # over 2 s other processes used 2 CPU-seconds (1 core on average) and a task waited 40% of the time
     assert load["other_cpu_mean"] == pytest.approx(1.0) and load["stall_mean"] == pytest.approx(0.4)
     assert load["contaminated"] is True and load["contended_share"] == pytest.approx(0.5)
-    assert combined_load([load, {**load, "contaminated": False}]) == {"contaminated": True, "trainings": 2,
-                                                                      "contended_trainings": 1}
+    assert combined_load([load, {**load, "contaminated": False}]) == {
+        "contaminated": True,
+        "trainings": 2,
+        "contended_trainings": 1,
+    }
     assert combined_load([{}]) == {}
     assert contended(load) is True and contended({"x": 1}) is None and contended(None) is None
 
@@ -45,9 +53,20 @@ def _frame(values, busy):
     rows = []
     for variant, seeds in values.items():
         for seed, value in enumerate(seeds):
-            rows.append({"variant": variant, "seed": seed, "metric": "decode_latency", "value": value, "x": 64.0,
-                         "x_name": "context", "status": "ok", "unit": "ms", "higher_is_better": False,
-                         "extra": {"contaminated": (variant, seed) in busy, "q1": value, "q3": value}})
+            rows.append(
+                {
+                    "variant": variant,
+                    "seed": seed,
+                    "metric": "decode_latency",
+                    "value": value,
+                    "x": 64.0,
+                    "x_name": "context",
+                    "status": "ok",
+                    "unit": "ms",
+                    "higher_is_better": False,
+                    "extra": {"contaminated": (variant, seed) in busy, "q1": value, "q3": value},
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -70,27 +89,42 @@ def test_an_index_cell_of_a_contended_timing_is_marked_and_flagged():
 
 
 def _record(metric_name, value, busy, x=None, **extra):
-    return {"metric": metric_name, "value": value, "x": x, "status": "ok", "timestamp": "t0",
-            "extra": {"contaminated": busy, "other_cpu_mean": 1.5, **extra}}
+    return {
+        "metric": metric_name,
+        "value": value,
+        "x": x,
+        "status": "ok",
+        "timestamp": "t0",
+        "extra": {"contaminated": busy, "other_cpu_mean": 1.5, **extra},
+    }
 
 
 def test_retiming_replaces_only_what_it_measured_clean_and_keeps_the_old_value():
-    records = [_record("train_time", 60.0, True), _record("train_throughput", 900.0, True),
-               _record("decode_latency", 9.0, True, x=64.0, multiplier=1), _record("decode_latency", 3.0, False, x=512.0),
-               _record("prefill_latency", 7.0, True, x=64.0),
-               {"metric": "perplexity", "value": 4.2, "x": 64.0, "status": "ok", "extra": {}}]
+    records = [
+        _record("train_time", 60.0, True),
+        _record("train_throughput", 900.0, True),
+        _record("decode_latency", 9.0, True, x=64.0, multiplier=1),
+        _record("decode_latency", 3.0, False, x=512.0),
+        _record("prefill_latency", 7.0, True, x=64.0),
+        {"metric": "perplexity", "value": 4.2, "x": 64.0, "status": "ok", "extra": {}},
+    ]
     assert contended_metrics(records) == ["train_time", "train_throughput", "decode_latency@64", "prefill_latency@64"]
-    fresh = [Measurement("train_throughput", 2000.0, extra={"contaminated": False}),
-             Measurement("decode_latency", 4.0, x=64.0, extra={"contaminated": False, "multiplier": 1}),
-             Measurement("decode_latency", 3.1, x=512.0, extra={"contaminated": False}),
-             Measurement("prefill_latency", 8.0, x=64.0, extra={"contaminated": True})]
+    fresh = [
+        Measurement("train_throughput", 2000.0, extra={"contaminated": False}),
+        Measurement("decode_latency", 4.0, x=64.0, extra={"contaminated": False, "multiplier": 1}),
+        Measurement("decode_latency", 3.1, x=512.0, extra={"contaminated": False}),
+        Measurement("prefill_latency", 8.0, x=64.0, extra={"contaminated": True}),
+    ]
     merged, done = merge(records, fresh, "job")
     assert done.replaced == ["train_throughput", "decode_latency@64"]
     assert done.still == ["prefill_latency@64"] and done.kept == ["train_time"]
     by = {(r["metric"], r["x"]): r for r in merged}
     assert by[("train_throughput", None)]["value"] == 2000.0
     assert by[("train_throughput", None)]["extra"]["contended_before"]["value"] == 900.0
-    assert by[("decode_latency", 64.0)]["extra"]["multiplier"] == 1 and "retimed_at" in by[("decode_latency", 64.0)]["extra"]
+    assert (
+        by[("decode_latency", 64.0)]["extra"]["multiplier"] == 1
+        and "retimed_at" in by[("decode_latency", 64.0)]["extra"]
+    )
     assert by[("decode_latency", 512.0)]["value"] == 3.0  # a clean timing is never replaced
     assert by[("prefill_latency", 64.0)]["value"] == 7.0 and by[("train_time", None)]["value"] == 60.0
     assert len(merged) == len(records)
@@ -119,4 +153,3 @@ def test_a_throughput_stored_before_loads_were_recorded_is_taken_again_too():
     merged, done = merge([old], [Measurement("train_throughput", 800.0, extra={"contaminated": False})], "job")
     assert done.replaced == ["train_throughput"] and merged[0]["value"] == 800.0
     assert merged[0]["extra"]["contended_before"] == {"value": 500.0, "timestamp": "t0", "contaminated": None}
-

@@ -42,13 +42,17 @@ SMALL_SEQ2SEQ = Seq2SeqTransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_
 def _cases(device, dtypes, marks=(), base=SMALL):
     out = []
     prefix = "seq2seq:" if isinstance(base, Seq2SeqTransformerSpec) else ""
-    for position, scoring, grouping, kernel in itertools.product(positions.names(), scorings.names(), GROUPINGS, kernels.names()):
+    for position, scoring, grouping, kernel in itertools.product(
+        positions.names(), scorings.names(), GROUPINGS, kernels.names()
+    ):
         if kernel == "naive" or (kernel == "flex" and f"{position}+{scoring}+{grouping}" not in FLEX_CASES):
             continue
         expr = f"{position}+{scoring}+{grouping}+{kernel}"
         for dtype in dtypes:
             if not problems(resolve(expr, base), device, dtype):
-                out.append(pytest.param(expr, device, dtype, id=f"{prefix}{expr}-{device}-{str(dtype)[6:]}", marks=marks))
+                out.append(
+                    pytest.param(expr, device, dtype, id=f"{prefix}{expr}-{device}-{str(dtype)[6:]}", marks=marks)
+                )
                 break  # one dtype per combination: the first the kernel takes
     return out
 
@@ -58,9 +62,11 @@ GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.g
 #: FlexAttention on CUDA needs a head dimension of at least 16 (Inductor), which SMALL's 4 heads of 8 lack, so
 #: its CUDA gate runs the same model with 4 heads of 16
 FLEX_CUDA_BASE = dataclasses.replace(SMALL, d_model=64)
-FLEX_GPU_CASES = [pytest.param(*c.values, id=f"d64:{c.id}", marks=c.marks)
-                  for c in _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,), base=FLEX_CUDA_BASE)
-                  if c.values[0].endswith("+flex")]
+FLEX_GPU_CASES = [
+    pytest.param(*c.values, id=f"d64:{c.id}", marks=c.marks)
+    for c in _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,), base=FLEX_CUDA_BASE)
+    if c.values[0].endswith("+flex")
+]
 SEQ2SEQ_CPU_CASES = _cases("cpu", (torch.float32,), base=SMALL_SEQ2SEQ)
 SEQ2SEQ_GPU_CASES = _cases("cuda", (torch.float32, torch.bfloat16), marks=(pytest.mark.gpu,), base=SMALL_SEQ2SEQ)
 
@@ -80,7 +86,9 @@ def _run(expr: str, device: str, dtype: torch.dtype, state=None, grad: bool = Tr
     model = build(resolve(expr, base)).to(device=device, dtype=dtype)
     if state is not None:
         model.load_state_dict(state)
-    tokens = torch.randint(0, SMALL.vocab_size, (2, SMALL.max_len), generator=torch.Generator().manual_seed(1)).to(device)
+    tokens = torch.randint(0, SMALL.vocab_size, (2, SMALL.max_len), generator=torch.Generator().manual_seed(1)).to(
+        device
+    )
     if not grad:
         with torch.no_grad():
             return model(tokens).float(), None, model.state_dict()
@@ -165,7 +173,9 @@ def test_kernel_matches_naive_in_the_encoder_decoder_on_cuda(expr, device, dtype
 def test_the_cpu_gate_covers_every_dot_product_combination_of_the_cpu_sdpa_kernels():
     ids = {p.values[0] for p in CPU_CASES}
     dot = [s for s in scorings.names() if scorings.get(s).dot_product]
-    for position, scoring, grouping, kernel in itertools.product(positions.names(), dot, GROUPINGS, ("sdpa", "sdpa_math", "sdpa_flash")):
+    for position, scoring, grouping, kernel in itertools.product(
+        positions.names(), dot, GROUPINGS, ("sdpa", "sdpa_math", "sdpa_flash")
+    ):
         expr = f"{position}+{scoring}+{grouping}+{kernel}"
         if positions.get(position).learned_bias and kernel == "sdpa_flash":
             # the CPU flash kernel refuses a bias that requires gradients; problems() says so before anything runs
@@ -208,7 +218,9 @@ def test_flex_forward_matches_naive_on_cpu_with_alibi_score_mod_and_gqa():
 def test_the_encoder_decoder_gate_covers_every_dot_product_combination_of_the_cpu_sdpa_kernels():
     ids = {p.values[0] for p in SEQ2SEQ_CPU_CASES}
     dot = [s for s in scorings.names() if scorings.get(s).dot_product]
-    for position, scoring, grouping, kernel in itertools.product(positions.names(), dot, GROUPINGS, ("sdpa", "sdpa_math")):
+    for position, scoring, grouping, kernel in itertools.product(
+        positions.names(), dot, GROUPINGS, ("sdpa", "sdpa_math")
+    ):
         assert f"{position}+{scoring}+{grouping}+{kernel}" in ids
     assert {"alibi+scaled_dot+gqa2+sdpa_flash", "t5_bias+scaled_dot+mha+sdpa"} <= ids
 
@@ -221,7 +233,10 @@ def test_a_kernel_without_a_score_bias_cannot_run_the_encoder_decoder():
     assert not any("padding" in r for r in problems(resolve("sdpa_flash", SMALL_SEQ2SEQ), "cpu"))
 
 
-@pytest.mark.xfail(strict=False, reason="on some CPUs (seen on an AMD EPYC) FlexAttention compiled for one thread returns NaN for fully padded rows of the encoder-decoder; two threads do not; under investigation")
+@pytest.mark.xfail(
+    strict=False,
+    reason="on some CPUs (seen on an AMD EPYC) FlexAttention compiled for one thread returns NaN for fully padded rows of the encoder-decoder; two threads do not; under investigation",
+)
 def test_flex_forward_matches_naive_on_cpu_in_the_encoder_decoder():
     """ALiBi's causal and bidirectional score_mods, the source's padding added in the kernel (logits only: each
     decoding step's shape would compile again, tens of seconds each on CPU).

@@ -12,9 +12,15 @@ from variants.presets import AmbiguousPresetError
 from variants.spec import PresetConflictError, PresetFieldError
 
 #: each user error and the built-in class it was before UserError existed (callers may still catch that)
-USER_ERRORS = [(UsageError, ValueError), (UnknownNameError, KeyError), (PresetConflictError, ValueError),
-               (PresetFieldError, ValueError), (AmbiguousPresetError, ValueError), (CorruptResultsError, ValueError),
-               (CorpusError, ValueError)]
+USER_ERRORS = [
+    (UsageError, ValueError),
+    (UnknownNameError, KeyError),
+    (PresetConflictError, ValueError),
+    (PresetFieldError, ValueError),
+    (AmbiguousPresetError, ValueError),
+    (CorruptResultsError, ValueError),
+    (CorpusError, ValueError),
+]
 
 
 def test_one_base_class_shared_by_variants_and_harness():

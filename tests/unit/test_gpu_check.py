@@ -17,7 +17,10 @@ SCRIPT = ROOT / "tools" / "gpu_check.sh"
 def run_steps():
     """(name, arguments) of each step that runs ``bench.cli run``, continuation lines joined."""
     text = SCRIPT.read_text().replace("\\\n", " ")
-    return [(m.group(1), shlex.split(m.group(2))) for m in re.finditer(r'^step (\w+) \d+ "\$\{RUN\[@\]\}" (.*)$', text, re.M)]
+    return [
+        (m.group(1), shlex.split(m.group(2)))
+        for m in re.finditer(r'^step (\w+) \d+ "\$\{RUN\[@\]\}" (.*)$', text, re.M)
+    ]
 
 
 def carried_sword_modules():
@@ -39,8 +42,13 @@ def test_without_cuda_it_exits_2_with_one_sentence_and_runs_nothing(tmp_path):
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA device: the check would run")
     out = tmp_path / "out"
-    done = subprocess.run(["bash", str(SCRIPT)], env={**os.environ, "OUT": str(out), "PYTHON": sys.executable},
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["bash", str(SCRIPT)],
+        env={**os.environ, "OUT": str(out), "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == "gpu-check needs a CUDA device; torch sees none."
     assert not (out / "results").exists()
@@ -62,8 +70,14 @@ def test_each_suite_step_accepts_its_settings_and_finds_its_data(name, args, tmp
     env = dict(os.environ)
     if (ROOT / ".sword" / "modules").is_dir():
         env["SWORD_PATH"] = str(ROOT / ".sword")
-    done = subprocess.run([sys.executable, "-m", "bench.cli", "run", *argv, "dry_run=true", f"results_dir={tmp_path}",
-                           "progress=false"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.cli", "run", *argv, "dry_run=true", f"results_dir={tmp_path}", "progress=false"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode == 2 and "needs the SWORD module" in done.stderr:
         module = re.search(r"SWORD module (\w+)", done.stderr).group(1)
         assert module in carried_sword_modules(), f"make gpu-carry does not carry {module}"

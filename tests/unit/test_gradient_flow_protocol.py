@@ -43,6 +43,7 @@ def test_the_blank_gap_is_a_named_alternative():
 
 def test_an_unknown_gap_or_gate_init_is_a_usage_error():
     from dataclasses import replace
+
     with pytest.raises(UsageError, match="gap"):
         replace(PROFILES["quick"], gap="zeros").check()
     with pytest.raises(UsageError, match="gate_init"):
@@ -72,11 +73,16 @@ def test_chrono_sets_the_grus_update_gate_which_keeps_the_old_state():
     x = torch.zeros(1, 1, H)
     h = torch.ones(1, 1, H)
     _, h1 = model.rnn(x, h)
-    z = torch.sigmoid(model.rnn.weight_ih_l0[H : 2 * H] @ x[0, 0] + model.rnn.bias_ih_l0[H : 2 * H]
-                      + model.rnn.weight_hh_l0[H : 2 * H] @ h[0, 0] + model.rnn.bias_hh_l0[H : 2 * H])
+    z = torch.sigmoid(
+        model.rnn.weight_ih_l0[H : 2 * H] @ x[0, 0]
+        + model.rnn.bias_ih_l0[H : 2 * H]
+        + model.rnn.weight_hh_l0[H : 2 * H] @ h[0, 0]
+        + model.rnn.bias_hh_l0[H : 2 * H]
+    )
     assert float(torch.corrcoef(torch.stack([z, (h1[0, 0] - h[0, 0]).abs()]))[0, 1]) < 0
 
 
 def test_a_chrono_t_max_of_one_is_a_problem():
     from variants.spec import problems
+
     assert "chrono_t_max" in problems(RecurrentSpec(cell="lstm", chrono_t_max=1))[0]

@@ -14,8 +14,16 @@ def _lag_records(acc_by_variant_seed):
     rows = []
     for (variant, seed), accs in acc_by_variant_seed.items():
         for lag, acc in zip(SETTINGS["lags"], accs):
-            rows.append({"metric": "copy_accuracy", "variant": variant, "seed": seed, "x": float(lag),
-                         "value": acc, "status": "ok" if acc is not None else "diverged"})
+            rows.append(
+                {
+                    "metric": "copy_accuracy",
+                    "variant": variant,
+                    "seed": seed,
+                    "x": float(lag),
+                    "value": acc,
+                    "status": "ok" if acc is not None else "diverged",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -32,9 +40,14 @@ def test_the_longest_lag_learned_is_the_contiguous_run():
 
 def test_a_lucky_long_lag_no_longer_beats_the_lstm():
     """The reference's rnn learned lag 100 on seeds that failed lag 10 or 20: its run stops there."""
-    df = _lag_records({("rnn", 0): [1.0, 0.12, 0.12, 1.0, 1.0], ("rnn", 1): [1.0, 1.0, 0.12, 1.0, 1.0],
-                       ("rnn", 2): [1.0, 0.12, 0.12, None, None],
-                       **{("lstm", s): [1.0, 1.0, 1.0, 1.0, 1.0] for s in (0, 1, 2)}})
+    df = _lag_records(
+        {
+            ("rnn", 0): [1.0, 0.12, 0.12, 1.0, 1.0],
+            ("rnn", 1): [1.0, 1.0, 0.12, 1.0, 1.0],
+            ("rnn", 2): [1.0, 0.12, 0.12, None, None],
+            **{("lstm", s): [1.0, 1.0, 1.0, 1.0, 1.0] for s in (0, 1, 2)},
+        }
+    )
     longest = {v: longest_by_seed(df, v, SETTINGS) for v in ("rnn", "lstm")}
     assert longest["rnn"] == {0: 5.0, 1: 10.0, 2: 5.0}
     found = flow._lags(longest, 100)
@@ -61,7 +74,10 @@ def test_the_lag_verdict_is_paired_not_a_comparison_of_mean_maxima():
 
 def test_each_gated_cell_must_beat_the_tanh_rnn():
     rnn = {0: 5, 1: 5, 2: 5}  # gru - rnn 95, 45, 95: paired interval clear of 0
-    assert flow._lags({"rnn": rnn, "lstm": {0: 100, 1: 100, 2: 100}, "gru": {0: 100, 1: 50, 2: 100}}, 100).verdict == "agrees"
+    assert (
+        flow._lags({"rnn": rnn, "lstm": {0: 100, 1: 100, 2: 100}, "gru": {0: 100, 1: 50, 2: 100}}, 100).verdict
+        == "agrees"
+    )
     mixed = flow._lags({"rnn": rnn, "lstm": {0: 100, 1: 100, 2: 100}, "gru": {0: 5, 1: 20, 2: 5}}, 100)
     assert mixed.verdict == "inconclusive" and "gru" in mixed.cause
     assert "gru" in mixed.headline.label  # the headline is the undecided cell, not the one that agrees
@@ -78,8 +94,13 @@ def test_the_checks_at_initialisation_are_checks():
 
 def _sweep(log_ratio_by_radius, seeds=(0, 1, 2), cell="rnn", d=50):
     """Spectral-radius sweep rows whose gradient ratio at distance d is 10 ** (log ratio + seed noise)."""
-    return pd.DataFrame([{"variant": cell, "seed": s, "radius": r, "x": d, "value": 10.0 ** (lr + 0.1 * s)}
-                         for r, lr in log_ratio_by_radius.items() for s in seeds])
+    return pd.DataFrame(
+        [
+            {"variant": cell, "seed": s, "radius": r, "x": d, "value": 10.0 ** (lr + 0.1 * s)}
+            for r, lr in log_ratio_by_radius.items()
+            for s in seeds
+        ]
+    )
 
 
 def test_the_radius_verdict_is_per_seed_against_zero():
@@ -97,8 +118,14 @@ def test_the_radius_verdict_is_per_seed_against_zero():
 
 def test_the_reach_verdict_pairs_the_transformer_with_the_tanh_rnn():
     def flow_rows(tr, rnn):
-        return pd.DataFrame([{"variant": v, "phase": "init", "seed": s, "x": 20, "value": 10.0 ** (val + 0.2 * s)}
-                             for v, val in (("transformer", tr), ("rnn", rnn)) for s in (0, 1, 2)])
+        return pd.DataFrame(
+            [
+                {"variant": v, "phase": "init", "seed": s, "x": 20, "value": 10.0 ** (val + 0.2 * s)}
+                for v, val in (("transformer", tr), ("rnn", rnn))
+                for s in (0, 1, 2)
+            ]
+        )
+
     assert flow._reach_finding(flow_rows(0.0, -4.7)).verdict == "agrees"
     worse = flow._reach_finding(flow_rows(-5.0, -1.0))
     assert worse.verdict == "disagrees" and worse.cause
@@ -109,22 +136,36 @@ def _clip_records(diverged):
     rows = []
     for (arm, seed), bad in diverged.items():
         for i in range(3):
-            rows.append({"metric": "clip_final_loss", "seed": seed, "x": 0.1 * (i + 1), "extra": {"clipping": arm},
-                         "status": "diverged" if i < bad else "ok", "value": None if i < bad else 0.5,
-                         "profile_settings": SETTINGS})
+            rows.append(
+                {
+                    "metric": "clip_final_loss",
+                    "seed": seed,
+                    "x": 0.1 * (i + 1),
+                    "extra": {"clipping": arm},
+                    "status": "diverged" if i < bad else "ok",
+                    "value": None if i < bad else 0.5,
+                    "profile_settings": SETTINGS,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("clipped, unclipped, verdict", [
-    ((0, 0, 1), (2, 3, 3), "agrees"),        # fewer divergences on every seed, paired interval clear of 0
-    ((0, 0, 1), (2, 3, 2), "inconclusive"),  # fewer on every seed, but the paired interval [-4.5, +0.5] includes 0
-    ((1, 1, 1), (1, 1, 1), "inconclusive"),  # no difference
-    ((2, 0, 0), (0, 1, 1), "inconclusive"),  # the paired interval includes 0
-    ((3, 3, 2), (0, 1, 0), "disagrees"),     # clipping diverges more on every seed
-])
+@pytest.mark.parametrize(
+    "clipped, unclipped, verdict",
+    [
+        ((0, 0, 1), (2, 3, 3), "agrees"),  # fewer divergences on every seed, paired interval clear of 0
+        ((0, 0, 1), (2, 3, 2), "inconclusive"),  # fewer on every seed, but the paired interval [-4.5, +0.5] includes 0
+        ((1, 1, 1), (1, 1, 1), "inconclusive"),  # no difference
+        ((2, 0, 0), (0, 1, 1), "inconclusive"),  # the paired interval includes 0
+        ((3, 3, 2), (0, 1, 0), "disagrees"),  # clipping diverges more on every seed
+    ],
+)
 def test_the_clipping_verdict_pairs_divergences_over_seeds(clipped, unclipped, verdict):
-    counts = flow.diverged_by_seed(_clip_records({**{("1", s): c for s, c in enumerate(clipped)},
-                                                  **{("none", s): u for s, u in enumerate(unclipped)}}))
+    counts = flow.diverged_by_seed(
+        _clip_records(
+            {**{("1", s): c for s, c in enumerate(clipped)}, **{("none", s): u for s, u in enumerate(unclipped)}}
+        )
+    )
     found = flow._clipping(counts, 1.04)
     assert found.verdict == verdict
     assert (found.cause != "") == (verdict != "agrees")

@@ -37,13 +37,16 @@ def test_the_probe_differentiates_through_every_later_step():
         model.rnn.weight_hh_l0.copy_(0.9 * torch.eye(8))
         model.rnn.bias_hh_l0.fill_(5.0)  # every unit stays positive, so ReLU is the identity
     x, y = TASK.batch(4, torch.Generator().manual_seed(0))
-    assert reach(hidden_gradient_norms(model, x, y[:, -1]), 50) == pytest.approx(0.9 ** 49, rel=1e-4)
+    assert reach(hidden_gradient_norms(model, x, y[:, -1]), 50) == pytest.approx(0.9**49, rel=1e-4)
 
 
 def test_the_transformer_probe_measures_every_position():
     torch.manual_seed(0)
-    model = build_transformer(TransformerSpec(vocab_size=TASK.vocab_size, d_model=32, n_layers=2, n_heads=4,
-                                              max_len=TASK.length, position="rope"))
+    model = build_transformer(
+        TransformerSpec(
+            vocab_size=TASK.vocab_size, d_model=32, n_layers=2, n_heads=4, max_len=TASK.length, position="rope"
+        )
+    )
     x, y = TASK.batch(4, torch.Generator().manual_seed(0))
     norms = hidden_gradient_norms(model, x, y[:, -1])
     assert norms.shape == (TASK.length,) and torch.all(norms > 0)

@@ -10,40 +10,75 @@ QUICK = {"steps": 10, "lr": 0.003, "train_len": 8}
 STANDARD = {"steps": 1000, "lr": 0.003, "train_len": 64}
 
 
-def record(variant="rope", seed=0, profile="quick", settings=None, device="cpu", dtype="float32", version=1,
-           data="1a2b3c4d5e6f", stamp="2026-11-30T22:40:00+00:00", commit="0123abcd4567", dirty=False, **kw):
-    return {"suite": "s", "suite_version": version, "variant": variant, "seed": seed, "profile": profile,
-            "profile_settings": dict(QUICK if settings is None else settings), "device": device, "dtype": dtype,
-            "data_checksum": data, "timestamp": stamp, "git_commit": commit, "git_dirty": dirty,
-            "metric": "loss", "value": 1.0, "status": "ok", **kw}
+def record(
+    variant="rope",
+    seed=0,
+    profile="quick",
+    settings=None,
+    device="cpu",
+    dtype="float32",
+    version=1,
+    data="1a2b3c4d5e6f",
+    stamp="2026-11-30T22:40:00+00:00",
+    commit="0123abcd4567",
+    dirty=False,
+    **kw,
+):
+    return {
+        "suite": "s",
+        "suite_version": version,
+        "variant": variant,
+        "seed": seed,
+        "profile": profile,
+        "profile_settings": dict(QUICK if settings is None else settings),
+        "device": device,
+        "dtype": dtype,
+        "data_checksum": data,
+        "timestamp": stamp,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "metric": "loss",
+        "value": 1.0,
+        "status": "ok",
+        **kw,
+    }
 
 
 def test_two_profiles_are_two_groups_newest_first():
-    groups = split_groups([
-        record(profile="standard", settings=STANDARD, stamp="2026-11-30T10:00:00+00:00"),
-        record(profile="quick", stamp="2026-11-30T22:40:00+00:00"),
-        record(profile="standard", settings=STANDARD, seed=1, stamp="2026-11-30T11:00:00+00:00"),
-    ])
+    groups = split_groups(
+        [
+            record(profile="standard", settings=STANDARD, stamp="2026-11-30T10:00:00+00:00"),
+            record(profile="quick", stamp="2026-11-30T22:40:00+00:00"),
+            record(profile="standard", settings=STANDARD, seed=1, stamp="2026-11-30T11:00:00+00:00"),
+        ]
+    )
     assert [g.key.profile for g in groups] == ["quick", "standard"]
     assert [len(g.frame) for g in groups] == [1, 2]
     assert set(groups[1].frame.profile) == {"standard"}
 
 
 def test_a_dataframe_splits_like_a_list_and_newest_is_by_the_newest_record():
-    frame = pd.DataFrame([record(profile="quick", stamp="2026-11-01T00:00:00+00:00"),
-                          record(profile="standard", settings=STANDARD, stamp="2026-11-02T00:00:00+00:00"),
-                          record(profile="quick", stamp="2026-11-03T00:00:00+00:00")])
+    frame = pd.DataFrame(
+        [
+            record(profile="quick", stamp="2026-11-01T00:00:00+00:00"),
+            record(profile="standard", settings=STANDARD, stamp="2026-11-02T00:00:00+00:00"),
+            record(profile="quick", stamp="2026-11-03T00:00:00+00:00"),
+        ]
+    )
     assert [g.key.profile for g in split_groups(frame)] == ["quick", "standard"]
 
 
 def test_cpu_and_cuda_split_but_two_cuda_cards_do_not():
-    groups = split_groups([record(device="cpu"), record(device="cuda:0"), record(device="cuda:1"), record(device="cuda")])
+    groups = split_groups(
+        [record(device="cpu"), record(device="cuda:0"), record(device="cuda:1"), record(device="cuda")]
+    )
     assert sorted(g.key.device for g in groups) == ["cpu", "cuda"]
     assert {g.key.device: len(g.frame) for g in groups}["cuda"] == 3
 
 
-@pytest.mark.parametrize("change", [{"dtype": "bfloat16"}, {"version": 2}, {"data": "ffff0000"},
-                                    {"settings": {**QUICK, "steps": 11}}])
+@pytest.mark.parametrize(
+    "change", [{"dtype": "bfloat16"}, {"version": 2}, {"data": "ffff0000"}, {"settings": {**QUICK, "steps": 11}}]
+)
 def test_every_key_of_a_group_splits(change):
     assert len(split_groups([record(), record(**change)])) == 2
 
@@ -74,8 +109,12 @@ def test_describe_shows_the_settings_that_tell_same_named_profiles_apart():
 
 
 def test_select_picks_the_newest_match_and_names_bad_values():
-    groups = split_groups([record(profile="standard", settings=STANDARD, stamp="2026-11-30T10:00:00+00:00"),
-                           record(profile="quick", stamp="2026-11-30T22:40:00+00:00")])
+    groups = split_groups(
+        [
+            record(profile="standard", settings=STANDARD, stamp="2026-11-30T10:00:00+00:00"),
+            record(profile="quick", stamp="2026-11-30T22:40:00+00:00"),
+        ]
+    )
     assert select(groups, "s", {}).key.profile == "quick"
     assert select(groups, "s", {"profile": "standard"}).key.profile == "standard"
     assert select(groups, "s", {"data": "1a2b", "device": "cpu"}).key.profile == "quick"
@@ -89,12 +128,14 @@ def test_select_picks_the_newest_match_and_names_bad_values():
 
 
 def test_selection_is_a_few_keys_that_reach_each_group():
-    groups = split_groups([
-        record(profile="quick", stamp="2026-12-03T00:00:00+00:00"),
-        record(profile="standard", settings=STANDARD, stamp="2026-12-02T00:00:00+00:00"),
-        record(profile="quick", device="cuda", stamp="2026-12-01T00:00:00+00:00"),
-        record(profile="quick", settings={**QUICK, "steps": 100}, stamp="2026-11-30T00:00:00+00:00"),
-    ])
+    groups = split_groups(
+        [
+            record(profile="quick", stamp="2026-12-03T00:00:00+00:00"),
+            record(profile="standard", settings=STANDARD, stamp="2026-12-02T00:00:00+00:00"),
+            record(profile="quick", device="cuda", stamp="2026-12-01T00:00:00+00:00"),
+            record(profile="quick", settings={**QUICK, "steps": 100}, stamp="2026-11-30T00:00:00+00:00"),
+        ]
+    )
     keys = [selection(g, groups) for g in groups]
     assert keys == [{}, {"profile": "standard"}, {"device": "cuda"}, {"set.steps": "100"}]
     for group, wanted in zip(groups, keys):
@@ -107,8 +148,12 @@ def test_code_line_of_one_commit():
 
 
 def test_code_line_of_two_commits_newest_first():
-    frame = pd.DataFrame([record(commit="89abcdef0123", stamp="2026-11-01T00:00:00+00:00", dirty=True),
-                          record(commit="0123abcd4567", stamp="2026-11-02T00:00:00+00:00")])
+    frame = pd.DataFrame(
+        [
+            record(commit="89abcdef0123", stamp="2026-11-01T00:00:00+00:00", dirty=True),
+            record(commit="0123abcd4567", stamp="2026-11-02T00:00:00+00:00"),
+        ]
+    )
     assert code_line(frame) == "code from 2 commits (0123abcd45, 89abcdef01; dirty tree in some)"
     assert code_line(frame.assign(git_dirty=False)) == "code from 2 commits (0123abcd45, 89abcdef01)"
 

@@ -35,8 +35,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("variants", "harness", "suites", "bench")
 #: what several suites share (suites/common/); every other package below suites/ is one suite
 COMMON = "suites.common"
-SUITE_PACKAGES = tuple(sorted(f"suites.{p.name}" for p in (ROOT / "suites").iterdir()
-                              if (p / "__init__.py").is_file() and f"suites.{p.name}" != COMMON))
+SUITE_PACKAGES = tuple(
+    sorted(
+        f"suites.{p.name}"
+        for p in (ROOT / "suites").iterdir()
+        if (p / "__init__.py").is_file() and f"suites.{p.name}" != COMMON
+    )
+)
 #: the modules of another suite's package that a suite may import: suite -> modules
 READS = {"suites.attention_heads": ("suites.position_extrapolation.models",)}
 
@@ -84,10 +89,16 @@ def imports_of(path: Path, module: str | None = None) -> Iterator[Import]:
                 else:
                     source = child.module or ""
                 targets = [source] + [f"{source}.{a.name}" for a in child.names if is_module(f"{source}.{a.name}")]
-            elif (isinstance(child, ast.Call) and child.args and isinstance(child.args[0], ast.Constant)
-                  and isinstance(child.args[0].value, str)
-                  and ((isinstance(child.func, ast.Attribute) and child.func.attr == "import_module")
-                       or (isinstance(child.func, ast.Name) and child.func.id in ("__import__", "import_module")))):
+            elif (
+                isinstance(child, ast.Call)
+                and child.args
+                and isinstance(child.args[0], ast.Constant)
+                and isinstance(child.args[0].value, str)
+                and (
+                    (isinstance(child.func, ast.Attribute) and child.func.attr == "import_module")
+                    or (isinstance(child.func, ast.Name) and child.func.id in ("__import__", "import_module"))
+                )
+            ):
                 targets = [child.args[0].value]
             for target in targets:
                 yield Import(module, path, child.lineno, target, nested)
@@ -128,12 +139,19 @@ def test_the_scan_sees_every_kind_of_import(tmp_path):
     assert any(i.target == "harness.contract" for i in imports_of(ROOT / "suites" / "kv_cache" / "suite.py"))
     assert any(i.target == "suites.common.lm" for i in imports_of(ROOT / "suites" / "language_modeling" / "suite.py"))
     probe = tmp_path / "probe.py"
-    probe.write_text("import importlib\nfrom ...harness import contract\n\ndef f():\n    importlib.import_module('suites.kv_cache.suite')\n")
-    found = [(i.target, i.nested) for i in imports_of(probe, "variants.position.probe") if top(i.target) in ("harness", "suites")]
+    probe.write_text(
+        "import importlib\nfrom ...harness import contract\n\ndef f():\n    importlib.import_module('suites.kv_cache.suite')\n"
+    )
+    found = [
+        (i.target, i.nested)
+        for i in imports_of(probe, "variants.position.probe")
+        if top(i.target) in ("harness", "suites")
+    ]
     assert found == [("harness", False), ("harness.contract", False), ("suites.kv_cache.suite", True)]
 
 
 # --- the rules, each a function of the imports found --------------------------------------------------------
+
 
 def reaching_up(imports: list[Import], above: tuple[str, ...]) -> list[Import]:
     """The imports of a package above it: of ``above``'s top-level packages."""
@@ -200,6 +218,7 @@ def circles(imports: list[Import], within: tuple[str, ...]) -> list[list[str]]:
 
 # --- the rules hold --------------------------------------------------------------------------------------------
 
+
 def test_variants_import_nothing_of_the_project_outside_variants():
     wrong = [str(i) for i in reaching_up(project_imports("variants"), ("harness", "suites", "bench"))]
     assert not wrong, "variants must import nothing of harness, suites or bench:\n" + "\n".join(wrong)
@@ -207,29 +226,37 @@ def test_variants_import_nothing_of_the_project_outside_variants():
 
 def test_harness_imports_neither_suites_nor_bench():
     wrong = [str(i) for i in reaching_up(project_imports("harness"), ("suites", "bench"))]
-    assert not wrong, ("the harness is what suites are written with: it reaches suites only through the registry "
-                       "(harness.contract.suites) and never imports the program (bench):\n" + "\n".join(wrong))
+    assert not wrong, (
+        "the harness is what suites are written with: it reaches suites only through the registry "
+        "(harness.contract.suites) and never imports the program (bench):\n" + "\n".join(wrong)
+    )
 
 
 def test_suites_import_no_bench():
     wrong = [str(i) for i in reaching_up(project_imports("suites"), ("bench",))]
-    assert not wrong, ("suites are written with the harness; bench is the program above them (move what a suite "
-                       "needs into harness):\n" + "\n".join(wrong))
+    assert not wrong, (
+        "suites are written with the harness; bench is the program above them (move what a suite "
+        "needs into harness):\n" + "\n".join(wrong)
+    )
 
 
 def test_bench_reaches_suites_only_through_the_registry():
     wrong = [str(i) for i in reaching_a_suite(project_imports("bench"))]
-    assert not wrong, ("the program finds a suite by name in the registry (harness.contract.suites.get), never by "
-                       "importing its module:\n" + "\n".join(wrong))
+    assert not wrong, (
+        "the program finds a suite by name in the registry (harness.contract.suites.get), never by "
+        "importing its module:\n" + "\n".join(wrong)
+    )
 
 
 def test_no_import_circle_among_harness_and_bench():
     found = circles(project_imports("harness", "bench"), ("harness", "bench"))
     assert not found, "import circles (each a group of modules importing each other):\n" + "\n".join(
-        " <-> ".join(c) for c in found)
+        " <-> ".join(c) for c in found
+    )
 
 
 # --- each rule fails when broken -------------------------------------------------------------------------------
+
 
 def _import(module: str, target: str) -> Import:
     return Import(module, ROOT / (module.replace(".", "/") + ".py"), 1, target, True)
@@ -248,8 +275,12 @@ def test_each_rule_fails_on_an_import_that_breaks_it():
 
 def test_the_circle_rule_finds_a_circle_and_only_a_circle():
     # harness.report -> bench.index.page -> bench.index.columns -> harness.report: the circle this layout opened
-    broken = [_import("harness.report", "bench.index.page"), _import("bench.index.page", "bench.index.columns"),
-              _import("bench.index.columns", "harness.report.fmt_mean_ci"), _import("bench.cli", "harness.store")]
+    broken = [
+        _import("harness.report", "bench.index.page"),
+        _import("bench.index.page", "bench.index.columns"),
+        _import("bench.index.columns", "harness.report.fmt_mean_ci"),
+        _import("bench.cli", "harness.store"),
+    ]
     assert circles(broken, ("harness", "bench")) == [["bench.index.columns", "bench.index.page", "harness.report"]]
     assert circles(broken[1:], ("harness", "bench")) == []
 
@@ -266,13 +297,17 @@ def test_the_real_imports_break_a_rule_once_one_is_added():
 def test_the_layout_is_common_and_one_package_per_suite():
     assert COMMON.split(".")[1] in {p.name for p in (ROOT / "suites").iterdir()}
     assert "suites.position_extrapolation" in SUITE_PACKAGES and "suites.translation" in SUITE_PACKAGES
-    assert not [p.name for p in (ROOT / "suites").glob("*.py") if p.name != "__init__.py"], "a suite is a package, not a module"
+    assert not [p.name for p in (ROOT / "suites").glob("*.py") if p.name != "__init__.py"], (
+        "a suite is a package, not a module"
+    )
 
 
 def test_common_imports_no_suite():
     wrong = [str(i) for i in project_imports(COMMON) if suite_package(i.target) in SUITE_PACKAGES]
-    assert not wrong, ("suites/common serves every suite and imports none of them (move what it needs from a suite "
-                       "into common):\n" + "\n".join(wrong))
+    assert not wrong, (
+        "suites/common serves every suite and imports none of them (move what it needs from a suite "
+        "into common):\n" + "\n".join(wrong)
+    )
 
 
 def test_a_suite_imports_no_other_suite_beyond_what_it_reads():
@@ -282,33 +317,48 @@ def test_a_suite_imports_no_other_suite_beyond_what_it_reads():
             other = suite_package(i.target)
             if other in SUITE_PACKAGES and other != package and i.target not in READS.get(package, ()):
                 wrong.append(str(i))
-    assert not wrong, ("a suite imports its own package, suites.common, the harness API and variants; another suite's "
-                       "module only when READS lists it:\n" + "\n".join(wrong))
+    assert not wrong, (
+        "a suite imports its own package, suites.common, the harness API and variants; another suite's "
+        "module only when READS lists it:\n" + "\n".join(wrong)
+    )
 
 
 def test_no_private_module_of_variants_is_imported_from_outside():
     wrong = [str(i) for i in private_variants(project_imports("harness", "suites", "bench"))]
-    assert not wrong, ("import what variants offers from its packages (variants, variants.kernel, variants.position, "
-                       "...), not their _private modules:\n" + "\n".join(wrong))
+    assert not wrong, (
+        "import what variants offers from its packages (variants, variants.kernel, variants.position, "
+        "...), not their _private modules:\n" + "\n".join(wrong)
+    )
 
 
 def test_every_import_of_the_project_names_a_module_that_exists():
-    wrong = [str(i) for i in project_imports("variants", "harness", "suites", "bench", "tests")
-             if not is_module(i.target)]
-    assert not wrong, ("no such module (the suite contract is harness.contract, which also holds JobContext):\n"
-                       + "\n".join(wrong))
+    wrong = [
+        str(i) for i in project_imports("variants", "harness", "suites", "bench", "tests") if not is_module(i.target)
+    ]
+    assert not wrong, (
+        "no such module (the suite contract is harness.contract, which also holds JobContext):\n" + "\n".join(wrong)
+    )
 
 
-@pytest.mark.parametrize("package, forbidden", [("variants", ("harness", "suites", "bench")),
-                                                ("harness", ("suites", "bench")), ("suites", ("bench",)),
-                                                (COMMON, SUITE_PACKAGES), ("bench", ())])
+@pytest.mark.parametrize(
+    "package, forbidden",
+    [
+        ("variants", ("harness", "suites", "bench")),
+        ("harness", ("suites", "bench")),
+        ("suites", ("bench",)),
+        (COMMON, SUITE_PACKAGES),
+        ("bench", ()),
+    ],
+)
 def test_importing_a_package_loads_nothing_above_it(package, forbidden):
     """Every module of the package imports in a fresh interpreter (a name missing from a module it imports fails here)
     and leaves no module of the packages above it loaded."""
     names = sorted(module_name(p) for p in ROOT.joinpath(*package.split(".")).rglob("*.py") if p.name != "__main__.py")
-    code = ("import importlib, sys\n"
-            f"for name in {names!r}:\n    importlib.import_module(name)\n"
-            f"print(sorted(m for m in sys.modules if any(m == f or m.startswith(f + '.') for f in {forbidden!r})))")
+    code = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n    importlib.import_module(name)\n"
+        f"print(sorted(m for m in sys.modules if any(m == f or m.startswith(f + '.') for f in {forbidden!r})))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", f"importing {package} loaded {done.stdout.strip()}"

@@ -22,19 +22,36 @@ def _spec(suite, variant):
 
 
 def _common(suite, variant, seed, **extra):
-    return dict(suite=suite, suite_version=2, variant=variant, seed=seed, status="ok", profile="quick",
-                profile_settings={"train_len": L, "batch": 1}, device="cpu", device_name="Test CPU", dtype="float32",
-                data_checksum="abc", timestamp="2026-12-01T00:00:00+00:00", spec=_spec(suite, variant), reason=None,
-                extra={}, x=None, **extra)
+    return dict(
+        suite=suite,
+        suite_version=2,
+        variant=variant,
+        seed=seed,
+        status="ok",
+        profile="quick",
+        profile_settings={"train_len": L, "batch": 1},
+        device="cpu",
+        device_name="Test CPU",
+        dtype="float32",
+        data_checksum="abc",
+        timestamp="2026-12-01T00:00:00+00:00",
+        spec=_spec(suite, variant),
+        reason=None,
+        extra={},
+        x=None,
+        **extra,
+    )
 
 
 def lm_like(suite, variant, seed, ppl_l, ppl_8l=None, throughput=20000.0, flops=None):
     """Records of a character LM that learned: loss and perplexity at L (and 8L), training loss and throughput."""
     facts = dict(bigram_entropy=2.5, unigram_entropy=3.0, parameters=800_000, corpus="Test corpus")
-    rows = [dict(_common(suite, variant, seed, **facts), metric="loss", x=float(L), value=math.log(ppl_l)),
-            dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(L), value=ppl_l),
-            dict(_common(suite, variant, seed, **facts), metric="train_loss", value=math.log(ppl_l) - 0.05),
-            dict(_common(suite, variant, seed, **facts), metric="train_throughput", value=throughput)]
+    rows = [
+        dict(_common(suite, variant, seed, **facts), metric="loss", x=float(L), value=math.log(ppl_l)),
+        dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(L), value=ppl_l),
+        dict(_common(suite, variant, seed, **facts), metric="train_loss", value=math.log(ppl_l) - 0.05),
+        dict(_common(suite, variant, seed, **facts), metric="train_throughput", value=throughput),
+    ]
     if ppl_8l is not None:
         rows.append(dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(8 * L), value=ppl_8l))
     if flops is not None:
@@ -47,13 +64,34 @@ def kv(variant, seed, kv_heads, ms):
     rows = []
     for context in (128.0, 512.0):
         per_token = 2 * 2 * kv_heads * 16 * 4  # 2 layers, head_dim 16, float32
-        rows.append(dict(_common("kv_cache", variant, seed), metric="cache_bytes", x=context, value=per_token * context,
-                         extra={"batch": 1, "kv_heads": kv_heads}))
-        rows.append(dict(_common("kv_cache", variant, seed), metric="decode_latency", x=context,
-                         value=ms * context / 512, extra={"noise": 0.04}))
+        rows.append(
+            dict(
+                _common("kv_cache", variant, seed),
+                metric="cache_bytes",
+                x=context,
+                value=per_token * context,
+                extra={"batch": 1, "kv_heads": kv_heads},
+            )
+        )
+        rows.append(
+            dict(
+                _common("kv_cache", variant, seed),
+                metric="decode_latency",
+                x=context,
+                value=ms * context / 512,
+                extra={"noise": 0.04},
+            )
+        )
         # the decode-step attention over the same cache, one layer: its bytes dominate MHA's step (the verdict reads it)
-        rows.append(dict(_common("kv_cache", variant, seed), metric="decode_path_latency", x=context,
-                         value=ms * context / 512, extra={"path": "grouped", "heads": 4, "kv_heads": kv_heads, "head_dim": 16}))
+        rows.append(
+            dict(
+                _common("kv_cache", variant, seed),
+                metric="decode_path_latency",
+                x=context,
+                value=ms * context / 512,
+                extra={"path": "grouped", "heads": 4, "kv_heads": kv_heads, "head_dim": 16},
+            )
+        )
     rows.append(dict(_common("kv_cache", variant, seed), metric="copy_bandwidth", x=None, value=0.1, extra={}))
     return rows
 
@@ -73,8 +111,10 @@ def groups():
     for seed in SEEDS:
         cache += kv("rope", seed, 4, 2.0 + 0.01 * seed) + kv("rope+mqa", seed, 1, 1.5 + 0.01 * seed)
         cache += kv("alibi", seed, 4, 2.2 + 0.01 * seed)
-    return {name: split_groups(pd.DataFrame(rows))[0]
-            for name, rows in (("position_extrapolation", pe), ("language_modeling", lm), ("kv_cache", cache))}
+    return {
+        name: split_groups(pd.DataFrame(rows))[0]
+        for name, rows in (("position_extrapolation", pe), ("language_modeling", lm), ("kv_cache", cache))
+    }
 
 
 def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_a_command(groups):
@@ -85,15 +125,20 @@ def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_
     # the one number the verdict rests on (Finding.headline) and its interval, not every estimate
     assert alibi["our measurement"].startswith("ALiBi ppl(8L) vs ppl(L) -") and ";" not in alibi["our measurement"]
     assert alibi["95% interval, seeds"].startswith("[") and alibi["95% interval, seeds"].count("[") == 1
-    assert alibi["source"].startswith("Press et al. 2022") and alibi["profile, corpus, device"] == "quick, Test corpus, cpu"
+    assert (
+        alibi["source"].startswith("Press et al. 2022")
+        and alibi["profile, corpus, device"] == "quick, Test corpus, cpu"
+    )
     assert rows["KV-cache bytes = 2 x layers x kv_heads x head_dim x tokens x batch x bytes"]["verdict"] == "agrees"
     decode = rows["Fewer key/value heads make the memory-bound decode step faster"]
     assert decode["verdict"] == "agrees" and decode["our measurement"].startswith("MHA / MQA attention op time, rope")
     assert "whole model's step" in decode["our measurement"]
     post_ln = rows["Post-LN trains worse than Pre-LN without a long warm-up"]
     assert post_ln["verdict"] == "not run"
-    command = ("bench run suite=language_modeling variants=[baseline,no_warmup,post_ln+no_warmup,post_ln,post_ln+long_warmup]"
-               " profile=quick")
+    command = (
+        "bench run suite=language_modeling variants=[baseline,no_warmup,post_ln+no_warmup,post_ln,post_ln+long_warmup]"
+        " profile=quick"
+    )
     assert post_ln["our measurement"] == f"not run: `{command}`"
     warmup = rows["Post-LN needs a learning-rate warm-up; Pre-LN does not"]  # a suite without any record
     assert warmup["verdict"] == "not run" and "bench run suite=training_stability" in warmup["our measurement"]
@@ -116,8 +161,13 @@ def test_the_quality_cost_table_has_one_row_per_trained_model_and_joins_no_other
     position_extrapolation's rope and language_modeling's baseline are two models, two rows."""
     table = build({name: g.frame for name, g in groups.items()}, lambda suite: "quick")
     pe, lm = "position_extrapolation", "language_modeling"
-    assert list(zip(table.frame.suite, table.frame.model)) == [(pe, "sinusoidal"), (pe, "alibi"), (pe, "rope"),
-                                                               (lm, "baseline"), (lm, "mqa")]
+    assert list(zip(table.frame.suite, table.frame.model)) == [
+        (pe, "sinusoidal"),
+        (pe, "alibi"),
+        (pe, "rope"),
+        (lm, "baseline"),
+        (lm, "mqa"),
+    ]
     rope = table.frame.set_index("model").loc["rope"]
     assert rope["ppl at L"].startswith("4.300 ") and rope["ppl at 8L"].startswith("31.000 ")
     # these made-up jobs measured no cost of their own: the cell names the run that does, not kv_cache's number
@@ -134,7 +184,9 @@ def test_the_index_has_its_three_parts_and_says_why_there_is_no_figure(groups, t
     assert text.startswith("# Which variant should I use?")
     for heading in ("## Findings scoreboard", "## Quality and cost per trained model", "## Quality against cost"):
         assert heading in text
-    assert "so there is no figure; `bench run suite=position_extrapolation profile=quick` trains and measures both" in text
+    assert (
+        "so there is no figure; `bench run suite=position_extrapolation profile=quick` trains and measures both" in text
+    )
     assert not (tmp_path / "figures" / "index_pareto.png").exists()
     assert "- position_extrapolation: profile=quick cpu float32" in text
 
@@ -152,7 +204,9 @@ def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, t
     from harness.contract import Suite
     from harness.store import ResultsStore
 
-    monkeypatch.setattr(Suite, "report", lambda self, records, out_dir: [])  # the suites' own reports are tested elsewhere
+    monkeypatch.setattr(
+        Suite, "report", lambda self, records, out_dir: []
+    )  # the suites' own reports are tested elsewhere
     store = ResultsStore(tmp_path / "results")
     for name, group in groups.items():
         for (variant, seed), part in group.frame.groupby(["variant", "seed"]):

@@ -21,9 +21,9 @@ def test_fan_in_scheme_draws_each_projection_at_one_over_its_fan_in():
     stds = _stds(transformer.build(spec))
     # a query projection (256 -> 256): std 256^-0.5 = 0.0625; the FFN's down (1024 -> 256), a residual output,
     # 1024^-0.5 / sqrt(2 x 2) = 0.015625
-    assert stds["blocks.0.attn.q_proj.weight"] == pytest.approx(256 ** -0.5, rel=0.05)
-    assert stds["blocks.0.ffn.down.weight"] == pytest.approx(1024 ** -0.5 / 2, rel=0.05)
-    assert stds["embed.weight"] == pytest.approx(256 ** -0.5, rel=0.05)
+    assert stds["blocks.0.attn.q_proj.weight"] == pytest.approx(256**-0.5, rel=0.05)
+    assert stds["blocks.0.ffn.down.weight"] == pytest.approx(1024**-0.5 / 2, rel=0.05)
+    assert stds["embed.weight"] == pytest.approx(256**-0.5, rel=0.05)
 
 
 def test_gpt2_scheme_is_the_default_and_unchanged():

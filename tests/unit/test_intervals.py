@@ -112,8 +112,12 @@ def test_a_one_seed_verdict_is_indicative_only():
 
 def test_a_suite_verdict_from_one_seed_says_so():
     # var(q.k) of one seed within 10% of d_k: agrees, on one seed
-    ok = pd.DataFrame([{"variant": "scaled_dot", "metric": "qk_variance", "x": d, "value": 1.02 * d, "seed": 0,
-                        "status": "ok"} for d in (16.0, 64.0)])
+    ok = pd.DataFrame(
+        [
+            {"variant": "scaled_dot", "metric": "qk_variance", "x": d, "value": 1.02 * d, "seed": 0, "status": "ok"}
+            for d in (16.0, 64.0)
+        ]
+    )
     found = scaling._variance(ok, [16.0, 64.0])
     assert found.verdict == "agrees" and found.seeds == 1 and found.indicative
     assert found.sentence.endswith(f"({INDICATIVE}.)")
@@ -128,7 +132,9 @@ def test_the_reference_lag_verdict_keeps_its_bounds_and_shows_ranges():
     lstm_gap = found.estimates[0]
     assert lstm_gap.high == 100 and lstm_gap.low == pytest.approx(6.62, abs=0.01)  # was [6.62, 150]
     by_label = {e.label: e for e in found.estimates}
-    assert by_label["longest lag learned, lstm"].text() == "longest lag learned, lstm 83.3 steps (range 50-100, 3 seeds)"
+    assert (
+        by_label["longest lag learned, lstm"].text() == "longest lag learned, lstm 83.3 steps (range 50-100, 3 seeds)"
+    )
     assert by_label["longest lag learned, rnn"].interval_text() == "all 5"
 
 

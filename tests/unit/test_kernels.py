@@ -64,8 +64,10 @@ def test_kernels_match_naive_directly_with_bias_and_gqa(kernel, groups):
     assert_matches(out, ref)
 
 
-@pytest.mark.parametrize("position,kernel", [(p, k) for p, k in itertools.product(POSITIONS, KERNELS)
-                                             if not problems(resolve(f"{p}+{k}", SMALL), "cpu")])  # t5_bias+sdpa_flash: no bias gradient
+@pytest.mark.parametrize(
+    "position,kernel",
+    [(p, k) for p, k in itertools.product(POSITIONS, KERNELS) if not problems(resolve(f"{p}+{k}", SMALL), "cpu")],
+)  # t5_bias+sdpa_flash: no bias gradient
 def test_changing_a_later_token_never_changes_an_earlier_logit(position, kernel):
     model = tiny(f"{position}+{kernel}")
     tokens = torch.randint(0, 23, (1, 16))

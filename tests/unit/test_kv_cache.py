@@ -18,11 +18,15 @@ SMALL = TransformerSpec(vocab_size=31, d_model=32, n_layers=2, n_heads=8, max_le
 
 
 def test_the_formula_is_two_times_layers_kv_heads_head_dim_tokens_batch_bytes():
-    assert kv_cache_bytes(layers=3, kv_heads=2, head_dim=5, tokens=7, batch=11, bytes_per_element=4) == 2 * 3 * 2 * 5 * 7 * 11 * 4
+    assert (
+        kv_cache_bytes(layers=3, kv_heads=2, head_dim=5, tokens=7, batch=11, bytes_per_element=4)
+        == 2 * 3 * 2 * 5 * 7 * 11 * 4
+    )
 
 
-@pytest.mark.parametrize("model,expected", [
-    ("Llama-2-7B", 2_147_483_648), ("Llama-2-13B", 3_355_443_200), ("Llama-2-70B", 1_342_177_280)])
+@pytest.mark.parametrize(
+    "model,expected", [("Llama-2-7B", 2_147_483_648), ("Llama-2-13B", 3_355_443_200), ("Llama-2-70B", 1_342_177_280)]
+)
 def test_llama2_cache_at_4096_tokens_in_fp16(model, expected):
     assert PUBLISHED[model].cache_bytes(tokens=4096, batch=1, bytes_per_element=2) == expected
 
@@ -84,8 +88,9 @@ def test_greedy_generation_gives_the_same_tokens_with_and_without_the_cache(expr
 
 
 def _naive_last_query(q, k, v, bias):
-    return kernels.get("naive").attend(q.double(), k.double(), v.double(), causal=True,
-                                       bias=None if bias is None else bias.double())
+    return kernels.get("naive").attend(
+        q.double(), k.double(), v.double(), causal=True, bias=None if bias is None else bias.double()
+    )
 
 
 @pytest.mark.parametrize("kv_heads", [8, 2, 1])
@@ -175,8 +180,21 @@ def _step_logits_with_and_without_the_cache(model, tokens, prompt_len, capacity)
     return torch.cat(steps, dim=1), full, caches
 
 
-@pytest.mark.parametrize("expr", ["rope", "rope+gqa2", "alibi+mqa", "sinusoidal", "learned+naive", "t5_bias",
-                                  "alibi+gqa2+sdpa_math", "rope+mqa+sdpa_flash", "randomized", "rope+dynamic_ntk"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "rope",
+        "rope+gqa2",
+        "alibi+mqa",
+        "sinusoidal",
+        "learned+naive",
+        "t5_bias",
+        "alibi+gqa2+sdpa_math",
+        "rope+mqa+sdpa_flash",
+        "randomized",
+        "rope+dynamic_ntk",
+    ],
+)
 @pytest.mark.parametrize("capacity", [0, 7, 40])  # grown from empty, outgrown mid-way, preallocated
 def test_cached_decoding_equals_the_full_forward_at_every_position(expr, capacity):
     torch.manual_seed(0)
@@ -210,7 +228,9 @@ def test_the_projection_path_concatenates_nothing_while_decoding(monkeypatch):
         _, caches = model(tokens[:, :4], caches=empty_caches(model, 2, capacity=9))
         sizes = []
         real_cat = torch.cat
-        monkeypatch.setattr(torch, "cat", lambda xs, *a, **k: sizes.append([x.shape for x in xs]) or real_cat(xs, *a, **k))
+        monkeypatch.setattr(
+            torch, "cat", lambda xs, *a, **k: sizes.append([x.shape for x in xs]) or real_cat(xs, *a, **k)
+        )
         for t in range(4, 9):
             _, caches = model(tokens[:, t : t + 1], caches=caches)
     assert sizes == []
@@ -253,7 +273,9 @@ def test_decoding_under_autograd_keeps_every_step_differentiable():
 def test_cached_decoding_on_cuda_reads_strided_views_of_the_buffers(kernel):
     from variants.spec import problems
 
-    spec = resolve(f"rope+gqa2+{kernel}", TransformerSpec(vocab_size=31, d_model=128, n_layers=2, n_heads=8, max_len=64))
+    spec = resolve(
+        f"rope+gqa2+{kernel}", TransformerSpec(vocab_size=31, d_model=128, n_layers=2, n_heads=8, max_len=64)
+    )
     found = problems(spec, "cuda", torch.bfloat16, training=False)
     if found:
         pytest.skip("; ".join(found))

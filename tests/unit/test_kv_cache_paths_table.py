@@ -8,11 +8,28 @@ from suites.kv_cache.tables import _paths_section
 def _rows():
     rows = []
     for path in ("repeat", "enable_gqa", "grouped", "split_kv"):
-        rows.append({"variant": "rope+gqa2", "metric": "decode_path_latency", "x": 256.0, "status": "ok",
-                     "value": 0.1, "reason": None,
-                     "extra": {"path": path, "kv_heads": 2, "noise": 0.02, "times": [0.1, 0.1, 0.1]}})
-        rows.append({"variant": "mla", "metric": "decode_path_latency", "x": 256.0, "status": "unsupported",
-                     "value": None, "reason": "latent attention keeps no grouped cache", "extra": {"path": path}})
+        rows.append(
+            {
+                "variant": "rope+gqa2",
+                "metric": "decode_path_latency",
+                "x": 256.0,
+                "status": "ok",
+                "value": 0.1,
+                "reason": None,
+                "extra": {"path": path, "kv_heads": 2, "noise": 0.02, "times": [0.1, 0.1, 0.1]},
+            }
+        )
+        rows.append(
+            {
+                "variant": "mla",
+                "metric": "decode_path_latency",
+                "x": 256.0,
+                "status": "unsupported",
+                "value": None,
+                "reason": "latent attention keeps no grouped cache",
+                "extra": {"path": path},
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -11,8 +11,9 @@ from suites.kv_cache import state_steps
 from suites.kv_cache.suite import PROFILES
 from variants.mixer_lm import MixerSpec, build
 
-PROFILE = dataclasses.replace(PROFILES["quick"], d_model=16, n_heads=2, n_layers=2, vocab_size=20, prompt_len=4,
-                              generate=6, contexts=(8, 32))
+PROFILE = dataclasses.replace(
+    PROFILES["quick"], d_model=16, n_heads=2, n_layers=2, vocab_size=20, prompt_len=4, generate=6, contexts=(8, 32)
+)
 
 
 def _timed(metric, fn, where, first):
@@ -31,8 +32,10 @@ def test_the_state_is_measured_live_and_equals_the_count(variant, grows):
         assert state_steps.greedy_match(model, PROFILE, 0, "cpu").status == "ok"
         sizes = {}
         for context in PROFILE.contexts:
-            out = {m.metric: m for m in state_steps.context_measurements(model, PROFILE, context, 0, "cpu",
-                                                                          torch.float32, _timed)}
+            out = {
+                m.metric: m
+                for m in state_steps.context_measurements(model, PROFILE, context, 0, "cpu", torch.float32, _timed)
+            }
             assert out["cache_bytes"].status == "ok" and out["cache_bytes"].value == out["cache_bytes_analytic"].value
             assert out["decode_latency"].status == "ok"
             sizes[context] = out["cache_bytes"].value

@@ -49,7 +49,10 @@ def test_depth_and_budget_parts_give_the_spec_its_own_layers_and_steps_and_leave
     from suites.language_modeling.depth import split_depth
     from suites.language_modeling.schedule import split_steps
 
-    assert split_depth("post_ln+no_warmup+depth6") == ("post_ln+no_warmup", 6) and split_depth("depth6") == ("baseline", 6)
+    assert split_depth("post_ln+no_warmup+depth6") == ("post_ln+no_warmup", 6) and split_depth("depth6") == (
+        "baseline",
+        6,
+    )
     assert split_steps("mla+steps2000") == ("mla", 2000) and split_steps("mla") == ("mla", None)
     lm = suites.get("language_modeling")
     profile = lm.profiles["standard"]

@@ -33,13 +33,19 @@ def test_pydoc_baselines_match_the_published_values():
     if sys.version_info[:2] != (3, 11):  # pydoc_data.topics differs between Python versions (3.12's: bigram 2.45)
         pytest.skip(f"the published baselines are of Python 3.11's pydoc topics, this is {sys.version.split()[0]}")
     data = char_lm_data("pydoc", 0.1)
-    assert data.bigram_entropy == pytest.approx(2.48, abs=0.02) and data.unigram_entropy == pytest.approx(3.25, abs=0.02)
+    assert data.bigram_entropy == pytest.approx(2.48, abs=0.02) and data.unigram_entropy == pytest.approx(
+        3.25, abs=0.02
+    )
     assert data.facts()["train_chars"] == data.train_ids.numel()
 
 
 def test_flags_on_made_up_records():
-    df = pd.DataFrame(records("learned", 1.9, 1.85) + records("bigram_level", 2.3, 2.3)
-                      + records("memoriser", 1.9, 1.2) + records("both", 2.4, 1.0))
+    df = pd.DataFrame(
+        records("learned", 1.9, 1.85)
+        + records("bigram_level", 2.3, 2.3)
+        + records("memoriser", 1.9, 1.2)
+        + records("both", 2.4, 1.0)
+    )
     checks = learning_checks(df, "loss", 64.0)
     assert checks["learned"].usable
     assert checks["bigram_level"].did_not_learn and not checks["bigram_level"].memorised  # 2.3 > 2.5 - 0.3
@@ -61,7 +67,9 @@ def test_the_margin_is_strict_and_seeds_are_averaged():
 
 
 def test_a_variant_without_a_heldout_loss_is_left_out():
-    df = pd.DataFrame(records("ok", 1.8, 1.7) + [dict(variant="failed", seed=0, status="failed", metric="job", value=None, x=None)])
+    df = pd.DataFrame(
+        records("ok", 1.8, 1.7) + [dict(variant="failed", seed=0, status="failed", metric="job", value=None, x=None)]
+    )
     kept, note = usable(learning_checks(df, "loss", 64.0))
     assert kept == ["ok"] and "no held-out loss" in note
 
@@ -76,13 +84,18 @@ def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
 
     assert said({"alibi": flat, "sinusoidal": rises}, both, both)[0] == "agrees"
     assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, both, both)[1]
-    assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)[1]  # a rising curve need not be comparable
+    assert (
+        "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)[1]
+    )  # a rising curve need not be comparable
     assert said({"alibi": flat, "sinusoidal": mild}, both, both)[0] == "inconclusive"
     assert "**disagrees**" in said({"alibi": [1.4, 1.45, 1.5], "sinusoidal": rises}, both, both)[1]
     assert said({"alibi": [1.1] * 3, "sinusoidal": [1.05] * 3}, both, both)[0] == "disagrees"
     verdict_, text = said({"alibi": flat, "sinusoidal": rises}, {"sinusoidal"}, both)
     assert verdict_ == "inconclusive" and "cannot be compared: `alibi`" in text
-    assert "cannot be compared: `sinusoidal` did not learn" in said({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})[1]
+    assert (
+        "cannot be compared: `sinusoidal` did not learn"
+        in said({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})[1]
+    )
     assert said({"alibi": flat}, both, both)[0] == "not run"  # no sinusoidal results at all
 
 

@@ -34,8 +34,10 @@ def test_the_lock_file_of_a_dead_process_is_taken_over(tmp_path):
 
 def test_a_lock_killed_holder_leaves_is_free(tmp_path):
     path = tmp_path / ".lock-h1"
-    code = ("import sys; from harness.locks import JobLock; "
-            f"l = JobLock({str(path)!r}); assert l.acquire(); print('held', flush=True); sys.stdin.read()")
+    code = (
+        "import sys; from harness.locks import JobLock; "
+        f"l = JobLock({str(path)!r}); assert l.acquire(); print('held', flush=True); sys.stdin.read()"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "held"
     assert not JobLock(path).acquire()

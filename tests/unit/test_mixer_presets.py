@@ -5,13 +5,16 @@ import pytest
 from bench.cli import main
 
 
-@pytest.mark.parametrize("suite,variant,says", [
-    ("recall", "mamba2+state0", "state<N> takes N >= 1"),
-    ("recall", "gated_deltanet+chunk0", "chunk<C> takes C >= 1 tokens"),
-    ("recall", "mamba2+hybrid0", "hybrid<k> takes k >= 1"),
-    ("recall", "mamba2+hybrid9", "attention_every=9 names no block of a 2-block stack: give k from 1 to 2"),
-    ("language_modeling", "mamba2+hybrid9", "attention_every=9 names no block"),
-])
+@pytest.mark.parametrize(
+    "suite,variant,says",
+    [
+        ("recall", "mamba2+state0", "state<N> takes N >= 1"),
+        ("recall", "gated_deltanet+chunk0", "chunk<C> takes C >= 1 tokens"),
+        ("recall", "mamba2+hybrid0", "hybrid<k> takes k >= 1"),
+        ("recall", "mamba2+hybrid9", "attention_every=9 names no block of a 2-block stack: give k from 1 to 2"),
+        ("language_modeling", "mamba2+hybrid9", "attention_every=9 names no block"),
+    ],
+)
 def test_a_mixer_preset_out_of_range_is_one_sentence_and_exit_2(suite, variant, says, tmp_path, capsys):
     assert main(["run", f"suite={suite}", f"variants=[{variant}]", f"results_dir={tmp_path}", "dry_run=true"]) == 2
     err = capsys.readouterr().err

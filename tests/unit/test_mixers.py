@@ -65,7 +65,7 @@ def test_linear_attention_is_a_normalised_kernel_average():
     inner = {}
     mixer.out_proj.register_forward_hook(lambda m, inp, out: inner.setdefault("y", inp[0]))
     mixer(x)
-    assert torch.allclose(inner["y"][0, t, 4 * h: 4 * h + 4], head_out, rtol=1e-6, atol=1e-9)
+    assert torch.allclose(inner["y"][0, t, 4 * h : 4 * h + 4], head_out, rtol=1e-6, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", MIXERS)
@@ -114,10 +114,13 @@ def test_state_and_chunk_presets_set_the_options_and_bad_values_are_refused():
     assert bad and bad[0].startswith("chunk_size=0 cannot run GLA") and "at least 1" in bad[0]
     assert MixerSpec(mixer="deltanet", state_size=-2).problems()[0].startswith("state_size=-2 cannot build DeltaNet")
     refused = MixerSpec(mixer="mingru", state_size=16).problems()
-    assert refused == ["state_size=16 does not apply to MinGRU, which takes no options; leave it unset, or choose a "
-                       "mixer that has it (mamba2, gla, deltanet, gated_deltanet)."]
+    assert refused == [
+        "state_size=16 does not apply to MinGRU, which takes no options; leave it unset, or choose a "
+        "mixer that has it (mamba2, gla, deltanet, gated_deltanet)."
+    ]
     assert MixerSpec(mixer="mamba2", d_model=10, n_heads=3).problems() == [
-        "the inner width 2 x d_model 20 is not divisible by n_heads 3"]
+        "the inner width 2 x d_model 20 is not divisible by n_heads 3"
+    ]
 
 
 def test_new_mixer_options_leave_earlier_specs_hashes_alone():
@@ -129,10 +132,13 @@ def test_new_mixer_options_leave_earlier_specs_hashes_alone():
 def test_mixers_are_presets_of_their_axis():
     assert preset_fields("mingru") == {"mixer": "mingru"}
     assert {n: preset_fields(n) for n in ("mamba2", "gla", "deltanet", "gated_deltanet")} == {
-        n: {"mixer": n} for n in ("mamba2", "gla", "deltanet", "gated_deltanet")}
+        n: {"mixer": n} for n in ("mamba2", "gla", "deltanet", "gated_deltanet")
+    }
     assert find_preset("linear_attention").fields == {"mixer": "linear_attention"}
     assert MixerSpec(mixer="nope").problems()[0].startswith("Unknown mixer 'nope'")
-    assert MixerSpec(mixer="linear_attention", d_model=10, n_heads=4).problems() == ["d_model 10 is not divisible by n_heads 4"]
+    assert MixerSpec(mixer="linear_attention", d_model=10, n_heads=4).problems() == [
+        "d_model 10 is not divisible by n_heads 4"
+    ]
 
 
 @pytest.mark.parametrize("variant", ["mamba2+hybrid2", "gated_deltanet+hybrid2+window5", "softmax_attention+window3"])
@@ -161,7 +167,8 @@ def test_a_hybrid_puts_attention_in_every_kth_block_and_its_cache_grows_to_the_w
 
 def test_a_hybrid_pattern_naming_no_block_is_refused():
     assert resolve("mamba2+hybrid3", MixerSpec(n_layers=2)).problems() == [
-        "attention_every=3 names no block of a 2-block stack: give k from 1 to 2, or 0 for no attention blocks."]
+        "attention_every=3 names no block of a 2-block stack: give k from 1 to 2, or 0 for no attention blocks."
+    ]
     assert resolve("mingru+window4", MixerSpec()).problems()[0].startswith("window=4 applies to attention blocks")
     assert find_preset("hybrid4").fields == {"attention_every": 4}
 

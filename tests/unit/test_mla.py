@@ -20,13 +20,14 @@ def _decode(model, tokens, prefill, capacity=0):
     _, caches = model(tokens[:, :prefill], caches=empty_caches(model, tokens.shape[0], capacity=capacity))
     steps = []
     for t in range(prefill, tokens.shape[1]):
-        logits, caches = model(tokens[:, t:t + 1], caches=caches)
+        logits, caches = model(tokens[:, t : t + 1], caches=caches)
         steps.append(logits)
     return torch.cat(steps, dim=1), caches
 
 
-@pytest.mark.parametrize("expr", ["rope+mla", "rope+mla+naive", "alibi+mla", "rope+mla+dot", "rope+mla+general",
-                                  "rope+mla+rmsnorm+swiglu"])
+@pytest.mark.parametrize(
+    "expr", ["rope+mla", "rope+mla+naive", "alibi+mla", "rope+mla+dot", "rope+mla+general", "rope+mla+rmsnorm+swiglu"]
+)
 @pytest.mark.parametrize("capacity", [0, 24])
 def test_absorbed_decode_equals_the_unabsorbed_forward_in_float64(expr, capacity):
     torch.manual_seed(0)

@@ -27,9 +27,20 @@ def test_both_build_with_the_same_parameters():
     c = PlainConfig()
     a, b = harness_model(c), PlainGPT(c)
     assert (a.spec.position, a.spec.kernel, a.spec.norm, a.spec.norm_placement, a.spec.ffn) == (
-        "learned", "sdpa", "layernorm", "pre", "gelu")
+        "learned",
+        "sdpa",
+        "layernorm",
+        "pre",
+        "gelu",
+    )
     assert (a.spec.n_layers, a.spec.n_heads, a.spec.d_model, a.spec.max_len, a.spec.vocab_size, a.spec.dropout) == (
-        4, 4, 128, 256, 65, 0.0)
+        4,
+        4,
+        128,
+        256,
+        65,
+        0.0,
+    )
     assert a.num_parameters() == b.num_parameters() == nanogpt_count(c) == 829_824
     assert a.head.weight is a.embed.weight and b.head.weight is b.tok.weight  # both tied
 
@@ -43,8 +54,12 @@ def test_one_step_of_each_is_finite_and_moves_the_weights():
     a, b = harness_model(SMALL), PlainGPT(SMALL)
     before_a = [p.detach().clone() for p in a.parameters()]
     before_b = [p.detach().clone() for p in b.parameters()]
-    result = train(a, lambda m, step: (lm_loss(m, *batches[0]), batches[0][0].numel()),
-                   TrainSettings(steps=1, lr=1e-3), progress=False)
+    result = train(
+        a,
+        lambda m, step: (lm_loss(m, *batches[0]), batches[0][0].numel()),
+        TrainSettings(steps=1, lr=1e-3),
+        progress=False,
+    )
     plain_round(b, b, batches, warmup=1, steps=1, device="cpu")
     assert math.isfinite(result.losses[0]) and math.isfinite(result.grad_norms[0])
     _, loss = b(*batches[0])

@@ -66,7 +66,12 @@ def test_the_report_keeps_widened_variants_in_head_grouping_and_names_their_widt
     assert family_of(matched, base) == family_of(unmatched, base) == "head grouping"
     assert family_of(SUITE.spec_for("gqa2+swiglu", PROFILES["quick"], {}).to_dict(), base) == "combined"
     assert widening(matched, base) == f"matched: d_ff widened to {matched['d_ff']} (baseline {4 * base['d_model']})"
-    assert widening(unmatched, base) == f"unmatched: d_ff kept at {4 * base['d_model']}" and widening(base, base) is None
+    assert (
+        widening(unmatched, base) == f"unmatched: d_ff kept at {4 * base['d_model']}" and widening(base, base) is None
+    )
     assert _budget(None, widening(matched, base)).startswith("matched: d_ff widened to")
-    assert _budget(-0.12, widening(unmatched, base)) == f"flagged: params -12% vs baseline; unmatched: d_ff kept at {4 * base['d_model']}"
+    assert (
+        _budget(-0.12, widening(unmatched, base))
+        == f"flagged: params -12% vs baseline; unmatched: d_ff kept at {4 * base['d_model']}"
+    )
     assert _budget(None, None) == "matched"

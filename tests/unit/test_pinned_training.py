@@ -35,8 +35,19 @@ import torch
 import torch.nn.functional as F
 
 PINNED = Path(__file__).with_name("pinned_training.json")
-POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5_bias", "rope+gqa2", "alibi+mqa", "rope+yarn",
-             "sinusoidal+naive", "alibi+naive")
+POSITIONS = (
+    "none",
+    "sinusoidal",
+    "learned",
+    "rope",
+    "alibi",
+    "t5_bias",
+    "rope+gqa2",
+    "alibi+mqa",
+    "rope+yarn",
+    "sinusoidal+naive",
+    "alibi+naive",
+)
 SUITE_VARIANTS = ("none", "sinusoidal", "learned", "rope", "alibi", "rope+yarn")
 
 
@@ -117,7 +128,7 @@ def _corpus(n: int = 4096, vocab: int = 13) -> torch.Tensor:
 
 def _batch(ids, batch, length, gen):
     starts = torch.randint(0, ids.numel() - length - 1, (batch,), generator=gen)
-    window = torch.stack([ids[s: s + length + 1] for s in starts.tolist()])
+    window = torch.stack([ids[s : s + length + 1] for s in starts.tolist()])
     return window[:, :-1], window[:, 1:]
 
 
@@ -148,7 +159,7 @@ def lm_runs(positions=POSITIONS, lr=3e-3, seed=0):
                     evals.append(None)
                     continue
                 model.set_context_length(length)
-                x, y = ids[: 2 * length].view(2, length), ids[1: 2 * length + 1].view(2, length)
+                x, y = ids[: 2 * length].view(2, length), ids[1 : 2 * length + 1].view(2, length)
                 evals.append(float(F.cross_entropy(model(x).flatten(0, 1), y.flatten())).hex())
         out[expr] = {"losses": _hex(result.losses), "grad_norms": _hex(result.grad_norms), "eval": evals}
     return out
@@ -217,9 +228,19 @@ def suite_records(variants=SUITE_VARIANTS):
     from harness.contract import JobContext, suites
 
     suite = suites.get("position_extrapolation")
-    profile = dataclasses.replace(suite.profiles["quick"], steps=6, d_model=16, n_layers=1, n_heads=2, train_len=8,
-                                  batch_size=4, eval_tokens=512, warmup_steps=2, finetune_steps=2,
-                                  eval_multipliers=(1, 2, 4))
+    profile = dataclasses.replace(
+        suite.profiles["quick"],
+        steps=6,
+        d_model=16,
+        n_layers=1,
+        n_heads=2,
+        train_len=8,
+        batch_size=4,
+        eval_tokens=512,
+        warmup_steps=2,
+        finetune_steps=2,
+        eval_multipliers=(1, 2, 4),
+    )
     out = {}
     for variant in variants:
         spec = suite.spec_for(variant, profile, {})
@@ -243,8 +264,13 @@ def record_all():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return {"environment": environment(), "lm": lm_runs(), "seq2seq": seq2seq_run(),
-                "divergence": divergence_reasons(), "suite": suite_records()}
+        return {
+            "environment": environment(),
+            "lm": lm_runs(),
+            "seq2seq": seq2seq_run(),
+            "divergence": divergence_reasons(),
+            "suite": suite_records(),
+        }
     finally:
         torch.set_num_threads(threads)
 
@@ -254,8 +280,10 @@ def pinned():
     pins = json.loads(PINNED.read_text())["pins"]
     pin = pin_for(pins, environment())
     if pin is None:
-        pytest.skip(f"pinned with torch {sorted({p['environment']['torch'] for p in pins})}, this is "
-                    f"{environment()['torch']}: another torch release changes kernels, not only summation orders")
+        pytest.skip(
+            f"pinned with torch {sorted({p['environment']['torch'] for p in pins})}, this is "
+            f"{environment()['torch']}: another torch release changes kernels, not only summation orders"
+        )
     return Pinned(pin)
 
 
@@ -315,16 +343,24 @@ def test_a_changed_learning_rate_or_seed_is_caught(pinned, one_thread):
 
 def test_the_tolerance_and_the_rounding_error_bound_can_fail():
     want = {"losses": [(2.5).hex()], "reason": "diverged", "max_error_vs_full": 4.8e-7}
-    assert _close({"losses": [(2.5 * (1 + TOLERANCE / 10)).hex()], "reason": "diverged", "max_error_vs_full": 7.2e-7}, want)
-    assert not _close({"losses": [(2.5 * (1 + TOLERANCE * 10)).hex()], "reason": "diverged", "max_error_vs_full": 7.2e-7}, want)
+    assert _close(
+        {"losses": [(2.5 * (1 + TOLERANCE / 10)).hex()], "reason": "diverged", "max_error_vs_full": 7.2e-7}, want
+    )
+    assert not _close(
+        {"losses": [(2.5 * (1 + TOLERANCE * 10)).hex()], "reason": "diverged", "max_error_vs_full": 7.2e-7}, want
+    )
     assert not _close({"losses": [(2.5).hex()], "reason": "other", "max_error_vs_full": 7.2e-7}, want)
     assert not _close({"losses": [(2.5).hex()], "reason": "diverged", "max_error_vs_full": 3e-3}, want)
 
 
 if __name__ == "__main__":
     if "--write" not in sys.argv:
-        sys.exit("python tests/unit/test_pinned_training.py --write  pins this environment's numbers (only on the code they pin)")
+        sys.exit(
+            "python tests/unit/test_pinned_training.py --write  pins this environment's numbers (only on the code they pin)"
+        )
     here = record_all()
-    kept = [p for p in json.loads(PINNED.read_text())["pins"] if p["environment"]["torch"] != here["environment"]["torch"]]
+    kept = [
+        p for p in json.loads(PINNED.read_text())["pins"] if p["environment"]["torch"] != here["environment"]["torch"]
+    ]
     PINNED.write_text(json.dumps({"pins": kept + [here]}, indent=1) + "\n")
     print(f"wrote {PINNED} ({len(kept) + 1} torch releases)")

@@ -19,8 +19,11 @@ SEEDS = (0, 1, 2)
 
 def standard_records() -> pd.DataFrame:
     """The reference records of the current suite version, profile standard, seeds 0-2."""
-    df = records_frame(r for r in ResultsStore(REFERENCE).load("position_extrapolation")
-                       if r.get("profile") == "standard" and r.get("suite_version") == PositionExtrapolation.version)
+    df = records_frame(
+        r
+        for r in ResultsStore(REFERENCE).load("position_extrapolation")
+        if r.get("profile") == "standard" and r.get("suite_version") == PositionExtrapolation.version
+    )
     return df[df.seed.isin(SEEDS)].reset_index(drop=True)
 
 
@@ -40,6 +43,7 @@ def judged_quantities(monkeypatch, df: pd.DataFrame) -> dict:
         def wrapped(label, *args, **kwargs):
             seen[label] = fn(label, *args, **kwargs)
             return seen[label]
+
         return wrapped
 
     for module in (verdicts, rope_extension_report, window_quality):
@@ -62,11 +66,16 @@ def test_the_margin_table_is_the_standard_records_per_seed_spread(monkeypatch):
 
 
 def test_each_quantity_has_its_own_margin_of_at_least_2_8_sd():
-    assert margins.MARGINS and all(margins.MARGINS[k] == one_seed_margin(v) for k, v in margins.STANDARD_PER_SEED.items())
+    assert margins.MARGINS and all(
+        margins.MARGINS[k] == one_seed_margin(v) for k, v in margins.STANDARD_PER_SEED.items()
+    )
     for values in margins.STANDARD_PER_SEED.values():
         mean = sum(values) / len(values)
         sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
-        assert margins.margin_of(next(k for k, v in margins.STANDARD_PER_SEED.items() if v == values)) >= MARGIN_SDS * sd - 1e-9
+        assert (
+            margins.margin_of(next(k for k, v in margins.STANDARD_PER_SEED.items() if v == values))
+            >= MARGIN_SDS * sd - 1e-9
+        )
     assert len(set(round(m, 6) for m in margins.MARGINS.values())) > 1  # not one margin for every quantity
 
 

@@ -12,7 +12,7 @@ from variants.position.sinusoidal import sinusoid_table
 
 
 def test_alibi_slopes_for_8_heads_are_halves_down_to_1_over_256():
-    assert alibi_slopes(8) == pytest.approx([2.0 ** -i for i in range(1, 9)])
+    assert alibi_slopes(8) == pytest.approx([2.0**-i for i in range(1, 9)])
 
 
 def test_alibi_slopes_for_16_heads_step_by_sqrt_half():
@@ -20,12 +20,12 @@ def test_alibi_slopes_for_16_heads_step_by_sqrt_half():
 
 
 def test_alibi_slopes_for_12_heads_follow_the_non_power_of_two_rule():
-    expected = [2.0 ** -i for i in range(1, 9)] + [0.70711, 0.35355, 0.17678, 0.08839]
+    expected = [2.0**-i for i in range(1, 9)] + [0.70711, 0.35355, 0.17678, 0.08839]
     assert alibi_slopes(12) == pytest.approx(expected, abs=1e-5)
 
 
 def test_alibi_naive_formula_would_be_wrong_for_12_heads():
-    naive = [0.5 * 2.0 ** -i for i in range(12)]  # the common bug, right only for 8 heads
+    naive = [0.5 * 2.0**-i for i in range(12)]  # the common bug, right only for 8 heads
     assert alibi_slopes(12) != pytest.approx(naive)
 
 
@@ -34,7 +34,7 @@ def test_alibi_bias_is_minus_slope_times_distance():
     assert bias.shape == (8, 5, 5)
     assert torch.all(bias.diagonal(dim1=1, dim2=2) == 0)
     assert bias[0, 4, 1].item() == pytest.approx(-0.5 * 3)
-    assert bias[7, 4, 0].item() == pytest.approx(-(2.0 ** -8) * 4)
+    assert bias[7, 4, 0].item() == pytest.approx(-(2.0**-8) * 4)
 
 
 def test_alibi_bias_with_an_offset_matches_the_last_rows_of_the_full_bias():
@@ -107,7 +107,9 @@ def test_rope_tables_made_during_inference_can_be_used_in_training():
     assert y.grad is not None
 
 
-def _t5_reference_bucket(relative_position: int, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128) -> int:
+def _t5_reference_bucket(
+    relative_position: int, bidirectional: bool, num_buckets: int = 32, max_distance: int = 128
+) -> int:
     """T5's bucket rule written out for one offset (key - query), as in Raffel et al.'s mesh_tensorflow code."""
     bucket = 0
     n = -relative_position
@@ -138,8 +140,14 @@ def test_t5_buckets_exact_for_small_offsets_log_spaced_after_and_split_by_sign_w
 
     back = relative_bucket(-torch.arange(0, 400), bidirectional=False)  # keys at or before the query (causal)
     assert back[:16].tolist() == list(range(16))  # half the buckets exact
-    assert back[16].item() == 16 and back[127].item() == 31 and back[128:].eq(31).all()  # log-spaced to 128, then the last
-    assert relative_bucket(torch.tensor([1, 5, 500]), bidirectional=False).tolist() == [0, 0, 0]  # later keys: masked anyway
+    assert (
+        back[16].item() == 16 and back[127].item() == 31 and back[128:].eq(31).all()
+    )  # log-spaced to 128, then the last
+    assert relative_bucket(torch.tensor([1, 5, 500]), bidirectional=False).tolist() == [
+        0,
+        0,
+        0,
+    ]  # later keys: masked anyway
     both = relative_bucket(torch.tensor([0, -1, 1, -7, 7, -8, 8, -200, 200]), bidirectional=True).tolist()
     assert both == [0, 1, 17, 7, 23, 8, 24, 15, 31]  # 16 buckets per sign, 8 of them exact
 

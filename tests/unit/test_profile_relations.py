@@ -31,7 +31,8 @@ def test_a_limit_is_a_sentence_naming_both_settings_their_values_and_the_largest
     assert Windowed().problems() == []
     assert Windowed(shown=8).problems() == []  # equal is allowed
     assert Windowed(shown=9).problems() == [
-        "set.shown=9 exceeds set.window=8: a map shows part of one window; give at most 8."]
+        "set.shown=9 exceeds set.window=8: a map shows part of one window; give at most 8."
+    ]
 
 
 def test_limits_merge_along_the_bases_and_check_stops_at_the_first():
@@ -46,7 +47,8 @@ def test_heads_must_divide_the_width_and_the_sentence_lists_the_divisors():
     assert heads_problems(128, 16) == []
     assert heads_problems(12, 5) == ["set.n_heads=5 does not divide set.d_model=12; give one of 1, 2, 3, 4, 6, 12."]
     assert WindowedSteps(d_model=96, n_heads=5).problems() == [
-        "set.n_heads=5 does not divide set.d_model=96; give one of 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96."]
+        "set.n_heads=5 does not divide set.d_model=96; give one of 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96."
+    ]
 
 
 def test_translation_trains_the_transformer_on_its_own_learning_rate_and_warm_up():

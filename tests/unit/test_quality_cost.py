@@ -23,25 +23,59 @@ def _spec(variant, suite=PE, **size):
     return {**spec, **size}
 
 
-def job(variant, seed, ppl_l, ppl_8l=None, decode_ms=2.0, suite=PE, spec=None, names=None, heldout=None,
-        kv_heads=12, flops_per_token=3.0e6):
+def job(
+    variant,
+    seed,
+    ppl_l,
+    ppl_8l=None,
+    decode_ms=2.0,
+    suite=PE,
+    spec=None,
+    names=None,
+    heldout=None,
+    kv_heads=12,
+    flops_per_token=3.0e6,
+):
     """The records one job of a character LM writes: its quality and the cost it measured of its own model."""
     spec = spec or _spec(variant, suite)
-    common = dict(suite=suite, suite_version=3, variant=variant, names=names or [variant], seed=seed, status="ok",
-                  profile="quick", profile_settings={"train_len": L}, device="cpu", device_name="Test CPU",
-                  dtype="float32", data_checksum="abc", timestamp="2026-12-01T00:00:00+00:00", spec=spec, reason=None,
-                  bigram_entropy=2.5, unigram_entropy=3.0, parameters=450_000 + spec["d_model"], corpus="Test corpus")
+    common = dict(
+        suite=suite,
+        suite_version=3,
+        variant=variant,
+        names=names or [variant],
+        seed=seed,
+        status="ok",
+        profile="quick",
+        profile_settings={"train_len": L},
+        device="cpu",
+        device_name="Test CPU",
+        dtype="float32",
+        data_checksum="abc",
+        timestamp="2026-12-01T00:00:00+00:00",
+        spec=spec,
+        reason=None,
+        bigram_entropy=2.5,
+        unigram_entropy=3.0,
+        parameters=450_000 + spec["d_model"],
+        corpus="Test corpus",
+    )
 
     def rec(metric, value, x=None, **extra):
         return dict(common, metric=metric, value=value, x=x, extra=extra)
 
     loss = math.log(ppl_l) if heldout is None else heldout
-    rows = [rec("loss", loss, float(L)), rec("perplexity", ppl_l, float(L)), rec("train_loss", loss - 0.05),
-            rec("train_throughput", 20000.0 + seed), rec("train_flops", flops_per_token * 1e5, flops_per_token=flops_per_token),
-            rec("peak_train_memory", 80 * 2 ** 20 + seed), rec("kv_cache_bytes_per_token", 2 * 4 * kv_heads * 8 * 4.0),
-            rec("prefill_latency", 1.0, float(L), q1=0.9, q3=1.1),
-            rec("decode_latency", decode_ms, float(L), q1=decode_ms * 0.95, q3=decode_ms * 1.05),
-            rec("decode_latency", decode_ms * 1.2, float(8 * L), q1=decode_ms * 1.1, q3=decode_ms * 1.3)]
+    rows = [
+        rec("loss", loss, float(L)),
+        rec("perplexity", ppl_l, float(L)),
+        rec("train_loss", loss - 0.05),
+        rec("train_throughput", 20000.0 + seed),
+        rec("train_flops", flops_per_token * 1e5, flops_per_token=flops_per_token),
+        rec("peak_train_memory", 80 * 2**20 + seed),
+        rec("kv_cache_bytes_per_token", 2 * 4 * kv_heads * 8 * 4.0),
+        rec("prefill_latency", 1.0, float(L), q1=0.9, q3=1.1),
+        rec("decode_latency", decode_ms, float(L), q1=decode_ms * 0.95, q3=decode_ms * 1.05),
+        rec("decode_latency", decode_ms * 1.2, float(8 * L), q1=decode_ms * 1.1, q3=decode_ms * 1.3),
+    ]
     if ppl_8l is not None:
         rows.append(rec("perplexity", ppl_8l, float(8 * L)))
     return rows
@@ -61,7 +95,9 @@ def test_each_rope_extension_is_its_own_row_with_its_own_numbers():
     table = _table(rows)
     frame = table.frame.set_index("model")
     assert list(frame.index) == ["rope", "rope+pi", "rope+ntk"]
-    assert frame.loc["rope+pi", "ppl at 8L"].startswith("47.900") and frame.loc["rope+ntk", "ppl at 8L"].startswith("14.100")
+    assert frame.loc["rope+pi", "ppl at 8L"].startswith("47.900") and frame.loc["rope+ntk", "ppl at 8L"].startswith(
+        "14.100"
+    )
     assert "pi applied at evaluation" in frame.loc["rope+pi", "what to know"]
     assert not table.footnotes  # nothing collapsed
     means = {r.label: r.readings["ppl_8L"].mean for r in table.rows}
@@ -70,7 +106,9 @@ def test_each_rope_extension_is_its_own_row_with_its_own_numbers():
 
 def test_records_of_different_model_sizes_are_never_one_point():
     """Two jobs run under one name but at different sizes are two models: two rows, two points, no mean of both."""
-    rows = job("rope", 0, 4.0, 20.0, spec=_spec("rope", d_model=96)) + job("rope", 1, 6.0, 30.0, spec=_spec("rope", d_model=128))
+    rows = job("rope", 0, 4.0, 20.0, spec=_spec("rope", d_model=96)) + job(
+        "rope", 1, 6.0, 30.0, spec=_spec("rope", d_model=128)
+    )
     table = _table(rows)
     assert len(table.rows) == 2
     assert sorted(r.readings["ppl_L"].values for r in table.rows) == [(4.0,), (6.0,)]
@@ -104,8 +142,15 @@ def test_a_model_that_did_not_learn_is_left_out_of_the_figure_and_named():
 
 
 def test_a_cost_inside_another_s_interval_is_a_tie_on_the_front():
-    data = pd.DataFrame({"model": list("abcd"), "x": [1.0, 1.05, 2.0, 3.0], "x_low": [0.9, 1.0, 1.9, 2.9],
-                         "x_high": [1.1, 1.1, 2.1, 3.1], "y": [5.0, 4.0, 6.0, 1.0]})
+    data = pd.DataFrame(
+        {
+            "model": list("abcd"),
+            "x": [1.0, 1.05, 2.0, 3.0],
+            "x_low": [0.9, 1.0, 1.9, 2.9],
+            "x_high": [1.1, 1.1, 2.1, 3.1],
+            "y": [5.0, 4.0, 6.0, 1.0],
+        }
+    )
     assert pareto.ties(data) == [[0, 1], [2], [3]]
     # b is cheaper than c and better than a at a cost inside a's interval: a is not on the front, nor is c
     assert list(pareto.front(data).model) == ["b", "d"]
@@ -116,7 +161,9 @@ def test_axes_are_logarithmic_where_values_span_a_decade():
 
 
 def test_old_records_without_costs_say_not_run_with_the_command():
-    rows = [r for r in job("rope", 0, 4.2, 27.0) if r["metric"] in ("loss", "perplexity", "train_loss", "train_throughput")]
+    rows = [
+        r for r in job("rope", 0, 4.2, 27.0) if r["metric"] in ("loss", "perplexity", "train_loss", "train_throughput")
+    ]
     table = _table(rows)
     cell = table.frame.iloc[0]["decode at L (ms/token)"]
     assert cell.startswith("not run [")
@@ -138,8 +185,13 @@ def test_the_figure_is_drawn_from_the_models_own_costs(tmp_path):
     assert path is not None and path.stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("ffn_spec, phrase", [({"n_kv_heads": 1, "d_ff": 420}, "d_ff widened to 420"),
-                                              ({"kernel": "naive", "scoring": "additive"}, "runs the naive kernel")])
+@pytest.mark.parametrize(
+    "ffn_spec, phrase",
+    [
+        ({"n_kv_heads": 1, "d_ff": 420}, "d_ff widened to 420"),
+        ({"kernel": "naive", "scoring": "additive"}, "runs the naive kernel"),
+    ],
+)
 def test_each_row_names_the_confound_of_its_cost(ffn_spec, phrase):
     table = _table(job("rope", 0, 4.2, 27.0, spec={**_spec("rope"), **ffn_spec}))
     assert phrase in table.frame.iloc[0]["what to know"]

@@ -36,7 +36,9 @@ def test_sorted_sample_is_the_papers_draw_from_a_fixed_seed():
     assert torch.equal(a, b) and (a[:, 1:] > a[:, :-1]).all() and a.min() >= 0 and a.max() < 128
     assert RANGE_FACTOR == 16
     # a draw of every position of the range is 0..M-1, the only draw at the longest length
-    assert torch.equal(sorted_sample(2, 16, 16, generator=torch.Generator().manual_seed(0)), torch.arange(16).expand(2, 16))
+    assert torch.equal(
+        sorted_sample(2, 16, 16, generator=torch.Generator().manual_seed(0)), torch.arange(16).expand(2, 16)
+    )
 
 
 def test_the_suite_scores_randomized_positions_at_test_time_draws_not_at_0_to_t():

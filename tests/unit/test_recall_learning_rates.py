@@ -8,8 +8,14 @@ from suites.recall.tables import with_task
 from suites.recall.verdicts import findings
 
 RATES = (0.001, 0.003, 0.01, 0.03)
-SETTINGS = {"learned_accuracy": 0.9, "accuracy_margin": 0.1, "mqar_learning_rates": list(RATES), "steps": 3000,
-            "batch_size": 32, "lr": 0.001}
+SETTINGS = {
+    "learned_accuracy": 0.9,
+    "accuracy_margin": 0.1,
+    "mqar_learning_rates": list(RATES),
+    "steps": 3000,
+    "batch_size": 32,
+    "lr": 0.001,
+}
 
 
 def _records(variant, lr, validation, scored, seeds=(0, 1, 2), status="ok", sizes=(1, 2, 8)):
@@ -17,14 +23,32 @@ def _records(variant, lr, validation, scored, seeds=(0, 1, 2), status="ok", size
     out = []
     for seed in seeds:
         extra = {"task": "mqar", "train_max": sizes[-1], "lr": lr}
-        out.append(dict(metric="validation_token_accuracy", variant=variant, seed=seed, x=float(sizes[-1]),
-                        value=validation if status == "ok" else None, status=status, profile_settings=SETTINGS,
-                        extra=extra))
+        out.append(
+            dict(
+                metric="validation_token_accuracy",
+                variant=variant,
+                seed=seed,
+                x=float(sizes[-1]),
+                value=validation if status == "ok" else None,
+                status=status,
+                profile_settings=SETTINGS,
+                extra=extra,
+            )
+        )
         for size in sizes:
             value = (1.0 if size < sizes[-1] else scored) + 0.005 * (seed - 1)
-            out.append(dict(metric="token_accuracy", variant=variant, seed=seed, x=float(size),
-                            value=min(1.0, value) if status == "ok" else None, status=status, profile_settings=SETTINGS,
-                            extra={**extra, "in_distribution": True, "chance_token": 1 / 64}))
+            out.append(
+                dict(
+                    metric="token_accuracy",
+                    variant=variant,
+                    seed=seed,
+                    x=float(size),
+                    value=min(1.0, value) if status == "ok" else None,
+                    status=status,
+                    profile_settings=SETTINGS,
+                    extra={**extra, "in_distribution": True, "chance_token": 1 / 64},
+                )
+            )
     return out
 
 
@@ -34,8 +58,9 @@ def _frame(*parts):
 
 def test_a_variant_keeps_the_rate_validation_chose_not_the_one_that_scores_best():
     # at 3e-2 the scored sequences would look best, but validation prefers 1e-2: the choice never sees the scored ones
-    df = _frame(_records("alibi", 0.001, 0.10, 0.10), _records("alibi", 0.01, 0.95, 0.93),
-                _records("alibi", 0.03, 0.90, 0.99))
+    df = _frame(
+        _records("alibi", 0.001, 0.10, 0.10), _records("alibi", 0.01, 0.95, 0.93), _records("alibi", 0.03, 0.90, 0.99)
+    )
     data = with_task(df, every_rate=True)
     assert chosen_rates(data) == {"alibi": 0.01}
     kept = with_task(df)
@@ -46,8 +71,11 @@ def test_a_tie_keeps_the_smaller_rate_and_a_diverged_rate_counts_zero():
     tie = _frame(_records("rope", 0.003, 0.99, 0.99), _records("rope", 0.01, 0.99, 0.99))
     assert chosen_rates(with_task(tie, every_rate=True)) == {"rope": 0.003}
     # at 3e-2 seed 0 diverged and seeds 1, 2 score 0.9: a mean of 0.6 with the divergence at 0, under 1e-3's 0.7
-    diverged = _frame(_records("lstm", 0.03, 0.0, 0.0, seeds=(0,), status="diverged"),
-                      _records("lstm", 0.03, 0.9, 0.9, seeds=(1, 2)), _records("lstm", 0.001, 0.7, 0.7))
+    diverged = _frame(
+        _records("lstm", 0.03, 0.0, 0.0, seeds=(0,), status="diverged"),
+        _records("lstm", 0.03, 0.9, 0.9, seeds=(1, 2)),
+        _records("lstm", 0.001, 0.7, 0.7),
+    )
     assert chosen_rates(with_task(diverged, every_rate=True)) == {"lstm": 0.001}
 
 
@@ -75,9 +103,14 @@ def test_the_mqar_verdict_reads_each_variant_at_its_chosen_rate():
 
 
 def test_after_the_full_sweep_what_would_test_mqar_is_longer_training():
-    arms = [_records(v, lr, 0.99 if v != "alibi" else 0.2, 0.99 if v != "alibi" else 0.2)
-            for v in ("none", "alibi", "rope") for lr in RATES]
-    found = {f.claim.key: f for f in findings(_frame(*arms, _records("lstm", 0.001, 0.1, 0.1)))}["attention_solves_mqar"]
+    arms = [
+        _records(v, lr, 0.99 if v != "alibi" else 0.2, 0.99 if v != "alibi" else 0.2)
+        for v in ("none", "alibi", "rope")
+        for lr in RATES
+    ]
+    found = {f.claim.key: f for f in findings(_frame(*arms, _records("lstm", 0.001, 0.1, 0.1)))}[
+        "attention_solves_mqar"
+    ]
     assert found.verdict == "not testable here"
     assert "training as long as Zoology's" in found.sentence and "3000 of 32 here" in found.sentence
 

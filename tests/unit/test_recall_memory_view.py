@@ -19,9 +19,19 @@ def _recall():
     for variant, accuracy in (("rope", 0.9), ("mamba2", 0.3), ("lstm", 0.1)):
         for seed in (0, 1):
             for pairs in SETTINGS["mqar_kv"]:
-                rows.append(dict(variant=variant, seed=seed, metric="token_accuracy", status="ok", x=float(pairs),
-                                 value=accuracy + 0.01 * seed, spec=_spec("recall", variant), extra={"task": "mqar"},
-                                 profile_settings=SETTINGS))
+                rows.append(
+                    dict(
+                        variant=variant,
+                        seed=seed,
+                        metric="token_accuracy",
+                        status="ok",
+                        x=float(pairs),
+                        value=accuracy + 0.01 * seed,
+                        spec=_spec("recall", variant),
+                        extra={"task": "mqar"},
+                        profile_settings=SETTINGS,
+                    )
+                )
     return pd.DataFrame(rows)
 
 
@@ -29,9 +39,20 @@ def _kv_cache():
     rows = []
     for variant, ms in (("rope", lambda x: 1 + x / 100), ("mamba2", lambda x: 2.0), ("rope+mqa", lambda x: 1.0)):
         for x in (128, 512):
-            rows.append(dict(variant=variant, seed=0, metric="decode_latency", status="ok", x=float(x), value=ms(x),
-                             spec=_spec("kv_cache", variant), device="cpu", device_name="Test CPU",
-                             profile_settings={"n_layers": 2, "d_model": 64}))
+            rows.append(
+                dict(
+                    variant=variant,
+                    seed=0,
+                    metric="decode_latency",
+                    status="ok",
+                    x=float(x),
+                    value=ms(x),
+                    spec=_spec("kv_cache", variant),
+                    device="cpu",
+                    device_name="Test CPU",
+                    profile_settings={"n_layers": 2, "d_model": 64},
+                )
+            )
     return pd.DataFrame(rows)
 
 

@@ -21,7 +21,7 @@ def solve_mqar(tokens, keys):
     seq = [int(t) for t in tokens]
     n = len(seq) // 4
     bound = {seq[2 * i]: seq[2 * i + 1] for i in range(n)}
-    queries = seq[2 * n::2]
+    queries = seq[2 * n :: 2]
     assert all(q < keys for q in queries) and len(set(bound)) == n
     return [bound[q] for q in queries]
 
@@ -40,7 +40,7 @@ def solve_addition(tokens):
     seq = [int(t) for t in tokens]
     plus, sep = seq.index(11), seq.index(12)
     a = int("".join(str(d) for d in reversed(seq[1:plus])))
-    b = int("".join(str(d) for d in reversed(seq[plus + 1:sep])))
+    b = int("".join(str(d) for d in reversed(seq[plus + 1 : sep])))
     width = plus - 1
     return [int(c) for c in reversed(str(a + b).zfill(width + 1))]
 
@@ -78,8 +78,8 @@ def test_targets_sit_one_position_before_their_answer_token():
     task = Addition()
     x, y = task.batch(4, 3, torch.Generator().manual_seed(0))
     start, n = task.answer_span(3)
-    assert (y[:, start - 1:start - 1 + n] == x[:, start:start + n]).all()
-    assert (y[:, :start - 1] == IGNORE).all() and (y[:, start - 1 + n:] == IGNORE).all()
+    assert (y[:, start - 1 : start - 1 + n] == x[:, start : start + n]).all()
+    assert (y[:, : start - 1] == IGNORE).all() and (y[:, start - 1 + n :] == IGNORE).all()
 
 
 def _blind_best(task, size, n=20_000):
@@ -90,8 +90,9 @@ def _blind_best(task, size, n=20_000):
     return per, answers
 
 
-@pytest.mark.parametrize("task,size", [(MQAR(keys=8, values=4), 3), (Copy(alphabet=5), 4), (Reverse(), 3),
-                                       (Addition(), 1), (Addition(), 2)])
+@pytest.mark.parametrize(
+    "task,size", [(MQAR(keys=8, values=4), 3), (Copy(alphabet=5), 4), (Reverse(), 3), (Addition(), 1), (Addition(), 2)]
+)
 def test_chance_levels_are_the_best_blind_guess(task, size):
     """Stated chance per position within 4 standard errors of the count; per token the mean, per sequence the product."""
     per, answers = _blind_best(task, size)

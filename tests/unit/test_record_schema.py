@@ -12,8 +12,16 @@ from harness.store import CorruptResultsError, NewerRecordsError
 
 
 def record(**kw):
-    return {"metric": "loss", "status": "ok", "value": 1.0, "variant": "rope", "seed": 0, "schema_version": SCHEMA_VERSION,
-            "profile_settings": {"steps": 5, "lr": 0.01, "data": "pydoc", "eval_multipliers": [1, 2]}, **kw}
+    return {
+        "metric": "loss",
+        "status": "ok",
+        "value": 1.0,
+        "variant": "rope",
+        "seed": 0,
+        "schema_version": SCHEMA_VERSION,
+        "profile_settings": {"steps": 5, "lr": 0.01, "data": "pydoc", "eval_multipliers": [1, 2]},
+        **kw,
+    }
 
 
 def nested(levels):
@@ -59,7 +67,9 @@ def test_each_malformed_key_is_named(change, named):
 
 
 @pytest.mark.parametrize("change,named", MALFORMED[:6], ids=[next(iter(c)) for c, _ in MALFORMED[:6]])
-def test_a_malformed_record_is_set_aside_with_its_file_line_and_key_and_the_rest_read(store, tmp_path, said, change, named):
+def test_a_malformed_record_is_set_aside_with_its_file_line_and_key_and_the_rest_read(
+    store, tmp_path, said, change, named
+):
     store.write("s", "h1", "good", [record(value=1.0)])
     bad = tmp_path / "s" / "bad-h2.jsonl"
     bad.write_text(json.dumps(record(value=2.0)) + "\n" + json.dumps(record(value=3.0, **change)) + "\n")

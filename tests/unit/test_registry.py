@@ -32,13 +32,16 @@ def test_a_component_outside_the_package_is_keyed_by_its_class_and_shows_its_own
     module = types.ModuleType("my_plugin.components", "The module's docstring, about both.")
     sys.modules[module.__name__] = module
     try:
-        exec(textwrap.dedent("""
+        exec(
+            textwrap.dedent("""
             class KerpleLog:
                 \"\"\"A learned log bias.\"\"\"
 
             class GLUVariant:
                 \"\"\"A gated layer.\"\"\"
-        """), module.__dict__)
+        """),
+            module.__dict__,
+        )
         module.KerpleLog.__module__ = module.GLUVariant.__module__ = module.__name__
         widgets.register()(module.KerpleLog)
         assert widgets._entries["kerple_log"].summary == "The module's docstring, about both."  # one so far
@@ -63,8 +66,15 @@ def test_a_position_that_overrides_a_hook_takes_no_device_position_unless_it_say
     assert PositionEncoding.static_positions and not IntOffsets.static_positions and DeviceOffsets.static_positions
     assert IntOffsets(8, 2, 4, 16).static_problem() == "IntOffsets positions do not take a position held on the device"
     built_in = {name: positions.get(name).static_positions for name in positions.names()}
-    assert built_in == {"alibi": True, "learned": True, "none": True, "randomized": False, "rope": True,
-                        "sinusoidal": True, "t5_bias": False}
+    assert built_in == {
+        "alibi": True,
+        "learned": True,
+        "none": True,
+        "randomized": False,
+        "rope": True,
+        "sinusoidal": True,
+        "t5_bias": False,
+    }
 
 
 def test_registering_a_name_twice_raises():
@@ -104,6 +114,7 @@ def test_a_broken_plugin_is_reported_and_does_not_hide_the_others(monkeypatch):
     def good():
         def register():
             widgets.add("from_plugin", object(), summary="a plugin widget")
+
         return register
 
     def broken():

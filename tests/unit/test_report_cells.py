@@ -41,8 +41,9 @@ def test_a_count_every_seed_shares_says_so():
 def test_captions_say_what_the_cells_show_and_promise_no_interval_with_one_seed():
     assert over_seeds(1) == over_seeds(0) == "one seed: no interval"
     assert over_seeds(3) == "mean [95% interval] over seeds"
-    assert over_seeds(3, counts=True, differences=True) == ("mean [95% interval] over seeds; differences: mean ± 95% "
-                                                            "interval; counts: mean (range over seeds)")
+    assert over_seeds(3, counts=True, differences=True) == (
+        "mean [95% interval] over seeds; differences: mean ± 95% interval; counts: mean (range over seeds)"
+    )
     assert over_seeds(2, brackets=False) == "mean ± 95% interval over seeds"
     frame = pd.DataFrame({"variant": ["a", "a", "b"], "metric": "m", "x": 1.0, "seed": [0, 1, 0], "status": "ok"})
     assert most_seeds(frame) == 2 and most_seeds(frame[frame.variant == "b"]) == 1
@@ -53,8 +54,17 @@ def _ppl_frame(values_by_variant, train_len=64):
     for v, values in values_by_variant.items():
         for seed, value in enumerate(values):
             for x, scale in ((train_len, 1.0), (8 * train_len, 3.0)):
-                rows.append({"variant": v, "seed": seed, "metric": "perplexity", "x": float(x), "value": value * scale,
-                             "status": "ok", "reason": ""})
+                rows.append(
+                    {
+                        "variant": v,
+                        "seed": seed,
+                        "metric": "perplexity",
+                        "x": float(x),
+                        "value": value * scale,
+                        "status": "ok",
+                        "reason": "",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -80,8 +90,11 @@ def test_a_one_seed_position_table_promises_no_interval():
 def test_a_bleu_cell_is_never_above_100():
     from suites.translation.report import _by_length
 
-    rows = [{"variant": v, "seed": s, "metric": "bleu_by_length", "x": 10.0, "value": value, "status": "ok"}
-            for v, values in (("lstm", [99.0, 100.0, 96.0]), ("rnn", [0.0, 0.5, 3.0])) for s, value in enumerate(values)]
+    rows = [
+        {"variant": v, "seed": s, "metric": "bleu_by_length", "x": 10.0, "value": value, "status": "ok"}
+        for v, values in (("lstm", [99.0, 100.0, 96.0]), ("rnn", [0.0, 0.5, 3.0]))
+        for s, value in enumerate(values)
+    ]
     text = "\n".join(_by_length(pd.DataFrame(rows), ["lstm", "rnn"], {10.0: "1-10 words (n=50)"}))
     found = _bounds(text)
     assert len(found) == 2 and all(0.0 <= low and high <= 100.0 for low, high in found)
@@ -93,8 +106,11 @@ def test_the_longest_lag_learned_shows_its_range_over_seeds():
 
     s = {"lags": [5, 10, 100], "learned_accuracy": 0.9, "alphabet": 8}
     accs = {0: [1.0, 1.0, 1.0], 1: [1.0, 0.1, 0.1], 2: [0.2, 0.1, 0.1]}  # longest lag per seed: 100, 5, 0
-    rows = [{"metric": "copy_accuracy", "variant": "rnn", "seed": seed, "x": float(lag), "value": acc, "status": "ok"}
-            for seed, values in accs.items() for lag, acc in zip(s["lags"], values)]
+    rows = [
+        {"metric": "copy_accuracy", "variant": "rnn", "seed": seed, "x": float(lag), "value": acc, "status": "ok"}
+        for seed, values in accs.items()
+        for lag, acc in zip(s["lags"], values)
+    ]
     lines, longest = lag_table(pd.DataFrame(rows), ["rnn"], s)
     text = "\n".join(lines)
     assert longest["rnn"] == {0: 100.0, 1: 5.0, 2: 0.0}
@@ -106,10 +122,20 @@ def test_the_longest_lag_learned_shows_its_range_over_seeds():
 def test_head_counts_show_their_range_and_shares_stay_within_0_and_1():
     from suites.attention_heads.tables import _specialist_section
 
-    table = pd.DataFrame({"variant": "rope", "seed": [0, 1, 2], "heads": 8, "offset": [0, 3, 5], "delimiter": [1, 1, 2],
-                          "sink": [0, 0, 4], "offset_names": [[], ["L1H1 d=1"], ["L1H2 d=1"]],
-                          "delimiter_names": [["L1H3"]] * 3, "max_offset_share": [0.2, 0.99, 0.97],
-                          "max_delimiter_share": [0.5, 0.9, 0.6]})
+    table = pd.DataFrame(
+        {
+            "variant": "rope",
+            "seed": [0, 1, 2],
+            "heads": 8,
+            "offset": [0, 3, 5],
+            "delimiter": [1, 1, 2],
+            "sink": [0, 0, 4],
+            "offset_names": [[], ["L1H1 d=1"], ["L1H2 d=1"]],
+            "delimiter_names": [["L1H3"]] * 3,
+            "max_offset_share": [0.2, 0.99, 0.97],
+            "max_delimiter_share": [0.5, 0.9, 0.6],
+        }
+    )
     text = "\n".join(_specialist_section(table, ["rope"]))
     assert "2.7 (range 0-5, n=3); 2 of 3 seeds" in text and "1.3 (range 0-4, n=3)" in text
     assert "1.3 (range 1-2, n=3); 3 of 3 seeds" in text
@@ -133,8 +159,20 @@ def test_recall_accuracies_stay_within_0_and_1_and_the_note_says_so(seeds):
     from suites.recall.tables import accuracy_table
 
     values = [0.99, 1.0, 0.9][:seeds]
-    rows = [{"metric": "token_accuracy", "task": "copy", "variant": "lstm", "seed": s, "x": 8.0, "value": v,
-             "status": "ok", "train_max": 8.0, "chance_token": 0.14} for s, v in enumerate(values)]
+    rows = [
+        {
+            "metric": "token_accuracy",
+            "task": "copy",
+            "variant": "lstm",
+            "seed": s,
+            "x": 8.0,
+            "value": v,
+            "status": "ok",
+            "train_max": 8.0,
+            "chance_token": 0.14,
+        }
+        for s, v in enumerate(values)
+    ]
     text = "\n".join(accuracy_table(pd.DataFrame(rows), ["lstm"], "copy", "token_accuracy", "Copy", "A note."))
     assert all(0.0 <= low and high <= 1.0 for low, high in _bounds(text))
     if seeds == 1:

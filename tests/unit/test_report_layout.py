@@ -45,11 +45,20 @@ def three_seeds(verdict="agrees", cause=""):
 def test_the_verdicts_come_first_then_the_headline_table_and_figure_and_bookkeeping_last():
     text = lead_with_answer(REPORT, [three_seeds(), finding(CHECK, "agrees", "", [Estimate("exact", 1.0, seeds=0)])])
     headings = [line for line in text.splitlines() if line.startswith("## ")]
-    assert headings == [VERDICTS, "## Perplexity by length", "## Figure", "## Did each model learn?", "## Setup",
-                        "## Support"]
+    assert headings == [
+        VERDICTS,
+        "## Perplexity by length",
+        "## Figure",
+        "## Did each model learn?",
+        "## Setup",
+        "## Support",
+    ]
     assert text.startswith("# Title (s, suite version 1)\n\nOne line.\n\n## Verdicts")
     verdicts = text.split(VERDICTS)[1].split("\n## ")[0]
-    assert "- **agrees**: ALiBi extrapolates; Press et al. 2022 (arXiv 2108.12409). Measured: ALiBi ppl(8L)/ppl(L) 0.98" in verdicts
+    assert (
+        "- **agrees**: ALiBi extrapolates; Press et al. 2022 (arXiv 2108.12409). Measured: ALiBi ppl(8L)/ppl(L) 0.98"
+        in verdicts
+    )
     assert "3 seeds" in verdicts and "Confound: a tiny model." in verdicts
     assert verdicts.index("ALiBi extrapolates") < verdicts.index("Checks") < verdicts.index("bytes = formula")
     # nothing lost, and a rebuilt report is not given a second Verdicts block
@@ -67,7 +76,9 @@ def test_a_bullet_says_one_seed_is_indicative_and_gives_the_cause_of_a_verdict_t
     missing = not_run(CLAIM, command="bench run suite=s")
     assert bullet(missing).endswith("Not run: `bench run suite=s` runs it.")
     needs = Claim("n", "kv_cache", "MLA's cache", "DeepSeek-AI 2024", "2.25 groups", variants=("mla",))
-    assert bullet(not_run(needs), "quick").endswith("Not run: `bench run suite=kv_cache variants=[mla] profile=quick` runs it.")
+    assert bullet(not_run(needs), "quick").endswith(
+        "Not run: `bench run suite=kv_cache variants=[mla] profile=quick` runs it."
+    )
 
 
 def test_a_group_that_mixes_library_versions_says_so_at_the_end_of_its_setup():

@@ -14,7 +14,11 @@ SLOW = ("attention_heads", "gradient_flow")
 
 
 def _reference_suites():
-    return sorted(p.name for p in REFERENCE.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))) if REFERENCE.is_dir() else []
+    return (
+        sorted(p.name for p in REFERENCE.iterdir() if p.is_dir() and any(p.glob("*.jsonl")))
+        if REFERENCE.is_dir()
+        else []
+    )
 
 
 def test_the_checker_finds_wide_tables_split_headers_and_missing_values():
@@ -62,8 +66,12 @@ def test_a_table_with_a_column_per_length_splits_by_pass_then_into_chunks():
     from suites.common.narrow import narrow
 
     lengths = (512, 1024, 2048, 4096, 8192, 16384)  # attention_cost's gpu profile: 9 columns in one table
-    rows = [{"variant": v, "mask": m, "pass": p, **{str(x): f"{x / 1000:.1f}" for x in lengths}}
-            for p in ("fwd", "fwd+bwd") for m in ("full", "causal") for v in ("naive", "sdpa")]
+    rows = [
+        {"variant": v, "mask": m, "pass": p, **{str(x): f"{x / 1000:.1f}" for x in lengths}}
+        for p in ("fwd", "fwd+bwd")
+        for m in ("full", "causal")
+        for v in ("naive", "sdpa")
+    ]
     text = narrow(pd.DataFrame(rows), ["variant", "pass", "mask"])
     assert problems(text) == [] and "pass fwd:" in text and "pass fwd+bwd:" in text
     assert text.count("| naive ") == 4 and "16384" in text  # every row and length kept

@@ -26,10 +26,14 @@ def test_combine_and_order_and_status_notes():
     assert combine(["disagrees"]) == "disagrees"
     assert combine(["agrees", "disagrees"]) == "inconclusive"
     assert in_order(["b", "z", "a", "y"], ("z", "y")) == ["z", "y", "a", "b"]
-    df = pd.DataFrame([{"variant": "a", "status": "ok", "reason": None},
-                       {"variant": "b", "status": "diverged", "reason": "loss nan at step 3"},
-                       {"variant": "b", "status": "diverged", "reason": "loss nan at step 3"},
-                       {"variant": "c", "status": "skipped", "reason": "over budget"}])
+    df = pd.DataFrame(
+        [
+            {"variant": "a", "status": "ok", "reason": None},
+            {"variant": "b", "status": "diverged", "reason": "loss nan at step 3"},
+            {"variant": "b", "status": "diverged", "reason": "loss nan at step 3"},
+            {"variant": "c", "status": "skipped", "reason": "over budget"},
+        ]
+    )
     assert status_notes(df) == ["- `b`: diverged: loss nan at step 3", "- `c`: skipped: over budget"]
     assert status_notes(df, statuses=["skipped"]) == ["- `c`: skipped: over budget"]
 
@@ -39,15 +43,33 @@ def _shares(points, noise=0.03):
     timing noise (IQR / median) and the job's matmul peak with a quiet best size."""
     rows = []
     for seed in (0, 1):
-        rows.append({"metric": "matmul_peak", "status": "ok", "variant": "sdpa", "kernel": "sdpa", "seed": seed,
-                     "extra": {"sizes": {"1024": {"flops_per_s": 1e11, "noise": 0.01}}}})
+        rows.append(
+            {
+                "metric": "matmul_peak",
+                "status": "ok",
+                "variant": "sdpa",
+                "kernel": "sdpa",
+                "seed": seed,
+                "extra": {"sizes": {"1024": {"flops_per_s": 1e11, "noise": 0.01}}},
+            }
+        )
         for x, causal, share in points:
-            where = {"status": "ok", "pass": "fwd", "variant": "sdpa", "kernel": "sdpa", "grouping": "MHA", "x": x,
-                     "causal": causal, "seed": seed}
+            where = {
+                "status": "ok",
+                "pass": "fwd",
+                "variant": "sdpa",
+                "kernel": "sdpa",
+                "grouping": "MHA",
+                "x": x,
+                "causal": causal,
+                "seed": seed,
+            }
             rows.append({**where, "metric": "peak_fraction", "value": share + seed, "extra": {}})
             rows.append({**where, "metric": "latency", "value": 300.0, "extra": {"noise": noise}})
-    return pd.DataFrame(rows, columns=["metric", "status", "pass", "variant", "kernel", "grouping", "x", "causal",
-                                       "value", "seed", "extra"])
+    return pd.DataFrame(
+        rows,
+        columns=["metric", "status", "pass", "variant", "kernel", "grouping", "x", "causal", "value", "seed", "extra"],
+    )
 
 
 def test_attention_cost_share_of_peak_verdict():
@@ -56,7 +78,9 @@ def test_attention_cost_share_of_peak_verdict():
     assert "REFERENCES" not in cost.PEAK.source + cost.PUBLISHED
     # 3% IQR / median: a relative sd of 2.3% per run, so a change counts beyond 2.8 x sqrt 2 x 2.3% = 9.2%
     assert cost._peak_finding(_shares([(4096, False, 65), (4096, True, 60)])).verdict == "agrees"  # -5%, +2.5%
-    drop = cost._peak_finding(_shares([(4096, False, 58), (4096, True, 60)]))  # -15.2%, 11 points: a fixed 15-point band passes it
+    drop = cost._peak_finding(
+        _shares([(4096, False, 58), (4096, True, 60)])
+    )  # -15.2%, 11 points: a fixed 15-point band passes it
     assert drop.verdict == "disagrees" and "non-causal" in drop.cause and drop.headline.value < -15
     assert drop.boundary == pytest.approx(-cost.share_tolerance(_shares([(4096, False, 58)]), False, 4096))
     assert cost._peak_finding(_shares([(4096, False, 58), (4096, True, 60)], noise=0.1)).verdict == "agrees"  # noisier
@@ -77,16 +101,25 @@ def _memory(slopes):
     return cost._memory_finding(EMPTY, found, {v: "naive" for v, _ in slopes}, [])
 
 
-@pytest.mark.parametrize("slopes, verdict", [
-    ({("sdpa", False): 0.95, ("flex", False): 0.91, ("naive", False): 1.96}, "agrees"),
-    # the unfused math path grows quadratically by design: shown, never judged
-    ({("sdpa", False): 0.95, ("sdpa_math", False): 1.96, ("naive", False): 1.96}, "agrees"),
-    ({("flex", False): 1.9, ("naive", False): 1.96}, "disagrees"),      # quadratic like naive
-    ({("flex", False): 1.66, ("naive", False): 1.96}, "inconclusive"),  # between the margins (block_mask=None's 1.66)
-    ({("sdpa", False): 0.95, ("flex", False): 1.9, ("naive", False): 1.96}, "disagrees"),  # one quadratic kernel fails
-    ({("sdpa", False): 0.95, ("naive", False): 1.3}, "inconclusive"),   # naive not quadratic: nothing to contrast
-    ({("sdpa_math", False): 1.96, ("naive", False): 1.96}, "not run"),  # no fused kernel
-])
+@pytest.mark.parametrize(
+    "slopes, verdict",
+    [
+        ({("sdpa", False): 0.95, ("flex", False): 0.91, ("naive", False): 1.96}, "agrees"),
+        # the unfused math path grows quadratically by design: shown, never judged
+        ({("sdpa", False): 0.95, ("sdpa_math", False): 1.96, ("naive", False): 1.96}, "agrees"),
+        ({("flex", False): 1.9, ("naive", False): 1.96}, "disagrees"),  # quadratic like naive
+        (
+            {("flex", False): 1.66, ("naive", False): 1.96},
+            "inconclusive",
+        ),  # between the margins (block_mask=None's 1.66)
+        (
+            {("sdpa", False): 0.95, ("flex", False): 1.9, ("naive", False): 1.96},
+            "disagrees",
+        ),  # one quadratic kernel fails
+        ({("sdpa", False): 0.95, ("naive", False): 1.3}, "inconclusive"),  # naive not quadratic: nothing to contrast
+        ({("sdpa_math", False): 1.96, ("naive", False): 1.96}, "not run"),  # no fused kernel
+    ],
+)
 def test_attention_cost_memory_verdict_judges_fused_kernels_only(slopes, verdict):
     found = _memory(slopes)
     assert found.verdict == verdict

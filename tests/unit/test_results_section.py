@@ -19,16 +19,38 @@ def _spec(variant):
 
 def lm_records(variant, seed, ppl_l, ppl_8l, profile="standard", stamp="2026-11-30T23:00:00+00:00", wall=120.0):
     """Made-up records of a character LM that learned: loss and perplexity at L and 8L, training loss."""
-    common = dict(suite="position_extrapolation", suite_version=2, variant=variant, seed=seed, status="ok",
-                  profile=profile, profile_settings={"train_len": L, "steps": 1000}, device="cpu",
-                  device_name="Test CPU", dtype="float32", data_checksum="abc", num_threads=2, torch_version="2.13.0",
-                  timestamp=stamp, wall_time_s=wall, job_hash=f"{variant}{seed}{profile}", spec=_spec(variant),
-                  reason=None, extra={}, x=None, bigram_entropy=2.5, unigram_entropy=3.0, parameters=800_000,
-                  corpus="Test corpus")
-    return [dict(common, metric="loss", x=float(L), value=math.log(ppl_l)),
-            dict(common, metric="perplexity", x=float(L), value=ppl_l),
-            dict(common, metric="perplexity", x=float(8 * L), value=ppl_8l),
-            dict(common, metric="train_loss", value=math.log(ppl_l) - 0.05)]
+    common = dict(
+        suite="position_extrapolation",
+        suite_version=2,
+        variant=variant,
+        seed=seed,
+        status="ok",
+        profile=profile,
+        profile_settings={"train_len": L, "steps": 1000},
+        device="cpu",
+        device_name="Test CPU",
+        dtype="float32",
+        data_checksum="abc",
+        num_threads=2,
+        torch_version="2.13.0",
+        timestamp=stamp,
+        wall_time_s=wall,
+        job_hash=f"{variant}{seed}{profile}",
+        spec=_spec(variant),
+        reason=None,
+        extra={},
+        x=None,
+        bigram_entropy=2.5,
+        unigram_entropy=3.0,
+        parameters=800_000,
+        corpus="Test corpus",
+    )
+    return [
+        dict(common, metric="loss", x=float(L), value=math.log(ppl_l)),
+        dict(common, metric="perplexity", x=float(L), value=ppl_l),
+        dict(common, metric="perplexity", x=float(8 * L), value=ppl_8l),
+        dict(common, metric="train_loss", value=math.log(ppl_l) - 0.05),
+    ]
 
 
 @pytest.fixture
@@ -37,10 +59,18 @@ def folders(tmp_path):
     store = ResultsStore(results)
     for seed in (0, 1, 2):
         for variant, ppl_l, ppl_8l in (("sinusoidal", 5.0, 21.0), ("alibi", 4.5, 4.4)):
-            store.write("position_extrapolation", f"{variant}{seed}", f"{variant}-s{seed}",
-                        lm_records(variant, seed, ppl_l + 0.1 * seed, ppl_8l + 0.1 * seed))
-    store.write("position_extrapolation", "old", "alibi-quick",
-                lm_records("alibi", 0, 9.0, 90.0, "quick", "2026-11-01T00:00:00+00:00", 9999.0))
+            store.write(
+                "position_extrapolation",
+                f"{variant}{seed}",
+                f"{variant}-s{seed}",
+                lm_records(variant, seed, ppl_l + 0.1 * seed, ppl_8l + 0.1 * seed),
+            )
+    store.write(
+        "position_extrapolation",
+        "old",
+        "alibi-quick",
+        lm_records("alibi", 0, 9.0, 90.0, "quick", "2026-11-01T00:00:00+00:00", 9999.0),
+    )
     reports.mkdir()
     (reports / "position_extrapolation.md").write_text("# Title\n\n## Figure\n\n![ppl](figures/pe.png)\n")
     return results, reports
@@ -79,8 +109,14 @@ def test_a_run_of_two_workers_gives_its_clock_time_beside_the_job_time():
     from bench.report.readme import time_words
 
     # two workers: jobs of 600 s ending at 10:10 and 10:10, then one of 300 s ending at 10:15
-    jobs = pd.DataFrame({"job_hash": ["a", "b", "c"], "wall_time_s": [600.0, 600.0, 300.0], "workers": [2, 2, 2],
-                         "timestamp": ["2026-12-01T10:10:00+00:00", "2026-12-01T10:10:00+00:00", "2026-12-01T10:15:00+00:00"]})
+    jobs = pd.DataFrame(
+        {
+            "job_hash": ["a", "b", "c"],
+            "wall_time_s": [600.0, 600.0, 300.0],
+            "workers": [2, 2, 2],
+            "timestamp": ["2026-12-01T10:10:00+00:00", "2026-12-01T10:10:00+00:00", "2026-12-01T10:15:00+00:00"],
+        }
+    )
     words = time_words(jobs)
     assert words.startswith("25.0 minutes of job wall time") and "2 worker processes" in words
     assert words.endswith("15.0 minutes from the first job's start to the last one's end")

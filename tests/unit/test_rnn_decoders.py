@@ -35,12 +35,19 @@ def record_queries(model):
     return queries
 
 
-@pytest.mark.parametrize("expr, attends_from", [
-    # 1409.0473, 3.1: e_ij = a(s_{i-1}, h_j); the query at step i is the top layer's state before step i
-    ("lstm+bahdanau+additive", "before"), ("gru+bahdanau+dot", "before"), ("rnn+bahdanau+general+bidirectional", "before"),
-    # 1508.04025, 3: the new target state h_t is compared with each source state
-    ("lstm+luong+additive", "after"), ("gru+dot", "after"), ("rnn+general+bidirectional", "after"),
-])
+@pytest.mark.parametrize(
+    "expr, attends_from",
+    [
+        # 1409.0473, 3.1: e_ij = a(s_{i-1}, h_j); the query at step i is the top layer's state before step i
+        ("lstm+bahdanau+additive", "before"),
+        ("gru+bahdanau+dot", "before"),
+        ("rnn+bahdanau+general+bidirectional", "before"),
+        # 1508.04025, 3: the new target state h_t is compared with each source state
+        ("lstm+luong+additive", "after"),
+        ("gru+dot", "after"),
+        ("rnn+general+bidirectional", "after"),
+    ],
+)
 def test_each_decoder_attends_from_the_state_its_paper_names(expr, attends_from):
     """Bahdanau's decoder queries with the state before the RNN step, Luong's with the state after it."""
     model = model_of(expr)
@@ -68,13 +75,23 @@ def test_stepwise_decoding_matches_teacher_forcing(expr):
             assert torch.allclose(log_probs, full[:, t], atol=1e-5)
 
 
-@pytest.mark.parametrize("expr,decoder", [
-    ("lstm+additive", "bahdanau"), ("lstm+dot", "luong"), ("gru+general", "luong"), ("lstm", "luong"),
-    ("lstm+luong+additive", "luong"), ("gru+bahdanau+general", "bahdanau"), ("lstm+bahdanau+additive", "bahdanau"),
-])
+@pytest.mark.parametrize(
+    "expr,decoder",
+    [
+        ("lstm+additive", "bahdanau"),
+        ("lstm+dot", "luong"),
+        ("gru+general", "luong"),
+        ("lstm", "luong"),
+        ("lstm+luong+additive", "luong"),
+        ("gru+bahdanau+general", "bahdanau"),
+        ("lstm+bahdanau+additive", "bahdanau"),
+    ],
+)
 def test_additive_alone_is_bahdanaus_model_and_a_named_decoder_wins(expr, decoder):
     assert resolve_seq2seq(expr, RNN, TRANSFORMER).decoder == decoder
-    assert (resolve_seq2seq("lstm+additive", RNN, TRANSFORMER) == resolve_seq2seq("lstm+bahdanau+additive", RNN, TRANSFORMER))
+    assert resolve_seq2seq("lstm+additive", RNN, TRANSFORMER) == resolve_seq2seq(
+        "lstm+bahdanau+additive", RNN, TRANSFORMER
+    )
 
 
 def test_bahdanau_without_a_scoring_or_on_a_transformer_is_an_error():

@@ -13,10 +13,21 @@ def records(curves, seeds=(0, 1)):
     """curves: variant -> (rope_scaling or None, rope_scale, [ppl at 1L, 2L, 4L, 8L])."""
     rows = []
     for variant, (scaling, scale, ppl) in curves.items():
-        spec = {"position": "rope"} if scaling is None else {"position": "rope", "rope_scaling": scaling, "rope_scale": scale}
+        spec = (
+            {"position": "rope"}
+            if scaling is None
+            else {"position": "rope", "rope_scaling": scaling, "rope_scale": scale}
+        )
         for seed in seeds:
-            base = dict(variant=variant, seed=seed, status="ok", spec=spec, training_key=f"k{seed}", bigram_entropy=2.5,
-                        profile_settings={"train_len": L})
+            base = dict(
+                variant=variant,
+                seed=seed,
+                status="ok",
+                spec=spec,
+                training_key=f"k{seed}",
+                bigram_entropy=2.5,
+                profile_settings={"train_len": L},
+            )
             rows.append({**base, "metric": "train_loss", "x": None, "value": 1.4})
             for mult, p in zip((1, 2, 4, 8), ppl):
                 value = p * (1 + 0.01 * seed)
@@ -36,8 +47,13 @@ PUBLISHED_SHAPE = {
 
 def test_the_published_shape_agrees_on_every_statement():
     found = {v.claim.key: v.verdict for v in verdicts(records(PUBLISHED_SHAPE), L)}
-    assert found == {"rope_blows_up": "agrees", "pi_short": "agrees", "pi_beats_extrapolation": "agrees",
-                     "ntk_close": "agrees", "yarn_close": "agrees"}
+    assert found == {
+        "rope_blows_up": "agrees",
+        "pi_short": "agrees",
+        "pi_beats_extrapolation": "agrees",
+        "ntk_close": "agrees",
+        "yarn_close": "agrees",
+    }
 
 
 def test_one_seed_is_judged_only_where_its_quantity_has_a_calibrated_margin(monkeypatch):
@@ -52,10 +68,15 @@ def test_one_seed_is_judged_only_where_its_quantity_has_a_calibrated_margin(monk
 
 
 def test_a_run_where_nothing_helps_disagrees():
-    flat_rope = dict(PUBLISHED_SHAPE, rope=(None, "auto", [4.2, 4.3, 4.4, 4.5]),
-                     **{"rope+ntk": ("ntk", "auto", [4.2, 5.0, 9.0, 20.0]), "rope+pi2": ("pi", 2.0, [4.2, 4.2, 4.3, 4.4])})
+    flat_rope = dict(
+        PUBLISHED_SHAPE,
+        rope=(None, "auto", [4.2, 4.3, 4.4, 4.5]),
+        **{"rope+ntk": ("ntk", "auto", [4.2, 5.0, 9.0, 20.0]), "rope+pi2": ("pi", 2.0, [4.2, 4.2, 4.3, 4.4])},
+    )
     found = {v.claim.key: v.verdict for v in verdicts(records(flat_rope), L)}
-    assert found["rope_blows_up"] == "disagrees" and found["ntk_close"] == "disagrees" and found["pi_short"] == "disagrees"
+    assert (
+        found["rope_blows_up"] == "disagrees" and found["ntk_close"] == "disagrees" and found["pi_short"] == "disagrees"
+    )
 
 
 def test_pi_worse_than_plain_extrapolation_is_its_own_finding_with_the_blur_at_l_as_its_cause():
@@ -77,20 +98,32 @@ def test_each_finding_names_its_deciding_estimate_and_threshold():
     from suites.position_extrapolation.rope_extension_report import BLOWS_UP, CLOSE, PI_RISE
 
     found = {v.claim.key: v for v in verdicts(records(PUBLISHED_SHAPE, seeds=(0, 1, 2)), L)}
-    assert (found["rope_blows_up"].boundary, found["pi_short"].boundary, found["ntk_close"].boundary) == (BLOWS_UP, PI_RISE, CLOSE)
+    assert (found["rope_blows_up"].boundary, found["pi_short"].boundary, found["ntk_close"].boundary) == (
+        BLOWS_UP,
+        PI_RISE,
+        CLOSE,
+    )
     assert found["ntk_close"].headline.label == "rope+ntk ppl(4L) vs rope ppl(L)"
 
 
 def test_pi_at_a_fixed_scale_is_judged_at_the_training_length():
     curves = {"rope": PUBLISHED_SHAPE["rope"], "rope+pi4": ("pi", 4.0, [4.8, 4.8, 5.0, 9.0])}
     (pi,) = [v for v in verdicts(records(curves), L) if v.claim.key == "pi_short"]
-    assert pi.verdict == "agrees" and "scored at the training length L" in pi.sentence and "ppl(1L)" in pi.headline.label
+    assert (
+        pi.verdict == "agrees" and "scored at the training length L" in pi.sentence and "ppl(1L)" in pi.headline.label
+    )
 
 
 def test_no_verdict_when_plain_rope_did_not_learn_and_no_section_without_extensions():
     unlearned = records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)  # held-out loss above the bigram entropy
     found = verdicts(unlearned, L)
-    assert [f.claim.key for f in found] == ["rope_blows_up", "pi_short", "pi_beats_extrapolation", "ntk_close", "yarn_close"]
+    assert [f.claim.key for f in found] == [
+        "rope_blows_up",
+        "pi_short",
+        "pi_beats_extrapolation",
+        "ntk_close",
+        "yarn_close",
+    ]
     assert all(f.verdict == "inconclusive" and "did not learn" in f.sentence for f in found)
     assert verdicts(records({"rope+ntk": PUBLISHED_SHAPE["rope+ntk"]}), L) == []  # no plain rope: nothing to test
     assert section(records({"rope": PUBLISHED_SHAPE["rope"]}), L) == []
@@ -98,8 +131,14 @@ def test_no_verdict_when_plain_rope_did_not_learn_and_no_section_without_extensi
 
 def test_the_section_has_the_table_the_single_training_and_the_verdicts():
     text = "\n".join(section(records(PUBLISHED_SHAPE), L))
-    for phrase in ("| rope+yarn", "ppl(4L) / rope ppl(L)", "share one training per seed (2 seed(s))", "**agrees**",
-                   "Chen et al. 2023", "Peng et al. 2023"):
+    for phrase in (
+        "| rope+yarn",
+        "ppl(4L) / rope ppl(L)",
+        "share one training per seed (2 seed(s))",
+        "**agrees**",
+        "Chen et al. 2023",
+        "Peng et al. 2023",
+    ):
         assert phrase in text, phrase
 
 
@@ -107,8 +146,16 @@ def test_the_extension_statements_are_index_findings_with_their_estimates():
     from suites.position_extrapolation.verdicts import CLAIMS, findings
 
     keys = [c.key for c in CLAIMS]
-    assert keys == ["alibi_extrapolates", "rope_blows_up", "pi_short", "pi_beats_extrapolation", "ntk_close", "yarn_close",
-                    "stacked_window_span", "window_costs_little"]
+    assert keys == [
+        "alibi_extrapolates",
+        "rope_blows_up",
+        "pi_short",
+        "pi_beats_extrapolation",
+        "ntk_close",
+        "yarn_close",
+        "stacked_window_span",
+        "window_costs_little",
+    ]
     found = {f.claim.key: f for f in findings(records(PUBLISHED_SHAPE))}
     assert found["yarn_close"].verdict == "agrees" and found["yarn_close"].seeds == 2
     assert found["rope_blows_up"].estimates[0].value > 100  # % above ppl(L)
@@ -140,13 +187,27 @@ def test_ntk_closeness_is_judged_by_the_interval_of_the_paired_change():
 
 def test_records_tuned_at_another_length_than_the_judged_one_cannot_judge_ntk_or_yarn():
     df = records(PUBLISHED_SHAPE, seeds=(0, 1, 2))
-    tuned = [{"variant": v, "seed": s, "status": "ok", "metric": "validation_loss", "x": 0.0, "value": 1.0,
-              "spec": {"position": "rope", "rope_scaling": v.split("+")[1], "rope_scale": "auto"},
-              "extra": {"eval_length": length, "params": {}}}
-             for v in ("rope+ntk", "rope+yarn") for s in (0, 1, 2) for length in (2 * L,)]
+    tuned = [
+        {
+            "variant": v,
+            "seed": s,
+            "status": "ok",
+            "metric": "validation_loss",
+            "x": 0.0,
+            "value": 1.0,
+            "spec": {"position": "rope", "rope_scaling": v.split("+")[1], "rope_scale": "auto"},
+            "extra": {"eval_length": length, "params": {}},
+        }
+        for v in ("rope+ntk", "rope+yarn")
+        for s in (0, 1, 2)
+        for length in (2 * L,)
+    ]
     found = {v.claim.key: v for v in verdicts(pd.concat([df, pd.DataFrame(tuned)], ignore_index=True), L)}
     for key in ("ntk_close", "yarn_close"):
-        assert found[key].verdict == "inconclusive" and "chosen on validation text at 2L, not at the judged 4L" in found[key].cause
+        assert (
+            found[key].verdict == "inconclusive"
+            and "chosen on validation text at 2L, not at the judged 4L" in found[key].cause
+        )
     at_judged = [dict(r, extra={"eval_length": 4 * L, "params": {}}) for r in tuned]
     found = {v.claim.key: v for v in verdicts(pd.concat([df, pd.DataFrame(at_judged)], ignore_index=True), L)}
     assert found["ntk_close"].verdict == "agrees" and found["yarn_close"].verdict == "agrees"

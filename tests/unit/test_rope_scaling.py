@@ -59,7 +59,9 @@ def test_dynamic_ntk_has_ntk_frequencies_at_s_from_the_sequence_length():
     for length in (L // 2, L, 3 * L):
         s = max(1.0, length / L)
         assert scale_factor("auto", length, L) == s
-        assert freqs("dynamic_ntk", s) == pytest.approx([theta(i, b=10000.0 * s ** (D / (D - 2))) for i in range(D // 2)])
+        assert freqs("dynamic_ntk", s) == pytest.approx(
+            [theta(i, b=10000.0 * s ** (D / (D - 2))) for i in range(D // 2)]
+        )
     assert freqs("dynamic_ntk", scale_factor("auto", L // 2, L)) == pytest.approx([theta(i) for i in range(D // 2)])
 
 
@@ -76,8 +78,13 @@ def test_ntk_headroom_raises_the_base_for_a_larger_scale_and_leaves_the_training
 #: d = 128, L = 4096 (Llama 2): i(32) = 128 ln(4096 / (64 pi)) / (2 ln 10^4) = 20.94 -> 20; i(1) = 45.03 -> 46
 #: d = 16, L = 64 (this suite's standard profile): i(32) = -0.99 -> floor -1 -> 0; i(1) = 2.02 -> 3
 #: d = 64, L = 512: i(32) = 64 ln(512 / (64 pi)) / (2 ln 10^4) = 3.25 -> 3; i(1) = 15.29 -> 16
-CORRECTION_RANGES = {(128, 4096, 32.0, 1.0): (20, 46), (16, 64, 32.0, 1.0): (0, 3), (16, 64, 2.0, 1.0): (1, 3),
-                     (16, 64, 32.0, 0.25): (0, 4), (64, 512, 32.0, 1.0): (3, 16)}
+CORRECTION_RANGES = {
+    (128, 4096, 32.0, 1.0): (20, 46),
+    (16, 64, 32.0, 1.0): (0, 3),
+    (16, 64, 2.0, 1.0): (1, 3),
+    (16, 64, 32.0, 0.25): (0, 4),
+    (64, 512, 32.0, 1.0): (3, 16),
+}
 
 
 @pytest.mark.parametrize("key", sorted(CORRECTION_RANGES))
@@ -128,8 +135,12 @@ def test_yarn_temperature_multiplies_the_logits_by_one_over_t(s):
     assert rope_scalings.get("yarn").attention_factor(s) == pytest.approx(sqrt_inv_t)
     q, k = torch.randn(1, 1, 1, D, dtype=torch.float64), torch.randn(1, 1, 1, D, dtype=torch.float64)
     yarn = rope_scalings.get("yarn")
-    rotated = (apply_rope(q, 5, scaling=yarn, s=s, train_len=L) * apply_rope(k, 5, scaling=yarn, s=s, train_len=L)).sum()
-    assert rotated.item() == pytest.approx(sqrt_inv_t ** 2 * (q * k).sum().item(), rel=1e-9)  # same position: no rotation left
+    rotated = (
+        apply_rope(q, 5, scaling=yarn, s=s, train_len=L) * apply_rope(k, 5, scaling=yarn, s=s, train_len=L)
+    ).sum()
+    assert rotated.item() == pytest.approx(
+        sqrt_inv_t**2 * (q * k).sum().item(), rel=1e-9
+    )  # same position: no rotation left
     for name in ("pi", "ntk", "dynamic_ntk"):
         assert rope_scalings.get(name).attention_factor(s) == 1.0
 
@@ -140,7 +151,14 @@ def test_scaled_scores_still_depend_only_on_the_offset(name):
     scaling = rope_scalings.get(name)
 
     def score(m, n):
-        return (apply_rope(q, m, scaling=scaling, s=4.0, train_len=L) * apply_rope(k, n, scaling=scaling, s=4.0, train_len=L)).sum().item()
+        return (
+            (
+                apply_rope(q, m, scaling=scaling, s=4.0, train_len=L)
+                * apply_rope(k, n, scaling=scaling, s=4.0, train_len=L)
+            )
+            .sum()
+            .item()
+        )
 
     assert score(40, 3) == pytest.approx(score(240, 203), rel=1e-9, abs=1e-9)
 

@@ -61,8 +61,9 @@ def test_the_scalings_are_tuned_at_the_length_their_verdicts_read(monkeypatch):
     spec = SimpleNamespace(rope_scaling="ntk", head_dim=16)
     data = SimpleNamespace(train_ids=torch.arange(100_000), heldout_ids=torch.arange(200_000))
     ctx = SimpleNamespace(facts={})
-    records = PositionExtrapolation()._tuned_scaling(model, spec, data, torch.arange(65_537),
-                                                     SimpleNamespace(train_len=train_len), ctx)
+    records = PositionExtrapolation()._tuned_scaling(
+        model, spec, data, torch.arange(65_537), SimpleNamespace(train_len=train_len), ctx
+    )
     assert records and {m.extra["eval_length"] for m in records} == {JUDGED_MULTIPLIER * train_len}
     assert {n for _, n in scored} == {JUDGED_MULTIPLIER * train_len}
     # the verdicts read the same length: NTK-aware's and YaRN's comparisons name it

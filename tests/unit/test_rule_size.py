@@ -21,8 +21,9 @@ def _false_positive_rate(n: int, kind: str, rng: np.random.Generator) -> float:
         shared = rng.normal(0.0, 1.0, n)
         a, b = shared + rng.normal(0.0, 0.3, n), shared + rng.normal(0.0, 0.3, n)
         if kind == "relative":  # positive quantities (perplexities) judged on log ratios
-            d = paired("x", dict(zip(seeds, np.exp(1.5 + 0.1 * a))), dict(zip(seeds, np.exp(1.5 + 0.1 * b))),
-                       relative=True)
+            d = paired(
+                "x", dict(zip(seeds, np.exp(1.5 + 0.1 * a))), dict(zip(seeds, np.exp(1.5 + 0.1 * b))), relative=True
+            )
         elif kind == "bounded":  # accuracies in [0, 1]
             d = paired("x", dict(zip(seeds, 0.5 + 0.05 * a)), dict(zip(seeds, 0.5 + 0.05 * b)), bounds=(0.0, 1.0))
         else:

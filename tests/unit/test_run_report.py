@@ -4,9 +4,20 @@ import time
 
 from bench.cli import main
 
-TINY = ["suite=position_extrapolation", "variants=[rope]", "set.d_model=16", "set.n_layers=1", "set.n_heads=2",
-        "set.train_len=8", "set.batch_size=2", "set.eval_tokens=256", "set.warmup_steps=1", "set.finetune_steps=1",
-        "set.eval_multipliers=[1,2]", "progress=false"]
+TINY = [
+    "suite=position_extrapolation",
+    "variants=[rope]",
+    "set.d_model=16",
+    "set.n_layers=1",
+    "set.n_heads=2",
+    "set.train_len=8",
+    "set.batch_size=2",
+    "set.eval_tokens=256",
+    "set.warmup_steps=1",
+    "set.finetune_steps=1",
+    "set.eval_multipliers=[1,2]",
+    "progress=false",
+]
 
 
 def test_a_run_reports_its_own_group_not_the_newest(tmp_path, capsys):
@@ -18,15 +29,25 @@ def test_a_run_reports_its_own_group_not_the_newest(tmp_path, capsys):
     assert main(["run", *dirs, *TINY, "set.steps=2", "report=true"]) == 0  # stored: nothing reruns, it reports
     out = capsys.readouterr().out
     assert "set.steps=2" in out and "reported the one selected" in out
-    first_screen = (tmp_path / "reports" / "position_extrapolation.md").read_text().splitlines()[:10]  # title, its line, a load note
+    first_screen = (
+        (tmp_path / "reports" / "position_extrapolation.md").read_text().splitlines()[:10]
+    )  # title, its line, a load note
     assert any(l.startswith("Records: profile=quick steps=2 ") and "of 2 groups" in l for l in first_screen)
 
 
 def test_the_run_names_the_command_that_rebuilds_its_own_report(tmp_path, capsys):
     assert main(["run", f"results_dir={tmp_path}", *TINY, "set.steps=2"]) == 0
     line = next(l for l in capsys.readouterr().out.splitlines() if "rebuilds this run's report" in l)
-    for key in ("suite=position_extrapolation", "profile=quick", "device=cpu", "dtype=float32", "suite_version=",
-                "data=", "set.steps=2", f"results_dir={tmp_path}"):
+    for key in (
+        "suite=position_extrapolation",
+        "profile=quick",
+        "device=cpu",
+        "dtype=float32",
+        "suite_version=",
+        "data=",
+        "set.steps=2",
+        f"results_dir={tmp_path}",
+    ):
         assert key in line
 
 

@@ -24,7 +24,9 @@ def test_a_verdict_without_numbers_points_to_its_report_and_no_cell_says_nan():
     cells = measurement(found)
     assert "nan" not in " ".join(cells).lower()
     assert measurement(finding(CLAIM, "inconclusive", "A long sentence. " * 20, [], seeds=3)) == (
-        "no number: see the report", "3 seeds")
+        "no number: see the report",
+        "3 seeds",
+    )
 
 
 def test_the_scoreboard_has_at_most_eight_columns():

@@ -15,7 +15,7 @@ class LearnedTemperature(Scoring):
         self.log_scale = nn.Parameter(torch.zeros(()))
 
     def scale(self):
-        return self.log_scale.exp() / self.dim ** 0.5
+        return self.log_scale.exp() / self.dim**0.5
 
 
 def test_the_built_in_dot_products_are_fused_and_a_learned_scale_is_not():
@@ -32,8 +32,15 @@ def test_only_kernels_that_materialise_scores_take_a_learned_scale_and_they_comp
     q, k, v = (torch.randn(1, 2, 3, 4) for _ in range(3))
     naive = kernels.get(taking[0])
     got = naive.attend(q, k, v, causal=True, scale=scoring.scale(), **scoring.kernel_options())
-    want = torch.softmax((q @ k.transpose(-2, -1) * scoring.scale()).masked_fill(
-        torch.ones(3, 3, dtype=torch.bool).triu(1), float("-inf")), -1) @ v
+    want = (
+        torch.softmax(
+            (q @ k.transpose(-2, -1) * scoring.scale()).masked_fill(
+                torch.ones(3, 3, dtype=torch.bool).triu(1), float("-inf")
+            ),
+            -1,
+        )
+        @ v
+    )
     torch.testing.assert_close(got, want)
     got.sum().backward()
     assert scoring.log_scale.grad is not None  # the learned scale trains through the kernel that takes it

@@ -30,7 +30,9 @@ def vocab():
 def spec(expr, vocab_size):
     import dataclasses
 
-    return resolve_seq2seq(expr, dataclasses.replace(RNN, vocab_size=vocab_size), dataclasses.replace(TRANSFORMER, vocab_size=vocab_size))
+    return resolve_seq2seq(
+        expr, dataclasses.replace(RNN, vocab_size=vocab_size), dataclasses.replace(TRANSFORMER, vocab_size=vocab_size)
+    )
 
 
 def encoded(vocab):
@@ -44,22 +46,37 @@ def test_subword_decoding_restores_the_text(vocab):
     assert vocab.tokenizer.token_to_id("<pad>") == PAD and vocab.tokenizer.token_to_id("</s>") == EOS
 
 
-@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "lstm+bahdanau+additive", "gru+luong+general",
-                                  "transformer"])
+@pytest.mark.parametrize(
+    "expr", ["lstm", "gru+additive+bidirectional", "lstm+bahdanau+additive", "gru+luong+general", "transformer"]
+)
 def test_a_tiny_model_overfits_a_handful_of_pairs_to_bleu_100(vocab, expr):
     torch.manual_seed(0)
     model = build(spec(expr, vocab.size))
     batch = teacher_batch(encoded(vocab))
-    result = train(model, lambda m, step: (seq2seq_loss(m, *batch), 1),
-                   TrainSettings(steps=120, lr=1e-2, warmup_steps=5, weight_decay=0.0), progress=False)
+    result = train(
+        model,
+        lambda m, step: (seq2seq_loss(m, *batch), 1),
+        TrainSettings(steps=120, lr=1e-2, warmup_steps=5, weight_decay=0.0),
+        progress=False,
+    )
     assert result.losses[-1] < 0.1 < result.losses[0]
     hyps = vocab.decode(translate(model, [s for s, _ in encoded(vocab)], beam_size=1))
     assert corpus_scores(hyps, [t for _, t in PAIRS]).bleu == pytest.approx(100.0)
     assert vocab.decode(translate(model, [s for s, _ in encoded(vocab)], beam_size=3, alpha=0.6)) == hyps
 
 
-@pytest.mark.parametrize("expr", ["rnn", "lstm+dot", "gru+general", "lstm+additive+bidirectional", "gru+bahdanau+dot",
-                                  "lstm+luong+additive", "transformer+rope"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "rnn",
+        "lstm+dot",
+        "gru+general",
+        "lstm+additive+bidirectional",
+        "gru+bahdanau+dot",
+        "lstm+luong+additive",
+        "transformer+rope",
+    ],
+)
 def test_beam_search_with_one_beam_is_greedy_decoding(vocab, expr):
     torch.manual_seed(1)
     model = build(spec(expr, vocab.size)).eval()
@@ -85,9 +102,9 @@ def test_beam_search_finds_the_sequence_greedy_misses():
     # beam search finds b (0.4) -> eos (0.9): 0.36 > 0.6 * 0.34 = 0.204.
     eps = 1e-6
     table = [
-        [1 - 4 * eps, eps, eps, eps, eps],   # after pad
+        [1 - 4 * eps, eps, eps, eps, eps],  # after pad
         [eps, eps, eps, 0.6, 0.4 - 3 * eps],  # after bos
-        [1 - 4 * eps, eps, eps, eps, eps],   # after eos
+        [1 - 4 * eps, eps, eps, eps, eps],  # after eos
         [eps, eps, 0.34, 0.33, 0.33 - 3 * eps],  # after a
         [eps, eps, 0.9, 0.1 - 3 * eps, eps],  # after b
     ]
@@ -102,8 +119,17 @@ def test_length_penalty_follows_wu_et_al():
     assert length_penalty(torch.tensor([30]), 0.0).item() == 1.0
 
 
-@pytest.mark.parametrize("expr", ["lstm+additive", "lstm+dot", "gru+general", "rnn+dot+bidirectional", "lstm+luong+additive",
-                                  "gru+bahdanau+general+bidirectional"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "lstm+additive",
+        "lstm+dot",
+        "gru+general",
+        "rnn+dot+bidirectional",
+        "lstm+luong+additive",
+        "gru+bahdanau+general+bidirectional",
+    ],
+)
 def test_attention_weights_sum_to_one_and_ignore_source_padding(vocab, expr):
     torch.manual_seed(2)
     model = build(spec(expr, vocab.size)).eval()
@@ -114,8 +140,18 @@ def test_attention_weights_sum_to_one_and_ignore_source_padding(vocab, expr):
     assert torch.all(weights.masked_select(src.eq(PAD).unsqueeze(1).expand_as(weights)) == 0)
 
 
-@pytest.mark.parametrize("expr", ["lstm", "gru+additive+bidirectional", "lstm+bahdanau+dot", "transformer", "transformer+alibi+naive",
-                                  "transformer+additive+naive+rmsnorm+swiglu+post_ln", "transformer+rope+gqa2+dot"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "lstm",
+        "gru+additive+bidirectional",
+        "lstm+bahdanau+dot",
+        "transformer",
+        "transformer+alibi+naive",
+        "transformer+additive+naive+rmsnorm+swiglu+post_ln",
+        "transformer+rope+gqa2+dot",
+    ],
+)
 def test_padding_does_not_change_a_translation(vocab, expr):
     """A sentence alone or padded in a batch with a longer one gets the same output (to 1e-5)."""
     torch.manual_seed(3)
@@ -141,7 +177,9 @@ def test_post_ln_transformer_trains_and_differs_from_pre_ln(vocab):
     assert a.shape == b.shape and not torch.allclose(a, b)
 
 
-@pytest.mark.parametrize("expr", ["transformer", "transformer+rope+gqa2", "transformer+alibi+naive", "transformer+learned+post_ln"])
+@pytest.mark.parametrize(
+    "expr", ["transformer", "transformer+rope+gqa2", "transformer+alibi+naive", "transformer+learned+post_ln"]
+)
 def test_cached_transformer_decoding_matches_the_full_prefix(vocab, expr):
     """Each step with the key/value cache gives the log-probabilities of a full forward pass over the prefix."""
     torch.manual_seed(5)

@@ -11,16 +11,19 @@ from variants.spec import PresetConflictError, TransformerSpec, problems
 RNN, TRANSFORMER = RNNSeq2SeqSpec(vocab_size=100), Seq2SeqTransformerSpec(vocab_size=100, d_model=64, n_heads=4)
 
 
-@pytest.mark.parametrize("expr,cell,scoring,bidirectional", [
-    ("rnn", "rnn", "none", False),
-    ("gru", "gru", "none", False),
-    ("lstm", "lstm", "none", False),
-    ("lstm+noattn", "lstm", "none", False),
-    ("lstm+additive", "lstm", "additive", False),
-    ("lstm+dot", "lstm", "dot", False),
-    ("lstm+general", "lstm", "general", False),
-    ("lstm+additive+bidirectional", "lstm", "additive", True),
-])
+@pytest.mark.parametrize(
+    "expr,cell,scoring,bidirectional",
+    [
+        ("rnn", "rnn", "none", False),
+        ("gru", "gru", "none", False),
+        ("lstm", "lstm", "none", False),
+        ("lstm+noattn", "lstm", "none", False),
+        ("lstm+additive", "lstm", "additive", False),
+        ("lstm+dot", "lstm", "dot", False),
+        ("lstm+general", "lstm", "general", False),
+        ("lstm+additive+bidirectional", "lstm", "additive", True),
+    ],
+)
 def test_a_cell_word_makes_an_rnn_encoder_decoder(expr, cell, scoring, bidirectional):
     spec = resolve_seq2seq(expr, RNN, TRANSFORMER)
     assert isinstance(spec, RNNSeq2SeqSpec)
@@ -34,14 +37,17 @@ def test_other_variants_are_the_transformer_encoder_decoder_with_its_presets():
     assert resolve_seq2seq("transformer", RNN, TRANSFORMER) == TRANSFORMER
 
 
-@pytest.mark.parametrize("expr,message", [
-    ("lstm+none", "write 'noattn'"),
-    ("gru+rope", "sets position"),
-    ("transformer+bidirectional", "Name a cell"),
-    ("gru+lstm", "disagree on cell"),
-    ("lstm+additive+dot", "disagree on scoring"),
-    ("rnn+transformer", "names both"),
-])
+@pytest.mark.parametrize(
+    "expr,message",
+    [
+        ("lstm+none", "write 'noattn'"),
+        ("gru+rope", "sets position"),
+        ("transformer+bidirectional", "Name a cell"),
+        ("gru+lstm", "disagree on cell"),
+        ("lstm+additive+dot", "disagree on scoring"),
+        ("rnn+transformer", "names both"),
+    ],
+)
 def test_mixed_up_variants_are_clear_errors(expr, message):
     with pytest.raises(PresetConflictError, match=message):
         resolve_seq2seq(expr, RNN, TRANSFORMER)
@@ -71,7 +77,10 @@ def test_problems_gathers_each_familys_reasons():
     bad_transformer = dataclasses.replace(TRANSFORMER, n_heads=3, norm_placement="sandwich")
     reasons = problems(bad_transformer)
     assert any("not divisible by n_heads 3" in r for r in reasons) and any("'sandwich'" in r for r in reasons)
-    assert any("even head dimension" in r for r in problems(dataclasses.replace(TRANSFORMER, d_model=24, n_heads=8, position="rope")))
+    assert any(
+        "even head dimension" in r
+        for r in problems(dataclasses.replace(TRANSFORMER, d_model=24, n_heads=8, position="rope"))
+    )
 
 
 def test_every_transformer_axis_is_implemented_or_refused():

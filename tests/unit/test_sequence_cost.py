@@ -40,7 +40,8 @@ def test_presets_resolve_to_recurrent_layers_and_a_block():
     assert isinstance(spec, TransformerSpec) and (spec.n_layers, spec.position, spec.kernel) == (1, "none", "sdpa")
     assert RecurrentLayerSpec(cell="rnn", recurrence="scan").problems() == [
         "Unknown recurrent cell 'rnn' for one layer; choose one of lstm, gru.",
-        "Unknown recurrence 'scan'; choose one of fused, loop."]
+        "Unknown recurrence 'scan'; choose one of fused, loop.",
+    ]
 
 
 def test_sequential_steps_grow_with_length_for_recurrence_only():
@@ -91,18 +92,48 @@ def test_every_layer_passes_its_check_and_a_wrong_one_fails():
 
 # --------------------------------------------------------------------------- the report from made-up records
 
-SETTINGS = dict(d_model=D, n_heads=H, batch=B, lengths=[64, 128], passes=["fwd", "fwd+bwd"], check_len=8, min_repeats=3,
-                min_run_time=0.01, max_call_s=1.0, matmul_sizes=[64])
+SETTINGS = dict(
+    d_model=D,
+    n_heads=H,
+    batch=B,
+    lengths=[64, 128],
+    passes=["fwd", "fwd+bwd"],
+    check_len=8,
+    min_repeats=3,
+    min_run_time=0.01,
+    max_call_s=1.0,
+    matmul_sizes=[64],
+)
 
 
 def made_up_records(variant: str, spec, shares, seed: int = 0):
     """One job's records: each (pass, length) at the given share of a 100 GFLOP/s peak."""
-    common = dict(suite="sequence_cost", suite_version=1, task="sequence_cost", variant=variant, spec=spec.to_dict(),
-                  profile="quick", profile_settings=SETTINGS, seed=seed, dtype="float32", data_checksum="", device="cpu",
-                  device_name="test cpu", torch_version="2.x", git_commit="0123456789ab", git_dirty=False, num_threads=2,
-                  timestamp="2026-01-01T00:00:00+00:00", parameters=1000, status="ok", reason=None)
-    rows = [dict(common, metric="matmul_peak", value=100.0, x=None, extra={}),
-            dict(common, metric="max_error", value=1e-7, x=None, extra={"allowed_error": 1e-4, "check_len": 8})]
+    common = dict(
+        suite="sequence_cost",
+        suite_version=1,
+        task="sequence_cost",
+        variant=variant,
+        spec=spec.to_dict(),
+        profile="quick",
+        profile_settings=SETTINGS,
+        seed=seed,
+        dtype="float32",
+        data_checksum="",
+        device="cpu",
+        device_name="test cpu",
+        torch_version="2.x",
+        git_commit="0123456789ab",
+        git_dirty=False,
+        num_threads=2,
+        timestamp="2026-01-01T00:00:00+00:00",
+        parameters=1000,
+        status="ok",
+        reason=None,
+    )
+    rows = [
+        dict(common, metric="matmul_peak", value=100.0, x=None, extra={}),
+        dict(common, metric="max_error", value=1e-7, x=None, extra={"allowed_error": 1e-4, "check_len": 8}),
+    ]
     recurrent = isinstance(spec, RecurrentLayerSpec)
     for pass_ in ("fwd", "fwd+bwd"):
         for n in (64, 128):
@@ -113,11 +144,24 @@ def made_up_records(variant: str, spec, shares, seed: int = 0):
             times = [latency] * 3
             steps = n * (2 if pass_ == "fwd+bwd" else 1) if recurrent else (2 if pass_ == "fwd+bwd" else 1)
             for metric, value, extra in (
-                    ("latency", latency, {"noise": 0.02, "times": times, "kept_mask": [True] * 3, "contaminated": False,
-                                          "other_cpu_median": 0.1}),
-                    ("tokens_per_s", B * n / latency * 1e3, {}), ("flops", flops, {}),
-                    ("throughput", flops / latency * 1e3, {}), ("peak_fraction", share, {}),
-                    ("dispatched_ops", float(10 * n if recurrent else 30), {}), ("sequential_steps", float(steps), {})):
+                (
+                    "latency",
+                    latency,
+                    {
+                        "noise": 0.02,
+                        "times": times,
+                        "kept_mask": [True] * 3,
+                        "contaminated": False,
+                        "other_cpu_median": 0.1,
+                    },
+                ),
+                ("tokens_per_s", B * n / latency * 1e3, {}),
+                ("flops", flops, {}),
+                ("throughput", flops / latency * 1e3, {}),
+                ("peak_fraction", share, {}),
+                ("dispatched_ops", float(10 * n if recurrent else 30), {}),
+                ("sequential_steps", float(steps), {}),
+            ):
                 rows.append(dict(where, metric=metric, value=value, extra={"pass": pass_, **extra}))
     return rows
 
@@ -135,16 +179,27 @@ def test_report_from_made_up_records(tmp_path):
     paths = write_report(suites.get("sequence_cost"), df, tmp_path)
     text = (tmp_path / "sequence_cost.md").read_text()
     check_reports(tmp_path)  # tables of at most 8 columns, no nan or None
-    for phrase in ("Check before timing", "Latency (ms)", "Tokens per second", "share of the matmul peak",
-                   "ATen operators", "Sequential steps on the critical path", "128: 256", "Vaswani et al. 2017",
-                   "`transformer` 70% of the matmul peak against `lstm` 30%, `lstm+loop` 10%", "**agrees**"):
+    for phrase in (
+        "Check before timing",
+        "Latency (ms)",
+        "Tokens per second",
+        "share of the matmul peak",
+        "ATen operators",
+        "Sequential steps on the critical path",
+        "128: 256",
+        "Vaswani et al. 2017",
+        "`transformer` 70% of the matmul peak against `lstm` 30%, `lstm+loop` 10%",
+        "**agrees**",
+    ):
         assert phrase in text, phrase
     assert paths[1].name == "sequence_cost.png" and paths[1].stat().st_size > 10_000
     assert [f.claim for f in findings(df)] == list(CLAIMS)
 
 
-@pytest.mark.parametrize("recurrent,attention,verdict", [(30.0, 70.0, "agrees"), (40.0, 60.0, "inconclusive"),
-                                                         (60.0, 65.0, "disagrees"), (50.0, 20.0, "disagrees")])
+@pytest.mark.parametrize(
+    "recurrent,attention,verdict",
+    [(30.0, 70.0, "agrees"), (40.0, 60.0, "inconclusive"), (60.0, 65.0, "disagrees"), (50.0, 20.0, "disagrees")],
+)
 def test_the_utilisation_verdict_on_a_gpu_follows_the_ratio_of_shares(recurrent, attention, verdict):
     found = findings(jobs(recurrent, attention))[0]  # the utilisation verdict; the scan verdict follows
     assert found.verdict == verdict

@@ -50,17 +50,34 @@ def _records(gru_loop, mingru):
     rows = []
     for variant, latencies in (("gru+loop", gru_loop), ("mingru", mingru)):
         for x, ms in latencies.items():
-            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device="cpu",
-                             extra={"pass": "fwd+bwd"}, spec={"family": "recurrent_layer" if variant == "gru+loop" else "mixer_layer",
-                                                              "cell": "gru", "mixer": "mingru", "recurrence": "loop"}))
+            rows.append(
+                dict(
+                    metric="latency",
+                    status="ok",
+                    variant=variant,
+                    x=float(x),
+                    value=ms,
+                    device="cpu",
+                    extra={"pass": "fwd+bwd"},
+                    spec={
+                        "family": "recurrent_layer" if variant == "gru+loop" else "mixer_layer",
+                        "cell": "gru",
+                        "mixer": "mingru",
+                        "recurrence": "loop",
+                    },
+                )
+            )
     return _frame(pd.DataFrame(rows))
 
 
-@pytest.mark.parametrize("gru_loop,mingru,verdict", [
-    ({64: 20.0, 512: 400.0}, {64: 10.0, 512: 40.0}, "agrees"),        # 2x -> 10x
-    ({64: 20.0, 512: 400.0}, {64: 5.0, 512: 200.0}, "inconclusive"),  # 4x -> 2x: faster, but the lead shrinks
-    ({64: 20.0, 512: 100.0}, {64: 10.0, 512: 150.0}, "disagrees"),    # slower at the longest length
-])
+@pytest.mark.parametrize(
+    "gru_loop,mingru,verdict",
+    [
+        ({64: 20.0, 512: 400.0}, {64: 10.0, 512: 40.0}, "agrees"),  # 2x -> 10x
+        ({64: 20.0, 512: 400.0}, {64: 5.0, 512: 200.0}, "inconclusive"),  # 4x -> 2x: faster, but the lead shrinks
+        ({64: 20.0, 512: 100.0}, {64: 10.0, 512: 150.0}, "disagrees"),  # slower at the longest length
+    ],
+)
 def test_the_scan_verdict_reads_the_latency_ratio(gru_loop, mingru, verdict):
     found = scan_finding(_records(gru_loop, mingru))
     assert found.claim == SCAN and found.verdict == verdict
@@ -84,17 +101,33 @@ def _chunked_records(loop, chunked, device="cuda:0"):
     rows = []
     for variant, latencies in (("gated_deltanet+loop", loop), ("gated_deltanet", chunked)):
         for x, ms in latencies.items():
-            rows.append(dict(metric="latency", status="ok", variant=variant, x=float(x), value=ms, device=device,
-                             extra={"pass": "fwd+bwd"}, spec={"family": "mixer_layer", "mixer": "gated_deltanet",
-                                                              "recurrence": "loop" if "loop" in variant else "parallel"}))
+            rows.append(
+                dict(
+                    metric="latency",
+                    status="ok",
+                    variant=variant,
+                    x=float(x),
+                    value=ms,
+                    device=device,
+                    extra={"pass": "fwd+bwd"},
+                    spec={
+                        "family": "mixer_layer",
+                        "mixer": "gated_deltanet",
+                        "recurrence": "loop" if "loop" in variant else "parallel",
+                    },
+                )
+            )
     return _frame(pd.DataFrame(rows))
 
 
-@pytest.mark.parametrize("loop,chunked,verdict", [
-    ({64: 30.0, 1024: 800.0}, {64: 10.0, 1024: 40.0}, "agrees"),        # 3x -> 20x
-    ({64: 30.0, 1024: 100.0}, {64: 10.0, 1024: 40.0}, "inconclusive"),  # 3x -> 2.5x: faster, not more so
-    ({64: 10.0, 1024: 40.0}, {64: 30.0, 1024: 100.0}, "disagrees"),     # the chunked form slower
-])
+@pytest.mark.parametrize(
+    "loop,chunked,verdict",
+    [
+        ({64: 30.0, 1024: 800.0}, {64: 10.0, 1024: 40.0}, "agrees"),  # 3x -> 20x
+        ({64: 30.0, 1024: 100.0}, {64: 10.0, 1024: 40.0}, "inconclusive"),  # 3x -> 2.5x: faster, not more so
+        ({64: 10.0, 1024: 40.0}, {64: 30.0, 1024: 100.0}, "disagrees"),  # the chunked form slower
+    ],
+)
 def test_the_chunked_form_verdict_follows_the_ratio_and_its_growth(loop, chunked, verdict):
     from suites.sequence_cost.chunked import chunked_finding
 
@@ -102,11 +135,14 @@ def test_the_chunked_form_verdict_follows_the_ratio_and_its_growth(loop, chunked
     assert found.verdict == verdict and found.headline.label.endswith("at 1024 tokens")
 
 
-@pytest.mark.parametrize("loop,chunked,verdict", [
-    ({64: 30.0, 1024: 800.0}, {64: 10.0, 1024: 40.0}, "not testable here"),  # grows, but a CPU cannot show why
-    ({64: 30.0, 1024: 100.0}, {64: 10.0, 1024: 40.0}, "not testable here"),  # faster, not more so
-    ({64: 10.0, 1024: 40.0}, {64: 30.0, 1024: 100.0}, "disagrees"),          # slower: a CPU can show that
-])
+@pytest.mark.parametrize(
+    "loop,chunked,verdict",
+    [
+        ({64: 30.0, 1024: 800.0}, {64: 10.0, 1024: 40.0}, "not testable here"),  # grows, but a CPU cannot show why
+        ({64: 30.0, 1024: 100.0}, {64: 10.0, 1024: 40.0}, "not testable here"),  # faster, not more so
+        ({64: 10.0, 1024: 40.0}, {64: 30.0, 1024: 100.0}, "disagrees"),  # slower: a CPU can show that
+    ],
+)
 def test_on_a_cpu_the_growth_half_is_not_testable_whatever_the_ratio(loop, chunked, verdict):
     from suites.sequence_cost.chunked import chunked_finding
 

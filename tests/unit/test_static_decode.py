@@ -20,8 +20,9 @@ def _model(variant):
     return build(resolve(variant, SMALL)).eval()
 
 
-@pytest.mark.parametrize("variant", ["none", "sinusoidal", "learned", "rope", "alibi", "rope+gqa2", "alibi+mqa",
-                                     "rope+naive", "alibi+naive"])
+@pytest.mark.parametrize(
+    "variant", ["none", "sinusoidal", "learned", "rope", "alibi", "rope+gqa2", "alibi+mqa", "rope+naive", "alibi+naive"]
+)
 def test_each_static_step_gives_the_logits_of_the_ordinary_cache(variant):
     model = _model(variant)
     tokens = torch.randint(0, 31, (2, 14), generator=torch.Generator().manual_seed(1))
@@ -31,8 +32,8 @@ def test_each_static_step_gives_the_logits_of_the_ordinary_cache(variant):
         got = decoder.prefill(tokens[:, :6])
         assert torch.allclose(got, want[:, -1], atol=1e-5, rtol=0)
         for t in range(6, 14):
-            want, caches = model(tokens[:, t:t + 1], caches=caches)
-            got = decoder.step(tokens[:, t:t + 1])
+            want, caches = model(tokens[:, t : t + 1], caches=caches)
+            got = decoder.step(tokens[:, t : t + 1])
             assert torch.allclose(got, want[:, -1], atol=1e-5, rtol=0), t
         assert int(decoder.index) == 14
 

@@ -79,7 +79,11 @@ def test_a_job_asked_under_a_new_name_keeps_it(store):
     assert store.add_names("s", "h1", ["gelu", "baseline"]) is False
     assert {r["names"].__len__() for r in store.read_file(store.find("s", "h1"))} == {2}
     assert sorted((r["variant"], r["metric"]) for r in store.load("s")) == [
-        ("baseline", "loss"), ("baseline", "ppl"), ("gelu", "loss"), ("gelu", "ppl")]
+        ("baseline", "loss"),
+        ("baseline", "ppl"),
+        ("gelu", "loss"),
+        ("gelu", "ppl"),
+    ]
 
 
 def test_records_are_written_with_the_users_umask(store, tmp_path):
@@ -107,7 +111,7 @@ def test_a_junk_file_is_skipped_and_a_suite_of_junk_only_has_no_results(store, t
     store.write("good", "h1", "x", [record()])
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / "notes.jsonl").write_bytes(b"\xff\xfe hello\n")
-    (tmp_path / "good" / "stray.jsonl").write_text('[1, 2]\n')
+    (tmp_path / "good" / "stray.jsonl").write_text("[1, 2]\n")
     assert store.suites() == ["good"]
     assert len(store.load()) == 1
     assert any("notes.jsonl is corrupt at line 1" in s for s in said)

@@ -21,7 +21,9 @@ def _model(spec=SMALL):
 def _forward_nll(model, tokens):
     with torch.no_grad():
         logits = model(tokens)
-    return F.cross_entropy(logits[:, :-1].flatten(0, 1), tokens[:, 1:].flatten(), reduction="none").view(tokens.shape[0], -1)
+    return F.cross_entropy(logits[:, :-1].flatten(0, 1), tokens[:, 1:].flatten(), reduction="none").view(
+        tokens.shape[0], -1
+    )
 
 
 @pytest.mark.parametrize("length", [5, 8, 9, 40])
@@ -32,7 +34,7 @@ def test_the_sink_policy_keeps_exactly_the_first_k_positions_and_the_most_recent
         assert len(held) <= capacity
     kept = kept_positions("sinks", held, capacity, sinks)
     assert kept[:sinks] == [0, 1, 2, 3]
-    assert kept[sinks:] == held[-(capacity - 1 - sinks):] and all(p >= sinks for p in kept[sinks:])
+    assert kept[sinks:] == held[-(capacity - 1 - sinks) :] and all(p >= sinks for p in kept[sinks:])
 
 
 def test_the_sink_policy_streams_with_the_first_k_tokens_held_to_the_end():
@@ -97,12 +99,31 @@ def _records(window_change, sink_shares, uniform=1 / 64, variant="rope", sink_to
         window = [p * window_change[seed] for p in sinks]
         for policy, per_stream in (("window", window), ("sinks", sinks), ("recompute", sinks)):
             value = math.exp(sum(math.log(p) for p in per_stream) / len(per_stream))  # the ppl over all its streams
-            rows.append({"variant": variant, "spec": spec, "metric": "ppl_past_cache", "status": "ok", "seed": seed,
-                         "x": None, "value": value,
-                         "extra": {"policy": policy, "per_stream": per_stream, "from_position": 64}})
-        rows += [{"variant": variant, "spec": spec, "metric": "first_slot_share", "status": "ok", "seed": seed,
-                  "x": float(layer), "value": share, "extra": {"policy": "sinks", "uniform": uniform}}
-                 for layer, share in enumerate(sink_shares)]
+            rows.append(
+                {
+                    "variant": variant,
+                    "spec": spec,
+                    "metric": "ppl_past_cache",
+                    "status": "ok",
+                    "seed": seed,
+                    "x": None,
+                    "value": value,
+                    "extra": {"policy": policy, "per_stream": per_stream, "from_position": 64},
+                }
+            )
+        rows += [
+            {
+                "variant": variant,
+                "spec": spec,
+                "metric": "first_slot_share",
+                "status": "ok",
+                "seed": seed,
+                "x": float(layer),
+                "value": share,
+                "extra": {"policy": "sinks", "uniform": uniform},
+            }
+            for layer, share in enumerate(sink_shares)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -121,7 +142,9 @@ def test_a_sink_claim_is_not_testable_where_no_sink_forms():
     found = _verdicts(_records(SAME, [0.006, 0.013, 0.007]))["window_needs_sinks"]
     assert found.verdict == "not testable here" and "draws at most 0.0130 of a layer's attention" in found.cause
     assert found.headline.label.startswith("first slot's attention share") and found.boundary == 2 / 64
-    found = _verdicts(_records(SAME, [0.01, 0.4, 0.6]))["window_needs_sinks"]  # a sink formed, yet the window did not fail
+    found = _verdicts(_records(SAME, [0.01, 0.4, 0.6]))[
+        "window_needs_sinks"
+    ]  # a sink formed, yet the window did not fail
     assert found.verdict == "disagrees" and "a loss within +10%" in found.cause
     found = _verdicts(_records(FAILING, [0.01, 0.4, 0.6]))["window_needs_sinks"]
     assert found.verdict == "agrees" and found.seeds == 3 and found.pairs == "seed"  # +50%: n counts trained models
@@ -164,8 +187,9 @@ def test_recomputation_puts_the_sink_token_first_in_every_window():
     from variants.transformer import build
 
     torch.manual_seed(0)
-    model = build(TransformerSpec(vocab_size=11, d_model=16, n_layers=1, n_heads=2, max_len=8, position="rope",
-                                  kernel="naive")).eval()
+    model = build(
+        TransformerSpec(vocab_size=11, d_model=16, n_layers=1, n_heads=2, max_len=8, position="rope", kernel="naive")
+    ).eval()
     tokens = torch.cat((torch.full((1, 1), 10), torch.randint(0, 10, (1, 11))), dim=1)  # (1, 12): the sink first
     nll, _ = stream_nll(model, tokens, "recompute", 4, 1, lead=10)
     t = 9  # the window of the last 4 tokens at step 9 is [sink, tokens 7..9]

@@ -34,7 +34,9 @@ def write(tmp_path, text: str) -> SuiteFile:
 
 
 def test_profiles_take_the_class_defaults_and_convert_like_the_command_line(tmp_path):
-    sf = write(tmp_path, """
+    sf = write(
+        tmp_path,
+        """
 profiles:
   quick:
     description: the defaults
@@ -44,19 +46,24 @@ profiles:
     steps: 500
     lr: 3e-3
     sizes: [4]
-""")
+""",
+    )
     quick, standard = sf.profiles(ToyProfile).values()
     assert quick == ToyProfile(name="quick", description="the defaults")
-    assert standard == ToyProfile(name="standard", description="longer: 3 seeds", seeds=(0, 1, 2), steps=500, lr=0.003,
-                                  sizes=(4,))
+    assert standard == ToyProfile(
+        name="standard", description="longer: 3 seeds", seeds=(0, 1, 2), steps=500, lr=0.003, sizes=(4,)
+    )
     assert isinstance(standard.lr, float) and isinstance(standard.sizes, tuple) and isinstance(standard.seeds, tuple)
 
 
-@pytest.mark.parametrize("entry, words", [
-    ("stepz: 5", ["profile standard", "set.stepz", "set.steps"]),
-    ("steps: many", ["profile standard", "set.steps", "many"]),
-    ("lr: [1, 2]", ["profile standard", "set.lr"]),
-])
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ("stepz: 5", ["profile standard", "set.stepz", "set.steps"]),
+        ("steps: many", ["profile standard", "set.steps", "many"]),
+        ("lr: [1, 2]", ["profile standard", "set.lr"]),
+    ],
+)
 def test_a_bad_profile_entry_names_the_file_the_profile_and_the_setting(tmp_path, entry, words):
     sf = write(tmp_path, f"profiles:\n  standard:\n    description: x\n    {entry}\n")
     with pytest.raises(UsageError) as err:
@@ -75,11 +82,14 @@ def test_a_file_without_profiles_or_with_an_unknown_section_is_refused(tmp_path)
 
 
 def test_metrics_keep_the_file_order_and_take_shared_ones_by_name(tmp_path):
-    sf = write(tmp_path, """
+    sf = write(
+        tmp_path,
+        """
 metrics:
   loss: {unit: nats/char, higher_is_better: false, description: "held-out loss, per character"}
   latency: common
-""")
+""",
+    )
     assert sf.metrics(SHARED) == (Metric("loss", "nats/char", False, "held-out loss, per character"), SHARED["latency"])
     with pytest.raises(UsageError, match="no shared metric"):
         write(tmp_path, "metrics:\n  speed: common\n").metrics(SHARED)
@@ -88,11 +98,14 @@ metrics:
 
 
 def test_claims_by_key_in_the_order_asked_and_a_missing_key_is_named(tmp_path):
-    sf = write(tmp_path, """
+    sf = write(
+        tmp_path,
+        """
 claims:
   first: {name: A holds, source: Someone 2020, published: "x = 1", variants: [a, b]}
   second: {name: B holds, source: Someone 2021, published: "y = 2"}
-""")
+""",
+    )
     second, first = sf.claims("second", "first")
     assert (first.key, first.suite, first.variants) == ("first", "toy", ("a", "b"))
     assert second.variants == ()
@@ -119,8 +132,11 @@ def test_a_setting_added_later_is_left_out_at_its_earlier_value_so_stored_jobs_k
 
     from harness.overrides import apply_overrides
 
-    for name, key, before in [("gradient_flow", "weight_decay", 0.0), ("attention_scaling", "weight_decay", 0.1),
-                              ("position_extrapolation", "finetune_steps", 0)]:
+    for name, key, before in [
+        ("gradient_flow", "weight_decay", 0.0),
+        ("attention_scaling", "weight_decay", 0.1),
+        ("position_extrapolation", "finetune_steps", 0),
+    ]:
         profile = suites.get(name).profiles["standard"]
         assert getattr(profile, key) == before and key not in profile.settings(), name
         changed = apply_overrides(profile, {key: str(before + 1)})

@@ -22,8 +22,15 @@ def test_every_registered_component_is_a_preset_of_its_axis():
 
 def test_axis_presets_compose_and_conflict():
     spec = resolve("alibi+additive+naive+post_ln+rmsnorm+swiglu+gqa2")
-    assert (spec.position, spec.scoring, spec.kernel, spec.norm_placement, spec.norm, spec.ffn, spec.n_kv_heads) == \
-        ("alibi", "additive", "naive", "post", "rmsnorm", "swiglu", 2)
+    assert (spec.position, spec.scoring, spec.kernel, spec.norm_placement, spec.norm, spec.ffn, spec.n_kv_heads) == (
+        "alibi",
+        "additive",
+        "naive",
+        "post",
+        "rmsnorm",
+        "swiglu",
+        2,
+    )
     with pytest.raises(PresetConflictError, match="disagree on norm_placement"):
         resolve("pre_ln+post_ln")
     with pytest.raises(PresetConflictError, match="disagree on ffn"):
@@ -49,8 +56,15 @@ def test_problems_gathers_every_reason_of_every_axis():
         assert any("flash-attn package is not installed" in r for r in reasons)
 
 
-@pytest.mark.parametrize("field,value,word", [("scoring", "adittive", "additive"), ("norm", "rmsnrom", "rmsnorm"),
-                                              ("ffn", "swiglo", "swiglu"), ("norm_placement", "pst", "post")])
+@pytest.mark.parametrize(
+    "field,value,word",
+    [
+        ("scoring", "adittive", "additive"),
+        ("norm", "rmsnrom", "rmsnorm"),
+        ("ffn", "swiglo", "swiglu"),
+        ("norm_placement", "pst", "post"),
+    ],
+)
 def test_unknown_axis_values_are_problems_with_suggestions(field, value, word):
     reasons = problems(TransformerSpec(**{field: value}))
     assert len(reasons) == 1 and f"'{value}'" in reasons[0] and f"'{word}'" in reasons[0]
@@ -70,14 +84,20 @@ def test_flex_on_cpu_is_inference_only():
 
 def test_sdpa_flash_takes_a_score_bias_on_cpu_but_not_on_cuda():
     assert problems(resolve("alibi+sdpa_flash"), "cpu") == []
-    assert any("takes no score bias on cuda" in r for r in problems(resolve("alibi+sdpa_flash"), "cuda", torch.bfloat16))
+    assert any(
+        "takes no score bias on cuda" in r for r in problems(resolve("alibi+sdpa_flash"), "cuda", torch.bfloat16)
+    )
     assert any("does not support float32 on cuda" in r for r in problems(resolve("sdpa_flash"), "cuda"))
 
 
 def test_sdpa_records_the_backend_it_dispatches_to_including_with_alibi():
     """A 3-D float mask silently sends SDPA's CPU path to the math backend; the kernel passes it 4-D."""
-    for expr, expected in (("sinusoidal+sdpa", "sdpa:flash"), ("alibi+sdpa", "sdpa:flash"), ("alibi+sdpa_math", "sdpa:math"),
-                           ("additive+naive", "naive")):
+    for expr, expected in (
+        ("sinusoidal+sdpa", "sdpa:flash"),
+        ("alibi+sdpa", "sdpa:flash"),
+        ("alibi+sdpa_math", "sdpa:math"),
+        ("additive+naive", "naive"),
+    ):
         model = build_small(expr)
         assert model.attention_dispatch(2, 12) == expected, expr
 

@@ -28,8 +28,13 @@ def test_a_test_without_the_mark_reads_no_installed_module():
 
 
 def test_a_subprocess_of_a_test_without_the_mark_reads_no_installed_module():
-    done = subprocess.run([sys.executable, "-c", "from suites.common.data.sword import sword_root; print(sword_root())"],
-                          capture_output=True, text=True, check=True, cwd=TESTS.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", "from suites.common.data.sword import sword_root; print(sword_root())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=TESTS.parent,
+    )
     assert Path(done.stdout.strip()) == sword_root() != conftest.SWORD_LIBRARY
 
 
@@ -41,16 +46,21 @@ def test_a_marked_test_reads_the_library_the_session_started_with():
 def test_a_missing_module_is_one_sentence_naming_the_package(tmp_path, monkeypatch):
     monkeypatch.setattr(conftest, "SWORD_LIBRARY", tmp_path)
     hint = conftest.missing_sword_hint(["engKJV2006eb", "spaRV1909eb"])
-    assert hint == (f"needs the SWORD modules engKJV2006eb, spaRV1909eb, not under {tmp_path}: apt-get install "
-                    f"sword-text-kjv sword-text-sparv (or set SWORD_PATH to a SWORD library).")
+    assert hint == (
+        f"needs the SWORD modules engKJV2006eb, spaRV1909eb, not under {tmp_path}: apt-get install "
+        f"sword-text-kjv sword-text-sparv (or set SWORD_PATH to a SWORD library)."
+    )
     assert conftest.missing_sword_hint([]) is None
 
 
 def test_no_test_reaches_the_installed_library_around_the_mark():
     """Naming Debian's folder or unsetting SWORD_PATH would read the installed modules without the mark."""
     bypass = re.compile(r"/usr/share/sword|delenv\(\s*[\"']SWORD_PATH|environ\.pop\(\s*[\"']SWORD_PATH")
-    offenders = [str(p.relative_to(TESTS)) for p in TESTS.rglob("*.py")
-                 if p.name not in ("conftest.py", Path(__file__).name) and bypass.search(p.read_text())]
+    offenders = [
+        str(p.relative_to(TESTS))
+        for p in TESTS.rglob("*.py")
+        if p.name not in ("conftest.py", Path(__file__).name) and bypass.search(p.read_text())
+    ]
     assert offenders == []
 
 

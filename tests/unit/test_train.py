@@ -24,8 +24,12 @@ def test_training_reduces_the_loss_of_a_linear_regression():
     model = torch.nn.Linear(4, 1)
     x = torch.randn(64, 4)
     y = x @ torch.tensor([[1.0], [-2.0], [0.5], [3.0]])
-    result = train(model, lambda m, step: (((m(x) - y) ** 2).mean(), 64),
-                   TrainSettings(steps=200, lr=0.05, weight_decay=0.0), progress=False)
+    result = train(
+        model,
+        lambda m, step: (((m(x) - y) ** 2).mean(), 64),
+        TrainSettings(steps=200, lr=0.05, weight_decay=0.0),
+        progress=False,
+    )
     assert result.final_loss < 0.05 * result.losses[0]
     assert result.tokens == 200 * 64
 
@@ -33,26 +37,39 @@ def test_training_reduces_the_loss_of_a_linear_regression():
 def test_a_non_finite_loss_raises_diverged():
     model = torch.nn.Linear(2, 1)
     with pytest.raises(Diverged, match="nan"):
-        train(model, lambda m, step: (m(torch.ones(1, 2)).sum() * (math.nan if step == 3 else 1.0), 1),
-              TrainSettings(steps=10, lr=1e-3), progress=False)
+        train(
+            model,
+            lambda m, step: (m(torch.ones(1, 2)).sum() * (math.nan if step == 3 else 1.0), 1),
+            TrainSettings(steps=10, lr=1e-3),
+            progress=False,
+        )
 
 
 def test_a_loss_far_above_its_start_raises_diverged():
     model = torch.nn.Linear(2, 1)
     losses = [1.0, 1.2, 5.0]
     with pytest.raises(Diverged, match="exceeds"):
-        train(model, lambda m, step: (m(torch.ones(1, 2)).sum() * 0 + losses[step], 1),
-              TrainSettings(steps=3, lr=1e-3), progress=False)
+        train(
+            model,
+            lambda m, step: (m(torch.ones(1, 2)).sum() * 0 + losses[step], 1),
+            TrainSettings(steps=3, lr=1e-3),
+            progress=False,
+        )
 
 
 def test_gradient_norms_are_clipped():
     model = torch.nn.Linear(2, 1)
-    result = train(model, lambda m, step: (1e6 * m(torch.ones(1, 2)).sum(), 1),
-                   TrainSettings(steps=1, lr=1e-9, grad_clip=1.0, divergence_factor=1e12), progress=False)
+    result = train(
+        model,
+        lambda m, step: (1e6 * m(torch.ones(1, 2)).sum(), 1),
+        TrainSettings(steps=1, lr=1e-9, grad_clip=1.0, divergence_factor=1e12),
+        progress=False,
+    )
     assert result.grad_norms[0] > 1.0  # the norm before clipping is reported
 
 
 # --- losses and gradient norms stay on the device; divergence is checked every check_every steps
+
 
 def _tiny_lm(seed=0):
     from variants.spec import TransformerSpec
@@ -88,7 +105,9 @@ def _legacy_train(model, loss_fn, settings):
         if not math.isfinite(value):
             raise Diverged(f"loss became {value} at step {step}")
         if losses and value > settings.divergence_factor * max(losses[0], 1e-8):
-            raise Diverged(f"loss {value:.3g} at step {step} exceeds {settings.divergence_factor}x its start {losses[0]:.3g}")
+            raise Diverged(
+                f"loss {value:.3g} at step {step} exceeds {settings.divergence_factor}x its start {losses[0]:.3g}"
+            )
         opt.zero_grad(set_to_none=True)
         loss.backward()
         norm = torch.nn.utils.clip_grad_norm_(model.parameters(), settings.grad_clip)
@@ -140,8 +159,11 @@ def test_divergence_between_checks_names_the_step_where_it_happened(bad_step, ki
 
     with pytest.raises(Diverged) as err:
         train(torch.nn.Linear(2, 1), step_loss, TrainSettings(steps=20, lr=1e-3, check_every=4), progress=False)
-    expected = {"nan": f"loss became nan at step {bad_step}", "inf": f"loss became inf at step {bad_step}",
-                "large": f"loss 100 at step {bad_step} exceeds 3.0x its start 1"}[kind]
+    expected = {
+        "nan": f"loss became nan at step {bad_step}",
+        "inf": f"loss became inf at step {bad_step}",
+        "large": f"loss 100 at step {bad_step} exceeds 3.0x its start 1",
+    }[kind]
     assert str(err.value) == expected
     assert calls[-1] == min(19, (bad_step // 4 + 1) * 4 - 1)  # found at the check that follows it
 
@@ -220,6 +242,7 @@ def test_training_on_cuda_synchronises_only_at_checks():
 
 # --- set.compile=true: a profile setting that reaches every training of a job
 
+
 def test_compile_is_a_profile_setting_left_out_of_the_identity_when_off():
     import dataclasses
 
@@ -245,10 +268,23 @@ def test_set_compile_true_runs_every_training_of_the_job_compiled(tmp_path, monk
         return model
 
     monkeypatch.setattr(torch, "compile", fake_compile)
-    args = ["run", f"results_dir={tmp_path}", "suite=position_extrapolation", "variants=[rope]", "set.steps=2",
-            "set.d_model=16", "set.n_layers=1", "set.n_heads=2", "set.train_len=8", "set.batch_size=2",
-            "set.eval_tokens=256", "set.warmup_steps=1", "set.finetune_steps=1", "set.eval_multipliers=[1,2]",
-            "progress=false"]
+    args = [
+        "run",
+        f"results_dir={tmp_path}",
+        "suite=position_extrapolation",
+        "variants=[rope]",
+        "set.steps=2",
+        "set.d_model=16",
+        "set.n_layers=1",
+        "set.n_heads=2",
+        "set.train_len=8",
+        "set.batch_size=2",
+        "set.eval_tokens=256",
+        "set.warmup_steps=1",
+        "set.finetune_steps=1",
+        "set.eval_multipliers=[1,2]",
+        "progress=false",
+    ]
     assert main(args) == 0
     assert compiled == []
     assert main(args + ["set.compile=true"]) == 0  # a different job: it runs, compiled

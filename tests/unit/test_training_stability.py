@@ -15,8 +15,9 @@ from variants.transformer import build
 @functools.cache
 def layer_ratio(placement: str, depth: int = 6) -> float:
     torch.manual_seed(0)
-    model = build(TransformerSpec(vocab_size=64, d_model=64, n_layers=depth, n_heads=4, max_len=32,
-                                  norm_placement=placement))
+    model = build(
+        TransformerSpec(vocab_size=64, d_model=64, n_layers=depth, n_heads=4, max_len=32, norm_placement=placement)
+    )
     xavier_init(model)
     ids = torch.randint(0, 64, (4096,), generator=torch.Generator().manual_seed(0))
     gen = torch.Generator().manual_seed(1)
@@ -52,12 +53,25 @@ def stability_records(variant, depth, lr, warmup, heldout, status="ok"):
     """Made-up records of one training run per seed: ``heldout`` is one held-out loss per seed (None: diverged)."""
     rows = []
     for seed, loss in enumerate(heldout):
-        common = dict(variant=variant, seed=seed, x=lr, extra={"depth": depth, "warmup": warmup}, bigram_entropy=2.5,
-                      unigram_entropy=3.2, unigram_loss=UNIGRAM)
+        common = dict(
+            variant=variant,
+            seed=seed,
+            x=lr,
+            extra={"depth": depth, "warmup": warmup},
+            bigram_entropy=2.5,
+            unigram_entropy=3.2,
+            unigram_loss=UNIGRAM,
+        )
         bad = loss is None
-        rows += [dict(common, metric="heldout_loss", value=loss, status="diverged" if bad else status),
-                 dict(common, metric="final_train_loss", value=None if bad else loss - 0.05,
-                      status="diverged" if bad else status)]
+        rows += [
+            dict(common, metric="heldout_loss", value=loss, status="diverged" if bad else status),
+            dict(
+                common,
+                metric="final_train_loss",
+                value=None if bad else loss - 0.05,
+                status="diverged" if bad else status,
+            ),
+        ]
     return rows
 
 
@@ -83,9 +97,12 @@ def test_a_cost_inside_the_seeds_noise_is_not_hurt_and_collapses_enter_at_their_
     # (one of them diverged, entering at the unigram loss) dominate
     rows = []
     for depth, lr, post_bare in ((2, 0.01, STUCK), (6, 0.003, [None, None, None]), (2, 0.003, LEARNED)):
-        rows += stability_records("post_ln", depth, lr, 0, post_bare) + stability_records("post_ln", depth, lr, 30, LEARNED)
-        rows += (stability_records("pre_ln", depth, lr, 0, [2.07, 1.99, 2.11])
-                 + stability_records("pre_ln", depth, lr, 30, [2.0, 1.99, 2.02]))
+        rows += stability_records("post_ln", depth, lr, 0, post_bare) + stability_records(
+            "post_ln", depth, lr, 30, LEARNED
+        )
+        rows += stability_records("pre_ln", depth, lr, 0, [2.07, 1.99, 2.11]) + stability_records(
+            "pre_ln", depth, lr, 30, [2.0, 1.99, 2.02]
+        )
     found = verdicts(rows)
     warm = found["post_ln_needs_warmup"]
     assert warm.verdict == "agrees"
@@ -94,10 +111,16 @@ def test_a_cost_inside_the_seeds_noise_is_not_hurt_and_collapses_enter_at_their_
 
 
 def test_cells_where_even_the_warmed_up_post_ln_collapsed_are_named_not_pooled():
-    rows = (stability_records("post_ln", 12, 0.01, 0, STUCK) + stability_records("post_ln", 12, 0.01, 30, STUCK)
-            + stability_records("pre_ln", 12, 0.01, 0, _near(2.2)) + stability_records("pre_ln", 12, 0.01, 30, LEARNED)
-            + stability_records("post_ln", 2, 0.01, 0, STUCK) + stability_records("post_ln", 2, 0.01, 30, LEARNED)
-            + stability_records("pre_ln", 2, 0.01, 0, _near(2.05)) + stability_records("pre_ln", 2, 0.01, 30, LEARNED))
+    rows = (
+        stability_records("post_ln", 12, 0.01, 0, STUCK)
+        + stability_records("post_ln", 12, 0.01, 30, STUCK)
+        + stability_records("pre_ln", 12, 0.01, 0, _near(2.2))
+        + stability_records("pre_ln", 12, 0.01, 30, LEARNED)
+        + stability_records("post_ln", 2, 0.01, 0, STUCK)
+        + stability_records("post_ln", 2, 0.01, 30, LEARNED)
+        + stability_records("pre_ln", 2, 0.01, 0, _near(2.05))
+        + stability_records("pre_ln", 2, 0.01, 30, LEARNED)
+    )
     found = verdicts(rows)
     warm = found["post_ln_needs_warmup"]
     # pooled, the depth-12 cell would pull the difference down (Post-LN cost 0, Pre-LN 0.2): it is named instead
@@ -109,21 +132,35 @@ def test_cells_where_even_the_warmed_up_post_ln_collapsed_are_named_not_pooled()
 
 
 def test_no_warm_up_verdict_when_every_cell_has_a_collapsed_warmed_up_post_ln():
-    rows = (stability_records("post_ln", 12, 0.01, 0, STUCK) + stability_records("post_ln", 12, 0.01, 30, STUCK)
-            + stability_records("pre_ln", 12, 0.01, 0, LEARNED) + stability_records("pre_ln", 12, 0.01, 30, LEARNED))
+    rows = (
+        stability_records("post_ln", 12, 0.01, 0, STUCK)
+        + stability_records("post_ln", 12, 0.01, 30, STUCK)
+        + stability_records("pre_ln", 12, 0.01, 0, LEARNED)
+        + stability_records("pre_ln", 12, 0.01, 30, LEARNED)
+    )
     warm = verdicts(rows)["post_ln_needs_warmup"]
     assert warm.verdict == "inconclusive" and "no cell tests warm-up" in warm.cause
 
 
 def test_a_cell_against_the_claim_makes_it_inconclusive_and_noise_does_not_count():
-    against = (stability_records("post_ln", 2, 0.003, 0, LEARNED) + stability_records("post_ln", 2, 0.003, 30, LEARNED)
-               + stability_records("pre_ln", 2, 0.003, 0, [2.5, 2.52, 2.49]) + stability_records("pre_ln", 2, 0.003, 30, LEARNED)
-               + stability_records("post_ln", 6, 0.003, 0, STUCK) + stability_records("post_ln", 6, 0.003, 30, LEARNED)
-               + stability_records("pre_ln", 6, 0.003, 0, LEARNED) + stability_records("pre_ln", 6, 0.003, 30, LEARNED))
+    against = (
+        stability_records("post_ln", 2, 0.003, 0, LEARNED)
+        + stability_records("post_ln", 2, 0.003, 30, LEARNED)
+        + stability_records("pre_ln", 2, 0.003, 0, [2.5, 2.52, 2.49])
+        + stability_records("pre_ln", 2, 0.003, 30, LEARNED)
+        + stability_records("post_ln", 6, 0.003, 0, STUCK)
+        + stability_records("post_ln", 6, 0.003, 30, LEARNED)
+        + stability_records("pre_ln", 6, 0.003, 0, LEARNED)
+        + stability_records("pre_ln", 6, 0.003, 30, LEARNED)
+    )
     warm = verdicts(against)["post_ln_needs_warmup"]
     assert warm.verdict == "inconclusive" and "depth 2, lr 0.003" in warm.cause
-    noise = (stability_records("post_ln", 2, 0.003, 0, [2.03, 1.99, 2.0]) + stability_records("post_ln", 2, 0.003, 30, LEARNED)
-             + stability_records("pre_ln", 2, 0.003, 0, [2.0, 2.03, 1.97]) + stability_records("pre_ln", 2, 0.003, 30, LEARNED))
+    noise = (
+        stability_records("post_ln", 2, 0.003, 0, [2.03, 1.99, 2.0])
+        + stability_records("post_ln", 2, 0.003, 30, LEARNED)
+        + stability_records("pre_ln", 2, 0.003, 0, [2.0, 2.03, 1.97])
+        + stability_records("pre_ln", 2, 0.003, 30, LEARNED)
+    )
     found = verdicts(noise)
     assert found["post_ln_needs_warmup"].verdict == "inconclusive"
     assert found["post_ln_harder_to_train"].verdict == "inconclusive"  # no run collapsed: 0 against 0
@@ -137,16 +174,26 @@ def _probe_records(slopes, layers=6):
         for init, slope in enumerate(by_init):
             for layer in range(1, layers + 1):
                 value = math.exp(slope * layer + (0.05 if layer in (layers // 2, layers // 2 + 1) else 0.0))
-                rows.append(dict(variant=f"{placement}_ln+w2_probe", seed=init // 7, metric="w2_grad_norm", value=value,
-                                 x=float(layer), status="ok", spec={"norm_placement": placement},
-                                 extra={"init_seed": init, "depth": layers, "d_model": 512}, unigram_loss=UNIGRAM))
+                rows.append(
+                    dict(
+                        variant=f"{placement}_ln+w2_probe",
+                        seed=init // 7,
+                        metric="w2_grad_norm",
+                        value=value,
+                        x=float(layer),
+                        status="ok",
+                        spec={"norm_placement": placement},
+                        extra={"init_seed": init, "depth": layers, "d_model": 512},
+                        unigram_loss=UNIGRAM,
+                    )
+                )
     return rows
 
 
 def test_the_w2_slope_over_all_layers_is_what_the_probe_measures():
     from suites.training_stability.init_probe import log_slope
 
-    assert log_slope({1: 1.0, 2: math.e, 3: math.e ** 2}) == pytest.approx(1.0)
+    assert log_slope({1: 1.0, 2: math.e, 3: math.e**2}) == pytest.approx(1.0)
     # the endpoints alone say 0; the layers between rise then fall back: a slope of 0 too, not a growth
     assert log_slope({1: 1.0, 2: 2.0, 3: 2.0, 4: 1.0}) == pytest.approx(0.0)
 

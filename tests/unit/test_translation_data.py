@@ -47,9 +47,16 @@ def make_testament(*books):
 
 
 EN_OT = make_testament(
-    book("Gen", [['In the <w lemma="strong:H7225">beginning</w> God created.<note placement="foot">Heb. note</note>',
-                  '¶ And the earth <transChange type="added">was</transChange> void.'],
-                 ["And God said, Let there be light."]]),
+    book(
+        "Gen",
+        [
+            [
+                'In the <w lemma="strong:H7225">beginning</w> God created.<note placement="foot">Heb. note</note>',
+                '¶ And the earth <transChange type="added">was</transChange> void.',
+            ],
+            ["And God said, Let there be light."],
+        ],
+    ),
     book("Ruth", [["Now it came to pass in the days when the judges ruled."]]),
     book("Jonah", [["Now the word of the LORD came unto Jonah."]]),
 )
@@ -58,7 +65,9 @@ ES_OT = make_testament(
     book("Ruth", [["Y ACONTECIÓ en los días que gobernaban los jueces."]]),
     book("Jonah", [["Y FUÉ palabra de Jehová á Jonás."]]),
 )
-EN_NT = make_testament(book("Mark", [['<title canonical="true" type="psalm">A song.</title> The beginning of the gospel.']]))
+EN_NT = make_testament(
+    book("Mark", [['<title canonical="true" type="psalm">A song.</title> The beginning of the gospel.']])
+)
 ES_NT = make_testament(book("Mark", [["Principio del evangelio."]]))
 
 
@@ -77,24 +86,40 @@ def test_the_reader_returns_every_slot_across_blocks(library):
 
 def test_verses_are_keyed_by_book_chapter_and_verse_with_markup_stripped(library):
     verses = read_verses(module_dir(ENGLISH, library))
-    assert list(verses) == [("Gen", 1, 1), ("Gen", 1, 2), ("Gen", 2, 1), ("Ruth", 1, 1), ("Jonah", 1, 1), ("Mark", 1, 1)]
+    assert list(verses) == [
+        ("Gen", 1, 1),
+        ("Gen", 1, 2),
+        ("Gen", 2, 1),
+        ("Ruth", 1, 1),
+        ("Jonah", 1, 1),
+        ("Mark", 1, 1),
+    ]
     assert verses[("Gen", 1, 1)] == "In the beginning God created."
     assert verses[("Gen", 1, 2)] == "And the earth was void."
     assert verses[("Mark", 1, 1)] == "A song. The beginning of the gospel."  # a canonical title is text
 
 
 def test_osis_to_text_drops_notes_and_headings_and_keeps_words_apart():
-    osis = ('<title type="x-heading">Heading</title><w lemma="x">Blessed</w> <w>are</w><lb/>they'
-            '<note type="study">skip <reference>1.1</reference> me</note> &amp; <l level="1"/>glad.')
+    osis = (
+        '<title type="x-heading">Heading</title><w lemma="x">Blessed</w> <w>are</w><lb/>they'
+        '<note type="study">skip <reference>1.1</reference> me</note> &amp; <l level="1"/>glad.'
+    )
     assert osis_to_text(osis) == "Blessed are they & glad."
 
 
 def test_the_bible_is_aligned_by_verse_split_by_book_and_empty_verses_dropped(library):
     corpus = load_bible()
-    assert corpus.train == (("In the beginning God created.", "EN el principio crió Dios."),
-                            ("And the earth was void.", "Y la tierra estaba desordenada."))  # Gen 2:1 empty in Spanish
-    assert corpus.test == (("Now it came to pass in the days when the judges ruled.", "Y ACONTECIÓ en los días que gobernaban los jueces."),
-                           ("A song. The beginning of the gospel.", "Principio del evangelio."))
+    assert corpus.train == (
+        ("In the beginning God created.", "EN el principio crió Dios."),
+        ("And the earth was void.", "Y la tierra estaba desordenada."),
+    )  # Gen 2:1 empty in Spanish
+    assert corpus.test == (
+        (
+            "Now it came to pass in the days when the judges ruled.",
+            "Y ACONTECIÓ en los días que gobernaban los jueces.",
+        ),
+        ("A song. The beginning of the gospel.", "Principio del evangelio."),
+    )
     assert corpus.valid == (("Now the word of the LORD came unto Jonah.", "Y FUÉ palabra de Jehová á Jonás."),)
 
 
@@ -154,32 +179,57 @@ def _by_length(curves):
     import pandas as pd
 
     # three seeds, each a little apart: the verdict is paired over seeds, and one seed never counts
-    rows = [{"variant": v, "metric": "bleu_by_length", "x": float(x), "value": value + 0.1 * (seed - 1), "seed": seed}
-            for v, values in curves.items() for x, value in zip((10, 20, 30, 40), values) for seed in range(3)]
+    rows = [
+        {"variant": v, "metric": "bleu_by_length", "x": float(x), "value": value + 0.1 * (seed - 1), "seed": seed}
+        for v, values in curves.items()
+        for x, value in zip((10, 20, 30, 40), values)
+        for seed in range(3)
+    ]
     return pd.DataFrame(rows)
 
 
-SPECS = {"lstm": {"family": "rnn_seq2seq", "scoring": "none", "cell": "lstm"},
-         "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
-         "lstm+dot": {"family": "rnn_seq2seq", "scoring": "dot", "cell": "lstm"},
-         "lstm+additive": {"family": "rnn_seq2seq", "scoring": "additive", "cell": "lstm", "decoder": "bahdanau"}}
+SPECS = {
+    "lstm": {"family": "rnn_seq2seq", "scoring": "none", "cell": "lstm"},
+    "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
+    "lstm+dot": {"family": "rnn_seq2seq", "scoring": "dot", "cell": "lstm"},
+    "lstm+additive": {"family": "rnn_seq2seq", "scoring": "additive", "cell": "lstm", "decoder": "bahdanau"},
+}
 LABELS = {10.0: "1-10 words (n=9)", 20.0: "11-20 words (n=9)", 30.0: "21-30 words (n=9)", 40.0: "31-40 words (n=9)"}
 
 
 def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls():
     from suites.translation.report import _verdict
 
-    found = _verdict(_by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
-                     ["rnn", "lstm", "lstm+dot"], SPECS, LABELS, {"rnn": "BLEU 3.0, not 5 above"})
+    found = _verdict(
+        _by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
+        ["rnn", "lstm", "lstm+dot"],
+        SPECS,
+        LABELS,
+        {"rnn": "BLEU 3.0, not 5 above"},
+    )
     agree = found.sentence
     assert found.verdict == "agrees" and [e.label for e in found.estimates] == [
-        "BLEU on 31-40 words, lstm+dot", "BLEU on 31-40 words, lstm", "BLEU on 31-40 words, attention - no attention"]
-    assert "This run agrees" in agree and "1 of the 3 RNN variants compared is left out" in agree and "rnn (BLEU 3.0" in agree
+        "BLEU on 31-40 words, lstm+dot",
+        "BLEU on 31-40 words, lstm",
+        "BLEU on 31-40 words, attention - no attention",
+    ]
+    assert (
+        "This run agrees" in agree
+        and "1 of the 3 RNN variants compared is left out" in agree
+        and "rnn (BLEU 3.0" in agree
+    )
     assert "attention in general" in agree  # no bahdanau+additive variant here
-    flat = _verdict(_by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS).sentence
+    flat = _verdict(
+        _by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS
+    ).sentence
     assert "does not fully reproduce" in flat and "keeps its BLEU" in flat
-    untrained = _verdict(_by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}), ["lstm", "lstm+dot"], SPECS, LABELS,
-                         {"lstm+dot": "BLEU 1.0"})
+    untrained = _verdict(
+        _by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}),
+        ["lstm", "lstm+dot"],
+        SPECS,
+        LABELS,
+        {"lstm+dot": "BLEU 1.0"},
+    )
     assert untrained.verdict == "inconclusive"
     untrained = untrained.sentence
     assert "cannot test the finding" in untrained and "left out" in untrained
@@ -199,11 +249,16 @@ def test_variants_not_clearly_above_the_better_baseline_are_flagged():
     from suites.translation.baselines import baseline_scores, did_not_learn
     from suites.translation.report import flag_unlearned
 
-    baselines = {"copy_source": {"bleu": 12.0, "chrf": 30.0},
-                 "most_frequent_target": {"bleu": 2.0, "chrf": 10.0, "sentence": "un", "count": 3}}
+    baselines = {
+        "copy_source": {"bleu": 12.0, "chrf": 30.0},
+        "most_frequent_target": {"bleu": 2.0, "chrf": 10.0, "sentence": "un", "count": 3},
+    }
     bleu = {"good": [30.0, 32.0], "edge": [17.0, 17.0], "close": [16.9, 17.0], "bad": [1.0, 0.5]}
-    rows = [{"variant": v, "metric": "bleu", "value": b, "seed": s, "baselines": baselines}
-            for v, values in bleu.items() for s, b in enumerate(values)]
+    rows = [
+        {"variant": v, "metric": "bleu", "value": b, "seed": s, "baselines": baselines}
+        for v, values in bleu.items()
+        for s, b in enumerate(values)
+    ]
     flagged = flag_unlearned(pd.DataFrame(rows), list(bleu))
     assert set(flagged) == {"close", "bad"}  # 17.0 is exactly 5 above the copy baseline: learned
     assert flagged["close"] == "BLEU 16.9 against the better baseline's 12.0"

@@ -5,17 +5,24 @@ import pandas as pd
 
 from suites.translation import verdicts as translation
 
-SPECS = {"rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
-         "lstm+bahdanau+additive": {"family": "rnn_seq2seq", "scoring": "additive", "decoder": "bahdanau", "cell": "lstm"}}
+SPECS = {
+    "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
+    "lstm+bahdanau+additive": {"family": "rnn_seq2seq", "scoring": "additive", "decoder": "bahdanau", "cell": "lstm"},
+}
 LABELS = {10.0: "1-10 words (n=50)", 30.0: "11-30 words (n=50)"}
 VARIANTS = ["rnn", "lstm+bahdanau+additive"]
 
 
 def _frame(per_seed):
     """variant -> [(short bucket BLEU, long bucket BLEU) per seed]."""
-    return pd.DataFrame([{"variant": v, "metric": "bleu_by_length", "x": x, "value": bleu, "seed": seed, "status": "ok"}
-                         for v, seeds in per_seed.items() for seed, pair in enumerate(seeds)
-                         for x, bleu in zip((10.0, 30.0), pair)])
+    return pd.DataFrame(
+        [
+            {"variant": v, "metric": "bleu_by_length", "x": x, "value": bleu, "seed": seed, "status": "ok"}
+            for v, seeds in per_seed.items()
+            for seed, pair in enumerate(seeds)
+            for x, bleu in zip((10.0, 30.0), pair)
+        ]
+    )
 
 
 def test_a_lead_inside_the_seed_noise_is_inconclusive_with_its_cause():

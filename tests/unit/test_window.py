@@ -37,14 +37,24 @@ def test_one_windowed_layer_sees_exactly_the_last_w_tokens():
     with torch.no_grad():
         got = windowed(tokens)
         for t in range(16):
-            want = full(tokens[:, max(0, t - 3):t + 1])[:, -1]
+            want = full(tokens[:, max(0, t - 3) : t + 1])[:, -1]
             assert torch.allclose(got[:, t], want, atol=1e-12)
         assert not torch.allclose(got, full(tokens))  # the window changed something
 
 
-@pytest.mark.parametrize("expr", ["rope+window4", "rope+gqa2+window4", "rope+mqa+window1", "alibi+window4",
-                                  "t5_bias+window5+naive", "sinusoidal+window3", "rope+window4+sdpa_math",
-                                  "rope+window64"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "rope+window4",
+        "rope+gqa2+window4",
+        "rope+mqa+window1",
+        "alibi+window4",
+        "t5_bias+window5+naive",
+        "sinusoidal+window3",
+        "rope+window4+sdpa_math",
+        "rope+window64",
+    ],
+)
 @pytest.mark.parametrize("capacity", [0, 40])
 def test_decoding_through_the_rolling_cache_equals_full_attention_with_the_window_mask(expr, capacity):
     torch.manual_seed(0)
@@ -55,7 +65,7 @@ def test_decoding_through_the_rolling_cache_equals_full_attention_with_the_windo
         _, caches = model(tokens[:, :9], caches=empty_caches(model, 2, capacity=capacity))
         steps = []
         for t in range(9, 30):
-            logits, caches = model(tokens[:, t:t + 1], caches=caches)
+            logits, caches = model(tokens[:, t : t + 1], caches=caches)
             steps.append(logits)
         chunk, _ = model(tokens[:, 20:30], caches=model(tokens[:, :20], caches=empty_caches(model, 2))[1])
     assert isinstance(caches[0], RollingCache)
@@ -111,9 +121,12 @@ def test_every_kernel_that_takes_the_window_matches_naive(expr, kernel, device, 
     gate(expr, kernel, device, dtype, SMALL)
 
 
-@pytest.mark.xfail(torch.backends.cpu.get_cpu_capability() != "AVX512", strict=False,
-                   reason="flex attention's CPU path on AVX2 (measured on an AMD EPYC): largest error 5.1e-3 against "
-                          "naive, above float32's 6.8e-4; within tolerance on AVX512 CPUs")
+@pytest.mark.xfail(
+    torch.backends.cpu.get_cpu_capability() != "AVX512",
+    strict=False,
+    reason="flex attention's CPU path on AVX2 (measured on an AMD EPYC): largest error 5.1e-3 against "
+    "naive, above float32's 6.8e-4; within tolerance on AVX512 CPUs",
+)
 def test_flex_applies_the_window_as_a_score_mod():
     torch.manual_seed(0)
     naive = build(resolve("rope+window4+naive", SMALL)).eval()

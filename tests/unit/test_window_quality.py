@@ -16,11 +16,29 @@ def _records(window32, window4=CAUGHT, window16=None, train_len=64):
     arms += [("rope+window16", {"window": 16, "n_layers": 4}, window16)] if window16 else []
     for variant, spec, ppls in arms:
         for seed, p in enumerate(ppls):
-            rows.append({"variant": variant, "seed": seed, "metric": "perplexity", "x": float(train_len),
-                         "value": p, "status": "ok", "spec": spec})
+            rows.append(
+                {
+                    "variant": variant,
+                    "seed": seed,
+                    "metric": "perplexity",
+                    "x": float(train_len),
+                    "value": p,
+                    "status": "ok",
+                    "spec": spec,
+                }
+            )
             # past L the window is far better; the verdict reads L only
-            rows.append({"variant": variant, "seed": seed, "metric": "perplexity", "x": 8.0 * train_len,
-                         "value": p * (1.1 if spec["window"] else 5.0), "status": "ok", "spec": spec})
+            rows.append(
+                {
+                    "variant": variant,
+                    "seed": seed,
+                    "metric": "perplexity",
+                    "x": 8.0 * train_len,
+                    "value": p * (1.1 if spec["window"] else 5.0),
+                    "status": "ok",
+                    "spec": spec,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -15,8 +15,18 @@ from variants.transformer import build
 
 
 def _model(window, layers=3):
-    return build(TransformerSpec(vocab_size=11, d_model=16, n_layers=layers, n_heads=2, max_len=64, position="rope",
-                                 kernel="naive", window=window))
+    return build(
+        TransformerSpec(
+            vocab_size=11,
+            d_model=16,
+            n_layers=layers,
+            n_heads=2,
+            max_len=64,
+            position="rope",
+            kernel="naive",
+            window=window,
+        )
+    )
 
 
 @pytest.mark.parametrize("window, layers", [(4, 3), (8, 2), (2, 4)])
@@ -35,9 +45,19 @@ def test_a_window_models_measurement_records_what_it_expects():
 
 
 def _records(spans, expected=9):
-    rows = [{"variant": "rope+window4", "seed": s, "metric": "receptive_span", "value": float(v), "status": "ok",
-             "x": None, "spec": {"window": 4, "n_layers": 3},
-             "extra": {"window": 4, "layers": 3, "expected": expected, "length": 20}} for s, v in enumerate(spans)]
+    rows = [
+        {
+            "variant": "rope+window4",
+            "seed": s,
+            "metric": "receptive_span",
+            "value": float(v),
+            "status": "ok",
+            "x": None,
+            "spec": {"window": 4, "n_layers": 3},
+            "extra": {"window": 4, "layers": 3, "expected": expected, "length": 20},
+        }
+        for s, v in enumerate(spans)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -50,13 +70,33 @@ def test_the_check_agrees_only_when_every_seed_measures_the_formula():
 
 def test_the_window_table_compares_with_rope_per_seed():
     rows = []
-    for v, spec, ppl in (("rope", {"window": None, "n_layers": 3}, [4.0, 4.1]),
-                         ("rope+window4", {"window": 4, "n_layers": 3}, [4.4, 4.51])):
+    for v, spec, ppl in (
+        ("rope", {"window": None, "n_layers": 3}, [4.0, 4.1]),
+        ("rope+window4", {"window": 4, "n_layers": 3}, [4.4, 4.51]),
+    ):
         for seed, p in enumerate(ppl):
             for mult in (1, 2, 8):
-                rows.append({"variant": v, "seed": seed, "metric": "perplexity", "x": 16.0 * mult, "value": p * mult,
-                             "status": "ok", "spec": spec})
-    rows.append({"variant": "rope+window4", "seed": 0, "metric": "receptive_span", "x": None, "value": 9.0,
-                 "status": "ok", "spec": {"window": 4, "n_layers": 3}})
+                rows.append(
+                    {
+                        "variant": v,
+                        "seed": seed,
+                        "metric": "perplexity",
+                        "x": 16.0 * mult,
+                        "value": p * mult,
+                        "status": "ok",
+                        "spec": spec,
+                    }
+                )
+    rows.append(
+        {
+            "variant": "rope+window4",
+            "seed": 0,
+            "metric": "receptive_span",
+            "x": None,
+            "value": 9.0,
+            "status": "ok",
+            "spec": {"window": 4, "n_layers": 3},
+        }
+    )
     text = "\n".join(window_section(pd.DataFrame(rows), ["rope", "rope+window4"], [16.0, 32.0, 128.0], 16))
     assert "## Sliding windows" in text and "+10.0%" in text and "| rope+window4 |" in text.replace("  ", " ")

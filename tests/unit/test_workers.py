@@ -30,4 +30,3 @@ def test_the_worker_count_comes_from_the_environment(monkeypatch):
     assert worker_count() == 2
     monkeypatch.setenv("BENCH_WORKERS", "junk")
     assert worker_count() == 1
-

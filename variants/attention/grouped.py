@@ -23,8 +23,15 @@ class Grouped(SelfAttention):
     def from_spec(spec: TransformerSpec, position, kernel):
         from ..transformer import Attention
 
-        return Attention(spec.d_model, spec.n_heads, spec.kv_heads, position, kernel, spec.scoring,
-                         window=getattr(spec, "window", None))
+        return Attention(
+            spec.d_model,
+            spec.n_heads,
+            spec.kv_heads,
+            position,
+            kernel,
+            spec.scoring,
+            window=getattr(spec, "window", None),
+        )
 
     @classmethod
     def cache_elements(cls, spec: TransformerSpec, tokens: int) -> int:

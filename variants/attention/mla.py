@@ -63,17 +63,23 @@ class LatentAttention(SelfAttention, nn.Module):
     def problems(cls, spec, device, dtype, training) -> list[str]:
         reasons = []
         if spec.scoring in scorings and not getattr(scorings.get(spec.scoring), "dot_product", False):
-            reasons.append(f"attention 'mla' absorbs W_UK into the query, which only a dot-product scoring allows, and "
-                           f"scoring '{spec.scoring}' is not one")
+            reasons.append(
+                f"attention 'mla' absorbs W_UK into the query, which only a dot-product scoring allows, and "
+                f"scoring '{spec.scoring}' is not one"
+            )
         _, rope_dim = latent_dims(spec)
         if rope_dim < 2 or rope_dim % 2:
-            reasons.append(f"attention 'mla' rotates a decoupled key of d_h / 2 = {rope_dim} dimensions, which RoPE "
-                           f"needs even and at least 2 (head dimension {spec.head_dim})")
+            reasons.append(
+                f"attention 'mla' rotates a decoupled key of d_h / 2 = {rope_dim} dimensions, which RoPE "
+                f"needs even and at least 2 (head dimension {spec.head_dim})"
+            )
         if getattr(spec, "window", None) is not None:
             reasons.append("attention 'mla' caches a latent per token and has no sliding window here")
         if getattr(spec, "n_kv_heads", None) is not None:  # the record would name a grouping the model does not have
-            reasons.append(f"attention 'mla' derives every head's keys and values from one latent, so n_kv_heads="
-                           f"{spec.n_kv_heads} (gqa/mqa) does not apply; drop the gqa/mqa preset")
+            reasons.append(
+                f"attention 'mla' derives every head's keys and values from one latent, so n_kv_heads="
+                f"{spec.n_kv_heads} (gqa/mqa) does not apply; drop the gqa/mqa preset"
+            )
         return reasons
 
     @classmethod
@@ -105,8 +111,15 @@ class LatentAttention(SelfAttention, nn.Module):
         q_c, q_r = q.split((dh, dr), dim=-1)
         return q_c, q_r, c, k_r
 
-    def forward(self, x: torch.Tensor, cache: LatentCache | None = None, *, causal: bool = True,
-                key_padding: torch.Tensor | None = None, memory: torch.Tensor | None = None):
+    def forward(
+        self,
+        x: torch.Tensor,
+        cache: LatentCache | None = None,
+        *,
+        causal: bool = True,
+        key_padding: torch.Tensor | None = None,
+        memory: torch.Tensor | None = None,
+    ):
         """x (B, T, D) -> (B, T, D) and the cache: unabsorbed without one, absorbed (reading the latent) with one."""
         if memory is not None:
             raise ValueError("attention 'mla' is self-attention only; cross-attention uses the grouped layer")
@@ -148,7 +161,7 @@ class LatentAttention(SelfAttention, nn.Module):
     def _expanded(self, q_c, q_r, c, k_r, causal, key_padding) -> torch.Tensor:
         """The paper's training form: attention over the expanded keys and values -> (B, H, T, d_h)."""
         q, k, v, bias = self._expanded_inputs(q_c, q_r, c, k_r, causal, key_padding)
-        return self.kernel.attend(q, k, v, causal=causal, bias=bias, scale=self._scale())[..., :self.head_dim]
+        return self.kernel.attend(q, k, v, causal=causal, bias=bias, scale=self._scale())[..., : self.head_dim]
 
     def absorbed_query(self, q_c: torch.Tensor) -> torch.Tensor:
         """q^C (B, H, T, d_h) -> W_UK^T q^C (B, H, T, d_c): each head's query in the latent's coordinates."""

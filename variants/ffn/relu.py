@@ -1,5 +1,4 @@
-"""ReLU feed-forward: down(max(0, up(x))), the original Transformer's FFN (Vaswani et al. 2017, arXiv 1706.03762).
-"""
+"""ReLU feed-forward: down(max(0, up(x))), the original Transformer's FFN (Vaswani et al. 2017, arXiv 1706.03762)."""
 
 from __future__ import annotations
 

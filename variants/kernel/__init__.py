@@ -4,5 +4,17 @@ from ._base import AttentionKernel, ScoreBias, dense_bias, dtype_name, kernels, 
 from ._decode import DECODE_PATHS, GroupedDecode, use_grouped_decode
 from ._tolerance import TOLERANCES, Tolerance, tolerance
 
-__all__ = ["AttentionKernel", "DECODE_PATHS", "GroupedDecode", "ScoreBias", "TOLERANCES", "Tolerance", "dense_bias",
-           "dtype_name", "kernels", "repeat_kv", "tolerance", "use_grouped_decode"]
+__all__ = [
+    "AttentionKernel",
+    "DECODE_PATHS",
+    "GroupedDecode",
+    "ScoreBias",
+    "TOLERANCES",
+    "Tolerance",
+    "dense_bias",
+    "dtype_name",
+    "kernels",
+    "repeat_kv",
+    "tolerance",
+    "use_grouped_decode",
+]

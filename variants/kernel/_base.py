@@ -148,26 +148,54 @@ class AttentionKernel:
             reasons.append(f"kernel '{self.name}' does not support {dtype_name(dtype)} on {device} (only {allowed})")
         head_dim = spec.d_model // spec.n_heads if spec.n_heads else 0
         if head_dim < self.min_head_dim_on(device):
-            reasons.append(f"kernel '{self.name}' needs a head dimension of at least {self.min_head_dim_on(device)} on "
-                           f"{device}, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)")
+            reasons.append(
+                f"kernel '{self.name}' needs a head dimension of at least {self.min_head_dim_on(device)} on "
+                f"{device}, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)"
+            )
         if spec.scoring in scorings and not self.supports_scoring(scorings.get(spec.scoring)):
-            reasons.append(f"kernel '{self.name}' computes dot-product scores only, and scoring '{spec.scoring}' is not one")
-        if spec.position in positions and adds_score_bias(positions.get(spec.position)) and not self.takes_score_bias_on(device):
-            reasons.append(f"kernel '{self.name}' takes no score bias on {device}, which position '{spec.position}' adds")
-        elif (training and spec.position in positions and positions.get(spec.position).learned_bias
-              and not self.trains_score_bias_on(device)):
-            reasons.append(f"kernel '{self.name}' passes no gradient to a score bias on {device}, and position "
-                           f"'{spec.position}' learns its bias, so it cannot train")
+            reasons.append(
+                f"kernel '{self.name}' computes dot-product scores only, and scoring '{spec.scoring}' is not one"
+            )
+        if (
+            spec.position in positions
+            and adds_score_bias(positions.get(spec.position))
+            and not self.takes_score_bias_on(device)
+        ):
+            reasons.append(
+                f"kernel '{self.name}' takes no score bias on {device}, which position '{spec.position}' adds"
+            )
+        elif (
+            training
+            and spec.position in positions
+            and positions.get(spec.position).learned_bias
+            and not self.trains_score_bias_on(device)
+        ):
+            reasons.append(
+                f"kernel '{self.name}' passes no gradient to a score bias on {device}, and position "
+                f"'{spec.position}' learns its bias, so it cannot train"
+            )
         if getattr(spec, "window", None) is not None and not self.takes_window_on(device):
-            reasons.append(f"kernel '{self.name}' takes no score bias on {device}, and the sliding window ({spec.window} "
-                           f"keys) reaches kernels as a -inf score mask")
+            reasons.append(
+                f"kernel '{self.name}' takes no score bias on {device}, and the sliding window ({spec.window} "
+                f"keys) reaches kernels as a -inf score mask"
+            )
         if training and not self.trains_on(device):
-            reasons.append(f"kernel '{self.name}' has no backward pass on {device} (inference only), so it cannot train")
+            reasons.append(
+                f"kernel '{self.name}' has no backward pass on {device} (inference only), so it cannot train"
+            )
         return reasons
 
     # --- the call
-    def dispatch(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool, bias: Bias = None,
-                 scale: float | None = None) -> str:
+    def dispatch(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        *,
+        causal: bool,
+        bias: Bias = None,
+        scale: float | None = None,
+    ) -> str:
         """The implementation that runs for these inputs, as recorded with results (default: the kernel's name)."""
         return self.name
 

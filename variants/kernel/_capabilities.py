@@ -45,7 +45,9 @@ def current() -> DeviceTable:
         return _FAKES[-1]
     if not _DETECTED:
         cuda = torch.cuda.is_available()
-        _DETECTED.append(DeviceTable(cuda=cuda, compute_capability=torch.cuda.get_device_capability() if cuda else None))
+        _DETECTED.append(
+            DeviceTable(cuda=cuda, compute_capability=torch.cuda.get_device_capability() if cuda else None)
+        )
     return _DETECTED[0]
 
 

@@ -34,8 +34,9 @@ def _scale(q: torch.Tensor, scale: float | None) -> float:
     return 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
 
 
-def grouped_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None,
-                   scale: float | None = None) -> torch.Tensor:
+def grouped_decode(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None, scale: float | None = None
+) -> torch.Tensor:
     """q (B, H, 1, Dh), k/v (B, Hkv, S, Dh), bias broadcastable to (B, H, 1, S) -> (B, H, 1, Dh)."""
     B, H, T, D = q.shape
     Hkv, S = k.shape[1], k.shape[2]
@@ -59,8 +60,14 @@ def _grouped_bias(bias: torch.Tensor | None, B: int, H: int, Hkv: int, S: int) -
     return full.reshape(*full.shape[:-3], Hkv, H // Hkv, S)
 
 
-def split_kv_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor | None = None,
-                    scale: float | None = None, chunk: int = 512) -> torch.Tensor:
+def split_kv_decode(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    bias: torch.Tensor | None = None,
+    scale: float | None = None,
+    chunk: int = 512,
+) -> torch.Tensor:
     """q (B, H, 1, Dh), k/v (B, Hkv, S, Dh), bias broadcastable to (B, H, 1, S) -> (B, H, 1, Dh), the cache read
     in chunks of ``chunk`` positions whose partial softmaxes are merged exactly by their log-sum-exp."""
     B, H, T, D = q.shape
@@ -75,11 +82,13 @@ def split_kv_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: tor
     for start, pieces, size in ((0, n, chunk), (n * chunk, 1 if S % chunk else 0, S % chunk)):
         if not pieces:
             continue
-        keys = k[:, :, start:start + pieces * size].unflatten(2, (pieces, size))
-        values = v[:, :, start:start + pieces * size].unflatten(2, (pieces, size))
+        keys = k[:, :, start : start + pieces * size].unflatten(2, (pieces, size))
+        values = v[:, :, start : start + pieces * size].unflatten(2, (pieces, size))
         scores = qg @ keys.transpose(-2, -1)  # (B, Hkv, P, G, size)
         if grouped is not None:
-            scores = scores + grouped[..., start:start + pieces * size].unflatten(-1, (pieces, size)).transpose(-3, -2)
+            scores = scores + grouped[..., start : start + pieces * size].unflatten(-1, (pieces, size)).transpose(
+                -3, -2
+            )
         top = scores.amax(dim=-1, keepdim=True)  # (B, Hkv, P, G, 1)
         weights = torch.exp(scores - top)
         parts.append((top, weights.sum(dim=-1, keepdim=True), weights @ values))

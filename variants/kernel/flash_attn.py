@@ -37,7 +37,9 @@ class FlashAttn(AttentionKernel):
         from flash_attn import flash_attn_func
 
         # flash-attn wants (B, T, H, Dh)
-        out = flash_attn_func(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), softmax_scale=scale, causal=causal)
+        out = flash_attn_func(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), softmax_scale=scale, causal=causal
+        )
         return out.transpose(1, 2)
 
 

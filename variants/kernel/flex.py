@@ -96,8 +96,9 @@ class Flex(AttentionKernel):
         elif bias is not None:
             score_mod = _tensor_score_mod(dense_bias(bias).to(q.dtype), (q.shape[0], q.shape[1], q_len, k_len))
         mask = block_mask(q_len, k_len, str(q.device), causal)
-        return _compiled_flex()(q, k, v, score_mod=score_mod, block_mask=mask, scale=scale,
-                                enable_gqa=k.shape[1] != q.shape[1])
+        return _compiled_flex()(
+            q, k, v, score_mod=score_mod, block_mask=mask, scale=scale, enable_gqa=k.shape[1] != q.shape[1]
+        )
 
     def dispatch(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None) -> str:
         return "flex:compiled"

@@ -49,8 +49,10 @@ class Xformers(AttentionKernel):
             return None  # nothing to probe on: unavailable() names the missing device
         failure = probe("xformers", _run_once)
         if failure:
-            return (f"the xformers package is installed but its attention op does not run here ({failure}); "
-                    f"its C++/CUDA extensions are probably built for another torch or CUDA")
+            return (
+                f"the xformers package is installed but its attention op does not run here ({failure}); "
+                f"its C++/CUDA extensions are probably built for another torch or CUDA"
+            )
         return None
 
     def attend(self, q, k, v, *, causal: bool, bias=None, scale: float | None = None, score_fn=None):
@@ -63,8 +65,9 @@ class Xformers(AttentionKernel):
         k, v = repeat_kv(k, q.shape[1]), repeat_kv(v, q.shape[1])  # (B, H, S, Dh)
         mask = LowerTriangularFromBottomRightMask() if causal else None
         # xformers wants (B, T, H, Dh)
-        out = xops.memory_efficient_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
-                                              attn_bias=mask, scale=scale)
+        out = xops.memory_efficient_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), attn_bias=mask, scale=scale
+        )
         return out.transpose(1, 2)
 
 

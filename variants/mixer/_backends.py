@@ -16,10 +16,14 @@ import torch
 def fla_unavailable(device: str = "cuda") -> str:
     """Empty when flash-linear-attention can run on ``device`` here; otherwise one sentence saying why not."""
     if importlib.util.find_spec("fla") is None:
-        return ("flash-linear-attention is not installed (pip install flash-linear-attention): the chunked mixers "
-                "(mamba2, gla, deltanet, gated_deltanet) run their pure-PyTorch chunked forms.")
+        return (
+            "flash-linear-attention is not installed (pip install flash-linear-attention): the chunked mixers "
+            "(mamba2, gla, deltanet, gated_deltanet) run their pure-PyTorch chunked forms."
+        )
     if not str(device).startswith("cuda") or not torch.cuda.is_available():
-        return (f"flash-linear-attention's Triton kernels need a CUDA device, and {device} "
-                + ("is not one" if not str(device).startswith("cuda") else "has none here")
-                + ": the chunked mixers run their pure-PyTorch chunked forms.")
+        return (
+            f"flash-linear-attention's Triton kernels need a CUDA device, and {device} "
+            + ("is not one" if not str(device).startswith("cuda") else "has none here")
+            + ": the chunked mixers run their pure-PyTorch chunked forms."
+        )
     return ""

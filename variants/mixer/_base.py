@@ -30,8 +30,11 @@ class SequenceMixer(nn.Module):
     def problems(cls, d_model: int, n_heads: int, **options) -> list:
         """Every reason this mixer cannot be built at this width with these options (empty if it can); a mixer that
         takes options (state_size, chunk_size) overrides this, the others refuse any."""
-        return [f"{key}={value!r} does not apply to {cls.__name__}, which takes no options; leave it unset, or choose "
-                "a mixer that has it (mamba2, gla, deltanet, gated_deltanet)." for key, value in options.items()]
+        return [
+            f"{key}={value!r} does not apply to {cls.__name__}, which takes no options; leave it unset, or choose "
+            "a mixer that has it (mamba2, gla, deltanet, gated_deltanet)."
+            for key, value in options.items()
+        ]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - every mixer overrides it
         """x (B, T, d) -> y (B, T, d), every position at once; y_t depends on x_1..x_t only."""

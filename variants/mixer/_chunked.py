@@ -55,8 +55,14 @@ def _zero_state(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     return q.new_zeros(q.shape[0], q.shape[1], q.shape[-1], v.shape[-1])
 
 
-def gated_linear_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_alpha: torch.Tensor, chunk: int,
-                         state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def gated_linear_chunked(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    log_alpha: torch.Tensor,
+    chunk: int,
+    state: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """o_t = S_t^T q_t, S_t = diag(alpha_t) S_{t-1} + k_t v_t^T, chunk by chunk: (o (B, H, T, V), the last state)."""
     T = q.shape[2]
     qc, kc, vc, lc = (_chunks(t, chunk) for t in (q, k, v, log_alpha))  # (B, H, N, C, .)
@@ -81,16 +87,23 @@ def gated_linear_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_
     return o.flatten(2, 3)[:, :, :T], S
 
 
-def gated_linear_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_alpha: torch.Tensor,
-                      S: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def gated_linear_step(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, log_alpha: torch.Tensor, S: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """One token of gated linear attention: (o_t (B, H, V), S_t (B, H, K, V)); log_alpha (B, H, K or 1)."""
     S = log_alpha.exp().unsqueeze(-1) * S + k.unsqueeze(-1) * v.unsqueeze(-2)
     return (q.unsqueeze(-1) * S).sum(-2), S
 
 
-def gated_delta_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
-                        log_alpha: torch.Tensor | None, chunk: int,
-                        state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def gated_delta_chunked(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    beta: torch.Tensor,
+    log_alpha: torch.Tensor | None,
+    chunk: int,
+    state: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """o_t = S_t^T q_t, S_t = alpha_t (I - beta_t k_t k_t^T) S_{t-1} + beta_t k_t v_t^T, chunk by chunk (DeltaNet's UT
     transform); ``log_alpha`` (B, H, T) or None for DeltaNet (alpha = 1). Returns (o (B, H, T, V), the last state)."""
     T = q.shape[2]
@@ -118,8 +131,14 @@ def gated_delta_chunked(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta:
     return torch.stack(out, 2).flatten(2, 3)[:, :, :T], S
 
 
-def gated_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, beta: torch.Tensor,
-                     log_alpha: torch.Tensor | None, S: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def gated_delta_step(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    beta: torch.Tensor,
+    log_alpha: torch.Tensor | None,
+    S: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """One token of the gated delta rule: (o_t (B, H, V), S_t (B, H, K, V)); beta, log_alpha (B, H)."""
     if log_alpha is not None:
         S = log_alpha.exp()[..., None, None] * S

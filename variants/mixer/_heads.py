@@ -23,12 +23,16 @@ def option_problems(name: str, state_size: int | None, chunk_size: int | None) -
     """The reasons a state or chunk size cannot work (each names the key, its value and what is valid)."""
     out = []
     if state_size is not None and (not isinstance(state_size, int) or state_size < 1):
-        out.append(f"state_size={state_size!r} cannot build {name}: give a whole number of at least 1 (the key "
-                   "dimension per head), or leave it unset for the mixer's default.")
+        out.append(
+            f"state_size={state_size!r} cannot build {name}: give a whole number of at least 1 (the key "
+            "dimension per head), or leave it unset for the mixer's default."
+        )
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
-        out.append(f"chunk_size={chunk_size!r} cannot run {name}: give a whole number of at least 1 (tokens per chunk "
-                   "of the chunked form; it need not divide the length), or leave it unset for "
-                   f"{CHUNK}.")
+        out.append(
+            f"chunk_size={chunk_size!r} cannot run {name}: give a whole number of at least 1 (tokens per chunk "
+            "of the chunked form; it need not divide the length), or leave it unset for "
+            f"{CHUNK}."
+        )
     return out
 
 
@@ -59,8 +63,7 @@ class ChunkedMixer(SequenceMixer):
     chunk: int = CHUNK
 
     @classmethod
-    def problems(cls, d_model: int, n_heads: int, state_size: int | None = None,
-                 chunk_size: int | None = None) -> list:
+    def problems(cls, d_model: int, n_heads: int, state_size: int | None = None, chunk_size: int | None = None) -> list:
         return heads_problem(d_model, n_heads) + option_problems(cls.__name__, state_size, chunk_size)
 
     def sequential_steps(self, length: int) -> int:

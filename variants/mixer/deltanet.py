@@ -29,8 +29,9 @@ class DeltaNet(ChunkedMixer):
 
     gated = False
 
-    def __init__(self, d_model: int, n_heads: int, state_size: int | None = None,
-                 chunk_size: int | None = None) -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, state_size: int | None = None, chunk_size: int | None = None
+    ) -> None:
         super().__init__(d_model, n_heads)
         self.key_dim = state_size or d_model // n_heads  # K per head
         self.value_dim = d_model // n_heads  # V per head
@@ -53,7 +54,7 @@ class DeltaNet(ChunkedMixer):
         q k v of the same tokens, (B, T, .) or one token (B, .)."""
         keys = self.n_heads * self.key_dim
         q, k, v = F.silu(conved).split([keys, keys, self.d_model], -1)
-        q = F.normalize(split_heads(q, self.n_heads), dim=-1) * self.key_dim ** -0.5
+        q = F.normalize(split_heads(q, self.n_heads), dim=-1) * self.key_dim**-0.5
         k = F.normalize(split_heads(k, self.n_heads), dim=-1)
         v = split_heads(v, self.n_heads)
         beta = torch.sigmoid(self.beta_proj(x))  # (B, T, H) or (B, H)

@@ -27,8 +27,9 @@ GATE_RANK, TAU = 16, 16
 class GLA(ChunkedMixer):
     """Gated linear attention (Yang et al. 2023): a K x V state per head with a data-dependent decay per key channel."""
 
-    def __init__(self, d_model: int, n_heads: int, state_size: int | None = None,
-                 chunk_size: int | None = None) -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, state_size: int | None = None, chunk_size: int | None = None
+    ) -> None:
         super().__init__(d_model, n_heads)
         self.key_dim = state_size or max(1, d_model // (2 * n_heads))
         self.value_dim = d_model // n_heads
@@ -45,7 +46,7 @@ class GLA(ChunkedMixer):
         keys = self.n_heads * self.key_dim
         q, k, v = self.qkv(x).split([keys, keys, self.d_model], -1)
         log_alpha = F.logsigmoid(self.gate_up(self.gate_down(x))) / TAU  # log of sigmoid(.)^(1/tau), <= 0
-        q = split_heads(q, self.n_heads) * self.key_dim ** -0.5
+        q = split_heads(q, self.n_heads) * self.key_dim**-0.5
         return q, split_heads(k, self.n_heads), split_heads(v, self.n_heads), split_heads(log_alpha, self.n_heads)
 
     def _output(self, x: torch.Tensor, o: torch.Tensor) -> torch.Tensor:

@@ -37,7 +37,11 @@ class LinearAttention(SequenceMixer):
 
     @classmethod
     def problems(cls, d_model: int, n_heads: int, **options) -> list:
-        heads = [] if n_heads >= 1 and d_model % n_heads == 0 else [f"d_model {d_model} is not divisible by n_heads {n_heads}"]
+        heads = (
+            []
+            if n_heads >= 1 and d_model % n_heads == 0
+            else [f"d_model {d_model} is not divisible by n_heads {n_heads}"]
+        )
         return heads + super().problems(d_model, n_heads, **options)
 
     def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -68,4 +72,4 @@ class LinearAttention(SequenceMixer):
         return self.out_proj((num / den).reshape(x.shape[0], self.d_model)), (S, z)
 
     def state_numel(self, context: int = 0) -> int:
-        return self.n_heads * (self.head_dim ** 2 + self.head_dim)
+        return self.n_heads * (self.head_dim**2 + self.head_dim)

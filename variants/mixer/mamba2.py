@@ -34,8 +34,9 @@ class Mamba2(ChunkedMixer):
     #: N when the spec leaves state_size unset (a fixed size, whatever the width)
     default_state = STATE
 
-    def __init__(self, d_model: int, n_heads: int, state_size: int | None = None,
-                 chunk_size: int | None = None) -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, state_size: int | None = None, chunk_size: int | None = None
+    ) -> None:
         super().__init__(d_model, n_heads)
         self.inner = EXPAND * d_model
         self.head_dim = self.inner // n_heads  # P
@@ -51,10 +52,10 @@ class Mamba2(ChunkedMixer):
         self.out_proj = nn.Linear(self.inner, d_model, bias=False)
 
     @classmethod
-    def problems(cls, d_model: int, n_heads: int, state_size: int | None = None,
-                 chunk_size: int | None = None) -> list:
+    def problems(cls, d_model: int, n_heads: int, state_size: int | None = None, chunk_size: int | None = None) -> list:
         return heads_problem(EXPAND * d_model, n_heads, "the inner width 2 x d_model") + option_problems(
-            cls.__name__, state_size, chunk_size)
+            cls.__name__, state_size, chunk_size
+        )
 
     def _split(self, u: torch.Tensor):
         """z, xBC (before its convolution), dt of (B, T, d) or one token (B, d)."""

@@ -31,8 +31,10 @@ class SoftmaxAttention(SequenceMixer):
     def problems(cls, d_model: int, n_heads: int, window: int | None = None, **options) -> list:
         out = heads_problem(d_model, n_heads) + super().problems(d_model, n_heads, **options)
         if window is not None and (not isinstance(window, int) or window < 1):
-            out.append(f"window={window!r} cannot bound attention: give a whole number of at least 1 (keys each query "
-                       "sees), or leave it unset for global attention.")
+            out.append(
+                f"window={window!r} cannot bound attention: give a whole number of at least 1 (keys each query "
+                "sees), or leave it unset for global attention."
+            )
         return out
 
     def _mask(self, T: int, device) -> torch.Tensor | None:
@@ -55,7 +57,7 @@ class SoftmaxAttention(SequenceMixer):
         q, k, v = (split_heads(t, self.n_heads).unsqueeze(2) for t in self.qkv(x).chunk(3, -1))  # (B, H, 1, d_h)
         keys, values = torch.cat([keys, k], 2), torch.cat([values, v], 2)
         if self.window:
-            keys, values = keys[:, :, -self.window:], values[:, :, -self.window:]
+            keys, values = keys[:, :, -self.window :], values[:, :, -self.window :]
         o = F.scaled_dot_product_attention(q, keys, values)  # one query sees the whole cache
         return self.out_proj(merge_heads(o.squeeze(2))), (keys, values)
 

@@ -39,7 +39,9 @@ class Placement:
 
 placements: Registry[Placement] = Registry("norm placement", list_command="bench list norms")
 for _p in (
-    Placement("pre", "Pre-LN: x + f(norm(x)), final norm before the output (Xiong et al. 2020, arXiv 2002.04745).", True),
+    Placement(
+        "pre", "Pre-LN: x + f(norm(x)), final norm before the output (Xiong et al. 2020, arXiv 2002.04745).", True
+    ),
     Placement("post", "Post-LN: norm(x + f(x)), as in the original Transformer (Vaswani et al. 2017).", False),
 ):
     placements.add(_p.name, _p, summary=_p.summary)

@@ -115,14 +115,17 @@ class PositionEncoding(nn.Module):
     def scale_rope(self, scaling, scale="auto") -> None:
         """Take a RoPE scaling (variants/rope_scaling); only a ``rotary`` encoding can."""
         if scaling is not None:
-            raise ValueError(f"{type(self).__name__} does not rotate by RoPE, so rope scaling '{scaling.name}' cannot apply")
+            raise ValueError(
+                f"{type(self).__name__} does not rotate by RoPE, so rope scaling '{scaling.name}' cannot apply"
+            )
 
     def bidirectional_score_mod(self) -> Callable | None:
         """``bidirectional_bias`` as a FlexAttention score_mod, or None (the kernel then adds the tensor)."""
         return None
 
-    def attention_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype,
-                       causal: bool = True) -> ScoreBias | None:
+    def attention_bias(
+        self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype, causal: bool = True
+    ) -> ScoreBias | None:
         """What attention hands its kernel: None, or the bias as a lazy (H, T, S) tensor and a score_mod;
         ``causal=False`` (attention that sees later keys too, an encoder's) gives the bidirectional form."""
         if not adds_score_bias(type(self)):

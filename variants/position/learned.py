@@ -25,7 +25,7 @@ class Learned(PositionEncoding):
         super().__init__(d_model, n_heads, head_dim, max_len)
         self.max_positions = max_len
         self.table = nn.Embedding(max_len, d_model)
-        nn.init.normal_(self.table.weight, std=d_model ** -0.5)  # as fairseq's learned positions
+        nn.init.normal_(self.table.weight, std=d_model**-0.5)  # as fairseq's learned positions
 
     def embed(self, x: torch.Tensor, offset: Offset = 0) -> torch.Tensor:
         if isinstance(offset, DevicePosition):  # a captured step: its capacity bounds every position it reaches

@@ -28,8 +28,9 @@ from .rope import apply_rope, apply_rope_at
 RANGE_FACTOR = 16
 
 
-def sorted_sample(batch: int, length: int, max_position: int, device=None,
-                  generator: torch.Generator | None = None) -> torch.Tensor:
+def sorted_sample(
+    batch: int, length: int, max_position: int, device=None, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """(batch, length) positions: per row a sorted sample without replacement of 0..max_position-1.
 
     Drawn from ``generator`` (on the CPU, then moved to ``device``) when given, else from the global RNG on ``device``.
@@ -71,7 +72,9 @@ class Randomized(PositionEncoding):
         drawing = self.training or self._test_draws is not None
         sample = drawing and offset == 0 and x.shape[1] <= self.max_position
         generator = None if self.training else self._test_draws
-        self._sampled = sorted_sample(x.shape[0], x.shape[1], self.max_position, x.device, generator) if sample else None
+        self._sampled = (
+            sorted_sample(x.shape[0], x.shape[1], self.max_position, x.device, generator) if sample else None
+        )
         return x
 
     def rotate(

@@ -16,27 +16,49 @@ from ._base import PositionEncoding, positions
 from ._tables import DevicePosition, Offset, table_rows
 
 
-def rope_angles(length: int, head_dim: int, offset: int = 0, base: float = BASE,
-                inv_freq: torch.Tensor | None = None) -> torch.Tensor:
+def rope_angles(
+    length: int, head_dim: int, offset: int = 0, base: float = BASE, inv_freq: torch.Tensor | None = None
+) -> torch.Tensor:
     """(length, head_dim/2) rotation angles p * theta_i, theta_i = base^(-2i/Dh) unless ``inv_freq`` is given."""
     inv_freq = rope_frequencies(head_dim, base) if inv_freq is None else inv_freq
     pos = torch.arange(offset, offset + length, dtype=torch.float64)
     return torch.outer(pos, inv_freq)
 
 
-def _cos_sin_table(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
-                   scaling: RopeScaling | None = None, s: float = 1.0, train_len: int = 0):
+def _cos_sin_table(
+    length: int,
+    head_dim: int,
+    offset: int,
+    base: float,
+    dtype: torch.dtype,
+    device: str,
+    scaling: RopeScaling | None = None,
+    s: float = 1.0,
+    train_len: int = 0,
+):
     """(cos, sin), each (length, head_dim/2), of positions offset .. offset + length - 1, built afresh."""
     inv_freq = None if scaling is None else scaling.frequencies(head_dim, s, train_len, base)
     angles = rope_angles(length, head_dim, offset, base, inv_freq)
     factor = 1.0 if scaling is None else scaling.attention_factor(s)  # YaRN's sqrt(1/t) on q and k each
-    return ((factor * angles.cos()).to(device=device, dtype=dtype),
-            (factor * angles.sin()).to(device=device, dtype=dtype))
+    return (
+        (factor * angles.cos()).to(device=device, dtype=dtype),
+        (factor * angles.sin()).to(device=device, dtype=dtype),
+    )
 
 
-def _cos_sin(length: int, head_dim: int, offset: int, base: float, dtype: torch.dtype, device: str,
-             scaling: RopeScaling | None = None, s: float = 1.0, train_len: int = 0):
+def _cos_sin(
+    length: int,
+    head_dim: int,
+    offset: int,
+    base: float,
+    dtype: torch.dtype,
+    device: str,
+    scaling: RopeScaling | None = None,
+    s: float = 1.0,
+    train_len: int = 0,
+):
     """The rows of ``_cos_sin_table`` from one table per (shape, scale, dtype, device), grown on demand."""
+
     def build(capacity: int):
         return _cos_sin_table(capacity, head_dim, 0, base, dtype, device, scaling, s, train_len)
 
@@ -49,12 +71,20 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
 
 
-def apply_rope(x: torch.Tensor, offset: Offset = 0, base: float = BASE, scaling: RopeScaling | None = None,
-               s: float = 1.0, train_len: int = 0) -> torch.Tensor:
+def apply_rope(
+    x: torch.Tensor,
+    offset: Offset = 0,
+    base: float = BASE,
+    scaling: RopeScaling | None = None,
+    s: float = 1.0,
+    train_len: int = 0,
+) -> torch.Tensor:
     """Rotate x: (B, H, T, Dh) for positions offset..offset+T-1 (half-split pairs), with a scaling at scale s."""
     # the tables depend on shape and scale only, so they are cached on the device (computed in float64, then
     # cast) and grown on demand: decoding token by token slices one table instead of building one per step
-    cos, sin = _cos_sin(x.shape[-2], x.shape[-1], offset, base, x.dtype, str(x.device), scaling, s, train_len)  # (T, Dh/2)
+    cos, sin = _cos_sin(
+        x.shape[-2], x.shape[-1], offset, base, x.dtype, str(x.device), scaling, s, train_len
+    )  # (T, Dh/2)
     return rotate_pairs(x, cos, sin)
 
 
@@ -84,7 +114,9 @@ class Rope(PositionEncoding):
     def problems(cls, spec) -> list[str]:
         head_dim = spec.d_model // spec.n_heads if spec.n_heads else 0
         if head_dim % 2:
-            return [f"rope needs an even head dimension, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)"]
+            return [
+                f"rope needs an even head dimension, got {head_dim} (d_model {spec.d_model} / {spec.n_heads} heads)"
+            ]
         return []
 
     def scale_rope(self, scaling: RopeScaling | None, scale: str | float = "auto") -> None:
@@ -102,8 +134,10 @@ class Rope(PositionEncoding):
 
     def static_problem(self) -> str | None:
         if self.scaling is not None:
-            return (f"RoPE scaling '{self.scaling.name}' picks its scale from the sequence length, which a captured "
-                    f"decode step does not know")
+            return (
+                f"RoPE scaling '{self.scaling.name}' picks its scale from the sequence length, which a captured "
+                f"decode step does not know"
+            )
         return None
 
     def rotate(

@@ -24,8 +24,9 @@ from ._base import PositionEncoding, positions
 NUM_BUCKETS, MAX_DISTANCE = 32, 128
 
 
-def relative_bucket(relative: torch.Tensor, bidirectional: bool, num_buckets: int = NUM_BUCKETS,
-                    max_distance: int = MAX_DISTANCE) -> torch.Tensor:
+def relative_bucket(
+    relative: torch.Tensor, bidirectional: bool, num_buckets: int = NUM_BUCKETS, max_distance: int = MAX_DISTANCE
+) -> torch.Tensor:
     """Bucket index of each offset ``relative`` = key position - query position (any shape, integer), as in T5."""
     buckets = torch.zeros_like(relative)
     if bidirectional:
@@ -61,10 +62,14 @@ class T5Bias(PositionEncoding):
         if self.bidirectional_table is None:
             self.bidirectional_table = nn.Parameter(torch.zeros(self.n_heads, NUM_BUCKETS))  # (H, buckets)
 
-    def _bias(self, table: torch.Tensor, q_len: int, k_len: int, q_offset: int, bidirectional: bool, dtype) -> torch.Tensor:
+    def _bias(
+        self, table: torch.Tensor, q_len: int, k_len: int, q_offset: int, bidirectional: bool, dtype
+    ) -> torch.Tensor:
         q_pos = torch.arange(q_offset, q_offset + q_len, device=table.device)
         k_pos = torch.arange(k_len, device=table.device)
-        buckets = relative_bucket(k_pos[None, :] - q_pos[:, None], bidirectional, NUM_BUCKETS, self.max_distance)  # (T, S)
+        buckets = relative_bucket(
+            k_pos[None, :] - q_pos[:, None], bidirectional, NUM_BUCKETS, self.max_distance
+        )  # (T, S)
         return table[:, buckets].to(dtype)  # (H, T, S)
 
     def score_bias(self, q_len: int, k_len: int, q_offset: int, dtype: torch.dtype) -> torch.Tensor | None:

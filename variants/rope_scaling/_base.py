@@ -24,8 +24,9 @@ from .._registry import Registry
 if TYPE_CHECKING:
     from ..spec import TransformerSpec
 
-rope_scalings: Registry[RopeScaling] = Registry("rope scaling", package="variants.rope_scaling",
-                                                  list_command="bench list positions")
+rope_scalings: Registry[RopeScaling] = Registry(
+    "rope scaling", package="variants.rope_scaling", list_command="bench list positions"
+)
 
 BASE = 10000.0
 
@@ -67,14 +68,18 @@ class RopeScaling:
 
         reasons = []
         if spec.position in positions and not getattr(positions.get(spec.position), "rotary", False):
-            reasons.append(f"rope scaling '{self.name}' changes RoPE's frequencies, and position '{spec.position}' does "
-                           f"not rotate queries and keys by RoPE; write rope+{self.name}")
+            reasons.append(
+                f"rope scaling '{self.name}' changes RoPE's frequencies, and position '{spec.position}' does "
+                f"not rotate queries and keys by RoPE; write rope+{self.name}"
+            )
         problem = scale_problem(spec.rope_scale)
         if problem:
             reasons.append(problem)
         elif self.dynamic and spec.rope_scale != "auto":
-            reasons.append(f"rope scaling '{self.name}' takes s from each sequence's length, so rope_scale must be "
-                           f"'auto', not {spec.rope_scale!r}")
+            reasons.append(
+                f"rope scaling '{self.name}' takes s from each sequence's length, so rope_scale must be "
+                f"'auto', not {spec.rope_scale!r}"
+            )
         return reasons
 
 

@@ -38,9 +38,16 @@ def load_bible() -> ParallelCorpus:
         split = "test" if key[0] in TEST_BOOKS else "valid" if key[0] in VALID_BOOKS else "train"
         splits[split].append((en, es))
     if not splits["train"] or not splits["test"]:
-        raise CorpusError(f"The SWORD modules under {root} hold no aligned verses of the training or test books; reinstall {PACKAGES}.")
+        raise CorpusError(
+            f"The SWORD modules under {root} hold no aligned verses of the training or test books; reinstall {PACKAGES}."
+        )
     return ParallelCorpus(
-        "bible_en_es", "en", "es", tuple(splits["train"]), tuple(splits["valid"]), tuple(splits["test"]),
+        "bible_en_es",
+        "en",
+        "es",
+        tuple(splits["train"]),
+        tuple(splits["valid"]),
+        tuple(splits["test"]),
         f"King James Bible ({ENGLISH}) to Reina-Valera 1909 ({SPANISH}), aligned by verse; test books "
         f"{', '.join(TEST_BOOKS)}; validation books {', '.join(VALID_BOOKS)}",
     )

@@ -60,9 +60,14 @@ class CharLMData:
 
     def facts(self) -> dict[str, Any]:
         """What every record of a job trained on this data carries (the data checksum is added by the harness)."""
-        return {"corpus": self.corpus.name, "split": self.split, "train_chars": int(self.train_ids.numel()),
-                "heldout_chars": int(self.heldout_ids.numel()), "unigram_entropy": self.unigram_entropy,
-                "bigram_entropy": self.bigram_entropy}
+        return {
+            "corpus": self.corpus.name,
+            "split": self.split,
+            "train_chars": int(self.train_ids.numel()),
+            "heldout_chars": int(self.heldout_ids.numel()),
+            "unigram_entropy": self.unigram_entropy,
+            "bigram_entropy": self.bigram_entropy,
+        }
 
     def passes(self, tokens: int) -> float:
         """How many times ``tokens`` training tokens read the training split."""
@@ -75,8 +80,9 @@ def char_lm_data(source: str | None, heldout_fraction: float) -> CharLMData:
     return _prepare(corpus, heldout_fraction)
 
 
-def check_fits(source: str | None, heldout_fraction: float, train_len: int, eval_len: int,
-               eval_settings: str = "set.train_len") -> None:
+def check_fits(
+    source: str | None, heldout_fraction: float, train_len: int, eval_len: int, eval_settings: str = "set.train_len"
+) -> None:
     """A UsageError naming ``data`` when the corpus's splits cannot hold random training windows of
     ``train_len`` and one evaluation window of ``eval_len`` (``eval_settings`` says which settings make it).
 
@@ -88,22 +94,28 @@ def check_fits(source: str | None, heldout_fraction: float, train_len: int, eval
     data = char_lm_data(source, heldout_fraction)
     have, need = int(data.train_ids.numel()), train_len + 2
     if have < need:
-        raise UsageError(f"data={name} is too small for set.train_len={train_len}: its training split has {have} "
-                         f"characters and training windows need at least {need}; use a larger corpus "
-                         f"(data=pydoc, data=bible) or a smaller set.train_len.")
+        raise UsageError(
+            f"data={name} is too small for set.train_len={train_len}: its training split has {have} "
+            f"characters and training windows need at least {need}; use a larger corpus "
+            f"(data=pydoc, data=bible) or a smaller set.train_len."
+        )
     have, need = int(data.heldout_ids.numel()), eval_len + 1
     if have < need:
-        raise UsageError(f"data={name} is too small for evaluation at length {eval_len} ({eval_settings}): its held-out "
-                         f"split ({data.split}) has {have} characters and needs at least {need}; use a larger corpus "
-                         f"(data=pydoc, data=bible), a larger set.heldout_fraction or shorter evaluation lengths.")
+        raise UsageError(
+            f"data={name} is too small for evaluation at length {eval_len} ({eval_settings}): its held-out "
+            f"split ({data.split}) has {have} characters and needs at least {need}; use a larger corpus "
+            f"(data=pydoc, data=bible), a larger set.heldout_fraction or shorter evaluation lengths."
+        )
 
 
 @functools.lru_cache(maxsize=4)
 def _prepare(corpus: TextCorpus, heldout_fraction: float) -> CharLMData:
     train_text, heldout_text = corpus.train_heldout(heldout_fraction)
     if len(train_text) < 2:
-        raise CorpusError(f"data={corpus.name} is too small: its training split has {len(train_text)} characters; "
-                          f"it needs at least 2 (data=pydoc, data=bible or a larger text file).")
+        raise CorpusError(
+            f"data={corpus.name} is too small: its training split has {len(train_text)} characters; "
+            f"it needs at least 2 (data=pydoc, data=bible or a larger text file)."
+        )
     vocab = CharVocab.from_text(train_text)
     train_ids, heldout_ids = vocab.encode(train_text), vocab.encode(heldout_text)
     h1, h2 = ngram_entropies(train_ids, vocab.size)

@@ -42,7 +42,9 @@ class CopyTask:
 
     def __post_init__(self):
         if self.lag < self.symbols + 1:
-            raise ValueError(f"lag {self.lag} must exceed the number of symbols {self.symbols}, so the cue comes after them")
+            raise ValueError(
+                f"lag {self.lag} must exceed the number of symbols {self.symbols}, so the cue comes after them"
+            )
         if self.gap not in GAPS:
             raise ValueError(f"gap {self.gap!r} is not one of {', '.join(GAPS)}")
 
@@ -79,7 +81,8 @@ class CopyTask:
         gap = self.lag - 1 - self.symbols  # positions symbols .. lag-2
         if self.gap == "distractors" and gap > 0:
             inputs[:, self.symbols : self.lag - 1] = self.first_distractor + torch.randint(
-                0, self.distractors, (batch_size, gap), generator=generator)
+                0, self.distractors, (batch_size, gap), generator=generator
+            )
         inputs[:, self.lag - 1] = self.cue
         targets = torch.full_like(inputs, IGNORE)
         targets[:, self.lag :] = data

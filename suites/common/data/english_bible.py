@@ -32,6 +32,12 @@ def load_english_bible() -> TextCorpus:
         if verse:
             (heldout if book in HELDOUT_BOOKS else train).append(verse)
     if not train or not heldout:
-        raise CorpusError(f"The SWORD module {folder} holds no verses of the training or held-out books; reinstall {PACKAGE}.")
-    return TextCorpus(f"World English Bible ({MODULE})", "\n".join(train) + "\n", heldout="\n".join(heldout) + "\n",
-                      split=f"held-out books {', '.join(HELDOUT_BOOKS)}")
+        raise CorpusError(
+            f"The SWORD module {folder} holds no verses of the training or held-out books; reinstall {PACKAGE}."
+        )
+    return TextCorpus(
+        f"World English Bible ({MODULE})",
+        "\n".join(train) + "\n",
+        heldout="\n".join(heldout) + "\n",
+        split=f"held-out books {', '.join(HELDOUT_BOOKS)}",
+    )

@@ -29,7 +29,7 @@ class Phrases:
         from num2words import num2words
 
         small = list(range(1000))
-        large = sorted({rng.randint(10 ** (d - 1), 10 ** d - 1) for d in (rng.randint(4, 6) for _ in range(pool))})
+        large = sorted({rng.randint(10 ** (d - 1), 10**d - 1) for d in (rng.randint(4, 6) for _ in range(pool))})
         self.by_digits = {d: [n for n in small if len(str(n)) == d] for d in (1, 2, 3)}
         self.by_digits.update({d: [n for n in large if len(str(n)) == d] for d in (4, 5, 6)})
         self.words = {n: (num2words(n, lang="en"), num2words(n, lang="fr")) for n in small + large}
@@ -67,8 +67,9 @@ def _split(rng: random.Random, phrases: Phrases, size: int, max_words: int, take
     return pairs
 
 
-def generate(train: int = TRAIN, valid: int = VALID, test: int = TEST, max_words: int = MAX_WORDS,
-             seed: int = SEED) -> tuple[list[Pair], list[Pair], list[Pair]]:
+def generate(
+    train: int = TRAIN, valid: int = VALID, test: int = TEST, max_words: int = MAX_WORDS, seed: int = SEED
+) -> tuple[list[Pair], list[Pair], list[Pair]]:
     """(train, valid, test) pairs; the test split is drawn first, then validation, then training."""
     rng = random.Random(seed)
     phrases = Phrases(rng)

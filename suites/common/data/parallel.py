@@ -60,8 +60,15 @@ def _load(source: str, sword_root: str) -> ParallelCorpus:
         from suites.common.data.numbers import MAX_WORDS, generate
 
         train, valid, test = generate()
-        return ParallelCorpus("numbers_en_fr", "en", "fr", tuple(train), tuple(valid), tuple(test),
-                              f"English number phrases (1-{MAX_WORDS} words) to French, generated with num2words")
+        return ParallelCorpus(
+            "numbers_en_fr",
+            "en",
+            "fr",
+            tuple(train),
+            tuple(valid),
+            tuple(test),
+            f"English number phrases (1-{MAX_WORDS} words) to French, generated with num2words",
+        )
     if source == "bible_en_es":
         from suites.common.data.bible import load_bible
 
@@ -89,13 +96,24 @@ def load_files(source_path: str, target_path: str) -> ParallelCorpus:
     """Two files of one sentence per line; empty lines on either side drop the pair."""
     src, tgt = _lines(source_path), _lines(target_path)
     if len(src) != len(tgt):
-        raise CorpusError(f"data files are not parallel: {source_path} has {len(src)} lines, {target_path} has {len(tgt)}.")
+        raise CorpusError(
+            f"data files are not parallel: {source_path} has {len(src)} lines, {target_path} has {len(tgt)}."
+        )
     pairs = [(" ".join(s.split()), " ".join(t.split())) for s, t in zip(src, tgt) if s.strip() and t.strip()]
     if len(pairs) < MIN_USER_PAIRS:
-        raise CorpusError(f"data files hold {len(pairs)} non-empty sentence pairs; at least {MIN_USER_PAIRS} are needed.")
+        raise CorpusError(
+            f"data files hold {len(pairs)} non-empty sentence pairs; at least {MIN_USER_PAIRS} are needed."
+        )
     random.Random(0).shuffle(pairs)
     n_test, n_valid = min(1000, max(1, len(pairs) // 10)), min(500, max(1, len(pairs) // 20))
     test, valid, train = pairs[:n_test], pairs[n_test : n_test + n_valid], pairs[n_test + n_valid :]
     name = f"{Path(source_path).name},{Path(target_path).name}"
-    return ParallelCorpus(name, "src", "tgt", tuple(train), tuple(valid), tuple(test),
-                          "user sentence pairs, shuffled with seed 0 and split 85/5/10 (test at most 1000, validation at most 500)")
+    return ParallelCorpus(
+        name,
+        "src",
+        "tgt",
+        tuple(train),
+        tuple(valid),
+        tuple(test),
+        "user sentence pairs, shuffled with seed 0 and split 85/5/10 (test at most 1000, validation at most 500)",
+    )

@@ -47,7 +47,9 @@ def module_dir(name: str, root: Path | None = None) -> Path:
 
 def module_missing(folder: Path) -> str | None:
     """Which of a module's files are missing, or None when it is complete."""
-    missing = [f"{t}.{ext}" for t in TESTAMENTS for ext in ("bzs", "bzv", "bzz") if not (folder / f"{t}.{ext}").is_file()]
+    missing = [
+        f"{t}.{ext}" for t in TESTAMENTS for ext in ("bzs", "bzv", "bzz") if not (folder / f"{t}.{ext}").is_file()
+    ]
     return f"{folder} lacks {', '.join(missing)}" if missing else None
 
 

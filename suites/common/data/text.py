@@ -84,10 +84,12 @@ def check_readable_size(key: str, path: Path) -> None:
 
     memory, size = memory_bytes(), path.stat().st_size
     if memory and size * BYTES_PER_FILE_BYTE > memory:
-        raise CorpusError(f"{key}='{path}' is {human_bytes(size)}; bench reads a corpus whole into memory (about "
-                          f"{BYTES_PER_FILE_BYTE} bytes per byte of text, with its ids), so at most "
-                          f"{human_bytes(memory // BYTES_PER_FILE_BYTE)} fit this machine's {human_bytes(memory)}; "
-                          f"give a smaller file.")
+        raise CorpusError(
+            f"{key}='{path}' is {human_bytes(size)}; bench reads a corpus whole into memory (about "
+            f"{BYTES_PER_FILE_BYTE} bytes per byte of text, with its ids), so at most "
+            f"{human_bytes(memory // BYTES_PER_FILE_BYTE)} fit this machine's {human_bytes(memory)}; "
+            f"give a smaller file."
+        )
 
 
 @functools.lru_cache(maxsize=4)

@@ -10,7 +10,7 @@ A difference *counts* on one paired test, whatever the rule's shape:
 
 - with two or more seeds, when its 95% interval excludes zero: the paired t test at level 5% two-sided, on the
   per-seed differences (bounded quantities) or on the per-seed log ratios (``relative=True``, positive quantities).
-  Its size is what it says: under null noise it counts 5% of the time (tests/unit/test_rule_size.py simulates it).
+  Its size is what it says: under null noise it counts 5% of the time (tests/unit/harness/test_rule_size.py simulates it).
   No range test, no margin: a declared ``margin`` is ignored at two seeds or more.
 - with one seed, only beyond a declared ``margin`` calibrated from the standard profile's per-seed spread *of the
   quantity being judged* (at least ``MARGIN_SDS`` standard deviations, ``one_seed_margin``); with no calibrated

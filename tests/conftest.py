@@ -4,7 +4,7 @@ SWORD guard.
 No installed plugins: components other packages add through the ``bench.plugins`` entry points are not loaded
 in the test process, so every registry a test reads holds the built-in components alone and an installed
 plugin cannot make a test fail; the tests of plugin loading give their own entry points
-(tests/unit/test_registry.py, tests/integration/test_plugin_example.py).
+(tests/unit/variants/test_registry.py, tests/integration/test_plugin_example.py).
 
 The SWORD guard: a test that reads Debian's SWORD Bible modules (data=bible, data=bible_en_es, or a profile whose
 data is one of them) says so with ``@pytest.mark.sword("engWEB2015eb", ...)`` and is skipped, with the one

@@ -98,7 +98,7 @@ def render_markdown() -> str:
         "Generated from the registries and this installation (`bench list support`); each variant is one preset "
         "on the default spec (sinusoidal, scaled_dot, MHA, Pre-LN, layernorm, gelu), a RoPE scaling on rope. `ok` means `problems(spec)` "
         "found nothing; otherwise the numbered reasons follow each table. Every `ok` kernel is checked against "
-        "`naive` by tests/unit/test_equivalence.py before it is timed.",
+        "`naive` by tests/unit/variants/test_equivalence.py before it is timed.",
         "",
         f"torch {torch.__version__}; CUDA available: {torch.cuda.is_available()}.",
         "",

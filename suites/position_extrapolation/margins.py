@@ -5,7 +5,7 @@ calibrated from the standard profile's per-seed spread of the very quantity judg
 2.8 sd). ``STANDARD_PER_SEED`` is that small table: for each quantity, by the label the verdict code gives it, its
 per-seed values in % (the per-seed change (a - b) / b, or a ratio's change from 1) in the reference records
 reference/results/position_extrapolation, profile standard, seeds 0, 1 and 2 (the profile's seeds).
-tests/unit/test_position_margins.py recomputes every entry from those records through the verdict code, so the
+tests/unit/suites/position_extrapolation/test_position_margins.py recomputes every entry from those records through the verdict code, so the
 table cannot drift from them. A quantity missing from it (another profile's variant, say) has no margin: one seed
 of it gives no verdict ("1 seed: no verdict").
 

@@ -146,7 +146,7 @@ def test_an_installed_plugin_fails_no_test(plugin):
             "-q",
             "-p",
             "no:cacheprovider",
-            "tests/unit/test_registry.py",
+            "tests/unit/variants/test_registry.py",
             "tests/integration/test_cli.py::test_list_shows_every_section",
         ],
         cwd=ROOT,

@@ -3,7 +3,7 @@
 Every "matches naive" check of the project reads this table: attention_cost's check of each kernel
 against float64 naive (suites/attention_cost/check.py), sequence_cost's check of each layer against float64,
 kv_cache's cached decode step against the full forward and its decode paths against float64, and the
-kernel equivalence gate (tests/unit/test_equivalence.py, test_kernels.py). The rule is one number per
+kernel equivalence gate (tests/unit/variants/test_equivalence.py, test_kernels.py). The rule is one number per
 comparison: max |got - want| <= atol + rtol * max |want|, the relative part scaled by the reference's
 largest magnitude (not elementwise, as torch.allclose does), so values near zero are held to the
 precision of the computation rather than to an exact zero.

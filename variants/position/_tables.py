@@ -3,7 +3,7 @@
 A table of rows for positions 0 .. capacity - 1 (sinusoid vectors, RoPE's cos and sin) is built once per
 (kind, shape, dtype, device), in float64 and then cast as the encoding always did, and a call for positions
 offset .. offset + T - 1 slices it. Each row is computed elementwise from its own position, so a slice is
-bit-identical to the table built for those positions alone (tests/unit/test_positions.py checks it). Asked
+bit-identical to the table built for those positions alone (tests/unit/variants/test_positions.py checks it). Asked
 for a row past its capacity, the table is rebuilt at least twice as long, so decoding token by token
 rebuilds it a logarithmic number of times instead of building a row table per step.
 """

@@ -1,7 +1,7 @@
 """Verdict functions of language_modeling, translation, kv_cache, attention_scaling and position_extrapolation on
 made-up records: each says "agrees", "disagrees", "inconclusive" and "not run" where it can be reached.
 
-(tests/unit/test_report_verdicts.py does the same for gradient_flow and attention_cost.)"""
+(tests/unit/harness/test_report_verdicts.py does the same for gradient_flow and attention_cost.)"""
 
 import pandas as pd
 import pytest

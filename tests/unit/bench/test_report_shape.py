@@ -7,7 +7,7 @@ import pytest
 
 from tests.report_shape import MAX_COLUMNS, check_reports, columns, problems
 
-REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "results"
+REFERENCE = Path(__file__).resolve().parents[3] / "reference" / "results"
 #: suites whose report from the stored reference records takes over ~15 s (per-head maps, gradient probes): their
 #: end-to-end tests check their reports instead
 SLOW = ("attention_heads", "gradient_flow")

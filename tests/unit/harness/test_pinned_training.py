@@ -4,7 +4,7 @@ Stored reference results depend on the numbers a seed gives on CPU. tests/unit/p
 float.hex, the losses and gradient norms of short trainings of every position encoding, their losses at longer
 lengths, a tiny encoder-decoder's training, the records of a tiny position_extrapolation job per variant (timings
 left out) and the reasons two diverging trainings give, recorded on one thread (``python
-tests/unit/test_pinned_training.py --write`` rewrites it, only where a deliberate change moves the numbers).
+tests/unit/harness/test_pinned_training.py --write`` rewrites it, only where a deliberate change moves the numbers).
 
 Two properties are held apart:
 
@@ -356,7 +356,7 @@ def test_the_tolerance_and_the_rounding_error_bound_can_fail():
 if __name__ == "__main__":
     if "--write" not in sys.argv:
         sys.exit(
-            "python tests/unit/test_pinned_training.py --write  pins this environment's numbers (only on the code they pin)"
+            "python tests/unit/harness/test_pinned_training.py --write  pins this environment's numbers (only on the code they pin)"
         )
     here = record_all()
     kept = [

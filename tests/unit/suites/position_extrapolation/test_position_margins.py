@@ -12,7 +12,7 @@ from harness.store import ResultsStore
 from suites.position_extrapolation import margins, rope_extension_report, rules, verdicts, window_quality
 from suites.position_extrapolation.suite import PositionExtrapolation
 
-REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "results"
+REFERENCE = Path(__file__).resolve().parents[4] / "reference" / "results"
 #: the standard profile's seeds, which the table is calibrated on
 SEEDS = (0, 1, 2)
 

@@ -141,60 +141,15 @@ def _main(argv: list[str]) -> int:
 
 def cmd_run(args: list[str]) -> int:
     from bench.config import RunConfig, parse
-    from bench.run.executors import EXECUTORS, run_plan
-    from bench.run.plan import DTYPES, make_plan, resolve_dtype
-    from harness.contract import suites
-    from harness.env import resolve_device
-    from harness.overrides import apply_overrides
+    from bench.run.checks import check_request
+    from bench.run.executors import run_plan
+    from bench.run.plan import make_plan
     from harness.store import ResultsStore
 
     cfg: RunConfig = parse(args, RunConfig)
-    suite = suites.get(cfg.suite)
-    profile_name = cfg.profile or suite.default_profile
-    if profile_name not in suite.profiles:
-        raise UsageError(
-            f"Unknown profile '{profile_name}' for suite {suite.name}; choose one of {', '.join(suite.profiles)}."
-        )
-    if cfg.dtype != "auto" and cfg.dtype not in suite.dtypes:
-        what = (
-            f"Suite {suite.name} does not compute in {cfg.dtype}"
-            if cfg.dtype in DTYPES
-            else f"Unknown dtype '{cfg.dtype}'"
-        )
-        raise UsageError(f"{what}; choose dtype={' or dtype='.join(suite.dtypes)}.")
-    options = {"data": cfg.data, "protocol": cfg.protocol}
-    for key, value in options.items():
-        allowed = suite.options.get(key, ()) if key in suite.options else ()
-        if value is not None and key not in suite.options:
-            raise UsageError(
-                f"Suite {suite.name} takes no '{key}' option; its options: {', '.join(suite.options) or 'none'}."
-            )
-        if value is not None and allowed and value not in allowed:
-            raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
-    if cfg.executor not in EXECUTORS:
-        raise UsageError(f"Unknown executor '{cfg.executor}'; choose one of {', '.join(EXECUTORS)}.")
-    if cfg.submitit and cfg.executor != "submitit":
-        first = next(iter(cfg.submitit))
-        raise UsageError(
-            f"submitit.{first} is a submitit parameter, but executor={cfg.executor}; "
-            f"add executor=submitit or leave the submitit.* options out."
-        )
-    if cfg.workers > 1 and cfg.executor != "local":
-        raise UsageError(
-            f"workers={cfg.workers} runs local processes, but executor={cfg.executor}; "
-            f"give workers=1 or executor=local."
-        )
-    try:
-        device = resolve_device(cfg.device)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
-    seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
-    variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name))
-    if cfg.executor == "submitit":
-        from bench.run.executors import check_submitit
-
-        check_submitit(cfg.submitit, Path(cfg.results_dir))
+    asked = check_request(cfg)  # every refusal of the request as a whole, before any data is read
+    suite, profile, options, device = asked.suite, asked.profile, asked.options, asked.device
+    seeds, variants = asked.seeds, asked.variants
     store = ResultsStore(cfg.results_dir)
     if not cfg.dry_run:
         store.adopt_unsaved()  # records kept aside when this folder was unwritable: stored before planning
@@ -204,7 +159,7 @@ def cmd_run(args: list[str]) -> int:
         variants,
         seeds,
         device,
-        resolve_dtype(cfg.dtype, suite, device),
+        asked.dtype,
         options,
         store,
         asked=cfg.variants is not None,

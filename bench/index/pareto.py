@@ -1,12 +1,14 @@
 """The index's Pareto figure: each trained model's quality against its own costs, a front per quality metric.
 
 One point per model of the quality x cost table (bench/index/tradeoffs.py) with its 95% interval over seeds, its
-quality and cost from the same jobs. A row of panels per suite and quality metric (held-out perplexity at L,
-and at 8L where the suite scores it), against KV-cache bytes per token, decode latency per token at the same
-length, and training FLOPs per token; different suites' models never share an axis. An axis whose values span a
-decade or more is logarithmic. Two costs whose intervals overlap (a timing's repeats, or seeds) are a tie: the
-front treats them as equal, and the figure shades them as one. Models the suite flags (did not learn, memorised)
-are left out of the panels and named in the caption, so they do not squash the axes.
+quality and cost from the same jobs. A row of panels per suite and quality metric (held-out perplexity at L, and at
+8L where the suite scores it), against KV-cache bytes per token, decode latency per token at the same length, and
+training FLOPs per token; different suites' models never share an axis. Two costs whose intervals overlap (a
+timing's repeats, or seeds) are a tie: the front treats them as equal, and the figure shades them as one; a panel
+whose costs are all one tie shows no trade-off and is left out, named under the figure. Each suite's models are told
+apart by family (hue) and member (shade and marker), with one legend per suite. An axis whose values span a decade
+or more is logarithmic. Models the suite flags (did not learn, memorised) are left out of the panels and named in
+the caption, so they do not squash the axes.
 """
 
 from __future__ import annotations
@@ -110,48 +112,86 @@ def panels(table: Table) -> dict[tuple[str, str, str], pd.DataFrame]:
     return out
 
 
+def drawn(found: dict[tuple[str, str, str], pd.DataFrame]) -> tuple[dict, list[str]]:
+    """The panels worth drawing, and a phrase for each left out: a panel whose models' costs all overlap (one tie:
+    training FLOPs of models that differ only in how they encode position) shows no trade-off."""
+    kept, left = {}, []
+    labels = {c: label for axes in COST_AXES.values() for c, label in axes}
+    for (quality, suite, cost), data in found.items():
+        if len(data) > 1 and len(ties(data)) == 1:
+            phrase = f"{labels[cost]} in {suite}"
+            if phrase not in left:
+                left.append(phrase)
+            continue
+        kept[(quality, suite, cost)] = data
+    return kept, left
+
+
 def figure(table: Table, path: Path) -> Path | None:
-    """Write the figure (a row of panels per suite and quality metric); None when no model has a quality and a cost."""
-    found = panels(table)
+    """Write the figure (a row of panels per suite and quality metric); None when no model has a quality and a cost.
+
+    Each suite's models are told apart by family (hue) and member (shade and marker; harness/figure_styles.py), with a
+    legend beside the suite's rows; a panel whose costs all tie is left out and named under the figure."""
+    found, left = drawn(panels(table))
     if not found:
         return None
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import seaborn as sns
+
+    from harness.figure_styles import families, styles
 
     rows = list(dict.fromkeys((q, s) for q, s, _ in found))
-    width = max(len(COST_AXES[q]) for q, _ in rows)
-    fig, axes = plt.subplots(len(rows), width, figsize=(5.2 * width, 4.2 * len(rows)), squeeze=False)
-    models: list[str] = list(dict.fromkeys(m for d in found.values() for m in d.model))
-    colours = sns.color_palette("tab10" if len(models) <= 10 else "tab20" if len(models) <= 20 else "husl", len(models))
-    palette = dict(zip(models, colours))
+    costs = {row: [c for c, _ in COST_AXES[row[0]] if (row[0], row[1], c) in found] for row in rows}
+    width = max(len(c) for c in costs.values())
+    fig, axes = plt.subplots(len(rows), width, figsize=(5.2 * width + 2.6, 4.2 * len(rows)), squeeze=False)
+    looks = {}
+    for suite in dict.fromkeys(s for _, s in rows):
+        models = list(dict.fromkeys(m for (_, s, _), d in found.items() if s == suite for m in d.model))
+        family = families(models)
+        order = list(dict.fromkeys(family[m] for m in models))
+        looks[suite] = styles(sorted(models, key=lambda m: (order.index(family[m]), models.index(m))))
     labels = dict(QUALITY_AXES)
+    cost_labels = {c: label for axes_ in COST_AXES.values() for c, label in axes_}
     for r, (quality, suite) in enumerate(rows):
         for j in range(width):
             ax = axes[r][j]
-            if j >= len(COST_AXES[quality]) or (quality, suite, COST_AXES[quality][j][0]) not in found:
+            if j >= len(costs[(quality, suite)]):
                 ax.set_axis_off()
                 continue
-            cost, cost_label = COST_AXES[quality][j]
-            _panel(ax, found[(quality, suite, cost)], palette)
-            ax.set_xlabel(cost_label)
+            cost = costs[(quality, suite)][j]
+            _panel(ax, found[(quality, suite, cost)], looks[suite])
+            ax.set_xlabel(cost_labels[cost])
             ax.set_ylabel(f"{labels[quality]}\n{suite}")
-    handles = [plt.Line2D([], [], marker="o", linestyle="", color=palette[m], label=m) for m in models]
-    handles.append(plt.Line2D([], [], color="black", linestyle="--", label="Pareto front"))
-    handles.append(plt.Rectangle((0, 0), 1, 1, color="grey", alpha=0.2, label="tie (cost intervals overlap)"))
-    fig.legend(handles=handles, title="model", loc="upper left", bbox_to_anchor=(1.0, 0.95), fontsize=8)
+        if all(s != suite for _, s in rows[:r]):  # one legend per suite, its models by family, beside its first row
+            look = looks[suite]
+            handles = [
+                plt.Line2D([], [], marker=look[m].marker, linestyle="", color=look[m].colour, label=m) for m in look
+            ]
+            handles.append(plt.Line2D([], [], color="black", linestyle="--", label="Pareto front"))
+            handles.append(plt.Rectangle((0, 0), 1, 1, color="grey", alpha=0.2, label="tie (cost intervals overlap)"))
+            last = axes[r][len(costs[(quality, suite)]) - 1]
+            last.legend(
+                handles=handles,
+                title=suite,
+                loc="upper left",
+                bbox_to_anchor=(1.02, 1.0),
+                fontsize=7,
+                ncol=1 if len(handles) <= 16 else 2,  # a long legend in two columns keeps the rows close
+            )
     fig.suptitle(
         "Each model's quality against its own cost, measured in the job that trained it (lower-left is better)"
     )
+    if left:
+        fig.text(0.01, 0.0, "Not drawn (every model's cost within one interval): " + "; ".join(left) + ".", fontsize=9)
     fig.tight_layout()
     atomic.save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 
 
-def _panel(ax, data: pd.DataFrame, palette) -> None:
+def _panel(ax, data: pd.DataFrame, look) -> None:
     for group in ties(data):
         if len(group) > 1:
             lo, hi = data.loc[group, "x_low"].min(), data.loc[group, "x_high"].max()
@@ -162,7 +202,7 @@ def _panel(ax, data: pd.DataFrame, palette) -> None:
     yerr = [(data.y - data.y_low).clip(lower=0), (data.y_high - data.y).clip(lower=0)]
     ax.errorbar(data.x, data.y, xerr=xerr, yerr=yerr, fmt="none", ecolor="grey", elinewidth=1, capsize=3)
     for row in data.itertuples():
-        ax.scatter([row.x], [row.y], color=palette[row.model], s=60, zorder=3)
+        ax.scatter([row.x], [row.y], color=look[row.model].colour, marker=look[row.model].marker, s=60, zorder=3)
     best = front(data)
     ax.step(best.x, best.y, where="post", color="black", linewidth=1, linestyle="--")
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter

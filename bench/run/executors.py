@@ -11,16 +11,14 @@ from __future__ import annotations
 import os
 import stat
 import time
-from pathlib import Path
 from typing import Any
 
+from bench.run.checks import EXECUTORS, check_submitit, submitit_folder
 from bench.run.outcomes import Outcome, RunSummary
 from bench.run.plan import Plan
 from bench.run.runner import execute, settle
 from harness.errors import UsageError
 from harness.store import ResultsStore
-
-EXECUTORS = ("local", "submitit")
 
 
 def run_plan(
@@ -36,53 +34,6 @@ def run_plan(
     if executor == "submitit":
         return _run_submitit(plan, store, dict(options or {}))
     raise UsageError(f"Unknown executor '{executor}'; choose one of {', '.join(EXECUTORS)}.")
-
-
-def submitit_folder(options: dict[str, Any], results_dir: Path) -> Path:
-    """Where submitit keeps its pickles and logs: ``submitit.folder``, else ``<results_dir>/.submitit``."""
-    return Path(str(options["folder"])).expanduser() if "folder" in options else Path(results_dir) / ".submitit"
-
-
-def check_submitit(options: dict[str, Any], results_dir: Path) -> None:
-    """Before any compute: the submitit package, its cluster and its folder, each one sentence when unusable.
-
-    The folder holds the pickled jobs a cluster node unpickles and runs, so it is created private to the user
-    (mode 0700), and one that others can write into is refused: whoever could replace a pickle there would run
-    code as the user.
-    """
-    from bench.config import writable_folder
-
-    try:
-        import submitit  # noqa: F401
-        from submitit.core.plugins import get_executors
-    except ImportError:
-        raise UsageError(
-            "executor=submitit needs the submitit package; install it with `pip install submitit`."
-        ) from None
-    cluster = options.get("cluster")
-    known = sorted(get_executors())
-    if cluster is not None and str(cluster) not in known:
-        raise UsageError(
-            f"Unknown submitit.cluster={cluster}; choose one of {', '.join(known)} (or leave it out: "
-            f"slurm where it is available, else local)."
-        )
-    folder = submitit_folder(options, results_dir)
-    problem = writable_folder("submitit.folder", str(folder))
-    if problem:
-        raise UsageError(problem)
-    if folder.exists():
-        info = folder.stat()
-        if info.st_uid != os.getuid():
-            raise UsageError(
-                f"submitit.folder={folder} belongs to another user (uid {info.st_uid}), and it holds the "
-                f"pickled jobs that run as you; give a folder of your own."
-            )
-        if info.st_mode & 0o022:
-            raise UsageError(
-                f"submitit.folder={folder} can be written by other users (mode {oct(info.st_mode & 0o777)}), "
-                f"and it holds the pickled jobs that run as you; make it private (chmod 700 {folder}) or "
-                f"give another submitit.folder."
-            )
 
 
 def _run_submitit(plan: Plan, store: ResultsStore, options: dict[str, Any]) -> RunSummary:

@@ -15,7 +15,6 @@ refused (exit 2) before any compute, one sentence per reason.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,24 +22,12 @@ from typing import Any
 import torch
 from tabulate import tabulate
 
+from bench.run.checks import DTYPES, reading_data
 from harness.contract import Profile, Suite
 from harness.env import code_version
 from harness.errors import UsageError
 from harness.store import ResultsStore
 from variants.spec import TransformerSpec, problems, stable_hash
-
-DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-def resolve_dtype(requested: str, suite: Suite, device: str) -> str:
-    """``dtype=auto``: bfloat16 (autocast) for a suite that trains and computes in it on CUDA, else float32.
-
-    On CPU auto is always float32, so CPU jobs keep their identity and numbers; an explicit dtype is kept.
-    """
-    if requested != "auto":
-        return requested
-    on_cuda = device.split(":")[0] == "cuda"
-    return "bfloat16" if on_cuda and suite.trains and "bfloat16" in suite.dtypes else "float32"
 
 
 @dataclass
@@ -231,35 +218,17 @@ def make_plan(
     unavailable here are notes). A UsageError, before any compute, when no job can run here. A stored skip
     whose reason no longer holds (the package was installed since) is planned to run, and replaces it.
     """
-    from harness.relations import relation_problems
-
-    for problem in relation_problems(profile):  # the shape rules every suite shares (harness/relations.py)
-        raise UsageError(problem)
-    with reading_data(profile, options):
-        suite.check(profile, options)  # every setting in range and the data large enough, before anything is built
-    if getattr(profile, "cuda_graphs", False) and not device.startswith("cuda"):
-        raise UsageError(
-            f"set.cuda_graphs=true captures CUDA graphs, which need a CUDA device, and this run's device "
-            f"is {device}; give device=cuda, or leave set.cuda_graphs=false."
-        )
+    from bench.run.checks import check_profile, check_variant
     from harness.env import identity_libraries
-    from harness.footprint import footprint_problem, window_problem
 
-    try:
-        base = suite.base_spec(profile, options)
-    except NotImplementedError:  # a suite that resolves each variant its own way
-        base = None
-    too_big = footprint_problem(profile, base)
-    if too_big:  # every job would fail allocating it, after the compute before it
-        raise UsageError(too_big)
+    check_profile(suite, profile, options, device)
     plan = Plan(suite, profile, options)
     checksum = data_checksum(suite, profile, options)
     libraries = identity_libraries()
     torch_dtype = DTYPES[dtype]
     for variant in variants:
         spec = suite.spec_for(variant, profile, options)
-        if window := window_problem(variant, spec, suite.longest_sequence(profile)):
-            raise UsageError(window)
+        check_variant(suite, profile, variant, spec)
         reasons = problems(spec, device.split(":")[0], torch_dtype, training=suite.trains)
         measured = suite.spec_problems(spec, profile)  # what the suite's own measurement cannot do, on any machine
         kind = condition = None
@@ -347,32 +316,6 @@ def data_checksum(suite: Suite, profile: Profile, options: dict[str, Any]) -> st
     """The data's checksum; a corpus that cannot be read is one sentence (``reading_data``)."""
     with reading_data(profile, options):
         return suite.data_checksum(profile, options)
-
-
-@contextlib.contextmanager
-def reading_data(profile: Profile, options: dict[str, Any]):
-    """Turn a corpus that cannot be read (a damaged file or SWORD module, a path the file system refuses) into
-    one sentence naming ``data`` (and ``SWORD_PATH`` when the path is under it), before any compute."""
-    import os
-    import zlib
-
-    try:
-        yield
-    except (OSError, zlib.error, EOFError, UnicodeDecodeError) as exc:
-        name = options.get("data") or getattr(profile, "data", None) or "the suite's default corpus"
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
-        sword = os.environ.get("SWORD_PATH")
-        filename = str(getattr(exc, "filename", None) or "")
-        if sword and (isinstance(exc, zlib.error) or filename.startswith(sword)):
-            raise UsageError(
-                f"data={name} reads the SWORD library SWORD_PATH={sword}, which cannot be read "
-                f"({type(exc).__name__}: {detail}); reinstall the module or point SWORD_PATH at a "
-                f"whole library."
-            ) from None
-        raise UsageError(
-            f"data={name} cannot be read ({type(exc).__name__}: {detail}); check the file or module, "
-            f"or give another data=."
-        ) from None
 
 
 def _retried(store: ResultsStore, path, job: Job) -> bool:

@@ -191,7 +191,7 @@ _CONDITION_AND_FACTS = CONDITION_KEYS + ("multiplier", "batch", "cached", "task"
 
 def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]]:
     """Re-take the contended timings of ``plan``'s stored jobs (module docstring); (what each job got, lines to print)."""
-    from bench.run.plan import DTYPES
+    from bench.run.checks import DTYPES
     from bench.run.runner import seed_everything
     from harness.env import device_name, prepare_device
     from harness.measure import threads

@@ -38,8 +38,9 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from bench.run.checks import DTYPES
 from bench.run.outcomes import Outcome, RunSummary, job_status
-from bench.run.plan import DTYPES, Job, Plan
+from bench.run.plan import Job, Plan
 from harness.contract import Diverged, JobContext, Measurement, Unsupported
 from harness.cores import worker_count
 from harness.env import device_capability, library_versions, prepare_device, provenance

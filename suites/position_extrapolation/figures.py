@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.figure_styles import styles
 from harness.report_kit import pyplot, save_figure
 
 
@@ -15,6 +16,8 @@ def perplexity_figure(ok: pd.DataFrame, variants: list[str], train_len: int, pat
     import seaborn as sns
 
     data = ok[ok.metric == "perplexity"].rename(columns={"x": "evaluation length (characters)", "value": "perplexity"})
+    variants = [v for v in variants if v in set(data.variant)]
+    look = styles(variants)  # a family (RoPE and its scalings) by hue, its members by marker and dash
     fig, ax = plt.subplots(figsize=(8.5, 4.5))
     sns.lineplot(
         data=data,
@@ -22,7 +25,11 @@ def perplexity_figure(ok: pd.DataFrame, variants: list[str], train_len: int, pat
         y="perplexity",
         hue="variant",
         hue_order=variants,
-        marker="o",
+        palette={v: look[v].colour for v in variants},
+        style="variant",
+        style_order=variants,
+        markers={v: look[v].marker for v in variants},
+        dashes={v: look[v].dashes for v in variants},
         errorbar=("ci", 95),
         seed=0,
         ax=ax,

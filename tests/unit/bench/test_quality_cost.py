@@ -195,3 +195,13 @@ def test_the_figure_is_drawn_from_the_models_own_costs(tmp_path):
 def test_each_row_names_the_confound_of_its_cost(ffn_spec, phrase):
     table = _table(job("rope", 0, 4.2, 27.0, spec={**_spec("rope"), **ffn_spec}))
     assert phrase in table.frame.iloc[0]["what to know"]
+
+
+def test_a_panel_whose_costs_all_tie_is_left_out_and_named():
+    one_tie = pd.DataFrame({"model": ["a", "b"], "x": [5.16e6, 5.17e6], "x_low": [5.1e6, 5.1e6],
+                            "x_high": [5.2e6, 5.2e6], "y": [4.0, 5.0]})  # fmt: skip
+    apart = one_tie.assign(x=[1.0, 4.0], x_low=[0.9, 3.9], x_high=[1.1, 4.1])
+    found = {("ppl_L", PE, "flops"): one_tie, ("ppl_L", PE, "kv_bytes"): apart}
+    kept, left = pareto.drawn(found)
+    assert list(kept) == [("ppl_L", PE, "kv_bytes")]
+    assert left == [f"training FLOPs per token in {PE}"]

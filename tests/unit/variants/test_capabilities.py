@@ -227,7 +227,7 @@ def test_a_flop_formula_that_asserts_equal_heads_still_counts_grouped_attention(
 
 
 def test_auto_dtype_is_bfloat16_for_training_suites_on_cuda_and_float32_elsewhere():
-    from bench.run.plan import resolve_dtype
+    from bench.run.checks import resolve_dtype
     from harness.contract import suites
 
     extrapolation, cost, lm = (suites.get(n) for n in ("position_extrapolation", "attention_cost", "language_modeling"))

@@ -67,8 +67,8 @@ def test_the_scalings_are_tuned_at_the_length_their_verdicts_read(monkeypatch):
     assert records and {m.extra["eval_length"] for m in records} == {JUDGED_MULTIPLIER * train_len}
     assert {n for _, n in scored} == {JUDGED_MULTIPLIER * train_len}
     # the verdicts read the same length: NTK-aware's and YaRN's comparisons name it
-    from tests.unit.test_rope_extension_report import PUBLISHED_SHAPE, L
-    from tests.unit.test_rope_extension_report import records as curves
+    from tests.unit.suites.position_extrapolation.test_rope_extension_report import PUBLISHED_SHAPE, L
+    from tests.unit.suites.position_extrapolation.test_rope_extension_report import records as curves
 
     found = {f.claim.key: f for f in extension.verdicts(curves(PUBLISHED_SHAPE), L)}
     assert all(f"ppl({JUDGED_MULTIPLIER}L)" in e.label for k in ("ntk_close", "yarn_close") for e in found[k].estimates)

@@ -4,7 +4,7 @@ The contract a suite implements and its registry (``contract``), profiles and th
 ``rules``, ``overrides``, ``relations``, ``footprint``, ``arguments``), training and measuring (``train``,
 ``measure``, ``timing``, ``flops``, ``env``, ``cores``), records on disk and their groups (``records``, ``store``,
 ``locks``, ``atomic``, ``groups``), verdicts and statistics (``findings``, ``estimate``, ``paired``, ``intervals``,
-``power``) and report helpers (``report``, ``report_kit``, ``figure_styles``).
+``power``) and report helpers (``report``, ``report_kit``, ``figure_styles``, ``probes``).
 
 Imports point one way: ``variants`` <- ``harness`` <- ``suites`` <- ``bench``. The harness imports neither
 ``suites`` nor ``bench`` (it finds suites through the registry in ``harness.contract``, which imports each package

@@ -232,6 +232,12 @@ class Suite:
         """The published findings this suite tests (its report module's CLAIMS), in the order it reports them."""
         return tuple(getattr(self._reporter(), "CLAIMS", ())) if self.report_module else ()
 
+    @property
+    def probe_figures(self) -> dict[str, Any]:
+        """The figures of probe runs this suite's claims cite, by ``<probe>.<figure>`` (its report module's
+        ``PROBE_FIGURES``; harness/probes.py)."""
+        return dict(getattr(self._reporter(), "PROBE_FIGURES", {})) if self.report_module else {}
+
     def findings(self, records: pd.DataFrame) -> list[Finding]:
         """One verdict per claim from one group of records (its report module's ``findings``)."""
         if not self.report_module or not hasattr(self._reporter(), "findings"):

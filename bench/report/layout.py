@@ -92,8 +92,16 @@ def bullet(found: Finding, profile: str | None = None) -> str:
     if found.cause and found.verdict != "agrees":
         line += f" Why: {found.cause.rstrip('.')}."
     if claim.confound:
-        line += f" Confound: {claim.confound.rstrip('.')}."
+        line += f" Confound: {_with_figures(claim.confound, claim.suite).rstrip('.')}."
     return line
+
+
+def _with_figures(text: str, suite: str) -> str:
+    """``text`` with each probe figure it cites computed from the probe's records (harness/probes.py)."""
+    from harness.contract import suites
+    from harness.probes import fill
+
+    return fill(text, suites.get(suite).probe_figures if suite in suites else {})
 
 
 def verdicts_block(findings: Iterable[Finding], profile: str | None = None) -> list[str]:

@@ -11,6 +11,7 @@ from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
 from suites.common.learning import learning_section
 from suites.position_extrapolation.figures import perplexity_figure
+from suites.position_extrapolation.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
 from suites.position_extrapolation.rope_extension_report import section as rope_extension_section
 from suites.position_extrapolation.tables import (  # noqa: F401
     NOT_COMPARABLE,

@@ -12,6 +12,7 @@ from harness.report_kit import seeds as seeds_of
 from suites.recall.figures import figures as make_figures
 from suites.recall.learning_rates import sweep_table
 from suites.recall.memory_view import index_section  # noqa: F401  (the index's memory view, read through this module)
+from suites.recall.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
 from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, memory_table, with_task
 from suites.recall.tasks import MQAR
 from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)

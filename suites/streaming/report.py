@@ -10,6 +10,7 @@ import pandas as pd
 from harness.findings import sentences
 from harness.report_kit import begin, markdown_table, pyplot, save_figure, table_section, title, write_markdown
 from suites.streaming.policies import POLICIES
+from suites.streaming.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
 from suites.streaming.sink_token import is_sink_spec
 from suites.streaming.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 

@@ -107,7 +107,7 @@ def _evicted(df: pd.DataFrame, claim, source: str, kept: str, first_token: str) 
         f"window against {kept} {_interval(fails)}, {kept} against recomputation {_interval(restores)}"
     )
     judged = f" (fails beyond +{FAILS:g}%: {failed}; within ±{RESTORES:g}%: {restored})"
-    share = _first_slot(df)
+    share = first_slot(df)
     if share is not None and share[1] <= share[3]:
         estimate, largest, even, forms = share
         found = unmet(
@@ -152,7 +152,7 @@ def _evicted(df: pd.DataFrame, claim, source: str, kept: str, first_token: str) 
     )
 
 
-def _first_slot(df: pd.DataFrame):
+def first_slot(df: pd.DataFrame):
     """(the largest layer's share of attention on the sinks policy's first slot per model, as an estimate over
     models; the largest of any model; even attention's share; the share above which a sink forms), or None without
     the records. A sink forms in a model when some layer's share exceeds SINK_FACTOR times even attention."""

@@ -8,12 +8,62 @@ A decode step reads the cache; it does not copy it. Each layer's keys and values
 per step, and attention reads the first ``length`` positions as views of them. A cache without room grows
 to at least twice its capacity (one copy per doubling, not one per token); a cache started empty, as the
 kv_cache suite starts it, is allocated at exactly its prefill, so its bytes still equal the formula.
+
+Every cache a self-attention layer decodes with keeps one protocol (as Hugging Face's ``Cache.update``), so attention
+asks no cache what it is: ``update(keys, values, ordered)`` takes a step's keys and values (B, Hkv, T, Dh) and
+returns (the cache after the step, the keys and values the step attends to, each (B, Hkv, S, Dh)), and
+``bias(attention, T, S, past, dtype, device, causal)`` the score bias the step adds (the position's, with what the
+cache's layout needs: a sliding window's cut, or the unwritten slots of a static buffer). ``NoCache`` is a forward
+that keeps none (training, full sequences) and ``PairCache`` a plain (K, V) pair extended by concatenation.
 """
 
 from __future__ import annotations
 
 import torch
 from torch import nn
+
+from .score_masks import with_window
+
+
+def _grown_bias(attention, q_len: int, k_len: int, past, dtype, device, causal: bool):
+    """The bias of a step whose keys are every position so far (0 .. S - 1): the position's, and the attention's
+    sliding window's cut when it has one and attends causally."""
+    bias = attention.position.attention_bias(q_len, k_len, past, dtype, causal=causal)  # of (H, T, S), or None
+    if attention.window is not None and causal:
+        bias = with_window(bias, q_len, k_len, attention.window, dtype, device)
+    return bias
+
+
+class NoCache:
+    """A forward that keeps no cache (training, a full sequence): the step attends to its own keys and values, and
+    returns them as a (K, V) pair."""
+
+    length = 0
+
+    def update(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        return PairCache((keys, values)), keys, values
+
+    bias = staticmethod(_grown_bias)
+
+
+class PairCache(tuple):
+    """A (K, V) pair of (B, Hkv, S, Dh) tensors as a cache (still a tuple): a step concatenates its keys and values
+    after them (a fresh copy each step; preallocated buffers are ``LayerCache``'s)."""
+
+    @classmethod
+    def of(cls, cache):
+        """A cache object as it is; a (K, V) pair (tuple or list) as a PairCache."""
+        return cls(cache) if isinstance(cache, (tuple, list)) and not isinstance(cache, cls) else cache
+
+    @property
+    def length(self) -> int:
+        return self[0].shape[2]
+
+    def update(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        k, v = torch.cat((self[0], keys), dim=2), torch.cat((self[1], values), dim=2)  # (B, Hkv, S, Dh)
+        return PairCache((k, v)), k, v
+
+    bias = staticmethod(_grown_bias)
 
 
 class LayerCache:
@@ -80,6 +130,13 @@ class LayerCache:
         grown.value_buffer[:, :, start:end] = values
         return LayerCache(grown.key_buffer, grown.value_buffer, end)
 
+    def update(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        """Written in place after ``length`` (nothing already cached is copied); attends to views of the buffers."""
+        cache = self.append(keys, values)
+        return cache, cache.keys, cache.values
+
+    bias = staticmethod(_grown_bias)
+
     def reserve(self, capacity: int) -> LayerCache:
         """This cache's tokens in new buffers with room for ``capacity`` (one copy), or itself if it has that room:
         steps appended to a cache with room write in place, without copying what it holds."""
@@ -134,6 +191,17 @@ class StaticLayerCache:
         self.key_buffer.index_copy_(2, slots, keys)
         self.value_buffer.index_copy_(2, slots, values)
         return self
+
+    def update(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        """Written at the step's position; attends to the whole buffers (fixed shapes: the step can be captured)."""
+        cache = self.append(keys, values)
+        return cache, cache.keys, cache.values
+
+    def bias(self, attention, q_len: int, k_len: int, past, dtype, device, causal: bool):
+        """The position's score bias over every slot, plus ``mask`` (-inf at the slots past the step's position)."""
+        position = attention.position.score_bias(q_len, self.capacity, past, dtype)  # (H, T, capacity) or None
+        mask = self.mask(q_len, dtype)  # (1, T, capacity)
+        return mask if position is None else position + mask
 
     def mask(self, q_len: int, dtype: torch.dtype) -> torch.Tensor:
         """(1, T, capacity) additive mask: 0 where query t (at index + t) may attend the slot, -inf elsewhere."""
@@ -238,6 +306,16 @@ class RollingCache:
         out = RollingCache(grown.key_buffer, grown.value_buffer, self.length, self.window)
         out._write(keys, values)
         return out, k_all, v_all
+
+    def update(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        """``attend``: the last W positions at most, oldest first where ``ordered`` (a score bias reads distances)."""
+        return self.attend(keys, values, ordered=ordered)
+
+    def bias(self, attention, q_len: int, k_len: int, past, dtype, device, causal: bool):
+        """The position's bias over the S keys held (the first of them S - T positions before the step), with the
+        window's cut."""
+        bias = attention.position.attention_bias(q_len, k_len, k_len - q_len, dtype, causal=causal)
+        return with_window(bias, q_len, k_len, attention.window, dtype, device)
 
     def _write(self, keys: torch.Tensor, values: torch.Tensor) -> None:
         """Write the last min(T, W) of ``keys``, ``values`` (B, Hkv, T, Dh) into their slots; length += T."""

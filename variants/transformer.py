@@ -18,10 +18,11 @@ from torch import nn
 from .attention._base import attentions
 from .ffn._base import FeedForward, ffns
 from .init_scheme import init_weights
-from .kernel._base import AttentionKernel, ScoreBias, kernels
-from .kv_cache import LayerCache, RollingCache, StaticLayerCache
+from .kernel._base import AttentionKernel, kernels
+from .kv_cache import LayerCache, NoCache, PairCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, adds_score_bias, build_position
+from .score_masks import padding_bias, window_mask, with_key_padding, with_window  # noqa: F401  (read here too)
 from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
@@ -88,34 +89,12 @@ class Attention(nn.Module):
             past = 0 if cache is None else LayerCache.of(cache).length
             k, v = self._keys_values(x)  # (B, Hkv, T, Dh)
             q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
-            if cache is None:
-                cache = (k, v)  # this forward's keys and values (training and full-sequence runs keep no cache)
-            elif isinstance(cache, StaticLayerCache):  # a step that can be captured: fixed shapes, no host offsets
-                cache = cache.append(k, v)
-                position = self.position.score_bias(T, cache.capacity, past, q.dtype)  # (H, T, capacity) or None
-                mask = cache.mask(T, q.dtype)  # (1, T, capacity): the slots past the step's position
-                return (
-                    self.scoring.query(q),
-                    cache.keys,
-                    cache.values,
-                    mask if position is None else position + mask,
-                    cache,
-                )
-            elif isinstance(cache, RollingCache):  # a sliding window: the keys of the last W positions at most
-                ordered = adds_score_bias(type(self.position))  # a score bias reads key order (distances)
-                cache, k, v = cache.attend(k, v, ordered=ordered)
-                bias = self.position.attention_bias(T, k.shape[2], k.shape[2] - T, q.dtype, causal=causal)
-                bias = with_window(bias, T, k.shape[2], self.window, q.dtype, q.device)
-                return self.scoring.query(q), k, v, bias, cache
-            elif isinstance(cache, LayerCache):
-                cache = cache.append(k, v)  # written in place: nothing already cached is copied
-                k, v = cache.keys, cache.values  # (B, Hkv, S, Dh) views of the buffers
-            else:
-                k, v = torch.cat((cache[0], k), dim=2), torch.cat((cache[1], v), dim=2)  # (B, Hkv, S, Dh)
-                cache = (k, v)
-            bias = self.position.attention_bias(T, k.shape[2], past, q.dtype, causal=causal)  # of (H, T, S), or None
-            if self.window is not None and causal:
-                bias = with_window(bias, T, k.shape[2], self.window, q.dtype, q.device)
+            # every cache takes the step's keys and values and says what the step attends to (variants/kv_cache.py):
+            # training and full-sequence runs keep no cache and attend to this forward's keys alone
+            cache = NoCache() if cache is None else PairCache.of(cache)
+            ordered = adds_score_bias(type(self.position))  # a score bias reads key order (distances)
+            cache, k, v = cache.update(k, v, ordered=ordered)  # k, v (B, Hkv, S, Dh)
+            bias = cache.bias(self, T, k.shape[2], past, q.dtype, q.device, causal)  # of (H, T, S), or None
         if key_padding is not None:
             bias = with_key_padding(bias, key_padding, q.dtype)  # of (B, H, T, S)
         return self.scoring.query(q), k, v, bias, cache
@@ -147,64 +126,6 @@ class Attention(nn.Module):
         """
         q, k, v, bias, _ = self._project(x, None)
         return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self.scoring.scale())
-
-
-def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """(B, S) True at padding -> (B, 1, 1, S) additive bias: -inf at padding, 0 elsewhere."""
-    bias = torch.zeros(key_padding.shape, dtype=dtype, device=key_padding.device)
-    return bias.masked_fill(key_padding, float("-inf"))[:, None, None, :]
-
-
-def with_key_padding(bias: ScoreBias | None, key_padding: torch.Tensor, dtype: torch.dtype) -> ScoreBias:
-    """A position's bias (or None) with padded keys masked: the dense (B, H, T, S) sum, and a score_mod when the
-    position's bias has one (or there is none), so FlexAttention still computes it in the kernel."""
-    pad = padding_bias(key_padding, dtype)  # (B, 1, 1, S)
-    if bias is None:
-        dense, inner = (lambda: pad), None
-    else:
-        dense, inner = (lambda: bias.dense() + pad), bias.score_mod
-    if bias is not None and inner is None:
-        return ScoreBias(dense)  # the position's bias exists as a tensor only
-    row = pad[:, 0, 0, :]  # (B, S)
-
-    def padded(score, b, h, q_idx, kv_idx):
-        return (score if inner is None else inner(score, b, h, q_idx, kv_idx)) + row[b, kv_idx]
-
-    return ScoreBias(dense, padded)
-
-
-def window_mask(q_len: int, k_len: int, window: int, device) -> torch.Tensor:
-    """(T, S) bool, True where query i (at key position S - T + i) must not see key j because j <= S - T + i - W:
-    the sliding window's own cut (the causal mask cuts the keys after the query)."""
-    i = torch.arange(q_len, device=device)[:, None]
-    j = torch.arange(k_len, device=device)[None, :]
-    return (k_len - q_len + i) - j >= window
-
-
-def with_window(
-    bias: ScoreBias | None, q_len: int, k_len: int, window: int, dtype: torch.dtype, device=None
-) -> ScoreBias | None:
-    """A position's bias (or None) with keys W or more positions before each query masked (-inf): the dense (1, T, S)
-    sum, and a score_mod (so FlexAttention computes it in the kernel). Unchanged when no query sees more than W keys."""
-    if k_len <= window:
-        return bias
-    offset = k_len - q_len
-
-    def dense() -> torch.Tensor:
-        cut = window_mask(q_len, k_len, window, device)
-        mask = torch.zeros(cut.shape, dtype=dtype, device=device).masked_fill(cut, float("-inf"))[None]  # (1, T, S)
-        inner = None if bias is None else bias.dense()
-        return mask if inner is None else inner + mask
-
-    inner_mod = None if bias is None else bias.score_mod
-
-    def windowed(score, b, h, q_idx, kv_idx):
-        score = score if inner_mod is None else inner_mod(score, b, h, q_idx, kv_idx)
-        return torch.where(q_idx + offset - kv_idx >= window, float("-inf"), score)
-
-    if bias is not None and inner_mod is None:
-        return ScoreBias(dense)
-    return ScoreBias(dense, windowed)
 
 
 class Block(nn.Module):

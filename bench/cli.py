@@ -4,6 +4,7 @@
     bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
     bench report [suite=position_extrapolation] [profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V] [index=false]
     bench compare rope alibi [suite=S metric=M at=X results_dir=DIR profile=P ...]   (paired over seeds, 95% interval)
+    bench export variant=rope+gqa2+rmsnorm+swiglu [suite=S seed=0 results_dir=DIR out=DIR]   (a Hugging Face checkpoint)
 
 Every mistake a user can make on the command line is one sentence on stderr and exit status 2,
 before any compute starts; so is a request none of whose jobs can run here. ``bench run`` exits 1 when a
@@ -77,7 +78,21 @@ Metrics whose suite declares a direction are called better or worse; the others 
 mean distance) differ, with the difference and its 95% interval.
 """
 
-HELP = {"run": RUN_HELP, "list": LIST_HELP, "report": REPORT_HELP, "compare": COMPARE_HELP}
+EXPORT_HELP = """bench export key=value ...
+
+  variant=NAME        the variant whose trained model to write (bench list variants)
+  suite=NAME          the suite that trained it                            [position_extrapolation]
+  seed=N              its seed                                             [0]
+  profile=P device=D dtype=T suite_version=N data=SHA set.FIELD=V          which group of records  [the newest]
+  results_dir=DIR     where its records and checkpoints are                [results]
+  out=DIR             the checkpoint's folder                              [exports/SUITE/VARIANT-sSEED]
+
+Writes config.json, model.safetensors and a character tokenizer (tokenizer.json) that transformers loads:
+Llama for RoPE + RMSNorm + SwiGLU (MHA, GQA or MQA), GPT-2 for learned positions + LayerNorm + GELU. Any other
+spec is refused with one sentence naming its field.
+"""
+
+HELP = {"run": RUN_HELP, "list": LIST_HELP, "report": REPORT_HELP, "compare": COMPARE_HELP, "export": EXPORT_HELP}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +127,7 @@ def _main(argv: list[str]) -> int:
         print(USAGE)
         return 0
     command, rest = argv[0], argv[1:]
-    commands = {"run": cmd_run, "list": cmd_list, "report": cmd_report, "compare": cmd_compare}
+    commands = {"run": cmd_run, "list": cmd_list, "report": cmd_report, "compare": cmd_compare, "export": cmd_export}
     if command not in commands:
         print(f"bench: unknown command '{command}'; choose one of {', '.join(commands)}.", file=sys.stderr)
         return 2
@@ -296,6 +311,13 @@ def cmd_report(args: list[str]) -> int:
 def cmd_compare(args: list[str]) -> int:
     """Two variants compared seed by seed in every suite where both ran (bench/compare/command.py)."""
     from bench.compare.command import run
+
+    return run(args)
+
+
+def cmd_export(args: list[str]) -> int:
+    """A trained model of a stored run written as a Hugging Face checkpoint (bench/export/command.py)."""
+    from bench.export.command import run
 
     return run(args)
 

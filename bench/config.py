@@ -221,6 +221,24 @@ class ReportConfig(GroupSelection):
     rules = {"reports_dir": Rule(check=writable_folder), "results_dir": Rule(check=readable_folder)}
 
 
+@dataclass
+class ExportConfig(GroupSelection):
+    """What ``bench export`` accepts: one trained model of a stored run, by suite, variant and seed."""
+
+    suite: str = "position_extrapolation"
+    variant: str | None = None
+    seed: int = 0
+    results_dir: str = "results"
+    #: the checkpoint's folder (default exports/<suite>/<variant>-s<seed>)
+    out: str | None = None
+
+    rules = {
+        "results_dir": Rule(check=readable_folder),
+        "out": Rule(check=writable_folder),
+        "seed": Rule(low=0, high=MAX_SEED),
+    }
+
+
 def parse(args: list[str], schema: type) -> Any:
     """Parse ``key=value`` arguments onto the dataclass ``schema`` and check every field against its rule.
 

@@ -232,6 +232,11 @@ class Suite:
         """The published findings this suite tests (its report module's CLAIMS), in the order it reports them."""
         return tuple(getattr(self._reporter(), "CLAIMS", ())) if self.report_module else ()
 
+    def vocabulary(self, record: dict[str, Any]) -> str | None:
+        """The characters a job's model numbers its tokens by (the i-th as i + 1, 0 for one unseen in training), read
+        from one of its records: the tokenizer ``bench export`` writes beside the model. None: the suite has none."""
+        return None
+
     @property
     def probe_figures(self) -> dict[str, Any]:
         """The figures of probe runs this suite's claims cite, by ``<probe>.<figure>`` (its report module's

@@ -18,6 +18,21 @@ class CharLMCorpus:
         """The corpus split into training and held-out ids; ``data=`` on the command line wins over the profile."""
         return char_lm_data(options.get("data") or profile.data, profile.heldout_fraction)
 
+    def vocabulary(self, record: dict[str, Any]) -> str | None:
+        """The characters of the training split the job's model was trained on (its record's corpus and held-out
+        fraction); a UsageError when that corpus no longer has the checksum the record was trained on."""
+        from harness.errors import UsageError
+
+        settings = record.get("profile_settings") or {}
+        data = char_lm_data(settings.get("data"), settings.get("heldout_fraction", 0.1))
+        if record.get("data_checksum") and data.corpus.checksum != record["data_checksum"]:
+            raise UsageError(
+                f"The corpus data={settings.get('data')} has changed since the model was trained (checksum "
+                f"{data.corpus.checksum[:12]}, the record's {str(record['data_checksum'])[:12]}); its vocabulary "
+                "cannot be rebuilt."
+            )
+        return data.vocab.chars
+
     def data_checksum(self, profile: Any, options: dict[str, Any]) -> str:
         return self._data(profile, options).corpus.checksum
 

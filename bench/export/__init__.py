@@ -1,0 +1,1 @@
+"""Trained models written in other libraries' formats (``bench export``)."""

@@ -28,9 +28,10 @@ def run(args: list[str]) -> int:
     return 0
 
 
-def trained_model(cfg) -> tuple:
+def trained_model(cfg, exported: bool = True) -> tuple:
     """(the trained DecoderLM in eval mode, one of its job's records, its suite) that ``cfg`` (an ExportConfig) names;
-    a UsageError of one sentence when there is none, no checkpoint, or a spec no architecture computes."""
+    a UsageError of one sentence when there is none, no checkpoint, or (``exported``) a spec no Hugging Face
+    architecture computes."""
     from bench.export.hf import architecture
     from harness.contract import suites
     from harness.groups import select, split_groups
@@ -62,7 +63,8 @@ def trained_model(cfg) -> tuple:
         )
     record = rows[0]
     spec = TransformerSpec(**record["spec"])
-    architecture(spec)  # a spec no architecture computes is refused before any file is read
+    if exported:
+        architecture(spec)  # a spec no architecture computes is refused before any file is read
     path = Path(cfg.results_dir) / suite.name / ".checkpoints" / f"{record['training_key']}.pt"
     if not path.is_file():
         raise UsageError(

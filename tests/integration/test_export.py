@@ -75,3 +75,19 @@ def test_a_variant_no_architecture_computes_is_refused_in_one_sentence(exported,
     assert "No trained model of variant=rope+gqa2+rmsnorm+swiglu seed=7" in capsys.readouterr().err
     assert main(["export", "variant=alibi", f"results_dir={results}"]) == 2  # alibi has records? none: one sentence
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ([], "needs variant=NAME"),
+        (["variant=rope", "suite=nope"], "nope"),
+        (["variant=rope", "seed=-1"], "seed=-1"),
+        (["variant=rope", "colour=red"], "colour"),
+    ],
+)
+def test_bad_export_input_is_one_sentence_and_exit_status_2(exported, capsys, args, words):
+    _, results = exported
+    assert main(["export", *args, f"results_dir={results}"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1 and "Traceback" not in err

@@ -34,6 +34,7 @@ RUN_HELP = """bench run key=value ...
   dtype=auto|float32|bfloat16  (bfloat16: autocast, float32 weights)
                       [auto: bfloat16 for a training suite that takes it on CUDA, else float32]
   data=pydoc|bible|PATH  corpus: pydoc (stdlib), the World English Bible (sword-text-web) or a UTF-8 file
+  model=hf:PATH       a local Hugging Face config.json whose shapes kv_cache measures (suite=kv_cache)
   data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop

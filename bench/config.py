@@ -156,6 +156,8 @@ class RunConfig:
     allow_skips: bool = False
     data: str | None = None
     protocol: str | None = None
+    #: hf:PATH, a local Hugging Face config.json whose shapes a cost suite measures (suite=kv_cache)
+    model: str | None = None
     results_dir: str = "results"
     reports_dir: str = "reports"
     progress: bool = True

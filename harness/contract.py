@@ -151,8 +151,8 @@ class Suite:
     #: CLAIMS (the published findings the suite tests) and findings(df) -> one Finding per claim
     report_module: str = ""
 
-    def variants_for(self, profile: str) -> tuple[str, ...]:
-        """The variants ``bench run`` runs on ``profile`` when none are given."""
+    def variants_for(self, profile: str, options: dict[str, Any] | None = None) -> tuple[str, ...]:
+        """The variants ``bench run`` runs on ``profile`` (with command-line ``options``) when none are given."""
         return tuple(self.profile_variants.get(profile, self.default_variants))
 
     def metric(self, name: str) -> Metric:

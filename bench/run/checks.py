@@ -81,7 +81,7 @@ def check_request(cfg) -> Request:
             else f"Unknown dtype '{cfg.dtype}'"
         )
         raise UsageError(f"{what}; choose dtype={' or dtype='.join(suite.dtypes)}.")
-    options = {"data": cfg.data, "protocol": cfg.protocol}
+    options = {"data": cfg.data, "protocol": cfg.protocol, "model": cfg.model}
     for key, value in options.items():
         allowed = suite.options.get(key, ()) if key in suite.options else ()
         if value is not None and key not in suite.options:
@@ -109,7 +109,7 @@ def check_request(cfg) -> Request:
         raise UsageError(str(exc)) from None
     profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
-    variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name))
+    variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name, options))
     if cfg.executor == "submitit":
         check_submitit(cfg.submitit, Path(cfg.results_dir))
     dtype = resolve_dtype(cfg.dtype, suite, device)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +34,8 @@ from suites.common.metrics import COMMON
 from suites.common.profile_parts import ModelSize, Timing
 from suites.kv_cache import state_steps
 from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.hf_config import read as read_config
+from variants.hf_config import spec_fields
 from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
 from variants.kv_cache import empty_caches, greedy_generate
 from variants.mixer_lm import MixerSpec
@@ -40,6 +44,15 @@ from variants.position import positions
 from variants.spec import TransformerSpec, preset_fields, resolve
 from variants.static_decode import StaticDecoder
 from variants.transformer import build
+
+
+def hf_path(model: str) -> str:
+    """The PATH of ``model=hf:PATH``; a UsageError for any other form."""
+    from harness.errors import UsageError
+
+    if not model.startswith("hf:") or len(model) == 3:
+        raise UsageError(f"model={model} is not hf:PATH; give hf: and a local config.json (or its folder).")
+    return model[3:]
 
 
 @dataclass(frozen=True)
@@ -97,8 +110,28 @@ class KVCache(TimesOnly, Suite):
     #: the model's weights, cache and decode-path inputs are made in the job's dtype
     dtypes = ("float32", "bfloat16")
 
+    #: model=hf:PATH: the shapes of a local Hugging Face config.json in place of the profile's (variants/hf_config.py)
+    options = {"model": None}
+
+    def variants_for(self, profile: str, options: dict[str, Any] | None = None) -> tuple[str, ...]:
+        """The config's own architecture (``baseline``) when ``model=hf:PATH`` names one; else the defaults."""
+        return ("baseline",) if (options or {}).get("model") else super().variants_for(profile, options)
+
+    def check_data(self, profile: KVCacheProfile, options: dict[str, Any]) -> None:
+        """``model`` must be hf:PATH of a config whose architecture bench reads (one sentence, before compute)."""
+        if options.get("model"):
+            spec_fields(hf_path(options["model"]))
+
+    def data_checksum(self, profile: KVCacheProfile, options: dict[str, Any]) -> str:
+        """With ``model=hf:PATH``, the config's content: runs of two configs are two groups of records."""
+        if not options.get("model"):
+            return ""
+        return hashlib.sha256(json.dumps(read_config(hf_path(options["model"])), sort_keys=True).encode()).hexdigest()
+
     def base_spec(self, profile: KVCacheProfile, options: dict[str, Any]) -> TransformerSpec:
         longest = max(max(profile.contexts), profile.prompt_len + profile.generate) + 1
+        if options.get("model"):  # a real architecture's shapes, at the profile's contexts
+            return TransformerSpec(**spec_fields(hf_path(options["model"])), max_len=longest, kernel="sdpa")
         return TransformerSpec(
             vocab_size=profile.vocab_size,
             d_model=profile.d_model,

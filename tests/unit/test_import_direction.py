@@ -365,3 +365,16 @@ def test_importing_a_package_loads_nothing_above_it(package, forbidden):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", f"importing {package} loaded {done.stdout.strip()}"
+
+
+def test_a_test_imports_a_helper_by_bare_name_only_from_its_own_folder():
+    """pytest puts each test file's folder on sys.path, so ``from test_api import x`` finds a module of another folder
+    only when a test there happened to be collected first: import it by its path (tests.unit.bench.test_api)."""
+    helpers = {p.stem for p in (ROOT / "tests").rglob("*.py")} - {"conftest", "__init__"}  # conftest: always loaded
+    wrong = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for i in imports_of(path):
+            bare = i.target.split(".")[0]
+            if bare in helpers and not (path.parent / f"{bare}.py").is_file():
+                wrong.append(str(i))
+    assert not wrong, "a bare import of a test module from another folder:\n" + "\n".join(wrong)

@@ -58,11 +58,10 @@ def test_a_full_disk_while_writing_a_report_is_one_sentence_exit_1_and_the_old_r
 ):
     import errno
 
-    from test_api import pe_records
-
     import harness.atomic
     from bench.cli import main
     from harness.store import ResultsStore
+    from tests.unit.bench.test_api import pe_records
 
     store = ResultsStore(tmp_path / "results")
     for seed in (0, 1):

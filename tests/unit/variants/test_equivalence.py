@@ -204,6 +204,9 @@ def test_grouped_query_attention_equals_mha_with_repeated_key_value_weights(kern
 
 
 def test_flex_forward_matches_naive_on_cpu_with_alibi_score_mod_and_gqa():
+    # compiled from a clean dynamo cache: after other shapes were compiled in this process, torch 2.13's inductor
+    # recompiles FlexAttention with dynamic shapes and its CPU code does not build ('cur_kvSplitSize5' not declared)
+    torch._dynamo.reset()
     spec = resolve("alibi+gqa2+flex", SMALL)
     reasons = problems(spec, "cpu", training=False)
     if reasons:

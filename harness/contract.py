@@ -244,11 +244,19 @@ class Suite:
         return dict(getattr(self._reporter(), "PROBE_FIGURES", {})) if self.report_module else {}
 
     def findings(self, records: pd.DataFrame) -> list[Finding]:
-        """One verdict per claim from one group of records (its report module's ``findings``)."""
+        """One verdict per claim from one group of records (its report module's ``findings``).
+
+        A timing taken under another process's load (harness/timing.py ``contended``) judges nothing: its records
+        are left out before the verdicts read the group, as every ranking leaves them out (the report still shows
+        them, marked, with the command that re-takes them: ``bench run ... retime=true``); each verdict reads the
+        group without them, as it reads a group missing those records."""
         if not self.report_module or not hasattr(self._reporter(), "findings"):
             return []
         from harness.findings import for_device
+        from harness.timing import contended
 
+        if len(records) and "extra" in records:
+            records = records[[contended(e) is not True for e in records.extra]]
         device = str(records.iloc[0].get("device", "")) if len(records) else ""
         return [for_device(f, device) for f in self._reporter().findings(records)]
 

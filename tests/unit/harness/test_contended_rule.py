@@ -153,3 +153,30 @@ def test_a_throughput_stored_before_loads_were_recorded_is_taken_again_too():
     merged, done = merge([old], [Measurement("train_throughput", 800.0, extra={"contaminated": False})], "job")
     assert done.replaced == ["train_throughput"] and merged[0]["value"] == 800.0
     assert merged[0]["extra"]["contended_before"] == {"value": 500.0, "timestamp": "t0", "contaminated": None}
+
+
+def test_a_contended_timing_judges_nothing(monkeypatch):
+    """Suite.findings hands the verdicts the group without its contended timings (the report still shows them)."""
+    import types
+
+    import pandas as pd
+
+    from harness.contract import suites
+
+    suite = suites.get("kv_cache")
+    seen = {}
+
+    def findings(records):
+        seen["variants"] = list(records.variant)
+        return []
+
+    monkeypatch.setattr(type(suite), "_reporter", lambda self: types.SimpleNamespace(findings=findings))
+    records = pd.DataFrame(
+        {
+            "variant": ["quiet", "busy", "bytes"],
+            "metric": ["decode_latency", "decode_latency", "cache_bytes"],
+            "extra": [{"contaminated": False}, {"contaminated": True}, {}],
+            "device": ["cpu"] * 3,
+        }
+    )
+    assert suite.findings(records) == [] and seen["variants"] == ["quiet", "bytes"]

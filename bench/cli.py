@@ -35,6 +35,7 @@ RUN_HELP = """bench run key=value ...
                       [auto: bfloat16 for a training suite that takes it on CUDA, else float32]
   data=pydoc|bible|PATH  corpus: pydoc (stdlib), the World English Bible (sword-text-web) or a UTF-8 file
   model=hf:PATH       a local Hugging Face config.json whose shapes kv_cache measures (suite=kv_cache)
+  tracker=tensorboard|mlflow|wandb  also log each job that ran (settings, values, loss curve); records stay the truth
   data=numbers_en_fr|bible_en_es|SRC.txt,TGT.txt   translation corpus (suite=translation)
   protocol=nonoverlapping|sliding   evaluation windows
   dry_run=true        print the plan and stop
@@ -199,6 +200,7 @@ def cmd_run(args: list[str]) -> int:
         elif status == 3:
             _say_not_runnable(plan)
         _say_contended(plan, store, args)
+        _track(plan, store, cfg)
         return _report_after(plan, cfg, status)
     from bench.run.runner import exit_status
 
@@ -208,6 +210,7 @@ def cmd_run(args: list[str]) -> int:
     if not summary.worker:
         print(f"Records in {Path(cfg.results_dir) / suite.name}/; `{again}` rebuilds this run's report.")
         _say_contended(plan, store, args)
+        _track(plan, store, cfg)
     status = exit_status(plan, summary, cfg.allow_skips)
     if status == 1:
         print(
@@ -243,6 +246,23 @@ def _report_after(plan, cfg, status: int) -> int:
     for line in lines + [f"wrote {path}" for path in paths]:
         print(line)
     return status
+
+
+def _track(plan, store, cfg) -> None:
+    """With ``tracker=NAME``, log each job this run ran from its stored records (bench/run/trackers.py)."""
+    if not cfg.tracker or not plan.to_run:
+        return
+    from bench.run.trackers import log_jobs
+
+    hashes = {job.job_hash: job.label for job in plan.to_run}
+    jobs: dict[str, list] = {label: [] for label in hashes.values()}
+    for record in store.load(plan.suite.name):
+        if record.get("job_hash") in hashes:
+            jobs[hashes[record["job_hash"]]].append(record)
+    logged = log_jobs(cfg.tracker, jobs, Path(cfg.results_dir))
+    print(
+        f"tracker={cfg.tracker}: logged {logged} job(s) under {cfg.results_dir}/.{cfg.tracker.replace('mlflow', 'mlruns')}/."
+    )
 
 
 def _say_contended(plan, store, args: list[str]) -> None:

@@ -158,6 +158,8 @@ class RunConfig:
     protocol: str | None = None
     #: hf:PATH, a local Hugging Face config.json whose shapes a cost suite measures (suite=kv_cache)
     model: str | None = None
+    #: also log each job that ran to an experiment tracker (bench/run/trackers.py)
+    tracker: str | None = None
     results_dir: str = "results"
     reports_dir: str = "reports"
     progress: bool = True
@@ -181,6 +183,7 @@ class RunConfig:
         "device": Rule(check=usable_device),
         "results_dir": Rule(check=writable_folder),
         "reports_dir": Rule(check=writable_folder),
+        "tracker": Rule(choices=("tensorboard", "mlflow", "wandb")),
     }
 
 

@@ -71,6 +71,16 @@ class TrainResult:
     def tokens_per_s(self) -> float:
         return self.tokens / self.wall_time_s if self.wall_time_s else float("nan")
 
+    def curve(self, points: int = 200) -> list[list[float]]:
+        """The loss curve as [step, loss] pairs (steps from 1): every ceil(n / ``points``)-th step and the last, what
+        a record carries for a tracker or a figure (a training's own steps are not records)."""
+        n = len(self.losses)
+        if not n:
+            return []
+        every = max(1, -(-n // points))  # ceil(n / points)
+        kept = list(range(0, n, every)) + ([n - 1] if (n - 1) % every else [])
+        return [[i + 1, float(self.losses[i])] for i in kept]
+
 
 def lr_at(step: int, s: TrainSettings) -> float:
     """Learning rate at ``step``: linear warm-up to ``lr``, then cosine decay to ``min_lr_ratio * lr``."""

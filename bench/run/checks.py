@@ -90,6 +90,9 @@ def check_request(cfg) -> Request:
             )
         if value is not None and allowed and value not in allowed:
             raise UsageError(f"Unknown {key} '{value}' for suite {suite.name}; choose one of {', '.join(allowed)}.")
+    from bench.run.trackers import check as check_tracker
+
+    check_tracker(cfg.tracker)  # its library present, before any compute
     if cfg.executor not in EXECUTORS:
         raise UsageError(f"Unknown executor '{cfg.executor}'; choose one of {', '.join(EXECUTORS)}.")
     if cfg.submitit and cfg.executor != "submitit":

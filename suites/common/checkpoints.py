@@ -40,6 +40,8 @@ class Training:
     key: str
     #: the CPU load while it trained (harness/train.py ``TrainResult.load``; empty for a checkpoint saved without it)
     load: dict[str, Any] = field(default_factory=dict)
+    #: its loss curve, [step, loss] pairs (``TrainResult.curve``; empty for a checkpoint saved without it)
+    curve: list[list[float]] = field(default_factory=list)
 
 
 def training_key(
@@ -111,6 +113,7 @@ def _train_or_load(
             f"checkpoint of job {saved['label']}",
             key,
             saved.get("load") or {},
+            saved.get("curve") or [],
         )
     result = train()
     if path is not None:
@@ -124,13 +127,22 @@ def _train_or_load(
                     "wall_time_s": result.wall_time_s,
                     "tokens_per_s": result.tokens_per_s,
                     "load": result.load,
+                    "curve": result.curve(),
                     "label": label,
                     "key": key,
                 },
             )
         except OSError as exc:  # a full or read-only folder fails the save, never the job that trained
             _unkept(key, exc)
-    return Training(result.final_loss, result.wall_time_s, result.tokens_per_s, "trained by this job", key, result.load)
+    return Training(
+        result.final_loss,
+        result.wall_time_s,
+        result.tokens_per_s,
+        "trained by this job",
+        key,
+        result.load,
+        result.curve(),
+    )
 
 
 def load(path: Path) -> dict[str, Any] | None:

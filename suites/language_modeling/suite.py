@@ -190,7 +190,7 @@ class LanguageModeling(CharLMCorpus, Suite):
         )
         loss = nll / count
         return [
-            Measurement("train_loss", result.final_loss),
+            Measurement("train_loss", result.final_loss, extra={"curve": result.curve()}),
             Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
             Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
             Measurement("loss", loss, **where),

@@ -184,7 +184,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         )
         ctx.facts.update(weights=result.source, training_key=key)
         out = [
-            Measurement("train_loss", result.final_loss),
+            Measurement("train_loss", result.final_loss, extra={"curve": result.curve} if result.curve else {}),
             Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
             Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
         ]

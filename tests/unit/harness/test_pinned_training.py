@@ -253,7 +253,8 @@ def suite_records(variants=SUITE_VARIANTS):
                 extra = {k: v for k, v in m.extra.items() if k in LATENCY_FACTS}
                 rows.append([m.metric, m.x, None, m.status, m.reason, extra])
                 continue
-            extra = {k: v for k, v in m.extra.items() if not k.endswith("_time_s")}
+            # the loss curve a train_loss record carries for trackers is the losses its pinned value averages
+            extra = {k: v for k, v in m.extra.items() if not k.endswith("_time_s") and k != "curve"}
             rows.append([m.metric, m.x, None if m.value is None else float(m.value).hex(), m.status, m.reason, extra])
         facts = {k: v for k, v in ctx.facts.items() if k not in ("weights",) and not k.endswith("_time_s")}
         out[variant] = {"records": rows, "facts": json.loads(json.dumps(facts, default=str))}

@@ -11,6 +11,7 @@ from the stored records when it prints the claim. Without the probe's records (a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -62,6 +63,13 @@ class Probes:
 Figure = Callable[[Probes], str]
 
 
+@functools.cache
+def _shared() -> Probes:
+    """The reader of the repository's reference/ folder, one per process: a report filling several claims reads each
+    probe's records (and the reference group beside them) once."""
+    return Probes()
+
+
 def cited(text: str) -> list[tuple[str, str]]:
     """The (probe, figure) pairs ``text`` cites, in order."""
     return PLACEHOLDER.findall(text)
@@ -71,7 +79,7 @@ def fill(text: str, figures: Mapping[str, Figure], probes: Probes | None = None)
     """``text`` with every ``{probe:<name>.<figure>}`` replaced by that figure computed from the stored records."""
     if "{probe:" not in text:
         return text
-    probes = probes or Probes()
+    probes = probes or _shared()
 
     def figure(match: re.Match) -> str:
         name, which = match.groups()

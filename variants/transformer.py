@@ -86,12 +86,12 @@ class Attention(nn.Module):
             k, v = cache if cache is not None else self._keys_values(memory)
             cache, bias = (k, v), None
         else:
-            past = 0 if cache is None else LayerCache.of(cache).length
-            k, v = self._keys_values(x)  # (B, Hkv, T, Dh)
-            q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
             # every cache takes the step's keys and values and says what the step attends to (variants/kv_cache.py):
             # training and full-sequence runs keep no cache and attend to this forward's keys alone
             cache = NoCache() if cache is None else PairCache.of(cache)
+            past = cache.length  # positions already cached (a DevicePosition for a static cache)
+            k, v = self._keys_values(x)  # (B, Hkv, T, Dh)
+            q, k = self.position.rotate(q, k, q_offset=past, k_offset=past)
             ordered = adds_score_bias(type(self.position))  # a score bias reads key order (distances)
             cache, k, v = cache.update(k, v, ordered=ordered)  # k, v (B, Hkv, S, Dh)
             bias = cache.bias(self, T, k.shape[2], past, q.dtype, q.device, causal)  # of (H, T, S), or None

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from tabulate import tabulate
 
-from bench.run.checks import DTYPES, reading_data
+from bench.run.checks import DTYPES, check_profile, check_variant, reading_data
 from harness.contract import Profile, Suite
 from harness.env import code_version
 from harness.errors import UsageError
@@ -218,7 +218,6 @@ def make_plan(
     unavailable here are notes). A UsageError, before any compute, when no job can run here. A stored skip
     whose reason no longer holds (the package was installed since) is planned to run, and replaces it.
     """
-    from bench.run.checks import check_profile, check_variant
     from harness.env import identity_libraries
 
     check_profile(suite, profile, options, device)

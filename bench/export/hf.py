@@ -4,17 +4,22 @@
   SwiGLU, Pre-LN, no biases: ``rope+gqa2+rmsnorm+swiglu``.
 - **GPT-2** (``GPT2LMHeadModel``): learned absolute positions, LayerNorm (eps 1e-5), the exact (erf) GELU, Pre-LN,
   MHA; GPT-2's linear layers have biases and bench's have none, so they are written as zeros: ``learned``.
+- **MPT** (``MptForCausalLM``): ALiBi, LayerNorm without bias (MPT drops every bias, its norms' too), the exact GELU
+  at 4 x d_model, Pre-LN, MHA: ``alibi+layernorm_nobias``. MPT adds slope x (j - (n - 1)) to the score of key j,
+  bench slope x (j - i): the two differ by a constant per query row, which softmax ignores; MPT's slopes for a
+  head count that is not a power of two are Press et al.'s in the same order.
 
 bench scales its input embedding by sqrt(d_model) (variants/init_scheme.py) and ties the output layer to the
 unscaled table; neither architecture scales it, so the export writes the scaled table as the input embedding and
 the table itself as an untied ``lm_head`` (``tie_word_embeddings`` false): the same function, not the same tying.
 Weights are written in float32; the scaled table is rounded to float32 once (sqrt(d_model) is a power of two only at
 some widths), which moves logits by about 1e-6. Hugging Face's Llama also computes RMSNorm's variance and the RoPE
-table in float32 whatever the input's dtype, so a Llama export agrees with bench to float32 rounding, not float64's.
+table in float32 whatever the input's dtype, and MPT its softmax, so Llama and MPT exports agree with bench to float32
+rounding, not float64's.
 
 A spec no architecture here expresses is refused with one sentence naming the field and the value that rules it
-out (``ExportError``): ALiBi (MPT and BLOOM keep no LayerNorm bias, or add an embedding LayerNorm, so neither
-computes bench's ALiBi model), a RoPE scaling, a sliding window, a mixer, another score. The checkpoint is the
+out (``ExportError``): ALiBi with a biased LayerNorm (MPT keeps no norm bias, and BLOOM adds a LayerNorm after the
+embedding), a RoPE scaling, a sliding window, a mixer, another score. The checkpoint is the
 ``save_pretrained`` layout: ``config.json``, ``model.safetensors``, and with a vocabulary ``tokenizer.json`` and
 ``tokenizer_config.json`` (a character-level tokenizer of the ``tokenizers`` library).
 """
@@ -47,25 +52,33 @@ def _need(spec, field: str, allowed, why: str) -> None:
 
 
 def architecture(spec) -> str:
-    """'llama' or 'gpt2': the architecture that computes ``spec`` exactly; an ExportError naming the field if none."""
+    """'llama', 'gpt2' or 'mpt': the architecture that computes ``spec`` exactly; an ExportError naming the field if none."""
     if getattr(spec, "mixer", None) not in (None, "attention"):
-        raise ExportError(f"mixer={spec.mixer} has no Hugging Face export: Llama and GPT-2 attend in every layer.")
-    _need(spec, "attention", ("grouped",), "Llama and GPT-2 attend with grouped (or full) heads")
-    _need(spec, "scoring", ("scaled_dot",), "Llama and GPT-2 score q.k / sqrt(d_head)")
-    _need(spec, "norm_placement", ("pre",), "Llama and GPT-2 normalise before each sublayer")
-    _need(spec, "window", (None,), "Llama and GPT-2 attend to every earlier token")
+        raise ExportError(f"mixer={spec.mixer} has no Hugging Face export: Llama, GPT-2 and MPT attend in every layer.")
+    _need(spec, "attention", ("grouped",), "Llama, GPT-2 and MPT attend with grouped (or full) heads")
+    _need(spec, "scoring", ("scaled_dot",), "Llama, GPT-2 and MPT score q.k / sqrt(d_head)")
+    _need(spec, "norm_placement", ("pre",), "Llama, GPT-2 and MPT normalise before each sublayer")
+    _need(spec, "window", (None,), "Llama, GPT-2 and MPT attend to every earlier token")
     _need(spec, "rope_scaling", (None,), "the export writes plain RoPE")
-    _need(spec, "position", ("rope", "learned"), "Llama takes RoPE, GPT-2 learned positions; ALiBi's architectures "
-          "(MPT, BLOOM) keep no LayerNorm bias or add an embedding LayerNorm")  # fmt: skip
+    _need(spec, "position", ("rope", "learned", "alibi"), "Llama takes RoPE, GPT-2 learned positions, MPT ALiBi")
     if spec.position == "rope":
         _need(spec, "norm", ("rmsnorm",), "Llama normalises with RMSNorm")
         _need(spec, "ffn", ("swiglu",), "Llama's feed-forward is SwiGLU")
         return "llama"
-    _need(spec, "norm", ("layernorm",), "GPT-2 normalises with LayerNorm")
-    _need(spec, "ffn", ("gelu",), "GPT-2's feed-forward is GELU")
+    name = "GPT-2" if spec.position == "learned" else "MPT"
+    if spec.position == "learned":
+        _need(spec, "norm", ("layernorm",), "GPT-2 normalises with LayerNorm")
+    else:
+        _need(spec, "norm", ("layernorm_nobias",), "MPT's LayerNorm has no bias (BLOOM, the other ALiBi model, adds a "
+              "LayerNorm after the embedding)")  # fmt: skip
+    _need(spec, "ffn", ("gelu",), f"{name}'s feed-forward is GELU")
     if spec.n_kv_heads not in (None, spec.n_heads):
-        raise ExportError(f"n_kv_heads={spec.n_kv_heads} has no GPT-2 export: GPT-2 gives every head its own keys.")
-    return "gpt2"
+        raise ExportError(f"n_kv_heads={spec.n_kv_heads} has no {name} export: {name} gives every head its own keys.")
+    if spec.position == "alibi" and spec.d_ff not in (None, 4 * spec.d_model):
+        raise ExportError(
+            f"d_ff={spec.d_ff} has no MPT export: MPT's feed-forward is 4 x d_model = {4 * spec.d_model}."
+        )
+    return "gpt2" if spec.position == "learned" else "mpt"
 
 
 def _head_dim(spec) -> int:
@@ -187,10 +200,58 @@ def gpt2_state(model) -> dict[str, torch.Tensor]:
     return state
 
 
+def mpt_config(model) -> dict:
+    spec = model.spec
+    return {
+        "architectures": ["MptForCausalLM"],
+        "model_type": "mpt",
+        "vocab_size": spec.vocab_size,
+        "d_model": spec.d_model,
+        "n_heads": spec.n_heads,
+        "n_layers": spec.n_layers,
+        "expansion_ratio": 4,
+        "max_seq_len": spec.max_len,
+        "layer_norm_epsilon": 1e-5,
+        "no_bias": True,
+        "learned_pos_emb": False,
+        "attn_config": {"alibi": True, "alibi_bias_max": 8, "softmax_scale": None, "clip_qkv": None, "qk_ln": False},
+        "resid_pdrop": 0.0,
+        "emb_pdrop": 0.0,
+        "logit_scale": None,
+        "tie_word_embeddings": False,
+        "use_cache": True,
+        "bos_token_id": None,
+        "eos_token_id": None,
+        "pad_token_id": None,
+        "dtype": "float32",
+    }
+
+
+def mpt_state(model) -> dict[str, torch.Tensor]:
+    """MPT fuses q, k and v in one Wqkv (3 D, D), queries first."""
+    spec, state = model.spec, {}
+    state["transformer.wte.weight"] = model.embed.weight * model.embed_scale
+    for i, block in enumerate(model.blocks):
+        p = f"transformer.blocks.{i}."
+        k, v = _keys_values(block.attn, spec)
+        state |= {
+            p + "norm_1.weight": block.norm1_in.weight,
+            p + "attn.Wqkv.weight": torch.cat((block.attn.q_proj.weight, k, v), dim=0),
+            p + "attn.out_proj.weight": block.attn.out_proj.weight,
+            p + "norm_2.weight": block.norm2_in.weight,
+            p + "ffn.up_proj.weight": block.ffn.up.weight,
+            p + "ffn.down_proj.weight": block.ffn.down.weight,
+        }
+    state["transformer.norm_f.weight"] = model.norm.weight
+    state["lm_head.weight"] = model.head.weight
+    return state
+
+
 #: architecture -> (its config, its weights) of a bench DecoderLM
 WRITERS: dict[str, tuple[Callable, Callable]] = {
     "llama": (llama_config, llama_state),
     "gpt2": (gpt2_config, gpt2_state),
+    "mpt": (mpt_config, mpt_state),
 }
 
 

@@ -38,7 +38,7 @@ def exported(tmp_path_factory):
     folder = tmp_path_factory.mktemp("export")
     results = folder / "results"
     commands = readme_commands()
-    assert [c[0] for c in commands] == ["run", "export", "export"]
+    assert [c[0] for c in commands] == ["run", "export", "export", "export"]
     for command in commands:
         args = [a if not a.startswith("out=") else f"out={folder / a[4:]}" for a in command]
         extra = ["set.steps=2", "progress=false"] if command[0] == "run" else []
@@ -47,7 +47,8 @@ def exported(tmp_path_factory):
 
 
 @pytest.mark.parametrize("variant, out, name", [("rope+gqa2+rmsnorm+swiglu", "exports/llama", "LlamaForCausalLM"),
-                                                 ("learned", "exports/gpt2", "GPT2LMHeadModel")])  # fmt: skip
+                                                 ("learned", "exports/gpt2", "GPT2LMHeadModel"),
+                                                 ("alibi+layernorm_nobias", "exports/mpt", "MptForCausalLM")])  # fmt: skip
 def test_each_readme_export_computes_the_trained_model_s_logits(exported, variant, out, name):
     folder, results = exported
     ours, record, suite = trained_model(ExportConfig(variant=variant, results_dir=str(results)))

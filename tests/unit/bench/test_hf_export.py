@@ -2,11 +2,13 @@
 
 Each export is loaded with ``transformers`` (skipped, with its install command, where it is absent) and compared with
 bench's own model: logits in float64, and greedy decoding. Hugging Face's Llama computes RMSNorm's variance and the
-RoPE table in float32 even for float64 inputs, so its logits agree to float32 rounding (1e-5 here); GPT-2 computes
-in the input's dtype and agrees to float64 rounding.
+RoPE table in float32 even for float64 inputs, and MPT its softmax, so their logits agree to float32 rounding (1e-5
+here); GPT-2 computes in the input's dtype and agrees to float64 rounding.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 import torch
@@ -28,6 +30,7 @@ CASES = {
     "rope+mqa+rmsnorm+swiglu": ("LlamaForCausalLM", 1e-5),
     "rope+rmsnorm+swiglu": ("LlamaForCausalLM", 1e-5),
     "learned": ("GPT2LMHeadModel", 1e-12),
+    "alibi+layernorm_nobias": ("MptForCausalLM", 1e-5),
 }
 
 
@@ -58,7 +61,18 @@ def test_the_export_computes_bench_s_logits(variant, tmp_path):
     assert float((ours - theirs).abs().max()) < tolerance
 
 
-@pytest.mark.parametrize("variant", ["rope+gqa2+rmsnorm+swiglu", "learned"])
+def test_mpt_takes_alibi_s_slopes_at_a_head_count_that_is_not_a_power_of_two(tmp_path):
+    spec = dataclasses.replace(resolve("alibi+layernorm_nobias", BASE), d_model=48, n_heads=6)
+    torch.manual_seed(0)
+    model = build(spec).eval()
+    export(model, tmp_path)
+    tokens = torch.randint(0, BASE.vocab_size, (2, BASE.max_len), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        ours, theirs = model.double()(tokens), _load(tmp_path, torch.float64)(tokens).logits
+    assert float((ours - theirs).abs().max()) < 1e-5  # MPT's softmax in float32
+
+
+@pytest.mark.parametrize("variant", ["rope+gqa2+rmsnorm+swiglu", "learned", "alibi+layernorm_nobias"])
 def test_the_export_decodes_greedily_as_bench_does(variant, tmp_path):
     model = _model(variant)
     export(model, tmp_path, CHARS)
@@ -82,7 +96,10 @@ def test_the_tokenizer_numbers_characters_as_bench_s_vocabulary(tmp_path):
 @pytest.mark.parametrize(
     "variant, field",
     [
-        ("alibi", "position"),
+        ("alibi", "norm"),
+        ("sinusoidal", "position"),
+        ("alibi+layernorm_nobias+gqa2", "n_kv_heads"),
+        ("alibi+layernorm_nobias+swiglu", "ffn"),
         ("rope+gqa2+rmsnorm+swiglu+window16", "window"),
         ("rope+ntk+rmsnorm+swiglu", "rope_scaling"),
         ("rope", "norm"),

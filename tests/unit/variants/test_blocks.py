@@ -12,9 +12,16 @@ from variants.transformer import Block, FeedForward, build
 
 
 def test_registries_hold_the_norms_placements_and_ffns():
-    assert norms.names() == ["layernorm", "rmsnorm"]
+    assert norms.names() == ["layernorm", "layernorm_nobias", "rmsnorm"]
     assert placements.names() == ["post", "pre"]
     assert ffns.names() == ["gelu", "relu", "swiglu"]
+
+
+def test_layernorm_nobias_centres_and_scales_without_a_bias():
+    norm = norms.get("layernorm_nobias")(2)
+    assert [name for name, _ in norm.named_parameters()] == ["weight"]
+    out = norm(torch.tensor([[1.0, 3.0]]))  # mean 2, standard deviation 1
+    torch.testing.assert_close(out, torch.tensor([[-1.0, 1.0]]), atol=1e-4, rtol=0)
 
 
 def test_rmsnorm_divides_by_the_root_mean_square():

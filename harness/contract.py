@@ -155,6 +155,11 @@ class Suite:
         """The variants ``bench run`` runs on ``profile`` (with command-line ``options``) when none are given."""
         return tuple(self.profile_variants.get(profile, self.default_variants))
 
+    def expand_variants(self, variants: list[str], profile: Profile) -> list[str]:
+        """The variant expressions a run of ``variants`` plans, in order: each as given here; a suite whose job is one
+        point of a sweep a variant stands for (the scaling suite's rungs) writes each variant as its points."""
+        return list(variants)
+
     def metric(self, name: str) -> Metric:
         return next(m for m in self.metrics if m.name == name)
 

@@ -167,8 +167,12 @@ def train(
     *,
     progress: bool = True,
     desc: str = "train",
+    after_step: Callable[[int], None] | None = None,
 ) -> TrainResult:
     """Run ``settings.steps`` optimiser steps; ``loss_fn(model, step)`` returns (loss, tokens in batch).
+
+    ``after_step(step)`` (steps from 0) runs after each optimiser step, the model in training mode: an evaluation
+    during training sets eval mode and back itself, and its time counts in the training's wall time.
 
     ``loss_fn`` receives ``torch.compile(model)`` when compiling is asked for (the same parameters).
     Raises Diverged for the first step whose loss is not finite or exceeds ``divergence_factor`` times the
@@ -219,6 +223,8 @@ def train(
             result.tokens += tokens
             if (step + 1) % every == 0:
                 check()
+            if after_step is not None:
+                after_step(step)
         check()
     except Diverged:
         raise

@@ -113,6 +113,7 @@ def check_request(cfg) -> Request:
     profile = suite.resolved_profile(apply_overrides(suite.profiles[profile_name], cfg.set), options)
     seeds = list(cfg.seeds) if cfg.seeds is not None else list(profile.seeds)
     variants = list(cfg.variants) if cfg.variants is not None else list(suite.variants_for(profile_name, options))
+    variants = suite.expand_variants(variants, profile)
     if cfg.executor == "submitit":
         check_submitit(cfg.submitit, Path(cfg.results_dir))
     dtype = resolve_dtype(cfg.dtype, suite, device)

@@ -19,10 +19,10 @@ import pandas as pd
 from harness.findings import Finding, finding, not_run
 from harness.paired import Difference, all_hold, directional, equivalent, paired
 from harness.suite_file import SuiteFile
+from suites.common.char_margin import TOLERANCE_PCT, derivation
 from suites.common.learning import learning_checks, usable
 from suites.language_modeling.deciding import deciding
 from suites.language_modeling.depth import SOURCE_DEPTH
-from suites.language_modeling.margins import TOLERANCE_PCT, derivation
 from suites.language_modeling.schedule import warmup_of
 from suites.language_modeling.summary import Summary, depth_arm, field, spec_of, widening
 
@@ -32,7 +32,7 @@ SCORING, GROUPING, POST_LN = CLAIMS = SuiteFile.of(__file__).claims(
 )
 
 #: the equivalence tolerance of "similar" and "keeps quality", in % of per-character perplexity: the smallest change
-#: Vaswani et al.'s Table 3 calls a loss, converted from nats per wordpiece to nats per character (margins.py)
+#: Vaswani et al.'s Table 3 calls a loss, converted from nats per wordpiece to nats per character (suites/common/char_margin.py)
 TOLERANCE = TOLERANCE_PCT
 
 

@@ -82,7 +82,7 @@ def test_two_depths_or_two_budgets_in_one_expression_are_refused():
 def test_the_equivalence_margin_is_the_sources_step_per_character():
     import math
 
-    from suites.language_modeling import margins
+    from suites.common import char_margin as margins
 
     # ln(5.16 / 5.01) nats per wordpiece over 4.5 characters: about 0.0066 nats per character, 0.66% of perplexity
     assert margins.TOLERANCE_NATS == math.log(5.16 / 5.01) / margins.CHARS_PER_WORDPIECE

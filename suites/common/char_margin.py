@@ -1,8 +1,8 @@
-"""The language_modeling equivalence margin in the source's units: Vaswani et al.'s Table 3 step, per character.
+"""The equivalence margin of the character-LM suites in the source's units: Vaswani et al.'s Table 3 step, per character.
 
 Vaswani et al. 2017 (arXiv 1706.03762), Table 3 (B): halving d_k from 32 to 16 moves newstest2013 perplexity per
 *wordpiece* from 5.01 to 5.16, and they call it a loss ("reducing the attention key size d_k hurts model quality"):
-ln(5.16 / 5.01) nats per wordpiece. This suite scores perplexity per *character*, so the step is divided by the
+ln(5.16 / 5.01) nats per wordpiece. These suites score perplexity per *character*, so the step is divided by the
 characters a wordpiece spans. Their text is byte-pair encoded with a shared English-German vocabulary of about
 37000 tokens; the paper does not say how many characters a token spans, so CHARS_PER_WORDPIECE is this project's
 estimate (about 1.3 tokens per word at that vocabulary size, words of about 5 characters plus their space). The

@@ -1,0 +1,11 @@
+"""The scaling suite, registered when this package is imported (suite discovery imports each package of ``suites``).
+
+- ``suite``: the suite: its profiles, metrics and how one job (a variant at one rung) runs;
+- ``ladder``: the rungs and each rung's model and budget;
+- ``fit``: the law per variant, its bootstrap over seeds and the compute multiplier;
+- ``verdicts`` and ``report``: the per-rung verdicts and the report; ``figures``: its figures.
+"""
+
+from suites.scaling.suite import Scaling  # registers the suite
+
+__all__ = ["Scaling"]

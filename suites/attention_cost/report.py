@@ -15,6 +15,7 @@ from harness.report_kit import code_line, first_ok, title, write_markdown
 from harness.report_kit import seeds as seeds_of
 from suites.attention_cost import headline
 from suites.attention_cost.figures import latency_and_memory_figures
+from suites.attention_cost.masking_verdict import masking_section
 from suites.attention_cost.tables import (
     cases,
     correctness,
@@ -104,6 +105,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         if memory.verdict != "not run"
         else []
     ) + sentences([peak])
+    lines += masking_section(df)
     lines += ["## Against the published findings", "", PUBLISHED + " " + (" ".join(said) or NO_PAIRS), ""]
     lines += _setup(df, first_ok(df), settings, seeds, peaks, dtype, atol, rtol)
     lines += support(df)

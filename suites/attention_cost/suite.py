@@ -29,6 +29,7 @@ from harness.measure import (
 from harness.rules import at_least, one_of
 from harness.suite_file import SuiteFile
 from suites.attention_cost.check import compare, make_case, reference
+from suites.attention_cost.masking import masking_measurements
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import Timing
 from variants.kernel import AttentionKernel, kernels
@@ -120,6 +121,7 @@ def _memory_problem(held: tuple[int, float] | None, length: int, device: str) ->
 class AttentionCost(TimesOnly, Suite):
     """Latency, peak memory and FLOP/s of every attention kernel against sequence length, checked first."""
 
+    version = 2  # each job also probes how its kernel masks padding in three dtypes (masking.py)
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: forward passes are measured even for kernels without a backward pass; fwd+bwd cases say why not
@@ -205,7 +207,8 @@ class AttentionCost(TimesOnly, Suite):
                     )
                 bar.update()
         bar.close()
-        return out
+        # how the kernel masks, in every dtype it takes (masking.py): a check, not a timing
+        return out + masking_measurements(kernel, spec.n_heads, spec.kv_heads, spec.head_dim, device, seed)
 
     def _case(
         self,

@@ -17,6 +17,7 @@ import pandas as pd
 from harness.findings import Estimate, Finding, finding
 from harness.paired import MARGIN_SDS, all_hold
 from harness.suite_file import SuiteFile
+from suites.attention_cost.masking_verdict import MASKING, masking_finding
 from suites.attention_cost.tables import cases, slope_rows, with_cases
 from variants.kernel import kernels
 
@@ -28,7 +29,8 @@ PUBLISHED = (
 )
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-MEMORY, PEAK = CLAIMS = SuiteFile.of(__file__).claims("fused_attention_linear_memory", "sdpa_share_of_peak")
+MEMORY, PEAK = SuiteFile.of(__file__).claims("fused_attention_linear_memory", "sdpa_share_of_peak")
+CLAIMS = (MEMORY, PEAK, MASKING)
 #: memory slopes (log peak on log length): a fused kernel's below LINEAR, naive's above QUADRATIC. For a peak
 #: a T + b T^2 fitted over 1024-4096 tokens, a slope of 1.2 leaves at most a third of the peak at 4096 to the (T, S)
 #: term and 1.7 at least four fifths; peak bytes are the allocator's count, the same for every seed, so one seed
@@ -44,10 +46,12 @@ NO_PAIRS = "These records lack the naive and SDPA pairs needed for a comparison.
 
 
 def findings(df: pd.DataFrame) -> list[Finding]:
-    """This suite's verdicts on FlashAttention's linear memory and the check of SDPA's share of the matmul peak."""
+    """This suite's verdicts on FlashAttention's linear memory, the check of SDPA's share of the matmul peak and the
+    masking check."""
+    masking = masking_finding(df)
     df = with_cases(df)
     lengths, keys, reference = cases(df)
-    return verdicts(df, slope_rows(df, keys)[1], reference, lengths)
+    return verdicts(df, slope_rows(df, keys)[1], reference, lengths) + [masking]
 
 
 def verdicts(df, slopes, reference, lengths) -> list[Finding]:

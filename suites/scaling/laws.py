@@ -47,16 +47,19 @@ def law_table(laws: dict[str, Fitted], order: list[str]) -> pd.DataFrame:
             continue
         row = {"variant": v, "points": f.n_points}
         if f.law is None:
-            row["law"] = f"no fit: {f.n_points} points, a law is fitted from at least {MIN_POINTS}"
-        else:
-            for name, digits in (("E", 3), ("A", 3), ("alpha", 3)):
-                value = getattr(f.law, name)
-                ci = f.interval(name)
-                row[name if name != "alpha" else "α"] = f"{value:.{digits}g}" + (
-                    f" [{ci[0]:.{digits}g}, {ci[1]:.{digits}g}]" if ci else ""
-                )
-            row["RMS log residual"] = f"{f.law.rms_residual:.4f}"
-            row["largest |log residual|"] = f"{max(abs(r) for r in f.law.residuals):.4f}"
+            row |= {
+                "E": f"no fit: fewer than {MIN_POINTS} points",
+                "A": "-",
+                "α": "-",
+                "log residual (RMS / largest)": "-",
+            }
+            rows.append(row)
+            continue
+        for name, label in (("E", "E"), ("A", "A"), ("alpha", "α")):
+            value, ci = getattr(f.law, name), f.interval(name)
+            row[label] = f"{value:.3g}" + (f" [{ci[0]:.3g}, {ci[1]:.3g}]" if ci else "")
+        largest = max(abs(r) for r in f.law.residuals)
+        row["log residual (RMS / largest)"] = f"{f.law.rms_residual:.4f} / {largest:.4f}"
         rows.append(row)
     return pd.DataFrame(rows)
 

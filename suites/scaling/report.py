@@ -11,7 +11,7 @@ from harness.report_kit import begin, code_line, title, write_markdown
 from suites.scaling.figures import law_figure, multiplier_figure
 from suites.scaling.fit import DRAWS, HUBER_DELTA, MIN_POINTS
 from suites.scaling.laws import EXTRAPOLATE, fitted, law_table, multiplier_table, multipliers
-from suites.scaling.tables import ORDER, bases, rung_table, settings, sweep_flags
+from suites.scaling.tables import ORDER, bases, rung_table, settings, sweep_flags, sweep_table
 from suites.scaling.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
@@ -57,7 +57,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += [f"- **{f.claim.name}** ({f.claim.source}): {f.verdict}. {f.sentence}" for f in found] + [""]
     table = rung_table(df)
     if len(table):
-        table["loss"] = table["loss"].map(lambda xs: ", ".join(f"{x:.4f}" for x in xs))
+        table["loss per seed"] = table["loss per seed"].map(lambda xs: ", ".join(f"{x:.4f}" for x in xs))
         table["training FLOPs"] = table["training FLOPs"].map(lambda x: f"{x:.3g}")
     lines += [
         "## The ladder",
@@ -70,6 +70,14 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"of the held-out split. Corpus {first.get('corpus', '?')}; seeds {seeds}; profile `{first.profile}`.",
         "",
         markdown_table(table) if len(table) else "No run finished.",
+        "",
+        "## The learning-rate sweep",
+        "",
+        "Validation loss (nats/char) at the end of training per peak rate, mean over seeds; the kept rate per rung and "
+        "seed is the one whose loss is lowest (marked with the seeds that kept it). A rung whose kept rate is at an end of the sweep may "
+        "do better beyond it (named at the top of the report when it happens).",
+        "",
+        markdown_table(sweep_table(df)) if len(sweep_table(df)) else "No sweep recorded.",
         "",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}; {code_line(df)}.",
         "",

@@ -60,8 +60,8 @@ def rung_compute(df: pd.DataFrame) -> dict[tuple[str, int], float]:
 
 
 def rung_table(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per (variant, rung): width, non-embedding parameters, steps, tokens, FLOPs, chosen learning rates and the
-    final loss over seeds."""
+    """One row per (variant, rung): width, non-embedding parameters, tokens, FLOPs, the kept learning rates and the final
+    loss of each seed."""
     rows = _ok(df, "loss")
     rows = rows[rows.extra.map(lambda e: float(e.get("fraction", 1.0)) == 1.0)]
     out = []
@@ -72,15 +72,29 @@ def rung_table(df: pd.DataFrame) -> pd.DataFrame:
                 "variant": base,
                 "rung": int(rung),
                 "d_model": int(first.spec["d_model"]),
-                "non-embedding parameters": int(first.get("non_embedding_parameters") or 0),
-                "steps": int(first.get("steps") or 0),
+                "parameters (non-embedding)": int(first.get("non_embedding_parameters") or 0),
                 "tokens": int(first.get("tokens") or 0),
                 "training FLOPs": float(g.x.mean()),
                 "lr kept (per seed)": ", ".join(f"{float(x):g}" for x in g.sort_values("seed").lr),
-                "seeds": len(g),
-                "loss": g.value.tolist(),
+                "loss per seed": g.sort_values("seed").value.tolist(),
             }
         )
+    return pd.DataFrame(out)
+
+
+def sweep_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Validation loss per (variant, rung) and learning rate of the sweep, mean over seeds, the kept rate marked with
+    how many seeds kept it: the check that the sweep brackets each rung's best rate."""
+    rows = _ok(df, "validation_loss")
+    if not len(rows):
+        return pd.DataFrame()
+    out = []
+    for (base, rung), g in rows.groupby(["base", "rung"]):
+        row = {"variant": base, "rung": int(rung)}
+        for lr, at in g.groupby("x"):
+            kept = int(at.extra.map(lambda e: bool(e.get("chosen"))).sum())
+            row[f"lr {float(lr):g}"] = f"{at.value.mean():.4f}" + (f" (kept {kept}/{len(at)})" if kept else "")
+        out.append(row)
     return pd.DataFrame(out)
 
 

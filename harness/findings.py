@@ -79,6 +79,9 @@ class Finding:
     #: the value the headline's interval must clear for the verdict to be decided (0 for "a differs from b", the
     #: tolerance of "alike", the rise of "rises by at least"): what harness/power.py plans more seeds against
     boundary: float = 0.0
+    #: a claim judged along an axis (a ladder of model sizes): its verdict at each point, in order, and where it
+    #: flips ("by rung: 0 agrees, 1 agrees, 2 inconclusive; flips"), which the scoreboard shows whatever the verdict
+    along: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -139,12 +142,14 @@ def finding(
     over_seeds: bool = True,
     pairs: str = "seed",
     boundary: float = 0.0,
+    along: str = "",
 ) -> Finding:
     """A Finding whose seed count defaults to the seeds behind its headline estimate (the one the verdict turns
     on); ``cause``: one sentence on why the verdict is not "agrees"; ``headline``: the position, among the
     estimates given, of the one the verdict rests on; ``over_seeds``: False where the verdict rests on exact values
     or timing repeats, not seeds; ``pairs``: what the count of ``seeds`` counts when it is not training seeds;
-    ``boundary``: what the headline's interval must clear (harness/power.py).
+    ``boundary``: what the headline's interval must clear (harness/power.py); ``along``: the verdict at each point of
+    an axis the claim is judged along (``Finding.along``).
 
     An inconclusive verdict's cause ends with what more seeds could do (harness/power.py: the minimum detectable
     effect at its seeds and the seeds that would resolve it). A verdict that rests on one seed's spread ends its
@@ -160,7 +165,7 @@ def finding(
         planned = power_sentence(head, boundary)
         if planned and planned not in cause:
             cause = f"{cause.rstrip().rstrip('.')}. {planned}" if cause.strip() else planned
-    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds, pairs, boundary)
+    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds, pairs, boundary, along)
     if found.indicative and sentence and INDICATIVE not in sentence:
         found = replace(found, sentence=f"{sentence.rstrip()} ({INDICATIVE}.)")
     return found

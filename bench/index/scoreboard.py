@@ -61,6 +61,8 @@ def row(
     else:
         measured, interval = measurement(found, frame)
     cause = found.cause if found.verdict != "agrees" else ""
+    if found.along:  # a claim judged along a ladder: its verdict at every point, whatever the verdict
+        cause = f"{cause.rstrip()} {found.along}".strip()
     return {
         "finding": name,
         "source": claim.source,

@@ -95,7 +95,8 @@ def along_ladder(
             + "."
         )
     estimates = [top_diff.estimate] + [d.estimate for _, d in per_rung[:-1]]
-    return finding(claim, verdict, sentence, estimates, cause=cause, boundary=boundary)
+    along = "By rung: " + ", ".join(f"{r} {v}" for r, v in verdicts) + ("; it flips." if changed else "; no flip.")
+    return finding(claim, verdict, sentence, estimates, cause=cause, boundary=boundary, along=along)
 
 
 def mla_finding(df: pd.DataFrame) -> Finding:

@@ -3,6 +3,8 @@ one learning rate flagged as confounded."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bench.cli import main
@@ -39,6 +41,16 @@ def test_a_ladder_at_one_learning_rate_is_flagged_as_confounded(one_rate):
     gqa = next(f for f in findings(df) if f.claim.key == "gqa_keeps_mha_quality_along_ladder")
     assert "Confounded" in gqa.sentence and "one learning rate" in gqa.cause
     assert "rung 0:" in gqa.sentence and "rung 2:" in gqa.sentence  # every rung judged
+    assert gqa.along.startswith("By rung: 0 ") and gqa.along.count(",") == 2
+
+
+def test_the_scoreboard_shows_the_verdict_at_every_rung_whatever_the_verdict(one_rate):
+    from bench.index.scoreboard import row
+
+    _, df = one_rate
+    gqa = next(f for f in findings(df) if f.claim.key == "gqa_keeps_mha_quality_along_ladder")
+    agreeing = dataclasses.replace(gqa, verdict="agrees", cause="")
+    assert row(agreeing, df, "quick", None)["cause"] == gqa.along
 
 
 def test_the_report_shows_laws_multipliers_and_the_figures(one_rate, tmp_path):

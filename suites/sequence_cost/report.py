@@ -15,6 +15,7 @@ from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
 from suites.sequence_cost.figures import cost_figure
 from suites.sequence_cost.scan import decode_table
+from suites.sequence_cost.share_verdict import share_section
 from suites.sequence_cost.tables import TABLES, _check, _frame, _not_timed, _order, _over_peak, _steps, _table, shares  # noqa: F401
 from suites.sequence_cost.verdicts import CLAIMS, UTILISATION, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
@@ -40,6 +41,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         lines += ["## Figure", "", f"![latency and share of the matmul peak against length](figures/{figure.name})", ""]
     lines += ["## Against the quoted utilisation", "", f"{UTILISATION.published}; {UTILISATION.source}.", ""]
     lines += [f"- {s}" for s in sentences(findings(df))] + [""]
+    lines += share_section(df)
     lines += decode_table(df, variants)
     lines += _setup(df, first, settings, variants)
     lines += _check(df, variants)

@@ -27,6 +27,7 @@ from harness.rules import one_of
 from harness.suite_file import SuiteFile
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import Timing, heads_problems
+from suites.sequence_cost.attention_share import share_measurement
 from suites.sequence_cost.decode import decode_measurements
 from variants.kernel import tolerance
 from variants.mixer_layer import MixerLayerSpec
@@ -143,6 +144,7 @@ def _count(spec, batch: int, length: int, backward: bool) -> float:
 class SequenceCost(TimesOnly, Suite):
     """Latency, tokens/s and share of the matmul peak of one LSTM/GRU (fused and stepped) or Transformer layer."""
 
+    version = 2  # the Transformer block's forward cases also time its attention core alone (attention_share.py)
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = (
@@ -280,6 +282,8 @@ class SequenceCost(TimesOnly, Suite):
             Measurement("throughput", flops / median / 1e9, **where),
             Measurement("peak_fraction", 100.0 * flops / median / peak, **where),
         ]
+        if _kind(spec).startswith("Transformer") and not backward:  # the attention core's share of the block
+            out.append(share_measurement(layer, spec, profile, length, flops, ctx, gen, where))
         return out, None
 
 

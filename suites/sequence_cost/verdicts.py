@@ -21,11 +21,12 @@ from harness.suite_file import SuiteFile
 from suites.sequence_cost.chunked import CHUNKED_CLAIM, chunked_finding
 from suites.sequence_cost.gpu_records import reference_gpu_frame, where
 from suites.sequence_cost.scan import SCAN, scan_finding
+from suites.sequence_cost.share_verdict import SHARE_CLAIM, share_finding
 from suites.sequence_cost.tables import _frame, shares
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 (UTILISATION,) = SuiteFile.of(__file__).claims("recurrence_idles_device")
-CLAIMS = (UTILISATION, SCAN, CHUNKED_CLAIM)
+CLAIMS = (UTILISATION, SCAN, CHUNKED_CLAIM, SHARE_CLAIM)
 #: the quoted figures (% of peak)
 QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
 #: verdict on a GPU: attention's share at least AGREE_RATIO x recurrence's agrees (the quoted 70% against 30% is 2.3x);
@@ -36,11 +37,12 @@ WOULD_TEST = "a CUDA device: bench run suite=sequence_cost profile=large device=
 
 
 def findings(df: pd.DataFrame) -> list[Finding]:
-    """The utilisation verdict, minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py), and
-    Gated DeltaNet's chunked form against its recurrent form (suites/sequence_cost/chunked.py)."""
+    """The utilisation verdict, minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py),
+    Gated DeltaNet's chunked form against its recurrent form (suites/sequence_cost/chunked.py), and attention's
+    share of a block's time (suites/sequence_cost/share_verdict.py)."""
     if "pass" not in df:
         df = _frame(df)
-    return _utilisation(df) + [scan_finding(df), chunked_finding(df)]
+    return _utilisation(df) + [scan_finding(df), chunked_finding(df), share_finding(df)]
 
 
 def _utilisation(df: pd.DataFrame, gpu_results: Path | None = None) -> list[Finding]:

@@ -29,8 +29,9 @@ def analytic_share(length: int, d_model: int) -> float:
 
 
 def core_flops(batch: int, length: int, d_model: int) -> float:
-    """Useful FLOPs of the causal core: the lower half of q k^T and of the weighted sum, 2 B n^2 d."""
-    return 2.0 * batch * length * length * d_model
+    """Useful FLOPs of the causal core: the lower triangle (the diagonal included) of q k^T and of the weighted sum,
+    2 B n (n + 1) d, as the block's count keeps it (suite.py ``useful_flops``)."""
+    return 2.0 * batch * length * (length + 1) * d_model
 
 
 def share_measurement(layer, spec, profile, length: int, block_flops: float, ctx, gen, where) -> Measurement:

@@ -61,10 +61,14 @@ def extra_kernels():
 def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
     assert run(tmp_path, "variants=[naive,sdpa,sdpa+alibi]") == 0
     records = load(tmp_path / "results")
-    cases = [r for r in records if r["metric"] != "matmul_peak"]
+    cases = [r for r in records if r["metric"] != "matmul_peak" and not r["metric"].startswith("mask_")]
     assert {r["status"] for r in records} == {"ok"}
     # 2 lengths x 2 masks x 2 passes x 6 metrics per variant
     assert len(cases) == 3 * 2 * 2 * 2 * 6
+    probed = {
+        (r["variant"], r["extra"]["dtype"], r["extra"]["fill"]) for r in records if r["metric"].startswith("mask_")
+    }
+    assert len(probed) == 3 * 3 * 4  # every variant probed in 3 dtypes x 4 fills
     lat = [r for r in records if r["metric"] == "latency"]
     assert all(len(r["extra"]["times"]) >= 3 and r["extra"]["q1"] <= r["value"] <= r["extra"]["q3"] for r in lat)
     assert all("other_cpu" in r["extra"] and "stall" in r["extra"] for r in lat)
@@ -106,7 +110,11 @@ def test_a_kernel_that_disagrees_with_naive_is_a_failure_not_a_timing(tmp_path, 
     # a kernel that disagrees with naive is a failed job, so the run exits 1 (its records are still stored)
     assert run(tmp_path, "variants=[wrong_scale,forward_only]", "set.lengths=[16]") == 1
     records = load(tmp_path / "results")
-    wrong = [r for r in records if r["variant"] == "wrong_scale" and r["metric"] != "matmul_peak"]
+    wrong = [
+        r
+        for r in records
+        if r["variant"] == "wrong_scale" and r["metric"] not in ("matmul_peak",) and not r["metric"].startswith("mask_")
+    ]
     assert wrong and all(r["status"] == "failed" and "differs from naive" in r["reason"] for r in wrong)
     assert not any(r["metric"] == "latency" and r["value"] is not None for r in wrong)
     fwd_only = [r for r in records if r["variant"] == "forward_only" and r["metric"] == "latency"]

@@ -29,7 +29,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"The compute `{order[0] if order else 'baseline'}`'s law needs to reach each variant's loss at the same "
         "compute, per unit spent (above 1x the variant is worth more compute than it spends), from the fitted laws below; "
         f"at each rung's compute and one decade ({EXTRAPOLATE:g}x) past the ladder. Interval: {DRAWS} bootstrap draws "
-        "over seeds within rungs, the variant's and the baseline's resampled independently.",
+        "over seeds within rungs, the variant's and the baseline's resampled independently. A bootstrap over a few seeds "
+        "per rung under-covers (two seeds give each rung three distinct resamples), so these intervals are narrower than "
+        "the paired test's below, which is the one the verdicts use.",
         "",
         markdown_table(multiplier_table(rows, DRAWS))
         if rows

@@ -21,7 +21,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     order = bases(df)
     laws = fitted(df)
     lines = title(suite, "Does the winner still win at scale?", first)
-    lines += sweep_flags(df) and ["**Confounds of this run:** " + " ".join(sweep_flags(df)), ""]
+    flags, sweep = sweep_flags(df), sweep_table(df)
+    if flags:
+        lines += ["**Confounds of this run:** " + " ".join(flags), ""]
     rows = multipliers(df, laws)
     lines += [
         "## Compute multipliers against the baseline",
@@ -79,7 +81,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "seed is the one whose loss is lowest (marked with the seeds that kept it). A rung whose kept rate is at an end of the sweep may "
         "do better beyond it (named at the top of the report when it happens).",
         "",
-        markdown_table(sweep_table(df)) if len(sweep_table(df)) else "No sweep recorded.",
+        markdown_table(sweep) if len(sweep) else "No sweep recorded.",
         "",
         f"- Device: {first.device} ({first.device_name}), {first['dtype']}, torch {first.torch_version}; {code_line(df)}.",
         "",

@@ -84,18 +84,18 @@ def sentence(e: Estimate, boundary: float = 0.0) -> str:
     now = back(mde(sd, e.seeds))
     said = (
         f"at {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
-        f"from {boundary:g}"
+        f"from {boundary:.3g}"
     )
     need = seeds_to_resolve(sd, distance)
     if need is None:
         return (
-            f"{said[0].upper()}{said[1:]}; the estimate {e.value:.3g}{unit} lies so close to {boundary:g} that more "
+            f"{said[0].upper()}{said[1:]}; the estimate {e.value:.3g}{unit} lies so close to {boundary:.3g} that more "
             f"than {MOST_SEEDS} seeds would be needed: more seeds cannot be expected to decide it."
         )
     if need <= e.seeds:
         return (
             f"{said[0].upper()}{said[1:]}; the estimate is farther than that, yet its interval reaches "
-            f"{boundary:g}: another {e.seeds} seeds would likely decide it."
+            f"{boundary:.3g}: another {e.seeds} seeds would likely decide it."
         )
     return (
         f"{said[0].upper()}{said[1:]}; if the measured {e.value:.3g}{unit} is the true effect, about {need} seeds "

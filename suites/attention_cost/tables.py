@@ -8,6 +8,7 @@ import pandas as pd
 from harness.measure import bootstrap_ratio
 from harness.report_kit import fmt_mean_ci, markdown_table
 from suites.common.narrow import narrow
+from suites.common.peak_note import over_peak_note
 
 
 def grouping(heads: int, kv_heads: int) -> str:
@@ -153,14 +154,8 @@ def slope_rows(df, keys) -> tuple[str, dict[tuple, dict[str, float | None]]]:
 
 
 def over_peak(df) -> str:
-    frac = df[(df.metric == "peak_fraction") & (df.status == "ok")]
-    over = int((frac.value > 100).sum())
-    return (
-        f" {over} cells exceed 100%: the matmul peak and the kernel were timed at different moments of a machine "
-        f"whose load changed, so these shares are not trustworthy."
-        if over
-        else ""
-    )
+    """The note on kernels whose share of the measured matmul peak exceeds 100%."""
+    return over_peak_note(df, "kernel")
 
 
 def method(df) -> str:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from harness.report_kit import status_notes, table_section
 from suites.common.narrow import narrow
+from suites.common.peak_note import over_peak_note
 
 TABLES = (
     (
@@ -185,13 +186,8 @@ def _steps(df, variants, passes) -> list[str]:
 
 
 def _over_peak(df) -> str:
-    over = int(((df.metric == "peak_fraction") & (df.status == "ok") & (df.value > 100)).sum())
-    return (
-        f" {over} cells exceed 100%: the matmul peak and the layer were timed at different moments of a machine whose "
-        "load changed, so these shares are not trustworthy."
-        if over
-        else ""
-    )
+    """The note on layers whose share of the measured matmul peak exceeds 100%."""
+    return over_peak_note(df, "layer")
 
 
 def _not_timed(df) -> list[str]:

@@ -119,6 +119,11 @@ _add(
 )
 _add("bidirectional", "RNN encoder that reads the source both ways (Bahdanau et al. 2014).", bidirectional=True)
 _add(
+    "reversed",
+    "RNN encoder that reads the source words in reverse order, EOS last (Sutskever et al. 2014, arXiv 1409.3215, 3.3).",
+    reverse_source=True,
+)
+_add(
     "loop",
     "A recurrent layer run as a Python loop over nn.LSTMCell/nn.GRUCell, one call per token, instead of the "
     "fused multi-step module (sequence_cost).",

@@ -1,6 +1,7 @@
 """RNN encoder-decoder (Cho et al. 2014; Sutskever et al. 2014), with Bahdanau's or Luong's attention decoder.
 
-The encoder reads the source (optionally both ways) and the decoder starts from its final state. Without
+The encoder reads the source (optionally both ways, or in reverse word order as Sutskever et al. 2014, arXiv
+1409.3215, section 3.3) and the decoder starts from its final state. Without
 attention that state is all the decoder ever sees of the source: the fixed-vector bottleneck whose BLEU
 falls on long sentences (Bahdanau et al. 2014, Figure 2). With attention the decoder also reads a
 context vector over every encoder state at every step; the spec's ``decoder`` says where in the step:
@@ -27,6 +28,17 @@ from .rnn_cells import RNN_CELLS
 from .seq2seq_spec import PAD, RNNSeq2SeqSpec
 
 State = dict[str, torch.Tensor]  # every tensor batch-first, so beam search can reorder it with index_select
+
+
+def reversed_words(lengths: torch.Tensor, width: int) -> torch.Tensor:
+    """The gather index (B, width) that reverses each row's words and keeps its EOS last and its padding in place.
+
+    lengths (B,) counts each row's tokens, EOS included (sources end with EOS); row b reads positions
+    lengths[b] - 2, ..., 0, then lengths[b] - 1 (EOS), then its padding. Applied twice it is the identity.
+    """
+    i = torch.arange(width, device=lengths.device).unsqueeze(0)  # (1, width)
+    last = (lengths - 1).unsqueeze(1)  # (B, 1): EOS's position
+    return torch.where(i < last, last - 1 - i, i)
 
 
 class RNNSeq2Seq(nn.Module):
@@ -70,9 +82,17 @@ class RNNSeq2Seq(nn.Module):
         B, S = src.shape
         pad = src.eq(PAD)  # (B, S)
         lengths = (~pad).sum(1).clamp(min=1)
-        packed = pack_padded_sequence(self.drop(self.embed(src)), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        order = reversed_words(lengths, S) if self.spec.reverse_source else None  # (B, S) or None
+        read = src.gather(1, order) if order is not None else src
+        packed = pack_padded_sequence(
+            self.drop(self.embed(read)), lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
         outputs, final = self.encoder(packed)
         memory = pad_packed_sequence(outputs, batch_first=True, total_length=S)[0]  # (B, S, H or 2H)
+        if order is not None:
+            # the permutation is its own inverse: memory[b, j] is again the state at source word j, so attention
+            # weights stay in the source's own order
+            memory = memory.gather(1, order.unsqueeze(-1).expand_as(memory))
         h, c = final if self.is_lstm else (final, None)  # each (L * dirs, B, H)
         if self.spec.bidirectional:
             h = torch.tanh(self.bridge_h(self._join_directions(h)))  # (L, B, H)

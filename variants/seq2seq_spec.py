@@ -2,7 +2,7 @@
 
 Two families translate a source sentence into a target sentence:
 - the RNN encoder-decoder (``RNNSeq2SeqSpec``): a cell (``rnn``, ``gru``, ``lstm``), an optional
-  bidirectional encoder, an attention ``scoring``: ``none`` (the fixed-vector bottleneck of Cho et al.
+  bidirectional encoder or reversed source (Sutskever et al. 2014), an attention ``scoring``: ``none`` (the fixed-vector bottleneck of Cho et al.
   2014 and Sutskever et al. 2014: the decoder starts from the encoder's final state and sees nothing
   else), ``additive`` (Bahdanau et al. 2014), ``dot`` or ``general`` (Luong et al. 2015), and the
   attention ``decoder`` that uses it: ``bahdanau`` (attend from the previous state, feed the context into
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
@@ -45,6 +45,7 @@ class RNNSeq2SeqSpec(FamilySpec):
     """An RNN encoder-decoder, one field per axis."""
 
     family = "rnn_seq2seq"
+    late_defaults: ClassVar[dict[str, Any]] = {"reverse_source": False}
 
     vocab_size: int = 256
     #: the recurrent cell: rnn (Elman, tanh), gru (Cho et al. 2014) or lstm (Hochreiter & Schmidhuber 1997)
@@ -55,6 +56,8 @@ class RNNSeq2SeqSpec(FamilySpec):
     decoder: str = "luong"
     #: the encoder reads the source both ways (Bahdanau et al. 2014) and a bridge maps its states to the decoder's
     bidirectional: bool = False
+    #: the encoder reads the source words in reverse order, EOS kept last (Sutskever et al. 2014, section 3.3)
+    reverse_source: bool = False
     d_embed: int = 64
     d_hidden: int = 128
     n_layers: int = 1

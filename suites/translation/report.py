@@ -20,6 +20,7 @@ from harness.report_kit import (
 )
 from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
+from suites.translation.encoder_verdict import REVERSED, encoder_table
 from suites.translation.figures import FIGURE, bleu_by_length_figure
 from suites.translation.tables import LEARNED, _baseline_lines, _family, _order, _samples, flag_unlearned  # noqa: F401
 from suites.translation.verdicts import BLEU, CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
@@ -36,6 +37,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     labels = _labels(df)
     lines = title(suite, "Translation", first)
     lines += _by_length(ok, variants, labels)
+    lines += encoder_table(ok, specs, labels)
 
     # --- scores per variant, then the baselines they are judged against
     flagged = flag_unlearned(ok, variants)
@@ -75,7 +77,9 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "",
     ]
     lines += _samples(ok, variants)
-    lines += ["## Against the published finding", "", PUBLISHED + " " + findings(df)[0].sentence, ""]
+    found = findings(df)
+    lines += ["## Against the published findings", "", PUBLISHED + " " + found[0].sentence, ""]
+    lines += [f"{REVERSED.source} report that {REVERSED.published}. {found[1].sentence}", ""]
     lines += _setup(df, ok, first, settings, seeds)
     reasons = status_notes(df)
     if reasons:

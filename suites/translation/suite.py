@@ -134,6 +134,11 @@ class Translation(Suite):
     profiles = PROFILES
     # lstm+bahdanau+additive is the model of Bahdanau et al. 2014 that the report compares with the paper
     default_variants = ("rnn", "lstm", "lstm+bahdanau+additive", "lstm+luong+dot", "lstm+luong+general", "transformer")
+    # the bottleneck profile tests the two findings about RNNs without attention: Bahdanau et al.'s and Sutskever
+    # et al.'s reversed source, with a bidirectional encoder beside them
+    profile_variants = {
+        "bottleneck": ("rnn", "lstm", "lstm+bahdanau+additive", "lstm+reversed", "lstm+bidirectional"),
+    }
     options = {"data": None}
 
     def resolved_profile(self, profile: TranslationProfile, options: dict[str, Any]) -> TranslationProfile:

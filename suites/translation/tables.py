@@ -23,9 +23,11 @@ def _decoder(spec: dict) -> str:
 
 def _family(spec: dict) -> str:
     if spec.get("family") == "rnn_seq2seq":
+        reads = ", bidirectional encoder" if spec.get("bidirectional") else ""
+        reads += ", reversed source" if spec.get("reverse_source") else ""
         if spec["scoring"] == "none":
-            return "RNN, no attention"
-        return f"RNN, {_decoder(spec).capitalize()} decoder, {spec['scoring']} attention"
+            return f"RNN, no attention{reads}"
+        return f"RNN, {_decoder(spec).capitalize()} decoder, {spec['scoring']} attention{reads}"
     return "Transformer"
 
 

@@ -16,6 +16,7 @@ from harness.paired import directional, paired
 from harness.report_kit import mean_ci
 from harness.suite_file import SuiteFile
 from suites.translation.baselines import LEARNED_MARGIN
+from suites.translation.encoder_verdict import REVERSED, encoder_kind, reversal_finding
 from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
 
 PUBLISHED = (
@@ -26,7 +27,8 @@ PUBLISHED = (
 )
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-(BOTTLENECK,) = CLAIMS = SuiteFile.of(__file__).claims("attention_long_sentences")
+(BOTTLENECK,) = SuiteFile.of(__file__).claims("attention_long_sentences")
+CLAIMS = (BOTTLENECK, REVERSED)
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
 #: the bounds of a BLEU score
@@ -34,13 +36,14 @@ BLEU = (0.0, 100.0)
 
 
 def findings(df: pd.DataFrame) -> list[Finding]:
-    """This suite's verdict on Bahdanau et al.'s finding from one group of records."""
+    """This suite's verdicts on Bahdanau et al.'s and Sutskever et al.'s findings from one group of records."""
     ok = df[df.status == "ok"]
     specs = {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
     variants = _order(list(specs), specs)
     buckets = df[df.metric == "bleu_by_length"].drop_duplicates("x").sort_values("x")
     labels = {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
-    return [_verdict(ok, variants, specs, labels, flag_unlearned(ok, variants))]
+    flagged = flag_unlearned(ok, variants)
+    return [_verdict(ok, variants, specs, labels, flagged), reversal_finding(ok, specs, labels, flagged)]
 
 
 def _verdict(
@@ -64,7 +67,8 @@ def _verdict(
         means[v] = {x: mean_ci(rows[rows.x == x].value)[0] for x in labels if (rows.x == x).any()}
     longest = max(labels)
     rnn = [v for v in variants if specs[v].get("family") == "rnn_seq2seq" and longest in means[v]]
-    plain = [v for v in rnn if specs[v]["scoring"] == "none"]
+    # Bahdanau et al.'s RNNencdec reads the source forward; reversed and bidirectional encoders are another claim's
+    plain = [v for v in rnn if specs[v]["scoring"] == "none" and encoder_kind(specs[v]) == "forward"]
     searches = [v for v in rnn if _is_rnnsearch(specs[v])]
     attn = searches or [v for v in rnn if specs[v]["scoring"] != "none"]
     if not plain or not attn:

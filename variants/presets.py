@@ -98,6 +98,20 @@ _add("post_ln", "Post-LN: norm(x + f(x)), as in the original Transformer (Vaswan
 # cell selects the RNN encoder-decoder, in gradient_flow a recurrent LM; any other expression is the Transformer
 _add("rnn", "Elman RNN, tanh cells (Elman 1990); in translation the RNN encoder-decoder (Cho et al. 2014).", cell="rnn")
 _add("rnn_relu", "Elman RNN with ReLU cells (Le et al. 2015, arXiv 1504.00941).", cell="rnn_relu")
+_add(
+    "irnn",
+    "IRNN: Elman RNN with ReLU cells, recurrent weight the identity and biases 0 (Le, Jaitly & Hinton 2015, arXiv "
+    "1504.00941).",
+    cell="rnn_relu",
+    recurrent_init="identity",
+)
+_add(
+    "rnn_orthogonal",
+    "Elman RNN with tanh cells, recurrent weight a random orthogonal matrix (Saxe, McClelland & Ganguli 2014, arXiv "
+    "1312.6120).",
+    cell="rnn",
+    recurrent_init="orthogonal",
+)
 _add("gru", "GRU cells (Cho et al. 2014); in translation the RNN encoder-decoder.", cell="gru")
 _add(
     "lstm",

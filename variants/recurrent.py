@@ -3,9 +3,10 @@
 The four cells of ``torch.nn``: the Elman RNN (Elman 1990) with tanh or ReLU (Le et al. 2015, arXiv
 1504.00941), the GRU (Cho et al. 2014, arXiv 1406.1078) and the LSTM (Hochreiter & Schmidhuber 1997).
 A RecurrentSpec has one field per axis like TransformerSpec, so the same preset expressions select
-them (``rnn``, ``rnn_relu``, ``gru``, ``lstm``). Training runs the fused multi-step module; ``step_states`` runs it one
-step at a time so the hidden state of every step is a tensor of its own whose gradient can be read
-(Pascanu et al. 2013 measure exactly that gradient, dL/dh_k).
+them (``rnn``, ``rnn_relu``, ``gru``, ``lstm``; ``irnn`` and ``rnn_orthogonal``: an Elman cell whose recurrent
+weight starts as the identity or an orthogonal matrix, variants/recurrent_init.py). Training runs the fused
+multi-step module; ``step_states`` runs it one step at a time so the hidden state of every step is a tensor of its
+own whose gradient can be read (Pascanu et al. 2013 measure exactly that gradient, dL/dh_k).
 
 Gate biases start as ``chrono_t_max`` says. 0: the LSTM's forget bias is 1 (Gers et al. 2000; Jozefowicz et
 al. 2015) and the GRU keeps PyTorch's default. T > 1: the chrono initialisation of Tallec & Ollivier 2018
@@ -18,10 +19,12 @@ bias is -b. A constant forget bias 1 keeps sigmoid(1) = 0.73 of the cell per ste
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
 
+from .recurrent_init import init_recurrent_weights, recurrent_init_problem, singular_values
 from .rnn_cells import RNN_CELLS
 from .spec import FamilySpec
 
@@ -41,6 +44,12 @@ class RecurrentSpec(FamilySpec):
     dropout: float = 0.0
     #: gate-bias initialisation: 0 = forget bias 1 (LSTM) / PyTorch's default (GRU); T > 1 = chrono with T_max = T
     chrono_t_max: int = 0
+    #: an Elman cell's recurrent weight (variants/recurrent_init.py): "default" (PyTorch's uniform draw), "identity"
+    #: (IRNN, Le et al. 2015) or "orthogonal" (Saxe et al. 2014)
+    recurrent_init: str = "default"
+
+    #: added after results were stored: left out of to_dict at its default, so earlier jobs keep their hash
+    late_defaults: ClassVar[dict[str, Any]] = {"recurrent_init": "default"}
 
     def problems(self, device: str = "cpu", dtype: torch.dtype = torch.float32) -> list[str]:
         """Every reason this spec cannot be built and run (empty if it can)."""
@@ -52,6 +61,8 @@ class RecurrentSpec(FamilySpec):
                 reasons.append(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.chrono_t_max == 1 or self.chrono_t_max < 0:
             reasons.append(f"chrono_t_max must be 0 (no chrono initialisation) or at least 2, not {self.chrono_t_max}")
+        if bad_init := recurrent_init_problem(self.recurrent_init, self.cell):
+            reasons.append(bad_init)
         return reasons
 
 
@@ -79,6 +90,8 @@ class RecurrentLM(nn.Module):
         # the input), so the recurrent weight alone decides whether gradients vanish or explode.
         nn.init.uniform_(self.embed.weight, -0.1, 0.1)
         init_gate_biases(self.rnn, spec)
+        # last, so that a default model draws the random numbers it drew before recurrent_init existed
+        init_recurrent_weights(self.rnn, spec.recurrent_init, spec.cell, spec.n_layers)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         out, _ = self.rnn(self.embed(tokens))  # (B, T, H)
@@ -101,6 +114,11 @@ class RecurrentLM(nn.Module):
     def recurrent_weights(self) -> list[torch.Tensor]:
         """The recurrent weight of each layer, (gates * H, H)."""
         return [getattr(self.rnn, f"weight_hh_l{i}") for i in range(self.spec.n_layers)]
+
+    def recurrent_singular_values(self) -> torch.Tensor:
+        """Every singular value of every layer's recurrent weight (a gated cell's gate blocks stacked, (gates * H, H)):
+        n_layers * H values, float64 on the CPU."""
+        return singular_values(self.recurrent_weights())
 
     @torch.no_grad()
     def set_spectral_radius(self, radius: float) -> None:

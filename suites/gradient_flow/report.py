@@ -1,4 +1,5 @@
-"""The gradient_flow report: gradient reach by distance, the spectral-radius sweep, lags learned, clipping."""
+"""The gradient_flow report: gradient reach by distance, the spectral-radius sweep, lags learned, the recurrent
+weight's singular values, clipping."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from harness.report_kit import code_line, in_order, status_notes, title, write_m
 from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
 from suites.gradient_flow.figures import figures as make_figures
-from suites.gradient_flow.tables import ORDER, clip_table, flow_table, lag_table, probes, sweep_table
+from suites.gradient_flow.tables import ORDER, clip_table, flow_table, lag_table, probes, sigma_table, sweep_table
 from suites.gradient_flow.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from variants.recurrent_init import RECURRENT_INITS
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -32,6 +34,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"layers, d_model {s['d_model']}, {s['n_heads']} heads. Parameters: "
         + ", ".join(f"{v} {int(p):,}" for v, p in ok.groupby("variant").parameters.first().items())
         + ".",
+        *_recurrent_inits(df),
         f"- Task: copy memory, {s['symbols']} symbol(s) from an alphabet of {s['alphabet']} recalled `lag` steps "
         f"later after a gap of {_gap(s)} (chance accuracy {1 / s['alphabet']:.3f}).",
         f"- Gradient probe: L = cross-entropy of the last step of {s['probe_batch']} sequences at lag {max(s['lags'])} "
@@ -54,6 +57,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += sweep_table(sweep, df)
     lag_lines, _ = lag_table(df, variants, s)
     lines += lag_lines
+    lines += sigma_table(ok, variants, s)
     clip_lines, clip_summary = clip_table(df, variants, 0.5 * math.log(s["alphabet"]))
     lines += clip_lines
     figures = make_figures(flow, sweep, ok, variants, out_dir / "figures")
@@ -71,6 +75,23 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     if notes:
         lines += ["## Runs that did not finish", ""] + notes + [""]
     return [write_markdown(suite, lines, out_dir)] + [p for _, p in figures]
+
+
+def _recurrent_inits(df: pd.DataFrame) -> list[str]:
+    """A Setup line naming the Elman RNNs whose recurrent weight does not start at PyTorch's default (none if all do),
+    read from the records' specs (a spec leaves recurrent_init out at its default)."""
+    named = {}
+    for variant, spec in df.groupby("variant").spec.first().items():
+        init = spec.get("recurrent_init", "default") if isinstance(spec, dict) else "default"
+        if init != "default":
+            named[variant] = init
+    if not named:
+        return []
+    return [
+        f"- Recurrent weight W_hh at initialisation: {RECURRENT_INITS['default']} unless named: "
+        + "; ".join(f"{v} {named[v]}, {RECURRENT_INITS.get(named[v], named[v])}" for v in in_order(named, ORDER))
+        + "."
+    ]
 
 
 def _gap(s) -> str:

@@ -8,13 +8,18 @@ experiment 2; suites/common/data/copy_task.py): ||dL/dh_k|| against the distance
 after training; for the Elman RNNs, the same at initialisation with the recurrent weight rescaled to each
 spectral radius of a sweep; the accuracy reached at each lag; and training at large SGD learning rates with
 and without gradient-norm clipping. Gated cells start from the chrono initialisation of Tallec & Ollivier
-2018 with T_max the sweep's longest lag (``set.gate_init=constant``: the LSTM's forget bias 1).
+2018 with T_max the sweep's longest lag (``set.gate_init=constant``: the LSTM's forget bias 1). Two Elman RNNs
+start from another recurrent weight: ``irnn`` (ReLU, the identity: Le, Jaitly & Hinton 2015) and ``rnn_orthogonal``
+(tanh, a random orthogonal matrix: Saxe et al. 2014); every recurrent model records its recurrent weight's largest
+and mean singular value at initialisation, after each quarter of training and after training, at each lag
+(recurrent_spectrum.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +35,7 @@ from suites.common.data.copy_task import GAPS, IGNORE, CopyTask
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
+from suites.gradient_flow.recurrent_spectrum import SpectrumTrace, sigma_measurements
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
@@ -123,17 +129,22 @@ class GradientFlowProfile(TrainingBudget, RecurrentAndTransformerSize, CopyRecal
 #: the profiles declared in suite.yaml beside this file
 PROFILES = SuiteFile.of(__file__).profiles(GradientFlowProfile)
 
-#: cells whose recurrence is one weight matrix, the case Pascanu et al.'s bound is about
+#: cells whose recurrence is one weight matrix, the case Pascanu et al.'s bound is about (swept at PyTorch's default
+#: initialisation only: the claim's protocol rescales that draw)
 SWEPT_CELLS = ("rnn", "rnn_relu")
 
 
 class GradientFlow(Suite):
     """||dL/dh_k|| against distance, a spectral-radius sweep, lags learned and clipping (Pascanu et al. 2013)."""
 
+    # version 1 still: the singular values are records added beside the others (recurrent_spectrum.py draws no random
+    # numbers and changes no weight), so jobs stored before them stay valid and lack only those records
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     #: the slowest first, so that workers=N starts the long Transformer sweeps at once (reports keep tables.ORDER)
-    default_variants = ("transformer", "gru", "lstm", "rnn", "rnn_relu")
+    default_variants = ("transformer", "gru", "lstm", "rnn", "rnn_relu", "irnn", "rnn_orthogonal")
+    #: quick keeps its five models (its one seed decides no paired verdict, the initialisations' claim included)
+    profile_variants = {"quick": ("transformer", "gru", "lstm", "rnn", "rnn_relu")}
 
     def _task(self, profile: GradientFlowProfile, lag: int) -> CopyTask:
         return CopyTask(
@@ -187,7 +198,8 @@ class GradientFlow(Suite):
         ctx.facts.update(parameters=model.num_parameters(), probe_length=longest.length)
         out += _flow(model, probe, "hidden_grad_norm", {"phase": "init"})
 
-        if isinstance(spec, RecurrentSpec) and spec.cell in SWEPT_CELLS:
+        is_recurrent = isinstance(spec, RecurrentSpec)
+        if is_recurrent and spec.cell in SWEPT_CELLS and spec.recurrent_init == "default":
             for radius in profile.radii:
                 model = fresh()
                 model.set_spectral_radius(radius)
@@ -200,19 +212,27 @@ class GradientFlow(Suite):
             task, model = self._task(profile, lag), fresh()
             settings = profile.train_settings()
             where = dict(x=float(lag), x_name="lag")
+            # the recurrent weight's singular values: at initialisation, each quarter of training, after it
+            spectrum = sigma_measurements(model, lag, "init", 0) if is_recurrent else []
+            trace = SpectrumTrace(model, lag, settings.steps) if is_recurrent else None
             try:
-                result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, f"{ctx.label} lag {lag}")
+                result = _train_copy(
+                    model, task, settings, profile.batch_size, seed, ctx, f"{ctx.label} lag {lag}", after_step=trace
+                )
             except Diverged as exc:
                 out += [
                     Measurement(m, None, status="diverged", reason=str(exc), **where)
                     for m in ("copy_accuracy", "copy_final_loss")
                 ]
+                out += spectrum  # the points during training may come from weights already diverged: left out
                 continue
             train_time += result.wall_time_s
             loads.append(result.load)
             accuracy = _recall_accuracy(model, task, profile.eval_sequences, seed, ctx.device)
             out.append(Measurement("copy_accuracy", accuracy, extra={"chance": task.chance_accuracy}, **where))
             out.append(Measurement("copy_final_loss", result.final_loss, **where))
+            if trace is not None:
+                out += spectrum + trace.measurements + sigma_measurements(model, lag, "trained", settings.steps)
             if lag == max(profile.lags):
                 trained = model
         if trained is not None:
@@ -274,7 +294,16 @@ def _flow(model, probe: tuple[torch.Tensor, torch.Tensor], metric: str, extra: d
     ]
 
 
-def _train_copy(model, task: CopyTask, settings: TrainSettings, batch_size: int, seed: int, ctx: JobContext, desc: str):
+def _train_copy(
+    model,
+    task: CopyTask,
+    settings: TrainSettings,
+    batch_size: int,
+    seed: int,
+    ctx: JobContext,
+    desc: str,
+    after_step: Callable[[int], None] | None = None,
+):
     gen = torch.Generator().manual_seed(seed)
 
     def step_loss(m, step):
@@ -282,7 +311,7 @@ def _train_copy(model, task: CopyTask, settings: TrainSettings, batch_size: int,
         logits = m(x.to(ctx.device))  # (B, T, V)
         return F.cross_entropy(logits.flatten(0, 1), y.to(ctx.device).flatten(), ignore_index=IGNORE), x.numel()
 
-    return train(model, step_loss, settings, progress=ctx.progress, desc=desc)
+    return train(model, step_loss, settings, progress=ctx.progress, desc=desc, after_step=after_step)
 
 
 @torch.no_grad()

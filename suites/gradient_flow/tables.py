@@ -1,4 +1,5 @@
-"""The gradient_flow tables and the per-variant summaries its verdicts read: reach by distance, the radius sweep, lags, clipping."""
+"""The gradient_flow tables and the per-variant summaries its verdicts read: reach by distance, the radius sweep, lags,
+the recurrent weight's singular values, clipping."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, share_cell
 from suites.common.narrow import narrow
+from suites.gradient_flow.recurrent_spectrum import SIGMA_METRICS
 
 #: float32 underflows (denormals are flushed) below this; log10 ratios are clamped to it
 FLOOR = 1e-38
 DISTANCES = (1, 5, 10, 20, 50, 100, 200)
-ORDER = ("rnn", "rnn_relu", "gru", "lstm", "transformer")
+#: each Elman cell beside its other initialisation: tanh (default, orthogonal), ReLU (default, identity)
+ORDER = ("rnn", "rnn_orthogonal", "rnn_relu", "irnn", "gru", "lstm", "transformer")
 
 
 def log10(values) -> list[float]:
@@ -153,6 +156,48 @@ def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
         "",
     ]
     return lines, longest
+
+
+def sigma_table(ok: pd.DataFrame, variants: list[str], s: dict) -> list[str]:
+    """The recurrent weight's largest singular value at initialisation, each quarter of training and after it, and
+    the mean singular value before and after, per variant and lag (mean over seeds); none without such records."""
+    sig = with_extra(ok[ok.metric.isin(SIGMA_METRICS)], "phase", "step")
+    if not len(sig):
+        return []
+    quarters = sorted(int(k) for k in sig[sig.phase == "training"].step.dropna().unique())
+    rows = []
+    for v in variants:
+        part = sig[sig.variant == v]
+        for lag in sorted(part.x.dropna().unique()):
+            at = part[part.x == lag]
+            top, mean = at[at.metric == SIGMA_METRICS[0]], at[at.metric == SIGMA_METRICS[1]]
+            row = {"variant": v, "lag": f"{lag:g}", "largest: init": _mean_cell(top[top.phase == "init"].value)}
+            for k in quarters:
+                row[f"step {k}"] = _mean_cell(top[(top.phase == "training") & (top.step == k)].value)
+            row["trained"] = _mean_cell(top[top.phase == "trained"].value)
+            row["mean: init -> trained"] = (
+                f"{_mean_cell(mean[mean.phase == 'init'].value)} -> {_mean_cell(mean[mean.phase == 'trained'].value)}"
+            )
+            rows.append(row)
+    seeds = int(sig.seed.nunique())
+    return [
+        "## The recurrent weight's singular values through training",
+        "",
+        f"The largest singular value of the recurrent weight W_hh at initialisation, after each quarter of the "
+        f"{s['steps']} steps and after training at each lag, and the mean of its singular values before and after, "
+        f"mean over {seeds} seed{'s' if seeds > 1 else ''} (a gated cell's gate blocks stacked, (gates x H, H); a dash "
+        "where training diverged): identity and orthogonal initialisation start every singular value at one, and the "
+        "columns show whether training keeps them there.",
+        "",
+        # as written: tabulate would re-read "1.00" as the number 1 in a column without a dash
+        pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
+        "",
+    ]
+
+
+def _mean_cell(values: pd.Series) -> str:
+    """The mean of a cell's values over seeds to 2 decimals, or a dash when it has none (a diverged training)."""
+    return f"{float(values.mean()):.2f}" if len(values) else "-"
 
 
 def clip_table(df: pd.DataFrame, variants: list[str], learned_below: float) -> tuple:

@@ -1,4 +1,5 @@
-"""The gradient_flow verdicts: Pascanu et al. 2013's bound and clipping, attention's short paths, gated RNNs' lags.
+"""The gradient_flow verdicts: Pascanu et al. 2013's bound and clipping, attention's short paths, the lags of gated
+RNNs and of Elman RNNs whose recurrent weight starts as the identity or an orthogonal matrix.
 
 Every verdict is paired over seeds (harness/paired.py): a difference counts when its paired 95% interval excludes 0
 (the t test on the per-seed differences), and is inconclusive otherwise; no margin applies at two seeds or more,
@@ -30,18 +31,29 @@ PUBLISHED = (
     "(its largest singular value below 1/gamma, gamma = 1 for tanh and ReLU) long-term gradients vanish, and only "
     "above 1 can they explode; clipping the gradient norm keeps SGD stable where exploding gradients would throw it "
     "off. Hochreiter & Schmidhuber 1997: plain tanh RNNs fail beyond lags of ~10-20 steps while LSTMs bridge far "
-    "longer ones."
+    "longer ones. Le, Jaitly & Hinton 2015 (arXiv 1504.00941): a ReLU RNN whose recurrent weight starts as the "
+    "identity (IRNN) learns long-range dependencies about as well as an LSTM; Saxe, McClelland & Ganguli 2014 (arXiv "
+    "1312.6120): random orthogonal weights, every singular value 1, keep a deep linear network's learning time "
+    "independent of its depth."
 )
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
-RADIUS, REACH, LAGS, CLIPPING = CLAIMS = SuiteFile.of(__file__).claims(
-    "spectral_radius_bound", "attention_keeps_gradient", "gated_rnn_longer_lags", "clipping_stabilises_sgd"
+RADIUS, REACH, LAGS, INIT_LAGS, CLIPPING = CLAIMS = SuiteFile.of(__file__).claims(
+    "spectral_radius_bound",
+    "attention_keeps_gradient",
+    "gated_rnn_longer_lags",
+    "init_longer_lags",
+    "clipping_stabilises_sgd",
 )
 
 #: the gated cells compared with the tanh RNN, each on its own
 GATED = ("lstm", "gru")
-#: the Elman cells of the spectral-radius sweep (gamma = 1 for both)
+#: the Elman cells of the spectral-radius sweep (gamma = 1 for both), at PyTorch's default initialisation
 ELMAN = ("rnn", "rnn_relu")
+#: each Elman RNN with an initialisation of its own -> the same cell at PyTorch's default, the arm it is paired with
+INITIALISED = {"irnn": "rnn_relu", "rnn_orthogonal": "rnn"}
+#: how a verdict's sentences name the variants it pairs with
+NAMES = {"rnn": "the tanh RNN", "rnn_relu": "the ReLU RNN"}
 
 
 def findings(df: pd.DataFrame) -> list[Finding]:
@@ -56,6 +68,7 @@ def findings(df: pd.DataFrame) -> list[Finding]:
         _radius(sweep),
         _reach_finding(flow),
         _lags(longest, max(s["lags"])),
+        _init_lags(longest, max(s["lags"])),
         _clipping(diverged_by_seed(df), 0.5 * math.log(s["alphabet"])),
     ]
 
@@ -187,25 +200,13 @@ def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
     """Each gated RNN (LSTM, GRU) learns a longer contiguous run of lags than the tanh RNN, paired over seeds."""
     if not longest:
         return not_run(LAGS)
-    parts = ", ".join(
-        f"{v} [{', '.join(f'{x:g}' for _, x in sorted(by_seed.items()))}]" for v, by_seed in longest.items()
-    )
+    parts = _per_seed(longest)
     gated = [v for v in GATED if v in longest]
     if "rnn" not in longest or not gated:
         return not_run(
             LAGS, f"Longest lag learned per seed: {parts}. This run lacks a tanh RNN or a gated RNN to compare."
         )
-    diffs = {
-        g: paired(
-            f"longest lag learned, {g} - rnn",
-            longest[g],
-            longest["rnn"],
-            "steps",
-            bounds=(0, sweep_max) if sweep_max > 0 else None,
-        )
-        for g in gated
-    }
-    verdicts = {g: directional(d, +1) for g, d in diffs.items()}
+    diffs, verdicts, causes = _longer_lags(longest, {g: "rnn" for g in gated}, sweep_max)
     # every gated cell must beat the tanh RNN: one reversed cell refutes the claim
     verdict = all_hold(list(verdicts.values()))
     said = "; ".join(
@@ -215,17 +216,6 @@ def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
         f"Longest lag learned (every shorter lag learned too) per seed: {parts}. Paired: {said}. This run "
         f"{_says(verdict)} gated RNNs bridging longer lags than the tanh RNN."
     )
-    causes = []
-    for g, v in verdicts.items():
-        if v == "agrees":
-            continue
-        d = diffs[g]
-        if min(d.a + d.b, default=0) >= sweep_max:
-            causes.append(f"for {g}, both it and the tanh RNN learn the sweep's longest lag {sweep_max:g}")
-        elif v == "disagrees":
-            causes.append(f"for {g}, the tanh RNN learns longer lags on every seed")
-        else:
-            causes.append(f"for {g}, the paired difference from the tanh RNN does not count ({d.why()})")
     estimates = [d.estimate for d in diffs.values()] + [
         Estimate.of(f"longest lag learned, {v}", list(longest[v].values()), "steps", "count") for v in ("rnn", *gated)
     ]
@@ -237,6 +227,100 @@ def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
         cause=cause_sentence(verdict, causes),
         headline=deciding(list(diffs.values()), list(verdicts.values())),
         boundary=0.0,
+    )
+
+
+def _init_lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
+    """Each Elman RNN started at the identity (IRNN) or an orthogonal matrix learns a longer contiguous run of lags
+    than the same cell at PyTorch's default, paired over seeds (a conjunction); the LSTM is stated beside it."""
+    arms = {a: b for a, b in INITIALISED.items() if a in longest and b in longest}
+    if not arms:
+        shown = f"Longest lag learned per seed: {_per_seed(longest)}. " if longest else ""
+        return not_run(
+            INIT_LAGS,
+            f"{shown}This run lacks a pair to compare: irnn with rnn_relu, or rnn_orthogonal with rnn (the same cell "
+            "at PyTorch's default initialisation).",
+        )
+    diffs, verdicts, causes = _longer_lags(longest, arms, sweep_max)
+    # each initialisation must beat its default-initialised cell: one reversed arm refutes the claim
+    verdict = all_hold(list(verdicts.values()))
+    said = "; ".join(
+        f"{a} - {arms[a]} {d.mean:+.0f} steps over {d.seeds} seed(s), {verdicts[a]} ({d.why()})"
+        for a, d in diffs.items()
+    )
+    shown = in_order({*arms, *arms.values(), *(v for v in ("lstm",) if v in longest)}, ORDER)
+    missing = [a for a in INITIALISED if a not in arms]
+    text = (
+        f"Longest lag learned (every shorter lag learned too) per seed: {_per_seed({v: longest[v] for v in shown})}. "
+        f"Paired: {said}."
+    )
+    if missing:
+        text += (
+            f" {' and '.join(f'{a} or {INITIALISED[a]}' for a in missing)} did not run: the verdict rests on "
+            f"{' and '.join(arms)} alone."
+        )
+    if "lstm" in longest:
+        against = {
+            a: paired(
+                f"longest lag learned, {a} - lstm", longest[a], longest["lstm"], "steps", bounds=_bounds(sweep_max)
+            )
+            for a in arms
+        }
+        text += (
+            " Against the LSTM (not judged): "
+            + "; ".join(f"{a} - lstm {d.mean:+.0f} steps ({d.why()})" for a, d in against.items())
+            + "."
+        )
+    text += (
+        f" This run {_says(verdict)} identity and orthogonal initialisation letting an Elman RNN bridge longer lags."
+    )
+    estimates = [d.estimate for d in diffs.values()] + [
+        Estimate.of(f"longest lag learned, {v}", list(longest[v].values()), "steps", "count") for v in shown
+    ]
+    return finding(
+        INIT_LAGS,
+        verdict,
+        text,
+        estimates,
+        cause=cause_sentence(verdict, causes),
+        headline=deciding(list(diffs.values()), list(verdicts.values())),
+        boundary=0.0,
+    )
+
+
+def _longer_lags(
+    longest: dict[str, dict[int, float]], arms: dict[str, str], sweep_max: float
+) -> tuple[dict[str, Difference], dict[str, str], list[str]]:
+    """For each arm -> the variant it is paired with: the paired difference of the longest lag learned per seed, its
+    directional verdict (the arm longer), and a cause for each arm whose verdict does not agree."""
+    diffs = {
+        a: paired(f"longest lag learned, {a} - {b}", longest[a], longest[b], "steps", bounds=_bounds(sweep_max))
+        for a, b in arms.items()
+    }
+    verdicts = {a: directional(d, +1) for a, d in diffs.items()}
+    causes = []
+    for a, v in verdicts.items():
+        if v == "agrees":
+            continue
+        d, other = diffs[a], NAMES.get(arms[a], arms[a])
+        if min(d.a + d.b, default=0) >= sweep_max:
+            causes.append(f"for {a}, both it and {other} learn the sweep's longest lag {sweep_max:g}")
+        elif v == "disagrees":
+            causes.append(f"for {a}, {other} learns longer lags on every seed")
+        else:
+            causes.append(f"for {a}, the paired difference from {other} does not count ({d.why()})")
+    return diffs, verdicts, causes
+
+
+def _bounds(sweep_max: float) -> tuple[float, float] | None:
+    """The range a longest lag learned keeps to: 0 to the sweep's longest lag."""
+    return (0, sweep_max) if sweep_max > 0 else None
+
+
+def _per_seed(longest: dict[str, dict[int, float]]) -> str:
+    """'rnn [5, 10, 5], lstm [100, 100, 50]': each variant's longest lag learned, seed by seed."""
+    return ", ".join(
+        f"{v} [{', '.join(f'{x:g}' for _, x in sorted(by_seed.items()))}]" for v, by_seed in longest.items()
     )
 
 

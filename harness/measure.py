@@ -218,6 +218,8 @@ def count_flops(fn: Callable[[], Any]) -> tuple[int, Any]:
     """(FLOPs torch.utils.flop_counter counts while ``fn`` runs, its result)."""
     from torch.utils.flop_counter import FlopCounterMode
 
+    import harness.rnn_flops  # noqa: F401  (the fused CPU LSTM's formulas)
+
     with FlopCounterMode(display=False) as counter:
         result = fn()
     return counter.get_total_flops(), result

@@ -5,7 +5,8 @@ model, so the index's quality x cost table never joins one model's quality with 
 
 - ``train_flops``: matrix-product FLOPs of one training step (forward and backward, torch.utils.flop_counter
   on a twin with the ``naive`` kernel, whose FLOPs are the attention math: PyTorch's fused CPU kernel is opaque
-  to the counter) x steps; ``extra`` gives FLOPs per step and per training token.
+  to the counter; a fused CPU LSTM through harness/rnn_flops.py's formulas) x steps; ``extra`` gives FLOPs per
+  step and per training token. A recurrent model on CUDA (cuDNN's fused RNN, no formula) records it unsupported.
 - ``peak_train_memory``: the most bytes one training step (forward, backward, AdamW update from a fresh
   optimiser, so its two moments are allocated) holds at once beyond the weights, plus the weights; on CPU the
   profiler's allocator events, as the cost suites measure (harness/measure.py ``peak_memory``).
@@ -98,15 +99,15 @@ def training_costs(
         "tokens_per_step": tokens_per_step,
         "counted_with_kernel": "naive",
     }
-    if recurrent:  # nn.LSTM/GRU/RNN run fused kernels the counter has no formula for: it would undercount
+    if recurrent and device != "cpu":  # cuDNN's fused RNNs have no formula in the counter: it would undercount
         out = [
             Measurement(
                 "train_flops",
                 None,
                 status="unsupported",
                 extra=extra,
-                reason=f"torch.utils.flop_counter does not count the fused kernels of nn.LSTM, nn.GRU and "
-                f"nn.RNN (it saw {flops:.3g} FLOPs per step, the layers around them)",
+                reason=f"torch.utils.flop_counter does not count cuDNN's fused kernels of nn.LSTM, nn.GRU and "
+                f"nn.RNN on {device} (it saw {flops:.3g} FLOPs per step, the layers around them)",
             )
         ]
     else:

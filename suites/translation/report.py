@@ -20,8 +20,9 @@ from harness.report_kit import (
 )
 from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
+from suites.translation.compute_verdict import COMPUTE, compute_section
 from suites.translation.encoder_verdict import REVERSED, encoder_table
-from suites.translation.figures import FIGURE, bleu_by_length_figure
+from suites.translation.figures import COMPUTE_FIGURE, FIGURE, bleu_by_length_figure, bleu_compute_figure
 from suites.translation.tables import LEARNED, _baseline_lines, _family, _order, _samples, flag_unlearned  # noqa: F401
 from suites.translation.verdicts import BLEU, CLAIMS, HOLDS, PUBLISHED, _verdict, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
@@ -38,6 +39,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines = title(suite, "Translation", first)
     lines += _by_length(ok, variants, labels)
     lines += encoder_table(ok, specs, labels)
+    lines += compute_section(ok, specs)
 
     # --- scores per variant, then the baselines they are judged against
     flagged = flag_unlearned(ok, variants)
@@ -76,15 +78,21 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "Lines join bucket means over seeds; shading is seaborn's 95% bootstrap interval over seeds.",
         "",
     ]
+    figures = [figure]
+    curve = bleu_compute_figure(ok, variants, out_dir / "figures" / COMPUTE_FIGURE)
+    if curve is not None:
+        figures.append(curve)
+        lines += [f"![BLEU against training FLOPs](figures/{curve.name})", ""]
     lines += _samples(ok, variants)
     found = findings(df)
     lines += ["## Against the published findings", "", PUBLISHED + " " + found[0].sentence, ""]
     lines += [f"{REVERSED.source} report that {REVERSED.published}. {found[1].sentence}", ""]
+    lines += [f"{COMPUTE.source} report {COMPUTE.published}. {found[2].sentence}", ""]
     lines += _setup(df, ok, first, settings, seeds)
     reasons = status_notes(df)
     if reasons:
         lines += ["## Cells that are not numbers", ""] + reasons + [""]
-    return [write_markdown(suite, lines, out_dir), figure]
+    return [write_markdown(suite, lines, out_dir), *figures]
 
 
 def _labels(df) -> dict:

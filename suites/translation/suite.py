@@ -39,6 +39,7 @@ from suites.common.seq2seq import (
 )
 from suites.common.seq2seq_cost import seq2seq_inference_costs
 from suites.translation.baselines import baseline_scores
+from suites.translation.curve import BleuCurve
 from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
 
 
@@ -104,8 +105,20 @@ class LengthBuckets(Profile):
 
 
 @dataclass(frozen=True)
+class TrainingCurve(Profile):
+    """BLEU during training: at evenly spaced steps, greedy BLEU of the first test sentences (BLEU against compute)."""
+
+    #: points during training at which BLEU is scored, the last at the end of training (0 = none)
+    bleu_checkpoints: int = 0
+    #: test sentences scored at each point: the first ones of the test split
+    checkpoint_sentences: int = 200
+
+    rules = {"bleu_checkpoints": at_least(0, "0 = none")}
+
+
+@dataclass(frozen=True)
 class TranslationProfile(
-    ModelSize, TrainingBudget, ParallelCorpus, RNNSize, TransformerSchedule, Decoding, LengthBuckets
+    ModelSize, TrainingBudget, ParallelCorpus, RNNSize, TransformerSchedule, Decoding, LengthBuckets, TrainingCurve
 ):
     """Corpus, model sizes, training budget and decoding of one run (d_model, n_layers, n_heads: the Transformer's)."""
 
@@ -113,6 +126,17 @@ class TranslationProfile(
     dropout: float = 0.0
 
     rules = {"dropout": between(0, 1, high_open=True)}
+    # settings added after records were stored, at the value those records ran with (their hashes stay)
+    added_later = {**Profile.added_later, "bleu_checkpoints": 0, "checkpoint_sentences": 200}
+
+    def problems(self) -> list[str]:
+        out = super().problems()
+        if self.bleu_checkpoints > self.steps:
+            out.append(
+                f"set.bleu_checkpoints={self.bleu_checkpoints} asks for more points than the {self.steps} training "
+                "steps (set.steps); give at most that many"
+            )
+        return out
 
     def train_settings_for(self, rnn: bool) -> TrainSettings:
         """The shared budget, with the Transformer's own learning rate and warm-up for a Transformer."""
@@ -212,11 +236,15 @@ class Translation(Suite):
             src, tgt_in, tgt_out = teacher_batch(next(batches), ctx.device)
             return seq2seq_loss(m, src, tgt_in, tgt_out), int(tgt_out.ne(0).sum())
 
-        result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train")
+        curve = BleuCurve(model, data, test, texts, profile, ctx) if profile.bleu_checkpoints else None
+        result = train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or "train", after_step=curve)
+        # the evaluations during training are not training: their time leaves the training's
+        scoring_s = curve.scoring_s if curve is not None else 0.0
+        timed = {**result.load, **({"curve_scoring_s_excluded": scoring_s} if curve is not None else {})}
         out = [
             Measurement("train_loss", result.final_loss),
-            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
-            Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
+            Measurement("train_time", result.wall_time_s - scoring_s, extra=timed),
+            Measurement("train_throughput", result.tokens / max(result.wall_time_s - scoring_s, 1e-9), extra=timed),
             Measurement("valid_loss", mean_loss(model, data.valid, device=ctx.device)),
         ]
 
@@ -235,6 +263,7 @@ class Translation(Suite):
             )
         hyps = data.vocab.decode(ids)
         out.append(Measurement("decode_time", time.perf_counter() - t0))
+        out += curve.measurements if curve is not None else []
         return out + self._scores(hyps, texts, profile) + self._costs(model, data, test, settings, profile, seed, ctx)
 
     @staticmethod

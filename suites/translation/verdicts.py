@@ -16,6 +16,7 @@ from harness.paired import directional, paired
 from harness.report_kit import mean_ci
 from harness.suite_file import SuiteFile
 from suites.translation.baselines import LEARNED_MARGIN
+from suites.translation.compute_verdict import COMPUTE, compute_finding
 from suites.translation.encoder_verdict import REVERSED, encoder_kind, reversal_finding
 from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
 
@@ -28,7 +29,7 @@ PUBLISHED = (
 
 #: the published findings this suite tests, in the order its report states them (suite.yaml)
 (BOTTLENECK,) = SuiteFile.of(__file__).claims("attention_long_sentences")
-CLAIMS = (BOTTLENECK, REVERSED)
+CLAIMS = (BOTTLENECK, REVERSED, COMPUTE)
 #: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU
 HOLDS = 0.8
 #: the bounds of a BLEU score
@@ -36,14 +37,19 @@ BLEU = (0.0, 100.0)
 
 
 def findings(df: pd.DataFrame) -> list[Finding]:
-    """This suite's verdicts on Bahdanau et al.'s and Sutskever et al.'s findings from one group of records."""
+    """This suite's verdicts on Bahdanau et al.'s, Sutskever et al.'s and Vaswani et al.'s findings from one group of
+    records."""
     ok = df[df.status == "ok"]
     specs = {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
     variants = _order(list(specs), specs)
     buckets = df[df.metric == "bleu_by_length"].drop_duplicates("x").sort_values("x")
     labels = {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
     flagged = flag_unlearned(ok, variants)
-    return [_verdict(ok, variants, specs, labels, flagged), reversal_finding(ok, specs, labels, flagged)]
+    return [
+        _verdict(ok, variants, specs, labels, flagged),
+        reversal_finding(ok, specs, labels, flagged),
+        compute_finding(ok, specs),
+    ]
 
 
 def _verdict(

@@ -23,8 +23,8 @@ TINY = [
 
 
 run = runner(*TINY)
-#: a recurrent model's training FLOPs (fused kernels the counter cannot see) and per-token cache (it has none) are
-#: recorded as unsupported, with the reason; everything else is measured
+#: a recurrent model's per-token cache (it has none) is recorded as unsupported, with the reason, and so are its
+#: training FLOPs on CUDA (cuDNN's fused kernels, which the counter cannot see); everything else is measured
 RECURRENT_GAPS = {"train_flops", "kv_cache_bytes_per_token"}
 
 

@@ -35,7 +35,7 @@ PAD, BOS, EOS, UNK = 0, 1, 2, 3
 
 #: the rows of variants/rnn_cells.py the encoder-decoder builds (the tanh Elman RNN, the GRU and the LSTM)
 CELLS = ("rnn", "gru", "lstm")
-RNN_SCORINGS = ("none", "additive", "dot", "general")
+RNN_SCORINGS = ("none", "additive", "dot", "general", "uniform")
 #: where attention sits in the decoder step (variants/rnn.py): Bahdanau et al. 2014 or Luong et al. 2015
 RNN_DECODERS = ("bahdanau", "luong")
 

@@ -54,7 +54,18 @@ QUESTIONS: tuple[Question, ...] = (
             "larger_state_recalls_more",
             "hybrid_restores_recall",
             "gated_rnn_longer_lags",
+            "init_longer_lags",
             "attention_long_sentences",
+            "reversed_source_long_sentences",
+        ),
+    ),
+    Question(
+        "What does attention buy over recurrence, and do its weights explain the model?",
+        (
+            "transformer_less_compute",
+            "attention_minor_at_moderate_length",
+            "uniform_attention_does_worse",
+            "attention_ranks_unlike_importance",
         ),
     ),
     Question(

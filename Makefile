@@ -85,15 +85,15 @@ gpu-carry:
 # each sweep in two worker processes of one thread (bench/run/workers.py); attention_heads comes after
 # position_extrapolation and reads its stored weights. translation runs twice: its Bible profile (standard,
 # data=bible_en_es: the BLEU table at a real corpus's size, reported in reports/bible_en_es/) and profile
-# bottleneck (numbers_en_fr, 3 seeds: the corpus on which Bahdanau et al.'s finding can be tested at this budget),
-# which the index covers. recall and streaming run their standard profiles too (3 seeds each), and scaling its
-# reference ladder (3 variants x 4 rungs x 3 seeds). Records go to reference/results/, reports to reference/reports/,
+# bottleneck (numbers_en_fr, 5 seeds: the corpus on which Bahdanau et al.'s and Sutskever et al.'s findings can be
+# tested at this budget), which the index covers. recall, streaming, attention_explanation and retrieval_length run
+# their standard profiles too (3 seeds each), and scaling its reference ladder (3 variants x 4 rungs x 3 seeds). Records go to reference/results/, reports to reference/reports/,
 # and the README's findings table and figure
 # are regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash),
 # so it can run in pieces: `make reference REFERENCE_SUITES=language_modeling REFERENCE_COST_SUITES=`.
 REFERENCE_COST_SUITES   ?= kv_cache attention_cost sequence_cost
 REFERENCE_COST_PROFILE  ?= quick
-REFERENCE_SUITES        ?= position_extrapolation attention_heads language_modeling attention_scaling training_stability gradient_flow translation recall streaming scaling
+REFERENCE_SUITES        ?= position_extrapolation attention_heads language_modeling attention_scaling training_stability gradient_flow translation recall streaming scaling attention_explanation retrieval_length
 REFERENCE_DIR           ?= reference
 # reference/unfinished/<suite>/ holds the records of a sweep stopped before its group was complete (kept out of
 # reference/results/ so the committed reports stay on the last complete group); `make reference` moves them back

@@ -19,6 +19,10 @@ BLEU = (0.0, 100.0)
 TAU = (-1.0, 1.0)
 
 
+def _seeds(n: int) -> str:
+    return f"{n} seed{'' if n == 1 else 's'}"
+
+
 def _by_seed(ok: pd.DataFrame, variant: str, metric: str) -> dict[int, float]:
     rows = ok[(ok.variant == variant) & (ok.metric == metric)]
     return {int(r.seed): float(r.value) for r in rows.itertuples()}
@@ -55,7 +59,7 @@ def ranks_finding(ok: pd.DataFrame, specs: dict[str, dict]) -> Finding:
     text = (
         f"`{v}`: mean Kendall tau of attention with gradient importance {means['tau_attention_gradient']:.2f} and with "
         f"leave-one-out {means['tau_attention_loo']:.2f}, against {means['tau_gradient_loo']:.2f} between the two "
-        f"importance measures ({gaps[0].seeds} seeds; {gaps[0].why()}; {gaps[1].why()})."
+        f"importance measures ({_seeds(gaps[0].seeds)}; {gaps[0].why()}; {gaps[1].why()})."
     )
     if verdict == "agrees":
         return finding(
@@ -92,8 +96,8 @@ def uniform_finding(ok: pd.DataFrame, specs: dict[str, dict]) -> Finding:
     )
     read = _by_seed(ok, learned, "uniform_bleu")
     text = (
-        f"Test BLEU: learned attention `{learned}` - uniform weights `{flat}` is {gap.mean:+.1f} BLEU over {gap.seeds} "
-        f"seeds ({gap.why()}); the learned model read with uniform weights at inference scores "
+        f"Test BLEU: learned attention `{learned}` - uniform weights `{flat}` is {gap.mean:+.1f} BLEU over {_seeds(gap.seeds)} "
+        f"({gap.why()}); the learned model read with uniform weights at inference scores "
         f"{sum(read.values()) / max(len(read), 1):.1f} BLEU."
     )
     verdict = directional(gap, +1)

@@ -94,3 +94,11 @@ def test_the_verdicts_on_synthetic_records():
     assert (
         verdicts.uniform_finding(weak[weak.variant != "lstm+luong+uniform+bidirectional"], SPECS).verdict == "not run"
     )
+
+
+def test_the_uniform_scoring_runs_only_on_kernels_that_materialise_scores():
+    from variants.spec import TransformerSpec, problems, resolve
+
+    base = TransformerSpec(vocab_size=20, d_model=32, n_layers=1, n_heads=4, max_len=16)
+    assert problems(resolve("uniform+naive", base)) == []
+    assert any("not one" in p for p in problems(resolve("uniform+sdpa", base)))  # SDPA gives NaN at scale 0

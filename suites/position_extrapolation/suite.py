@@ -32,10 +32,12 @@ import torch
 from harness.contract import JobContext, Measurement, Suite, suites
 from harness.rules import at_least, one_of
 from harness.suite_file import SuiteFile
-from harness.train import TrainSettings, train
+from harness.train import train
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.checkpoints import train_once, training_key
 from suites.common.data.char_lm import check_fits
+from suites.common.finetune import finetune_settings, tokens_batch
+from suites.common.finetune import with_weights as _with_weights
 from suites.common.lm import PROTOCOLS, evaluate_nll, lm_loss, random_batch
 from suites.common.metrics import COMMON
 from suites.common.model_cost import METRICS as COST_METRICS
@@ -94,8 +96,6 @@ class ExtrapolationProfile(ExtrapolationRecipe):
 
 #: profile settings that change only the evaluation, not the trained weights
 EVAL_SETTINGS = ("eval_multipliers", "eval_tokens", "protocol", "stride", "finetune_steps")
-#: fine-tuning runs at this fraction of the training learning rate, constant after a 10% warm-up, no weight decay
-FINETUNE_LR = 0.1
 #: randomized positions are scored as the mean loss over this many test-time draws, generator seeds 0, 1, ...
 #: (the same for every trained model and length; Ruoss et al.'s evaluation draws from a PRNG seeded with 1)
 TEST_DRAWS = 4
@@ -384,7 +384,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
         if scaling is not None:
             model.position.scale_rope(scaling, model.position.scale)
         model.set_context_length(length)
-        batch = max(1, profile.batch_size * profile.train_len // length)  # about the training's tokens per step
+        batch = tokens_batch(profile.batch_size, profile.train_len, length)  # about the training's tokens per step
         gen = torch.Generator().manual_seed(seed + length)
 
         def step_loss(m, step):
@@ -392,15 +392,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             with self._autocast(ctx):
                 return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        steps = profile.finetune_steps
-        settings = TrainSettings(
-            steps=steps,
-            lr=FINETUNE_LR * profile.lr,
-            warmup_steps=max(1, steps // 10),
-            min_lr_ratio=1.0,
-            weight_decay=0.0,
-            grad_clip=profile.grad_clip,
-        )
+        settings = finetune_settings(profile.finetune_steps, profile.lr, profile.grad_clip)
         train(
             model,
             step_loss,
@@ -413,13 +405,6 @@ class PositionExtrapolation(CharLMCorpus, Suite):
 
 def _exp(loss: float) -> float:
     return float(torch.tensor(loss).exp())
-
-
-def _with_weights(spec: TransformerSpec, state, device: str):
-    """The model of ``spec`` holding ``state`` (trained weights of the same architecture), in eval mode."""
-    model = build(spec).to(device)
-    model.load_state_dict(state)
-    return model.eval()
 
 
 def _inference(model, profile: ExtrapolationProfile, seed: int, ctx: JobContext, autocast) -> list[Measurement]:

@@ -1,0 +1,10 @@
+"""The retrieval_length suite, registered when this package is imported (suite discovery imports each package of ``suites``).
+
+- ``suite``: profiles, metrics and how one job trains and scores;
+- ``passkey``: the passkey sequences; ``scoring``: exact-match accuracy; ``effective``: RULER's effective length;
+- ``report``: the report and the verdicts (``verdicts``).
+"""
+
+from suites.retrieval_length.suite import RetrievalLength  # registers the suite
+
+__all__ = ["RetrievalLength"]

@@ -1,0 +1,90 @@
+"""The sliding-window check: a key farther back than layers x (W - 1) positions cannot be retrieved.
+
+Stacked windows of W keys (Beltagy et al. 2020, arXiv 2004.05150; Jiang et al. 2023, arXiv 2310.06825) let the
+last position depend on at most layers x (W - 1) earlier positions. The distance from the key's first digit to the
+question's end is fixed by the length and the needle's depth (passkey.distance, stored in each accuracy record), so
+every (length, depth) cell is either within the span or beyond it, and beyond it the model can only guess 5 random
+digits. Checked on the stored per-depth accuracies. The positive control is the cells whose key lies within one
+window (distance at most W - 1), which one attention hop reaches; between W and the span a stack may relay the key
+but need not learn to, so those cells are shown, not judged.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from harness.findings import Estimate, Finding, finding, not_run
+from harness.suite_file import SuiteFile
+from suites.retrieval_length.records import SHARE, ok_records
+
+(SPAN,) = SuiteFile.of(__file__).claims("window_span_retrieval")
+#: beyond the span, the most mean accuracy the check allows (guessing scores 1e-5 per sequence)
+BEYOND_MOST = 0.02
+#: within one window, the least mean accuracy for the zero beyond the span to say something (the model learned to
+#: retrieve)
+WITHIN_LEAST = 0.5
+
+
+def span_of(spec: dict) -> int | None:
+    """layers x (W - 1): how far back the last position sees through a stack of windows (None: no window)."""
+    window = spec.get("window")
+    return None if window is None else int(spec["n_layers"]) * (int(window) - 1)
+
+
+def cells(df: pd.DataFrame) -> dict[str, dict[str, list[float]]]:
+    """variant -> {'beyond': ..., 'relay': ..., 'within': ...} accuracies over every (seed, length, depth) cell of its
+    window models' accuracy records (without fine-tuning): beyond the span, between one window and the span, within
+    one window."""
+    ok = ok_records(df)
+    out: dict[str, dict[str, list[float]]] = {}
+    for r in ok[ok.metric == "accuracy"].itertuples():
+        span = span_of(r.spec if isinstance(r.spec, dict) else {})
+        extra = r.extra if isinstance(r.extra, dict) else {}
+        if span is None or "distances" not in extra:
+            continue
+        window = int(r.spec["window"])
+        side = out.setdefault(r.variant, {"beyond": [], "relay": [], "within": []})
+        for dist, acc in zip(extra["distances"], extra["by_depth"]):
+            where = "beyond" if dist > span else ("within" if dist <= window - 1 else "relay")
+            side[where].append(float(acc))
+    return out
+
+
+def span_finding(df: pd.DataFrame) -> Finding:
+    """Every window model at most BEYOND_MOST beyond its span, and at least WITHIN_LEAST within it."""
+    found = cells(df)
+    if not found or not any(c["beyond"] for c in found.values()):
+        return not_run(
+            SPAN,
+            "This run has no window model scored where the key lies beyond its span.",
+            "bench run suite=retrieval_length variants=[rope+window32]",
+        )
+    estimates, words, parts = [], [], []
+    for variant, c in found.items():
+        beyond = sum(c["beyond"]) / len(c["beyond"]) if c["beyond"] else 0.0
+        within = sum(c["within"]) / len(c["within"]) if c["within"] else 0.0
+        estimates.append(Estimate.of(f"{variant} accuracy beyond its span", c["beyond"], kind="bounded", bounds=SHARE))
+        if c["within"]:
+            estimates.append(
+                Estimate.of(f"{variant} accuracy within its span", c["within"], kind="bounded", bounds=SHARE)
+            )
+        if beyond > BEYOND_MOST:
+            words.append("disagrees")
+        elif within < WITHIN_LEAST:
+            words.append("inconclusive")
+        else:
+            words.append("agrees")
+        relay = f", {sum(c['relay']) / len(c['relay']):.2f} over {len(c['relay'])} between" if c["relay"] else ""
+        parts.append(
+            f"`{variant}` {beyond:.3f} over {len(c['beyond'])} cells beyond its span, {within:.2f} over "
+            f"{len(c['within'])} within one window{relay}"
+        )
+    word = "disagrees" if "disagrees" in words else ("agrees" if all(w == "agrees" for w in words) else "inconclusive")
+    cause = {
+        "agrees": "",
+        "disagrees": f"A window model retrieves beyond its span (more than {BEYOND_MOST:g}): the mask leaks.",
+        "inconclusive": f"A window model retrieves less than {WITHIN_LEAST:g} even within one window, so its zero "
+        "beyond says nothing.",
+    }[word]
+    text = f"Mean accuracy: {'; '.join(parts)}. Check: **{word}**."
+    return finding(SPAN, word, text, estimates, cause=cause, over_seeds=False)

@@ -30,7 +30,7 @@ def run_cli(capsys, *args):
     "args,expected",
     [
         (["run", "varients=[rope]"], "Unknown option 'varients'. Did you mean 'variants'?"),
-        (["run", "suite=position_extrapolaton"], "Did you mean 'position_extrapolation'?"),
+        (["run", "suite=position_extrapolaton"], "Did you mean 'position_extrapolation'"),
         (["run", "variants=[rope,alibbi]"], "Unknown variant preset 'alibbi'"),
         (["run", "variants=rope,alibi"], "variants=[rope,alibi]"),
         (["run", "variants=[rope+alibi]"], "disagree on position"),

@@ -87,4 +87,4 @@ def span_finding(df: pd.DataFrame) -> Finding:
         "beyond says nothing.",
     }[word]
     text = f"Mean accuracy: {'; '.join(parts)}. Check: **{word}**."
-    return finding(SPAN, word, text, estimates, cause=cause, over_seeds=False)
+    return finding(SPAN, word, text, estimates, cause=cause, over_seeds=False, pairs="cell")

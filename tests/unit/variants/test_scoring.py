@@ -10,7 +10,7 @@ from variants.scoring._base import scorings
 
 
 def test_every_scoring_is_registered_under_its_file_name():
-    assert scorings.names() == ["additive", "dot", "general", "scaled_dot"]
+    assert scorings.names() == ["additive", "dot", "general", "scaled_dot", "uniform"]
 
 
 def test_scaled_dot_and_dot_known_values():

@@ -11,6 +11,7 @@ from harness.findings import sentences
 from harness.report_kit import code_line, in_order, machines, status_notes, title, write_markdown
 from harness.report_kit import seeds as seeds_of
 from suites.retrieval_length.figures import accuracy_figure, depth_figure
+from suites.retrieval_length.index_view import index_section  # noqa: F401  (the index reads it from this module)
 from suites.retrieval_length.passkey import NEEDLE, QUESTION
 from suites.retrieval_length.records import settings as settings_of
 from suites.retrieval_length.tables import ORDER, accuracy_section, depth_section, loss_section

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from harness.contract import Measurement
 from harness.env import code_version
 from harness.locks import JobLock
 from harness.train import TrainResult
@@ -42,6 +43,14 @@ class Training:
     load: dict[str, Any] = field(default_factory=dict)
     #: its loss curve, [step, loss] pairs (``TrainResult.curve``; empty for a checkpoint saved without it)
     curve: list[list[float]] = field(default_factory=list)
+
+    def measurements(self) -> list[Measurement]:
+        """The job's training records: final loss (with its curve where kept), wall time and throughput."""
+        return [
+            Measurement("train_loss", self.final_loss, extra={"curve": self.curve} if self.curve else {}),
+            Measurement("train_time", self.wall_time_s, extra=dict(self.load)),
+            Measurement("train_throughput", self.tokens_per_s, extra=dict(self.load)),
+        ]
 
 
 def training_key(

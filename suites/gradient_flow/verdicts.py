@@ -216,18 +216,7 @@ def _lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
         f"Longest lag learned (every shorter lag learned too) per seed: {parts}. Paired: {said}. This run "
         f"{_says(verdict)} gated RNNs bridging longer lags than the tanh RNN."
     )
-    estimates = [d.estimate for d in diffs.values()] + [
-        Estimate.of(f"longest lag learned, {v}", list(longest[v].values()), "steps", "count") for v in ("rnn", *gated)
-    ]
-    return finding(
-        LAGS,
-        verdict,
-        text,
-        estimates,
-        cause=cause_sentence(verdict, causes),
-        headline=deciding(list(diffs.values()), list(verdicts.values())),
-        boundary=0.0,
-    )
+    return _lags_finding(LAGS, verdict, text, diffs, verdicts, longest, ("rnn", *gated), causes)
 
 
 def _init_lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Finding:
@@ -274,11 +263,17 @@ def _init_lags(longest: dict[str, dict[int, float]], sweep_max: float) -> Findin
     text += (
         f" This run {_says(verdict)} identity and orthogonal initialisation letting an Elman RNN bridge longer lags."
     )
+    return _lags_finding(INIT_LAGS, verdict, text, diffs, verdicts, longest, shown, causes)
+
+
+def _lags_finding(claim, verdict, text, diffs, verdicts, longest, shown, causes) -> Finding:
+    """A longest-lag claim's Finding: the paired differences, then each shown variant's longest lag per seed; the
+    headline is the difference that decides the verdict."""
     estimates = [d.estimate for d in diffs.values()] + [
         Estimate.of(f"longest lag learned, {v}", list(longest[v].values()), "steps", "count") for v in shown
     ]
     return finding(
-        INIT_LAGS,
+        claim,
         verdict,
         text,
         estimates,

@@ -183,11 +183,7 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             ),
         )
         ctx.facts.update(weights=result.source, training_key=key)
-        out = [
-            Measurement("train_loss", result.final_loss, extra={"curve": result.curve} if result.curve else {}),
-            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
-            Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
-        ]
+        out = result.measurements()
         state = model.state_dict()
         model = _with_weights(spec, state, ctx.device)  # the variant itself, RoPE scaling included
         out += self._tuned_scaling(model, spec, data, eval_ids, profile, ctx)  # its free parameters, on validation text

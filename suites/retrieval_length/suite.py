@@ -259,11 +259,7 @@ class RetrievalLength(Suite):
             ),
         )
         ctx.facts.update(weights=result.source, training_key=key)
-        out = [
-            Measurement("train_loss", result.final_loss, extra={"curve": result.curve} if result.curve else {}),
-            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
-            Measurement("train_throughput", result.tokens_per_s, extra=dict(result.load)),
-        ]
+        out = result.measurements()
         state = model.state_dict()
         out += self._scored(with_weights(spec, state, ctx.device), eval_gen, profile, ctx)
         if finetunes(spec):

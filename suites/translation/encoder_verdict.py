@@ -15,7 +15,7 @@ from harness.findings import Finding, finding, not_run
 from harness.paired import directional, paired
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci
 from harness.suite_file import SuiteFile
-from suites.translation.tables import _is_rnnsearch
+from suites.translation.tables import _is_rnnsearch, per_seed
 
 #: the claim this file judges (suite.yaml)
 (REVERSED,) = SuiteFile.of(__file__).claims("reversed_source_long_sentences")
@@ -45,11 +45,6 @@ def _plain(ok: pd.DataFrame, specs: dict[str, dict], cell: str, kind: str) -> st
     return None
 
 
-def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> dict[int, float]:
-    rows = ok[(ok.variant == variant) & (ok.metric == "bleu_by_length") & (ok.x == x)]
-    return {int(r.seed): float(r.value) for r in rows.itertuples()}
-
-
 def reversal_finding(
     ok: pd.DataFrame, specs: dict[str, dict], labels: dict[float, str], flagged: dict[str, str]
 ) -> Finding:
@@ -66,15 +61,15 @@ def reversal_finding(
     bucket = labels[longest].split(" (")[0]
     gap = paired(
         f"BLEU on {bucket}, {backward} - {forward}",
-        _by_seed(ok, backward, longest),
-        _by_seed(ok, forward, longest),
+        per_seed(ok, backward, "bleu_by_length", longest),
+        per_seed(ok, forward, "bleu_by_length", longest),
         "BLEU",
         bounds=BLEU,
     )
     overall = paired(
         f"test BLEU, {backward} - {forward}",
-        {int(r.seed): float(r.value) for r in ok[(ok.variant == backward) & (ok.metric == "bleu")].itertuples()},
-        {int(r.seed): float(r.value) for r in ok[(ok.variant == forward) & (ok.metric == "bleu")].itertuples()},
+        per_seed(ok, backward, "bleu"),
+        per_seed(ok, forward, "bleu"),
         "BLEU",
         bounds=BLEU,
     )

@@ -117,3 +117,11 @@ def _samples(ok: pd.DataFrame, variants: list[str]) -> list[str]:
         rows += [{"": v, "text": s[i]["hypothesis"]} for v, s in per_variant.items() if i < len(s)]
         lines += [f"{sample['source_words']} source words:", "", markdown_table(pd.DataFrame(rows)), ""]
     return lines
+
+
+def per_seed(ok: pd.DataFrame, variant: str, metric: str, x: float | None = None) -> dict[int, float]:
+    """seed -> value of one variant's ``metric`` (at ``x`` when given: a length bucket)."""
+    rows = ok[(ok.variant == variant) & (ok.metric == metric)]
+    if x is not None:
+        rows = rows[rows.x == x]
+    return {int(r.seed): float(r.value) for r in rows.itertuples()}

@@ -18,7 +18,7 @@ from harness.suite_file import SuiteFile
 from suites.translation.baselines import LEARNED_MARGIN
 from suites.translation.compute_verdict import COMPUTE, compute_finding
 from suites.translation.encoder_verdict import REVERSED, encoder_kind, reversal_finding
-from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned
+from suites.translation.tables import _is_rnnsearch, _order, flag_unlearned, per_seed
 
 PUBLISHED = (
     "Bahdanau, Cho & Bengio 2014 (arXiv 1409.0473, WMT'14 English-French) report test BLEU 13.93 for the "
@@ -132,7 +132,7 @@ def _verdict(
         for v in attn + plain
     ]
     # paired over seeds: the weakest attention model against the strongest one without attention, seed by seed
-    seeds_bleu = {v: _by_seed(ok, v, longest) for v in attn + plain}
+    seeds_bleu = {v: per_seed(ok, v, "bleu_by_length", longest) for v in attn + plain}
     common = set.intersection(*(set(b) for b in seeds_bleu.values()))
     weakest = {s: min(seeds_bleu[v][s] for v in attn) for s in common}
     strongest = {s: max(seeds_bleu[v][s] for v in plain) for s in common}
@@ -181,9 +181,3 @@ def _verdict(
         cause=cause,
         headline=len(estimates) - 1,
     )
-
-
-def _by_seed(ok: pd.DataFrame, variant: str, x: float) -> dict[int, float]:
-    """seed -> BLEU of one variant on the bucket at ``x``."""
-    rows = ok[(ok.variant == variant) & (ok.metric == "bleu_by_length") & (ok.x == x)]
-    return {int(r.seed): float(r.value) for r in rows.itertuples()}

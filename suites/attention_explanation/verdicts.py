@@ -52,10 +52,10 @@ def ranks_finding(ok: pd.DataFrame, specs: dict[str, dict]) -> Finding:
         for name, metric in (("gradient", "tau_attention_gradient"), ("leave-one-out", "tau_attention_loo"))
     ]
     verdict = all_hold([directional(g, -1) for g in gaps])
-    means = {
-        m: sum(_by_seed(ok, v, m).values()) / max(len(_by_seed(ok, v, m)), 1)
-        for m in ("tau_attention_gradient", "tau_attention_loo", "tau_gradient_loo")
-    }
+    means = {}
+    for m in ("tau_attention_gradient", "tau_attention_loo", "tau_gradient_loo"):
+        values = _by_seed(ok, v, m)
+        means[m] = sum(values.values()) / max(len(values), 1)
     text = (
         f"`{v}`: mean Kendall tau of attention with gradient importance {means['tau_attention_gradient']:.2f} and with "
         f"leave-one-out {means['tau_attention_loo']:.2f}, against {means['tau_gradient_loo']:.2f} between the two "

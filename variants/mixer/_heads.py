@@ -19,7 +19,7 @@ CHUNK = 32
 NORM_EPS = 1e-5
 
 
-def option_problems(name: str, state_size: int | None, chunk_size: int | None) -> list[str]:
+def option_problems(name: str, state_size: int | None, chunk_size: int | None, default_chunk: int = CHUNK) -> list[str]:
     """The reasons a state or chunk size cannot work (each names the key, its value and what is valid)."""
     out = []
     if state_size is not None and (not isinstance(state_size, int) or state_size < 1):
@@ -31,7 +31,7 @@ def option_problems(name: str, state_size: int | None, chunk_size: int | None) -
         out.append(
             f"chunk_size={chunk_size!r} cannot run {name}: give a whole number of at least 1 (tokens per chunk "
             "of the chunked form; it need not divide the length), or leave it unset for "
-            f"{CHUNK}."
+            f"{default_chunk}."
         )
     return out
 
@@ -61,10 +61,14 @@ class ChunkedMixer(SequenceMixer):
     chunk. ``chunk`` is set by the subclass from ``chunk_size``."""
 
     chunk: int = CHUNK
+    #: the chunk when the spec leaves chunk_size unset
+    default_chunk: int = CHUNK
 
     @classmethod
     def problems(cls, d_model: int, n_heads: int, state_size: int | None = None, chunk_size: int | None = None) -> list:
-        return heads_problem(d_model, n_heads) + option_problems(cls.__name__, state_size, chunk_size)
+        return heads_problem(d_model, n_heads) + option_problems(
+            cls.__name__, state_size, chunk_size, cls.default_chunk
+        )
 
     def sequential_steps(self, length: int) -> int:
         """One per chunk: the state passes from chunk to chunk in order."""

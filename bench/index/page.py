@@ -10,7 +10,7 @@ the command that would fill them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +18,7 @@ import pandas as pd
 from bench.index import pareto, tradeoffs
 from bench.index.answers import answers_section
 from bench.index.fill import run_command
-from bench.index.scoreboard import CLAIM, KIND, scoreboard
+from bench.index.scoreboard import CLAIM, FROM, KIND, scoreboard
 from harness import atomic
 from harness.findings import NOT_TESTABLE, VERDICTS
 from harness.groups import Group, describe
@@ -56,8 +56,8 @@ def _counts(board: pd.DataFrame, noun: str = "findings") -> str:
 def _board_tables(board: pd.DataFrame) -> list[str]:
     """The findings table, then the checks table (true by construction, or against this project's own earlier
     measurement: a failure there is a bug, not a result)."""
-    findings = board[board[KIND] == "finding"].drop(columns=[KIND, CLAIM])
-    checks = board[board[KIND] == "check"].drop(columns=[KIND, CLAIM, "cause"])
+    findings = board[board[KIND] == "finding"].drop(columns=[KIND, CLAIM, FROM])
+    checks = board[board[KIND] == "check"].drop(columns=[KIND, CLAIM, FROM, "cause"])
     if not findings.cause.astype(bool).any():
         findings = findings.drop(columns=["cause"])
     lines = [
@@ -89,14 +89,25 @@ def _board_tables(board: pd.DataFrame) -> list[str]:
 
 
 def render(
-    groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None, left_out: list[str] = ()
+    groups: Mapping[str, Group],
+    reports_dir: Path,
+    results_dir: str | None = None,
+    left_out: list[str] = (),
+    held: Mapping[str, Sequence[Group]] = {},
 ) -> str:
-    """The index's Markdown (and its figure, written under ``reports_dir``/figures)."""
+    """The index's Markdown (and its figure, written under ``reports_dir``/figures); ``held`` maps a suite to every
+    group of records it holds, newest first (its other groups lend the scoreboard the claims its own does not test)."""
     frames = {name: group.frame for name, group in groups.items()}
     profile_for = profile_chooser(frames)
     shown_dir = None if results_dir in (None, "results") else str(results_dir)
     reports = {name: f"{name}.md" for name in frames if (reports_dir / f"{name}.md").is_file()}
-    board = scoreboard(frames, profile_for, shown_dir, reports)
+    lenders = {name: lendable(held.get(name, ()), group) for name, group in groups.items()}
+    board = scoreboard(frames, profile_for, shown_dir, reports, {n: [g.frame for g in gs] for n, gs in lenders.items()})
+    lent = {
+        (name, lenders[name][int(place)].key): list(rows.finding)
+        for (name, place), rows in board[board[FROM] != ""].groupby([board[CLAIM].map(_suite_of), FROM])
+    }
+    left_out = list(left_out) + other_lines(held, groups, lent)
     table = tradeoffs.build(frames, profile_for, shown_dir)
     figure = pareto.figure(table, reports_dir / "figures" / FIGURE)
     lines = ["# Which variant should I use?", ""] + answers_section(board, frames)
@@ -226,33 +237,76 @@ def figure_section(table: tradeoffs.Table, figure: Path | None, profile_for, res
 
 
 def write_index(
-    groups: Mapping[str, Group], reports_dir: Path, results_dir: str | None = None, left_out: list[str] = ()
+    groups: Mapping[str, Group],
+    reports_dir: Path,
+    results_dir: str | None = None,
+    left_out: list[str] = (),
+    held: Mapping[str, Sequence[Group]] = {},
 ) -> Path:
-    """Write ``reports_dir``/index.md (and its figure) from one group of records per suite; return its path."""
+    """Write ``reports_dir``/index.md (and its figure) from one group of records per suite (and the claims it does not
+    test from the suite's other ``held`` groups); return its path."""
     reports_dir.mkdir(parents=True, exist_ok=True)
     path = reports_dir / INDEX
-    atomic.write_text(path, render(groups, reports_dir, results_dir, left_out))
+    atomic.write_text(path, render(groups, reports_dir, results_dir, left_out, held))
     return path
 
 
-def other_groups(store, groups: Mapping[str, Group]) -> list[str]:
-    """One line per group of records a suite holds beside the one the index covers, with the command that reports it
-    (translation's Bible run beside its numbers run, a quick run beside a standard one)."""
-    from harness.groups import report_command, split_groups, superseded
+def _suite_of(claim: str) -> str:
+    from harness.contract import suites
+
+    return next(name for name in suites.names() if any(c.key == claim for c in suites.get(name).claims))
+
+
+def held_groups(store, groups: Mapping[str, Group]) -> dict[str, list[Group]]:
+    """Every group of records each suite of ``groups`` holds, newest first (harness.groups.split_groups)."""
+    from harness.groups import split_groups
     from harness.report import records_frame
+
+    return {name: split_groups(records_frame(store.load(name))) for name in groups}
+
+
+def lendable(found: Sequence[Group], chosen: Group) -> list[Group]:
+    """The suite's other groups a claim may be taken from: those a ``bench report`` command selects (an earlier form
+    of a profile, which none selects, is left out), newest first."""
+    from harness.groups import report_command
+
+    return [g for g in found if g.key != chosen.key and report_command("suite", g, found) is not None]
+
+
+def other_lines(
+    held: Mapping[str, Sequence[Group]],
+    groups: Mapping[str, Group],
+    lent: Mapping[tuple[str, object], list[str]] = {},
+) -> list[str]:
+    """One line per group of records a suite holds beside the one the index covers, with the command that reports it
+    (translation's Bible run beside its numbers run, a quick run beside a standard one) and the findings the
+    scoreboard takes from it."""
+    from harness.groups import report_command, superseded
 
     lines = []
     for name, chosen in sorted(groups.items()):
-        found = split_groups(records_frame(store.load(name)))
+        found = list(held.get(name, ()))
         for group in found:
             if group.key == chosen.key:
                 continue
             command = report_command(name, group, found)
+            taken = lent.get((name, group.key), [])
+            where = (
+                f"the scoreboard takes {len(taken)} finding{'s' if len(taken) > 1 else ''} the group above does not "
+                "test from it"
+                if taken
+                else "not in this index"
+            )
             lines.append(
-                f"{name} also holds {describe(group, found)}, not in this index: "
+                f"{name} also holds {describe(group, found)}, {where}: "
                 + (f"`{command}` reports it." if command else superseded(group, found) + ".")
             )
     return lines
+
+
+def other_groups(store, groups: Mapping[str, Group]) -> list[str]:
+    """One line per group of records a suite holds beside the one the index covers, with the command that reports it."""
+    return other_lines(held_groups(store, groups), groups)
 
 
 def index_groups(store, reported: Mapping[str, Group]) -> dict[str, Group]:

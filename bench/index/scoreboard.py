@@ -1,14 +1,15 @@
 """The index's findings scoreboard: one row per published finding a suite tests, with this benchmark's verdict.
 
 Every verdict comes from the suite's own report module (``Suite.findings``: harness/findings.py), computed
-on the group of records its report covers; a claim no record tests says "not run" and the command that
-would run what it needs. A row's measurement is the one number the verdict rests on (``Finding.headline``,
+on the group of records its report covers; a claim that group does not test is taken from the newest other group of
+the suite that does (translation's Bible run beside its bottleneck run), its row naming that group's profile and
+corpus; a claim no record tests says "not run" and the command that would run what it needs. A row's measurement is the one number the verdict rests on (``Finding.headline``,
 chosen by the suite's verdicts) with its 95% interval and seeds; every other estimate stays in the suite's report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -31,6 +32,9 @@ INTERVAL = "95% interval, seeds"
 KIND = "kind"
 #: the column holding the row's claim key (not shown): the index's answers pick their findings by it
 CLAIM = "claim"
+#: the column (not shown) holding, for a row taken from another group of its suite than the index's, that group's
+#: place in the suite's list of other groups; empty for the index's own group
+FROM = "from group"
 
 
 def _cell(text: str) -> str:
@@ -92,15 +96,25 @@ def measurement(found: Finding, frame: pd.DataFrame | None = None) -> tuple[str,
     return head.text(), interval if interval != "none" or not seeds else f"none, {seeds}"
 
 
+def _tested(suite, frame: pd.DataFrame | None) -> dict[str, Finding]:
+    """The suite's findings on ``frame`` that were run, by claim key."""
+    if frame is None or not len(frame):
+        return {}
+    return {f.claim.key: f for f in suite.findings(frame) if f.verdict != "not run"}
+
+
 def scoreboard(
     groups: Mapping[str, pd.DataFrame],
     profile_for: Callable[[str], str | None] = lambda s: None,
     results_dir: str | None = None,
     reports: Mapping[str, str] = {},
+    others: Mapping[str, Sequence[pd.DataFrame]] = {},
 ) -> pd.DataFrame:
     """The scoreboard over every registered suite with claims; ``groups`` maps a suite to the records it reports.
 
-    ``reports`` maps a suite to its report's relative path (the finding's name links there).
+    ``reports`` maps a suite to its report's relative path (the finding's name links there); ``others`` maps a suite
+    to its other groups' records, newest first, from which a claim its reported group does not test is taken (that
+    row links to no report: the suite's report covers the other group).
     """
     from harness.contract import suites
 
@@ -108,12 +122,17 @@ def scoreboard(
     for name in suites.names():
         suite = suites.get(name)
         frame = groups.get(name)
-        found = {f.claim.key: f for f in suite.findings(frame)} if frame is not None and len(frame) else {}
+        found = _tested(suite, frame)
+        spare = [_tested(suite, other) for other in others.get(name, ())] if len(found) < len(suite.claims) else []
         for claim in suite.claims:
-            finding = found.get(claim.key) or not_run(claim)
+            finding, source, place = found.get(claim.key), frame, ""
             report = reports.get(name) if frame is not None else None
-            rows.append(
-                row(finding, frame if finding.verdict != "not run" else None, profile_for(name), results_dir, report)
-            )
-    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND, CLAIM])
+            if finding is None:
+                place = next((i for i, tested in enumerate(spare) if claim.key in tested), "")
+                if place != "":
+                    finding, source, report = spare[place][claim.key], others[name][place], None
+            if finding is None:
+                finding, source = not_run(claim), None
+            rows.append({**row(finding, source, profile_for(name), results_dir, report), FROM: str(place)})
+    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND, CLAIM, FROM])
     return frame.apply(lambda col: col.map(_cell))

@@ -115,10 +115,10 @@ def _index(
 
     reported = {name: group for name, (group, _) in chosen.items()}
     groups = index_groups(store, reported) if suite else reported
-    from bench.index.page import other_groups
+    from bench.index.page import held_groups
 
     left_out = [f"{n}: no group matches the selection; its findings say not run." for n in names if n not in chosen]
-    return write_index(groups, reports_dir, str(results_dir), left_out + other_groups(store, groups))
+    return write_index(groups, reports_dir, str(results_dir), left_out, held_groups(store, groups))
 
 
 def group_note(reported: Group, found: list[Group], wanted: Mapping[str, Any]) -> str:

@@ -223,3 +223,29 @@ def test_a_recurrence_row_names_no_length_limit():
 
     assert size({"n_layers": 4, "d_model": 128, "n_heads": 8, "max_len": 64}) == "4 x d128, 8 heads, L 64"
     assert size({"n_layers": 4, "d_model": 128, "n_heads": 8, "mixer": "mamba2"}) == "4 x d128, 8 heads"
+
+
+def test_a_claim_the_reported_group_does_not_test_is_taken_from_another_group_of_its_suite(monkeypatch):
+    from harness.contract import suites
+    from harness.findings import Finding
+
+    suite = suites.get("translation")
+    first, second = suite.claims[0], suite.claims[1]
+    reported = pd.DataFrame({"profile": ["bottleneck"], "status": ["ok"], "device": ["cpu"], "seed": [0]})
+    other = pd.DataFrame({"profile": ["standard"], "status": ["ok"], "device": ["cpu"], "seed": [0]})
+
+    def findings(frame):  # the reported group tests the first claim, the other group both
+        tested = [first, second] if frame is other else [first]
+        return [Finding(c, "agrees" if frame is reported else "disagrees", seeds=3) for c in tested]
+
+    monkeypatch.setattr(type(suite), "findings", lambda self, frame: findings(frame))
+    board = scoreboard(
+        {"translation": reported}, reports={"translation": "translation.md"}, others={"translation": [other]}
+    )
+    rows = board.set_index("claim")
+    # the reported group's own verdict wins where it has one; the other group fills the claim it does not test
+    assert rows.loc[first.key, "verdict"] == "agrees" and rows.loc[first.key, "from group"] == ""
+    assert rows.loc[second.key, "verdict"] == "disagrees" and rows.loc[second.key, "from group"] == "0"
+    assert rows.loc[second.key, "profile, corpus, device"].startswith("standard")
+    assert "](translation.md)" not in rows.loc[second.key, "finding"]  # the suite's report covers the other group
+    assert rows.loc[first.key, "finding"].endswith("](translation.md)")

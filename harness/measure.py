@@ -1,4 +1,5 @@
-"""Measurement primitives of the cost suites: latency, peak memory, FLOPs, matmul peak and CPU contention.
+"""Measurement primitives of the cost suites: latency, peak memory, FLOPs, matmul peak, memory bandwidth and CPU
+contention.
 
 - Latency and CPU contention: harness/timing.py (``time_call``, ``Timing``, ``bootstrap_ratio``, ``contention``),
   re-exported here; ``timed`` turns one timed call into a Measurement under a cost suite's discipline (a warm-up
@@ -6,6 +7,8 @@
 - Peak memory: on CUDA ``torch.cuda.max_memory_allocated`` around the call; on CPU the profiler's
   allocator events, summed in time order, give the most bytes the call held at once (exact: it matches
   analytic sizes; process RSS carries the interpreter and the allocator's cached pages).
+- Memory bandwidth: one large copy (``copy_bandwidth``, bytes read + written) and one large reduction
+  (``read_bandwidth``, bytes read only), each timed as ``timed`` times any call.
 - FLOPs: ``torch.utils.flop_counter``. Its registry lacks PyTorch's fused CPU attention ops, so the
   same formulas as for the CUDA flash kernel are registered for them here (otherwise SDPA on CPU counts 0).
 """
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -74,6 +78,39 @@ def timed(
     return Measurement(
         metric, timing.median * 1e3, **{**where, "extra": {**where.get("extra", {}), **timing.summary()}}
     )
+
+
+# --------------------------------------------------------------------------- memory bandwidth
+
+
+def copy_bandwidth(device: str, mib: int, **timing: Any) -> Measurement:
+    """``copy_bandwidth`` in GB/s: one copy of ``mib`` MiB on ``device``, counting the bytes read and the bytes
+    written (as STREAM's copy). ``timing``: ``timed``'s min_repeats, min_run_time and max_call_s."""
+    source = torch.ones(mib * 2**20, dtype=torch.uint8, device=device)  # (mib * 2^20,) bytes
+    target = torch.empty_like(source)
+    measured = timed("copy_bandwidth", lambda: target.copy_(source), device, **timing)
+    moved = 2 * source.numel()
+    return _rate(measured, moved, bytes_moved=moved, copy_ms=measured.value)
+
+
+def read_bandwidth(device: str, mib: int, **timing: Any) -> Measurement:
+    """``read_bandwidth`` in GB/s: the sum of ``mib`` MiB of float32 on ``device``, counting the bytes read only.
+
+    A cached decode step reads its weights and cache and writes a few KiB, so its ceiling is a read rate; the copy
+    counts every byte twice (read, then written) and runs at the rate of the two together. ``timing``: ``timed``'s
+    min_repeats, min_run_time and max_call_s.
+    """
+    source = torch.ones(mib * 2**20 // 4, dtype=torch.float32, device=device)  # (mib * 2^18,) floats, one scalar out
+    measured = timed("read_bandwidth", lambda: source.sum(), device, **timing)
+    read = source.numel() * source.element_size()
+    return _rate(measured, read, bytes_read=read, read_ms=measured.value, op="torch.sum of float32")
+
+
+def _rate(measured: Measurement, moved: int, **extra: Any) -> Measurement:
+    """A timed call (ms) as ``moved`` bytes per its median time in GB/s; a call not timed (skipped) as it is."""
+    if measured.status != "ok":
+        return measured
+    return dataclasses.replace(measured, value=moved / (measured.value * 1e-3) / 1e9, extra={**measured.extra, **extra})
 
 
 # --------------------------------------------------------------------------- memory

@@ -17,7 +17,6 @@ formula is the attention layer's own (``variants.cache_size.spec_cache_bytes``).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -26,8 +25,8 @@ from typing import Any
 import torch
 
 from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
+from harness.measure import copy_bandwidth, read_bandwidth, threads, timed
 from harness.measure import seconds as _seconds
-from harness.measure import threads, timed
 from harness.rules import at_least
 from harness.suite_file import SuiteFile
 from suites.common.metrics import COMMON
@@ -74,7 +73,7 @@ class KVCacheProfile(ModelSize, Timing):
     path_contexts: tuple[int, ...] = (256, 1024, 4096)
     #: intra-op threads while measuring (0: torch's default)
     threads: int = 0
-    #: MiB of one device-to-device copy whose rate is the device's copy bandwidth (larger than its caches)
+    #: MiB of the copy and the reduction whose rates are the device's memory ceilings (larger than its caches)
     copy_mib: int = 256
 
     rules = {
@@ -173,7 +172,7 @@ class KVCache(TimesOnly, Suite):
                 position=spec.position,
                 kernel=spec.kernel,
             )
-            out = self._greedy(model, fast, profile, seed, ctx) + [self._copy_bandwidth(profile, ctx)]
+            out = self._greedy(model, fast, profile, seed, ctx) + self._bandwidths(profile, ctx)
             for context in profile.contexts:
                 out += self._context(model, fast, spec, profile, context, seed, ctx)
             for context in profile.path_contexts:
@@ -187,7 +186,7 @@ class KVCache(TimesOnly, Suite):
             ctx.facts.update(
                 timing_threads=count, parameters=model.num_parameters(), batch=profile.batch, mixer=spec.mixer
             )
-            out = [state_steps.greedy_match(model, profile, seed, ctx.device), self._copy_bandwidth(profile, ctx)]
+            out = [state_steps.greedy_match(model, profile, seed, ctx.device), *self._bandwidths(profile, ctx)]
             for context in profile.contexts:
                 out += state_steps.context_measurements(
                     model,
@@ -215,16 +214,11 @@ class KVCache(TimesOnly, Suite):
             first=first,
         )
 
-    def _copy_bandwidth(self, profile: KVCacheProfile, ctx: JobContext) -> Measurement:
-        """GB/s of one large copy on the device, counting the bytes read and the bytes written (as STREAM's copy)."""
-        source = torch.ones(profile.copy_mib * 2**20, dtype=torch.uint8, device=ctx.device)
-        target = torch.empty_like(source)
-        timed = self._timed("copy_bandwidth", lambda: target.copy_(source), profile, {}, ctx.device)
-        if timed.status != "ok":
-            return timed
-        moved = 2 * source.numel()
-        timed.extra.update(bytes_moved=moved, copy_ms=timed.value)
-        return dataclasses.replace(timed, value=moved / (timed.value * 1e-3) / 1e9)
+    def _bandwidths(self, profile: KVCacheProfile, ctx: JobContext) -> list[Measurement]:
+        """The device's memory ceilings (harness/measure.py), each over ``copy_mib`` MiB: one copy (bytes read and
+        written) and one reduction (bytes read only, what a decode step does; recorded since issue 37)."""
+        timing = dict(min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, max_call_s=profile.max_call_s)
+        return [probe(ctx.device, profile.copy_mib, **timing) for probe in (copy_bandwidth, read_bandwidth)]
 
     def _greedy(self, model, fast, profile: KVCacheProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         gen = torch.Generator().manual_seed(seed)

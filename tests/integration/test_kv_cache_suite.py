@@ -51,6 +51,8 @@ def test_kv_cache_end_to_end_with_report(tmp_path):
         assert len([r for r in records if r["metric"] == metric]) == 3 * 2
     copies = [r for r in records if r["metric"] == "copy_bandwidth"]
     assert len(copies) == 3 and all(r["extra"]["bytes_moved"] == 2 * 8 * 2**20 and r["value"] > 0 for r in copies)
+    reads = [r for r in records if r["metric"] == "read_bandwidth"]
+    assert len(reads) == 3 and all(r["extra"]["bytes_read"] == 8 * 2**20 and r["value"] > 0 for r in reads)
     for rate in (r for r in records if r["metric"] == "decode_bandwidth"):
         step = next(
             r

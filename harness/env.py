@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from importlib import metadata
@@ -154,6 +155,75 @@ def device_capability(device: str) -> str | None:
     return f"{major}.{minor}"
 
 
+#: what nvidia-smi is asked of one GPU, in this order -> the key each answer is recorded under (clocks in MHz)
+SMI_FIELDS = {
+    "driver_version": "driver_version",
+    "clocks.sm": "sm_clock_mhz",
+    "clocks.max.sm": "sm_clock_max_mhz",
+    "clocks.mem": "memory_clock_mhz",
+    "clocks.max.mem": "memory_clock_max_mhz",
+}
+
+
+def accelerator_facts(device: str) -> dict[str, Any]:
+    """What ran beneath torch on ``device``: the driver's version, the SM and memory clocks now and at most (MHz, from
+    nvidia-smi where it is installed) and the float32 matmul precision torch runs at; None where it cannot be read,
+    every value on a CPU. cuDNN's version is in ``library_versions``. Never raises: a fact that cannot be read is None.
+    """
+    facts: dict[str, Any] = dict.fromkeys(SMI_FIELDS.values())
+    facts["float32_matmul_precision"] = None
+    if not device.startswith("cuda") or not torch.cuda.is_available():
+        return facts
+    facts["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+    facts.update(nvidia_smi(_smi_id(device)))
+    return facts
+
+
+def _smi_id(device: str) -> str:
+    """The id nvidia-smi knows ``device`` by: its UUID (CUDA_VISIBLE_DEVICES renumbers torch's indices, not
+    nvidia-smi's), else its index."""
+    index = torch.device(device).index
+    index = torch.cuda.current_device() if index is None else index
+    uuid = getattr(torch.cuda.get_device_properties(index), "uuid", None)
+    return f"GPU-{uuid}" if uuid else str(index)
+
+
+def sm_clock_mhz(device: str) -> int | None:
+    """The SM clock of ``device`` now (MHz), or None off CUDA or without nvidia-smi: read right after a timed
+    matmul it says the clock the measured peak ran at, which the nominal peak's boost clock may exceed."""
+    return accelerator_facts(device)["sm_clock_mhz"]
+
+
+def nvidia_smi(gpu: str) -> dict[str, Any]:
+    """``SMI_FIELDS`` of GPU ``gpu`` as nvidia-smi reports them now; {} where nvidia-smi is absent or fails."""
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return {}
+    query = [exe, f"--query-gpu={','.join(SMI_FIELDS)}", "--format=csv,noheader,nounits", "-i", gpu]
+    try:
+        done = subprocess.run(query, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return parse_smi(done.stdout) if done.returncode == 0 else {}
+
+
+def parse_smi(text: str) -> dict[str, Any]:
+    """One line of ``nvidia-smi --query-gpu=<SMI_FIELDS> --format=csv,noheader,nounits`` as recorded facts: clocks
+    as whole MHz, the driver as text, '[N/A]' as None; {} for a line that does not answer every field."""
+    lines = text.strip().splitlines()
+    values = [v.strip() for v in lines[0].split(",")] if lines else []
+    if len(values) != len(SMI_FIELDS):
+        return {}
+    facts: dict[str, Any] = {}
+    for key, raw in zip(SMI_FIELDS.values(), values):
+        readable = raw and "N/A" not in raw and "Not Supported" not in raw
+        if key == "driver_version":
+            facts[key] = raw if readable else None
+        else:
+            facts[key] = int(float(raw)) if readable and raw.replace(".", "", 1).isdigit() else None
+    return facts
+
+
 def provenance(device: str) -> dict[str, Any]:
     """Everything about the software and machine a record needs to be trusted and reproduced."""
     return {
@@ -167,6 +237,7 @@ def provenance(device: str) -> dict[str, Any]:
         "argv": " ".join(sys.argv[1:]),
         "workers": worker_count(),
         "library_versions": library_versions(),
+        "accelerator": accelerator_facts(device),
     }
 
 

@@ -86,6 +86,11 @@ SCHEMA: dict[str, Any] = {
     "wall_time_s": (False, _number, "a number"),
     "parameters": (False, lambda v: v is None or _whole(v), "a whole number or null"),
     "library_versions": (False, lambda v: isinstance(v, dict), "an object"),
+    "accelerator": (
+        False,
+        lambda v: isinstance(v, dict) and all(_setting(x) and not isinstance(x, list) for x in v.values()),
+        "an object of numbers, plain text or nulls",
+    ),
     "reason": (False, lambda v: v is None or isinstance(v, str), "text or null"),
     "spec": (False, lambda v: isinstance(v, dict), "an object"),
     "extra": (False, lambda v: v is None or isinstance(v, dict), "an object or null"),

@@ -16,11 +16,13 @@ from typing import Any
 import torch
 
 from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
+from harness.env import sm_clock_mhz
 from harness.measure import (
     available_memory,
     count_flops,
     matmul_peak,
     peak_memory,
+    read_bandwidth,
     synchronize,
     threads,
     time_call,
@@ -40,6 +42,8 @@ PASSES = ("fwd", "fwd+bwd")
 #: head groupings of the default variants: MHA, GQA with 2 key/value heads, MQA
 GROUPINGS = ("", "+gqa2", "+mqa")
 CASE_METRICS = ("latency", "peak_memory", "flops", "throughput", "peak_fraction", "max_error")
+#: MiB of float32 summed to measure the device's read bandwidth, the roofline's slope (larger than any cache)
+READ_MIB = 256
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,12 @@ class AttentionCost(TimesOnly, Suite):
             position=spec.position,
             matmul_peak_gflops=peak / 1e9,
         )
-        out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
+        out = [
+            Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail, "sm_clock_mhz": sm_clock_mhz(device)})
+        ]
+        # the roofline's memory ceiling beside its compute ceiling (recorded since issue 37)
+        timing = dict(min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, max_call_s=profile.max_call_s)
+        out.append(read_bandwidth(device, READ_MIB, **timing))
         pos = positions.get(spec.position)(spec.d_model, spec.n_heads, spec.head_dim, max(profile.lengths))
         cases = [(c, p) for c in profile.causal for p in profile.passes]
         total = len(cases) * len(profile.lengths)
@@ -278,6 +287,7 @@ class AttentionCost(TimesOnly, Suite):
         check = compare(case, got, reference(case, backward))
         extra = {
             **where["extra"],
+            "dispatch": _dispatch(kernel, case, backward),
             "first_call_s": first_call_s,
             "checked_rows": len(case.rows),
             "errors": check.errors,
@@ -331,6 +341,17 @@ class AttentionCost(TimesOnly, Suite):
             Measurement("peak_fraction", 100.0 * flops / median / peak, **where),
         ]
         return out, None
+
+
+def _dispatch(kernel: AttentionKernel, case, backward: bool) -> str:
+    """What runs for this case: for SDPA the backend PyTorch's dispatcher picks ('sdpa:flash'), asked with gradients
+    on for fwd+bwd since some backends differ then; else the kernel's name. Bookkeeping only: a dispatcher that
+    cannot answer is recorded as such, never failing the case."""
+    q, k, v = case.inputs(backward)
+    try:
+        return kernel.dispatch(q, k, v, causal=case.causal, bias=case.bias)
+    except Exception as exc:  # the private chooser's signature moves between torch releases
+        return f"not recorded ({type(exc).__name__})"
 
 
 suites.add("attention_cost", AttentionCost())

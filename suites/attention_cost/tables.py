@@ -10,6 +10,9 @@ from harness.report_kit import fmt_mean_ci, markdown_table
 from suites.common.narrow import narrow
 from suites.common.peak_note import over_peak_note
 
+#: the device's ceilings, measured once per job: not cases
+JOB_METRICS = ("matmul_peak", "read_bandwidth")
+
 
 def grouping(heads: int, kv_heads: int) -> str:
     if kv_heads == heads:
@@ -167,7 +170,7 @@ def support(df) -> list[str]:
     """Records by status, one row per kernel whose variants (head groupings) share the same counts and reason."""
     per_variant = []
     for _variant, g in df.groupby("variant"):
-        statuses = g[g.metric != "matmul_peak"].status.value_counts().to_dict()
+        statuses = g[~g.metric.isin(JOB_METRICS)].status.value_counts().to_dict()
         job = g[g.metric == "job"]
         per_variant.append(
             {

@@ -22,6 +22,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from harness.contract import JobContext, Measurement, Suite, TimesOnly, suites
+from harness.env import sm_clock_mhz
 from harness.measure import count_flops, matmul_peak, synchronize, time_call, warm_up_tools
 from harness.rules import one_of
 from harness.suite_file import SuiteFile
@@ -196,7 +197,9 @@ class SequenceCost(TimesOnly, Suite):
             layer=_kind(spec),
             matmul_peak_gflops=peak / 1e9,
         )
-        out = [Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail})]
+        out = [
+            Measurement("matmul_peak", peak / 1e9, extra={"sizes": peak_detail, "sm_clock_mhz": sm_clock_mhz(device)})
+        ]
         error, allowed = _check(layer, spec, profile, seed, device, dtype)
         check = {"check_len": profile.check_len, "allowed_error": allowed}
         if not error <= allowed:

@@ -61,7 +61,8 @@ def extra_kernels():
 def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
     assert run(tmp_path, "variants=[naive,sdpa,sdpa+alibi]") == 0
     records = load(tmp_path / "results")
-    cases = [r for r in records if r["metric"] != "matmul_peak" and not r["metric"].startswith("mask_")]
+    job_level = ("matmul_peak", "read_bandwidth")
+    cases = [r for r in records if r["metric"] not in job_level and not r["metric"].startswith("mask_")]
     assert {r["status"] for r in records} == {"ok"}
     # 2 lengths x 2 masks x 2 passes x 6 metrics per variant
     assert len(cases) == 3 * 2 * 2 * 2 * 6
@@ -72,6 +73,11 @@ def test_every_case_is_checked_then_measured_and_the_report_is_built(tmp_path):
     lat = [r for r in records if r["metric"] == "latency"]
     assert all(len(r["extra"]["times"]) >= 3 and r["extra"]["q1"] <= r["value"] <= r["extra"]["q3"] for r in lat)
     assert all("other_cpu" in r["extra"] and "stall" in r["extra"] for r in lat)
+    # what ran: SDPA's backend as PyTorch's dispatcher picks it, the kernel's name otherwise
+    assert {r["extra"]["dispatch"] for r in lat if r["variant"] == "naive"} == {"naive"}
+    assert all(r["extra"]["dispatch"].startswith("sdpa:") for r in lat if r["variant"].startswith("sdpa"))
+    reads = [r for r in records if r["metric"] == "read_bandwidth"]
+    assert len(reads) == 3 and all(r["extra"]["bytes_read"] == 256 * 2**20 and r["value"] > 0 for r in reads)
     flops = {
         (r["variant"], r["x"], r["extra"]["causal"], r["extra"]["pass"]): r["value"]
         for r in records

@@ -136,9 +136,9 @@ class RetrievalLength(Suite):
     metrics = SuiteFile.of(__file__).metrics(COMMON)
     profiles = PROFILES
     default_variants = ("rope", "alibi", "none", "rope+window32", "rope+pi", "rope+yarn")
-    #: every position encoding, a window of 32 keys (span 4 x 31 = 124: L = 128 at depth 0 just within, 2L beyond),
-    #: and the extensions last: they
-    #: evaluate the rope weights trained earlier in the sweep
+    #: every position encoding, windows of 32 keys (span 4 x 31 = 124: L = 128 at depth 0 just within, 2L beyond) and
+    #: of 64 (span 252: the whole of L within two hops, so it learns the task at L as full attention does; beyond its
+    #: span from 4L), and the extensions last: they evaluate the rope weights trained earlier in the sweep
     profile_variants = {
         "standard": (
             "rope",
@@ -147,6 +147,7 @@ class RetrievalLength(Suite):
             "sinusoidal",
             "learned",
             "rope+window32",
+            "rope+window64",
             "rope+pi",
             "rope+ntk",
             "rope+yarn",

@@ -51,7 +51,8 @@ def cells(df: pd.DataFrame) -> dict[str, dict[str, list[float]]]:
 
 
 def span_finding(df: pd.DataFrame) -> Finding:
-    """Every window model at most BEYOND_MOST beyond its span, and at least WITHIN_LEAST within it."""
+    """Every window model at most BEYOND_MOST beyond its span; judged on the models that retrieve at least WITHIN_LEAST
+    within one window (a model that never learned to retrieve is named and left out), inconclusive when none does."""
     found = cells(df)
     if not found or not any(c["beyond"] for c in found.values()):
         return not_run(
@@ -68,23 +69,26 @@ def span_finding(df: pd.DataFrame) -> Finding:
             estimates.append(
                 Estimate.of(f"{variant} accuracy within its span", c["within"], kind="bounded", bounds=SHARE)
             )
-        if beyond > BEYOND_MOST:
+        if beyond > BEYOND_MOST:  # a leak, whether or not the model learned the task
             words.append("disagrees")
-        elif within < WITHIN_LEAST:
-            words.append("inconclusive")
+        elif within < WITHIN_LEAST:  # never learned to retrieve: its zero beyond says nothing, so it is left out
+            words.append("left out")
         else:
             words.append("agrees")
         relay = f", {sum(c['relay']) / len(c['relay']):.2f} over {len(c['relay'])} between" if c["relay"] else ""
         parts.append(
             f"`{variant}` {beyond:.3f} over {len(c['beyond'])} cells beyond its span, {within:.2f} over "
             f"{len(c['within'])} within one window{relay}"
+            + (f" (below {WITHIN_LEAST:g} within one window: not judged)" if words[-1] == "left out" else "")
         )
-    word = "disagrees" if "disagrees" in words else ("agrees" if all(w == "agrees" for w in words) else "inconclusive")
+    word = (
+        "disagrees" if "disagrees" in words else ("agrees" if "agrees" in words else "inconclusive")
+    )  # agrees on the models that learned to retrieve within one window, when at least one did
     cause = {
         "agrees": "",
         "disagrees": f"A window model retrieves beyond its span (more than {BEYOND_MOST:g}): the mask leaks.",
-        "inconclusive": f"A window model retrieves less than {WITHIN_LEAST:g} even within one window, so its zero "
-        "beyond says nothing.",
+        "inconclusive": f"Every window model retrieves less than {WITHIN_LEAST:g} even within one window, so its "
+        "zero beyond says nothing.",
     }[word]
     text = f"Mean accuracy: {'; '.join(parts)}. Check: **{word}**."
     return finding(SPAN, word, text, estimates, cause=cause, over_seeds=False, pairs="cell")

@@ -87,7 +87,7 @@ def test_alibi_retrieval_falls():
     assert verdicts.alibi_finding(frame({("rope", "accuracy", 64): [1.0]})).verdict == "not run"
 
 
-def window_frame(beyond, within, relay=0.0):
+def window_frame(beyond, within, relay=0.0, variant="rope+window32"):
     """One window model (4 layers, W 32: span 124, one window 31 back) at L = 64 and 256, depths 0, 0.5, 1."""
     spec = {"n_layers": 4, "window": 32}
     rows = []
@@ -95,7 +95,7 @@ def window_frame(beyond, within, relay=0.0):
         dists = [distance(length, d) for d in SETTINGS["needle_depths"]]
         accs = [beyond if dist > 124 else (within if dist <= 31 else relay) for dist in dists]
         extra = {"depths": SETTINGS["needle_depths"], "by_depth": accs, "distances": dists}
-        rows.append(rec("rope+window32", "accuracy", length, 0, sum(accs) / 3, spec, extra))
+        rows.append(rec(variant, "accuracy", length, 0, sum(accs) / 3, spec, extra))
     return pd.DataFrame(rows)
 
 
@@ -105,6 +105,12 @@ def test_window_check():
     assert window_check.span_finding(window_frame(0.0, 1.0)).verdict == "agrees"  # relay cells are not judged
     assert window_check.span_finding(window_frame(0.5, 1.0)).verdict == "disagrees"
     assert window_check.span_finding(window_frame(0.0, 0.1)).verdict == "inconclusive"
+    # a model that never learned to retrieve is named and left out; the one that learned decides
+    both = pd.concat([window_frame(0.0, 0.1), window_frame(0.0, 1.0, variant="other")])
+    found = window_check.span_finding(both)
+    assert found.verdict == "agrees" and "`rope+window32`" in found.sentence and "not judged" in found.sentence
+    # a leak counts whether or not the model learned
+    assert window_check.span_finding(pd.concat([window_frame(0.5, 0.1), both])).verdict == "disagrees"
     assert window_check.span_finding(frame({("rope", "accuracy", 64): [1.0]})).verdict == "not run"
     assert window_check.SPAN.kind == "check"
 

@@ -14,11 +14,12 @@ from harness.measure import MAX_OTHER_CPU, MAX_STALL
 from harness.report_kit import code_line, first_ok, title, write_markdown
 from harness.report_kit import seeds as seeds_of
 from suites.attention_cost import headline
-from suites.attention_cost.figures import latency_and_memory_figures
+from suites.attention_cost.figures import latency_and_memory_figures, roofline
 from suites.attention_cost.masking_verdict import masking_section
 from suites.attention_cost.tables import (
     cases,
     correctness,
+    dispatch_line,
     memory_ratios,
     method,
     over_peak,
@@ -29,6 +30,13 @@ from suites.attention_cost.tables import (
     with_cases,
 )
 from suites.attention_cost.verdicts import CLAIMS, NO_PAIRS, PUBLISHED, findings, verdicts  # noqa: F401  (CLAIMS and findings: read through this module)
+from suites.common.ceiling_notes import (
+    accelerator_line,
+    bandwidth_note,
+    measured_peak,
+    nominal_peak_note,
+    with_nominal_share,
+)
 from suites.common.facts import fact
 from variants.kernel import tolerance
 
@@ -79,15 +87,15 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "",
     ]
     lines += [
-        "## Achieved FLOP/s as a share of the matmul peak (%)",
+        "## Achieved FLOP/s as a share of the measured torch.mm peak (%)",
         "",
         "Useful FLOPs (torch.utils.flop_counter on naive attention of the same shapes; causal cases count the "
-        "unmasked half) divided by the median latency, over the fastest square-matmul FLOP/s measured in the same job."
-        + over_peak(df),
+        f"unmasked half) divided by the median latency, over {measured_peak(df)}." + over_peak(df),
         "",
         table(df, "peak_fraction", lengths, keys, digits=3),
         "",
     ]
+    lines += _nominal_section(df, lengths, keys)
     lines += [
         "## Growth with sequence length",
         "",
@@ -98,6 +106,22 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     ]
     figures = latency_and_memory_figures(df, out_dir / "figures")
     lines += ["## Figures", ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
+    figures.append(roofline(df, out_dir / "figures"))
+    lines += [
+        "## Roofline",
+        "",
+        f"![attention kernels' roofline](figures/{figures[-1].name})",
+        "",
+        "Each timed case's useful FLOP/s against its arithmetic intensity: useful FLOPs over the case's compulsory "
+        "bytes, each input and output read or written once (q and the output (B, H, T, Dh), k and v (B, Hkv, T, Dh); "
+        "forward 2 (Q + KV) bytes, fwd+bwd 6 (Q + KV)); bytes are not recorded, so they come from the records' shapes, "
+        "and a kernel that materialises the (T, T) scores moves more than this. The roof is the measured torch.mm peak "
+        "and the slope the measured read bandwidth, solid; nominal ceilings dashed where the device is known. "
+        + bandwidth_note(df, ("read_bandwidth",), unknown=False)
+        + " "
+        + nominal_peak_note(df),
+        "",
+    ]
     memory, peak = verdicts(df, slopes, reference, lengths)
     # the memory verdict's per-kernel sentences are the first table's rows; its verdict is said here once
     said = (
@@ -111,6 +135,16 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += support(df)
     lines += correctness(df, keys)
     return [write_markdown(suite, lines, out_dir), *figures]
+
+
+def _nominal_section(df, lengths, keys) -> list[str]:
+    """The same FLOP/s as a share of the device's nominal peak (harness/ceilings.py), or the sentence saying which
+    devices have none."""
+    with_nominal = with_nominal_share(df)
+    lines = ["## Achieved FLOP/s as a share of the nominal peak (%)", "", nominal_peak_note(df), ""]
+    if (with_nominal.metric == "nominal_fraction").any():
+        lines += [table(with_nominal, "nominal_fraction", lengths, keys, digits=3), ""]
+    return lines
 
 
 def _says(verdict: str) -> str:
@@ -137,9 +171,11 @@ def _setup(df, first, settings, seeds, peaks, dtype, atol, rtol) -> list[str]:
         f"- Check before timing: every case's output (and, for fwd+bwd, the gradients of q, k and v) against float64 "
         f"naive attention on {settings['check_rows']} sampled query rows; allowed error {atol:g} + {rtol:g} x max|reference| in {dtype}.",
         f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {fact(first, 'timing_threads')} threads "
-        f"while measuring, flush denormals {fact(first, 'flush_denormal')}, allocator {fact(first, 'allocator')}; matmul peak "
-        f"{peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); "
+        f"while measuring, flush denormals {fact(first, 'flush_denormal')}, allocator {fact(first, 'allocator')}; measured "
+        f"torch.mm peak {peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); "
         f"{code_line(df)}.",
+        accelerator_line(df),
+        dispatch_line(df),
         f"- Contention: a repeat is dropped when other processes used over {MAX_OTHER_CPU} cores or kept a CPU "
         f"waiting over {MAX_STALL:.0%} of its time (Linux PSI). {kept} of {repeats} repeats were clean; {contaminated} of "
         f"{len(lat)} timed cases had fewer than 3 clean repeats and keep all of them. Median other-process CPU during "

@@ -161,6 +161,20 @@ def over_peak(df) -> str:
     return over_peak_note(df, "kernel")
 
 
+def dispatch_line(df) -> str:
+    """The Setup line on what ran: per kernel, the implementations its cases dispatched to (SDPA's backend as
+    PyTorch's dispatcher picked it) with their case counts; 'not recorded' for jobs stored before it was."""
+    lat = df[(df.metric == "latency") & (df.status == "ok")]
+    said = lat.extra.apply(lambda e: e.get("dispatch") if isinstance(e, dict) else None)
+    if not said.notna().any():
+        return "- What ran: the SDPA backend was not recorded by these jobs (stored before it was)."
+    parts = []
+    for kernel, group in lat.assign(dispatch=said.fillna("not recorded")).groupby("kernel"):
+        counts = group.dispatch.value_counts()
+        parts.append(f"`{kernel}` " + ", ".join(f"{name} ({n})" for name, n in sorted(counts.items())))
+    return "- What ran (timed cases per implementation, as PyTorch's dispatcher answered): " + "; ".join(parts) + "."
+
+
 def method(df) -> str:
     mem = df[(df.metric == "peak_memory") & (df.status == "ok")]
     return mem.extra.iloc[0].get("method", "?") if len(mem) else "none measured"

@@ -253,14 +253,14 @@ def _peak_finding(df) -> Finding:
             bounds.append(math.copysign(tolerance, change) if tolerance is not None else 0.0)
             estimates.append(
                 Estimate(
-                    f"SDPA share of matmul peak against the earlier {earlier:g}%, {mask}, {int(x)} tokens",
+                    f"SDPA share of the measured matmul peak against the earlier {earlier:g}%, {mask}, {int(x)} tokens",
                     change,
                     unit="%",
                     seeds=int(sel.seed.nunique()),
                 )
             )
             parts.append(
-                f"SDPA reaches {got:.1f}% of the matmul peak at {int(x)} tokens {mask} forward against "
+                f"SDPA reaches {got:.1f}% of the measured matmul peak at {int(x)} tokens {mask} forward against "
                 f"~{earlier:g}% measured earlier by this project at 4096 tokens: {said}"
             )
     verdict = all_hold(labels)

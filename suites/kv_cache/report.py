@@ -12,9 +12,10 @@ import torch
 from harness.findings import sentences
 from harness.report_kit import code_line, first_ok, markdown_table, table_section, title, write_markdown
 from harness.report_kit import seeds as seeds_of
+from suites.common.ceiling_notes import accelerator_line, nominal_peak_note
 from suites.common.facts import fact
 from suites.kv_cache import headline
-from suites.kv_cache.figures import latency_figure
+from suites.kv_cache.figures import latency_figure, roofline
 from suites.kv_cache.state_section import attention_rows, state_section
 from suites.kv_cache.steps import DOMINANT, decode_steps, dominance_rows
 from suites.kv_cache.tables import (  # noqa: F401
@@ -87,6 +88,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         ),
         f"- Device: {job.device} ({job.device_name}), torch {job.torch_version}, {fact(job, 'timing_threads')} threads, "
         f"flush denormals {fact(job, 'flush_denormal')}, allocator {fact(job, 'allocator')}; {code_line(df)}.",
+        accelerator_line(df),
         "",
     ]
     lines += _latency_section(df, variants)
@@ -96,6 +98,22 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += recurrent
     figure = latency_figure(df, out_dir / "figures" / f"{suite.name}.png")
     lines += ["## Figure", "", f"![per-token latency and decode paths](figures/{figure.name})", ""]
+    roof = roofline(df, out_dir / "figures" / f"{suite.name}_roofline.png")
+    lines += [
+        "## Roofline",
+        "",
+        f"![decode steps' roofline](figures/{roof.name})",
+        "",
+        "Each timed decode step's FLOP/s against its arithmetic intensity, FLOPs over bytes moved. Decode-step "
+        "attention over a grouped cache: 4 B H Dh S FLOPs (q k^T and the weighted sum) over K and V read "
+        "(2 B Hkv S Dh elements) plus q read and the output written (2 B H Dh); the whole model's step: 2 FLOPs per "
+        "parameter and token plus 4 L H Dh S for attention, over the bytes of weights and K/V it reads (recorded; latent "
+        "attention left out, its absorbed products not counted by this formula). The slopes are the measured copy and "
+        "read bandwidths, solid; no compute roof is measured in these jobs (attention_cost's measure one), so the flat "
+        "roof is the nominal one, dashed, where the device is known (memory ceilings as in the decode-bandwidth "
+        "section above). " + nominal_peak_note(df),
+        "",
+    ]
     lines += table_section(
         "Which steps their bytes dominate",
         f"A step's bytes dominate it when reading them at the copy bandwidth measured in the job takes at "
@@ -115,4 +133,4 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         markdown_table(calculator_table()),
         "",
     ]
-    return [write_markdown(suite, lines, out_dir), figure]
+    return [write_markdown(suite, lines, out_dir), figure, roof]

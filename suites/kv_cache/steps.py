@@ -99,7 +99,7 @@ def dominance_rows(steps: pd.DataFrame) -> list:
                 "MB read": f"{sel.bytes.mean() / 1e6:.1f}",
                 "ms at copy bandwidth": f"{sel.memory_ms.mean():.3g}",
                 "ms measured": f"{sel.ms.mean():.3g}",
-                "share": f"{sel.share.mean():.0%}",
+                "of latency": f"{sel.share.mean():.0%}",
                 "bytes dominate": "yes" if sel.dominated.all() else "no",
             }
         )

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from harness.ceilings import nominal
 from harness.measure import bootstrap_ratio
 from harness.report_kit import markdown_table, table_section
+from suites.common.ceiling_notes import bandwidth_note, bandwidths, device_names
 from variants.cache_size import PUBLISHED, kv_cache_bytes
 
 #: KV cache at 4096 tokens, fp16, batch 1, from Llama 2's shapes (Touvron et al. 2023, arXiv 2307.09288, table 1)
@@ -181,12 +183,16 @@ def _bandwidth_section(df, variants) -> list[str]:
         "A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
         "those bytes over its median latency, against the device's copy bandwidth "
         + (
-            f"of {peak:.3g} GB/s (one large copy, bytes read + written; median over jobs)."
+            f"of {peak:.3g} GB/s (one large copy, bytes read + written, median over jobs: traffic both ways, where a "
+            "decode step mostly reads)."
             if peak
             else "(not measured)."
         )
+        + " "
+        + bandwidth_note(df, ("read_bandwidth",), lead="Other memory ceilings")
     )
     lines = table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
+    lines += _against_ceilings(df, variants)
     if graphs:
         lines += [
             "The same step replayed from a CUDA graph (no per-kernel launch from Python):",
@@ -195,6 +201,39 @@ def _bandwidth_section(df, variants) -> list[str]:
             "",
         ]
     return lines
+
+
+def _against_ceilings(df, variants) -> list[str]:
+    """The cached step's GB/s as a share of each memory ceiling the records give: the copy (bytes read + written), the
+    read-only sum and the device's nominal bandwidth (harness/ceilings.py); nothing when the copy is the only one."""
+    found = bandwidths(df)
+    names = device_names(df)
+    entry = nominal(names[0]) if len(names) == 1 else None
+    ceilings = {
+        "% of copy (read + written)": found["copy_bandwidth"],
+        "% of read-only (sum)": found["read_bandwidth"],
+        "% of nominal": entry.bandwidth_tbs * 1e3 if entry else None,  # TB/s -> GB/s
+    }
+    if not found["read_bandwidth"] and not entry:
+        return []
+    rows = []
+    for v in variants:
+        sel = df[(df.variant == v) & (df.status == "ok") & (df.metric == "decode_bandwidth")]
+        for x, at in sel.groupby("x"):
+            gbs = float(at.value.mean())
+            row = {"variant": v, "context": int(x), "GB/s": f"{gbs:.3g}"}
+            row.update({k: f"{100 * gbs / c:.0f}%" if c else "not recorded" for k, c in ceilings.items()})
+            rows.append(row)
+    if not rows:
+        return []
+    return [
+        "The cached step's GB/s against each memory ceiling (medians over jobs; nominal: "
+        + (f"{entry.part}, {entry.source}" if entry else "unknown device: measured only")
+        + "):",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]
 
 
 def _greedy_section(df, variants) -> list[str]:

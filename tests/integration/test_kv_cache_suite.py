@@ -87,6 +87,8 @@ def test_kv_cache_end_to_end_with_report(tmp_path):
         assert phrase in text, phrase
     assert "| NO" not in text
     assert (reports / "figures" / "kv_cache.png").stat().st_size > 10_000
+    assert (reports / "figures" / "kv_cache_roofline.png").stat().st_size > 10_000
+    assert "read-only bandwidth" in text and "% of read-only (sum)" in text  # the read probe's ceiling, recorded now
 
 
 @pytest.mark.gpu

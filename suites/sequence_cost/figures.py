@@ -1,4 +1,4 @@
-"""The sequence_cost figure: latency and share of the matmul peak against length."""
+"""The sequence_cost figure: latency and share of the measured torch.mm peak against length."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from suites.sequence_cost.verdicts import QUOTED_ATTENTION, QUOTED_RECURRENT
 
 
 def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | None:
-    """Latency and share of the matmul peak against length, log-log: a column per pass, a line per layer."""
+    """Latency and share of the measured torch.mm peak against length, log-log: a column per pass, a line per layer."""
     data = ok[ok.metric.isin(["latency", "peak_fraction"])]
     if not len(data):
         return None
@@ -22,7 +22,7 @@ def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | Non
     fig, axes = plt.subplots(2, len(passes), figsize=(6.2 * len(passes), 8.0), squeeze=False)
     for j, pass_ in enumerate(passes):
         for i, (metric, label) in enumerate(
-            (("latency", "latency (ms, log)"), ("peak_fraction", "FLOP/s as % of the matmul peak"))
+            (("latency", "latency (ms, log)"), ("peak_fraction", "FLOP/s as % of the measured torch.mm peak"))
         ):
             ax = axes[i][j]
             part = data[(data.metric == metric) & (data["pass"] == pass_)]

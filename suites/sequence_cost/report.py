@@ -1,4 +1,4 @@
-"""The sequence_cost report: share of the matmul peak (the answer), latency, tokens/s, sequential work, figure, verdict;
+"""The sequence_cost report: share of the measured matmul peak (the answer), latency, tokens/s, sequential work, figure, verdict;
 setup, the check before timing and the cases not timed last."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from harness.findings import sentences
 from harness.measure import MAX_OTHER_CPU, MAX_STALL
 from harness.report_kit import code_line, title, write_markdown
 from harness.report_kit import seeds as seeds_of
+from suites.common.ceiling_notes import accelerator_line, measured_peak, nominal_peak_note, with_nominal_share
 from suites.common.facts import fact
 from suites.sequence_cost.figures import cost_figure
 from suites.sequence_cost.scan import decode_table
@@ -30,15 +31,22 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lengths = sorted(cases.x.dropna().unique())
     passes = [p for p in ("fwd", "fwd+bwd") if p in set(cases["pass"].dropna())]
     lines = title(suite, "Recurrence against attention on one device", first)
-    # the share of the matmul peak is what the utilisation claim is about: its table comes first
+    # the share of the matmul peak is what the utilisation claim is about: its table, then the nominal one, come first
     for metric, heading, note in sorted(TABLES, key=lambda t: t[0] != "peak_fraction"):
         if metric == "peak_fraction":
-            note += _over_peak(df)
+            note = note.format(peak=measured_peak(df)) + _over_peak(df)
         lines += [f"## {heading}", "", note, "", _table(df, metric, variants, lengths, passes), ""]
+        if metric == "peak_fraction":
+            lines += _nominal_section(df, variants, lengths, passes)
     lines += _steps(df, variants, passes)
     figure = cost_figure(df[(df.status == "ok")], variants, out_dir / "figures" / f"{suite.name}.png")
     if figure:
-        lines += ["## Figure", "", f"![latency and share of the matmul peak against length](figures/{figure.name})", ""]
+        lines += [
+            "## Figure",
+            "",
+            f"![latency and share of the measured torch.mm peak against length](figures/{figure.name})",
+            "",
+        ]
     lines += ["## Against the quoted utilisation", "", f"{UTILISATION.published}; {UTILISATION.source}.", ""]
     lines += [f"- {s}" for s in sentences(findings(df))] + [""]
     lines += share_section(df)
@@ -47,6 +55,16 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += _check(df, variants)
     lines += _not_timed(df)
     return [write_markdown(suite, lines, out_dir)] + ([figure] if figure else [])
+
+
+def _nominal_section(df, variants, lengths, passes) -> list[str]:
+    """The same FLOP/s as a share of the device's nominal peak (harness/ceilings.py), or the sentence saying which
+    devices have none."""
+    with_nominal = with_nominal_share(df)
+    lines = ["## FLOP/s as a share of the nominal peak (%)", "", nominal_peak_note(df), ""]
+    if (with_nominal.metric == "nominal_fraction").any():
+        lines += [_table(with_nominal, "nominal_fraction", variants, lengths, passes), ""]
+    return lines
 
 
 def _setup(df, first, settings, variants) -> list[str]:
@@ -74,7 +92,8 @@ def _setup(df, first, settings, variants) -> list[str]:
         + (f" (median other-process CPU {statistics.median(others):.2f} cores)" if others else "")
         + ".",
         f"- Device: {first.device} ({first.device_name}), torch {first.torch_version}, {fact(first, 'num_threads')} threads, "
-        f"flush denormals {fact(first, 'flush_denormal')}; matmul peak {peaks.mean():.1f} GFLOP/s ({len(peaks)} jobs, min "
-        f"{peaks.min():.1f}, max {peaks.max():.1f}); {code_line(df)}.",
+        f"flush denormals {fact(first, 'flush_denormal')}; measured torch.mm peak {peaks.mean():.1f} GFLOP/s ({len(peaks)} "
+        f"jobs, min {peaks.min():.1f}, max {peaks.max():.1f}); {code_line(df)}.",
+        accelerator_line(df),
         "",
     ]

@@ -21,10 +21,9 @@ TABLES = (
     ("tokens_per_s", "Tokens per second", "batch x length / median latency."),
     (
         "peak_fraction",
-        "FLOP/s as a share of the matmul peak (%)",
+        "FLOP/s as a share of the measured torch.mm peak (%)",
         "Matmul FLOPs of the call (torch.utils.flop_counter; "
-        "the causal half of attention's score and value products) / median latency / the fastest square matmul measured "
-        "in the same job.",
+        "the causal half of attention's score and value products) / median latency / {peak}.",
     ),
     (
         "dispatched_ops",
@@ -171,14 +170,14 @@ def _steps(df, variants, passes) -> list[str]:
             at_peak = float(f.mean()) / n / float(peaks.get(v, math.nan)) * 1e6 if len(f) else math.nan  # µs
             row["length"] = "-" if longest is None else int(longest)
             row["µs per step, measured"] = "-" if math.isnan(measured) else f"{measured:,.1f}"
-            row["µs per step at the matmul peak"] = "-" if math.isnan(at_peak) else f"{at_peak:,.1f}"
+            row["µs per step at the measured matmul peak"] = "-" if math.isnan(at_peak) else f"{at_peak:,.1f}"
             rows.append(row)
     return table_section(
         "Sequential steps on the critical path",
         "A recurrent layer computes h_t from h_(t-1): one step per token, and the backward pass walks back through "
         "them again. Attention computes every position at once, so its chain of dependent steps does not grow with "
         "the length (Vaswani et al. 2017, Table 1). At the longest length timed: the time each step took (latency / "
-        "steps), and the time its matmuls would take at the device's matmul peak; where the first is many times the "
+        "steps), and the time its matmuls would take at the job's measured torch.mm peak; where the first is many times the "
         "second, each step's work is too small to fill the device and it idles.",
         rows,
         "No steps recorded.",

@@ -18,6 +18,7 @@ import pandas as pd
 
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
 from harness.suite_file import SuiteFile
+from suites.common.ceiling_notes import nominal_peak_note
 from suites.sequence_cost.chunked import CHUNKED_CLAIM, chunked_finding
 from suites.sequence_cost.gpu_records import reference_gpu_frame, where
 from suites.sequence_cost.scan import SCAN, scan_finding
@@ -75,7 +76,7 @@ def _utilisation(df: pd.DataFrame, gpu_results: Path | None = None) -> list[Find
     best_rec, best_att = max(rec, key=rec.get), max(att, key=att.get)
     here = (
         f"`{best_rec}` keeps its few cores about as busy as `{best_att}` ({pass_} at {int(x)} tokens: "
-        f"{rec[best_rec]:.0f}% of the matmul peak against {att[best_att]:.0f}%)"
+        f"{rec[best_rec]:.0f}% of the measured matmul peak against {att[best_att]:.0f}%)"
     )
     gpu = reference_gpu_frame(gpu_results)
     on_gpu = _judge(_frame(gpu), f"On the project's reference GPU ({where(gpu)})") if gpu is not None else None
@@ -129,7 +130,7 @@ def _judge(df: pd.DataFrame, lead: str = ""):
         ratios.append(
             Estimate(
                 f"{pass_} at {int(x)} tokens on {named}: `{best_att}` {att[best_att]:.1f}% / `{best_rec}` "
-                f"{rec[best_rec]:.1f}% of the matmul peak",
+                f"{rec[best_rec]:.1f}% of the measured matmul peak",
                 ratio,
                 unit="x",
                 seeds=int(df.seed.nunique()),
@@ -141,7 +142,7 @@ def _judge(df: pd.DataFrame, lead: str = ""):
             for v in (best_att, best_rec)
         ]
         parts.append(
-            f"{pass_} at {int(x)} tokens: `{best_att}` {att[best_att]:.0f}% of the matmul peak against "
+            f"{pass_} at {int(x)} tokens: `{best_att}` {att[best_att]:.0f}% of the measured matmul peak against "
             + ", ".join(f"`{v}` {s:.0f}%" for v, s in sorted(rec.items(), key=lambda kv: -kv[1]))
             + f" ({ratio:.1f}x the busiest recurrent layer)"
         )
@@ -162,10 +163,12 @@ def _judge(df: pd.DataFrame, lead: str = ""):
         f"{'that' if lead else 'this'} run {word} "
         f"(a timing margin on one seed's repeats, not a seed margin)."
     )
+    nominal = nominal_peak_note(df, known_only=True)  # the quoted figures are read against a GPU's nominal peak
+    sentence += f" {nominal}" if nominal else ""
     cause = {
         "agrees": "",
         "disagrees": f"the busiest recurrent layer reaches over 1/{DISAGREE_RATIO:g} of attention's "
-        f"share of the matmul peak on this {device}.",
+        f"share of the measured matmul peak on this {device}.",
         "inconclusive": f"attention is busier than recurrence by less than {AGREE_RATIO:g}x.",
     }[primary]
     x, rec, att = shares(df, measured[0])

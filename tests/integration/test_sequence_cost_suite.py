@@ -84,7 +84,7 @@ def test_default_layers_end_to_end_with_report(tmp_path):
         "Check before timing",
         "LSTM step loop",
         "Transformer block (sdpa)",
-        "share of the matmul peak",
+        "share of the measured torch.mm peak",
         "Sequential steps",
         "NVIDIA H200",
         "mingru parallel form",

@@ -146,9 +146,14 @@ def bandwidths(df: pd.DataFrame) -> dict[str, float | None]:
 
 #: each memory probe: its name, and how its rate is described (what it does, which bytes it counts)
 PROBES = {
-    "copy_bandwidth": ("copy bandwidth", "{:.3g} GB/s (one large copy, bytes read + written)"),
-    "read_bandwidth": ("read-only bandwidth", "{:.3g} GB/s (one large sum, bytes read only)"),
+    "copy_bandwidth": ("copy bandwidth", "{} GB/s (one large copy, bytes read + written)"),
+    "read_bandwidth": ("read-only bandwidth", "{} GB/s (one large sum, bytes read only)"),
 }
+
+
+def fmt_gbs(value: float) -> str:
+    """GB/s as a reader reads it: three figures below 1000 ('15.7'), whole numbers with commas above ('4,280')."""
+    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
 
 
 def bandwidth_note(
@@ -162,13 +167,13 @@ def bandwidth_note(
     each device not in the table as 'unknown device: measured only'."""
     found = bandwidths(df)
     parts = [
-        f"{PROBES[p][0]} " + (PROBES[p][1].format(found[p]) if found[p] else "not recorded in these jobs")
+        f"{PROBES[p][0]} " + (PROBES[p][1].format(fmt_gbs(found[p])) if found[p] else "not recorded in these jobs")
         for p in probes
     ]
     for name in device_names(df):
         entry = nominal(name)
         if entry:
-            parts.append(f"nominal {entry.bandwidth_tbs * 1e3:.4g} GB/s for {name} ({entry.source})")
+            parts.append(f"nominal {fmt_gbs(entry.bandwidth_tbs * 1e3)} GB/s for {name} ({entry.source})")
         elif unknown:
             parts.append(f"no nominal bandwidth for {name} ({UNKNOWN})")
     return f"{lead}, medians over jobs: " + "; ".join(parts) + "."
@@ -200,10 +205,14 @@ def accelerator_line(df: pd.DataFrame) -> str:
         return "not recorded" if number is None else f"{number:.0f}{unit}"
 
     span = sorted({f"{c:.0f}" for c in (min(clocks), max(clocks))}, key=float) if clocks else []
-    clock = "-".join(span) + " MHz" if clocks else "not recorded"
-    max_clock = facts.get("sm_clock_max_mhz")
+    max_clock = f"max {said(facts.get('sm_clock_max_mhz'), ' MHz')}"
+    clock = (
+        f"SM clock right after the matmul peak {'-'.join(span) + ' MHz' if clocks else 'not recorded'} ({max_clock})"
+        if len(_ok(df, "matmul_peak"))
+        else f"SM clock {max_clock}"  # a suite that times no matmul peak has no clock under load to report
+    )
     return (
-        f"- Accelerator: driver {said(facts.get('driver_version'))}, cuDNN {said(versions.get('cudnn'))}; SM clock "
-        f"right after the matmul peak {clock} (max {said(max_clock, ' MHz')}); float32 matmul precision "
+        f"- Accelerator: driver {said(facts.get('driver_version'))}, cuDNN {said(versions.get('cudnn'))}; {clock}; "
+        f"float32 matmul precision "
         f"{said(facts.get('float32_matmul_precision'))}."
     )

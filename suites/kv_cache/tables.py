@@ -8,7 +8,7 @@ import pandas as pd
 from harness.ceilings import nominal
 from harness.measure import bootstrap_ratio
 from harness.report_kit import markdown_table, table_section
-from suites.common.ceiling_notes import bandwidth_note, bandwidths, device_names
+from suites.common.ceiling_notes import bandwidth_note, bandwidths, device_names, fmt_gbs
 from variants.cache_size import PUBLISHED, kv_cache_bytes
 
 #: KV cache at 4096 tokens, fp16, batch 1, from Llama 2's shapes (Touvron et al. 2023, arXiv 2307.09288, table 1)
@@ -183,7 +183,7 @@ def _bandwidth_section(df, variants) -> list[str]:
         "A cached step (grouped-query attention) reads every weight and the K/V of all cached tokens once; GB/s is "
         "those bytes over its median latency, against the device's copy bandwidth "
         + (
-            f"of {peak:.3g} GB/s (one large copy, bytes read + written, median over jobs: traffic both ways, where a "
+            f"of {fmt_gbs(peak)} GB/s (one large copy, bytes read + written, median over jobs: traffic both ways, where a "
             "decode step mostly reads)."
             if peak
             else "(not measured)."

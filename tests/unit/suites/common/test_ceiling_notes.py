@@ -53,7 +53,7 @@ def test_an_h200s_share_of_the_measured_peak_converts_to_its_share_of_the_nomina
     nominal = with_nominal_share(df)
     share = nominal[nominal.metric == "nominal_fraction"].value
     assert list(share) == pytest.approx([50.0 * 684454.77e9 / 989.5e12])
-    assert "nominal 4800 GB/s for NVIDIA H200" in bandwidth_note(df)
+    assert "nominal 4,800 GB/s for NVIDIA H200" in bandwidth_note(df)
 
 
 def test_a_float32_job_on_a_gpu_is_bounded_by_the_fp32_peak_unless_it_ran_tf32():

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import pandas as pd
 
 from bench.index.fill import run_command
+from bench.report.layout import with_figures
 from harness.findings import Finding, not_run
 
 #: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify
@@ -64,7 +65,7 @@ def row(
         interval = "-"
     else:
         measured, interval = measurement(found, frame)
-    cause = found.cause if found.verdict != "agrees" else ""
+    cause = with_figures(found.cause, claim.suite) if found.verdict != "agrees" else ""
     if found.along:  # a claim judged along a ladder: its verdict at every point, whatever the verdict
         cause = f"{cause.rstrip()} {found.along}".strip()
     return {

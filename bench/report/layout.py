@@ -90,13 +90,13 @@ def bullet(found: Finding, profile: str | None = None) -> str:
     if found.note:  # a verdict resting on one seed: indicative only
         line += f" {found.note}."
     if found.cause and found.verdict != "agrees":
-        line += f" Why: {found.cause.rstrip('.')}."
+        line += f" Why: {with_figures(found.cause, claim.suite).rstrip('.')}."
     if claim.confound:
-        line += f" Confound: {_with_figures(claim.confound, claim.suite).rstrip('.')}."
+        line += f" Confound: {with_figures(claim.confound, claim.suite).rstrip('.')}."
     return line
 
 
-def _with_figures(text: str, suite: str) -> str:
+def with_figures(text: str, suite: str) -> str:
     """``text`` with each probe figure it cites computed from the probe's records (harness/probes.py)."""
     from harness.contract import suites
     from harness.probes import fill

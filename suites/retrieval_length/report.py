@@ -13,6 +13,7 @@ from harness.report_kit import seeds as seeds_of
 from suites.retrieval_length.figures import accuracy_figure, depth_figure
 from suites.retrieval_length.index_view import index_section  # noqa: F401  (the index reads it from this module)
 from suites.retrieval_length.passkey import NEEDLE, QUESTION
+from suites.retrieval_length.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
 from suites.retrieval_length.records import settings as settings_of
 from suites.retrieval_length.tables import ORDER, accuracy_section, depth_section, loss_section
 from suites.retrieval_length.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts)

@@ -84,6 +84,12 @@ def pi_finding(df: pd.DataFrame) -> Finding:
         causes.append(f"PI does not retrieve at {THRESHOLD:g} or more at {length:.0f} at every seed")
     cause = "; ".join(causes)
     cause = cause[:1].upper() + cause[1:] + "." if cause else ""
+    if cause:  # what the budget probe shows (reference/probes/pi_finetune_budget, filled in where it is printed)
+        cause += (
+            " The likely cause is the fine-tuning budget: PI's accuracy here rises with the steps, "
+            "{probe:pi_finetune_budget.pi_steps} (Chen et al.'s count); plain RoPE was not fine-tuned as long, so "
+            "whether PI then beats extrapolation is untested."
+        )
     return finding(PI_FT, word, f"{text} Verdict: **{word}**.", [diff.estimate, shown], cause=cause)
 
 

@@ -1,0 +1,34 @@
+"""The budget probe's figure: PI's accuracy at the fine-tuning length against steps, reference and probe together."""
+
+import pandas as pd
+
+from suites.retrieval_length import probe_figures
+
+
+def _rows(steps_short, steps_long, values, seed=0, variant="rope+pi"):
+    settings = {"finetune_len": 512, "short_finetune_steps": steps_short, "finetune_steps": steps_long}
+    return [
+        dict(variant=variant, metric=m, x=512.0, seed=seed, value=v, profile_settings=settings)
+        for m, v in zip(("short_finetuned_accuracy", "finetuned_accuracy"), values)
+    ] + [dict(variant=variant, metric="finetuned_accuracy", x=128.0, seed=seed, value=0.0, profile_settings=settings)]
+
+
+class FakeProbes:
+    def __init__(self, reference, probe):
+        self._reference, self._probe = pd.DataFrame(reference), pd.DataFrame(probe)
+
+    def records(self, name, suite):
+        return self._probe
+
+    def reference(self, suite, profile="standard"):
+        return self._reference
+
+
+def test_pi_steps_joins_the_reference_budgets_with_the_probes_on_the_probes_seeds():
+    reference = _rows(80, 200, [0.2, 0.5]) + _rows(80, 200, [0.9, 0.9], seed=1) + _rows(80, 200, [1, 1], variant="rope")
+    probe = _rows(400, 1000, [0.6, 0.85])
+    text = probe_figures.pi_steps(FakeProbes(reference, probe))
+    assert text.startswith("0.20, 0.50, 0.60 and 0.85 after 80, 200, 400 and 1000 steps at 512 characters (seed 0)")
+    assert text.endswith("at or above 0.8 first after 1000 steps")
+    never = probe_figures.pi_steps(FakeProbes(reference, _rows(400, 1000, [0.6, 0.7])))
+    assert never.endswith("below 0.8 at every budget")

@@ -90,8 +90,8 @@ def test_chunked_recurrences_pass_the_float64_check_and_keep_a_fixed_state(varia
     layer = _build(spec)
     error, allowed = _check(layer, spec, PROFILE, 0, "cpu", torch.float32)
     assert error <= allowed
-    # the chunked form's depth is one step per chunk (32 tokens by default); the loop's one per token
-    assert layer.sequential_steps(100) == (100 if "loop" in variant else 4)
+    # the chunked form's depth is one step per chunk (32 tokens by default, GLA's 16); the loop's one per token
+    assert layer.sequential_steps(100) == (100 if "loop" in variant else (7 if variant == "gla" else 4))
     gen = torch.Generator().manual_seed(0)
     sizes = {context: step_call(layer, spec, 2, context, "cpu", torch.float32, gen)[1] for context in (4, 64)}
     assert sizes[4] == sizes[64] == layer.mixer.state_numel() * 4  # counted from the live state, as the formula says

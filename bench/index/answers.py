@@ -38,6 +38,9 @@ QUESTIONS: tuple[Question, ...] = (
             "yarn_close",
             "position_length_generalisation",
             "dense_fails_past_training",
+            "pi_finetuned_retrieves",
+            "yarn_fewer_steps",
+            "alibi_flat_not_retrieval",
         ),
     ),
     Question(

@@ -104,6 +104,8 @@ class KVCache(TimesOnly, Suite):
         "rope+window64",
         "mamba2",
         "gated_deltanet",
+        "deltanet",
+        "gla",
         "mamba2+hybrid2",
     )
     #: the model's weights, cache and decode-path inputs are made in the job's dtype

@@ -65,3 +65,32 @@ def chunked_finding(df) -> Finding:
     return finding(
         CHUNKED_CLAIM, verdict, text, estimates[::-1], cause=cause, over_seeds=False, headline=0, boundary=NOISE
     )
+
+
+def speedup_section(df) -> list[str]:
+    """'## Chunked form against the loop': for every recurrence timed in both forms (``v`` and ``v+loop``), the loop's
+    latency over the chunked form's at each length both were timed (the claim above is judged on Gated DeltaNet)."""
+    import pandas as pd
+
+    from harness.report import markdown_table
+
+    loops = sorted(v[: -len("+loop")] for v in df.variant.unique() if v.endswith("+loop"))
+    rows, pass_ = [], "fwd"
+    for chunked in loops:
+        pass_, ratios = speedup(df, f"{chunked}+loop", chunked)
+        if ratios:
+            rows.append({"recurrence": f"`{chunked}`", **{f"{x:g} tokens": f"{r:.2f}x" for x, r in ratios.items()}})
+    if not rows:
+        return []
+    table = pd.DataFrame(rows).fillna("-")
+    return [
+        "## Each recurrence's training form against its token-by-token loop",
+        "",
+        f"Training-step time ({pass_}) of each recurrence token by token (`+loop`) over its default form (chunked for "
+        "the linear recurrences, a parallel scan for minGRU, the fused library kernel for LSTM and GRU), mean over "
+        "seeds of the median latency; above 1 the default form is faster. Timings marked contended in the tables "
+        "above apply here too.",
+        "",
+        markdown_table(table.iloc[:, :8]),
+        "",
+    ]

@@ -14,6 +14,7 @@ from harness.report_kit import code_line, title, write_markdown
 from harness.report_kit import seeds as seeds_of
 from suites.common.ceiling_notes import accelerator_line, measured_peak, nominal_peak_note, with_nominal_share
 from suites.common.facts import fact
+from suites.sequence_cost.chunked import speedup_section
 from suites.sequence_cost.figures import cost_figure
 from suites.sequence_cost.scan import decode_table
 from suites.sequence_cost.share_verdict import share_section
@@ -39,6 +40,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         if metric == "peak_fraction":
             lines += _nominal_section(df, variants, lengths, passes)
     lines += _steps(df, variants, passes)
+    lines += speedup_section(df)
     figure = cost_figure(df[(df.status == "ok")], variants, out_dir / "figures" / f"{suite.name}.png")
     if figure:
         lines += [

@@ -159,7 +159,12 @@ class SequenceCost(TimesOnly, Suite):
         "linear_attention",
         "gated_deltanet",
         "gated_deltanet+loop",
+        "deltanet",
+        "deltanet+loop",
+        "gla",
+        "gla+loop",
         "mamba2",
+        "mamba2+loop",
     )
     dtypes = ("float32", "bfloat16")
     #: forward passes are measured on their own; the fwd+bwd cases time the backward pass too

@@ -51,11 +51,16 @@ def test_default_layers_end_to_end_with_report(tmp_path):
         "linear_attention",
         "gated_deltanet",
         "gated_deltanet+loop",
+        "deltanet",
+        "deltanet+loop",
+        "gla",
+        "gla+loop",
         "mamba2",
+        "mamba2+loop",
     }
     assert {r["status"] for r in records} == {"ok"}
     decode = [r for r in records if r["metric"].startswith("decode_")]
-    assert len(decode) == 11 * 2 * 2  # variants x contexts x (latency, state bytes)
+    assert len(decode) == 16 * 2 * 2  # variants x contexts x (latency, state bytes)
     shares = [r for r in records if r["metric"] == "attention_share"]
     assert {(r["variant"], r["x"]) for r in shares} == {("transformer", 16.0), ("transformer", 32.0)}  # fwd only
     # the FLOP share is a count: the causal core's 2 B n (n + 1) d over the block's matmuls, 24 d^2 per token besides
@@ -64,7 +69,7 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     cases = [
         r for r in records if r["metric"] not in ("matmul_peak", "max_error", "attention_share") and r not in decode
     ]
-    assert len(cases) == 11 * 2 * 2 * 7  # variants x lengths x passes x metrics
+    assert len(cases) == 16 * 2 * 2 * 7  # variants x lengths x passes x metrics
     assert steps_of(records, "mingru+loop", 32.0) == 32 and steps_of(records, "mingru", 32.0) == 1
     steps = {
         (r["variant"], r["x"], r["extra"]["pass"]): r["value"] for r in records if r["metric"] == "sequential_steps"

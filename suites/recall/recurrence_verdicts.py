@@ -32,6 +32,23 @@ HYBRID_PAIRS = (("mamba2+hybrid2", "mamba2"),)
 _STATE = re.compile(r"^(?P<family>[a-z_0-9]+?)\+state(?P<n>\d+)$")
 
 
+def _state_words(df: pd.DataFrame, a: str, b: str, tokens: int) -> str:
+    """'gated_deltanet keeps 1,020 numbers per sequence, mamba2 7,452: matched in parameters, not in state': the
+    state each arm keeps to decode after ``tokens`` tokens (suites/recall/models.state_numbers), a candidate cause of
+    a reversed order at equal parameters."""
+    from suites.recall.models import spec_from_record, state_numbers
+
+    kept = {}
+    for v in (a, b):
+        specs = df[(df.variant == v) & df.spec.map(lambda x: isinstance(x, dict))].spec
+        if not len(specs):
+            return "state sizes not recorded"
+        kept[v] = state_numbers(spec_from_record(specs.iloc[0]), tokens)
+    return (
+        f"{a} keeps {kept[a]:,} numbers per sequence, {b} {kept[b]:,}: the arms are matched in parameters, not in state"
+    )
+
+
 def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[tuple[str, str]]) -> Finding:
     """The verdict on a claim that each first variant of ``pairs`` recalls more than the second on MQAR."""
     part = df[(df.metric == "token_accuracy") & (df.task == "mqar")]
@@ -78,9 +95,11 @@ def pairs_finding(claim, df: pd.DataFrame, s, pairs: Sequence[tuple[str, str]]) 
         return dataclasses.replace(found, sentence=f"{text} {found.sentence}", boundary=threshold)
     verdicts = [directional(d, +1) for d in diffs]
     verdict = all_hold(verdicts)
+    tokens = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values)).length(int(large))
     causes = [
-        f"{d.estimate.label} is {d.mean:+.2f}, " + ("reversed" if v == "disagrees" else d.why())
-        for d, v in zip(diffs, verdicts)
+        f"{d.estimate.label} is {d.mean:+.2f}, "
+        + (f"reversed ({_state_words(df, a, b, tokens)})" if v == "disagrees" else d.why())
+        for d, v, (a, b) in zip(diffs, verdicts, pairs)
         if v != "agrees"
     ]
     judged = "; ".join(f"{d.estimate.label} {d.mean:+.2f} ({d.why()})" for d in diffs)

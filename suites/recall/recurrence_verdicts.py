@@ -39,6 +39,8 @@ def _state_words(df: pd.DataFrame, a: str, b: str, tokens: int) -> str:
     from suites.recall.models import spec_from_record, state_numbers
 
     kept = {}
+    if "spec" not in df:
+        return "state sizes not recorded"
     for v in (a, b):
         specs = df[(df.variant == v) & df.spec.map(lambda x: isinstance(x, dict))].spec
         if not len(specs):

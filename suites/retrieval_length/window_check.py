@@ -91,4 +91,9 @@ def span_finding(df: pd.DataFrame) -> Finding:
         "zero beyond says nothing.",
     }[word]
     text = f"Mean accuracy: {'; '.join(parts)}. Check: **{word}**."
+    # the headline (the first estimate) is a judged model's: a model left out for never learning says nothing
+    judged = [
+        e for e in estimates if not any(e.label.startswith(f"{v} ") for v, w in zip(found, words) if w == "left out")
+    ]
+    estimates = judged + [e for e in estimates if e not in judged]
     return finding(SPAN, word, text, estimates, cause=cause, over_seeds=False, pairs="cell")

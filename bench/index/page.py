@@ -103,9 +103,12 @@ def render(
     reports = {name: f"{name}.md" for name in frames if (reports_dir / f"{name}.md").is_file()}
     lenders = {name: lendable(held.get(name, ()), group) for name, group in groups.items()}
     board = scoreboard(frames, profile_for, shown_dir, reports, {n: [g.frame for g in gs] for n, gs in lenders.items()})
+    from harness.contract import suites
+
+    suite_of = {c.key: name for name in suites.names() for c in suites.get(name).claims}
     lent = {
         (name, lenders[name][int(place)].key): list(rows.finding)
-        for (name, place), rows in board[board[FROM] != ""].groupby([board[CLAIM].map(_suite_of), FROM])
+        for (name, place), rows in board[board[FROM] != ""].groupby([board[CLAIM].map(suite_of), FROM])
     }
     left_out = list(left_out) + other_lines(held, groups, lent)
     table = tradeoffs.build(frames, profile_for, shown_dir)
@@ -249,12 +252,6 @@ def write_index(
     path = reports_dir / INDEX
     atomic.write_text(path, render(groups, reports_dir, results_dir, left_out, held))
     return path
-
-
-def _suite_of(claim: str) -> str:
-    from harness.contract import suites
-
-    return next(name for name in suites.names() if any(c.key == claim for c in suites.get(name).claims))
 
 
 def held_groups(store, groups: Mapping[str, Group]) -> dict[str, list[Group]]:

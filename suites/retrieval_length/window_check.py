@@ -60,21 +60,21 @@ def span_finding(df: pd.DataFrame) -> Finding:
             "This run has no window model scored where the key lies beyond its span.",
             "bench run suite=retrieval_length variants=[rope+window32]",
         )
-    estimates, words, parts = [], [], []
+    judged, left_out, words, parts = [], [], [], []
     for variant, c in found.items():
         beyond = sum(c["beyond"]) / len(c["beyond"]) if c["beyond"] else 0.0
         within = sum(c["within"]) / len(c["within"]) if c["within"] else 0.0
-        estimates.append(Estimate.of(f"{variant} accuracy beyond its span", c["beyond"], kind="bounded", bounds=SHARE))
+        shown = [Estimate.of(f"{variant} accuracy beyond its span", c["beyond"], kind="bounded", bounds=SHARE)]
         if c["within"]:
-            estimates.append(
-                Estimate.of(f"{variant} accuracy within its span", c["within"], kind="bounded", bounds=SHARE)
-            )
+            shown.append(Estimate.of(f"{variant} accuracy within its span", c["within"], kind="bounded", bounds=SHARE))
         if beyond > BEYOND_MOST:  # a leak, whether or not the model learned the task
             words.append("disagrees")
         elif within < WITHIN_LEAST:  # never learned to retrieve: its zero beyond says nothing, so it is left out
             words.append("left out")
         else:
             words.append("agrees")
+        # the headline (the first estimate) is a judged model's: one left out for never learning says nothing
+        (left_out if words[-1] == "left out" else judged).extend(shown)
         relay = f", {sum(c['relay']) / len(c['relay']):.2f} over {len(c['relay'])} between" if c["relay"] else ""
         parts.append(
             f"`{variant}` {beyond:.3f} over {len(c['beyond'])} cells beyond its span, {within:.2f} over "
@@ -91,9 +91,4 @@ def span_finding(df: pd.DataFrame) -> Finding:
         "zero beyond says nothing.",
     }[word]
     text = f"Mean accuracy: {'; '.join(parts)}. Check: **{word}**."
-    # the headline (the first estimate) is a judged model's: a model left out for never learning says nothing
-    judged = [
-        e for e in estimates if not any(e.label.startswith(f"{v} ") for v, w in zip(found, words) if w == "left out")
-    ]
-    estimates = judged + [e for e in estimates if e not in judged]
-    return finding(SPAN, word, text, estimates, cause=cause, over_seeds=False, pairs="cell")
+    return finding(SPAN, word, text, judged + left_out, cause=cause, over_seeds=False, pairs="cell")

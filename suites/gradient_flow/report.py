@@ -13,7 +13,17 @@ from harness.report_kit import code_line, in_order, status_notes, title, write_m
 from harness.report_kit import seeds as seeds_of
 from suites.common.facts import fact
 from suites.gradient_flow.figures import figures as make_figures
-from suites.gradient_flow.tables import ORDER, clip_table, flow_table, lag_table, probes, sigma_table, sweep_table
+from suites.gradient_flow.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
+from suites.gradient_flow.tables import (
+    ORDER,
+    clip_table,
+    flow_table,
+    lag_table,
+    probes,
+    rate_table,
+    sigma_table,
+    sweep_table,
+)
 from suites.gradient_flow.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from variants.recurrent_init import RECURRENT_INITS
 
@@ -42,7 +52,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "value one step before the loss (d = 1; at d = 0 a Transformer's loss also reads its own position through the "
         "residual stream, a path no earlier position has). h_k is the recurrent state after step k (every layer), or "
         "the Transformer's input to its first block at position k.",
-        f"- Lag sweep: one model per lag, {s['steps']} AdamW steps of {s['batch_size']} sequences, lr {s['lr']:g} "
+        f"- Lag sweep: one model per lag, {s['steps']} AdamW steps of {s['batch_size']} sequences, {_rates(s)} "
         f"(warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; a lag is learned at held-out accuracy >= "
         f"{s['learned_accuracy']:g} on {s['eval_sequences']} sequences.",
         f"- Clipping study: lag {s['clip_lag']}, {s['clip_steps']} SGD steps (momentum {s['clip_momentum']:g}, no "
@@ -57,6 +67,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
     lines += sweep_table(sweep, df)
     lag_lines, _ = lag_table(df, variants, s)
     lines += lag_lines
+    lines += rate_table(ok, variants)
     lines += sigma_table(ok, variants, s)
     clip_lines, clip_summary = clip_table(df, variants, 0.5 * math.log(s["alphabet"]))
     lines += clip_lines
@@ -92,6 +103,18 @@ def _recurrent_inits(df: pd.DataFrame) -> list[str]:
         + "; ".join(f"{v} {named[v]}, {RECURRENT_INITS.get(named[v], named[v])}" for v in in_order(named, ORDER))
         + "."
     ]
+
+
+def _rates(s) -> str:
+    """The lag sweep's learning rate, in words: one peak rate, or the rates each lag's model is chosen among."""
+    rates = s.get("lag_lrs") or []
+    if not rates:
+        return f"lr {s['lr']:g}"
+    return (
+        f"at each peak lr of {', '.join(f'{r:g}' for r in rates)} in turn until one recalls every validation sequence, "
+        f"the model with the best recall on {s['eval_sequences']} validation sequences kept (as Le et al. 2015 "
+        "grid-search each model's rate) and scored on others"
+    )
 
 
 def _gap(s) -> str:

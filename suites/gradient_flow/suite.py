@@ -27,7 +27,7 @@ import torch
 from torch.nn import functional as F
 
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
-from harness.rules import at_least, between, one_of
+from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.timing import combined_load
 from harness.train import TrainSettings, train
@@ -112,8 +112,15 @@ class GradientFlowProfile(TrainingBudget, RecurrentAndTransformerSize, CopyRecal
     probe_batch: int = 64
     #: spectral radii the Elman RNNs' recurrent weight is rescaled to at initialisation
     radii: tuple[float, ...] = (0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5)
+    #: peak learning rates each lag's model is trained at, in this order, the one with the best validation recall
+    #: kept (ties: the earlier), as Le et al. 2015 choose each model's rate by grid search; a later rate is tried
+    #: only while no earlier one recalls every validation sequence; empty: ``lr`` alone, no validation
+    lag_lrs: tuple[float, ...] = ()
 
-    added_later = {**TrainingBudget.added_later, "weight_decay": 0.0}  # fixed at 0 before it was a setting
+    # weight_decay was fixed at 0 before it was a setting; every lag trained at lr alone before lag_lrs
+    added_later = {**TrainingBudget.added_later, "weight_decay": 0.0, "lag_lrs": ()}
+
+    rules = {"lag_lrs": Rule(low=0, low_open=True, may_be_empty=True, meaning="empty: lr alone")}
 
     def problems(self) -> list[str]:
         short = [lag for lag in (*self.lags, self.clip_lag) if lag <= self.symbols]
@@ -208,33 +215,57 @@ class GradientFlow(Suite):
 
         train_time, loads = 0.0, []
         trained = None
+        rates = profile.lag_lrs or (profile.lr,)
         for lag in profile.lags:
-            task, model = self._task(profile, lag), fresh()
-            settings = profile.train_settings()
-            where = dict(x=float(lag), x_name="lag")
-            # the recurrent weight's singular values: at initialisation, each quarter of training, after it
-            spectrum = sigma_measurements(model, lag, "init", 0) if is_recurrent else []
-            trace = SpectrumTrace(model, lag, settings.steps) if is_recurrent else None
-            try:
-                result = _train_copy(
-                    model, task, settings, profile.batch_size, seed, ctx, f"{ctx.label} lag {lag}", after_step=trace
+            task, where = self._task(profile, lag), dict(x=float(lag), x_name="lag")
+            best: _Trained | None = None
+            validation: dict[str, float] = {}
+            diverged: dict[str, str] = {}
+            for lr in rates:
+                model = fresh()
+                settings = dataclasses.replace(profile.train_settings(), lr=lr)
+                # the recurrent weight's singular values: at initialisation, each quarter of training, after it
+                spectrum = sigma_measurements(model, lag, "init", 0) if is_recurrent else []
+                trace = SpectrumTrace(model, lag, settings.steps) if is_recurrent else None
+                desc = f"{ctx.label} lag {lag}" + (f" lr {lr:g}" if len(rates) > 1 else "")
+                try:
+                    result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, desc, after_step=trace)
+                except Diverged as exc:
+                    diverged[f"{lr:g}"] = str(exc)
+                    if best is None and lr == rates[-1]:
+                        # every rate diverged: the points during training may come from weights already diverged
+                        reason = str(exc) if len(rates) == 1 else f"diverged at every learning rate {list(rates)}"
+                        out += [
+                            Measurement(m, None, status="diverged", reason=reason, **where)
+                            for m in ("copy_accuracy", "copy_final_loss")
+                        ]
+                        out += spectrum
+                    continue
+                train_time += result.wall_time_s
+                loads.append(result.load)
+                if trace is not None:
+                    spectrum += trace.measurements + sigma_measurements(model, lag, "trained", settings.steps)
+                score = (
+                    _recall_accuracy(model, task, profile.eval_sequences, seed + VALIDATION_SEED, ctx.device)
+                    if len(rates) > 1
+                    else math.nan
                 )
-            except Diverged as exc:
-                out += [
-                    Measurement(m, None, status="diverged", reason=str(exc), **where)
-                    for m in ("copy_accuracy", "copy_final_loss")
-                ]
-                out += spectrum  # the points during training may come from weights already diverged: left out
+                validation[f"{lr:g}"] = score
+                if best is None or score > best.validation:  # ties keep the earlier rate
+                    best = _Trained(lr, model, result.final_loss, score, spectrum)
+                if score >= 1.0:
+                    break  # no later rate can recall more of the validation sequences
+            if best is None:
                 continue
-            train_time += result.wall_time_s
-            loads.append(result.load)
-            accuracy = _recall_accuracy(model, task, profile.eval_sequences, seed, ctx.device)
-            out.append(Measurement("copy_accuracy", accuracy, extra={"chance": task.chance_accuracy}, **where))
-            out.append(Measurement("copy_final_loss", result.final_loss, **where))
-            if trace is not None:
-                out += spectrum + trace.measurements + sigma_measurements(model, lag, "trained", settings.steps)
+            accuracy = _recall_accuracy(best.model, task, profile.eval_sequences, seed, ctx.device)
+            extra: dict[str, Any] = {"chance": task.chance_accuracy}
+            if len(rates) > 1:
+                extra.update(lr=best.lr, validation_accuracy=validation, diverged_lrs=sorted(diverged))
+            out.append(Measurement("copy_accuracy", accuracy, extra=extra, **where))
+            out.append(Measurement("copy_final_loss", best.final_loss, extra=extra, **where))
+            out += best.spectrum
             if lag == max(profile.lags):
-                trained = model
+                trained = best.model
         if trained is not None:
             out += _flow(trained, probe, "hidden_grad_norm", {"phase": "trained", "trained_lag": max(profile.lags)})
 
@@ -284,6 +315,22 @@ class GradientFlow(Suite):
                 )
         out.append(Measurement("train_time", train_time, extra=combined_load(loads)))
         return out
+
+
+#: offsets a job's seed for the validation sequences that choose a lag's learning rate, apart from the held-out
+#: test sequences (_recall_accuracy adds 10_000) and the gradient probe's (seed + 20_000)
+VALIDATION_SEED = 30_000
+
+
+@dataclass
+class _Trained:
+    """One lag's model trained at one learning rate: what the job keeps of the best rate so far."""
+
+    lr: float
+    model: torch.nn.Module
+    final_loss: float
+    validation: float
+    spectrum: list[Measurement]
 
 
 def _flow(model, probe: tuple[torch.Tensor, torch.Tensor], metric: str, extra: dict[str, Any]) -> list[Measurement]:

@@ -158,6 +158,36 @@ def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
     return lines, longest
 
 
+def rate_table(ok: pd.DataFrame, variants: list[str]) -> list[str]:
+    """The peak learning rate each lag's kept model trained at, per seed (none where one rate was given)."""
+    acc = ok[ok.metric == "copy_accuracy"]
+    kept = acc.extra.apply(lambda e: e.get("lr") if isinstance(e, dict) else None)
+    acc = acc[kept.notna()].assign(lr=kept[kept.notna()])
+    if acc.empty:
+        return []
+    lags = sorted(acc.x.unique())
+    rows = []
+    for v in variants:
+        part = acc[acc.variant == v]
+        if part.empty:
+            continue
+        row = {"variant": v}
+        for lag in lags:
+            at = part[part.x == lag].sort_values("seed")
+            row[f"lag {int(lag)}"] = ", ".join(f"{r:g}" for r in at.lr) if len(at) else "-"
+        rows.append(row)
+    return [
+        "## The learning rate each lag kept",
+        "",
+        "The peak learning rate of the model kept at each lag, by seed (in seed order; a dash where every rate "
+        "diverged): the rate with the best recall on validation sequences, which are not the held-out sequences "
+        "scored above.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]
+
+
 def sigma_table(ok: pd.DataFrame, variants: list[str], s: dict) -> list[str]:
     """The recurrent weight's largest singular value at initialisation, each quarter of training and after it, and
     the mean singular value before and after, per variant and lag (mean over seeds); none without such records."""

@@ -66,6 +66,31 @@ def test_gradient_flow_end_to_end_with_report(tmp_path):
         assert (reports / "figures" / f"gradient_flow_{name}.png").stat().st_size > 10_000
 
 
+def test_each_lag_keeps_the_rate_its_validation_recall_chose(tmp_path):
+    """With set.lag_lrs each lag trains at every rate until one recalls all validation sequences, and records the
+    kept rate, each tried rate's validation accuracy and the held-out accuracy of the kept model."""
+    results = tmp_path / "results"
+    rates = "set.lag_lrs=[1e-9,3e-3]"  # 1e-9 barely moves the weights: the sweep must go on to 3e-3
+    assert main(["run", f"results_dir={results}", "variants=[rnn]", rates, *TINY]) == 0
+    records = [json.loads(line) for p in results.glob("*/*.jsonl") for line in p.read_text().splitlines()]
+    accuracy = [r for r in records if r["metric"] == "copy_accuracy" and r["status"] == "ok"]
+    assert {r["x"] for r in accuracy} == {3.0, 6.0}
+    for r in accuracy:
+        tried = r["extra"]["validation_accuracy"]
+        assert set(tried) <= {"1e-09", "0.003"} and "1e-09" in tried
+        kept = max((k for k in ("1e-09", "0.003") if k in tried), key=tried.get)  # ties keep the earlier rate
+        assert r["extra"]["lr"] == float(kept)
+        assert all(0 <= v <= 1 for v in tried.values())
+    # one model per lag keeps its singular values: init, and trained when it did not diverge
+    inits = [r for r in records if r["metric"] == "recurrent_sigma_max" and r["extra"]["phase"] == "init"]
+    assert sorted(r["x"] for r in inits) == [3.0, 6.0]
+    reports = tmp_path / "reports"
+    assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
+    text = (reports / "gradient_flow.md").read_text()
+    assert "## The learning rate each lag kept" in text and "grid-search each model's rate" in text
+    check_reports(reports)
+
+
 def test_a_recurrent_preset_in_a_transformer_suite_is_a_usage_error(tmp_path, capsys):
     assert (
         main(["run", f"results_dir={tmp_path}", "suite=position_extrapolation", "variants=[gru]", "dry_run=true"]) == 2

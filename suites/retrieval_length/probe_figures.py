@@ -1,7 +1,7 @@
-"""The figures of the probe this suite's claims cite (harness/probes.py): ``rope+pi`` fine-tuned for the sources' own
-step counts, 400 (YaRN's) and 1000 (PI's), beside the reference's 80 and 200 (records in
-reference/probes/pi_finetune_budget; the pre-trained weights are the reference run's, so each seed's four budgets
-start from the same model)."""
+"""The figures of the probe this suite's claims cite (harness/probes.py): ``rope+pi``, plain ``rope`` (Chen et al.'s
+control) and ``rope+yarn`` fine-tuned for the sources' own step counts, 400 (YaRN's) and 1000 (PI's), beside the
+reference's 80 and 200 (records in reference/probes/pi_finetune_budget; the pre-trained weights are the reference
+run's, so each seed's budgets and arms start from the same model)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ VARIANT = "rope+pi"
 ARMS = {"short_finetuned_accuracy": "short_finetune_steps", "finetuned_accuracy": "finetune_steps"}
 
 
-def _by_steps(frame, seeds=None) -> dict[int, dict[int, float]]:
-    """steps -> seed -> rope+pi's accuracy at the fine-tuning length after that many steps."""
+def _by_steps(frame, seeds=None, variant: str = VARIANT) -> dict[int, dict[int, float]]:
+    """steps -> seed -> ``variant``'s accuracy at the fine-tuning length after that many steps."""
     out: dict[int, dict[int, float]] = {}
-    rows = frame[frame.variant == VARIANT]
+    rows = frame[frame.variant == variant]
     for r in rows.itertuples():
         field = ARMS.get(r.metric)
         settings = r.profile_settings if isinstance(r.profile_settings, dict) else {}
@@ -50,4 +50,58 @@ def pi_steps(probes: Probes) -> str:
     )
 
 
-PROBE_FIGURES: dict[str, Figure] = {f"{PROBE}.pi_steps": pi_steps}
+def _at_budget(probes: Probes, variant: str, field: str) -> tuple[int, int, dict[int, float]] | None:
+    """(steps, length, seed -> accuracy at the fine-tuning length) of ``variant`` in the probe, after the budget its
+    profile field ``field`` names; None without such records."""
+    probe = probes.records(PROBE, SUITE)
+    if probe.empty:
+        return None
+    settings = probe.profile_settings.iloc[0]
+    steps = int(settings[field])
+    values = _by_steps(probe, variant=variant).get(steps, {})
+    return (steps, int(settings["finetune_len"]), values) if values else None
+
+
+def _one_seed_gap(name: str, a: dict[int, float], b: dict[int, float]) -> str:
+    """'PI - RoPE +0.31 (seed 0; one seed: indicative, not a verdict)' over the seeds both arms ran."""
+    common = sorted(set(a) & set(b))
+    gap = sum(a[s] - b[s] for s in common) / len(common)
+    which = f"seed {common[0]}" if len(common) == 1 else f"mean of seeds {', '.join(map(str, common))}"
+    note = "; one seed: indicative, not a verdict" if len(common) == 1 else ""
+    return f"{name} {gap:+.2f} ({which}{note})"
+
+
+def pi_against_rope(probes: Probes) -> str:
+    """'PI retrieves 0.88 and plain RoPE fine-tuned alike 0.57 after 1000 steps at 512 characters: PI - RoPE +0.31
+    (seed 0; ...)': Chen et al.'s comparison at their own step count."""
+    pi, rope = _at_budget(probes, VARIANT, "finetune_steps"), _at_budget(probes, "rope", "finetune_steps")
+    if not pi or not rope or not set(pi[2]) & set(rope[2]):
+        return "(plain RoPE was not fine-tuned for the probe's budget: no control)"
+    steps, length = pi[0], pi[1]
+    common = sorted(set(pi[2]) & set(rope[2]))
+    mean = lambda d: sum(d[s] for s in common) / len(common)  # noqa: E731
+    return (
+        f"PI retrieves {mean(pi[2]):.2f} and plain RoPE fine-tuned alike {mean(rope[2]):.2f} after {steps} steps at "
+        f"{length} characters: {_one_seed_gap('PI - RoPE', pi[2], rope[2])}"
+    )
+
+
+def yarn_at_source_budgets(probes: Probes) -> str:
+    """'YaRN after 400 steps retrieves 1.00 and PI after 1000 steps 0.88 at 512 characters: PI(1000) - YaRN(400) -0.12
+    (seed 0; ...)': Peng et al.'s comparison at the sources' own step counts."""
+    yarn, pi = _at_budget(probes, "rope+yarn", "short_finetune_steps"), _at_budget(probes, VARIANT, "finetune_steps")
+    if not yarn or not pi or not set(yarn[2]) & set(pi[2]):
+        return "(YaRN was not fine-tuned for the probe's budgets)"
+    common = sorted(set(yarn[2]) & set(pi[2]))
+    mean = lambda d: sum(d[s] for s in common) / len(common)  # noqa: E731
+    return (
+        f"YaRN after {yarn[0]} steps retrieves {mean(yarn[2]):.2f} and PI after {pi[0]} steps {mean(pi[2]):.2f} at "
+        f"{pi[1]} characters: {_one_seed_gap(f'PI({pi[0]}) - YaRN({yarn[0]})', pi[2], yarn[2])}"
+    )
+
+
+PROBE_FIGURES: dict[str, Figure] = {
+    f"{PROBE}.pi_steps": pi_steps,
+    f"{PROBE}.pi_against_rope": pi_against_rope,
+    f"{PROBE}.yarn_at_source_budgets": yarn_at_source_budgets,
+}

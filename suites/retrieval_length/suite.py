@@ -69,6 +69,10 @@ class RetrievalRecipe(ModelSize, TrainingBudget, CharLMText):
         return out + super().problems()
 
 
+#: what the fine-tuning arms may train on (RetrievalProfile.finetune_task)
+FINETUNE_TASKS = ("passkey", "text")
+
+
 @dataclass(frozen=True)
 class RetrievalProfile(RetrievalRecipe):
     """The recipe, where the needle goes, the lengths scored and the fine-tuning arms."""
@@ -85,8 +89,16 @@ class RetrievalProfile(RetrievalRecipe):
     finetune_steps: int = 120
     #: steps of the shorter fine-tuning (Peng et al.'s ~400, scaled; 0: none)
     short_finetune_steps: int = 48
+    #: what the fine-tuning trains on: "passkey" sequences (the pre-training's task, at finetune_len), or "text",
+    #: windows of the corpus's training split scored on every next character, as Chen et al. and Peng et al.
+    #: fine-tune a language model on plain text and test the passkey without training on it
+    finetune_task: str = "passkey"
+
+    # every fine-tuning trained on passkey sequences before finetune_task
+    added_later = {**RetrievalRecipe.added_later, "finetune_task": "passkey"}
 
     rules = {
+        "finetune_task": one_of(*FINETUNE_TASKS),
         "needle_depths": between(0, 1),
         "finetune_steps": at_least(0, "0 = no fine-tuning"),
         "short_finetune_steps": at_least(0, "0 = none"),
@@ -116,6 +128,7 @@ EVAL_SETTINGS = (
     "finetune_len",
     "finetune_steps",
     "short_finetune_steps",
+    "finetune_task",
 )
 #: the fine-tuning arms: metric prefix -> the profile field holding its steps
 ARMS = {"finetuned_": "finetune_steps", "short_finetuned_": "short_finetune_steps"}
@@ -209,6 +222,20 @@ class RetrievalLength(Suite):
             nll = F.cross_entropy(logits.float().transpose(1, 2), y, reduction="none")  # (B, length)
             key, rest = nll[:, -gen.digits :].mean(), nll[:, : -gen.digits].mean()
             return key + lm_weight * rest, x.numel()
+
+        return step_loss
+
+    def _text_loss(self, ids: torch.Tensor, batch: int, length: int, rng, ctx: JobContext):
+        """The loss of one plain-text step: next-character cross-entropy at every position of ``batch`` random
+        windows of ``length`` characters of ``ids`` (one split's ids, 1-D); no needle, no key."""
+
+        def step_loss(model, step):
+            starts = torch.randint(0, ids.numel() - length - 1, (batch,), generator=rng)
+            windows = torch.stack([ids[s : s + length + 1] for s in starts.tolist()])  # (B, length + 1)
+            x, y = windows[:, :-1].to(ctx.device), windows[:, 1:].to(ctx.device)
+            with self._autocast(ctx):
+                logits = model(x)  # (B, length, V)
+            return F.cross_entropy(logits.float().transpose(1, 2), y), x.numel()
 
         return step_loss
 
@@ -338,8 +365,9 @@ class RetrievalLength(Suite):
         gen: PasskeyGenerator,
         ctx: JobContext,
     ):
-        """The trained weights after ``steps`` steps on passkey sequences of ``finetune_len``, the variant's scaling
-        at the fixed s = finetune_len / L (Chen et al. and Peng et al. fine-tune and evaluate at one s)."""
+        """The trained weights after ``steps`` steps on sequences of ``finetune_len`` (passkey sequences, or plain
+        text with set.finetune_task=text), the variant's scaling at the fixed s = finetune_len / L (Chen et al. and
+        Peng et al. fine-tune and evaluate at one s)."""
         torch.manual_seed(seed + profile.finetune_len)
         model = with_weights(spec, state, ctx.device)
         length = profile.finetune_len
@@ -347,9 +375,11 @@ class RetrievalLength(Suite):
         if scaling is not None:
             model.position.scale_rope(scaling, length / profile.train_len)
         batch = tokens_batch(profile.batch_size, profile.train_len, length)
-        step_loss = self._step_loss(
-            gen, batch, length, profile.lm_weight, torch.Generator().manual_seed(seed + length), ctx
-        )
+        rng = torch.Generator().manual_seed(seed + length)
+        if profile.finetune_task == "text":
+            step_loss = self._text_loss(gen.filler_ids, batch, length, rng, ctx)
+        else:
+            step_loss = self._step_loss(gen, batch, length, profile.lm_weight, rng, ctx)
         settings = finetune_settings(steps, profile.lr, profile.grad_clip)
         train(model, step_loss, settings, progress=ctx.progress, desc=f"{ctx.label or spec.position} fine-tune {steps}")
         return model.eval()

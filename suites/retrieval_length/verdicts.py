@@ -87,8 +87,8 @@ def pi_finding(df: pd.DataFrame) -> Finding:
     if cause:  # what the budget probe shows (reference/probes/pi_finetune_budget, filled in where it is printed)
         cause += (
             " The likely cause is the fine-tuning budget: PI's accuracy here rises with the steps, "
-            "{probe:pi_finetune_budget.pi_steps} (Chen et al.'s count); plain RoPE was not fine-tuned as long, so "
-            "whether PI then beats extrapolation is untested."
+            "{probe:pi_finetune_budget.pi_steps} (Chen et al.'s count); at that count, "
+            "{probe:pi_finetune_budget.pi_against_rope}."
         )
     return finding(PI_FT, word, f"{text} Verdict: **{word}**.", [diff.estimate, shown], cause=cause)
 

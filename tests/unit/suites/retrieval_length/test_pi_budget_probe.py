@@ -32,3 +32,21 @@ def test_pi_steps_joins_the_reference_budgets_with_the_probes_on_the_probes_seed
     assert text.endswith("at or above 0.8 first after 1000 steps")
     never = probe_figures.pi_steps(FakeProbes(reference, _rows(400, 1000, [0.6, 0.7])))
     assert never.endswith("below 0.8 at every budget")
+
+
+def test_the_control_and_yarn_are_read_at_the_probes_budgets_on_common_seeds():
+    probe = _rows(400, 1000, [0.6, 0.85]) + _rows(400, 1000, [0.3, 0.5], variant="rope")
+    probe += _rows(400, 1000, [0.95, 1.0], variant="rope+yarn")
+    probes = FakeProbes([], probe)
+    control = probe_figures.pi_against_rope(probes)
+    assert control.startswith("PI retrieves 0.85 and plain RoPE fine-tuned alike 0.50 after 1000 steps at 512")
+    assert "PI - RoPE +0.35 (seed 0; one seed: indicative, not a verdict)" in control
+    yarn = probe_figures.yarn_at_source_budgets(probes)
+    assert yarn.startswith("YaRN after 400 steps retrieves 0.95 and PI after 1000 steps 0.85 at 512 characters")
+    assert yarn.endswith("PI(1000) - YaRN(400) -0.10 (seed 0; one seed: indicative, not a verdict)")
+
+
+def test_without_the_control_the_figure_says_so():
+    probes = FakeProbes([], _rows(400, 1000, [0.6, 0.85]))
+    assert "no control" in probe_figures.pi_against_rope(probes)
+    assert "not fine-tuned" in probe_figures.yarn_at_source_budgets(probes)

@@ -25,6 +25,7 @@ def no_training(monkeypatch):
         ("set.task=haystack", "set.task", "haystack"),
         ("set.short_finetune_steps=500", "set.short_finetune_steps", "500"),
         ("set.train_len=40", "set.train_len", "40"),
+        ("set.finetune_task=lm", "set.finetune_task", "lm"),
     ],
 )
 def test_bad_input_is_refused_naming_the_key_and_the_choices(capsys, tmp_path, no_training, setting, key, said):

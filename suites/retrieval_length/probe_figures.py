@@ -50,10 +50,12 @@ def pi_steps(probes: Probes) -> str:
     )
 
 
-def _at_budget(probes: Probes, variant: str, field: str) -> tuple[int, int, dict[int, float]] | None:
-    """(steps, length, seed -> accuracy at the fine-tuning length) of ``variant`` in the probe, after the budget its
-    profile field ``field`` names; None without such records."""
-    probe = probes.records(PROBE, SUITE)
+def _at_budget(
+    probes: Probes, variant: str, field: str, name: str = PROBE
+) -> tuple[int, int, dict[int, float]] | None:
+    """(steps, length, seed -> accuracy at the fine-tuning length) of ``variant`` in probe ``name``, after the budget
+    its profile field ``field`` names; None without such records."""
+    probe = probes.records(name, SUITE)
     if probe.empty:
         return None
     settings = probe.profile_settings.iloc[0]
@@ -71,10 +73,10 @@ def _one_seed_gap(name: str, a: dict[int, float], b: dict[int, float]) -> str:
     return f"{name} {gap:+.2f} ({which}{note})"
 
 
-def pi_against_rope(probes: Probes) -> str:
+def pi_against_rope(probes: Probes, name: str = PROBE) -> str:
     """'PI retrieves 0.88 and plain RoPE fine-tuned alike 0.57 after 1000 steps at 512 characters: PI - RoPE +0.31
-    (seed 0; ...)': Chen et al.'s comparison at their own step count."""
-    pi, rope = _at_budget(probes, VARIANT, "finetune_steps"), _at_budget(probes, "rope", "finetune_steps")
+    (seed 0; ...)': Chen et al.'s comparison at their own step count, in probe ``name``."""
+    pi, rope = _at_budget(probes, VARIANT, "finetune_steps", name), _at_budget(probes, "rope", "finetune_steps", name)
     if not pi or not rope or not set(pi[2]) & set(rope[2]):
         return "(plain RoPE was not fine-tuned for the probe's budget: no control)"
     steps, length = pi[0], pi[1]
@@ -100,7 +102,17 @@ def yarn_at_source_budgets(probes: Probes) -> str:
     )
 
 
+#: the same arms fine-tuned on plain text (set.finetune_task=text), as the sources fine-tune (seed 0)
+TEXT_PROBE = "pi_text_finetune"
+
+
+def text_against_rope(probes: Probes) -> str:
+    """Chen et al.'s comparison after fine-tuning on plain text instead of passkey sequences."""
+    return pi_against_rope(probes, TEXT_PROBE)
+
+
 PROBE_FIGURES: dict[str, Figure] = {
+    f"{TEXT_PROBE}.pi_against_rope": text_against_rope,
     f"{PROBE}.pi_steps": pi_steps,
     f"{PROBE}.pi_against_rope": pi_against_rope,
     f"{PROBE}.yarn_at_source_budgets": yarn_at_source_budgets,

@@ -86,9 +86,11 @@ def pi_finding(df: pd.DataFrame) -> Finding:
     cause = cause[:1].upper() + cause[1:] + "." if cause else ""
     if cause:  # what the budget probe shows (reference/probes/pi_finetune_budget, filled in where it is printed)
         cause += (
-            " The likely cause is the fine-tuning budget: PI's accuracy here rises with the steps, "
-            "{probe:pi_finetune_budget.pi_steps} (Chen et al.'s count); at that count, "
-            "{probe:pi_finetune_budget.pi_against_rope}."
+            " PI's accuracy here rises with the fine-tuning steps, {probe:pi_finetune_budget.pi_steps} (Chen et al.'s "
+            "count); at that count, {probe:pi_finetune_budget.pi_against_rope}. The fine-tuning here trains the "
+            "passkey task itself at the new length, where Chen et al. fine-tune a language model on plain text (the "
+            "Pile) and test the passkey untrained; fine-tuned on plain text instead (set.finetune_task=text, "
+            "reference/probes/pi_text_finetune), {probe:pi_text_finetune.pi_against_rope}."
         )
     return finding(PI_FT, word, f"{text} Verdict: **{word}**.", [diff.estimate, shown], cause=cause)
 

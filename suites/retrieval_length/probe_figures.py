@@ -50,9 +50,7 @@ def pi_steps(probes: Probes) -> str:
     )
 
 
-def _at_budget(
-    probes: Probes, variant: str, field: str, name: str = PROBE
-) -> tuple[int, int, dict[int, float]] | None:
+def _at_budget(probes: Probes, variant: str, field: str, name: str = PROBE) -> tuple[int, int, dict[int, float]] | None:
     """(steps, length, seed -> accuracy at the fine-tuning length) of ``variant`` in probe ``name``, after the budget
     its profile field ``field`` names; None without such records."""
     probe = probes.records(name, SUITE)

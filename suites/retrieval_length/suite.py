@@ -18,6 +18,7 @@ control), then scored at every length again (suites/common/finetune.py).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +71,7 @@ class RetrievalRecipe(ModelSize, TrainingBudget, CharLMText):
 
 
 #: what the fine-tuning arms may train on (RetrievalProfile.finetune_task)
-FINETUNE_TASKS = ("passkey", "text")
+FINETUNE_TASKS = ("passkey", "text", "mixed")
 
 
 @dataclass(frozen=True)
@@ -89,9 +90,11 @@ class RetrievalProfile(RetrievalRecipe):
     finetune_steps: int = 120
     #: steps of the shorter fine-tuning (Peng et al.'s ~400, scaled; 0: none)
     short_finetune_steps: int = 48
-    #: what the fine-tuning trains on: "passkey" sequences (the pre-training's task, at finetune_len), or "text",
+    #: what the fine-tuning trains on: "passkey" sequences (the pre-training's task, at finetune_len); "text",
     #: windows of the corpus's training split scored on every next character, as Chen et al. and Peng et al.
-    #: fine-tune a language model on plain text and test the passkey without training on it
+    #: fine-tune a language model on plain text and test the passkey without training on it; or "mixed", that text
+    #: at finetune_len plus as many passkey sequences at train_len each step, so the task is kept where it was
+    #: learned and never shown at the new length
     finetune_task: str = "passkey"
 
     # every fine-tuning trained on passkey sequences before finetune_task
@@ -378,11 +381,27 @@ class RetrievalLength(Suite):
         rng = torch.Generator().manual_seed(seed + length)
         if profile.finetune_task == "text":
             step_loss = self._text_loss(gen.filler_ids, batch, length, rng, ctx)
+        elif profile.finetune_task == "mixed":
+            step_loss = mixed(
+                self._text_loss(gen.filler_ids, batch, length, rng, ctx),
+                self._step_loss(gen, batch, profile.train_len, profile.lm_weight, rng, ctx),
+            )
         else:
             step_loss = self._step_loss(gen, batch, length, profile.lm_weight, rng, ctx)
         settings = finetune_settings(steps, profile.lr, profile.grad_clip)
         train(model, step_loss, settings, progress=ctx.progress, desc=f"{ctx.label or spec.position} fine-tune {steps}")
         return model.eval()
+
+
+def mixed(text_loss: Callable, task_loss: Callable) -> Callable:
+    """One step of set.finetune_task=mixed: the mean of a plain-text step's loss and a passkey step's, and both
+    batches' tokens."""
+
+    def step_loss(model, step):
+        (a, n), (b, m) = text_loss(model, step), task_loss(model, step)
+        return (a + b) / 2, n + m
+
+    return step_loss
 
 
 suites.add("retrieval_length", RetrievalLength())

@@ -40,3 +40,13 @@ def test_the_task_changes_no_pretrained_weights_key():
     assert "finetune_task" in EVAL_SETTINGS
     kept = {k: v for k, v in text.settings().items() if k not in EVAL_SETTINGS}
     assert kept == {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS}
+
+
+def test_a_mixed_step_averages_the_text_and_the_task_losses_and_counts_both_batches():
+    from suites.retrieval_length.suite import mixed
+
+    step = mixed(lambda m, s: (torch.tensor(2.0), 30), lambda m, s: (torch.tensor(4.0), 10))
+    loss, tokens = step(None, 0)
+    assert float(loss) == 3.0 and tokens == 40
+    profile = suites.get("retrieval_length").profiles["standard"]
+    assert apply_overrides(profile, {"finetune_task": "mixed"}).finetune_task == "mixed"

@@ -100,17 +100,42 @@ def yarn_at_source_budgets(probes: Probes) -> str:
     )
 
 
-#: the same arms fine-tuned on plain text (set.finetune_task=text), as the sources fine-tune (seed 0)
-TEXT_PROBE = "pi_text_finetune"
+#: the same arms fine-tuned on plain text (set.finetune_task=text), as the sources fine-tune, and on plain text with
+#: the task kept at L (set.finetune_task=mixed), seed 0 each
+TEXT_PROBE, MIXED_PROBE = "pi_text_finetune", "pi_mixed_finetune"
+#: below this accuracy at L after fine-tuning, a model has lost the task it was trained on
+FORGOTTEN = 0.1
 
 
-def text_against_rope(probes: Probes) -> str:
-    """Chen et al.'s comparison after fine-tuning on plain text instead of passkey sequences."""
-    return pi_against_rope(probes, TEXT_PROBE)
+def at_both_lengths(probes: Probes, name: str) -> str:
+    """'after 1000 steps PI retrieves 0.00 at 128 and 0.00 at 512 characters, plain RoPE 0.00 and 0.00 (seed 0); the
+    task is forgotten ...': both arms of probe ``name`` at the training length and the fine-tuning length."""
+    probe = probes.records(name, SUITE)
+    if probe.empty:
+        return f"(no records under reference/probes/{name})"
+    settings = probe.profile_settings.iloc[0]
+    short, long, steps = int(settings["train_len"]), int(settings["finetune_len"]), int(settings["finetune_steps"])
+    rows = probe[probe.metric == "finetuned_accuracy"]
+    at = {(v, int(x)): part.value.mean() for (v, x), part in rows[rows.x.isin([short, long])].groupby(["variant", "x"])}
+    if not all((v, n) in at for v in (VARIANT, "rope") for n in (short, long)):
+        return f"(probe {name} lacks rope+pi or rope at {short} and {long})"
+    seeds = sorted(int(s) for s in rows.seed.unique())
+    which = f"seed {seeds[0]}" if len(seeds) == 1 else f"mean of seeds {', '.join(map(str, seeds))}"
+    text = (
+        f"after {steps} steps PI retrieves {at[VARIANT, short]:.2f} at {short} and {at[VARIANT, long]:.2f} at {long} "
+        f"characters, plain RoPE {at['rope', short]:.2f} and {at['rope', long]:.2f} ({which})"
+    )
+    if max(at[VARIANT, short], at["rope", short]) < FORGOTTEN:
+        text += (
+            f": both lose the task even at {short}, which at this size is a trained skill, not an in-context ability, "
+            "so this protocol cannot test the claim here"
+        )
+    return text
 
 
 PROBE_FIGURES: dict[str, Figure] = {
-    f"{TEXT_PROBE}.pi_against_rope": text_against_rope,
+    f"{TEXT_PROBE}.at_both_lengths": lambda probes: at_both_lengths(probes, TEXT_PROBE),
+    f"{MIXED_PROBE}.at_both_lengths": lambda probes: at_both_lengths(probes, MIXED_PROBE),
     f"{PROBE}.pi_steps": pi_steps,
     f"{PROBE}.pi_against_rope": pi_against_rope,
     f"{PROBE}.yarn_at_source_budgets": yarn_at_source_budgets,

@@ -90,7 +90,9 @@ def pi_finding(df: pd.DataFrame) -> Finding:
             "count); at that count, {probe:pi_finetune_budget.pi_against_rope}. The fine-tuning here trains the "
             "passkey task itself at the new length, where Chen et al. fine-tune a language model on plain text (the "
             "Pile) and test the passkey untrained; fine-tuned on plain text instead (set.finetune_task=text, "
-            "reference/probes/pi_text_finetune), {probe:pi_text_finetune.pi_against_rope}."
+            "reference/probes/pi_text_finetune), {probe:pi_text_finetune.at_both_lengths}; on plain text at the new "
+            "length with passkey sequences kept at the training length (set.finetune_task=mixed, "
+            "reference/probes/pi_mixed_finetune), {probe:pi_mixed_finetune.at_both_lengths}."
         )
     return finding(PI_FT, word, f"{text} Verdict: **{word}**.", [diff.estimate, shown], cause=cause)
 

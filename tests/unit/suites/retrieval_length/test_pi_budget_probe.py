@@ -50,3 +50,22 @@ def test_without_the_control_the_figure_says_so():
     probes = FakeProbes([], _rows(400, 1000, [0.6, 0.85]))
     assert "no control" in probe_figures.pi_against_rope(probes)
     assert "not fine-tuned" in probe_figures.yarn_at_source_budgets(probes)
+
+
+def _both(variant, at_l, at_4l):
+    settings = {"train_len": 128, "finetune_len": 512, "finetune_steps": 1000, "short_finetune_steps": 0}
+    return [
+        dict(variant=variant, metric="finetuned_accuracy", x=x, seed=0, value=v, profile_settings=settings)
+        for x, v in ((128.0, at_l), (512.0, at_4l))
+    ]
+
+
+def test_both_lengths_say_when_the_fine_tuning_erased_the_task():
+    lost = probe_figures.at_both_lengths(FakeProbes([], _both("rope+pi", 0.0, 0.0) + _both("rope", 0.05, 0.0)), "p")
+    assert lost.startswith("after 1000 steps PI retrieves 0.00 at 128 and 0.00 at 512 characters, plain RoPE 0.05")
+    assert "lose the task even at 128" in lost
+    kept = probe_figures.at_both_lengths(FakeProbes([], _both("rope+pi", 1.0, 0.7) + _both("rope", 1.0, 0.2)), "p")
+    assert (
+        kept
+        == "after 1000 steps PI retrieves 1.00 at 128 and 0.70 at 512 characters, plain RoPE 1.00 and 0.20 (seed 0)"
+    )

@@ -80,9 +80,10 @@ def pi_against_rope(probes: Probes, name: str = PROBE) -> str:
     steps, length = pi[0], pi[1]
     common = sorted(set(pi[2]) & set(rope[2]))
     mean = lambda d: sum(d[s] for s in common) / len(common)  # noqa: E731
+    lead = "PI ahead" if mean(pi[2]) > mean(rope[2]) else "plain RoPE fine-tuned on the same task at least as good"
     return (
         f"PI retrieves {mean(pi[2]):.2f} and plain RoPE fine-tuned alike {mean(rope[2]):.2f} after {steps} steps at "
-        f"{length} characters: {_one_seed_gap('PI - RoPE', pi[2], rope[2])}"
+        f"{length} characters: {_one_seed_gap('PI - RoPE', pi[2], rope[2])}, {lead}"
     )
 
 
@@ -130,6 +131,10 @@ def at_both_lengths(probes: Probes, name: str) -> str:
             f": both lose the task even at {short}, which at this size is a trained skill, not an in-context ability, "
             "so this protocol cannot test the claim here"
         )
+    elif (
+        min(at[VARIANT, short], at["rope", short]) >= THRESHOLD and max(at[VARIANT, long], at["rope", long]) < THRESHOLD
+    ):
+        text += f": both keep the task at {short}, and under neither scaling does retrieval carry to {long}"
     return text
 
 

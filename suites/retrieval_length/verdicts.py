@@ -87,9 +87,9 @@ def pi_finding(df: pd.DataFrame) -> Finding:
     if cause:  # what the budget probe shows (reference/probes/pi_finetune_budget, filled in where it is printed)
         cause += (
             " PI's accuracy here rises with the fine-tuning steps, {probe:pi_finetune_budget.pi_steps} (Chen et al.'s "
-            "count); at that count, {probe:pi_finetune_budget.pi_against_rope}. The fine-tuning here trains the "
-            "passkey task itself at the new length, where Chen et al. fine-tune a language model on plain text (the "
-            "Pile) and test the passkey untrained; fine-tuned on plain text instead (set.finetune_task=text, "
+            "count); at that count, {probe:pi_finetune_budget.pi_against_rope}: this fine-tuning trains the passkey "
+            "task itself at the new length. Chen et al. fine-tune a language model on plain text (the Pile) and test "
+            "the passkey untrained; fine-tuned on plain text alone (set.finetune_task=text, "
             "reference/probes/pi_text_finetune), {probe:pi_text_finetune.at_both_lengths}; on plain text at the new "
             "length with passkey sequences kept at the training length (set.finetune_task=mixed, "
             "reference/probes/pi_mixed_finetune), {probe:pi_mixed_finetune.at_both_lengths}."

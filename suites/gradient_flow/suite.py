@@ -220,7 +220,7 @@ class GradientFlow(Suite):
             task, where = self._task(profile, lag), dict(x=float(lag), x_name="lag")
             best: _Trained | None = None
             validation: dict[str, float] = {}
-            diverged: dict[str, str] = {}
+            diverged: list[str] = []
             for lr in rates:
                 model = fresh()
                 settings = dataclasses.replace(profile.train_settings(), lr=lr)
@@ -231,15 +231,8 @@ class GradientFlow(Suite):
                 try:
                     result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, desc, after_step=trace)
                 except Diverged as exc:
-                    diverged[f"{lr:g}"] = str(exc)
-                    if best is None and lr == rates[-1]:
-                        # every rate diverged: the points during training may come from weights already diverged
-                        reason = str(exc) if len(rates) == 1 else f"diverged at every learning rate {list(rates)}"
-                        out += [
-                            Measurement(m, None, status="diverged", reason=reason, **where)
-                            for m in ("copy_accuracy", "copy_final_loss")
-                        ]
-                        out += spectrum
+                    diverged.append(f"{lr:g}")
+                    reason = str(exc) if len(rates) == 1 else f"diverged at every learning rate {list(rates)}"
                     continue
                 train_time += result.wall_time_s
                 loads.append(result.load)
@@ -255,7 +248,12 @@ class GradientFlow(Suite):
                     best = _Trained(lr, model, result.final_loss, score, spectrum)
                 if score >= 1.0:
                     break  # no later rate can recall more of the validation sequences
-            if best is None:
+            if best is None:  # every rate diverged: the points during training may come from weights already diverged
+                out += [
+                    Measurement(m, None, status="diverged", reason=reason, **where)
+                    for m in ("copy_accuracy", "copy_final_loss")
+                ]
+                out += spectrum
                 continue
             accuracy = _recall_accuracy(best.model, task, profile.eval_sequences, seed, ctx.device)
             extra: dict[str, Any] = {"chance": task.chance_accuracy}

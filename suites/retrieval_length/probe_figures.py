@@ -41,7 +41,7 @@ def pi_steps(probes: Probes) -> str:
     means = [sum(found[s][seed] for seed in seeds) / len(seeds) for s in steps]
     length = int(probe.profile_settings.iloc[0]["finetune_len"])
     listed = lambda items: ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]  # noqa: E731
-    which = f"seed {seeds[0]}" if len(seeds) == 1 else f"mean of seeds {', '.join(map(str, seeds))}"
+    which = _which(seeds)
     first = next((s for s, m in zip(steps, means) if m >= THRESHOLD), None)
     reach = f"at or above {THRESHOLD:g} first after {first} steps" if first else f"below {THRESHOLD:g} at every budget"
     return (
@@ -62,13 +62,20 @@ def _at_budget(probes: Probes, variant: str, field: str, name: str = PROBE) -> t
     return (steps, int(settings["finetune_len"]), values) if values else None
 
 
+def _which(seeds: list[int]) -> str:
+    """'seed 0', or 'mean of seeds 0, 1, 2': the seeds a figure averages."""
+    return f"seed {seeds[0]}" if len(seeds) == 1 else f"mean of seeds {', '.join(map(str, seeds))}"
+
+
+def _mean(values: dict[int, float], seeds: list[int]) -> float:
+    return sum(values[s] for s in seeds) / len(seeds)
+
+
 def _one_seed_gap(name: str, a: dict[int, float], b: dict[int, float]) -> str:
     """'PI - RoPE +0.31 (seed 0; one seed: indicative, not a verdict)' over the seeds both arms ran."""
     common = sorted(set(a) & set(b))
-    gap = sum(a[s] - b[s] for s in common) / len(common)
-    which = f"seed {common[0]}" if len(common) == 1 else f"mean of seeds {', '.join(map(str, common))}"
     note = "; one seed: indicative, not a verdict" if len(common) == 1 else ""
-    return f"{name} {gap:+.2f} ({which}{note})"
+    return f"{name} {_mean(a, common) - _mean(b, common):+.2f} ({_which(common)}{note})"
 
 
 def pi_against_rope(probes: Probes, name: str = PROBE) -> str:
@@ -79,10 +86,10 @@ def pi_against_rope(probes: Probes, name: str = PROBE) -> str:
         return "(plain RoPE was not fine-tuned for the probe's budget: no control)"
     steps, length = pi[0], pi[1]
     common = sorted(set(pi[2]) & set(rope[2]))
-    mean = lambda d: sum(d[s] for s in common) / len(common)  # noqa: E731
-    lead = "PI ahead" if mean(pi[2]) > mean(rope[2]) else "plain RoPE fine-tuned on the same task at least as good"
+    a, b = _mean(pi[2], common), _mean(rope[2], common)
+    lead = "PI ahead" if a > b else "plain RoPE fine-tuned on the same task at least as good"
     return (
-        f"PI retrieves {mean(pi[2]):.2f} and plain RoPE fine-tuned alike {mean(rope[2]):.2f} after {steps} steps at "
+        f"PI retrieves {a:.2f} and plain RoPE fine-tuned alike {b:.2f} after {steps} steps at "
         f"{length} characters: {_one_seed_gap('PI - RoPE', pi[2], rope[2])}, {lead}"
     )
 
@@ -94,9 +101,9 @@ def yarn_at_source_budgets(probes: Probes) -> str:
     if not yarn or not pi or not set(yarn[2]) & set(pi[2]):
         return "(YaRN was not fine-tuned for the probe's budgets)"
     common = sorted(set(yarn[2]) & set(pi[2]))
-    mean = lambda d: sum(d[s] for s in common) / len(common)  # noqa: E731
     return (
-        f"YaRN after {yarn[0]} steps retrieves {mean(yarn[2]):.2f} and PI after {pi[0]} steps {mean(pi[2]):.2f} at "
+        f"YaRN after {yarn[0]} steps retrieves {_mean(yarn[2], common):.2f} and PI after {pi[0]} steps "
+        f"{_mean(pi[2], common):.2f} at "
         f"{pi[1]} characters: {_one_seed_gap(f'PI({pi[0]}) - YaRN({yarn[0]})', pi[2], yarn[2])}"
     )
 
@@ -121,10 +128,9 @@ def at_both_lengths(probes: Probes, name: str) -> str:
     if not all((v, n) in at for v in (VARIANT, "rope") for n in (short, long)):
         return f"(probe {name} lacks rope+pi or rope at {short} and {long})"
     seeds = sorted(int(s) for s in rows.seed.unique())
-    which = f"seed {seeds[0]}" if len(seeds) == 1 else f"mean of seeds {', '.join(map(str, seeds))}"
     text = (
         f"after {steps} steps PI retrieves {at[VARIANT, short]:.2f} at {short} and {at[VARIANT, long]:.2f} at {long} "
-        f"characters, plain RoPE {at['rope', short]:.2f} and {at['rope', long]:.2f} ({which})"
+        f"characters, plain RoPE {at['rope', short]:.2f} and {at['rope', long]:.2f} ({_which(seeds)})"
     )
     if max(at[VARIANT, short], at["rope", short]) < FORGOTTEN:
         text += (

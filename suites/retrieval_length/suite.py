@@ -368,9 +368,9 @@ class RetrievalLength(Suite):
         gen: PasskeyGenerator,
         ctx: JobContext,
     ):
-        """The trained weights after ``steps`` steps on sequences of ``finetune_len`` (passkey sequences, or plain
-        text with set.finetune_task=text), the variant's scaling at the fixed s = finetune_len / L (Chen et al. and
-        Peng et al. fine-tune and evaluate at one s)."""
+        """The trained weights after ``steps`` steps at ``finetune_len`` on what set.finetune_task names (passkey
+        sequences, plain text, or plain text mixed with passkey sequences at train_len), the variant's scaling at the
+        fixed s = finetune_len / L (Chen et al. and Peng et al. fine-tune and evaluate at one s)."""
         torch.manual_seed(seed + profile.finetune_len)
         model = with_weights(spec, state, ctx.device)
         length = profile.finetune_len

@@ -86,16 +86,3 @@ def describe(design: Mapping[str, Any]) -> str:
             continue
         parts.append({"norm_placement": f"{value}-LN", "ffn_width": f"d_ff {value}"}.get(f, str(value)))
     return ", ".join(parts) or "default"
-
-
-def preset_for(field: str, value: Any) -> str | None:
-    """The preset name that sets one design field to ``value`` (None when no preset does)."""
-    if field == "grouping":
-        return {"MHA": "mha", "MQA": "mqa"}.get(value) or (f"gqa{value[4:]}" if str(value).startswith("GQA-") else None)
-    if field == "norm_placement":
-        return {"pre": "pre_ln", "post": "post_ln"}.get(value)
-    if field == "ffn_width":
-        return "unmatched" if value == "4 x d_model" else None
-    if field == "score_bias":
-        return None if value is None else str(value)  # 'none' is the position preset without encoding
-    return None if value is None else str(value)

@@ -147,8 +147,8 @@ class Suite:
     trains: bool = True
     #: options a user may set on the command line (key -> allowed values; None = free text)
     options: dict[str, tuple[str, ...] | None] = {}
-    #: the module that turns records into the report and the verdicts: write_report(suite, df, out_dir),
-    #: CLAIMS (the published findings the suite tests) and findings(df) -> one Finding per claim
+    #: the module that turns records into the report: write_report(suite, df, out_dir) (the verdicts come from the
+    #: claim modules, harness/claims.py)
     report_module: str = ""
 
     def variants_for(self, profile: str, options: dict[str, Any] | None = None) -> tuple[str, ...]:
@@ -234,8 +234,11 @@ class Suite:
 
     @property
     def claims(self) -> tuple[Claim, ...]:
-        """The published findings this suite tests (its report module's CLAIMS), in the order it reports them."""
-        return tuple(getattr(self._reporter(), "CLAIMS", ())) if self.report_module else ()
+        """The published findings this suite tests, in its ``suite.yaml``'s order (each judged by its module
+        ``claims/<key>.py``, harness/claims.py)."""
+        from harness.claims import claims_of
+
+        return claims_of(self)
 
     def vocabulary(self, record: dict[str, Any]) -> str | None:
         """The characters a job's model numbers its tokens by (the i-th as i + 1, 0 for one unseen in training), read
@@ -246,24 +249,27 @@ class Suite:
     def probe_figures(self) -> dict[str, Any]:
         """The figures of probe runs this suite's claims cite, by ``<probe>.<figure>`` (its report module's
         ``PROBE_FIGURES``; harness/probes.py)."""
-        return dict(getattr(self._reporter(), "PROBE_FIGURES", {})) if self.report_module else {}
+        from harness.claims import probe_figures
+
+        return probe_figures(self)
 
     def findings(self, records: pd.DataFrame) -> list[Finding]:
-        """One verdict per claim from one group of records (its report module's ``findings``).
+        """One verdict per claim from one group of records, each from its claim module (harness/claims.py).
 
         A timing taken under another process's load (harness/timing.py ``contended``) judges nothing: its records
         are left out before the verdicts read the group, as every ranking leaves them out (the report still shows
         them, marked, with the command that re-takes them: ``bench run ... retime=true``); each verdict reads the
         group without them, as it reads a group missing those records."""
-        if not self.report_module or not hasattr(self._reporter(), "findings"):
+        if not self.claims:
             return []
+        from harness.claims import judge_all
         from harness.findings import for_device
         from harness.timing import contended
 
         if len(records) and "extra" in records:
             records = records[[contended(e) is not True for e in records.extra]]
         device = str(records.iloc[0].get("device", "")) if len(records) else ""
-        return [for_device(f, device) for f in self._reporter().findings(records)]
+        return [for_device(f, device) for f in judge_all(self, records)]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Defaults from where a suite is written: the class in ``suites/<name>/suite.py`` is named ``<name>``,

@@ -20,24 +20,35 @@ from harness.report import records_frame
 from harness.store import ResultsStore
 
 
-def write_suite_report(suite, records, out_dir: Path) -> list[Path]:
-    """Write ``suite``'s report (and figures) from one group of records and lay it out; return the paths.
+def write_suite_report(suite, records, out_dir: Path, group_line: str | None = None) -> list[Path]:
+    """Write ``suite``'s report (and figures) from one group of records, laid out; return the paths.
 
-    The report is reordered to lead with its answer (bench/report/layout.py): the Verdicts block of this suite's
-    findings first, then its headline table and figure, bookkeeping last; a group that mixes library versions says
-    so at the end of its Setup, and a group holding timings taken under load says so on the first screen."""
-    from bench.report.layout import note_group, rewrite
+    The report leads with its answer (bench/report/layout.py): the Verdicts block of this suite's findings first,
+    then its headline table and figure, bookkeeping last; the first screen says which group of records it covers
+    (``group_line``) and whether its timings were taken under load, and a group that mixes library versions says so
+    at the end of its Setup."""
+    from bench.report.layout import note_group, render, rewrite
     from bench.run.retime import report_line
+    from harness import atomic
     from harness.env import mixed_versions
+    from harness.report_sections import Report
 
-    paths = suite.report(records, out_dir)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    written = suite.report(records, out_dir)
     profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
     versions = mixed_versions(records.to_dict("records")) if "library_versions" in records else None
-    rewrite(Path(out_dir) / f"{suite.name}.md", suite.findings(records) if suite.claims else [], profile, versions)
-    busy = report_line(records, suite)
-    if busy:  # on the first screen: the costs below are not the machine's alone
-        note_group(Path(out_dir) / f"{suite.name}.md", busy)
-    return paths
+    findings = suite.findings(records) if suite.claims else []
+    busy = report_line(records, suite)  # on the first screen: the costs below are not the machine's alone
+    path = Path(out_dir) / f"{suite.name}.md"
+    if isinstance(written, Report):
+        notes = [line for line in (busy, group_line) if line]
+        atomic.write_text(path, render(written, findings, profile, versions, notes))
+        return [path, *written.files]
+    rewrite(path, findings, profile, versions)
+    for line in (busy, group_line):
+        if line:
+            note_group(path, line)
+    return written
 
 
 def build_reports(
@@ -89,11 +100,8 @@ def build_reports(
         raise misses[0]
     paths: list[Path] = []
     lines: list[str] = []
-    from bench.report.layout import note_group
-
     for name, (group, found) in chosen.items():
-        paths += write_suite_report(suites.get(name), group.frame, reports_dir)
-        note_group(reports_dir / f"{name}.md", group_note(group, found, wanted))
+        paths += write_suite_report(suites.get(name), group.frame, reports_dir, group_note(group, found, wanted))
         lines += group_lines(name, group, found)
     lines += [f"{n}: no group matches the selection; not reported." for n in names if n not in chosen]
     if index:  # index=false: a report of one more group beside the folder's index (translation's Bible run)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from harness import atomic
 from harness.findings import Finding
+from harness.report_sections import Report, with_note
 
 #: headings (prefixes) of sections that record how a run was made rather than what it found
 BOOKKEEPING = (
@@ -170,6 +171,34 @@ def lead_with_answer(
         if lines and lines[-1].strip():
             lines.append("")
         lines += section
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render(
+    report: Report,
+    findings: Iterable[Finding],
+    profile: str | None = None,
+    provenance: str | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """The report's Markdown: title block (then ``notes``, first-screen lines such as the group it covers), the
+    Verdicts block of ``findings``, then its sections by kind (headline, figure, body, bookkeeping; each kind in
+    the order written); ``provenance``, a sentence about the group's records, ends the Setup section."""
+    sections = with_note(report.sections, provenance) if provenance else list(report.sections)
+    lines = list(report.title)
+    if notes:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        for note in notes:
+            lines += ["", note]
+        lines.append("")
+    elif lines and lines[-1].strip():
+        lines.append("")
+    lines += verdicts_block(findings, profile)
+    for part in Report(report.title, sections).ordered():
+        if lines and lines[-1].strip():
+            lines.append("")
+        lines += part.markdown()
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, marked, mean_ci, most_seeds, over_seeds
+from harness.report_sections import HEADLINE, Section, section
 
 ORDER = ("scaled_dot", "dot", "general", "additive+naive", "additive")
 
@@ -27,7 +28,7 @@ def _per_seed(ok: pd.DataFrame, variant: str | None, metric: str, x=None) -> lis
     return [float(v) for v in part.groupby("seed").value.mean()]
 
 
-def init_section(ok: pd.DataFrame, variants: list[str], d_ks: list[float], s) -> list[str]:
+def init_section(ok: pd.DataFrame, variants: list[str], d_ks: list[float], s) -> Section:
     """The score statistics at initialisation, a row per scoring and d_k."""
     rows = []
     for v in variants:
@@ -50,20 +51,22 @@ def init_section(ok: pd.DataFrame, variants: list[str], d_ks: list[float], s) ->
                     "dL/dq norm": col("query_grad_norm", 4),
                 }
             )
-    return [
-        "## At initialisation, by d_k",
-        "",
-        f"Means over queries, then {over_seeds(most_seeds(ok))}. A uniform softmax over {s['n_keys']} keys has entropy "
-        f"{math.log(s['n_keys']):.3f} nats and Jacobian norm {math.sqrt(s['n_keys'] - 1) / s['n_keys']:.4f}; a query is "
-        "saturated when its Jacobian norm is below a tenth of that. The norm of dL/dq carries the score's own factor on q "
-        "(1/sqrt(d_k) for scaled_dot), so it is the gradient a query receives, not the softmax's alone.",
-        "",
-        markdown_table(pd.DataFrame(rows)) if rows else "No measurements.",
-        "",
-    ]
+    return section(
+        "At initialisation, by d_k",
+        [
+            f"Means over queries, then {over_seeds(most_seeds(ok))}. A uniform softmax over {s['n_keys']} keys has entropy "
+            f"{math.log(s['n_keys']):.3f} nats and Jacobian norm {math.sqrt(s['n_keys'] - 1) / s['n_keys']:.4f}; a query is "
+            "saturated when its Jacobian norm is below a tenth of that. The norm of dL/dq carries the score's own factor on q "
+            "(1/sqrt(d_k) for scaled_dot), so it is the gradient a query receives, not the softmax's alone.",
+            "",
+            markdown_table(pd.DataFrame(rows)) if rows else "No measurements.",
+            "",
+        ],
+        HEADLINE,
+    )
 
 
-def training_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], spec) -> list[str]:
+def training_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], spec) -> Section:
     """Held-out and training losses of the training comparison, a row per scoring."""
     train_rows = []
     for v in variants:
@@ -94,12 +97,13 @@ def training_section(df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], sp
                 ),
             }
         )
-    return [
-        f"## Training at d_k = {spec['d_model'] // spec['n_heads']}",
-        "",
-        f"Training loss is the mean over the window of steps ending at the step named; "
-        f"{over_seeds(most_seeds(ok[ok.metric.isin(['heldout_loss', 'train_loss_curve'])]))}.",
-        "",
-        markdown_table(pd.DataFrame(train_rows)),
-        "",
-    ]
+    return section(
+        f"Training at d_k = {spec['d_model'] // spec['n_heads']}",
+        [
+            f"Training loss is the mean over the window of steps ending at the step named; "
+            f"{over_seeds(most_seeds(ok[ok.metric.isin(['heldout_loss', 'train_loss_curve'])]))}.",
+            "",
+            markdown_table(pd.DataFrame(train_rows)),
+            "",
+        ],
+    )

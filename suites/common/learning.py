@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.report import fmt_mean_ci, mean_ci
+from harness.report_sections import Section
 
 LEARN_MARGIN = 0.3
 MEMORISE_RATIO = 1.15
@@ -140,10 +141,11 @@ def learning_table(
 
 def learning_section(
     checks: dict[str, LearningCheck], order: Sequence[str] | None = None, label: str = "variant"
-) -> list[str]:
-    """The report section: what the flags mean, the table, and the baselines of the corpus."""
+) -> Section:
+    """The report section (bookkeeping): what the flags mean, the table, and the baselines of the corpus."""
     from harness.report import markdown_table
     from harness.report_kit import over_seeds
+    from harness.report_sections import BOOKKEEPING, section
 
     any_check = next(iter(checks.values()), None)
     corpus = ""
@@ -153,17 +155,19 @@ def learning_section(
             f"(perplexity {math.exp(any_check.unigram):.1f}) and the bigram entropy {any_check.bigram:.3f} "
             f"(perplexity {math.exp(any_check.bigram):.1f})."
         )
-    return [
-        "## Checks: did each model learn?",
-        "",
-        f"*Did not learn*: held-out loss at L not at least {LEARN_MARGIN} nats below the bigram entropy of the training "
-        f"split. *Memorised*: held-out loss more than {MEMORISE_RATIO - 1:.0%} above the training loss. Verdicts below use "
-        f"only runs with neither flag. Losses: {over_seeds(max((len(c.heldout) for c in checks.values()), default=0))}."
-        + corpus,
-        "",
-        markdown_table(learning_table(checks, order, label)),
-        "",
-    ]
+    return section(
+        "Checks: did each model learn?",
+        [
+            f"*Did not learn*: held-out loss at L not at least {LEARN_MARGIN} nats below the bigram entropy of the training "
+            f"split. *Memorised*: held-out loss more than {MEMORISE_RATIO - 1:.0%} above the training loss. Verdicts below use "
+            f"only runs with neither flag. Losses: {over_seeds(max((len(c.heldout) for c in checks.values()), default=0))}."
+            + corpus,
+            "",
+            markdown_table(learning_table(checks, order, label)),
+            "",
+        ],
+        BOOKKEEPING,
+    )
 
 
 def usable(checks: dict[str, LearningCheck]) -> tuple[list[str], str]:

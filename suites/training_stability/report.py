@@ -87,7 +87,7 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         ]
         + [""]
     )
-    lines += setup + learning_section(checks, label="run")
+    lines += setup + learning_section(checks, label="run").markdown()
     lines += [
         "Only runs that finished are in this table; the flags are shown to read the grid by. No verdict leaves a "
         "run out: a diverged run, or one no better than the unigram loss, is the instability these claims are about "

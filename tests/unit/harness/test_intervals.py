@@ -10,7 +10,6 @@ from harness.findings import INDICATIVE, Claim, Estimate, finding, not_testable
 from harness.intervals import change, spread
 from harness.paired import directional, paired
 from harness.report import fmt_mean_ci, mean_ci
-from suites.attention_scaling import verdicts as scaling
 from suites.gradient_flow import verdicts as flow
 
 CLAIM = Claim("k", "suite", "a claim", "Someone 2020", "x")
@@ -108,20 +107,6 @@ def test_a_one_seed_verdict_is_indicative_only():
     timed = finding(CLAIM, "agrees", "s", [Estimate.of("x", [1.0])], over_seeds=False)
     assert not timed.indicative and timed.sentence == "s" and timed.interval() == "none (1 seed)"
     assert not not_testable(CLAIM, "a GPU claim", "a GPU", [Estimate.of("x", [1.0])]).indicative
-
-
-def test_a_suite_verdict_from_one_seed_says_so():
-    # var(q.k) of one seed within 10% of d_k: agrees, on one seed
-    ok = pd.DataFrame(
-        [
-            {"variant": "scaled_dot", "metric": "qk_variance", "x": d, "value": 1.02 * d, "seed": 0, "status": "ok"}
-            for d in (16.0, 64.0)
-        ]
-    )
-    found = scaling._variance(ok, [16.0, 64.0])
-    assert found.verdict == "agrees" and found.seeds == 1 and found.indicative
-    assert found.sentence.endswith(f"({INDICATIVE}.)")
-    assert found.estimates[0].low is None
 
 
 def test_the_reference_lag_verdict_keeps_its_bounds_and_shows_ranges():

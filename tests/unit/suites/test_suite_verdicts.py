@@ -1,4 +1,4 @@
-"""Verdict functions of language_modeling, translation, kv_cache, attention_scaling and position_extrapolation on
+"""Verdict functions of language_modeling, translation, kv_cache and position_extrapolation on
 made-up records: each says "agrees", "disagrees", "inconclusive" and "not run" where it can be reached.
 
 (tests/unit/harness/test_report_verdicts.py does the same for gradient_flow and attention_cost.)"""
@@ -6,7 +6,6 @@ made-up records: each says "agrees", "disagrees", "inconclusive" and "not run" w
 import pandas as pd
 import pytest
 
-from suites.attention_scaling import verdicts as scaling
 from suites.common.learning import LearningCheck
 from suites.kv_cache import verdicts as kv
 from suites.language_modeling import verdicts as lm
@@ -530,96 +529,6 @@ def test_kv_cache_memory_bound_verdict_between_the_two_longest_dominated_context
 def test_kv_cache_memory_claims_not_run_without_steps():
     assert _kv(_kv_records(), "fewer_kv_heads_faster_decode").verdict == "not run"
     assert _kv(_kv_records(), "decode_is_memory_bound").verdict == "not run"
-
-
-# --- attention_scaling ---------------------------------------------------------------------------------
-
-
-def _probe(values):
-    """Probe records: (variant, metric) -> {d_k: value}, seeds 0 and 1."""
-    return pd.DataFrame(
-        [
-            {"variant": v, "metric": m, "x": float(d), "value": val, "seed": seed, "status": "ok"}
-            for (v, m), by_d in values.items()
-            for d, val in by_d.items()
-            for seed in (0, 1)
-        ],
-        columns=["variant", "metric", "x", "value", "seed", "status"],
-    )
-
-
-def test_attention_scaling_probes_are_checks():
-    """var(q.k) = d_k and the softmax's saturation at initialisation are true by construction."""
-    assert scaling.VARIANCE.kind == scaling.SATURATION.kind == "check" and scaling.ADDITIVE.kind == "finding"
-    assert all(c.protocol for c in scaling.CLAIMS)
-
-
-def test_attention_scaling_variance_verdict():
-    d_ks = [16.0, 256.0]
-    assert scaling._variance(_probe({("scaled_dot", "qk_variance"): {16: 16.5, 256: 250.0}}), d_ks).verdict == "agrees"
-    assert (
-        scaling._variance(_probe({("scaled_dot", "qk_variance"): {16: 32.0, 256: 512.0}}), d_ks).verdict == "disagrees"
-    )
-    assert scaling._variance(_probe({}), []).verdict == "not run"
-
-
-def _saturation(dot_entropy_hi, dot_saturated_hi, dot_jacobian_hi):
-    return _probe(
-        {
-            ("dot", "softmax_entropy"): {16: 2.0, 256: dot_entropy_hi},
-            ("scaled_dot", "softmax_entropy"): {16: 3.0, 256: 3.0},
-            ("dot", "softmax_saturated_fraction"): {16: 0.1, 256: dot_saturated_hi},
-            ("scaled_dot", "softmax_saturated_fraction"): {16: 0.0, 256: 0.0},
-            ("dot", "softmax_jacobian_norm"): {256: dot_jacobian_hi},
-            ("scaled_dot", "softmax_jacobian_norm"): {256: 0.1},
-            ("dot", "query_grad_norm"): {256: 2.0},
-            ("scaled_dot", "query_grad_norm"): {256: 1.0},
-        }
-    )
-
-
-def test_attention_scaling_saturation_verdict():
-    variants, d_ks = ["scaled_dot", "dot"], [16.0, 256.0]
-    assert scaling._saturation(_saturation(0.5, 0.8, 0.01), variants, d_ks).verdict == "agrees"
-    assert scaling._saturation(_saturation(2.9, 0.05, 0.2), variants, d_ks).verdict == "disagrees"
-    assert scaling._saturation(_saturation(0.5, 0.8, 0.01), ["scaled_dot"], d_ks).verdict == "not run"
-    assert scaling._saturation(_saturation(0.5, 0.8, 0.01), variants, [256.0]).verdict == "not run"  # one d_k
-
-
-def _check(v, heldout, bigram=3.0):
-    return LearningCheck(v, tuple(heldout), tuple(h - 0.05 for h in heldout), bigram)
-
-
-@pytest.mark.parametrize(
-    "additive, dot, verdict",
-    [
-        ([2.0, 2.1], [2.3, 2.4], "agrees"),  # additive's held-out loss lower
-        ([2.3, 2.4], [2.0, 2.1], "disagrees"),
-        ([2.0, 2.1], [3.5, 3.6], "inconclusive"),  # unscaled dot did not learn (above the bigram entropy)
-        (
-            [2.0, 2.3],
-            [2.2, 2.1],
-            "inconclusive",
-        ),  # lower by 0.2 in one seed, higher by 0.2 in the other: paired, no effect
-        ([2.00, 2.40, 2.10], [2.05, 2.45, 2.15], "agrees"),  # the means' seed ranges overlap, the paired 0.05 does not
-    ],
-)
-def test_attention_scaling_training_verdict_is_paired_over_seeds(additive, dot, verdict):
-    ok = pd.DataFrame(
-        [
-            {"variant": v, "metric": "heldout_loss", "x": None, "value": h, "seed": seed, "status": "ok"}
-            for v, losses in (("additive+naive", additive), ("dot", dot))
-            for seed, h in enumerate(losses)
-        ]
-    )
-    checks = {"additive+naive": _check("additive+naive", additive), "dot": _check("dot", dot)}
-    found = scaling.training_verdict(ok, ["dot", "additive+naive"], checks)
-    assert found.verdict == verdict
-    assert (found.cause == "") == (verdict == "agrees")
-
-
-def test_attention_scaling_training_verdict_not_run_without_additive():
-    assert scaling.training_verdict(pd.DataFrame(), ["scaled_dot", "dot"], {}).verdict == "not run"
 
 
 # --- position_extrapolation ----------------------------------------------------------------------------

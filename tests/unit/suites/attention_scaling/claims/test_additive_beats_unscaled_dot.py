@@ -1,0 +1,90 @@
+"""Additive against unscaled dot at large d_k: paired over seeds, only between scorings that learned."""
+
+import pandas as pd
+import pytest
+
+from suites.attention_scaling.claims import additive_beats_unscaled_dot as claim
+from suites.attention_scaling.claims._shared import prepare
+from suites.common.learning import LearningCheck
+from tests.unit.suites.attention_scaling.claims._records import evidence
+
+
+def _check(v, heldout, bigram=3.0):
+    return LearningCheck(v, tuple(heldout), tuple(h - 0.05 for h in heldout), bigram)
+
+
+def test_it_is_a_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+
+
+@pytest.mark.parametrize(
+    "additive, dot, verdict",
+    [
+        ([2.0, 2.1], [2.3, 2.4], "agrees"),  # additive's held-out loss lower
+        ([2.3, 2.4], [2.0, 2.1], "disagrees"),
+        ([2.0, 2.1], [3.5, 3.6], "inconclusive"),  # unscaled dot did not learn (above the bigram entropy)
+        ([2.0, 2.3], [2.2, 2.1], "inconclusive"),  # lower by 0.2 in one seed, higher in the other: paired, no effect
+        ([2.00, 2.40, 2.10], [2.05, 2.45, 2.15], "agrees"),  # the means' seed ranges overlap, the paired 0.05 does not
+    ],
+)
+def test_the_verdict_is_paired_over_seeds(additive, dot, verdict):
+    ok = pd.DataFrame(
+        [
+            {"variant": v, "metric": "heldout_loss", "x": None, "value": h, "seed": seed, "status": "ok"}
+            for v, losses in (("additive+naive", additive), ("dot", dot))
+            for seed, h in enumerate(losses)
+        ]
+    )
+    checks = {"additive+naive": _check("additive+naive", additive), "dot": _check("dot", dot)}
+    found = claim.judge(evidence(ok, ["dot", "additive+naive"], checks=checks))
+    assert found.verdict == verdict
+    assert (found.cause == "") == (verdict == "agrees")
+
+
+def test_not_run_without_additive():
+    assert claim.judge(evidence(pd.DataFrame(), ["scaled_dot", "dot"])).verdict == "not run"
+
+
+def scaling_records(variant, heldout, train, bigram=2.5, seeds=3):
+    """Three seeds a little apart (the training verdict is paired over seeds; one seed never counts)."""
+    out = []
+    for seed in range(seeds):
+        common = dict(variant=variant, seed=seed, status="ok", x=None, bigram_entropy=bigram, unigram_entropy=3.2)
+        out += [
+            dict(common, metric="heldout_loss", value=heldout + 0.001 * (seed - 1)),
+            dict(common, metric="train_loss", value=train + 0.001 * (seed - 1)),
+        ]
+    return out
+
+
+def training_sentence(rows):
+    return claim.judge(prepare(pd.DataFrame(rows))).sentence
+
+
+def test_the_training_verdict_compares_scorings_that_learned():
+    text = training_sentence(
+        scaling_records("scaled_dot", 1.9, 1.85)
+        + scaling_records("dot", 2.1, 2.05)
+        + scaling_records("additive+naive", 2.0, 1.95)
+    )
+    assert "additive+naive 2.000 vs unscaled dot 2.100 (scaled dot 1.900)" in text and "agrees" in text
+    assert "left out" not in text
+
+
+def test_a_scoring_that_did_not_learn_is_left_out_of_the_training_verdict_and_named():
+    # unscaled dot at 2.4 nats is not 0.3 below the bigram entropy 2.5: "additive beats it" would mean nothing
+    text = training_sentence(
+        scaling_records("scaled_dot", 1.9, 1.85)
+        + scaling_records("dot", 2.4, 2.35)
+        + scaling_records("additive+naive", 2.0, 1.95)
+    )
+    assert text.startswith("Training at large d_k: no verdict, as `dot` did not learn.")
+    assert "1 of 3 left out of the verdicts: `dot` (did not learn: held-out 2.400 nats" in text
+    # a left-out bystander is named, and the verdict still stands on the two that learned
+    text = training_sentence(
+        scaling_records("scaled_dot", 1.9, 1.2)
+        + scaling_records("dot", 2.1, 2.05)
+        + scaling_records("additive+naive", 2.0, 1.95)
+    )
+    assert "additive+naive 2.000 vs unscaled dot 2.100;" in text and "scaled dot 1.900" not in text
+    assert "`scaled_dot` (memorised" in text

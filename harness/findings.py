@@ -47,6 +47,9 @@ class Claim:
     #: what must hold in the run for the claim to be testable at all (a sink forms; the arms learn the task; a GPU):
     #: where the run measures it absent, the verdict is "not testable here" with that measurement (``unmet``)
     precondition: str = ""
+    #: the key of the index question this claim's verdict answers (bench/index/answers.py), or "none" where it answers
+    #: none (a check, or a finding no question asks about); every claim says which
+    answers: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -26,62 +26,26 @@ class Question:
     claims: tuple[str, ...]
 
 
-QUESTIONS: tuple[Question, ...] = (
-    Question(
-        "Which position encoding holds up past the training length?",
-        (
-            "alibi_extrapolates",
-            "rope_blows_up",
-            "pi_short",
-            "pi_beats_extrapolation",
-            "ntk_close",
-            "yarn_close",
-            "position_length_generalisation",
-            "dense_fails_past_training",
-            "pi_finetuned_retrieves",
-            "yarn_fewer_steps",
-            "alibi_flat_not_retrieval",
-        ),
-    ),
-    Question(
-        "How small can the KV cache get at equal quality?",
-        ("gqa_keeps_mha_quality", "mla_beats_mha", "window_costs_little", "decode_is_memory_bound"),
-    ),
-    Question(
-        "Which architecture recalls and copies what it has read?",
-        (
-            "attention_solves_mqar",
-            "transformers_copy_longer",
-            "gated_deltanet_recalls_best",
-            "delta_rule_beats_linear_attention",
-            "larger_state_recalls_more",
-            "hybrid_restores_recall",
-            "gated_rnn_longer_lags",
-            "init_longer_lags",
-            "attention_long_sentences",
-            "reversed_source_long_sentences",
-        ),
-    ),
-    Question(
-        "What does attention buy over recurrence, and do its weights explain the model?",
-        (
-            "transformer_less_compute",
-            "attention_minor_at_moderate_length",
-            "uniform_attention_does_worse",
-            "attention_ranks_unlike_importance",
-        ),
-    ),
-    Question(
-        "Which normalisation and warm-up train stably?",
-        (
-            "post_ln_trains_worse",
-            "post_ln_gradient_grows",
-            "post_ln_harder_to_train",
-            "post_ln_needs_warmup",
-            "clipping_stabilises_sgd",
-        ),
-    ),
-)
+#: the questions the index opens with, by the key a claim names in its suite.yaml (``answers: <key>``), in order
+QUESTION_TEXT: dict[str, str] = {
+    "position": "Which position encoding holds up past the training length?",
+    "kv_cache": "How small can the KV cache get at equal quality?",
+    "recall": "Which architecture recalls and copies what it has read?",
+    "attention_vs_recurrence": "What does attention buy over recurrence, and do its weights explain the model?",
+    "stability": "Which normalisation and warm-up train stably?",
+}
+#: what a claim that answers no question says in its ``answers`` field
+NONE = "none"
+
+
+def questions() -> tuple[Question, ...]:
+    """Every question with the claims that answer it, read from the registered suites' ``suite.yaml`` files."""
+    from harness.contract import suites
+
+    claims = [c for name in suites.names() for c in suites.get(name).claims]
+    return tuple(
+        Question(text, tuple(c.key for c in claims if c.answers == key)) for key, text in QUESTION_TEXT.items()
+    )
 
 
 def scale(frames: Mapping[str, pd.DataFrame], suites_used: list[str]) -> str:
@@ -157,6 +121,6 @@ def answers_section(
         "small these models are: a verdict here is evidence at that scale, not at a production model's.",
         "",
     ]
-    for question in QUESTIONS:
+    for question in questions():
         lines += answer_lines(question, board, frames, suite_of)
     return lines

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from bench.index.answers import CLAIM, QUESTIONS, Question, answer_lines, answers_section
+from bench.index.answers import CLAIM, NONE, QUESTION_TEXT, Question, answer_lines, answers_section, questions
 from harness.contract import suites
 
 
@@ -14,16 +14,29 @@ def board(verdicts):
 
 def test_every_questions_claim_is_a_registered_finding():
     keys = {c.key: c.kind for name in suites.names() for c in suites.get(name).claims}
-    for question in QUESTIONS:
+    for question in questions():
         assert question.claims and all(keys.get(c) == "finding" for c in question.claims), question.text
+
+
+def test_every_claim_says_which_question_it_answers_or_that_it_answers_none():
+    wrong = [
+        f"suites/{name}/suite.yaml: claim {c.key} answers {c.answers!r}"
+        for name in suites.names()
+        for c in suites.get(name).claims
+        if c.answers not in (*QUESTION_TEXT, NONE)
+    ]
+    assert not wrong, (
+        f"each claim names the index question it answers ({', '.join(QUESTION_TEXT)}) or says `answers: {NONE}`:\n"
+        + "\n".join(wrong)
+    )
 
 
 def test_each_answer_cites_every_verdict_it_rests_on():
     verdicts = {
-        key: v for q in QUESTIONS for key, v in zip(q.claims, ["agrees", "disagrees", "inconclusive", "not run"] * 3)
+        key: v for q in questions() for key, v in zip(q.claims, ["agrees", "disagrees", "inconclusive", "not run"] * 3)
     }
     text = "\n".join(answers_section(board(verdicts), {}))
-    for question in QUESTIONS:
+    for question in questions():
         part = text.split(f"**{question.text}**")[1].split("**")[0]
         for key in question.claims:
             assert f"[{key} claim]({key}.md)" in part, (question.text, key)

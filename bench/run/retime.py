@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.compare.table import CONDITION_KEYS
-from harness.contract import JobContext, Measurement
+from harness.contract import Measurement
 from harness.timing import contended
 
 #: timings recorded before a training's load was: taken again by ``retime=true`` too, as their load is unknown
@@ -191,9 +191,8 @@ _CONDITION_AND_FACTS = CONDITION_KEYS + ("multiplier", "batch", "cached", "task"
 
 def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]]:
     """Re-take the contended timings of ``plan``'s stored jobs (module docstring); (what each job got, lines to print)."""
-    from bench.run.checks import DTYPES
-    from bench.run.runner import seed_everything
-    from harness.env import device_name, prepare_device
+    from bench.run.runner import lock_job, prepare_job
+    from harness.env import device_name
     from harness.measure import threads
 
     found = contended_jobs(plan, store, unrecorded=True)
@@ -220,16 +219,7 @@ def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]
                 f"timings, so re-time it there."
             )
             continue
-        seed_everything(job.seed)
-        prepare_device(job.device)
-        ctx = JobContext(
-            device=job.device,
-            dtype=DTYPES[job.dtype],
-            progress=progress,
-            label=job.label,
-            options=plan.options,
-            seed=job.seed,
-        )
+        ctx, _ = prepare_job(plan, job, store, progress)
         try:
             with threads(int(first.get("num_threads") or 0)):  # 0: this process's count
                 fresh = plan.suite.retime_job(job.spec, job.profile, job.seed, ctx)
@@ -238,9 +228,7 @@ def retime(plan, store, progress: bool = True) -> tuple[list[Retimed], list[str]
             results.append(done)
             lines.append(f"  {job.label}: not re-timed ({done.problem}); its records are unchanged.")
             continue
-        lock = store.lock(job.suite, job.job_hash)
-        lock.acquire(wait=True)
-        with lock:
+        with lock_job(store, job, wait=True):
             records = store.read_file(c.path)
             merged, done = merge(records, fresh, job.label)
             if done.replaced:

@@ -44,7 +44,7 @@ from bench.run.plan import Job, Plan
 from harness.contract import Diverged, JobContext, Measurement, Unsupported
 from harness.cores import worker_count
 from harness.env import device_capability, library_versions, prepare_device, provenance
-from harness.locks import owner_text
+from harness.locks import JobLock, owner_text
 from harness.records import SCHEMA_VERSION
 from harness.store import ResultsStore, StoreUnwritable
 from harness.train import compiling
@@ -132,11 +132,14 @@ def outcome_record(status: str, reason: str) -> Measurement:
     return Measurement("job", None, status=status, reason=reason)
 
 
-def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> list[dict[str, Any]]:
-    """Run one job and store its records, which it returns (it takes no lock: ``settle`` does)."""
+def prepare_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> tuple[JobContext, dict[str, Any]]:
+    """Seed a job, pin its device's numeric settings and build the context its suite runs it in.
+
+    Returns the context and the settings pinned (harness/env.py ``prepare_device``), which its records carry.
+    Both a run (``run_job``) and a re-timing (bench/run/retime.py) start a job here.
+    """
     seed_everything(job.seed)
     settings = prepare_device(job.device)
-    env = {**provenance(job.device), **settings}
     ctx = JobContext(
         device=job.device,
         dtype=DTYPES[job.dtype],
@@ -146,6 +149,32 @@ def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) ->
         seed=job.seed,
         checkpoint_dir=store.root / job.suite / ".checkpoints",
     )
+    return ctx, settings
+
+
+def lock_job(store: ResultsStore, job: Job, wait: bool = False) -> JobLock | None:
+    """The job's lock, taken: None when another process holds it and not ``wait``.
+
+    A results folder that refuses the lock file raises StoreUnwritable, whose one sentence names the folder and
+    the job; nothing of that job was computed yet, so nothing is kept aside.
+    """
+    try:
+        lock = store.lock(job.suite, job.job_hash)
+        if not lock.acquire(wait=wait):
+            return None
+    except OSError as exc:
+        raise StoreUnwritable(
+            f"results_dir={store.root} stopped being writable ({exc.strerror or exc}) before "
+            f"{job.label} started; the jobs before it are stored, and a rerun on a writable "
+            f"folder resumes from there."
+        ) from None
+    return lock
+
+
+def run_job(plan: Plan, job: Job, store: ResultsStore, progress: bool = True) -> list[dict[str, Any]]:
+    """Run one job and store its records, which it returns (it takes no lock: ``settle`` does)."""
+    ctx, settings = prepare_job(plan, job, store, progress)
+    env = {**provenance(job.device), **settings}
     start = time.perf_counter()
     try:
         # set.compile=true (and set.cuda_graphs=true) reach every training of the job
@@ -218,16 +247,9 @@ def settle(
     to their labels. Returns None, without waiting, when another process holds the lock and not ``wait``.
     """
     settled = {} if settled is None else settled
-    try:
-        lock = store.lock(job.suite, job.job_hash)
-        if not lock.acquire(wait=wait):
-            return None
-    except OSError as exc:  # nothing of this job was computed yet: nothing to keep
-        raise StoreUnwritable(
-            f"results_dir={store.root} stopped being writable ({exc.strerror or exc}) before "
-            f"{job.label} started; the jobs before it are stored, and a rerun on a writable "
-            f"folder resumes from there."
-        ) from None
+    lock = lock_job(store, job, wait)
+    if lock is None:
+        return None
     with lock:
         path = store.find(job.suite, job.job_hash)
         if path is not None:

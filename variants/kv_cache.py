@@ -22,7 +22,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .score_masks import with_window
+from .score_bias import with_window
 
 
 def _grown_bias(attention, q_len: int, k_len: int, past, dtype, device, causal: bool):

@@ -245,6 +245,8 @@ def problems(
 
 
 def _rope_scaling_problems(spec: TransformerSpec) -> list[str]:
+    """Why the spec's RoPE scaling cannot apply: a scale without a scaling, an unknown name, a position that does not
+    rotate by RoPE, or the scaling's own reasons."""
     if spec.rope_scaling is None:
         problem = scale_problem(spec.rope_scale)
         if spec.rope_scale != "auto":
@@ -254,7 +256,14 @@ def _rope_scaling_problems(spec: TransformerSpec) -> list[str]:
         return []
     if spec.rope_scaling not in rope_scalings:
         return [rope_scalings.unknown_message(spec.rope_scaling)]
-    return rope_scalings.get(spec.rope_scaling).problems(spec)
+    scaling = rope_scalings.get(spec.rope_scaling)
+    reasons = []
+    if spec.position in positions and not getattr(positions.get(spec.position), "rotary", False):
+        reasons.append(
+            f"rope scaling '{scaling.name}' changes RoPE's frequencies, and position '{spec.position}' does "
+            f"not rotate queries and keys by RoPE; write rope+{scaling.name}"
+        )
+    return reasons + scaling.problems(spec)
 
 
 __all__ = [

@@ -22,7 +22,7 @@ from .kernel._base import AttentionKernel, kernels
 from .kv_cache import LayerCache, NoCache, PairCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, adds_score_bias, build_position
-from .score_masks import padding_bias, window_mask, with_key_padding, with_window  # noqa: F401  (read here too)
+from .score_bias import with_key_padding
 from .scoring._base import Scoring, scorings
 from .spec import TransformerSpec
 
@@ -256,6 +256,5 @@ __all__ = [
     "LayerCache",
     "build",
     "init_weights",
-    "padding_bias",
     "with_key_padding",
 ]

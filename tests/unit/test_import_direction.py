@@ -134,8 +134,8 @@ def is_private(target: str) -> bool:
 def test_the_scan_sees_every_kind_of_import(tmp_path):
     """Relative, nested, TYPE_CHECKING and literal importlib imports are all found (a scan that misses them passes vacuously)."""
     found = {(i.target, i.nested) for i in imports_of(ROOT / "variants" / "position" / "_base.py")}
-    assert ("variants.kernel._base", False) in found  # from ..kernel._base import ScoreBias
-    assert ("variants.spec", False) in found  # under TYPE_CHECKING
+    assert ("variants.score_bias", False) in found  # from ..score_bias import ScoreBias
+    assert ("variants.axis_spec", False) in found  # under TYPE_CHECKING
     assert ("variants.rope_scaling._base", True) in found  # inside a function
     assert any(i.target == "harness.contract" for i in imports_of(ROOT / "suites" / "kv_cache" / "suite.py"))
     assert any(i.target == "suites.common.lm" for i in imports_of(ROOT / "suites" / "language_modeling" / "suite.py"))

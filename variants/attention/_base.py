@@ -17,7 +17,7 @@ import torch
 from .._registry import Registry
 
 if TYPE_CHECKING:
-    from ..spec import TransformerSpec
+    from ..axis_spec import AxisSpec
 
 attentions: Registry[type] = Registry("attention", package="variants.attention", list_command="bench list variants")
 
@@ -26,17 +26,17 @@ class SelfAttention:
     """Mixin of the class-level declarations every self-attention layer makes (defaults: none of its own)."""
 
     @classmethod
-    def problems(cls, spec: TransformerSpec, device: str, dtype: torch.dtype, training: bool) -> list[str]:
+    def problems(cls, spec: AxisSpec, device: str, dtype: torch.dtype, training: bool) -> list[str]:
         """Reasons this layer cannot run ``spec`` (empty when it can); the kernel's own reasons come separately."""
         return []
 
     @classmethod
-    def cache_elements(cls, spec: TransformerSpec, tokens: int) -> int:
+    def cache_elements(cls, spec: AxisSpec, tokens: int) -> int:
         """Values one layer's cache holds for one sequence after ``tokens`` tokens."""
         raise NotImplementedError
 
 
-def latent_dims(spec: TransformerSpec) -> tuple[int, int]:
+def latent_dims(spec: AxisSpec) -> tuple[int, int]:
     """(d_c, d_h^R) of multi-head latent attention at a spec's head size: DeepSeek-V2's ratios (arXiv 2405.04434,
     3.1.2: d_c = 4 d_h = 512, d_h^R = d_h / 2 = 64 at d_h = 128), so its cache equals GQA's with 2.25 groups."""
     head_dim = spec.d_model // spec.n_heads if spec.n_heads else 0

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ._base import SelfAttention, attentions
 
 if TYPE_CHECKING:
-    from ..spec import TransformerSpec
+    from ..axis_spec import AxisSpec
 
 
 @attentions.register()
@@ -20,7 +20,7 @@ class Grouped(SelfAttention):
     """Multi-head attention with kv_heads key/value heads (MHA, GQA, MQA), optionally in a sliding window."""
 
     @staticmethod
-    def from_spec(spec: TransformerSpec, position, kernel):
+    def from_spec(spec: AxisSpec, position, kernel):
         from ..transformer import Attention
 
         return Attention(
@@ -34,7 +34,7 @@ class Grouped(SelfAttention):
         )
 
     @classmethod
-    def cache_elements(cls, spec: TransformerSpec, tokens: int) -> int:
+    def cache_elements(cls, spec: AxisSpec, tokens: int) -> int:
         window = getattr(spec, "window", None)
         kept = tokens if window is None else min(tokens, window)
         return 2 * spec.kv_heads * spec.head_dim * kept

@@ -140,7 +140,7 @@ class LatentAttention(SelfAttention, nn.Module):
         return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self._scale())
 
     def _bias(self, T: int, S: int, past: int, dtype, causal: bool, key_padding):
-        from ..score_masks import with_key_padding
+        from ..score_bias import with_key_padding
 
         bias = self.position.attention_bias(T, S, past, dtype, causal=causal)
         return with_key_padding(bias, key_padding, dtype) if key_padding is not None else bias

@@ -1,6 +1,6 @@
 """Attention kernels: each module registers one under its file name."""
 
-from ._base import AttentionKernel, ScoreBias, dense_bias, dtype_name, kernels, repeat_kv
+from ._base import AttentionKernel, dtype_name, kernels, repeat_kv
 from ._decode import DECODE_PATHS, GroupedDecode, use_grouped_decode
 from ._tolerance import TOLERANCES, Tolerance, tolerance
 
@@ -8,10 +8,8 @@ __all__ = [
     "AttentionKernel",
     "DECODE_PATHS",
     "GroupedDecode",
-    "ScoreBias",
     "TOLERANCES",
     "Tolerance",
-    "dense_bias",
     "dtype_name",
     "kernels",
     "repeat_kv",

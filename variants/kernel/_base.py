@@ -21,33 +21,14 @@ from typing import TYPE_CHECKING
 import torch
 
 from .._registry import Registry
+from ..score_bias import Bias
 
 if TYPE_CHECKING:
-    from ..spec import TransformerSpec
+    from ..axis_spec import AxisSpec
 
 kernels: Registry[AttentionKernel] = Registry("kernel", package="variants.kernel", list_command="bench list kernels")
 
 ALL_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
-
-
-@dataclass(frozen=True)
-class ScoreBias:
-    """An additive score bias offered two ways; each kernel takes the form it can use.
-
-    ``dense()`` builds the (H, T, S) tensor (naive, SDPA); ``score_mod`` is the same bias as a FlexAttention
-    function (score, b, h, q_idx, kv_idx) -> score, computed inside the kernel without an (H, T, S) tensor.
-    """
-
-    dense: Callable[[], torch.Tensor]
-    score_mod: Callable | None = None
-
-
-Bias = torch.Tensor | ScoreBias | None
-
-
-def dense_bias(bias: Bias) -> torch.Tensor | None:
-    """The tensor of a bias given as a tensor (broadcastable to (B, H, T, S)), a ScoreBias, or None."""
-    return bias.dense() if isinstance(bias, ScoreBias) else bias
 
 
 def device_present(device: str) -> bool:
@@ -108,7 +89,7 @@ class AttentionKernel:
 
     def takes_window_on(self, device: str) -> bool:
         """Whether a sliding window's mask reaches the kernel on ``device``: it is given as a -inf score bias
-        (variants/transformer.py's ``with_window``), so wherever the kernel takes a score bias."""
+        (variants/score_bias.py's ``with_window``), so wherever the kernel takes a score bias."""
         return self.takes_score_bias_on(device)
 
     def min_head_dim_on(self, device: str) -> int:
@@ -130,7 +111,7 @@ class AttentionKernel:
         return self.any_scoring or fused_dot_product(scoring)
 
     def problems(
-        self, spec: TransformerSpec, device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
+        self, spec: AxisSpec, device: str = "cpu", dtype: torch.dtype = torch.float32, *, training: bool = True
     ) -> list[str]:
         """Every reason this kernel cannot run ``spec`` on ``device`` in ``dtype`` (and train it, if ``training``)."""
         from ..position._base import adds_score_bias, positions

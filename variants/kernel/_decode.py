@@ -27,7 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._base import AttentionKernel, dense_bias, repeat_kv
+from ..score_bias import dense_bias
+from ._base import AttentionKernel, repeat_kv
 
 
 def _scale(q: torch.Tensor, scale: float | None) -> float:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ._base import AttentionKernel, ScoreBias, dense_bias, kernels
+from ..score_bias import ScoreBias, dense_bias
+from ._base import AttentionKernel, kernels
 
 #: compilations of flex_attention kept per process: one per score_mod, grouping and dtype a process meets (a
 #: cost sweep or the equivalence gate meets more than Dynamo's default 8); past the limit Dynamo would run it

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ._base import AttentionKernel, causal_mask, dense_bias, kernels, repeat_kv
+from ..score_bias import dense_bias
+from ._base import AttentionKernel, causal_mask, kernels, repeat_kv
 
 
 @dataclass(frozen=True)

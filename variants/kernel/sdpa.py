@@ -18,7 +18,8 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from ._base import AttentionKernel, causal_mask, dense_bias, kernels, repeat_kv
+from ..score_bias import dense_bias
+from ._base import AttentionKernel, causal_mask, kernels, repeat_kv
 
 #: names of torch.nn.attention.SDPBackend members, keyed by the word used in kernel names and records
 BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION", "cudnn": "CUDNN_ATTENTION"}

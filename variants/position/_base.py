@@ -22,10 +22,10 @@ import torch
 from torch import nn
 
 from .._registry import Registry
-from ..kernel._base import ScoreBias
+from ..score_bias import ScoreBias
 
 if TYPE_CHECKING:
-    from ..spec import TransformerSpec
+    from ..axis_spec import AxisSpec
 
 positions: Registry[type] = Registry("position", package="variants.position", list_command="bench list positions")
 
@@ -49,7 +49,7 @@ class PositionEncoding(nn.Module):
         self.d_model, self.n_heads, self.head_dim, self.max_len = d_model, n_heads, head_dim, max_len
 
     @classmethod
-    def problems(cls, spec: TransformerSpec) -> list[str]:
+    def problems(cls, spec: AxisSpec) -> list[str]:
         """Reasons this encoding cannot be built for ``spec`` (empty when it can)."""
         return []
 
@@ -141,7 +141,7 @@ def mirrored(bias: torch.Tensor) -> torch.Tensor:
     return torch.where(upper, bias.transpose(-1, -2), bias)
 
 
-def build_position(spec: TransformerSpec) -> PositionEncoding:
+def build_position(spec: AxisSpec) -> PositionEncoding:
     """The position encoding of a spec, with its RoPE scaling when the spec names one."""
     from ..rope_scaling._base import rope_scalings
 

@@ -22,7 +22,7 @@ import torch
 from .._registry import Registry
 
 if TYPE_CHECKING:
-    from ..spec import TransformerSpec
+    from ..axis_spec import AxisSpec
 
 rope_scalings: Registry[RopeScaling] = Registry(
     "rope scaling", package="variants.rope_scaling", list_command="bench list positions"
@@ -62,16 +62,10 @@ class RopeScaling:
         """Multiplies the rotated queries and keys each, so the logits by its square (1: none)."""
         return 1.0
 
-    def problems(self, spec: TransformerSpec) -> list[str]:
-        """Why this scaling cannot apply to ``spec`` (empty when it can)."""
-        from ..position._base import positions
-
+    def problems(self, spec: AxisSpec) -> list[str]:
+        """Why this scaling cannot apply to ``spec`` at its ``rope_scale`` (empty when it can); whether the spec's
+        position rotates by RoPE at all is the spec's check (variants/spec.py), which sees both axes."""
         reasons = []
-        if spec.position in positions and not getattr(positions.get(spec.position), "rotary", False):
-            reasons.append(
-                f"rope scaling '{self.name}' changes RoPE's frequencies, and position '{spec.position}' does "
-                f"not rotate queries and keys by RoPE; write rope+{self.name}"
-            )
         problem = scale_problem(spec.rope_scale)
         if problem:
             reasons.append(problem)

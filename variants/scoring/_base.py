@@ -24,7 +24,7 @@ from torch import nn
 from .._registry import Registry
 
 if TYPE_CHECKING:
-    from ..spec import TransformerSpec
+    from ..axis_spec import AxisSpec
 
 scorings: Registry[type] = Registry("scoring", package="variants.scoring", list_command="bench list scorings")
 
@@ -40,7 +40,7 @@ class Scoring(nn.Module):
         self.dim = dim
 
     @classmethod
-    def problems(cls, spec: TransformerSpec) -> list[str]:
+    def problems(cls, spec: AxisSpec) -> list[str]:
         """Reasons this scoring cannot be built for ``spec`` (empty when it can)."""
         return []
 

@@ -1,14 +1,37 @@
-"""Masks added to a position's score bias: key padding, and a sliding window's cut.
+"""An additive attention-score bias in the two forms kernels take, and the masks added to it.
 
-Each keeps the bias in both forms a kernel may take (variants/kernel/_base.py ``ScoreBias``): a dense tensor, and a
-``score_mod`` so FlexAttention computes it inside the kernel.
+The ground floor of attention: a position encoding builds a bias (variants/position/), a kernel takes it
+(variants/kernel/), and attention adds key padding and a sliding window's cut to it (here), so none of them imports
+another for the type. Each mask keeps the bias in both forms: a dense tensor, and a ``score_mod`` so FlexAttention
+computes it inside the kernel.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import torch
 
-from .kernel._base import ScoreBias
+
+@dataclass(frozen=True)
+class ScoreBias:
+    """An additive score bias offered two ways; each kernel takes the form it can use.
+
+    ``dense()`` builds the (H, T, S) tensor (naive, SDPA); ``score_mod`` is the same bias as a FlexAttention
+    function (score, b, h, q_idx, kv_idx) -> score, computed inside the kernel without an (H, T, S) tensor.
+    """
+
+    dense: Callable[[], torch.Tensor]
+    score_mod: Callable | None = None
+
+
+Bias = torch.Tensor | ScoreBias | None
+
+
+def dense_bias(bias: Bias) -> torch.Tensor | None:
+    """The tensor of a bias given as a tensor (broadcastable to (B, H, T, S)), a ScoreBias, or None."""
+    return bias.dense() if isinstance(bias, ScoreBias) else bias
 
 
 def padding_bias(key_padding: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

@@ -1,5 +1,9 @@
-"""The translation tables: each variant's model family and order, the baselines the jobs recorded, which
-variants did not learn, and the baseline and sample-translation sections."""
+"""The translation tables: each variant's specs, model family and order, the length buckets, the baselines the jobs
+recorded, which variants did not learn, and the baseline and sample-translation sections.
+
+BLEU lies in [0, 100]: its estimates and the paired gap between two models' BLEU (within [-100, 100]) have
+intervals that keep to those bounds ("bounded", harness/intervals.py).
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,24 @@ from typing import Any
 import pandas as pd
 
 from harness.report_kit import markdown_table, mean_ci
+from harness.report_sections import Section, section
 from suites.translation.baselines import BASELINES, LEARNED_MARGIN, best_baseline, unlearned
 
 #: without recorded baselines (records of suite version 1), a model whose best bucket stays below this BLEU did not learn
 LEARNED = 5.0
+#: the bounds of a BLEU score
+BLEU = (0.0, 100.0)
+
+
+def specs_of(df: pd.DataFrame) -> dict[str, dict]:
+    """variant -> its stored spec (the first record's of each variant)."""
+    return {r.variant: r.spec for r in df.drop_duplicates("variant").itertuples()}
+
+
+def length_labels(df: pd.DataFrame) -> dict[float, str]:
+    """Each length bucket's x and its column label ('31-40 words (n=258)')."""
+    buckets = df[df.metric == "bleu_by_length"].drop_duplicates("x").sort_values("x")
+    return {r.x: f"{r.extra['bucket']} words (n={r.extra['sentences']})" for r in buckets.itertuples()}
 
 
 def _decoder(spec: dict) -> str:
@@ -103,20 +121,21 @@ def _baseline_lines(ok: pd.DataFrame) -> list[str]:
     ]
 
 
-def _samples(ok: pd.DataFrame, variants: list[str]) -> list[str]:
+def samples_section(ok: pd.DataFrame, variants: list[str]) -> Section | None:
+    """Sample translations of the lowest seed of each variant (none without samples)."""
     bleu = ok[ok.metric == "bleu"].sort_values("seed")
     per_variant = {
         v: bleu[bleu.variant == v].extra.iloc[0].get("samples", []) for v in variants if (bleu.variant == v).any()
     }
     if not per_variant:
-        return []
+        return None
     reference = next(iter(per_variant.values()))
-    lines = ["## Sample translations (lowest seed of each variant)", ""]
+    lines = []
     for i, sample in enumerate(reference):
         rows = [{"": "source", "text": sample["source"]}, {"": "reference", "text": sample["reference"]}]
         rows += [{"": v, "text": s[i]["hypothesis"]} for v, s in per_variant.items() if i < len(s)]
         lines += [f"{sample['source_words']} source words:", "", markdown_table(pd.DataFrame(rows)), ""]
-    return lines
+    return section("Sample translations (lowest seed of each variant)", lines)
 
 
 def per_seed(ok: pd.DataFrame, variant: str, metric: str, x: float | None = None) -> dict[int, float]:

@@ -1,4 +1,4 @@
-"""Verdict functions of language_modeling, translation, kv_cache and position_extrapolation on
+"""Verdict functions of language_modeling, kv_cache and position_extrapolation on
 made-up records: each says "agrees", "disagrees", "inconclusive" and "not run" where it can be reached.
 
 (tests/unit/harness/test_report_verdicts.py does the same for gradient_flow and attention_cost.)"""
@@ -11,7 +11,6 @@ from suites.kv_cache import verdicts as kv
 from suites.language_modeling import verdicts as lm
 from suites.language_modeling.summary import Summary
 from suites.position_extrapolation import verdicts as extrapolation
-from suites.translation import verdicts as translation
 
 # --- language_modeling ---------------------------------------------------------------------------------
 
@@ -330,50 +329,6 @@ def test_a_collapsed_post_ln_run_is_the_trainability_claims_outcome_not_left_out
         and "did not learn" in found["gqa_keeps_mha_quality"].sentence
     )
     assert found["post_ln_trains_worse"].verdict == "agrees"
-
-
-# --- translation ---------------------------------------------------------------------------------------
-
-SPECS = {
-    "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
-    "lstm+bahdanau+additive": {"family": "rnn_seq2seq", "scoring": "additive", "decoder": "bahdanau", "cell": "lstm"},
-}
-LABELS = {10.0: "1-10 words (n=50)", 30.0: "11-30 words (n=50)"}
-
-
-def _bleu(by_variant):
-    """BLEU by length: variant -> (short bucket, long bucket), seeds 0 and 1."""
-    return pd.DataFrame(
-        [
-            {"variant": v, "metric": "bleu_by_length", "x": x, "value": bleu + seed * 0.1, "seed": seed, "status": "ok"}
-            for v, (short, long) in by_variant.items()
-            for x, bleu in ((10.0, short), (30.0, long))
-            for seed in (0, 1)
-        ]
-    )
-
-
-@pytest.mark.parametrize(
-    "plain, search, flagged, verdict",
-    [
-        ((20, 8), (22, 21), {}, "agrees"),  # attention holds BLEU on long sources, the plain RNN falls
-        ((20, 19), (22, 21), {}, "disagrees"),  # the plain RNN holds its BLEU too
-        ((20, 8), (22, 6), {}, "disagrees"),  # attention falls as well
-        ((20, 8), (22, 21), {"lstm+bahdanau+additive": "BLEU 1.0"}, "inconclusive"),  # attention did not learn
-        ((20, 8), (22, 21), {"rnn": "BLEU 1.0"}, "inconclusive"),  # no plain RNN learned
-    ],
-)
-def test_translation_verdict(plain, search, flagged, verdict):
-    ok = _bleu({"rnn": plain, "lstm+bahdanau+additive": search})
-    variants = ["rnn", "lstm+bahdanau+additive"]
-    assert translation._verdict(ok, variants, SPECS, LABELS, flagged).verdict == verdict
-
-
-def test_translation_verdict_not_run():
-    ok = _bleu({"rnn": (20, 8), "lstm+bahdanau+additive": (22, 21)})
-    assert translation._verdict(ok, list(SPECS), SPECS, {}).verdict == "not run"  # no BLEU by length
-    only = _bleu({"lstm+bahdanau+additive": (22, 21)})
-    assert translation._verdict(only, ["lstm+bahdanau+additive"], SPECS, LABELS).verdict == "not run"  # no plain RNN
 
 
 # --- kv_cache ------------------------------------------------------------------------------------------

@@ -175,79 +175,11 @@ def test_buckets_and_bleu():
     assert corpus_scores(["the cat"], ["the cat"]).bleu == 0.0  # no 4-gram anywhere: why buckets pool sentences
 
 
-def _by_length(curves):
-    import pandas as pd
-
-    # three seeds, each a little apart: the verdict is paired over seeds, and one seed never counts
-    rows = [
-        {"variant": v, "metric": "bleu_by_length", "x": float(x), "value": value + 0.1 * (seed - 1), "seed": seed}
-        for v, values in curves.items()
-        for x, value in zip((10, 20, 30, 40), values)
-        for seed in range(3)
-    ]
-    return pd.DataFrame(rows)
-
-
-SPECS = {
-    "lstm": {"family": "rnn_seq2seq", "scoring": "none", "cell": "lstm"},
-    "rnn": {"family": "rnn_seq2seq", "scoring": "none", "cell": "rnn"},
-    "lstm+dot": {"family": "rnn_seq2seq", "scoring": "dot", "cell": "lstm"},
-    "lstm+additive": {"family": "rnn_seq2seq", "scoring": "additive", "cell": "lstm", "decoder": "bahdanau"},
-}
-LABELS = {10.0: "1-10 words (n=9)", 20.0: "11-20 words (n=9)", 30.0: "21-30 words (n=9)", 40.0: "31-40 words (n=9)"}
-
-
-def test_the_verdict_agrees_only_when_attention_holds_and_the_bottleneck_falls():
-    from suites.translation.report import _verdict
-
-    found = _verdict(
-        _by_length({"lstm": [40, 30, 20, 10], "rnn": [2, 3, 3, 3], "lstm+dot": [98, 97, 97, 95]}),
-        ["rnn", "lstm", "lstm+dot"],
-        SPECS,
-        LABELS,
-        {"rnn": "BLEU 3.0, not 5 above"},
-    )
-    agree = found.sentence
-    assert found.verdict == "agrees" and [e.label for e in found.estimates] == [
-        "BLEU on 31-40 words, lstm+dot",
-        "BLEU on 31-40 words, lstm",
-        "BLEU on 31-40 words, attention - no attention",
-    ]
-    assert (
-        "This run agrees" in agree
-        and "1 of the 3 RNN variants compared is left out" in agree
-        and "rnn (BLEU 3.0" in agree
-    )
-    assert "attention in general" in agree  # no bahdanau+additive variant here
-    flat = _verdict(
-        _by_length({"lstm": [40, 39, 38, 37], "lstm+dot": [98, 97, 97, 95]}), ["lstm", "lstm+dot"], SPECS, LABELS
-    ).sentence
-    assert "does not fully reproduce" in flat and "keeps its BLEU" in flat
-    untrained = _verdict(
-        _by_length({"lstm": [40, 30, 20, 10], "lstm+dot": [1, 1, 1, 1]}),
-        ["lstm", "lstm+dot"],
-        SPECS,
-        LABELS,
-        {"lstm+dot": "BLEU 1.0"},
-    )
-    assert untrained.verdict == "inconclusive"
-    untrained = untrained.sentence
-    assert "cannot test the finding" in untrained and "left out" in untrained
-
-
-def test_the_verdict_compares_bahdanaus_model_when_the_run_has_it():
-    from suites.translation.report import _verdict
-
-    curves = {"lstm": [40, 30, 20, 10], "lstm+additive": [98, 97, 97, 95], "lstm+dot": [90, 60, 40, 20]}
-    text = _verdict(_by_length(curves), ["lstm", "lstm+additive", "lstm+dot"], SPECS, LABELS).sentence
-    assert "This run agrees" in text and "Bahdanau's attention (the bahdanau decoder" in text and "lstm+dot" not in text
-
-
 def test_variants_not_clearly_above_the_better_baseline_are_flagged():
     import pandas as pd
 
     from suites.translation.baselines import baseline_scores, did_not_learn
-    from suites.translation.report import flag_unlearned
+    from suites.translation.tables import flag_unlearned
 
     baselines = {
         "copy_source": {"bleu": 12.0, "chrf": 30.0},

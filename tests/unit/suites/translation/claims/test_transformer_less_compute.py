@@ -1,15 +1,12 @@
-"""BLEU against training compute (Vaswani et al. 2017, Table 2): where a curve first reaches a BLEU, the points
-of a curve, and the paired verdict on the FLOPs ratio."""
-
-import dataclasses
+"""BLEU against training compute (Vaswani et al. 2017, Table 2): where a curve first reaches a BLEU, and the paired
+verdict on the FLOPs ratio."""
 
 import pandas as pd
 import pytest
 
-from harness.errors import UsageError
-from suites.translation import compute_verdict
-from suites.translation.curve import checkpoint_steps
-from suites.translation.suite import PROFILES
+from suites.translation.claims import transformer_less_compute as claim
+from suites.translation.compute import compute_section, first_reach
+from tests.unit.suites.translation.claims._records import evidence
 
 SPECS = {
     "lstm+luong+dot": {"family": "rnn_seq2seq", "scoring": "dot", "decoder": "luong", "cell": "lstm"},
@@ -17,16 +14,19 @@ SPECS = {
 }
 
 
-def test_checkpoints_are_evenly_spaced_and_end_at_the_last_step():
-    assert checkpoint_steps(2000, 8) == [250, 500, 750, 1000, 1250, 1500, 1750, 2000]
-    assert checkpoint_steps(10, 3) == [3, 7, 10]
+def _judge(records):
+    return claim.judge(evidence(records, SPECS, {}))
+
+
+def test_it_is_a_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
 
 
 def test_a_curve_is_read_linearly_between_its_points_and_a_miss_is_a_lower_bound():
     curve = [(100.0, 2.0, 10.0), (200.0, 6.0, 20.0)]
-    assert compute_verdict.first_reach(curve, 4.0) == (150.0, 15.0, True)
-    assert compute_verdict.first_reach(curve, 1.0) == (50.0, 5.0, True)  # from step 0 at BLEU 0
-    assert compute_verdict.first_reach(curve, 9.0) == (200.0, 20.0, False)
+    assert first_reach(curve, 4.0) == (150.0, 15.0, True)
+    assert first_reach(curve, 1.0) == (50.0, 5.0, True)  # from step 0 at BLEU 0
+    assert first_reach(curve, 9.0) == (200.0, 20.0, False)
 
 
 def _records(rnn_final, tr_points, rnn_flops=10.0, tr_flops=20.0):
@@ -80,25 +80,19 @@ def _records(rnn_final, tr_points, rnn_flops=10.0, tr_flops=20.0):
 def test_a_transformer_that_reaches_the_rnns_bleu_early_agrees():
     # reaches 4 BLEU at step 20, 25, 30: 20 x 20 = 400 FLOPs against the RNN's 100 x 10 = 1000
     points = [[(40.0, 8.0)], [(50.0, 8.0)], [(60.0, 8.0)]]
-    found = compute_verdict.compute_finding(_records([4.0, 4.0, 4.0], points), SPECS)
+    found = _judge(_records([4.0, 4.0, 4.0], points))
     assert found.verdict == "agrees"
     assert found.estimates[0].value == pytest.approx(-50.0)  # the mean per-seed change of 0.4x, 0.5x, 0.6x
-    section = "\n".join(compute_verdict.compute_section(_records([4.0, 4.0, 4.0], points), SPECS))
+    section = "\n".join(compute_section(_records([4.0, 4.0, 4.0], points), SPECS))
     assert "0.40x" in section and "FLOPs ratio" in section
 
 
 def test_a_transformer_that_needs_more_compute_disagrees_and_a_miss_is_said():
     points = [[(100.0, 2.0)], [(100.0, 3.0)], [(100.0, 2.5)]]  # never reaches 4: its 2000 FLOPs stand in
-    found = compute_verdict.compute_finding(_records([4.0, 4.0, 4.0], points), SPECS)
+    found = _judge(_records([4.0, 4.0, 4.0], points))
     assert found.verdict == "disagrees" and "never does" in found.sentence
 
 
 def test_without_curves_the_claim_is_not_run():
     records = _records([4.0, 4.0, 4.0], [[(40.0, 8.0)]] * 3)
-    assert compute_verdict.compute_finding(records[records.metric == "train_flops"], SPECS).verdict == "not run"
-
-
-def test_more_checkpoints_than_steps_is_refused_naming_the_key():
-    quick = dataclasses.replace(PROFILES["quick"], bleu_checkpoints=5000)
-    with pytest.raises(UsageError, match="set.bleu_checkpoints=5000"):
-        quick.check()
+    assert _judge(records[records.metric == "train_flops"]).verdict == "not run"

@@ -1,11 +1,10 @@
-"""Fewer FLOPs for the same BLEU: the Transformer against the RNNs with attention (Vaswani et al. 2017, Table 2).
+"""BLEU against training compute: the Transformer and the strongest RNN with attention, seed by seed.
 
 From the jobs' BLEU during training (suites/translation/curve.py) and their training FLOPs per step: per seed, the
 strongest RNN with attention's BLEU at the end of its training on the scored sentences, B, and its training FLOPs,
 F_rnn; the training FLOPs the Transformer of the same seed spends before its curve first reaches B (linear
-between the scored points; a curve that never reaches B gives its whole budget, a lower bound), F_tr. The verdict
-is one paired test over seeds on the ratio F_tr / F_rnn (the log-scale interval of the per-seed ratios),
-directional: below 1 agrees.
+between the scored points; a curve that never reaches B gives its whole budget, a lower bound), F_tr. The claim
+(claims/transformer_less_compute.py) reads these rows; the report's section shows them.
 """
 
 from __future__ import annotations
@@ -14,13 +13,8 @@ import math
 
 import pandas as pd
 
-from harness.findings import Finding, finding, not_run
-from harness.paired import directional, paired
 from harness.report_kit import markdown_table, mean_ci
-from harness.suite_file import SuiteFile
-
-#: the claim this file judges (suite.yaml)
-(COMPUTE,) = SuiteFile.of(__file__).claims("transformer_less_compute")
+from harness.report_sections import Section, section
 
 
 def _flops_per_step(ok: pd.DataFrame, variant: str) -> dict[int, float]:
@@ -49,7 +43,7 @@ def first_reach(curve: list[tuple[float, float, float]], target: float) -> tuple
     return step, seconds, False
 
 
-def _arms(ok: pd.DataFrame, specs: dict[str, dict]) -> tuple[str | None, str | None]:
+def arms(ok: pd.DataFrame, specs: dict[str, dict]) -> tuple[str | None, str | None]:
     """(the RNN with attention whose final scored BLEU is highest in mean, the Transformer), where the run has them."""
     curves = ok[ok.metric == "bleu_during_training"]
     rnns = [
@@ -67,8 +61,11 @@ def _arms(ok: pd.DataFrame, specs: dict[str, dict]) -> tuple[str | None, str | N
     return rnn, ("transformer" if "transformer" in transformers else (transformers[0] if transformers else None))
 
 
-def _per_seed(ok: pd.DataFrame, rnn: str, transformer: str) -> list[dict]:
-    """One row per seed both arms have: the target BLEU, both arms' FLOPs and seconds, whether it was reached."""
+def per_seed_rows(ok: pd.DataFrame, rnn: str | None, transformer: str | None) -> list[dict]:
+    """One row per seed both arms have: the target BLEU, both arms' FLOPs and seconds, whether it was reached (none
+    without both arms)."""
+    if not rnn or not transformer:
+        return []
     rnn_step, tr_step = _flops_per_step(ok, rnn), _flops_per_step(ok, transformer)
     rows = []
     for seed in sorted(set(rnn_step) & set(tr_step)):
@@ -92,52 +89,12 @@ def _per_seed(ok: pd.DataFrame, rnn: str, transformer: str) -> list[dict]:
     return rows
 
 
-def compute_finding(ok: pd.DataFrame, specs: dict[str, dict]) -> Finding:
-    """The verdict on Vaswani et al.'s Table 2: the Transformer reaches the RNN's BLEU with fewer training FLOPs."""
-    rnn, transformer = _arms(ok, specs)
-    rows = _per_seed(ok, rnn, transformer) if rnn and transformer else []
-    if not rows:
-        return not_run(
-            COMPUTE,
-            "This run has no BLEU during training with training FLOPs for a Transformer and an RNN with attention.",
-            "bench run suite=translation profile=standard data=bible_en_es",
-        )
-    ratio = paired(
-        f"training FLOPs to reach {rnn}'s BLEU, {transformer} / {rnn}",
-        {r["seed"]: r["tr_flops"] for r in rows},
-        {r["seed"]: r["rnn_flops"] for r in rows},
-        relative=True,
-    )
-    missed = [r["seed"] for r in rows if not r["reached"]]
-    share = math.exp(sum(math.log(r["tr_flops"] / r["rnn_flops"]) for r in rows) / len(rows))
-    text = (
-        f"`{transformer}` reaches the BLEU `{rnn}` ends its training at (the strongest RNN with attention here) after "
-        f"{share:.2f}x its training FLOPs (geometric mean over {len(rows)} seeds; {ratio.why()})"
-        + (
-            f"; at seed(s) {', '.join(map(str, missed))} it never does, and its whole budget stands in"
-            if missed
-            else ""
-        )
-        + "."
-    )
-    verdict = directional(ratio, -1)
-    if verdict == "agrees":
-        return finding(COMPUTE, "agrees", text, [ratio.estimate])
-    cause = (
-        "the Transformer needs more training FLOPs than the RNN to reach its BLEU"
-        if verdict == "disagrees"
-        else f"the ratio's interval reaches 1 ({ratio.why()})"
-    )
-    cause = cause[0].upper() + cause[1:] + "."
-    return finding(COMPUTE, verdict, f"{text} {cause}", [ratio.estimate], cause=cause)
-
-
-def compute_section(ok: pd.DataFrame, specs: dict[str, dict]) -> list[str]:
+def compute_section(ok: pd.DataFrame, specs: dict[str, dict]) -> Section | None:
     """The section on BLEU against training compute: per seed, the target, both arms' FLOPs and seconds."""
-    rnn, transformer = _arms(ok, specs)
-    rows = _per_seed(ok, rnn, transformer) if rnn and transformer else []
+    rnn, transformer = arms(ok, specs)
+    rows = per_seed_rows(ok, rnn, transformer)
     if not rows:
-        return []
+        return None
     table = [
         {
             "seed": r["seed"],
@@ -151,15 +108,16 @@ def compute_section(ok: pd.DataFrame, specs: dict[str, dict]) -> list[str]:
         for r in rows
     ]
     sentences = int(ok[ok.metric == "bleu_during_training"].extra.iloc[0].get("sentences", 0))
-    return [
-        "## BLEU against training compute",
-        "",
-        f"Greedy BLEU of the first {sentences} test sentences at evenly spaced points of training; training FLOPs at a "
-        "point are the job's counted FLOPs per step (forward and backward matrix products) times the steps done, and "
-        "seconds are training time with the scoring left out. Per seed: the BLEU the strongest RNN with attention "
-        f"(`{rnn}`) ends at, and the FLOPs and seconds `{transformer}` spends before it first reaches that BLEU "
-        "(linear between points); the ratios are the Transformer's over the RNN's.",
-        "",
-        markdown_table(pd.DataFrame(table)),
-        "",
-    ]
+    return section(
+        "BLEU against training compute",
+        [
+            f"Greedy BLEU of the first {sentences} test sentences at evenly spaced points of training; training FLOPs at "
+            "a point are the job's counted FLOPs per step (forward and backward matrix products) times the steps done, "
+            "and seconds are training time with the scoring left out. Per seed: the BLEU the strongest RNN with "
+            f"attention (`{rnn}`) ends at, and the FLOPs and seconds `{transformer}` spends before it first reaches that "
+            "BLEU (linear between points); the ratios are the Transformer's over the RNN's.",
+            "",
+            markdown_table(pd.DataFrame(table)),
+            "",
+        ],
+    )

@@ -40,14 +40,16 @@ class CharLMCorpus:
         """A UsageError naming ``data`` unless the corpus holds a training window and a held-out one of train_len."""
         check_fits(options.get("data") or profile.data, profile.heldout_fraction, profile.train_len, profile.train_len)
 
-    def base_spec(self, profile: Any, options: dict[str, Any]) -> TransformerSpec:
-        """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary."""
+    def base_spec(self, profile: Any, options: dict[str, Any], **fields: Any) -> TransformerSpec:
+        """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary;
+        ``fields``: what a suite sets beyond them (``super().base_spec(profile, options, position="rope")``)."""
         return TransformerSpec(
             vocab_size=self._data(profile, options).vocab.size,
             d_model=profile.d_model,
             n_layers=profile.n_layers,
             n_heads=profile.n_heads,
             max_len=profile.train_len,
+            **fields,
         )
 
     def learning_flags(self, records: pd.DataFrame) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """The language_modeling report: setup, one table per variant family against the shared baseline, a figure
-of perplexity against parameters, and the comparison with Vaswani et al. 2017 and Ainslie et al. 2023."""
+of perplexity against parameters, and the comparison with the published findings (its claims, claims/)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.claims import judge_all
 from harness.findings import sentences
 from harness.intervals import spread
 from harness.report_kit import (
+    begin,
     code_line,
     first_ok,
     fmt_count,
@@ -20,38 +22,50 @@ from harness.report_kit import (
     over_seeds,
     status_notes,
     title,
-    write_markdown,
 )
-from harness.report_kit import seeds as seeds_of
+from harness.report_sections import BOOKKEEPING, FIGURE, HEADLINE, Report, Section, section
 from suites.common.facts import fact
 from suites.common.learning import learning_checks, learning_section, usable
 from suites.language_modeling.figure import perplexity_figure
 from suites.language_modeling.schedule import warmup_of
-from suites.language_modeling.summary import (  # noqa: F401
+from suites.language_modeling.summary import (
     FAMILY_ORDER,
     PARAM_TOLERANCE,
     Summary,
     arm_label,
-    family_of,
-    ffn_width,
     own_arm,
     spec_of,
     widening,
 )
-from suites.language_modeling.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> Report:
+    _, _, seeds = begin(df, out_dir)
     s = Summary(df)
     first = first_ok(df)
+    settings = first.profile_settings
+    figure = perplexity_figure(s, out_dir / "figures" / f"{suite.name}.png", FAMILY_ORDER, PARAM_TOLERANCE)
+    checks = learning_checks(df, "loss", float(settings["train_len"]))
+    notes = status_notes(df)
+    return Report(title(suite, "Language modelling", first), files=[figure]).add(
+        _perplexity_section(s),
+        section(
+            "Perplexity against parameters",
+            [f"![held-out perplexity against parameter count](figures/{figure.name})", ""],
+            FIGURE,
+        ),
+        learning_section(checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None),
+        _published_section(suite, df, s, usable(checks)[1]),
+        _setup_section(s, df, first, seeds),
+        section("Cells that are not numbers", notes + [""], BOOKKEEPING) if notes else None,
+    )
+
+
+def _setup_section(s: Summary, df: pd.DataFrame, first, seeds: list[int]) -> Section:
+    """The model, training, evaluation, FLOP counting, control arms, kernels and device of the group."""
     settings, spec = first.profile_settings, s.base
-    seeds = seeds_of(df)
     backends = s.ok.drop_duplicates("variant").set_index("variant").get("attention_backend", pd.Series(dtype=str))
-    lines = title(suite, "Language modelling", first)
-    setup = [
-        "## Setup",
-        "",
+    lines = [
         f"- Model: decoder-only character Transformer, {spec['n_layers']} layers, d_model {spec['d_model']}, "
         f"{spec['n_heads']} heads (head size {spec['d_model'] // spec['n_heads']}), tied embeddings, position "
         f"{spec['position']}. Baseline: scoring {spec['scoring']}, {spec['n_kv_heads'] or spec['n_heads']} key/value heads, "
@@ -76,18 +90,11 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         f"{fact(first, 'flush_denormal')}; {code_line(df)}.",
         "",
     ]
+    return section("Setup", lines, BOOKKEEPING)
 
-    lines += [
-        f"## Perplexity of every variant ({over_seeds(max((len(p) for p in s.ppl.values()), default=0))}; each family against the shared baseline, an arm against its own)",
-        "",
-        f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "
-        f"in the against column) of the same seed; families are listed in turn. Perplexities and their ratios are "
-        f"positive: their intervals are on a log scale (harness/intervals.py), so they stay above 0 and above -100%. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
-        "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
-        "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
-        "variant keeps the default FFN.",
-        "",
-    ]
+
+def _perplexity_section(s: Summary) -> Section:
+    """The headline: one table, one row per variant (each reference once, before the first family compared with it)."""
     arms = sorted({a for a in s.arm.values() if a})
     tables = [
         (fam, arm)
@@ -95,7 +102,6 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         for fam in FAMILY_ORDER
         if any(f == fam and s.arm[v] == arm for v, f in s.family.items())
     ]
-    # one table, one row per variant (each reference once, before the first family compared with it)
     rows, shown = [], set()
     for fam, arm in tables:
         members = sorted(v for v, f in s.family.items() if f == fam and s.arm[v] == arm)
@@ -106,20 +112,26 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
                 shown.add(v)
     if not tables:
         rows = [_row(s, v) for v in s.family]
-    lines += [markdown_table(pd.DataFrame(rows)), ""]
-
-    figure = perplexity_figure(s, out_dir / "figures" / f"{suite.name}.png", FAMILY_ORDER, PARAM_TOLERANCE)
-    lines += [
-        "## Perplexity against parameters",
-        "",
-        f"![held-out perplexity against parameter count](figures/{figure.name})",
-        "",
-    ]
-    checks = learning_checks(df, "loss", float(settings["train_len"]))
-    lines += learning_section(
-        checks, [s.baseline] + sorted(v for v in s.family if v != s.baseline) if s.baseline else None
+    return section(
+        f"Perplexity of every variant ({over_seeds(max((len(p) for p in s.ppl.values()), default=0))}; each family "
+        "against the shared baseline, an arm against its own)",
+        [
+            f"Δ ppl is the per-seed relative change against the variant's baseline (the shared one, or its arm's own, "
+            f"in the against column) of the same seed; families are listed in turn. Perplexities and their ratios are "
+            f"positive: their intervals are on a log scale (harness/intervals.py), so they stay above 0 and above -100%. A variant whose parameter count differs from its baseline's by more than {PARAM_TOLERANCE:.0%} is flagged: its comparison is not at equal budget. "
+            "Grouped key/value heads (gqa<g>, mqa) remove K/V projection parameters, so by default their FFN is widened "
+            "until the model is within 2% of the baseline's count; the budget column gives the d_ff, and a `+unmatched` "
+            "variant keeps the default FFN.",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ],
+        HEADLINE,
     )
-    left_out = usable(checks)[1]
+
+
+def _published_section(suite, df: pd.DataFrame, s: Summary, left_out: str) -> Section:
+    """The verdicts' sentences, after how much weight the seeds bear and which runs the quality claims leave out."""
     if left_out:
         left_out = (
             left_out.replace(
@@ -128,17 +140,28 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
             + " The Post-LN claim is about trainability, so it counts every run "
             "at the perplexity it ended at."
         )
-    lines += (
-        ["## Against the published findings", "", _seed_note(s), ""]
+    return section(
+        "Against the published findings",
+        [_seed_note(s), ""]
         + ([left_out, ""] if left_out else [])
-        + [f"- {t}" for t in sentences(findings(df))]
-        + [""]
+        + [f"- {t}" for t in sentences(judge_all(suite, df))]
+        + [""],
     )
-    lines += setup
-    notes = status_notes(df)
-    if notes:
-        lines += ["## Cells that are not numbers", ""] + notes + [""]
-    return [write_markdown(suite, lines, out_dir), figure]
+
+
+#: the Setup line on the arms of another depth or budget, by the end of the arm's name
+OWN_ARMS = (
+    (
+        " layers",
+        "- Depth: variants with a `depth<N>` part train N layers and are compared with the baseline of the same depth "
+        "({}); the Post-LN warm-up claim is judged at Xiong et al.'s depth, with the profile's beside it.",
+    ),
+    (
+        " steps",
+        "- Budget: variants with a `steps<N>` part train N steps (the profile's warm-up, cosine decay over N) and are "
+        "compared with the baseline of the same budget ({}); the MLA claim is read at each budget.",
+    ),
+)
 
 
 def _arms_lines(s: Summary, settings: dict) -> list[str]:
@@ -162,20 +185,10 @@ def _arms_lines(s: Summary, settings: dict) -> list[str]:
             "positions (its own tables below); the scorings' main comparison has absolute positions, as in "
             "Vaswani et al. 2017, and the RoPE one is the second arm."
         )
-    depths = sorted({a for a in s.arm.values() if a.endswith(" layers")})
-    if depths:
-        out.append(
-            "- Depth: variants with a `depth<N>` part train N layers and are compared with the baseline of the "
-            "same depth (" + ", ".join(depths) + "); the Post-LN warm-up claim is judged at Xiong et al.'s depth, "
-            "with the profile's beside it."
-        )
-    budgets = sorted({a for a in s.arm.values() if a.endswith(" steps")})
-    if budgets:
-        out.append(
-            "- Budget: variants with a `steps<N>` part train N steps (the profile's warm-up, cosine decay over N) "
-            "and are compared with the baseline of the same budget (" + ", ".join(budgets) + "); the MLA claim "
-            "is read at each budget."
-        )
+    for suffix, line in OWN_ARMS:
+        named = sorted({a for a in s.arm.values() if a.endswith(suffix)})
+        if named:
+            out.append(line.format(", ".join(named)))
     return out
 
 

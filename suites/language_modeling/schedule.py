@@ -9,7 +9,7 @@ and its spec, dict and hash are what they were.
 
 A ``steps<N>`` part (``mla+steps2000``) trains the variant N steps instead of the profile's (the same warm-up steps,
 cosine decay over N): the training budget as a declared axis of a claim, in the same group of records as the
-profile's budget, so that a verdict can be read at each budget (DeepSeek-V2's MLA claim, mla_claims.py).
+profile's budget, so that a verdict can be read at each budget (DeepSeek-V2's MLA claim, claims/mla_beats_mha.py).
 """
 
 from __future__ import annotations

@@ -114,15 +114,7 @@ class LanguageModeling(CharLMCorpus, Suite):
     options = {"data": None}
 
     def base_spec(self, profile: LanguageModelingProfile, options: dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size,
-            d_model=profile.d_model,
-            n_layers=profile.n_layers,
-            n_heads=profile.n_heads,
-            max_len=profile.train_len,
-            position=profile.position,
-            init=profile.init,
-        )
+        return super().base_spec(profile, options, position=profile.position, init=profile.init)
 
     def spec_for(self, variant: str, profile: LanguageModelingProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a gqa<g>/mqa spec gets the d_ff that matches its MHA twin's parameter count.

@@ -58,7 +58,8 @@ def test_the_match_is_the_closest_width_and_counts_like_the_built_model():
 
 
 def test_the_report_keeps_widened_variants_in_head_grouping_and_names_their_width():
-    from suites.language_modeling.report import _budget, family_of, widening
+    from suites.language_modeling.report import _budget
+    from suites.language_modeling.summary import family_of, widening
 
     base = resolve("baseline", SUITE.base_spec(PROFILES["quick"], {})).to_dict()
     matched = SUITE.spec_for("gqa2", PROFILES["quick"], {}).to_dict()

@@ -1,25 +1,19 @@
-"""The language_modeling verdict on multi-head latent attention: DeepSeek-V2's "stronger than MHA" (arXiv 2405.04434),
-paired over seeds at matched parameters, with MLA against GQA shown beside it."""
+"""Multi-head latent attention is stronger than MHA (DeepSeek-V2, arXiv 2405.04434): held-out perplexity at matched
+parameters, paired over seeds at each training budget, decided at the longest; MLA against GQA shown beside it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import pandas as pd
-
+from harness.claims import declared
 from harness.findings import Finding, finding, not_run
 from harness.paired import directional, paired
-from harness.suite_file import SuiteFile
-from suites.common.learning import learning_checks, usable
+from suites.language_modeling.claims._shared import Evidence, interval
 from suites.language_modeling.summary import Summary, field
 
-(MLA_QUALITY,) = MLA_CLAIMS = SuiteFile.of(__file__).claims("mla_beats_mha")
+CLAIM = declared(__file__)
 
 
 def _interval(d) -> str:
-    e = d.estimate
-    inside = f" [{e.low:+.1f}, {e.high:+.1f}]" if e.low is not None else ""
-    return f"{e.value:+.1f}%{inside} (n={d.seeds})"
+    return interval(d, unpaired=False)
 
 
 def _budgets(s: Summary, profile_steps: int) -> list[tuple[int, str, str]]:
@@ -35,23 +29,22 @@ def _budgets(s: Summary, profile_steps: int) -> list[tuple[int, str, str]]:
     return out
 
 
-def mla_finding(df: pd.DataFrame) -> Finding:
+def judge(ev: Evidence) -> Finding:
     """MLA is stronger than MHA: its per-seed perplexity change against the baseline is negative and counts.
 
     The training budget is a declared axis of the claim (a ``steps<N>`` arm, schedule.py): the comparison is made at
     each budget that ran and shown as a trend; the verdict is the one at the longest budget, the nearest to the
     source's models trained on a trillion tokens and more."""
-    s = Summary(df)
+    s, df = ev.everyone, ev.df
     profile_steps = int(df.iloc[0].profile_settings.get("steps") or 0)
     budgets = _budgets(s, profile_steps)
     if not budgets or s.baseline is None:
-        return not_run(MLA_QUALITY, "This run lacks an `mla` variant or the MHA baseline to compare.")
-    checks = learning_checks(df, "loss", float(df.iloc[0].profile_settings["train_len"]))
-    kept = usable(checks)[0]
+        return not_run(CLAIM, "This run lacks an `mla` variant or the MHA baseline to compare.")
+    kept = ev.kept
     left = sorted({name for _, v, ref in budgets for name in (v, ref) if name not in kept})
     if left:
         return finding(
-            MLA_QUALITY,
+            CLAIM,
             "inconclusive",
             f"No verdict on MLA: {', '.join(f'`{n}`' for n in left)} did not learn or memorised.",
             cause="a compared variant did not learn or memorised.",
@@ -98,29 +91,21 @@ def mla_finding(df: pd.DataFrame) -> Finding:
             "inconclusive": ": the difference does not count over these seeds, so this run is inconclusive.",
         }[verdict]
     )
+    cause = "" if verdict == "agrees" else _cause(s, per_budget, verdict)
+    return finding(CLAIM, verdict, text, estimates, cause=cause, headline=0, boundary=0.0)
+
+
+def _cause(s: Summary, per_budget: list, verdict: str) -> str:
+    """Why MLA is not stronger here: its change at the longest budget, the trend, and the size of this test."""
+    steps, _, _, vs_mha = per_budget[-1]
     head = s.base["d_model"] // s.base["n_heads"]
     trend = "; ".join(f"{n} steps {_interval(d)}" for n, _, _, d in per_budget)
-    cause = (
-        ""
-        if verdict == "agrees"
-        else (
-            f"MLA's Δ ppl against MHA at {steps} steps is {_interval(vs_mha)}, "
-            + ("a loss" if verdict == "disagrees" else "a difference that does not count")
-            + (f" (by budget: {trend})" if len(per_budget) > 1 else "")
-            + f", with the authors' formula (latent RMSNorm included) at matched parameters; a result at this size, not a "
-            f"defect found: here d_h = {head}, so the decoupled RoPE key has {head // 2} dimensions (DeepSeek-V2: 64), and "
-            f"each model trains from scratch for at most {steps} steps, where the source's MoE models of appendix D.2 were "
-            f"pretrained on hundreds of billions of tokens or more."
-        )
+    return (
+        f"MLA's Δ ppl against MHA at {steps} steps is {_interval(vs_mha)}, "
+        + ("a loss" if verdict == "disagrees" else "a difference that does not count")
+        + (f" (by budget: {trend})" if len(per_budget) > 1 else "")
+        + f", with the authors' formula (latent RMSNorm included) at matched parameters; a result at this size, not a "
+        f"defect found: here d_h = {head}, so the decoupled RoPE key has {head // 2} dimensions (DeepSeek-V2: 64), and "
+        f"each model trains from scratch for at most {steps} steps, where the source's MoE models of appendix D.2 were "
+        f"pretrained on hundreds of billions of tokens or more."
     )
-    return finding(MLA_QUALITY, verdict, text, estimates, cause=cause, headline=0, boundary=0.0)
-
-
-def extend(claims: tuple, findings: Callable[[pd.DataFrame], list[Finding]]):
-    """The suite's claims and findings function with the MLA verdict after its own."""
-
-    def all_findings(df: pd.DataFrame) -> list[Finding]:
-        return list(findings(df)) + [mla_finding(df)]
-
-    all_findings.__doc__ = findings.__doc__
-    return tuple(claims) + MLA_CLAIMS, all_findings

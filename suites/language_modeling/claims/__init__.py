@@ -1,0 +1,1 @@
+"""language_modeling's claims, one module per key of its suite.yaml (harness/claims.py)."""

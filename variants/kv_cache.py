@@ -332,8 +332,10 @@ class LatentCache:
     """The cache of one multi-head latent attention layer (DeepSeek-V2, arXiv 2405.04434): one buffer (B, 1,
     capacity, d_c + d_h^R) holding each token's latent c and its RoPE key k^R, written in place.
 
-    ``keys`` and ``values`` are the same view of the first ``length`` tokens: absorbed attention reads the latent
-    as a single key/value head. Iterating gives that view twice, so measured_cache_bytes counts its storage once.
+    It keeps the protocol of the other caches: ``update(latent, latent)`` writes a step's latents and returns the
+    view absorbed attention reads as its single key/value head, both as keys and as values (one buffer, never
+    two), ``bias`` the position's bias over every token so far, ``reserve(n)`` room for n tokens. Iterating gives
+    that view twice, so measured_cache_bytes counts its storage once.
     """
 
     __slots__ = ("buffer", "length")
@@ -368,6 +370,16 @@ class LatentCache:
         grown.buffer[:, :, start:end] = latent
         return LatentCache(grown.buffer, end)
 
+    def update(self, keys: torch.Tensor, values: torch.Tensor, ordered: bool = False):
+        """``keys`` and ``values`` are the one latent (B, 1, T, d_c + d_h^R) of the step: written in place after
+        ``length``; the step attends to the view of every latent so far, as keys and as values."""
+        if values is not keys:
+            raise ValueError("a latent cache holds one latent per token: pass it as both keys and values")
+        cache = self.append(keys)
+        return cache, cache.keys, cache.values
+
+    bias = staticmethod(_grown_bias)
+
     def reserve(self, capacity: int) -> LatentCache:
         """This cache's tokens in a new buffer with room for ``capacity`` (one copy), or itself if it has that room."""
         if capacity <= self.capacity:
@@ -383,27 +395,17 @@ KVCache = LayerCache
 def empty_caches(
     model: nn.Module, batch: int, dtype: torch.dtype | None = None, device=None, capacity: int = 0
 ) -> list[KVCache]:
-    """One empty cache per layer of a DecoderLM, with room for ``capacity`` tokens (B, Hkv, capacity, Dh); a
-    sliding-window layer's a RollingCache of at most W slots, a latent-attention layer's a LatentCache.
+    """One empty cache per layer of a DecoderLM, each its self-attention layer's own (``empty_cache``), with room for
+    ``capacity`` tokens: grouped attention's (B, Hkv, capacity, Dh) buffers, a sliding window's RollingCache of at
+    most W slots, latent attention's LatentCache.
 
     With the default 0 the first call allocates exactly the tokens it writes (the prefill) and a later
     one that does not fit grows the buffers; give the whole length to decode without any copy.
     """
-    spec = model.spec
     param = next(model.parameters())
     dtype, device = dtype or param.dtype, device or param.device
-    caches = []
-    for block in model.blocks:
-        attention = block.attn
-        if hasattr(attention, "empty_cache"):  # a layer that caches something else than K/V per head (latent attention)
-            caches.append(attention.empty_cache(batch, capacity, dtype, device))
-        elif getattr(attention, "window", None) is not None:  # a sliding window: W slots at most
-            caches.append(
-                RollingCache.empty(batch, spec.kv_heads, spec.head_dim, attention.window, capacity, dtype, device)
-            )
-        else:
-            caches.append(LayerCache.empty(batch, spec.kv_heads, spec.head_dim, capacity, dtype, device))
-    return caches
+    # each self-attention layer knows what it caches (variants/attention/): no cache type is named here
+    return [block.attn.empty_cache(batch, capacity, dtype, device) for block in model.blocks]
 
 
 @torch.inference_mode()

@@ -19,7 +19,7 @@ from .attention._base import attentions
 from .ffn._base import FeedForward, ffns
 from .init_scheme import init_weights
 from .kernel._base import AttentionKernel, kernels
-from .kv_cache import LayerCache, NoCache, PairCache
+from .kv_cache import LayerCache, NoCache, PairCache, RollingCache
 from .norm._base import norms, placements
 from .position._base import PositionEncoding, adds_score_bias, build_position
 from .score_bias import with_key_padding
@@ -60,6 +60,13 @@ class Attention(nn.Module):
         self.out_proj = nn.Linear(n_heads * self.head_dim, d_model, bias=False)
         self.position, self.kernel = position, kernel
         self.scoring = scorings.get(scoring)(self.head_dim) if isinstance(scoring, str) else scoring
+
+    def empty_cache(self, batch: int, capacity: int = 0, dtype=None, device=None) -> LayerCache | RollingCache:
+        """The empty self-attention cache of this layer, with room for ``capacity`` tokens: buffers (B, Hkv, capacity,
+        Dh), or with a sliding window a rolling buffer of at most W slots."""
+        if self.window is not None:
+            return RollingCache.empty(batch, self.n_kv_heads, self.head_dim, self.window, capacity, dtype, device)
+        return LayerCache.empty(batch, self.n_kv_heads, self.head_dim, capacity, dtype, device)
 
     def _keys_values(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, S, D) -> keys and values, each (B, Hkv, S, Dh)."""

@@ -4,8 +4,10 @@ A block's self-attention is one of these layers (``TransformerSpec.attention``):
 attention with ``n_kv_heads`` key/value heads (MHA, GQA, MQA), ``mla`` multi-head latent attention. A layer class
 is built from ``(spec, position, kernel)``, keeps ``position`` and ``kernel`` as attributes (so
 ``use_grouped_decode`` can swap the kernel), and is called as ``layer(x, cache, causal=..., key_padding=...)`` ->
-``(y, cache)``. ``empty_cache`` gives the cache object one layer decodes with (variants/kv_cache.py), and
-``cache_bytes`` what it holds per token, the formula the kv_cache suite checks the measured bytes against.
+``(y, cache)``. The built layer's ``empty_cache(batch, capacity, dtype, device)`` gives the empty cache it decodes
+with, so that clearing a model's caches asks each layer (every cache keeps one protocol, variants/kv_cache.py), and
+the class's ``cache_elements`` what that cache holds per sequence, the formula the kv_cache suite checks the measured
+bytes against.
 """
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ import math
 import torch
 from torch import nn
 
-from ..kv_cache import LatentCache
+from ..kv_cache import LatentCache, NoCache
 from ..norm.rmsnorm import RmsNorm
+from ..score_bias import with_key_padding
 from ..scoring._base import scorings
 from ._base import SelfAttention, attentions, latent_dims
 
@@ -38,6 +39,8 @@ class LatentAttention(SelfAttention, nn.Module):
 
     #: the ``mla`` preset also sets the latent's RMSNorm (``latent_norm``), as the authors' code has it
     preset_fields = {"latent_norm": True}
+    #: no sliding window (``problems`` refuses one): what a cache's ``bias`` reads of the layer it serves
+    window = None
 
     def __init__(self, spec, position, kernel) -> None:
         nn.Module.__init__(self)
@@ -129,8 +132,9 @@ class LatentAttention(SelfAttention, nn.Module):
         if cache is None:
             y = self._expanded(q_c, q_r, c, k_r, causal, key_padding)
         else:
-            cache = cache.append(torch.cat((c, k_r), dim=-1))
-            y = self._absorbed(q_c, q_r, cache.keys, causal, key_padding)
+            latent = torch.cat((c, k_r), dim=-1)  # (B, 1, T, d_c + d_h^R): the one key/value head the cache holds
+            cache, latent, _ = cache.update(latent, latent)  # (B, 1, S, d_c + d_h^R)
+            y = self._absorbed(q_c, q_r, latent, cache, causal, key_padding)
         return self.out_proj(y.transpose(1, 2).reshape(B, T, -1)), cache
 
     def dispatch(self, x: torch.Tensor) -> str:
@@ -139,10 +143,10 @@ class LatentAttention(SelfAttention, nn.Module):
         q, k, v, bias = self._expanded_inputs(*self._queries(x, 0), True, None)
         return self.kernel.dispatch(q, k, v, causal=True, bias=bias, scale=self._scale())
 
-    def _bias(self, T: int, S: int, past: int, dtype, causal: bool, key_padding):
-        from ..score_bias import with_key_padding
-
-        bias = self.position.attention_bias(T, S, past, dtype, causal=causal)
+    def _bias(self, cache, T: int, S: int, past: int, dtype, device, causal: bool, key_padding):
+        """The bias of T queries over S keys, the first ``past`` of them cached: the cache's (the position's, as
+        every cache gives it), with padded keys masked."""
+        bias = cache.bias(self, T, S, past, dtype, device, causal)
         return with_key_padding(bias, key_padding, dtype) if key_padding is not None else bias
 
     def _expanded_inputs(self, q_c, q_r, c, k_r, causal, key_padding):
@@ -155,7 +159,7 @@ class LatentAttention(SelfAttention, nn.Module):
         v = self.v_up(c[:, 0]).view(B, S, H, dh).transpose(1, 2)  # (B, H, S, dh)
         k = torch.cat((k_c, k_r.expand(B, H, S, dr)), dim=-1)  # (B, H, S, dh + dr)
         v = torch.cat((v, v.new_zeros(B, H, S, dr)), dim=-1)
-        bias = self._bias(T, S, S - T, q_c.dtype, causal, key_padding)
+        bias = self._bias(NoCache(), T, S, S - T, q_c.dtype, q_c.device, causal, key_padding)
         return torch.cat((q_c, q_r), dim=-1), k, v, bias
 
     def _expanded(self, q_c, q_r, c, k_r, causal, key_padding) -> torch.Tensor:
@@ -168,11 +172,11 @@ class LatentAttention(SelfAttention, nn.Module):
         w_uk = self.k_up.weight.view(self.n_heads, self.head_dim, self.latent_dim)  # (H, dh, dc)
         return torch.einsum("bhtd,hdc->bhtc", q_c, w_uk)
 
-    def _absorbed(self, q_c, q_r, latent, causal, key_padding) -> torch.Tensor:
+    def _absorbed(self, q_c, q_r, latent, cache, causal, key_padding) -> torch.Tensor:
         """Attention over the cached latent (B, 1, S, d_c + d_h^R), W_UK and W_UV absorbed -> (B, H, T, d_h)."""
         T, S, dc = q_c.shape[2], latent.shape[2], self.latent_dim
         q = torch.cat((self.absorbed_query(q_c), q_r), dim=-1)  # (B, H, T, dc + dr)
-        bias = self._bias(T, S, S - T, q.dtype, causal, key_padding)
+        bias = self._bias(cache, T, S, S - T, q.dtype, q.device, causal, key_padding)
         # one key/value head for all H query heads (an MQA call); the values are the same buffer as the keys
         pooled = self.kernel.attend(q, latent, latent, causal=causal, bias=bias, scale=self._scale())[..., :dc]
         w_uv = self.v_up.weight.view(self.n_heads, self.head_dim, dc)  # (H, dh, dc)

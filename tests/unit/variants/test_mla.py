@@ -79,6 +79,30 @@ def test_a_step_decodes_through_the_cached_latent_without_expanding_keys(monkeyp
         _decode(model, torch.randint(0, 23, (1, 12)), 6, 12)
 
 
+def test_the_latent_cache_keeps_the_protocol_of_every_kv_cache():
+    """update(latent, latent) writes one buffer and gives its view as keys and as values; bias and reserve as the
+    other caches give them."""
+    layer = build(resolve("alibi+mla", SMALL)).blocks[0].attn
+    cache = layer.empty_cache(2, capacity=4)
+    latent = torch.randn(2, 1, 3, layer.latent_dim + layer.rope_dim)
+    cache, keys, values = cache.update(latent, latent)
+    assert torch.equal(keys, latent) and keys.data_ptr() == values.data_ptr() == cache.buffer.data_ptr()
+    with pytest.raises(ValueError, match="one latent"):
+        cache.update(latent, latent.clone())
+    assert cache.reserve(4) is cache and cache.reserve(8).capacity == 8
+    assert torch.equal(cache.reserve(8).keys, latent)
+    got = cache.bias(layer, 1, 4, 3, torch.float32, None, True).dense()
+    assert torch.equal(got, layer.position.attention_bias(1, 4, 3, torch.float32).dense())
+
+
+def test_clearing_the_caches_asks_each_layer_for_its_own():
+    model = build(resolve("rope+mla", SMALL))
+    mine = object()
+    model.blocks[1].attn.empty_cache = lambda batch, capacity, dtype, device: mine
+    caches = empty_caches(model, 2)
+    assert isinstance(caches[0], LatentCache) and caches[1] is mine
+
+
 def test_mla_declares_what_it_cannot_run():
     assert any("dot-product" in r for r in problems(resolve("rope+mla+additive+naive", SMALL)))
     assert any("sliding window" in r for r in problems(resolve("rope+mla+window8", SMALL)))

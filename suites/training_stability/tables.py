@@ -9,6 +9,7 @@ import pandas as pd
 
 from harness.paired import Difference
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds
+from harness.report_sections import HEADLINE, Section, section
 from suites.common.learning import LearningCheck, learning_checks
 from suites.common.narrow import narrow
 from suites.training_stability.outcomes import COLLAPSE_WITHIN, Cell
@@ -63,8 +64,9 @@ def _cell(part: pd.DataFrame, unigram: float) -> str:
     return text or "-"
 
 
-def _warmup_table(runs: pd.DataFrame, variants: list[str], unigram: float) -> list[str]:
-    """The grid of held-out losses: one row per (depth, variant), one column per (peak lr, warm-up)."""
+def warmup_section(runs: pd.DataFrame, variants: list[str], unigram: float, then: list[str]) -> Section:
+    """The headline: the grid of held-out losses, one row per (depth, variant), one column per (peak lr, warm-up);
+    ``then``, the lines that follow it in the section (what dropping the warm-up costs)."""
     warmups = sorted(int(w) for w in runs.warmup.dropna().unique())
     lrs = sorted(runs.x.dropna().unique())
     rows = []
@@ -76,20 +78,23 @@ def _warmup_table(runs: pd.DataFrame, variants: list[str], unigram: float) -> li
                     part = runs[(runs.variant == v) & (runs.depth == depth) & (runs.x == lr) & (runs.warmup == w)]
                     row[f"lr {lr:g}, " + ("no warm-up" if w == 0 else f"warm-up {w}")] = _cell(part, unigram)
             rows.append(row)
-    return [
-        "## Warm-up: held-out loss by depth, peak learning rate and warm-up",
-        "",
-        f"Held-out loss in nats/char ({over_seeds(_most_seeds(runs))}, n = seeds that did not diverge); `diverged k/n` "
-        "counts diverged seeds; "
-        f"† marks a loss within {COLLAPSE_WITHIN:g} of the unigram loss ({unigram:.2f}: character frequencies of the "
-        "training text), a run that learned nothing more: collapsed.",
-        "",
-        narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.",
-        "",
-    ]
+    return section(
+        "Warm-up: held-out loss by depth, peak learning rate and warm-up",
+        [
+            f"Held-out loss in nats/char ({over_seeds(_most_seeds(runs))}, n = seeds that did not diverge); `diverged k/n` "
+            "counts diverged seeds; "
+            f"† marks a loss within {COLLAPSE_WITHIN:g} of the unigram loss ({unigram:.2f}: character frequencies of the "
+            "training text), a run that learned nothing more: collapsed.",
+            "",
+            narrow(pd.DataFrame(rows), ["variant", "depth"]) if rows else "No training runs.",
+            "",
+            *then,
+        ],
+        HEADLINE,
+    )
 
 
-def _cost_table(found: list[Cell], variants: list[str]) -> list[str]:
+def cost_lines(found: list[Cell], variants: list[str]) -> list[str]:
     """Per (depth, lr) cell: each variant's cost of dropping the warm-up, their paired difference, and whether the
     cell tests warm-up at all."""
     if not found or not set(variants) >= {"post_ln", "pre_ln"}:
@@ -127,9 +132,10 @@ def _diff_text(d: Difference) -> str:
     return f"{e.value:+.2f}" + (f" [{e.low:+.2f}, {e.high:+.2f}]" if e.low is not None else "") + f" (n={d.seeds})"
 
 
-def _ratio_table(grads: pd.DataFrame, variants: list[str]):
-    """(lines, (variant, depth) -> mean last/first ratio, (variant, depth) -> seed -> ratio)."""
-    rows, ratios, spread = [], {}, {}
+def ratio_section(grads: pd.DataFrame, variants: list[str]) -> Section:
+    """The grid's models' gradient at initialisation: first and last layer, and their ratio per seed (shown, not
+    judged)."""
+    rows = []
     for v in variants:
         for depth in sorted(int(d) for d in grads.depth.dropna().unique()):
             part = grads[(grads.variant == v) & (grads.depth == depth)]
@@ -140,8 +146,6 @@ def _ratio_table(grads: pd.DataFrame, variants: list[str]):
                 last, first = seed_part[seed_part.x == depth].value, seed_part[seed_part.x == 1].value
                 if len(last) and len(first):
                     per_seed[int(seed)] = float(last.iloc[0]) / float(first.iloc[0])
-            ratios[(v, depth)] = mean_ci(per_seed.values())[0]
-            spread[(v, depth)] = per_seed
             # gradient norms and their ratios are positive: log-scale intervals
             rows.append(
                 {
@@ -153,10 +157,9 @@ def _ratio_table(grads: pd.DataFrame, variants: list[str]):
                     "per seed": ", ".join(f"{r:.2f}" for _, r in sorted(per_seed.items())),
                 }
             )
-    return (
+    return section(
+        "The grid's models: all FFN weights' gradient at initialisation",
         [
-            "## The grid's models: all FFN weights' gradient at initialisation",
-            "",
             "||dL/dW|| over all the feed-forward parameters of the first and last layer of the grid's models (mean over "
             f"the probe batches, then over seeds) and their ratio per seed; {over_seeds(most_seeds(grads))}. Shown, not "
             "judged: the gradient verdict reads the W^2 probe above, at the source's size.",
@@ -164,6 +167,4 @@ def _ratio_table(grads: pd.DataFrame, variants: list[str]):
             markdown_table(pd.DataFrame(rows)) if rows else "No probes.",
             "",
         ],
-        ratios,
-        spread,
     )

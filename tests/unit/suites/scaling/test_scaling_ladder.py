@@ -7,8 +7,8 @@ import pytest
 
 from bench.cli import main
 from harness.contract import suites
+from suites.scaling.claims._shared import flips
 from suites.scaling.ladder import expand, split_rung, steps_for
-from suites.scaling.verdicts import flips
 
 
 def test_a_rung_part_is_split_from_a_variant_expression():

@@ -1,5 +1,5 @@
-"""The scaling verdicts: a claim judged at every rung of the ladder, the verdict at the largest rung, and whether it
-flips along the ladder.
+"""What scaling's claims share: a claim judged at every rung of the ladder, the verdict at the largest rung, and
+whether it flips along the ladder.
 
 Each rung's comparison is the suite's one paired test over seeds (harness/paired.py) of the held-out loss at the end
 of training, variant minus baseline, in nats per character: directional for "stronger than", equivalence within the
@@ -14,15 +14,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from harness.findings import Finding, finding, not_run
-from harness.paired import Difference, directional, equivalent, paired
-from harness.suite_file import SuiteFile
-from suites.common.char_margin import TOLERANCE_NATS, derivation
+from harness.findings import Claim, Finding, finding, not_run
+from harness.paired import Difference, paired
 from suites.scaling.ladder import BASELINE
 from suites.scaling.tables import final_losses, settings
-
-CLAIMS = SuiteFile.of(__file__).claims()
-MLA, GQA = CLAIMS
 
 
 def flips(verdicts: list[tuple[int, str]]) -> str:
@@ -58,7 +53,7 @@ def one_rate(df: pd.DataFrame) -> str:
 
 def along_ladder(
     df: pd.DataFrame,
-    claim,
+    claim: Claim,
     variant: str,
     judge: Callable[[Difference], str],
     boundary: float,
@@ -97,38 +92,3 @@ def along_ladder(
     estimates = [top_diff.estimate] + [d.estimate for _, d in per_rung[:-1]]
     along = "By rung: " + ", ".join(f"{r} {v}" for r, v in verdicts) + ("; it flips." if changed else "; no flip.")
     return finding(claim, verdict, sentence, estimates, cause=cause, boundary=boundary, along=along)
-
-
-def mla_finding(df: pd.DataFrame) -> Finding:
-    return along_ladder(
-        df,
-        MLA,
-        "mla",
-        lambda d: directional(d, -1),
-        0.0,
-        {
-            "agrees": "MLA's loss is lower: this run agrees.",
-            "disagrees": "MLA's loss is higher: this run disagrees.",
-            "inconclusive": "the difference does not count over these seeds: inconclusive.",
-        },
-    )
-
-
-def gqa_finding(df: pd.DataFrame) -> Finding:
-    return along_ladder(
-        df,
-        GQA,
-        "gqa2",
-        lambda d: equivalent(d, TOLERANCE_NATS),
-        TOLERANCE_NATS,
-        {
-            "agrees": f"the whole interval lies within {derivation()}: this run agrees.",
-            "disagrees": f"the whole interval lies beyond {derivation()}: this run disagrees.",
-            "inconclusive": f"the interval reaches past {derivation()}: inconclusive.",
-        },
-    )
-
-
-def findings(df: pd.DataFrame) -> list[Finding]:
-    """One verdict per claim, each judged at every rung, the largest deciding."""
-    return [mla_finding(df), gqa_finding(df)]

@@ -1,0 +1,1 @@
+"""training_stability's claims, one module per key of its suite.yaml (harness/claims.py)."""

@@ -1,0 +1,19 @@
+"""A tiny ladder trained once for the scaling tests that read its records (tests/unit/suites/scaling/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.cli import main
+from harness.report import records_frame
+from harness.store import ResultsStore
+
+TINY = ["set.rungs=[16,32,48]", "set.tokens_per_parameter=1", "set.eval_tokens=512", "seeds=[0,1]", "progress=false"]
+
+
+@pytest.fixture(scope="session")
+def one_rate(tmp_path_factory):
+    results = tmp_path_factory.mktemp("scaling")
+    args = ["run", "suite=scaling", "variants=[baseline,gqa2]", "set.learning_rates=[0.01]", *TINY]
+    assert main([*args, f"results_dir={results}"]) == 0
+    return results, records_frame(ResultsStore(str(results)).load("scaling"))

@@ -11,15 +11,18 @@ before any compute starts; so is a request none of whose jobs can run here. ``be
 job failed, and 3 when some jobs asked for cannot run here (``allow_skips=true``: 0); bench/run/runner.py
 says which skips count. ``bench COMMAND --help`` prints that command's usage (exit status 0), and
 output into a pipe closed early (``bench list | head``) ends quietly.
+
+Each command is a module of its own, imported only when it runs: bench/run/command.py, bench/listing.py,
+bench/report/command.py, bench/compare/command.py and bench/export/command.py. This one prints the usage, hands
+the arguments to the command, and turns what stops it into one sentence and an exit status.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-from harness.errors import UsageError, UserError
+from harness.errors import UserError
 from harness.store import StoreUnwritable
 
 USAGE = __doc__.split("\n\n")[1]
@@ -157,176 +160,24 @@ def _main(argv: list[str]) -> int:
 
 
 def cmd_run(args: list[str]) -> int:
-    from bench.config import RunConfig, parse
-    from bench.run.checks import check_request
-    from bench.run.executors import run_plan
-    from bench.run.plan import make_plan
-    from harness.store import ResultsStore
+    """Suites run and their records stored (bench/run/command.py)."""
+    from bench.run.command import run
 
-    cfg: RunConfig = parse(args, RunConfig)
-    asked = check_request(cfg)  # every refusal of the request as a whole, before any data is read
-    suite, profile, options, device = asked.suite, asked.profile, asked.options, asked.device
-    seeds, variants = asked.seeds, asked.variants
-    store = ResultsStore(cfg.results_dir)
-    if not cfg.dry_run:
-        store.adopt_unsaved()  # records kept aside when this folder was unwritable: stored before planning
-    plan = make_plan(
-        suite,
-        profile,
-        variants,
-        seeds,
-        device,
-        asked.dtype,
-        options,
-        store,
-        asked=cfg.variants is not None,
-    )
-    from bench.run.workers import run_workers
-    from harness.cores import worker_count
-
-    if worker_count() == 1:  # the sweep's own process says the plan once, not each of its workers
-        print(plan.describe(), flush=True)
-    if cfg.retime:
-        return _retime(plan, store, cfg)
-    if cfg.dry_run:
-        print("dry_run=true: nothing was run.")
-        return 0
-    again = _report_command(suite.name, plan.report_selection(cfg.set, typed=False), cfg)
-    if cfg.workers > 1 and plan.to_run:
-        status, said = run_workers(args, cfg.workers)
-        print(f"{said} Records in {Path(cfg.results_dir) / suite.name}/; `{again}` rebuilds this run's report.")
-        if status == 3 and cfg.allow_skips:
-            status = 0
-        elif status == 3:
-            _say_not_runnable(plan)
-        _say_contended(plan, store, args)
-        _track(plan, store, cfg)
-        return _report_after(plan, cfg, status)
-    from bench.run.runner import exit_status
-
-    summary = run_plan(plan, store, cfg.executor, progress=cfg.progress, options=cfg.submitit)
-    summary.worker = worker_count() > 1
-    print("\n".join(summary.lines()))
-    if not summary.worker:
-        print(f"Records in {Path(cfg.results_dir) / suite.name}/; `{again}` rebuilds this run's report.")
-        _say_contended(plan, store, args)
-        _track(plan, store, cfg)
-    status = exit_status(plan, summary, cfg.allow_skips)
-    if status == 1:
-        print(
-            f"bench: {len(summary.failed)} job(s) failed ({', '.join(o.label for o in summary.failed)}); "
-            f"exit status 1. A rerun retries them.",
-            file=sys.stderr,
-        )
-    elif status == 3 and not summary.worker:
-        _say_not_runnable(plan)
-    return status if summary.worker else _report_after(plan, cfg, status)
-
-
-def _report_command(suite: str, wanted, cfg) -> str:
-    """The ``bench report`` command that rebuilds the report of exactly this run's group."""
-    defaults = {"results_dir": "results", "reports_dir": "reports"}
-    dirs = [f"{k}={getattr(cfg, k)}" for k, default in defaults.items() if getattr(cfg, k) != default]
-    return " ".join(["bench report", f"suite={suite}", *(f"{k}={v}" for k, v in wanted.items()), *dirs])
-
-
-def _report_after(plan, cfg, status: int) -> int:
-    """With ``report=true`` and some records of this run's group stored, rebuild that group's report (and the index)."""
-    if not cfg.report:
-        return status
-    from bench.report.build import build_reports
-
-    try:
-        paths, lines = build_reports(
-            plan.suite.name, Path(cfg.results_dir), Path(cfg.reports_dir), plan.report_selection(cfg.set)
-        )
-    except UsageError as exc:  # nothing of this run's group was stored (every job skipped): say so, keep the status
-        print(f"bench: no report: {exc}", file=sys.stderr)
-        return status
-    for line in lines + [f"wrote {path}" for path in paths]:
-        print(line)
-    return status
-
-
-def _track(plan, store, cfg) -> None:
-    """With ``tracker=NAME``, log each job this run ran from its stored records (bench/run/trackers.py)."""
-    if not cfg.tracker or not plan.to_run:
-        return
-    from bench.run.trackers import log_jobs
-
-    hashes = {job.job_hash: job.label for job in plan.to_run}
-    jobs: dict[str, list] = {label: [] for label in hashes.values()}
-    for record in store.load(plan.suite.name):
-        if record.get("job_hash") in hashes:
-            jobs[hashes[record["job_hash"]]].append(record)
-    logged = log_jobs(cfg.tracker, jobs, Path(cfg.results_dir))
-    print(
-        f"tracker={cfg.tracker}: logged {logged} job(s) under {cfg.results_dir}/.{cfg.tracker.replace('mlflow', 'mlruns')}/."
-    )
-
-
-def _say_contended(plan, store, args: list[str]) -> None:
-    """Name the jobs of the plan whose timings were contended, and the command that takes them again."""
-    import shlex
-
-    from bench.run.retime import contended_jobs, summary_lines
-
-    kept = [a for a in args if a.split("=", 1)[0] not in ("workers", "report", "progress", "executor", "dry_run")]
-    for line in summary_lines(
-        contended_jobs(plan, store), plan.suite, " ".join(["bench run", *map(shlex.quote, kept)])
-    ):
-        print(line)
-
-
-def _retime(plan, store, cfg) -> int:
-    """``retime=true``: take the contended timings of the plan's stored jobs again, training nothing."""
-    from bench.run.retime import contended_jobs, retime
-
-    if cfg.dry_run:
-        found = contended_jobs(plan, store, unrecorded=True)
-        print(
-            f"dry_run=true: {len(found)} job(s) would be re-timed"
-            + (": " if found else ".")
-            + ", ".join(c.job.label for c in found)
-        )
-        return 0
-    if cfg.workers > 1:
-        print("retime=true times one job at a time in this process (workers would contend with each other).")
-    results, lines = retime(plan, store, progress=cfg.progress)
-    print("\n".join(lines))
-    return 1 if any(r.problem for r in results) else 0
-
-
-def _say_not_runnable(plan) -> None:
-    jobs = plan.not_runnable
-    print(
-        f"bench: {len(jobs)} job(s) asked for cannot run here ({', '.join(j.label for j in jobs)}); their "
-        f"skips are recorded with the reason; exit status 3. Give allow_skips=true to accept them.",
-        file=sys.stderr,
-    )
+    return run(args)
 
 
 def cmd_list(args: list[str]) -> int:
-    from bench.listing import SECTIONS, render
+    """What is registered: suites, variants, components, kernels, support, plugins (bench/listing.py)."""
+    from bench.listing import run
 
-    what = args[0] if args else "all"
-    if what not in SECTIONS and what != "all":
-        raise UsageError(f"Unknown list '{what}'; choose one of {', '.join(SECTIONS)}.")
-    print(render(what))
-    return 0
+    return run(args)
 
 
 def cmd_report(args: list[str]) -> int:
-    from bench.config import ReportConfig, parse
-    from bench.report.build import build_reports
+    """Reports rebuilt from stored records (bench/report/command.py)."""
+    from bench.report.command import run
 
-    cfg: ReportConfig = parse(args, ReportConfig)
-    paths, lines = build_reports(cfg.suite, Path(cfg.results_dir), Path(cfg.reports_dir), cfg.selection(), cfg.index)
-    for line in lines:
-        print(line)
-    for path in paths:
-        print(f"wrote {path}")
-    return 0
+    return run(args)
 
 
 def cmd_compare(args: list[str]) -> int:

@@ -1,8 +1,14 @@
-"""What ``bench list`` prints: suites, variant presets, each axis's components, kernels, support and plugins."""
+"""``bench list``: what is registered, printed: suites, variant presets, each axis's components, kernels, support
+and plugins.
+
+    bench list [suites|variants|positions|scorings|norms|ffns|kernels|support|plugins]
+"""
 
 from __future__ import annotations
 
 from tabulate import tabulate
+
+from harness.errors import UsageError
 
 SECTIONS = ("suites", "variants", "positions", "scorings", "norms", "ffns", "kernels", "support", "plugins")
 
@@ -128,3 +134,12 @@ def render(what: str = "all") -> str:
             + ". The other components are listed above."
         )
     return "\n\n".join(parts)
+
+
+def run(args: list[str]) -> int:
+    """Print the section the first argument names, or every section but the support matrix."""
+    what = args[0] if args else "all"
+    if what not in SECTIONS and what != "all":
+        raise UsageError(f"Unknown list '{what}'; choose one of {', '.join(SECTIONS)}.")
+    print(render(what))
+    return 0

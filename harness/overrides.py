@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from harness.contract import Profile
 from harness.errors import UsageError
+from harness.profile import Profile
 
 
 def apply_overrides(profile: Profile, overrides: dict[str, Any]) -> Profile:

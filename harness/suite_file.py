@@ -30,8 +30,8 @@ from typing import Any, TypeVar
 
 from omegaconf import OmegaConf
 
-from harness.contract import Metric, Profile
 from harness.errors import UsageError
+from harness.profile import Metric, Profile
 
 P = TypeVar("P", bound=Profile)
 

@@ -74,11 +74,11 @@ def missing_sword_hint(modules) -> str | None:
 
 def _forget_read_corpora():
     """Drop the per-process corpus caches, so no later test reuses a text read from the installed library."""
-    from suites.common.data import char_lm, parallel, text
+    from suites.common.data import char_lm, corpora
 
-    text._read_corpus.cache_clear()
+    corpora._read_corpus.cache_clear()
     char_lm._prepare.cache_clear()
-    parallel._load.cache_clear()
+    corpora._load.cache_clear()
 
 
 @pytest.fixture(autouse=True)

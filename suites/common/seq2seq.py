@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
-from suites.common.data.parallel import ParallelCorpus, load_parallel
+from suites.common.data.corpora import load_parallel
+from suites.common.data.parallel import ParallelCorpus
 from suites.common.data.subword import SubwordVocab
-from variants.decoding import beam_search, greedy
+from variants.decode.beam_search import beam_search, greedy
 from variants.seq2seq_spec import BOS, EOS, PAD
 
 Ids = list[int]

@@ -27,10 +27,9 @@ from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import ScoredText
-from suites.training_stability import init_probe
-from suites.training_stability.init_probe import is_probe, probe_spec, run_probe, split_probe
+from suites.training_stability.init_probe import init_seeds, is_probe, probe_spec, run_probe, split_probe
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import build
 
 INITS = ("xavier", "model")
 
@@ -104,7 +103,7 @@ class TrainingStability(CharLMCorpus, Suite):
         data = self._data(profile, ctx.options)
         train_ids = data.train_ids.to(ctx.device)  # once: each step's batch is gathered there
         if is_probe(spec):  # no training: every layer's W^2 gradient at initialisation, INITS_PER_JOB initialisations
-            ctx.facts.update(init_seeds=list(init_probe.init_seeds(seed)), **data.facts())
+            ctx.facts.update(init_seeds=list(init_seeds(seed)), **data.facts())
             return run_probe(spec, seed, train_ids, profile.batch_size, profile.train_len, ctx.device)
         eval_ids = data.eval_ids(profile.eval_tokens, profile.train_len)
         # every run of the grid reads the same number of training tokens

@@ -378,3 +378,71 @@ def test_a_test_imports_a_helper_by_bare_name_only_from_its_own_folder():
             if bare in helpers and not (path.parent / f"{bare}.py").is_file():
                 wrong.append(str(i))
     assert not wrong, "a bare import of a test module from another folder:\n" + "\n".join(wrong)
+
+
+# --- inside suites: no circle; a claim module is reached only through the claims registry ----------------------
+
+#: what a module of a suite's claims package may import besides its own suite
+CLAIM_MAY_IMPORT = ("harness", COMMON, "variants")
+
+
+def is_claim_module(name: str) -> bool:
+    """suites.<suite>.claims.<key>: one claim's judge (the package itself and its ``_shared`` helpers are not)."""
+    parts = name.split(".")
+    return len(parts) == 4 and parts[0] == "suites" and parts[2] == "claims" and not parts[3].startswith("_")
+
+
+def claim_imports_outside(imports: list[Import]) -> list[Import]:
+    """Imports made by a claims package of a project module outside harness, suites.common, variants and its suite."""
+    wrong = []
+    for i in imports:
+        parts = i.module.split(".")
+        if len(parts) < 3 or parts[0] != "suites" or parts[2] != "claims":
+            continue
+        own = ".".join(parts[:2])
+        allowed = (*CLAIM_MAY_IMPORT, own)
+        if not any(i.target == a or i.target.startswith(a + ".") for a in allowed):
+            wrong.append(i)
+    return wrong
+
+
+def claim_modules_imported(imports: list[Import]) -> list[Import]:
+    """Imports of a claim module by project code (the registry, harness/claims.py, imports them by name)."""
+    return [i for i in imports if is_claim_module(module_of(i.target) or i.target) and i.module != i.target]
+
+
+def test_no_import_circle_inside_suites():
+    found = circles(project_imports("suites"), ("suites",))
+    assert not found, "import circles inside suites/ (import a module by its full path):\n" + "\n".join(
+        " <-> ".join(c) for c in found
+    )
+
+
+def test_a_claims_package_imports_only_the_harness_common_variants_and_its_suite():
+    wrong = [str(i) for i in claim_imports_outside(project_imports("suites"))]
+    assert not wrong, (
+        "a claim is judged with harness, suites.common, variants and its own suite's modules:\n" + "\n".join(wrong)
+    )
+
+
+def test_nothing_imports_a_claim_module_but_the_registry():
+    wrong = [str(i) for i in claim_modules_imported(project_imports("harness", "suites", "bench"))]
+    assert not wrong, (
+        "claim modules are found by the registry (harness/claims.py) from their suite.yaml key; share what several "
+        "claims use through claims/_shared.py:\n" + "\n".join(wrong)
+    )
+
+
+def test_the_claim_rules_fail_on_imports_that_break_them():
+    own = _import("suites.kv_cache.claims.kv_cache_bytes", "suites.kv_cache.tables")
+    common = _import("suites.kv_cache.claims._shared", "suites.common.facts")
+    other = _import("suites.kv_cache.claims.kv_cache_bytes", "suites.recall.tables")
+    upward = _import("suites.kv_cache.claims.kv_cache_bytes", "bench.index.page")
+    assert claim_imports_outside([own, common, other, upward]) == [other, upward]
+    report = _import("suites.kv_cache.report", "suites.kv_cache.claims.kv_cache_bytes")
+    shared = _import("suites.kv_cache.report", "suites.kv_cache.claims._shared")
+    assert claim_modules_imported([report, shared]) == [report]
+    assert circles(
+        [_import("suites.kv_cache", "suites.kv_cache.suite"), _import("suites.kv_cache.suite", "suites.kv_cache")],
+        ("suites",),
+    ) == [["suites.kv_cache", "suites.kv_cache.suite"]]

@@ -10,7 +10,7 @@ import conftest
 import pytest
 
 from suites.common.data.char_lm import char_lm_data
-from suites.common.data.parallel import load_parallel
+from suites.common.data.corpora import load_parallel
 from suites.common.data.sword import module_dir, module_missing, sword_root
 from suites.common.data.text import CorpusError
 

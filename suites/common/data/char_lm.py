@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from suites.common.data.text import DEFAULT_CORPUS, CharVocab, CorpusError, TextCorpus, load_corpus
+from suites.common.data.corpora import load_corpus
+from suites.common.data.text import DEFAULT_CORPUS, CharVocab, CorpusError, TextCorpus
 
 
 def ngram_entropies(ids: torch.Tensor, vocab_size: int) -> tuple[float, float]:

@@ -46,41 +46,6 @@ class ParallelCorpus:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def load_parallel(source: str = DEFAULT) -> ParallelCorpus:
-    """A built-in corpus by name, or ``SOURCE,TARGET`` file paths; bad input raises CorpusError."""
-    from suites.common.data.sword import sword_root
-
-    return _load(source, str(sword_root()) if source == "bible_en_es" else "")
-
-
-@functools.lru_cache(maxsize=4)
-def _load(source: str, sword_root: str) -> ParallelCorpus:
-    """``load_parallel``, remembered per process (the SWORD library root is part of the key)."""
-    if source == "numbers_en_fr":
-        from suites.common.data.numbers import MAX_WORDS, generate
-
-        train, valid, test = generate()
-        return ParallelCorpus(
-            "numbers_en_fr",
-            "en",
-            "fr",
-            tuple(train),
-            tuple(valid),
-            tuple(test),
-            f"English number phrases (1-{MAX_WORDS} words) to French, generated with num2words",
-        )
-    if source == "bible_en_es":
-        from suites.common.data.bible import load_bible
-
-        return load_bible()
-    if "," in source:
-        return load_files(*source.split(",", 1))
-    raise CorpusError(
-        f"data='{source}' is not a translation corpus; choose {' or '.join(BUILT_IN)}, or give two parallel "
-        f"text files as data=SOURCE.txt,TARGET.txt."
-    )
-
-
 def _lines(path_text: str) -> list[str]:
     path = Path(path_text.strip()).expanduser()
     if not path.is_file():

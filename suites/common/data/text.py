@@ -58,21 +58,6 @@ def pydoc_text() -> str:
     return "\n\n".join(topics[key] for key in sorted(topics))
 
 
-def load_corpus(source: str = DEFAULT_CORPUS) -> TextCorpus:
-    """``'pydoc'``, ``'bible'`` or the path of a UTF-8 text file.
-
-    A plan asks for the corpus once per variant (its vocabulary sizes the model) and each job once more,
-    so the text and its checksum are read and hashed once per process; a file edited since is read anew.
-    """
-    if source in (DEFAULT_CORPUS, BIBLE):
-        return _read_corpus(source, 0)
-    path = Path(source).expanduser()
-    if not path.is_file():
-        raise CorpusError(f"data='{source}' is neither 'pydoc', 'bible' nor a readable text file.")
-    check_readable_size("data", path)
-    return _read_corpus(str(path), path.stat().st_mtime_ns)
-
-
 #: bytes of memory a corpus takes per byte of its file once read: the text (up to 4 bytes a character), its
 #: characters' ids (int64) and the split copies made from them
 BYTES_PER_FILE_BYTE = 16
@@ -90,22 +75,6 @@ def check_readable_size(key: str, path: Path) -> None:
             f"{human_bytes(memory // BYTES_PER_FILE_BYTE)} fit this machine's {human_bytes(memory)}; "
             f"give a smaller file."
         )
-
-
-@functools.lru_cache(maxsize=4)
-def _read_corpus(source: str, mtime_ns: int) -> TextCorpus:
-    if source == DEFAULT_CORPUS:
-        return TextCorpus("pydoc_data.topics", pydoc_text())
-    if source == BIBLE:
-        from suites.common.data.english_bible import load_english_bible
-
-        return load_english_bible()
-    path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(f"data='{source}' is not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
-    return TextCorpus(path.name, text)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import pytest
 
 from harness.contract import suites
 from harness.footprint import estimates, footprint_problem, human_bytes, longest_sequence, window_problem
+from variants.models.transformer import build
 from variants.spec import resolve
-from variants.transformer import build
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,8 @@ def test_bytes_read_in_binary_units(n, text):
 
 def test_a_corpus_file_too_large_to_read_whole_is_refused_before_it_is_read(tmp_path, monkeypatch):
     import harness.footprint
-    from suites.common.data.text import CorpusError, load_corpus
+    from suites.common.data.corpora import load_corpus
+    from suites.common.data.text import CorpusError
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("abcdefgh" * 128)  # 1 KiB

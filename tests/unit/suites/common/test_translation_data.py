@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from suites.common.bleu import bucket_bounds, corpus_scores, sample_indices
-from suites.common.data import parallel
+from suites.common.data import corpora, parallel
 from suites.common.data.bible import ENGLISH, SPANISH, load_bible
 from suites.common.data.numbers import generate
 from suites.common.data.sword import module_dir, osis_to_text, read_slots, read_verses
@@ -161,7 +161,7 @@ def test_user_files_are_split_with_a_fixed_seed(tmp_path):
     with pytest.raises(CorpusError, match="not parallel"):
         parallel.load_files(str(src), str(tgt))
     with pytest.raises(CorpusError, match="not a translation corpus"):
-        parallel.load_parallel("wikipedia")
+        corpora.load_parallel("wikipedia")
 
 
 def test_buckets_and_bleu():

@@ -91,9 +91,11 @@ gpu-carry:
 # and the README's findings table and figure
 # are regenerated from them. A rerun resumes where it stopped (jobs are stored by content hash),
 # so it can run in pieces: `make reference REFERENCE_SUITES=language_modeling REFERENCE_COST_SUITES=`.
-REFERENCE_COST_SUITES   ?= kv_cache attention_cost sequence_cost
+# The suites are the registry's (bench/reference.py), asked when the recipe runs: the cost suites (TimesOnly: their
+# jobs only time), then every other suite, each list in the order the reference has always run in.
+REFERENCE_COST_SUITES   ?= $$($(BIN)/python -m bench.reference cost)
 REFERENCE_COST_PROFILE  ?= quick
-REFERENCE_SUITES        ?= position_extrapolation attention_heads language_modeling attention_scaling training_stability gradient_flow translation recall streaming scaling attention_explanation retrieval_length
+REFERENCE_SUITES        ?= $$($(BIN)/python -m bench.reference training)
 REFERENCE_DIR           ?= reference
 # reference/unfinished/<suite>/ holds the records of a sweep stopped before its group was complete (kept out of
 # reference/results/ so the committed reports stay on the last complete group); `make reference` moves them back
@@ -101,11 +103,11 @@ REFERENCE_DIR           ?= reference
 reference: $(STAMP)
 	set -e; for d in $(REFERENCE_DIR)/unfinished/*/; do [ -d "$$d" ] || continue; s=$$(basename $$d); \
 	  mkdir -p $(REFERENCE_DIR)/results/$$s; mv $$d*.jsonl $(REFERENCE_DIR)/results/$$s/ 2>/dev/null || true; done
-	set -e; for suite in $(REFERENCE_COST_SUITES); do \
+	set -e; suites="$(REFERENCE_COST_SUITES)"; for suite in $$suites; do \
 	  $(BIN)/bench run suite=$$suite profile=$(REFERENCE_COST_PROFILE) progress=false results_dir=$(REFERENCE_DIR)/results; \
 	  $(BIN)/bench report suite=$$suite profile=$(REFERENCE_COST_PROFILE) results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \
 	done
-	set -e; for suite in $(REFERENCE_SUITES); do \
+	set -e; suites="$(REFERENCE_SUITES)"; for suite in $$suites; do \
 	  profile=standard; \
 	  if [ $$suite = translation ]; then profile=bottleneck; \
 	    $(BIN)/bench run suite=translation profile=standard data=bible_en_es workers=2 results_dir=$(REFERENCE_DIR)/results; \

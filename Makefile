@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test report list bench paired-bench gpu-check gpu-carry clean-results reference reference-reports
+.PHONY: run test report list bench paired-bench gpu-check gpu-carry clean-results reference reference-reports \
+	suite-docs
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -118,6 +119,12 @@ reference: $(STAMP)
 	  $(BIN)/bench report suite=$$suite profile=$$profile results_dir=$(REFERENCE_DIR)/results reports_dir=$(REFERENCE_DIR)/reports; \
 	done
 	$(BIN)/python -m bench.report.readme $(REFERENCE_DIR)/results $(REFERENCE_DIR)/reports README.md
+
+# The table of suites in README.md and docs/suites.md, and each suite's profiles in docs/suites.md, rewritten between
+# their markers from the suites themselves: each Suite class's description and its suite.yaml's profiles
+# (bench/report/suite_docs.py). tests/unit/bench/test_suite_docs.py fails while they differ.
+suite-docs: $(STAMP)
+	$(BIN)/python -m bench.report.suite_docs README.md docs/suites.md
 
 # Every reference report, figure, the index, the support matrix and the README block rebuilt from reference/results/
 # alone, in place (about 13 minutes on 2 cores): with no new records, `git status` afterwards shows what a code change

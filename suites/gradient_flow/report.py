@@ -3,17 +3,17 @@ weight's singular values, clipping."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
 
+from harness.claims import judge_all
 from harness.findings import sentences
-from harness.report_kit import code_line, in_order, status_notes, title, write_markdown
-from harness.report_kit import seeds as seeds_of
+from harness.report_kit import begin, code_line, in_order, status_notes, title
+from harness.report_sections import BOOKKEEPING, FIGURE, Report, Section, section
 from suites.common.facts import fact
+from suites.gradient_flow.claims._shared import PUBLISHED
 from suites.gradient_flow.figures import figures as make_figures
-from suites.gradient_flow.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
 from suites.gradient_flow.tables import (
     ORDER,
     clip_table,
@@ -24,57 +24,16 @@ from suites.gradient_flow.tables import (
     sigma_table,
     sweep_table,
 )
-from suites.gradient_flow.verdicts import CLAIMS, PUBLISHED, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 from variants.recurrent_init import RECURRENT_INITS
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> Report:
+    first, variants, seeds = begin(df, out_dir, ORDER)
     ok = df[df.status == "ok"]
-    variants = in_order(df.variant.unique(), ORDER)
-    first = df.iloc[0]
     s = first.profile_settings
-    seeds = seeds_of(df)
-    lines = title(suite, "Gradient flow through time", first)
-    lines += [
-        "## Setup",
-        "",
-        f"- Models: Elman RNNs (tanh, ReLU), GRU and LSTM of width {s['d_hidden']} and {s['n_layers']} layer(s) "
-        f"(embeddings U(-0.1, 0.1); {_gate_init(s)}); Transformer decoder of {s['transformer_layers']} Pre-LN "
-        f"layers, d_model {s['d_model']}, {s['n_heads']} heads. Parameters: "
-        + ", ".join(f"{v} {int(p):,}" for v, p in ok.groupby("variant").parameters.first().items())
-        + ".",
-        *_recurrent_inits(df),
-        f"- Task: copy memory, {s['symbols']} symbol(s) from an alphabet of {s['alphabet']} recalled `lag` steps "
-        f"later after a gap of {_gap(s)} (chance accuracy {1 / s['alphabet']:.3f}).",
-        f"- Gradient probe: L = cross-entropy of the last step of {s['probe_batch']} sequences at lag {max(s['lags'])} "
-        f"(length {int(first.get('probe_length', 0))}); ||dL/dh_k|| per sequence, averaged over sequences, divided by its "
-        "value one step before the loss (d = 1; at d = 0 a Transformer's loss also reads its own position through the "
-        "residual stream, a path no earlier position has). h_k is the recurrent state after step k (every layer), or "
-        "the Transformer's input to its first block at position k.",
-        f"- Lag sweep: one model per lag, {s['steps']} AdamW steps of {s['batch_size']} sequences, {_rates(s)} "
-        f"(warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; a lag is learned at held-out accuracy >= "
-        f"{s['learned_accuracy']:g} on {s['eval_sequences']} sequences.",
-        f"- Clipping study: lag {s['clip_lag']}, {s['clip_steps']} SGD steps (momentum {s['clip_momentum']:g}, no "
-        f"warm-up) at each learning rate, gradient norm clipped at {s['grad_clip']:g} or not at all; a run diverges "
-        "when its loss is non-finite or above 3x its first value.",
-        f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
-        f"{first.torch_version}, {fact(first, 'num_threads')} threads; {code_line(df)}.",
-        "",
-    ]
     flow, sweep = probes(ok)
-    lines += flow_table(flow, variants)
-    lines += sweep_table(sweep, df)
-    lag_lines, _ = lag_table(df, variants, s)
-    lines += lag_lines
-    lines += rate_table(ok, variants)
-    lines += sigma_table(ok, variants, s)
-    clip_lines, clip_summary = clip_table(df, variants, 0.5 * math.log(s["alphabet"]))
-    lines += clip_lines
+    lags, _ = lag_table(df, variants, s)
     figures = make_figures(flow, sweep, ok, variants, out_dir / "figures")
-    lines += ["## Figures", ""] + [f"![{name}](figures/{p.name})" for name, p in figures] + [""]
-    lines += ["## Against the published finding", "", PUBLISHED, ""]
-    lines += [f"- {sentence}" for sentence in sentences(findings(df))] + [""]
     notes = status_notes(
         df,
         lambda r: (
@@ -83,9 +42,54 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         ),
         keys=("variant", "metric", "x", "status"),
     )
-    if notes:
-        lines += ["## Runs that did not finish", ""] + notes + [""]
-    return [write_markdown(suite, lines, out_dir)] + [p for _, p in figures]
+    report = Report(title(suite, "Gradient flow through time", first), files=[p for _, p in figures])
+    return report.add(
+        _setup(df, ok, first, seeds),
+        flow_table(flow, variants),
+        sweep_table(sweep),
+        lags,
+        rate_table(ok, variants),
+        sigma_table(ok, variants, s),
+        clip_table(df, variants),
+        section("Figures", [f"![{name}](figures/{p.name})" for name, p in figures] + [""], FIGURE),
+        section(
+            "Against the published finding",
+            [PUBLISHED, ""] + [f"- {sentence}" for sentence in sentences(judge_all(suite, df))] + [""],
+        ),
+        section("Runs that did not finish", notes + [""], BOOKKEEPING) if notes else None,
+    )
+
+
+def _setup(df: pd.DataFrame, ok: pd.DataFrame, first, seeds: list[int]) -> Section:
+    s = first.profile_settings
+    return section(
+        "Setup",
+        [
+            f"- Models: Elman RNNs (tanh, ReLU), GRU and LSTM of width {s['d_hidden']} and {s['n_layers']} layer(s) "
+            f"(embeddings U(-0.1, 0.1); {_gate_init(s)}); Transformer decoder of {s['transformer_layers']} Pre-LN "
+            f"layers, d_model {s['d_model']}, {s['n_heads']} heads. Parameters: "
+            + ", ".join(f"{v} {int(p):,}" for v, p in ok.groupby("variant").parameters.first().items())
+            + ".",
+            *_recurrent_inits(df),
+            f"- Task: copy memory, {s['symbols']} symbol(s) from an alphabet of {s['alphabet']} recalled `lag` steps "
+            f"later after a gap of {_gap(s)} (chance accuracy {1 / s['alphabet']:.3f}).",
+            f"- Gradient probe: L = cross-entropy of the last step of {s['probe_batch']} sequences at lag {max(s['lags'])} "
+            f"(length {int(first.get('probe_length', 0))}); ||dL/dh_k|| per sequence, averaged over sequences, divided by its "
+            "value one step before the loss (d = 1; at d = 0 a Transformer's loss also reads its own position through the "
+            "residual stream, a path no earlier position has). h_k is the recurrent state after step k (every layer), or "
+            "the Transformer's input to its first block at position k.",
+            f"- Lag sweep: one model per lag, {s['steps']} AdamW steps of {s['batch_size']} sequences, {_rates(s)} "
+            f"(warm-up {s['warmup_steps']}), clipping {s['grad_clip']:g}; a lag is learned at held-out accuracy >= "
+            f"{s['learned_accuracy']:g} on {s['eval_sequences']} sequences.",
+            f"- Clipping study: lag {s['clip_lag']}, {s['clip_steps']} SGD steps (momentum {s['clip_momentum']:g}, no "
+            f"warm-up) at each learning rate, gradient norm clipped at {s['grad_clip']:g} or not at all; a run diverges "
+            "when its loss is non-finite or above 3x its first value.",
+            f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
+            f"{first.torch_version}, {fact(first, 'num_threads')} threads; {code_line(df)}.",
+            "",
+        ],
+        BOOKKEEPING,
+    )
 
 
 def _recurrent_inits(df: pd.DataFrame) -> list[str]:

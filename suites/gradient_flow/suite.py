@@ -24,17 +24,24 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from torch.nn import functional as F
 
 from harness.contract import Diverged, JobContext, Measurement, Profile, Suite, suites
 from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.timing import combined_load
-from harness.train import TrainSettings, train
-from suites.common.data.copy_task import GAPS, IGNORE, CopyTask
+from harness.train import TrainSettings
+from suites.common.data.copy_task import GAPS, CopyTask
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
-from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms
+from suites.gradient_flow.copy_training import (
+    VALIDATION_SEED,
+    Spent,
+    Trained,
+    flow,
+    radius_sweep,
+    recall_accuracy,
+    train_copy,
+)
 from suites.gradient_flow.recurrent_spectrum import SpectrumTrace, sigma_measurements
 from variants import recurrent, transformer
 from variants.recurrent import RecurrentSpec
@@ -203,71 +210,95 @@ class GradientFlow(Suite):
         out: list[Measurement] = []
         model = fresh()
         ctx.facts.update(parameters=model.num_parameters(), probe_length=longest.length)
-        out += _flow(model, probe, "hidden_grad_norm", {"phase": "init"})
+        out += flow(model, probe, "hidden_grad_norm", {"phase": "init"})
 
         is_recurrent = isinstance(spec, RecurrentSpec)
         if is_recurrent and spec.cell in SWEPT_CELLS and spec.recurrent_init == "default":
-            for radius in profile.radii:
-                model = fresh()
-                model.set_spectral_radius(radius)
-                top = float(torch.linalg.matrix_norm(model.recurrent_weights()[0].detach(), ord=2))
-                out += _flow(model, probe, "radius_hidden_grad_norm", {"radius": radius, "largest_singular_value": top})
+            out += radius_sweep(fresh, probe, profile.radii)
 
-        train_time, loads = 0.0, []
+        spent = Spent()
         trained = None
-        rates = profile.lag_lrs or (profile.lr,)
         for lag in profile.lags:
-            task, where = self._task(profile, lag), dict(x=float(lag), x_name="lag")
-            best: _Trained | None = None
-            validation: dict[str, float] = {}
-            diverged: list[str] = []
-            for lr in rates:
-                model = fresh()
-                settings = dataclasses.replace(profile.train_settings(), lr=lr)
-                # the recurrent weight's singular values: at initialisation, each quarter of training, after it
-                spectrum = sigma_measurements(model, lag, "init", 0) if is_recurrent else []
-                trace = SpectrumTrace(model, lag, settings.steps) if is_recurrent else None
-                desc = f"{ctx.label} lag {lag}" + (f" lr {lr:g}" if len(rates) > 1 else "")
-                try:
-                    result = _train_copy(model, task, settings, profile.batch_size, seed, ctx, desc, after_step=trace)
-                except Diverged as exc:
-                    diverged.append(f"{lr:g}")
-                    reason = str(exc) if len(rates) == 1 else f"diverged at every learning rate {list(rates)}"
-                    continue
-                train_time += result.wall_time_s
-                loads.append(result.load)
-                if trace is not None:
-                    spectrum += trace.measurements + sigma_measurements(model, lag, "trained", settings.steps)
-                score = (
-                    _recall_accuracy(model, task, profile.eval_sequences, seed + VALIDATION_SEED, ctx.device)
-                    if len(rates) > 1
-                    else math.nan
-                )
-                validation[f"{lr:g}"] = score
-                if best is None or score > best.validation:  # ties keep the earlier rate
-                    best = _Trained(lr, model, result.final_loss, score, spectrum)
-                if score >= 1.0:
-                    break  # no later rate can recall more of the validation sequences
-            if best is None:  # every rate diverged: the points during training may come from weights already diverged
-                out += [
-                    Measurement(m, None, status="diverged", reason=reason, **where)
-                    for m in ("copy_accuracy", "copy_final_loss")
-                ]
-                out += spectrum
-                continue
-            accuracy = _recall_accuracy(best.model, task, profile.eval_sequences, seed, ctx.device)
-            extra: dict[str, Any] = {"chance": task.chance_accuracy}
-            if len(rates) > 1:
-                extra.update(lr=best.lr, validation_accuracy=validation, diverged_lrs=sorted(diverged))
-            out.append(Measurement("copy_accuracy", accuracy, extra=extra, **where))
-            out.append(Measurement("copy_final_loss", best.final_loss, extra=extra, **where))
-            out += best.spectrum
-            if lag == max(profile.lags):
-                trained = best.model
+            measured, best = self._lag(lag, fresh, profile, seed, ctx, is_recurrent, spent)
+            out += measured
+            if best is not None and lag == max(profile.lags):
+                trained = best
         if trained is not None:
-            out += _flow(trained, probe, "hidden_grad_norm", {"phase": "trained", "trained_lag": max(profile.lags)})
+            out += flow(trained, probe, "hidden_grad_norm", {"phase": "trained", "trained_lag": max(profile.lags)})
+        out += self._clipping(fresh, profile, seed, ctx, spent)
+        out.append(Measurement("train_time", spent.seconds, extra=combined_load(spent.loads)))
+        return out
 
+    def _lag(
+        self,
+        lag: int,
+        fresh: Callable[[], torch.nn.Module],
+        profile: GradientFlowProfile,
+        seed: int,
+        ctx: JobContext,
+        is_recurrent: bool,
+        spent: Spent,
+    ) -> tuple[list[Measurement], torch.nn.Module | None]:
+        """One lag of the sweep: a model trained at each learning rate in turn, the best on validation kept and
+        scored on held-out sequences; (its measurements, the kept model or None where every rate diverged)."""
+        task, where = self._task(profile, lag), dict(x=float(lag), x_name="lag")
+        rates = profile.lag_lrs or (profile.lr,)
+        best: Trained | None = None
+        validation: dict[str, float] = {}
+        diverged: list[str] = []
+        for lr in rates:
+            model = fresh()
+            settings = dataclasses.replace(profile.train_settings(), lr=lr)
+            # the recurrent weight's singular values: at initialisation, each quarter of training, after it
+            spectrum = sigma_measurements(model, lag, "init", 0) if is_recurrent else []
+            trace = SpectrumTrace(model, lag, settings.steps) if is_recurrent else None
+            desc = f"{ctx.label} lag {lag}" + (f" lr {lr:g}" if len(rates) > 1 else "")
+            try:
+                result = train_copy(model, task, settings, profile.batch_size, seed, ctx, desc, after_step=trace)
+            except Diverged as exc:
+                diverged.append(f"{lr:g}")
+                reason = str(exc) if len(rates) == 1 else f"diverged at every learning rate {list(rates)}"
+                continue
+            spent.add(result)
+            if trace is not None:
+                spectrum += trace.measurements + sigma_measurements(model, lag, "trained", settings.steps)
+            score = (
+                recall_accuracy(model, task, profile.eval_sequences, seed + VALIDATION_SEED, ctx.device)
+                if len(rates) > 1
+                else math.nan
+            )
+            validation[f"{lr:g}"] = score
+            if best is None or score > best.validation:  # ties keep the earlier rate
+                best = Trained(lr, model, result.final_loss, score, spectrum)
+            if score >= 1.0:
+                break  # no later rate can recall more of the validation sequences
+        if best is None:  # every rate diverged: the points during training may come from weights already diverged
+            failed = [
+                Measurement(m, None, status="diverged", reason=reason, **where)
+                for m in ("copy_accuracy", "copy_final_loss")
+            ]
+            return failed + spectrum, None
+        accuracy = recall_accuracy(best.model, task, profile.eval_sequences, seed, ctx.device)
+        extra: dict[str, Any] = {"chance": task.chance_accuracy}
+        if len(rates) > 1:
+            extra.update(lr=best.lr, validation_accuracy=validation, diverged_lrs=sorted(diverged))
+        measured = [
+            Measurement("copy_accuracy", accuracy, extra=extra, **where),
+            Measurement("copy_final_loss", best.final_loss, extra=extra, **where),
+        ]
+        return measured + best.spectrum, best.model
+
+    def _clipping(
+        self,
+        fresh: Callable[[], torch.nn.Module],
+        profile: GradientFlowProfile,
+        seed: int,
+        ctx: JobContext,
+        spent: Spent,
+    ) -> list[Measurement]:
+        """The clipping study: SGD at each large learning rate, the gradient norm clipped or not at all."""
         task = self._task(profile, profile.clip_lag)
+        out: list[Measurement] = []
         for lr in profile.clip_lrs:
             for clip in (profile.grad_clip, math.inf):
                 label = "none" if math.isinf(clip) else f"{clip:g}"
@@ -281,7 +312,7 @@ class GradientFlow(Suite):
                 )
                 where = dict(x=lr, x_name="lr")
                 try:
-                    result = _train_copy(
+                    result = train_copy(
                         fresh(), task, settings, profile.batch_size, seed, ctx, f"{ctx.label} sgd {lr:g} clip {label}"
                     )
                 except Diverged as exc:
@@ -296,8 +327,7 @@ class GradientFlow(Suite):
                         )
                     )
                     continue
-                train_time += result.wall_time_s
-                loads.append(result.load)
+                spent.add(result)
                 norms = result.grad_norms
                 out.append(
                     Measurement(
@@ -311,61 +341,7 @@ class GradientFlow(Suite):
                         },
                     )
                 )
-        out.append(Measurement("train_time", train_time, extra=combined_load(loads)))
         return out
-
-
-#: offsets a job's seed for the validation sequences that choose a lag's learning rate, apart from the held-out
-#: test sequences (_recall_accuracy adds 10_000) and the gradient probe's (seed + 20_000)
-VALIDATION_SEED = 30_000
-
-
-@dataclass
-class _Trained:
-    """One lag's model trained at one learning rate: what the job keeps of the best rate so far."""
-
-    lr: float
-    model: torch.nn.Module
-    final_loss: float
-    validation: float
-    spectrum: list[Measurement]
-
-
-def _flow(model, probe: tuple[torch.Tensor, torch.Tensor], metric: str, extra: dict[str, Any]) -> list[Measurement]:
-    """One measurement per distance d = 0 .. T-1 of ||dL/dh_{T-1-d}|| (mean over the probe's sequences)."""
-    norms = by_distance(hidden_gradient_norms(model, *probe))
-    return [
-        Measurement(metric, value, x=float(d), x_name="distance", extra=extra) for d, value in enumerate(norms.tolist())
-    ]
-
-
-def _train_copy(
-    model,
-    task: CopyTask,
-    settings: TrainSettings,
-    batch_size: int,
-    seed: int,
-    ctx: JobContext,
-    desc: str,
-    after_step: Callable[[int], None] | None = None,
-):
-    gen = torch.Generator().manual_seed(seed)
-
-    def step_loss(m, step):
-        x, y = task.batch(batch_size, gen)
-        logits = m(x.to(ctx.device))  # (B, T, V)
-        return F.cross_entropy(logits.flatten(0, 1), y.to(ctx.device).flatten(), ignore_index=IGNORE), x.numel()
-
-    return train(model, step_loss, settings, progress=ctx.progress, desc=desc, after_step=after_step)
-
-
-@torch.no_grad()
-def _recall_accuracy(model, task: CopyTask, n: int, seed: int, device: str) -> float:
-    """Fraction of recalled symbols right on ``n`` held-out sequences (a generator the training never sees)."""
-    x, y = task.batch(n, torch.Generator().manual_seed(seed + 10_000))
-    predicted = model(x.to(device)).argmax(dim=-1).cpu()  # (n, T)
-    due = y != IGNORE
-    return float((predicted[due] == y[due]).float().mean())
 
 
 suites.add("gradient_flow", GradientFlow())

@@ -1,5 +1,5 @@
-"""The gradient_flow tables and the per-variant summaries its verdicts read: reach by distance, the radius sweep, lags,
-the recurrent weight's singular values, clipping."""
+"""The gradient_flow tables and the per-variant summaries its claims read: reach by distance, the radius sweep, lags,
+the recurrent weight's singular values, clipping and the runs it diverged."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import math
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, share_cell
+from harness.report_sections import HEADLINE, Section, section
 from suites.common.narrow import narrow
 from suites.gradient_flow.recurrent_spectrum import SIGMA_METRICS
 
@@ -16,6 +17,14 @@ FLOOR = 1e-38
 DISTANCES = (1, 5, 10, 20, 50, 100, 200)
 #: each Elman cell beside its other initialisation: tanh (default, orthogonal), ReLU (default, identity)
 ORDER = ("rnn", "rnn_orthogonal", "rnn_relu", "irnn", "gru", "lstm", "transformer")
+#: a clipping run learned the task when its final loss is below this share of the chance loss log(alphabet) (this
+#: project's choice: half the loss of guessing uniformly)
+LEARNED_SHARE = 0.5
+
+
+def learned_below(s: dict) -> float:
+    """The final loss (nats) under which a clipping run learned the task: LEARNED_SHARE of the chance loss."""
+    return LEARNED_SHARE * math.log(s["alphabet"])
 
 
 def log10(values) -> list[float]:
@@ -46,7 +55,8 @@ def probes(ok: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return flow, sweep
 
 
-def flow_table(flow: pd.DataFrame, variants: list[str]) -> list[str]:
+def flow_table(flow: pd.DataFrame, variants: list[str]) -> Section:
+    """The headline: log10 of the gradient ratio by distance, per variant and phase."""
     longest = int(flow.x.max()) if len(flow) else 0
     cols = [d for d in DISTANCES if 1 < d <= longest]
     rows = []
@@ -59,22 +69,25 @@ def flow_table(flow: pd.DataFrame, variants: list[str]) -> list[str]:
             for d in cols:
                 row[f"d={d}"] = fmt_mean_ci(log10(part[part.x == d].value), 1)
             rows.append(row)
-    return [
-        "## How far back the gradient reaches",
-        "",
-        "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
-        f"thousandth, positive = growth), {over_seeds(most_seeds(flow), brackets=False)}; values below {FLOOR:g} "
-        "(float32 underflow, or an "
-        "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.",
-        "",
-        narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.",
-        "",
-    ]
+    return section(
+        "How far back the gradient reaches",
+        [
+            "log10 of ||dL/dh_k|| / ||dL/dh_(T-1)|| at distance d = T - k from the loss's step T (0 = no decay, -3 = a "
+            f"thousandth, positive = growth), {over_seeds(most_seeds(flow), brackets=False)}; values below {FLOOR:g} "
+            "(float32 underflow, or an "
+            "exact zero where every ReLU unit is off) show as -38 here and are left out of the figures.",
+            "",
+            narrow(pd.DataFrame(rows), ["variant", "phase"]) if rows else "No gradient probes.",
+            "",
+        ],
+        HEADLINE,
+    )
 
 
-def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> list[str]:
+def sweep_table(sweep: pd.DataFrame) -> Section | None:
+    """The spectral-radius sweep at initialisation, a row per Elman cell and radius (none without a sweep)."""
     if not len(sweep):
-        return []
+        return None
     longest = int(sweep.x.max())
     cols = [d for d in DISTANCES if 1 < d <= longest]
     rows = []
@@ -85,15 +98,16 @@ def sweep_table(sweep: pd.DataFrame, df: pd.DataFrame) -> list[str]:
         far = part[part.x == cols[-1]].value
         row[f"at d={cols[-1]}"] = "explodes (grows)" if mean_ci(far)[0] > 1 else "vanishes (decays)"
         rows.append(row)
-    return [
-        "## Vanishing and exploding gradients against the recurrent weight's spectral radius",
-        "",
-        "Elman RNNs at initialisation, the recurrent weight rescaled to each spectral radius (largest |eigenvalue|); "
-        "log10 of the same ratio.",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ]
+    return section(
+        "Vanishing and exploding gradients against the recurrent weight's spectral radius",
+        [
+            "Elman RNNs at initialisation, the recurrent weight rescaled to each spectral radius (largest |eigenvalue|); "
+            "log10 of the same ratio.",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ],
+    )
 
 
 def longest_contiguous(accuracy_by_lag: dict[float, float | None], lags, learned: float) -> float:
@@ -123,8 +137,8 @@ def longest_by_seed(df: pd.DataFrame, variant: str, s: dict) -> dict[int, float]
     return out
 
 
-def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
-    """(report lines, variant -> seed -> longest contiguous lag learned)."""
+def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple[Section, dict[str, dict[int, float]]]:
+    """(the report's section, variant -> seed -> longest contiguous lag learned)."""
     acc = df[df.metric == "copy_accuracy"]
     lags = sorted(acc.x.dropna().unique())
     rows, longest = [], {}
@@ -141,8 +155,6 @@ def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
         row["per seed"] = ", ".join(f"{lag:g}" for _, lag in sorted(longest[v].items()))
         rows.append(row)
     lines = [
-        "## The longest lag each model learns",
-        "",
         f"Held-out recall accuracy after training at each lag (chance {1 / s['alphabet']:.3f}); the longest lag "
         f"learned is, per seed, the largest lag L such that every lag <= L of the sweep reached accuracy >= "
         f"{s['learned_accuracy']:g} (0 = not even the first; a diverged lag counts as not learned). "
@@ -155,16 +167,16 @@ def lag_table(df: pd.DataFrame, variants: list[str], s: dict) -> tuple:
         markdown_table(pd.DataFrame(rows)) if rows else "No lag results.",
         "",
     ]
-    return lines, longest
+    return section("The longest lag each model learns", lines), longest
 
 
-def rate_table(ok: pd.DataFrame, variants: list[str]) -> list[str]:
+def rate_table(ok: pd.DataFrame, variants: list[str]) -> Section | None:
     """The peak learning rate each lag's kept model trained at, per seed (none where one rate was given)."""
     acc = ok[ok.metric == "copy_accuracy"]
     kept = acc.extra.apply(lambda e: e.get("lr") if isinstance(e, dict) else None)
     acc = acc[kept.notna()].assign(lr=kept[kept.notna()])
     if acc.empty:
-        return []
+        return None
     lags = sorted(acc.x.unique())
     rows = []
     for v in variants:
@@ -176,24 +188,25 @@ def rate_table(ok: pd.DataFrame, variants: list[str]) -> list[str]:
             at = part[part.x == lag].sort_values("seed")
             row[f"lag {int(lag)}"] = ", ".join(f"{r:g}" for r in at.lr) if len(at) else "-"
         rows.append(row)
-    return [
-        "## The learning rate each lag kept",
-        "",
-        "The peak learning rate of the model kept at each lag, by seed (in seed order; a dash where every rate "
-        "diverged): the rate with the best recall on validation sequences, which are not the held-out sequences "
-        "scored above.",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ]
+    return section(
+        "The learning rate each lag kept",
+        [
+            "The peak learning rate of the model kept at each lag, by seed (in seed order; a dash where every rate "
+            "diverged): the rate with the best recall on validation sequences, which are not the held-out sequences "
+            "scored above.",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ],
+    )
 
 
-def sigma_table(ok: pd.DataFrame, variants: list[str], s: dict) -> list[str]:
+def sigma_table(ok: pd.DataFrame, variants: list[str], s: dict) -> Section | None:
     """The recurrent weight's largest singular value at initialisation, each quarter of training and after it, and
     the mean singular value before and after, per variant and lag (mean over seeds); none without such records."""
     sig = with_extra(ok[ok.metric.isin(SIGMA_METRICS)], "phase", "step")
     if not len(sig):
-        return []
+        return None
     quarters = sorted(int(k) for k in sig[sig.phase == "training"].step.dropna().unique())
     rows = []
     for v in variants:
@@ -210,19 +223,20 @@ def sigma_table(ok: pd.DataFrame, variants: list[str], s: dict) -> list[str]:
             )
             rows.append(row)
     seeds = int(sig.seed.nunique())
-    return [
-        "## The recurrent weight's singular values through training",
-        "",
-        f"The largest singular value of the recurrent weight W_hh at initialisation, after each quarter of the "
-        f"{s['steps']} steps and after training at each lag, and the mean of its singular values before and after, "
-        f"mean over {seeds} seed{'s' if seeds > 1 else ''} (a gated cell's gate blocks stacked, (gates x H, H); a dash "
-        "where training diverged): identity and orthogonal initialisation start every singular value at one, and the "
-        "columns show whether training keeps them there.",
-        "",
-        # as written: tabulate would re-read "1.00" as the number 1 in a column without a dash
-        pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
-        "",
-    ]
+    return section(
+        "The recurrent weight's singular values through training",
+        [
+            f"The largest singular value of the recurrent weight W_hh at initialisation, after each quarter of the "
+            f"{s['steps']} steps and after training at each lag, and the mean of its singular values before and after, "
+            f"mean over {seeds} seed{'s' if seeds > 1 else ''} (a gated cell's gate blocks stacked, (gates x H, H); a dash "
+            "where training diverged): identity and orthogonal initialisation start every singular value at one, and the "
+            "columns show whether training keeps them there.",
+            "",
+            # as written: tabulate would re-read "1.00" as the number 1 in a column without a dash
+            pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
+            "",
+        ],
+    )
 
 
 def _mean_cell(values: pd.Series) -> str:
@@ -230,10 +244,10 @@ def _mean_cell(values: pd.Series) -> str:
     return f"{float(values.mean()):.2f}" if len(values) else "-"
 
 
-def clip_table(df: pd.DataFrame, variants: list[str], learned_below: float) -> tuple:
+def clip_table(df: pd.DataFrame, variants: list[str]) -> Section | None:
+    """Final losses of the clipping study's SGD runs, a row per variant and learning rate (none without the study)."""
     clip = with_extra(df[df.metric == "clip_final_loss"], "clipping")
-    rows, summary = [], {"clipped": [0, 0, 0], "unclipped": [0, 0, 0], "learned_below": learned_below}
-    # summary: [diverged, runs, learned (final loss below half the chance loss)]
+    rows = []
     for v in variants:
         part = clip[clip.variant == v]
         for lr in sorted(part.x.dropna().unique()):
@@ -246,19 +260,33 @@ def clip_table(df: pd.DataFrame, variants: list[str], learned_below: float) -> t
                 row["no clipping" if label == "none" else f"clipped at {label}"] = (
                     text + (f"; diverged {bad}/{len(cell)}" if bad else "")
                 ).strip("; ") or "-"
-                key = "unclipped" if label == "none" else "clipped"
-                summary[key][0] += bad
-                summary[key][1] += len(cell)
-                summary[key][2] += int((vals < learned_below).sum())
             rows.append(row)
     if not rows:
-        return [], summary
-    return [
-        "## Gradient-norm clipping at large learning rates",
-        "",
-        "Final training loss (nats, mean over the last 10% of steps) of SGD runs on the copy task; a diverged run "
-        f"has no final loss; {over_seeds(most_seeds(clip))}.",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ], summary
+        return None
+    return section(
+        "Gradient-norm clipping at large learning rates",
+        [
+            "Final training loss (nats, mean over the last 10% of steps) of SGD runs on the copy task; a diverged run "
+            f"has no final loss; {over_seeds(most_seeds(clip))}.",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ],
+    )
+
+
+def diverged_by_seed(df: pd.DataFrame) -> dict[str, dict[int, float]]:
+    """{"clipped"/"unclipped": seed -> runs of the clipping study that diverged (over every variant and learning rate)},
+    with "runs"/"learned" likewise: how many ran, and how many reached a final loss below half the chance loss."""
+    clip = with_extra(df[df.metric == "clip_final_loss"], "clipping")
+    out: dict[str, dict[int, float]] = {}
+    if not len(clip):
+        return out
+    below = learned_below(df.iloc[0].profile_settings)
+    for arm, rows in (("clipped", clip[clip.clipping != "none"]), ("unclipped", clip[clip.clipping == "none"])):
+        for seed, part in rows.groupby("seed"):
+            out.setdefault(arm, {})[int(seed)] = float((part.status == "diverged").sum())
+            out.setdefault(f"{arm} runs", {})[int(seed)] = float(len(part))
+            ok = part[part.status == "ok"]
+            out.setdefault(f"{arm} learned", {})[int(seed)] = float((ok.value < below).sum())
+    return out

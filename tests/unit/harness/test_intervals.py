@@ -10,7 +10,6 @@ from harness.findings import INDICATIVE, Claim, Estimate, finding, not_testable
 from harness.intervals import change, spread
 from harness.paired import directional, paired
 from harness.report import fmt_mean_ci, mean_ci
-from suites.gradient_flow import verdicts as flow
 
 CLAIM = Claim("k", "suite", "a claim", "Someone 2020", "x")
 
@@ -107,20 +106,6 @@ def test_a_one_seed_verdict_is_indicative_only():
     timed = finding(CLAIM, "agrees", "s", [Estimate.of("x", [1.0])], over_seeds=False)
     assert not timed.indicative and timed.sentence == "s" and timed.interval() == "none (1 seed)"
     assert not not_testable(CLAIM, "a GPU claim", "a GPU", [Estimate.of("x", [1.0])]).indicative
-
-
-def test_the_reference_lag_verdict_keeps_its_bounds_and_shows_ranges():
-    # the reference's per-seed longest lags (rnn 5, 5, 5; lstm 100, 50, 100; gru 100, 100, 100)
-    longest = {"rnn": {0: 5, 1: 5, 2: 5}, "lstm": {0: 100, 1: 50, 2: 100}, "gru": {0: 100, 1: 100, 2: 100}}
-    found = flow._lags(longest, 100)
-    assert found.verdict == "agrees"
-    lstm_gap = found.estimates[0]
-    assert lstm_gap.high == 100 and lstm_gap.low == pytest.approx(6.62, abs=0.01)  # was [6.62, 150]
-    by_label = {e.label: e for e in found.estimates}
-    assert (
-        by_label["longest lag learned, lstm"].text() == "longest lag learned, lstm 83.3 steps (range 50-100, 3 seeds)"
-    )
-    assert by_label["longest lag learned, rnn"].interval_text() == "all 5"
 
 
 def test_the_verdict_rule_uses_the_fitting_interval():

@@ -1,0 +1,5 @@
+"""gradient_flow's claims, one module per key of its suite.yaml (harness/claims.py)."""
+
+from suites.gradient_flow.probe_figures import PROBE_FIGURES
+
+__all__ = ["PROBE_FIGURES"]

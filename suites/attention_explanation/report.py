@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.report_kit import code_line, fmt_mean_ci, markdown_table, most_seeds, over_seeds, title, write_markdown
-from suites.attention_explanation.verdicts import BLEU, CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts)
+from harness.claims import judge_all
+from harness.report_kit import begin, code_line, fmt_mean_ci, markdown_table, most_seeds, over_seeds, title
+from harness.report_sections import BOOKKEEPING, HEADLINE, Report, Section, section
+from suites.attention_explanation.claims._shared import BLEU
 
 ROWS = (
     ("bleu", "test BLEU", "bounded"),
@@ -22,13 +24,30 @@ ROWS = (
 )
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> Report:
+    first, _, _ = begin(df, out_dir)
+    supports = []
+    for found in judge_all(suite, df):
+        supports += [f"- {found.claim.source}: {found.claim.published}. Here **{found.verdict}**: {found.sentence}", ""]
+    settings = first.profile_settings
+    setup = [
+        f"- Corpus {settings['data']}, BPE vocabulary {settings['vocab_size']}; RNN embedding {settings['d_embed']}, "
+        f"hidden {settings['d_hidden']}; {settings['steps']} AdamW steps of {settings['batch_size']} pairs at lr "
+        f"{settings['lr']:g}; greedy decoding; {settings['permutations']} permutations per step; profile `{first.profile}`.",
+        f"- Device: {first.device}, torch {first.torch_version}; {code_line(df)}.",
+        "",
+    ]
+    return Report(title(suite, "Do attention weights explain a translator?", first)).add(
+        _probes(df),
+        section("Which paper the measurement supports", supports),
+        section("Setup", setup, BOOKKEEPING),
+    )
+
+
+def _probes(df: pd.DataFrame) -> Section:
+    """The headline: each probe's measurement per variant, mean over seeds."""
     ok = df[df.status == "ok"]
     variants = list(dict.fromkeys(df.variant))
-    first = df.iloc[0]
-    lines = title(suite, "Do attention weights explain a translator?", first)
-    lines += [f"## What each model's attention does ({over_seeds(most_seeds(ok))})", ""]
     table = []
     for metric, label, kind in ROWS:
         row = {"measurement": label}
@@ -46,29 +65,18 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         if len(steps)
         else "no steps"
     )
-    lines += [
-        f"Probes at every teacher-forced target step ({probed} per seed; suites/attention_explanation/probes.py): "
-        "Kendall tau between the attention weights over the source words and their gradient importance (the L2 norm "
-        "of the gradient of the step's most probable token's log-probability with respect to the word's embedding, "
-        "the weights detached) and leave-one-out importance (the total variation distance of the step's output "
-        "when the word is removed); TVD is the total variation distance between two output distributions (at most "
-        "1). A dash: not measured for that model (uniform weights have nothing to probe).",
-        "",
-        markdown_table(pd.DataFrame(table)),
-        "",
-        "## Which paper the measurement supports",
-        "",
-    ]
-    for found in findings(df):
-        lines += [f"- {found.claim.source}: {found.claim.published}. Here **{found.verdict}**: {found.sentence}", ""]
-    settings = first.profile_settings
-    lines += [
-        "## Setup",
-        "",
-        f"- Corpus {settings['data']}, BPE vocabulary {settings['vocab_size']}; RNN embedding {settings['d_embed']}, "
-        f"hidden {settings['d_hidden']}; {settings['steps']} AdamW steps of {settings['batch_size']} pairs at lr "
-        f"{settings['lr']:g}; greedy decoding; {settings['permutations']} permutations per step; profile `{first.profile}`.",
-        f"- Device: {first.device}, torch {first.torch_version}; {code_line(df)}.",
-        "",
-    ]
-    return [write_markdown(suite, lines, out_dir)]
+    return section(
+        f"What each model's attention does ({over_seeds(most_seeds(ok))})",
+        [
+            f"Probes at every teacher-forced target step ({probed} per seed; suites/attention_explanation/probes.py): "
+            "Kendall tau between the attention weights over the source words and their gradient importance (the L2 "
+            "norm of the gradient of the step's most probable token's log-probability with respect to the word's "
+            "embedding, the weights detached) and leave-one-out importance (the total variation distance of the step's "
+            "output when the word is removed); TVD is the total variation distance between two output distributions "
+            "(at most 1). A dash: not measured for that model (uniform weights have nothing to probe).",
+            "",
+            markdown_table(pd.DataFrame(table)),
+            "",
+        ],
+        HEADLINE,
+    )

@@ -91,6 +91,26 @@ def train_once(
         return _train_or_load(model, key, path_for(folder, key), train, label)
 
 
+def train_job_once(
+    model: nn.Module, key: str, ctx: Any, step_loss: Callable, settings: Any, desc: str = ""
+) -> Training:
+    """``train_once`` as a job calls it (``ctx``: its harness.contract.JobContext): the weights of training ``key``
+    loaded from the job's checkpoint folder, or ``model`` trained there (harness/train.py) on ``step_loss`` with
+    ``settings``, its progress shown under the job's label (else ``desc``); the job's facts say where the weights
+    came from (``weights``) and which training they are (``training_key``)."""
+    from harness.train import train
+
+    result = train_once(
+        model,
+        key,
+        ctx.checkpoint_dir,
+        label=ctx.label,
+        train=lambda: train(model, step_loss, settings, progress=ctx.progress, desc=ctx.label or desc),
+    )
+    ctx.facts.update(weights=result.source, training_key=key)
+    return result
+
+
 def _unkept(key: str, exc: OSError) -> None:
     """Say that training ``key`` is not kept for other jobs: a checkpoint only saves time, so the job goes on."""
     import sys

@@ -20,3 +20,12 @@ def fact(record: Any, key: str) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def parameter_counts(ok: Any, variants: list[str]) -> str:
+    """'rope 131,712, alibi 131,584': each variant's parameter count from the records of finished jobs ``ok`` (their
+    ``parameters`` fact), in the order of ``variants``; a variant without one is left out."""
+    if "parameters" not in ok:
+        return ""
+    params = ok.groupby("variant").parameters.first()
+    return ", ".join(f"{v} {int(params[v]):,}" for v in variants if v in params.index)

@@ -20,12 +20,11 @@ from pathlib import Path
 import torch
 
 from harness.contract import JobContext
-from harness.train import train
-from suites.common.checkpoints import Training, load, path_for, train_once, training_key
+from suites.common.checkpoints import Training, load, path_for, train_job_once, training_key
 from suites.common.data.char_lm import CharLMData
 from suites.common.lm import lm_loss, random_batch
 from suites.position_extrapolation.suite import EVAL_SETTINGS, ExtrapolationProfile, ExtrapolationRecipe
-from variants.transformer import DecoderLM, build
+from variants.models.transformer import DecoderLM, build
 
 SUITE = "position_extrapolation"
 
@@ -84,15 +83,7 @@ def trained_model(
     own_key = training_key(
         suite, train_spec, {"extrapolation_key": key}, seed, ctx.device, ctx.dtype, data.corpus.checksum
     )
-    result = train_once(
-        model,
-        own_key,
-        ctx.checkpoint_dir,
-        label=ctx.label,
-        train=lambda: train(
-            model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position
-        ),
-    )
+    result = train_job_once(model, own_key, ctx, step_loss, profile.train_settings(), spec.position)
     return _variant(spec, model, ctx), result
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from harness.paired import paired
 from harness.probes import Figure, Probes
-from suites.position_extrapolation.window_span import ppl_by_seed
+from suites.position_extrapolation.tables import ppl_by_seed
 
 PROBE = "pe_fan_in"
 SUITE = "position_extrapolation"

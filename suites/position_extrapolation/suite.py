@@ -34,7 +34,7 @@ from harness.rules import at_least, one_of
 from harness.suite_file import SuiteFile
 from harness.train import train
 from suites.common.char_lm_suite import CharLMCorpus
-from suites.common.checkpoints import train_once, training_key
+from suites.common.checkpoints import train_job_once, training_key
 from suites.common.data.char_lm import check_fits
 from suites.common.finetune import finetune_settings, tokens_batch
 from suites.common.finetune import with_weights as _with_weights
@@ -45,9 +45,9 @@ from suites.common.model_cost import inference_costs, training_costs, training_t
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.position_extrapolation.tuning import TUNE_MULTIPLIER, choose, grid_points, validation_ids
 from suites.position_extrapolation.window_span import span_measurements
+from variants.models.transformer import build
 from variants.rope_scaling import scale_factor
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 
 @dataclass(frozen=True)
@@ -164,26 +164,9 @@ class PositionExtrapolation(CharLMCorpus, Suite):
             with self._autocast(ctx):
                 return lm_loss(m, x.to(ctx.device), y.to(ctx.device)), x.numel()
 
-        key = training_key(
-            self.name,
-            train_spec,
-            {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS},
-            seed,
-            ctx.device,
-            ctx.dtype,
-            data.corpus.checksum,
-        )
-        result = train_once(
-            model,
-            key,
-            ctx.checkpoint_dir,
-            label=ctx.label,
-            train=lambda: train(
-                model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position
-            ),
-        )
-        ctx.facts.update(weights=result.source, training_key=key)
-        out = result.measurements()
+        settings = {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS}
+        key = training_key(self.name, train_spec, settings, seed, ctx.device, ctx.dtype, data.corpus.checksum)
+        out = train_job_once(model, key, ctx, step_loss, profile.train_settings(), spec.position).measurements()
         state = model.state_dict()
         model = _with_weights(spec, state, ctx.device)  # the variant itself, RoPE scaling included
         out += self._tuned_scaling(model, spec, data, eval_ids, profile, ctx)  # its free parameters, on validation text

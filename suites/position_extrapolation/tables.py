@@ -1,5 +1,5 @@
 """The position_extrapolation tables: perplexity by evaluation length, and whether each variant extrapolates
-(``Shape``: per-seed perplexity at L and 8L, their ratio, the learning checks, which the verdict reads too)."""
+(``Shape``: per-seed perplexity at L and 8L, their ratio, the learning checks, which the claims read too)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import math
 import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, status_notes
+from harness.report_sections import HEADLINE, Section, section
 from suites.common.learning import learning_checks, usable
 from suites.common.narrow import narrow
 
@@ -15,6 +16,12 @@ from suites.common.narrow import narrow
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
 #: a variant whose perplexity at L is this much above the best variant's did not train comparably
 NOT_COMPARABLE = 1.15
+
+
+def ppl_by_seed(ok: pd.DataFrame, variant: str, x: float, metric: str = "perplexity") -> dict[int, float]:
+    """seed -> ``metric`` (perplexity) of ``variant`` at evaluation length ``x``."""
+    rows = ok[(ok.variant == variant) & (ok.metric == metric) & (ok.x == x)]
+    return {int(r.seed): float(r.value) for r in rows.itertuples()}
 
 
 def _per_seed(ok: pd.DataFrame, metric: str, x: float) -> dict[str, dict[int, float]]:
@@ -26,11 +33,13 @@ def _per_seed(ok: pd.DataFrame, metric: str, x: float) -> dict[str, dict[int, fl
 
 
 class Shape:
-    """What the verdict and the summary table share: per-seed perplexity at L and 8L, their ratio, the learning checks."""
+    """What the claims and the summary table share: per-seed perplexity at L and 8L, their ratio, the learning checks.
 
-    def __init__(self, df: pd.DataFrame):
+    ``train_len``: L, by default the records' own (their profile settings')."""
+
+    def __init__(self, df: pd.DataFrame, train_len: float | None = None):
         ok = df[df.status == "ok"]
-        train_len = float(df.iloc[0].profile_settings["train_len"])
+        train_len = float(df.iloc[0].profile_settings["train_len"] if train_len is None else train_len)
         self.checks = learning_checks(df, "loss", train_len)
         self.kept, self.left_out = usable(self.checks)
         self.at_l = _per_seed(ok, "perplexity", train_len)
@@ -47,10 +56,9 @@ class Shape:
 
 def perplexity_section(
     df: pd.DataFrame, ok: pd.DataFrame, variants: list[str], lengths: list[float], train_len: int
-) -> list[str]:
-    """Perplexity per variant and evaluation length, and notes on the cells that are not numbers."""
+) -> Section:
+    """Perplexity per variant and evaluation length, and notes on the cells that are not numbers (the headline)."""
     # perplexities are positive: their interval is on a log scale (harness/intervals.py), never below 0
-    lines = [f"## Perplexity by evaluation length ({over_seeds(most_seeds(ok))}; L = {train_len})", ""]
     table = []
     for v in variants:
         row = {"variant": v}
@@ -61,15 +69,15 @@ def perplexity_section(
                 fmt_mean_ci(vals, kind="log") if len(vals) else (bad.status.iloc[0] if len(bad) else "-")
             )
         table.append(row)
-    lines += [narrow(pd.DataFrame(table), ["variant"]), ""]
+    lines = [narrow(pd.DataFrame(table), ["variant"]), ""]
     reasons = status_notes(df)
     if reasons:
         lines += ["Cells that are not numbers:", ""]
         lines += reasons + [""]
-    return lines
+    return section(f"Perplexity by evaluation length ({over_seeds(most_seeds(ok))}; L = {train_len})", lines, HEADLINE)
 
 
-def extrapolation_section(shape: Shape, variants: list[str]) -> list[str]:
+def extrapolation_section(shape: Shape, variants: list[str]) -> Section:
     """Each variant's perplexity at L, its ppl(8L)/ppl(L) and whether it is comparable at L."""
     summary = []
     for v in variants:
@@ -90,23 +98,25 @@ def extrapolation_section(shape: Shape, variants: list[str]) -> list[str]:
                 else "no: " + (" and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
             }
         )
-    return [
-        "## Does it extrapolate?",
-        "",
-        "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
-        f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the best "
-        "variant that learned is marked as not comparable.",
-        "",
-        markdown_table(pd.DataFrame(summary)),
-        "",
-    ]
+    return section(
+        "Does it extrapolate?",
+        [
+            "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
+            f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the "
+            "best variant that learned is marked as not comparable.",
+            "",
+            markdown_table(pd.DataFrame(summary)),
+            "",
+        ],
+    )
 
 
-def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) -> list[str]:
-    """Randomized positions scored both ways: at test-time draws (the protocol, in every other table) and at 0..T-1."""
+def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) -> Section | None:
+    """Randomized positions scored both ways: at test-time draws (the protocol, in every other table) and at 0..T-1
+    (None without randomized positions)."""
     extra = ok[ok.metric == "consecutive_perplexity"]
     if extra.empty:
-        return []
+        return None
     rows = []
     for v in sorted(extra.variant.unique()):
         for metric, how in (
@@ -120,13 +130,14 @@ def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) 
             rows.append(row)
     scored = ok[(ok.metric == "perplexity") & ok.variant.isin(set(extra.variant))]
     n = next((e["draws"] for e in scored.get("extra", []) if isinstance(e, dict) and e.get("draws")), "several")
-    return [
-        "## Randomized positions at test time",
-        "",
-        "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
-        f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed seeds. "
-        "Positions 0..T-1, in order, are an extra: training never showed them together.",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ]
+    return section(
+        "Randomized positions at test time",
+        [
+            "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
+            f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed "
+            "seeds. Positions 0..T-1, in order, are an extra: training never showed them together.",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ],
+    )

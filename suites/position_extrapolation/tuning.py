@@ -35,7 +35,7 @@ GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
     "ntk_by_parts": RAMP_GRID,
     "ntk": {"headroom": (1.0, 1.5, 2.0, 3.0, 4.0)},
 }
-#: the verdicts on NTK-aware and YaRN compare perplexities at this many times L (rope_extension_report.py)
+#: the verdicts on NTK-aware and YaRN compare perplexities at this many times L (claims/ntk_close.py, yarn_close.py)
 JUDGED_MULTIPLIER = 4
 #: the sweep scores validation windows of this many times L: the judged length, never another
 TUNE_MULTIPLIER = JUDGED_MULTIPLIER

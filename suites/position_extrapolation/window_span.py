@@ -8,8 +8,9 @@ own, so one layer reaches W - 1 positions back and ``n_layers`` reach ``n_layers
 The job measures that span on the trained model itself (``span_measurements``): the gradient of the last position's
 logits with respect to every input embedding of a sequence longer than the span is exactly zero past it (the window
 mask puts -inf there, a softmax weight of exactly 0) and nonzero inside. That is true by construction, a *check* of
-the mask and its stacking; the finding-like question, what a window costs in perplexity at matched training
-(the same steps, data and parameters as full attention), is the table ``window_section`` writes beside it.
+the mask and its stacking (claims/stacked_window_span.py); the finding-like question, what a window costs in
+perplexity at matched training (the same steps, data and parameters as full attention), is the table
+``window_section`` writes beside it (claims/window_costs_little.py judges it).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import pandas as pd
 import torch
 
 from harness.contract import Measurement
-from harness.findings import Estimate, Finding, finding, not_run
 from harness.report_kit import fmt_pct, markdown_table
-from harness.suite_file import SuiteFile
+from harness.report_sections import Section, section
+from suites.position_extrapolation.tables import ppl_by_seed
 
-(SPAN,) = SuiteFile.of(__file__).claims("stacked_window_span")
+#: the metric of a window model's measured span
 METRIC = "receptive_span"
 
 
@@ -73,53 +74,19 @@ def span_measurements(model, n_layers: int, window: int | None, train_len: int, 
     ]
 
 
-def window_finding(df: pd.DataFrame) -> Finding:
-    """The check: every window model's measured span equals layers x (W - 1)."""
-    rows = df[(df.metric == METRIC) & (df.status == "ok")] if "metric" in df else df
-    if not len(rows):
-        return not_run(SPAN, "This run has no sliding-window variant (`rope+window16`, ...) to measure.")
-    parts, equal, estimates = [], True, []
-    for variant, part in rows.groupby("variant", sort=False):
-        extra = part.extra.iloc[0]
-        spans = sorted({int(v) for v in part.value})
-        same = spans == [int(extra["expected"])]
-        equal &= same
-        parts.append(
-            f"`{variant}` (W = {extra['window']}, {extra['layers']} layers): measured {', '.join(map(str, spans))} "
-            f"positions back over {part.seed.nunique()} seed(s), layers x (W - 1) = {extra['expected']}"
-        )
-        estimates.append(
-            Estimate(f"{variant} span / (layers x (W - 1))", spans[-1] / int(extra["expected"]), unit="x", seeds=0)
-        )
-    verdict = "agrees" if equal else "disagrees"
-    text = (
-        "Mistral 7B: stacked windows reach layers x W tokens back. Here the farthest input position whose "
-        "gradient reaches the last position's logits: " + "; ".join(parts) + "."
-    )
-    cause = (
-        "" if equal else "a measured span differs from layers x (W - 1): the window mask does not cut where it should."
-    )
-    return finding(SPAN, verdict, text, estimates, cause=cause, over_seeds=False)
-
-
 def window_specs(ok: pd.DataFrame) -> dict[str, dict]:
     """variant -> spec of the variants of ``ok`` whose spec sets a sliding window, in their order of appearance."""
     specs = ok.groupby("variant", sort=False).spec.first()
     return {v: specs[v] for v in specs.index if isinstance(specs[v], dict) and specs[v].get("window")}
 
 
-def ppl_by_seed(ppl: pd.DataFrame, variant: str, x: float) -> dict[int, float]:
-    """seed -> perplexity of ``variant`` at evaluation length ``x`` (``ppl``: perplexity records)."""
-    part = ppl[(ppl.variant == variant) & (ppl.x == x)]
-    return {int(r.seed): float(r.value) for r in part.itertuples()}
-
-
-def window_section(ok: pd.DataFrame, variants: list[str], lengths: list[float], train_len: int) -> list[str]:
-    """A table of each window model against full-attention RoPE trained alike: W, span, ppl change at L and past it."""
+def window_section(ok: pd.DataFrame, variants: list[str], lengths: list[float], train_len: int) -> Section | None:
+    """A table of each window model against full-attention RoPE trained alike: W, span, ppl change at L and past it
+    (None without a window model and rope beside it)."""
     specs = window_specs(ok)
     windows = [v for v in variants if v in specs]
     if not windows or "rope" not in set(ok.variant):
-        return []
+        return None
     ppl = ok[ok.metric == "perplexity"]
     shown = [x for x in lengths if x in (train_len, 2 * train_len, 8 * train_len)]
     rows = []
@@ -137,14 +104,16 @@ def window_section(ok: pd.DataFrame, variants: list[str], lengths: list[float], 
             changes = [100.0 * (a[s] / b[s] - 1.0) for s in a if s in b]
             row[f"Δ ppl vs rope at {int(x / train_len)}L"] = fmt_pct(changes)
         rows.append(row)
-    return [
-        "## Sliding windows",
-        "",
-        "Each window model trained exactly as `rope` (same steps, data, parameters and seeds; its attention reads at "
-        "most W keys, so its attention FLOPs are lower), its held-out perplexity against rope's per seed "
-        "(mean [95% interval] of the changes); span: positions back the last position's logits depend on, measured "
-        "by their gradient, against Mistral 7B's layers x W (W - 1 here, as a window of W keys includes the query).",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ]
+    return section(
+        "Sliding windows",
+        [
+            "Each window model trained exactly as `rope` (same steps, data, parameters and seeds; its attention reads "
+            "at most W keys, so its attention FLOPs are lower), its held-out perplexity against rope's per seed "
+            "(mean [95% interval] of the changes); span: positions back the last position's logits depend on, "
+            "measured by their gradient, against Mistral 7B's layers x W (W - 1 here, as a window of W keys includes "
+            "the query).",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ],
+    )

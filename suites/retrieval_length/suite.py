@@ -30,16 +30,16 @@ from harness.errors import UsageError
 from harness.rules import at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.train import train
-from suites.common.checkpoints import train_once, training_key
+from suites.common.checkpoints import train_job_once, training_key
 from suites.common.data.char_lm import check_fits
 from suites.common.finetune import finetune_settings, tokens_batch, with_weights
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.retrieval_length.passkey import PasskeyGenerator, overhead, passkey_text
 from suites.retrieval_length.scoring import LengthScore, score_length
-from variants.init_scheme import INIT_SCHEMES
+from variants.models.init_scheme import INIT_SCHEMES
+from variants.models.transformer import build
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 #: the retrieval tasks a profile may name (``set.task``); RULER's other tasks are left for later
 TASKS = ("passkey",)
@@ -271,26 +271,9 @@ class RetrievalLength(Suite):
             torch.Generator().manual_seed(seed),
             ctx,
         )
-        key = training_key(
-            self.name,
-            train_spec,
-            {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS},
-            seed,
-            ctx.device,
-            ctx.dtype,
-            text.corpus.corpus.checksum,
-        )
-        result = train_once(
-            model,
-            key,
-            ctx.checkpoint_dir,
-            label=ctx.label,
-            train=lambda: train(
-                model, step_loss, profile.train_settings(), progress=ctx.progress, desc=ctx.label or spec.position
-            ),
-        )
-        ctx.facts.update(weights=result.source, training_key=key)
-        out = result.measurements()
+        settings = {k: v for k, v in profile.settings().items() if k not in EVAL_SETTINGS}
+        key = training_key(self.name, train_spec, settings, seed, ctx.device, ctx.dtype, text.corpus.corpus.checksum)
+        out = train_job_once(model, key, ctx, step_loss, profile.train_settings(), spec.position).measurements()
         state = model.state_dict()
         out += self._scored(with_weights(spec, state, ctx.device), eval_gen, profile, ctx)
         if finetunes(spec):

@@ -1,4 +1,5 @@
-"""The learned / memorised flags, the n-gram baselines they rest on, and the extrapolation verdict."""
+"""The learned / memorised flags and the n-gram baselines they rest on (the extrapolation verdict that reads them:
+tests/unit/suites/position_extrapolation/claims/test_alibi_extrapolates.py)."""
 
 import math
 import sys
@@ -9,7 +10,6 @@ import torch
 
 from suites.common.data.char_lm import char_lm_data, ngram_entropies
 from suites.common.learning import LEARN_MARGIN, learning_checks, learning_table, usable
-from suites.position_extrapolation.report import verdict
 
 
 def records(variant, heldout, train, bigram=2.5, seeds=(0,), x=64.0):
@@ -72,40 +72,6 @@ def test_a_variant_without_a_heldout_loss_is_left_out():
     )
     kept, note = usable(learning_checks(df, "loss", 64.0))
     assert kept == ["ok"] and "no held-out loss" in note
-
-
-def test_extrapolation_verdict_needs_both_shapes_from_models_that_learned():
-    flat, rises, mild = [1.0, 0.98, 0.99], [2.6, 3.1, 2.8], [1.1, 1.5, 1.2]
-    both = {"alibi", "sinusoidal"}
-
-    def said(ratios, comparable, learned):
-        found = verdict(ratios, comparable, learned)
-        return found.verdict, found.sentence
-
-    assert said({"alibi": flat, "sinusoidal": rises}, both, both)[0] == "agrees"
-    assert "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, both, both)[1]
-    assert (
-        "**agrees**" in said({"alibi": flat, "sinusoidal": rises}, {"alibi"}, both)[1]
-    )  # a rising curve need not be comparable
-    assert said({"alibi": flat, "sinusoidal": mild}, both, both)[0] == "inconclusive"
-    assert "**disagrees**" in said({"alibi": [1.4, 1.45, 1.5], "sinusoidal": rises}, both, both)[1]
-    assert said({"alibi": [1.1] * 3, "sinusoidal": [1.05] * 3}, both, both)[0] == "disagrees"
-    verdict_, text = said({"alibi": flat, "sinusoidal": rises}, {"sinusoidal"}, both)
-    assert verdict_ == "inconclusive" and "cannot be compared: `alibi`" in text
-    assert (
-        "cannot be compared: `sinusoidal` did not learn"
-        in said({"alibi": flat, "sinusoidal": rises}, both, {"alibi"})[1]
-    )
-    assert said({"alibi": flat}, both, both)[0] == "not run"  # no sinusoidal results at all
-
-
-def test_the_extrapolation_finding_carries_its_measurement():
-    found = verdict({"alibi": [1.0, 0.98], "sinusoidal": [2.6, 3.1]}, {"alibi", "sinusoidal"}, {"alibi", "sinusoidal"})
-    alibi, sinusoidal = found.estimates[:2]
-    assert alibi.label == "ALiBi ppl(8L)/ppl(L)" and alibi.value == pytest.approx(0.99) and alibi.seeds == 2
-    assert alibi.low < 0.99 < alibi.high and found.seeds == 2
-    assert found.claim.source.startswith("Press et al. 2022")
-    assert found.verdict != "agrees" and found.cause  # two seeds: ALiBi's interval reaches past 15%
 
 
 @pytest.mark.sword("engWEB2015eb")

@@ -1,15 +1,19 @@
 """position_extrapolation's one-seed margins: each quantity's own, recomputed from the reference records through the
 verdict code, and applied only at one seed."""
 
+import importlib
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from harness.claims import judge_all
+from harness.contract import suites
 from harness.paired import MARGIN_SDS, one_seed_margin
 from harness.report import records_frame
 from harness.store import ResultsStore
-from suites.position_extrapolation import margins, rope_extension_report, rules, verdicts, window_quality
+from suites.position_extrapolation import margins
+from suites.position_extrapolation.claims import _shared as rules
 from suites.position_extrapolation.suite import PositionExtrapolation
 
 REFERENCE = Path(__file__).resolve().parents[4] / "reference" / "results"
@@ -28,7 +32,7 @@ def standard_records() -> pd.DataFrame:
 
 
 def per_seed_pct(diff) -> tuple:
-    """A Difference's per-seed values in %: a ratio's change from 1 (``rules.from_one``: both arms are the ratios)
+    """A Difference's per-seed values in %: a ratio's change from 1 (``from_one``: both arms are the ratios)
     or the per-seed change (a - b) / b."""
     if diff.a == diff.b:
         return tuple(100.0 * (r - 1.0) for r in diff.a)
@@ -36,7 +40,8 @@ def per_seed_pct(diff) -> tuple:
 
 
 def judged_quantities(monkeypatch, df: pd.DataFrame) -> dict:
-    """label -> Difference, for every comparison the verdict code makes on ``df``."""
+    """label -> Difference, for every comparison the claims make on ``df`` (each claim module's ``change`` and
+    ``from_one``, from claims/_shared.py, watched)."""
     seen = {}
 
     def spy(fn):
@@ -46,11 +51,13 @@ def judged_quantities(monkeypatch, df: pd.DataFrame) -> dict:
 
         return wrapped
 
-    for module in (verdicts, rope_extension_report, window_quality):
+    suite = suites.get("position_extrapolation")
+    for claim in suite.claims:
+        module = importlib.import_module(f"suites.position_extrapolation.claims.{claim.key}")
         for name in ("change", "from_one"):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, spy(getattr(rules, name)))
-    verdicts.findings(df)
+    judge_all(suite, df)
     return seen
 
 

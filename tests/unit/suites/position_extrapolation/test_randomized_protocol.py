@@ -13,9 +13,9 @@ import torch
 from harness.contract import JobContext
 from suites.common.lm import evaluate_nll
 from suites.position_extrapolation.suite import PROFILES, TEST_DRAWS, PositionExtrapolation
+from variants.models.transformer import build
 from variants.position.randomized import RANGE_FACTOR, sorted_sample
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import build
 
 SMALL = TransformerSpec(vocab_size=11, d_model=16, n_heads=2, n_layers=1, max_len=8)
 

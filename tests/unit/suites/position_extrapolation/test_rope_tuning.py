@@ -44,7 +44,6 @@ def test_the_scalings_are_tuned_at_the_length_their_verdicts_read(monkeypatch):
     compare (JUDGED_MULTIPLIER x L), never a shorter one."""
     from types import SimpleNamespace
 
-    from suites.position_extrapolation import rope_extension_report as extension
     from suites.position_extrapolation.suite import PositionExtrapolation
     from suites.position_extrapolation.tuning import JUDGED_MULTIPLIER
 
@@ -67,8 +66,8 @@ def test_the_scalings_are_tuned_at_the_length_their_verdicts_read(monkeypatch):
     assert records and {m.extra["eval_length"] for m in records} == {JUDGED_MULTIPLIER * train_len}
     assert {n for _, n in scored} == {JUDGED_MULTIPLIER * train_len}
     # the verdicts read the same length: NTK-aware's and YaRN's comparisons name it
-    from tests.unit.suites.position_extrapolation.test_rope_extension_report import PUBLISHED_SHAPE, L
-    from tests.unit.suites.position_extrapolation.test_rope_extension_report import records as curves
+    from tests.unit.suites.position_extrapolation.claims._records import PUBLISHED_SHAPE, judged
+    from tests.unit.suites.position_extrapolation.claims._records import records as curves
 
-    found = {f.claim.key: f for f in extension.verdicts(curves(PUBLISHED_SHAPE), L)}
+    found = judged(curves(PUBLISHED_SHAPE))
     assert all(f"ppl({JUDGED_MULTIPLIER}L)" in e.label for k in ("ntk_close", "yarn_close") for e in found[k].estimates)

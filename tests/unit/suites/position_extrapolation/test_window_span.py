@@ -1,4 +1,5 @@
-"""Stacked sliding windows: the span measured by gradients equals layers x (W - 1), and its check and table."""
+"""Stacked sliding windows: the span measured by gradients equals layers x (W - 1), and its table (the check:
+claims/test_stacked_window_span.py)."""
 
 import pandas as pd
 import pytest
@@ -7,11 +8,10 @@ from suites.position_extrapolation.window_span import (
     expected_span,
     receptive_span,
     span_measurements,
-    window_finding,
     window_section,
 )
+from variants.models.transformer import build
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 
 def _model(window, layers=3):
@@ -42,30 +42,6 @@ def test_full_attention_reaches_the_first_position():
 def test_a_window_models_measurement_records_what_it_expects():
     (m,) = span_measurements(_model(4), 3, 4, 16, "cpu")
     assert m.metric == "receptive_span" and m.value == 9.0 and m.extra["expected"] == 9 and m.extra["length"] >= 20
-
-
-def _records(spans, expected=9):
-    rows = [
-        {
-            "variant": "rope+window4",
-            "seed": s,
-            "metric": "receptive_span",
-            "value": float(v),
-            "status": "ok",
-            "x": None,
-            "spec": {"window": 4, "n_layers": 3},
-            "extra": {"window": 4, "layers": 3, "expected": expected, "length": 20},
-        }
-        for s, v in enumerate(spans)
-    ]
-    return pd.DataFrame(rows)
-
-
-def test_the_check_agrees_only_when_every_seed_measures_the_formula():
-    assert window_finding(_records([9, 9, 9])).verdict == "agrees"
-    wrong = window_finding(_records([9, 12, 9]))
-    assert wrong.verdict == "disagrees" and "mask" in wrong.cause
-    assert window_finding(_records([])).verdict == "not run"
 
 
 def test_the_window_table_compares_with_rope_per_seed():

@@ -1,4 +1,5 @@
-"""What a sliding window costs in perplexity at the training length, against full attention trained alike.
+"""A sliding window whose stacked layers reach across the context costs little perplexity at L against full attention
+trained alike (Beltagy et al. 2020; Jiang et al. 2023): one-sided, paired over seeds, with a negative control.
 
 Longformer (Beltagy et al. 2020, arXiv 2004.05150) and Mistral 7B (Jiang et al. 2023, arXiv 2310.06825) rest on
 stacked windows: W keys per layer reach layers x (W - 1) positions back, so a window whose stacked span covers the
@@ -25,15 +26,14 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
-
+from harness.claims import declared
 from harness.findings import Finding, finding, not_run
 from harness.paired import combine_verdicts, not_worse
-from harness.suite_file import SuiteFile
-from suites.position_extrapolation.rules import change
-from suites.position_extrapolation.window_span import expected_span, ppl_by_seed, window_specs
+from suites.position_extrapolation.claims._shared import Evidence, change
+from suites.position_extrapolation.tables import ppl_by_seed
+from suites.position_extrapolation.window_span import expected_span, window_specs
 
-(QUALITY,) = SuiteFile.of(__file__).claims("window_costs_little")
+CLAIM = declared(__file__)
 #: the most a window may cost in perplexity at L, in % (this project's choice: see the module's docstring)
 MARGIN = 3.0
 #: the same margin in nats per character: ln(1 + MARGIN / 100)
@@ -48,23 +48,21 @@ def reaches(spec: dict, train_len: int) -> bool:
     return expected_span(spec["n_layers"], spec["window"]) >= train_len - 1
 
 
-def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
+def judge(ev: Evidence) -> Finding:
     """The reaching windows' perplexity change at L against ``rope``, paired over seeds, judged by ``not_worse``;
     the negative control judged alike must be caught."""
-    ok = df[df.status == "ok"]
+    ok, train_len = ev.ok, ev.train_len
     specs = window_specs(ok)
-    ppl = ok[ok.metric == "perplexity"]
-    base = ppl_by_seed(ppl, BASELINE, float(train_len))
+    base = ppl_by_seed(ok, BASELINE, float(train_len))
     judged = [v for v in specs if v != CONTROL and reaches(specs[v], train_len)]
     if not judged or not base:
         return not_run(
-            QUALITY,
+            CLAIM,
             "This run lacks a sliding-window variant whose stack reaches across the context "
             "(`rope+window32`, ...) or `rope` beside it.",
         )
-    diffs = {v: change(f"{v} Δ ppl at L vs {BASELINE}", ppl_by_seed(ppl, v, float(train_len)), base) for v in specs}
+    diffs = {v: change(f"{v} Δ ppl at L vs {BASELINE}", ppl_by_seed(ok, v, float(train_len)), base) for v in specs}
     words = {v: not_worse(d, MARGIN) for v, d in diffs.items()}
-    parts = [_part(v, specs[v], diffs[v], words[v], train_len) for v in specs]
     claim = combine_verdicts([words[v] for v in judged])
     causes = [_cause(v, diffs[v], words[v]) for v in judged if words[v] != "agrees"]
     control_caught = CONTROL in diffs and words[CONTROL] == "disagrees"
@@ -73,47 +71,53 @@ def quality_finding(df: pd.DataFrame, train_len: int) -> Finding:
     control_free = control_worst is not None and control_worst <= 0.0
     if claim != "disagrees" and not control_caught:
         claim = "inconclusive"
-        causes.append(
-            f"the negative control `{CONTROL}` did not run"
-            if CONTROL not in diffs
-            else f"the negative control `{CONTROL}` was not caught by the same rule "
-            f"({diffs[CONTROL].estimate.value:+.1f}% {diffs[CONTROL].estimate.interval_text()}, "
-            f"{diffs[CONTROL].why()}), so a pass could not have been a fail"
-        )
-        if control_free:
-            # every seed of the control at or below 0: more seeds narrow its interval about a change the rule can
-            # never count as costing more than the margin, so they cannot make the test able to fail
-            span = expected_span(specs[CONTROL]["n_layers"], specs[CONTROL]["window"])
-            causes.append(
-                f"the control costs nothing on any seed (at most {control_worst:+.1f}%): "
-                f"at L = {train_len} this model uses little beyond the {span} tokens the control reaches, "
-                f"so more seeds cannot decide it; a context long enough that a {span}-token reach must "
-                f"lose what the model needs would"
-            )
+        causes += _uncaught(diffs, specs, control_worst if control_free else None, train_len)
     text = (
         f"A window whose stacked layers reach across the context (span at least L - 1 = {train_len - 1}) costs "
         f"little when its perplexity change at L against `{BASELINE}` trained alike has an upper interval end of "
         f"at most +{MARGIN:g}% ({MARGIN_NATS:.4f} nats per character, this project's own margin): "
-        + "; ".join(parts)
+        + "; ".join(_part(v, specs[v], diffs[v], words[v], train_len) for v in specs)
         + f"; over {len(base)} seed(s)."
     )
     cause = "" if claim == "agrees" else "; ".join(causes)[:1].upper() + "; ".join(causes)[1:] + "."
     # the headline: the narrowest judged window, the one most likely to cost something
-    estimates = [diffs[v].estimate for v in specs]
     order = list(specs)
     headline = order.index(min(judged, key=lambda v: specs[v]["window"]))
     if claim == "inconclusive" and CONTROL in order and all(words[v] == "agrees" for v in judged):
         headline = order.index(CONTROL)  # undecided because the control was not caught: it is what decides
     return finding(
-        QUALITY,
+        CLAIM,
         claim,
         text,
-        estimates,
+        [diffs[v].estimate for v in specs],
         cause=cause,
         headline=headline,
         boundary=MARGIN,
         over_seeds=not (claim == "inconclusive" and control_free and not control_caught),
     )
+
+
+def _uncaught(diffs: dict, specs: dict, control_worst: float | None, train_len: int) -> list[str]:
+    """Why a pass could not have been a fail: the control did not run or was not caught; ``control_worst``, its
+    largest per-seed change when at or below 0 on every seed, says why more seeds cannot catch it either."""
+    if CONTROL not in diffs:
+        return [f"the negative control `{CONTROL}` did not run"]
+    d = diffs[CONTROL]
+    out = [
+        f"the negative control `{CONTROL}` was not caught by the same rule "
+        f"({d.estimate.value:+.1f}% {d.estimate.interval_text()}, {d.why()}), so a pass could not have been a fail"
+    ]
+    if control_worst is not None:
+        # every seed of the control at or below 0: more seeds narrow its interval about a change the rule can
+        # never count as costing more than the margin, so they cannot make the test able to fail
+        span = expected_span(specs[CONTROL]["n_layers"], specs[CONTROL]["window"])
+        out.append(
+            f"the control costs nothing on any seed (at most {control_worst:+.1f}%): "
+            f"at L = {train_len} this model uses little beyond the {span} tokens the control reaches, "
+            f"so more seeds cannot decide it; a context long enough that a {span}-token reach must "
+            f"lose what the model needs would"
+        )
+    return out
 
 
 def _per_seed(diff) -> list:

@@ -1,0 +1,3 @@
+"""position_extrapolation's claims, one module per key of its suite.yaml (harness/claims.py)."""
+
+from suites.position_extrapolation.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)

@@ -40,9 +40,9 @@ from harness.contract import Measurement, Metric
 from harness.flops import count_flops
 from harness.measure import peak_memory, seconds, timed
 from harness.train import make_optimizer
-from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.decode.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.decode.generate import empty_caches
 from variants.kernel import tolerance
-from variants.kv_cache import empty_caches
 
 #: the kv_cache quick profile's timing settings: enough for a CPU step of a few ms, about 0.2 s per timing
 TIMING = dict(min_repeats=5, min_run_time=0.15, max_call_s=2.0)
@@ -186,6 +186,31 @@ def _element_size(dtype: torch.dtype) -> int:
     return torch.empty((), dtype=dtype).element_size()
 
 
+def prompt_tokens(vocab_size: int, train_len: int, multipliers: Sequence[int], seed: int, device: str) -> torch.Tensor:
+    """(1, L x the largest multiplier) random tokens of ``seed``: the prompt and every decode context are cut from it."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab_size, (1, train_len * max(multipliers)), generator=gen).to(device)
+
+
+def checked_bytes(metric: str, value: float, measured: int, formula: int, why: str, **fields) -> Measurement:
+    """``metric`` of ``value``, failed with the reason ``why`` unless the ``measured`` bytes equal the ``formula``'s
+    (a cache or a state's storages against its count)."""
+    if measured != formula:
+        return Measurement(metric, value, status="failed", reason=why, **fields)
+    return Measurement(metric, value, **fields)
+
+
+def logits_differ(error: float, allowed: float, what: str = "the step's", **fields) -> Measurement:
+    """A failed ``decode_latency``: ``what`` logits differ from the full forward's by ``error`` > ``allowed``."""
+    return Measurement(
+        "decode_latency",
+        None,
+        status="failed",
+        reason=f"{what} logits differ from the full forward's by {error:.2e} > {allowed:g}",
+        **fields,
+    )
+
+
 def inference_costs(
     model,
     vocab_size: int,
@@ -199,9 +224,7 @@ def inference_costs(
     """KV-cache bytes per token, prefill latency at L and decode latency at each multiple of L of a DecoderLM (in eval
     mode, batch 1), each a Measurement (failed, skipped or unsupported with its reason)."""
     spec = model.spec
-    longest = train_len * max(multipliers)
-    gen = torch.Generator().manual_seed(seed)
-    tokens = torch.randint(0, vocab_size, (1, longest), generator=gen).to(device)  # (1, 8L)
+    tokens = prompt_tokens(vocab_size, train_len, multipliers, seed, device)  # (1, 8L)
     element = _element_size(dtype)
     t0 = time.perf_counter()
     out: list[Measurement] = []
@@ -221,18 +244,10 @@ def inference_costs(
             "head_dim": spec.head_dim,
             "bytes_per_element": element,
         }
-        if measured != analytic:
-            out.append(
-                Measurement(
-                    "kv_cache_bytes_per_token",
-                    measured / train_len,
-                    status="failed",
-                    extra=facts,
-                    reason=f"the cache tensors occupy {measured} B, the formula gives {analytic} B",
-                )
-            )
-        else:
-            out.append(Measurement("kv_cache_bytes_per_token", measured / train_len, extra=facts))
+        why = f"the cache tensors occupy {measured} B, the formula gives {analytic} B"
+        out.append(
+            checked_bytes("kv_cache_bytes_per_token", measured / train_len, measured, analytic, why, extra=facts)
+        )
         prompt = tokens[:, :train_len]
         out.append(
             timed(
@@ -270,13 +285,7 @@ def _decode(model, tokens: torch.Tensor, context: int, mult: int, device: str, d
     where["extra"]["max_error_vs_full"] = error
     allowed = tolerance(dtype).allowed(full)
     if error > allowed:
-        return Measurement(
-            "decode_latency",
-            None,
-            status="failed",
-            reason=f"the cached step's logits differ from the full forward's by {error:.2e} > {allowed:g}",
-            **where,
-        )
+        return logits_differ(error, allowed, "the cached step's", **where)
     return timed(
         "decode_latency", lambda: model(step, caches=caches)[0][:, -1], device, **TIMING, where=where, first=first
     )

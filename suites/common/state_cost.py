@@ -23,7 +23,7 @@ import torch
 
 from harness.contract import Measurement, Metric
 from harness.measure import seconds, timed
-from suites.common.model_cost import DECODE_MULTIPLIERS, TIMING
+from suites.common.model_cost import DECODE_MULTIPLIERS, TIMING, checked_bytes, logits_differ, prompt_tokens
 from variants.kernel import tolerance
 
 #: the metric this module adds to model_cost.METRICS
@@ -74,9 +74,7 @@ def state_inference_costs(
     multipliers: Sequence[int] = DECODE_MULTIPLIERS,
 ) -> list[Measurement]:
     """state_bytes, kv_cache_bytes_per_token, prefill_latency and decode_latency of a MixerLM in eval mode."""
-    gen = torch.Generator().manual_seed(seed)
-    longest = train_len * max(multipliers)
-    tokens = torch.randint(0, vocab_size, (1, longest), generator=gen).to(device)  # (1, 8L)
+    tokens = prompt_tokens(vocab_size, train_len, multipliers, seed, device)  # (1, 8L)
     element = torch.finfo(dtype).bits // 8
     t0 = time.perf_counter()
     out: list[Measurement] = []
@@ -84,53 +82,8 @@ def state_inference_costs(
     with torch.inference_mode():
         for mult in multipliers:
             context = train_len * mult
-            full = model(tokens[:, :context]).float()[:, -1]  # (1, V)
-            _, before = run_steps(model, tokens[:, : context - 1])
-            step = tokens[:, context - 1]
-            first, (logits, after) = seconds(lambda: model.step(step, before), device)
-            measured, formula = live_bytes(after), model.state_numel(context) * element
-            sizes[context] = measured
-            facts = {"tokens": context, "state_bytes_formula": formula, "bytes_per_element": element}
-            where = dict(x=float(context), x_name="context")
-            if measured != formula:
-                out.append(
-                    Measurement(
-                        "state_bytes",
-                        float(measured),
-                        status="failed",
-                        extra=facts,
-                        reason=f"the state tensors occupy {measured} B, the model's count gives {formula} B",
-                        **where,
-                    )
-                )
-            else:
-                out.append(Measurement("state_bytes", float(measured), extra=facts, **where))
-            error = float((logits.float() - full).abs().max())
-            allowed = tolerance(dtype).allowed(full)
-            extra = {"multiplier": mult, "batch": 1, "cached": context - 1, "max_error_vs_full": error}
-            if error > allowed:
-                out.append(
-                    Measurement(
-                        "decode_latency",
-                        None,
-                        status="failed",
-                        x=float(context),
-                        x_name="context",
-                        extra=extra,
-                        reason=f"the step's logits differ from the full forward's by {error:.2e} > {allowed:g}",
-                    )
-                )
-            else:
-                out.append(
-                    timed(
-                        "decode_latency",
-                        lambda: model.step(step, before)[0],
-                        device,
-                        **TIMING,
-                        where=dict(x=float(context), x_name="context", extra=extra),
-                        first=first,
-                    )
-                )
+            sizes[context], measured = _at_context(model, tokens, context, mult, device, dtype, element)
+            out += measured
         short, long = min(sizes), max(sizes)
         growth = (sizes[long] - sizes[short]) / (long - short) if long > short else 0.0
         out.insert(
@@ -161,3 +114,33 @@ def state_inference_costs(
         m.extra["threads"] = torch.get_num_threads()
     out[0].extra["measure_time_s"] = time.perf_counter() - t0
     return out
+
+
+def _at_context(
+    model, tokens: torch.Tensor, context: int, mult: int, device: str, dtype: torch.dtype, element: int
+) -> tuple[int, list[Measurement]]:
+    """(the state's bytes after ``context`` tokens, [state_bytes against the model's count, the decode step that
+    brings the sequence to ``context`` tokens, timed after its logits are checked against a full forward's])."""
+    full = model(tokens[:, :context]).float()[:, -1]  # (1, V)
+    _, before = run_steps(model, tokens[:, : context - 1])
+    step = tokens[:, context - 1]
+    first, (logits, after) = seconds(lambda: model.step(step, before), device)
+    measured, formula = live_bytes(after), model.state_numel(context) * element
+    facts = {"tokens": context, "state_bytes_formula": formula, "bytes_per_element": element}
+    where = dict(x=float(context), x_name="context")
+    why = f"the state tensors occupy {measured} B, the model's count gives {formula} B"
+    out = [checked_bytes("state_bytes", float(measured), measured, formula, why, extra=facts, **where)]
+    error = float((logits.float() - full).abs().max())
+    allowed = tolerance(dtype).allowed(full)
+    extra = {"multiplier": mult, "batch": 1, "cached": context - 1, "max_error_vs_full": error}
+    if error > allowed:
+        return measured, out + [logits_differ(error, allowed, extra=extra, **where)]
+    step_time = timed(
+        "decode_latency",
+        lambda: model.step(step, before)[0],
+        device,
+        **TIMING,
+        where=dict(where, extra=extra),
+        first=first,
+    )
+    return measured, out + [step_time]

@@ -7,10 +7,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from harness.report_kit import markdown_table
+from harness.report_sections import HEADLINE, Section
+from suites.common.table_section import table_section
 from suites.kv_cache.steps import DOMINANT
-
-HEADING = "## Decode latency per variant"
 
 
 def _mean(steps: pd.DataFrame, variant: str, x: float) -> float:
@@ -53,13 +52,14 @@ def rows(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list
     return out
 
 
-def section(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> list[str]:
-    """The report's first table: what the decode verdicts read, one row per variant."""
-    found = rows(df, steps, variants)
+def section(df: pd.DataFrame, steps: pd.DataFrame, variants: Sequence[str]) -> Section:
+    """The report's headline table: what the decode verdicts read, one row per variant."""
     note = (
         "Means over seeds. The decode step is the whole model's cached step of one token; the attention is one "
         "layer's decode-step attention by grouped queries over a cache of the variant's K/V heads; MHA / this is "
         "MHA's attention time over this variant's, same position encoding (the fewer-K/V-heads verdict reads it where "
         f"MHA's bytes dominate its step: reading them at the copy bandwidth takes at least {DOMINANT:.0%} of its time)."
     )
-    return [HEADING, "", note, "", markdown_table(pd.DataFrame(found)) if found else "No decode step was timed.", ""]
+    return table_section(
+        "Decode latency per variant", note, rows(df, steps, variants), "No decode step was timed.", HEADLINE
+    )

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.report_kit import table_section
+from harness.report_sections import Section
+from suites.common.table_section import table_section
 
 
 def _is_mixer(spec) -> bool:
@@ -34,11 +35,11 @@ def _mean(rows: pd.DataFrame, metric: str, x: float) -> float:
     return float(part.mean()) if len(part) else float("nan")
 
 
-def state_section(df: pd.DataFrame) -> list[str]:
-    """The table of the recurrent LMs' state bytes and decode step against the context (none without such rows)."""
+def state_section(df: pd.DataFrame) -> Section | None:
+    """The table of the recurrent LMs' state bytes and decode step against the context (None without such rows)."""
     attention, mixers = split(df)
     if not len(mixers):
-        return []
+        return None
     contexts = sorted(mixers[mixers.metric == "cache_bytes"].x.dropna().unique())
     mha = [
         v

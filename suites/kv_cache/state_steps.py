@@ -16,8 +16,10 @@ import torch
 
 from harness.contract import Measurement
 from harness.measure import seconds
+from suites.common.model_cost import checked_bytes, logits_differ
 from suites.common.state_cost import live_bytes, run_steps
-from variants.kernel import DECODE_PATHS, tolerance
+from suites.kv_cache.paths import unsupported
+from variants.kernel import tolerance
 
 
 def greedy_match(model, profile, seed: int, device: str) -> Measurement:
@@ -37,6 +39,12 @@ def greedy_match(model, profile, seed: int, device: str) -> Measurement:
         logits, states = model.step(full[-1], states)  # both continue from the full forward's token
     same = (torch.stack(stepped, 1) == torch.stack(full, 1)).all(dim=0)
     extra = {"tokens": profile.generate, "prompt_len": profile.prompt_len, "min_margin": margin}
+    return greedy_result(same, extra, "by steps and by full forwards")
+
+
+def greedy_result(same: torch.Tensor, extra: dict, how: str) -> Measurement:
+    """greedy_match of the per-step agreement ``same`` (steps,): 1 where every step's tokens agree, else failed from
+    the first step that differs; ``how``: the two ways the tokens were made, ``extra`` holds their ``min_margin``."""
     if bool(same.all()):
         return Measurement("greedy_match", 1.0, extra=extra)
     first = int((~same).nonzero()[0])
@@ -45,8 +53,8 @@ def greedy_match(model, profile, seed: int, device: str) -> Measurement:
         float(same.float().mean()),
         status="failed",
         extra=extra,
-        reason=f"greedy tokens by steps and by full forwards differ from step {first} on "
-        f"(smallest top-1 vs top-2 logit gap {margin:.2e})",
+        reason=f"greedy tokens {how} differ from step {first} on "
+        f"(smallest top-1 vs top-2 logit gap {extra['min_margin']:.2e})",
     )
 
 
@@ -71,36 +79,18 @@ def context_measurements(
             "state": "recurrent",
         }
     }
-    out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
-    if measured != analytic:
-        out.append(
-            Measurement(
-                "cache_bytes",
-                float(measured),
-                status="failed",
-                **where,
-                **facts,
-                reason=f"the state tensors occupy {measured} B, the model's count gives {analytic} B",
-            )
-        )
-    else:
-        out.append(Measurement("cache_bytes", float(measured), **where, **facts))
+    why = f"the state tensors occupy {measured} B, the model's count gives {analytic} B"
+    out = [
+        Measurement("cache_bytes_analytic", float(analytic), **where, **facts),
+        checked_bytes("cache_bytes", float(measured), measured, analytic, why, **where, **facts),
+    ]
     step = tokens[:, context]
     uncached_s, full = seconds(lambda: model(tokens), device)
     first, (logits, _) = seconds(lambda: model.step(step, states), device)
     error = float((logits.float() - full[:, -1].float()).abs().max())
     allowed = tolerance(dtype).allowed(full[:, -1])
     if error > allowed:
-        out.append(
-            Measurement(
-                "decode_latency",
-                None,
-                status="failed",
-                **where,
-                extra={"max_error_vs_full": error},
-                reason=f"the step's logits differ from the full forward's by {error:.2e} > {allowed:g}",
-            )
-        )
+        out.append(logits_differ(error, allowed, extra={"max_error_vs_full": error}, **where))
     else:
         out.append(
             timed(
@@ -116,16 +106,5 @@ def context_measurements(
 
 def no_paths(contexts) -> list[Measurement]:
     """The grouped decode paths, unsupported: they read a K/V cache a recurrence does not keep."""
-    return [
-        Measurement(
-            "decode_path_latency",
-            None,
-            status="unsupported",
-            x=float(c),
-            x_name="cached_tokens",
-            extra={"path": p},
-            reason="the decode-path comparison reads a grouped K/V cache, which a recurrent state does not keep",
-        )
-        for c in contexts
-        for p in DECODE_PATHS
-    ]
+    why = "the decode-path comparison reads a grouped K/V cache, which a recurrent state does not keep"
+    return [m for c in contexts for m in unsupported(dict(x=float(c), x_name="cached_tokens"), why)]

@@ -30,19 +30,20 @@ from harness.measure import seconds as _seconds
 from harness.rules import at_least
 from harness.suite_file import SuiteFile
 from suites.common.metrics import COMMON
+from suites.common.model_cost import checked_bytes
 from suites.common.profile_parts import ModelSize, Timing
-from suites.kv_cache import state_steps
-from variants.cache_size import measured_cache_bytes, spec_cache_bytes
+from suites.kv_cache.paths import path_measurements
+from suites.kv_cache.state_steps import context_measurements, greedy_match, greedy_result, no_paths
+from variants.decode.cache_size import measured_cache_bytes, spec_cache_bytes
+from variants.decode.generate import empty_caches, greedy_generate
+from variants.decode.static_decode import StaticDecoder
 from variants.hf_config import read as read_config
 from variants.hf_config import spec_fields
-from variants.kernel import DECODE_PATHS, tolerance, use_grouped_decode
-from variants.kv_cache import empty_caches, greedy_generate
-from variants.mixer_lm import MixerSpec
-from variants.mixer_lm import build as build_mixer_lm
-from variants.position import positions
+from variants.kernel import tolerance, use_grouped_decode
+from variants.models.mixer_lm import MixerSpec
+from variants.models.mixer_lm import build as build_mixer_lm
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, preset_fields, resolve
-from variants.static_decode import StaticDecoder
-from variants.transformer import build
 
 
 def hf_path(model: str) -> str:
@@ -178,7 +179,15 @@ class KVCache(TimesOnly, Suite):
             for context in profile.contexts:
                 out += self._context(model, fast, spec, profile, context, seed, ctx)
             for context in profile.path_contexts:
-                out += self._paths(spec, profile, context, seed, ctx)
+                out += path_measurements(
+                    spec,
+                    profile,
+                    context,
+                    seed,
+                    ctx.device,
+                    ctx.dtype,
+                    lambda metric, fn, where: self._timed(metric, fn, profile, where, ctx.device),
+                )
             return out
 
     def _state_job(self, spec: MixerSpec, profile: KVCacheProfile, seed: int, ctx: JobContext) -> list[Measurement]:
@@ -188,9 +197,9 @@ class KVCache(TimesOnly, Suite):
             ctx.facts.update(
                 timing_threads=count, parameters=model.num_parameters(), batch=profile.batch, mixer=spec.mixer
             )
-            out = [state_steps.greedy_match(model, profile, seed, ctx.device), *self._bandwidths(profile, ctx)]
+            out = [greedy_match(model, profile, seed, ctx.device), *self._bandwidths(profile, ctx)]
             for context in profile.contexts:
-                out += state_steps.context_measurements(
+                out += context_measurements(
                     model,
                     profile,
                     context,
@@ -199,7 +208,7 @@ class KVCache(TimesOnly, Suite):
                     ctx.dtype,
                     lambda metric, fn, where, first: self._timed(metric, fn, profile, where, ctx.device, first),
                 )
-            return out + state_steps.no_paths(profile.path_contexts)
+            return out + no_paths(profile.path_contexts)
 
     def _timed(
         self, metric: str, fn, profile: KVCacheProfile, where: dict[str, Any], device: str, first: float | None = None
@@ -229,19 +238,7 @@ class KVCache(TimesOnly, Suite):
         full, margin_f = greedy_generate(model, prompt, profile.generate, use_cache=False)
         same = (cached == full).all(dim=0)  # (steps,) every sequence of the batch agrees
         extra = {"tokens": profile.generate, "prompt_len": profile.prompt_len, "min_margin": min(margin_c, margin_f)}
-        if bool(same.all()):
-            return [Measurement("greedy_match", 1.0, extra=extra)]
-        first = int((~same).nonzero()[0])
-        return [
-            Measurement(
-                "greedy_match",
-                float(same.float().mean()),
-                status="failed",
-                extra=extra,
-                reason=f"greedy tokens with and without the cache differ from step {first} on "
-                f"(smallest top-1 vs top-2 logit gap {extra['min_margin']:.2e})",
-            )
-        ]
+        return [greedy_result(same, extra, "with and without the cache")]
 
     def _context(
         self, model, fast, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext
@@ -251,34 +248,7 @@ class KVCache(TimesOnly, Suite):
         where = dict(x=float(context), x_name="context")
         _, caches = model(tokens[:, :context], caches=empty_caches(model, profile.batch))
         element = torch.empty((), dtype=ctx.dtype).element_size()
-        analytic = spec_cache_bytes(spec, context, profile.batch, element)  # per attention layer (variants/attention/)
-        measured = measured_cache_bytes(caches)
-        facts = {
-            "extra": {
-                "layers": spec.n_layers,
-                "kv_heads": spec.kv_heads,
-                "head_dim": spec.head_dim,
-                "attention": spec.attention,
-                "window": spec.window,
-                "values_per_token_layer": analytic / (spec.n_layers * context * profile.batch * element),
-                "bytes_per_element": element,
-                "batch": profile.batch,
-            }
-        }
-        out = [Measurement("cache_bytes_analytic", float(analytic), **where, **facts)]
-        if measured != analytic:
-            out.append(
-                Measurement(
-                    "cache_bytes",
-                    float(measured),
-                    status="failed",
-                    **where,
-                    **facts,
-                    reason=f"cache tensors occupy {measured} B, analytic size is {analytic} B",
-                )
-            )
-        else:
-            out.append(Measurement("cache_bytes", float(measured), **where, **facts))
+        out = _cache_sizes(spec, caches, context, profile.batch, element, where)
         # the timed step writes in place: the prefill's exact buffers get room for it (one copy, before timing), so
         # no repeat of the step copies the cache as a cache without room would
         caches = [cache.reserve(context + 1) for cache in caches]
@@ -298,115 +268,59 @@ class KVCache(TimesOnly, Suite):
             decoder.token.copy_(step)
             steps["decode_latency_graph"] = lambda: (decoder.replay(), decoder.logits)[1]
         for metric, call in steps.items():
-            first, logits = _seconds(call, ctx.device)
-            error = float((logits - full[:, -1]).abs().max())
-            extra = {"max_error_vs_full": error}
-            allowed = tolerance(ctx.dtype).allowed(full[:, -1])  # the kernel layer's, as every "matches" check
-            if error > allowed:
-                out.append(
-                    Measurement(
-                        metric,
-                        None,
-                        status="failed",
-                        reason=f"cached step logits differ from the full forward by {error:.2e} > {allowed:g}",
-                        **where,
-                        extra=extra,
-                    )
-                )
-                continue
-            out.append(self._timed(metric, call, profile, {**where, "extra": extra}, ctx.device, first))
-            if metric != "decode_latency_kernel" and out[-1].status == "ok":
-                out += _decode_rates(
-                    out[-1],
-                    model,
-                    spec,
-                    profile.batch,
-                    context,
-                    element,
-                    where,
-                    "_graph" if metric == "decode_latency_graph" else "",
-                )
+            measured = self._checked_step(metric, call, full[:, -1], profile, where, ctx)
+            out.append(measured)
+            if metric != "decode_latency_kernel" and measured.status == "ok":
+                suffix = "_graph" if metric == "decode_latency_graph" else ""
+                out += _decode_rates(measured, model, spec, profile.batch, context, element, where, suffix)
         out.append(self._timed("uncached_latency", lambda: model(tokens), profile, dict(where), ctx.device, uncached_s))
         return out
 
-    def _paths(
-        self, spec: TransformerSpec, profile: KVCacheProfile, context: int, seed: int, ctx: JobContext
-    ) -> list[Measurement]:
-        heads, dim = profile.path_heads, profile.path_head_dim
-        kv_heads = heads if spec.n_kv_heads is None else spec.n_kv_heads
-        where = dict(x=float(context), x_name="cached_tokens")
-        if spec.attention != "grouped" or spec.window is not None:  # the paths read a full grouped K/V cache
-            return [
-                Measurement(
-                    "decode_path_latency",
-                    None,
-                    status="unsupported",
-                    **where,
-                    extra={"path": p},
-                    reason="the decode-path comparison reads a full grouped K/V cache, which "
-                    + (
-                        "latent attention does not keep"
-                        if spec.attention != "grouped"
-                        else "a sliding window does not read past its W slots"
-                    ),
-                )
-                for p in DECODE_PATHS
-            ]
-        if heads % kv_heads:
-            return [
-                Measurement(
-                    "decode_path_latency",
-                    None,
-                    status="unsupported",
-                    **where,
-                    extra={"path": p},
-                    reason=f"{kv_heads} key/value heads do not divide {heads} query heads",
-                )
-                for p in DECODE_PATHS
-            ]
-        # drawn where they are used: at 65536 cached tokens K and V of 32 heads x 128 hold 2^31 values each, minutes of
-        # single-threaded host sampling and two 8.6 GB copies; on CPU the numbers are those of before
-        gen = torch.Generator(device=ctx.device).manual_seed(seed + 7 * context)
-
-        def randn(*shape):
-            return torch.randn(*shape, generator=gen, device=ctx.device).to(dtype=ctx.dtype)
-
-        q, k, v = (
-            randn(profile.batch, heads, 1, dim),
-            randn(profile.batch, kv_heads, context, dim),
-            randn(profile.batch, kv_heads, context, dim),
-        )
-        position = positions.get(spec.position)(heads * dim, heads, dim, context)
-        bias = position.score_bias(1, context, context - 1, ctx.dtype)  # (H, 1, S) for ALiBi, else None
-        bias = None if bias is None else bias.to(ctx.device)
-        want = DECODE_PATHS["repeat"](q.double(), k.double(), v.double(), None if bias is None else bias.double())
-        out = []
-        for name, path in DECODE_PATHS.items():
-            extra = {"path": name, "heads": heads, "kv_heads": kv_heads, "head_dim": dim, "bias": bias is not None}
-            error = float((path(q, k, v, bias).double() - want).abs().max())
-            extra["max_error"] = error
-            if error > tolerance(ctx.dtype).allowed(want):
-                out.append(
-                    Measurement(
-                        "decode_path_latency",
-                        None,
-                        status="failed",
-                        **where,
-                        extra=extra,
-                        reason=f"decode path {name} differs from float64 by {error:.2e}",
-                    )
-                )
-                continue
-            out.append(
-                self._timed(
-                    "decode_path_latency",
-                    lambda path=path: path(q, k, v, bias),
-                    profile,
-                    {**where, "extra": extra},
-                    ctx.device,
-                )
+    def _checked_step(
+        self, metric: str, call, want: torch.Tensor, profile: KVCacheProfile, where: dict[str, Any], ctx: JobContext
+    ) -> Measurement:
+        """The cached step ``call`` timed, once its logits are within the kernel layer's tolerance of the full
+        forward's last ones (``want``); failed where they are not."""
+        first, logits = _seconds(call, ctx.device)
+        error = float((logits - want).abs().max())
+        extra = {"max_error_vs_full": error}
+        allowed = tolerance(ctx.dtype).allowed(want)  # the kernel layer's, as every "matches" check
+        if error > allowed:
+            return Measurement(
+                metric,
+                None,
+                status="failed",
+                reason=f"cached step logits differ from the full forward by {error:.2e} > {allowed:g}",
+                **where,
+                extra=extra,
             )
-        return out
+        return self._timed(metric, call, profile, {**where, "extra": extra}, ctx.device, first)
+
+
+def _cache_sizes(
+    spec: TransformerSpec, caches, context: int, batch: int, element: int, where: dict[str, Any]
+) -> list[Measurement]:
+    """cache_bytes_analytic, the attention layer's own formula, and cache_bytes, the storages behind the prefill's
+    caches (failed unless equal to it)."""
+    analytic = spec_cache_bytes(spec, context, batch, element)  # per attention layer (variants/attention/)
+    measured = measured_cache_bytes(caches)
+    facts = {
+        "extra": {
+            "layers": spec.n_layers,
+            "kv_heads": spec.kv_heads,
+            "head_dim": spec.head_dim,
+            "attention": spec.attention,
+            "window": spec.window,
+            "values_per_token_layer": analytic / (spec.n_layers * context * batch * element),
+            "bytes_per_element": element,
+            "batch": batch,
+        }
+    }
+    why = f"cache tensors occupy {measured} B, analytic size is {analytic} B"
+    return [
+        Measurement("cache_bytes_analytic", float(analytic), **where, **facts),
+        checked_bytes("cache_bytes", float(measured), measured, analytic, why, **where, **facts),
+    ]
 
 
 def _static_cache_problem(spec: TransformerSpec) -> str | None:

@@ -1,5 +1,6 @@
-"""The kv_cache tables: measured cache bytes against the formula, the Llama-2 calculator, per-token latency,
-greedy generation with and without the cache, and the decode paths over a grouped cache."""
+"""The kv_cache tables, each a report section: measured cache bytes against the formula, the Llama-2 calculator,
+per-token latency, decode throughput and bandwidth, greedy generation with and without the cache, and the decode
+paths over a grouped cache."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import pandas as pd
 
 from harness.ceilings import nominal
 from harness.measure import bootstrap_ratio
-from harness.report_kit import markdown_table, table_section
+from harness.report_kit import markdown_table
+from harness.report_sections import BOOKKEEPING, Section, section
 from suites.common.ceiling_notes import bandwidth_note, bandwidths, device_names, fmt_gbs
-from variants.cache_size import PUBLISHED, kv_cache_bytes
+from suites.common.table_section import table_section
+from variants.decode.cache_size import PUBLISHED, kv_cache_bytes
 
 #: KV cache at 4096 tokens, fp16, batch 1, from Llama 2's shapes (Touvron et al. 2023, arXiv 2307.09288, table 1)
 PUBLISHED_BYTES = {"Llama-2-7B": 2_147_483_648, "Llama-2-13B": 3_355_443_200, "Llama-2-70B": 1_342_177_280}
@@ -93,7 +96,7 @@ def _cached_heads(extra: dict) -> str:
     return str(extra["kv_heads"]) + (f", window {extra['window']}" if extra.get("window") is not None else "")
 
 
-def _bytes_section(df, variants) -> list[str]:
+def bytes_section(df, variants) -> Section:
     rows = []
     for v in variants:
         for x in sorted(df[(df.variant == v) & (df.metric == "cache_bytes")].x.unique()):
@@ -117,10 +120,11 @@ def _bytes_section(df, variants) -> list[str]:
         "layers x (d_c + d_h^R) x tokens x batch x bytes (one latent and one RoPE key per token).",
         rows,
         "No cache was measured.",
+        BOOKKEEPING,
     )
 
 
-def _latency_section(df, variants) -> list[str]:
+def latency_section(df, variants) -> Section:
     rows = []
     for v in variants:
         sel = df[df.variant == v]
@@ -145,7 +149,7 @@ def _latency_section(df, variants) -> list[str]:
     )
 
 
-def _bandwidth_section(df, variants) -> list[str]:
+def bandwidth_section(df, variants) -> Section:
     rows, graphs = [], []
     copy = df[(df.metric == "copy_bandwidth") & (df.status == "ok")].value
     peak = float(copy.median()) if len(copy) else None
@@ -191,16 +195,17 @@ def _bandwidth_section(df, variants) -> list[str]:
         + " "
         + bandwidth_note(df, ("read_bandwidth",), lead="Other memory ceilings")
     )
-    lines = table_section("Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.")
-    lines += _against_ceilings(df, variants)
+    after = _against_ceilings(df, variants)
     if graphs:
-        lines += [
+        after += [
             "The same step replayed from a CUDA graph (no per-kernel launch from Python):",
             "",
             markdown_table(pd.DataFrame(graphs)),
             "",
         ]
-    return lines
+    return table_section(
+        "Decode throughput and bandwidth of a cached step", note, rows, "No cached step was timed.", after=after
+    )
 
 
 def _against_ceilings(df, variants) -> list[str]:
@@ -236,7 +241,7 @@ def _against_ceilings(df, variants) -> list[str]:
     ]
 
 
-def _greedy_section(df, variants) -> list[str]:
+def greedy_section(df, variants) -> Section:
     rows = []
     for v in variants:
         g = df[(df.variant == v) & (df.metric == "greedy_match")]
@@ -253,7 +258,7 @@ def _greedy_section(df, variants) -> list[str]:
     return table_section("Greedy generation with and without the cache", "", rows, "No generation was run.")
 
 
-def _paths_section(df, variants) -> list[str]:
+def paths_section(df, variants) -> Section:
     rows, ratios, untimed = [], [], []
     paths = df[df.metric == "decode_path_latency"]
     for v in variants:
@@ -290,7 +295,17 @@ def _paths_section(df, variants) -> list[str]:
                     "split-KV / grouped": _ratio(by["split_kv"], by["grouped"]),
                 }
             )
-    lines = table_section(
+    after = []
+    if untimed:
+        after += ["Not timed here: " + "; ".join(untimed) + ".", ""]
+    if ratios:
+        after += [
+            "Each path's time over grouped queries', median ratios with a 95% bootstrap interval over repeats:",
+            "",
+            markdown_table(pd.DataFrame(ratios)),
+            "",
+        ]
+    return table_section(
         "Decode-step attention over a grouped cache (ms)",
         "Four exact ways for one query per head to read K/V shared by a group of heads; ALiBi variants add their "
         "score bias (a float mask for SDPA). Split-KV (flash-decoding) scores chunks of 512 cached tokens apart and "
@@ -298,14 +313,19 @@ def _paths_section(df, variants) -> list[str]:
         "idle; on a CPU it only adds the merge.",
         rows,
         "No path was timed.",
+        after=after,
     )
-    if untimed:
-        lines += ["Not timed here: " + "; ".join(untimed) + ".", ""]
-    if ratios:
-        lines += [
-            "Each path's time over grouped queries', median ratios with a 95% bootstrap interval over repeats:",
+
+
+def calculator_section() -> Section:
+    """The published models' caches at 4096 fp16 tokens, batch 1, from the formula the cache-bytes check reads."""
+    return section(
+        "Calculator: published models at 4096 tokens, fp16, batch 1",
+        [
+            "From the same function that gives the analytic column of the cache-bytes check.",
             "",
-            markdown_table(pd.DataFrame(ratios)),
+            markdown_table(calculator_table()),
             "",
-        ]
-    return lines
+        ],
+        BOOKKEEPING,
+    )

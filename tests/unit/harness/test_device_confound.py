@@ -29,13 +29,7 @@ def test_every_claim_that_names_a_cpu_in_its_confound_has_a_gpu_one():
 def test_suite_findings_apply_the_device(monkeypatch):
     suite = suites.get("sequence_cost")
     claim = next(c for c in suite.claims if c.confound_gpu)
-    monkeypatch.setattr(
-        type(suite),
-        "_reporter",
-        lambda self: type(
-            "R", (), {"findings": staticmethod(lambda df: [Finding(claim, "agrees")]), "CLAIMS": (claim,)}
-        )(),
-    )
+    monkeypatch.setattr("harness.claims.judge_all", lambda suite, df: [Finding(claim, "agrees")])
     on_gpu = suite.findings(pd.DataFrame([{"device": "cuda"}]))
     on_cpu = suite.findings(pd.DataFrame([{"device": "cpu"}]))
     assert on_gpu[0].claim.confound == claim.confound_gpu and on_cpu[0].claim.confound == claim.confound

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from suites.kv_cache.tables import _paths_section
+from suites.kv_cache.tables import paths_section
 
 
 def _rows():
@@ -34,6 +34,6 @@ def _rows():
 
 
 def test_a_variant_with_no_timed_path_is_named_once_with_its_reason():
-    text = "\n".join(_paths_section(_rows(), ["rope+gqa2", "mla"]))
+    text = "\n".join(paths_section(_rows(), ["rope+gqa2", "mla"]))
     assert "| rope+gqa2 " in text and "| mla " not in text
     assert "Not timed here: `mla` (latent attention keeps no grouped cache)." in text

@@ -9,7 +9,7 @@ import torch
 from harness.contract import suites
 from suites.kv_cache import state_steps
 from suites.kv_cache.suite import PROFILES
-from variants.mixer_lm import MixerSpec, build
+from variants.models.mixer_lm import MixerSpec, build
 
 PROFILE = dataclasses.replace(
     PROFILES["quick"], d_model=16, n_heads=2, n_layers=2, vocab_size=20, prompt_len=4, generate=6, contexts=(8, 32)

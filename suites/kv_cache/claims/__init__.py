@@ -1,0 +1,1 @@
+"""kv_cache's claims, one module per key of its suite.yaml (harness/claims.py)."""

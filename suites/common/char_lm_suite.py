@@ -1,5 +1,6 @@
 """What every character-LM suite does the same way: its corpus (``data=`` or the profile's), that corpus's checksum,
-the check that the corpus fits the profile, and a default base spec."""
+the check that the corpus fits the profile, and a default base spec (``model_spec``, for a suite with a corpus of its
+own too)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,19 @@ import pandas as pd
 
 from suites.common.data.char_lm import CharLMData, char_lm_data, check_fits
 from variants.spec import TransformerSpec
+
+
+def model_spec(profile: Any, vocab_size: int, **fields: Any) -> TransformerSpec:
+    """The profile's d_model, n_layers and n_heads at its training length (a ModelSize and CharLMText profile,
+    suites/common/profile_parts.py) over ``vocab_size`` characters; ``fields``: what a suite sets beyond them."""
+    return TransformerSpec(
+        vocab_size=vocab_size,
+        d_model=profile.d_model,
+        n_layers=profile.n_layers,
+        n_heads=profile.n_heads,
+        max_len=profile.train_len,
+        **fields,
+    )
 
 
 class CharLMCorpus:
@@ -43,14 +57,7 @@ class CharLMCorpus:
     def base_spec(self, profile: Any, options: dict[str, Any], **fields: Any) -> TransformerSpec:
         """The profile's d_model, n_layers and n_heads at its training length, over the corpus's vocabulary;
         ``fields``: what a suite sets beyond them (``super().base_spec(profile, options, position="rope")``)."""
-        return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size,
-            d_model=profile.d_model,
-            n_layers=profile.n_layers,
-            n_heads=profile.n_heads,
-            max_len=profile.train_len,
-            **fields,
-        )
+        return model_spec(profile, self._data(profile, options).vocab.size, **fields)
 
     def learning_flags(self, records: pd.DataFrame) -> dict[str, str]:
         """Variant -> why its model is flagged (did not learn, or memorised: suites/common/learning.py), for the variants

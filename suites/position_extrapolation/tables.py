@@ -7,10 +7,11 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table, mean_ci, most_seeds, over_seeds, status_notes
+from harness.report_kit import fmt_mean_ci, mean_ci, most_seeds, over_seeds, status_notes
 from harness.report_sections import HEADLINE, Section, section
 from suites.common.learning import learning_checks, usable
 from suites.common.narrow import narrow
+from suites.common.table_section import table_section
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
@@ -98,17 +99,12 @@ def extrapolation_section(shape: Shape, variants: list[str]) -> Section:
                 else "no: " + (" and ".join(flags) if flags else f"ppl at L > {NOT_COMPARABLE:.2f} x best learned"),
             }
         )
-    return section(
-        "Does it extrapolate?",
-        [
-            "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
-            f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the "
-            "best variant that learned is marked as not comparable.",
-            "",
-            markdown_table(pd.DataFrame(summary)),
-            "",
-        ],
+    note = (
+        "A flat curve from a model that never learned is not extrapolation, and a curve is compared with another only "
+        f"when both start from a similar perplexity at L: a variant more than {NOT_COMPARABLE - 1:.0%} above the "
+        "best variant that learned is marked as not comparable."
     )
+    return table_section("Does it extrapolate?", note, summary, "")
 
 
 def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) -> Section | None:
@@ -130,14 +126,9 @@ def consecutive_section(ok: pd.DataFrame, lengths: list[float], train_len: int) 
             rows.append(row)
     scored = ok[(ok.metric == "perplexity") & ok.variant.isin(set(extra.variant))]
     n = next((e["draws"] for e in scored.get("extra", []) if isinstance(e, dict) and e.get("draws")), "several")
-    return section(
-        "Randomized positions at test time",
-        [
-            "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
-            f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed "
-            "seeds. Positions 0..T-1, in order, are an extra: training never showed them together.",
-            "",
-            markdown_table(pd.DataFrame(rows)),
-            "",
-        ],
+    note = (
+        "Ruoss et al. 2023 (arXiv 2305.16843; their code draws at test time too) train and test on sorted random "
+        f"positions from 0..16L-1; every table above scores them so, as the mean loss over {n} draws of fixed "
+        "seeds. Positions 0..T-1, in order, are an extra: training never showed them together."
     )
+    return table_section("Randomized positions at test time", note, rows, "")

@@ -19,8 +19,9 @@ import pandas as pd
 import torch
 
 from harness.contract import Measurement
-from harness.report_kit import fmt_pct, markdown_table
-from harness.report_sections import Section, section
+from harness.report_kit import fmt_pct
+from harness.report_sections import Section
+from suites.common.table_section import table_section
 from suites.position_extrapolation.tables import ppl_by_seed
 
 #: the metric of a window model's measured span
@@ -104,16 +105,11 @@ def window_section(ok: pd.DataFrame, variants: list[str], lengths: list[float], 
             changes = [100.0 * (a[s] / b[s] - 1.0) for s in a if s in b]
             row[f"Δ ppl vs rope at {int(x / train_len)}L"] = fmt_pct(changes)
         rows.append(row)
-    return section(
-        "Sliding windows",
-        [
-            "Each window model trained exactly as `rope` (same steps, data, parameters and seeds; its attention reads "
-            "at most W keys, so its attention FLOPs are lower), its held-out perplexity against rope's per seed "
-            "(mean [95% interval] of the changes); span: positions back the last position's logits depend on, "
-            "measured by their gradient, against Mistral 7B's layers x W (W - 1 here, as a window of W keys includes "
-            "the query).",
-            "",
-            markdown_table(pd.DataFrame(rows)),
-            "",
-        ],
+    note = (
+        "Each window model trained exactly as `rope` (same steps, data, parameters and seeds; its attention reads "
+        "at most W keys, so its attention FLOPs are lower), its held-out perplexity against rope's per seed "
+        "(mean [95% interval] of the changes); span: positions back the last position's logits depend on, "
+        "measured by their gradient, against Mistral 7B's layers x W (W - 1 here, as a window of W keys includes "
+        "the query)."
     )
+    return table_section("Sliding windows", note, rows, "")

@@ -2,7 +2,8 @@
 
 - ``suite``: profiles, metrics and how one job trains and scores;
 - ``passkey``: the passkey sequences; ``scoring``: exact-match accuracy; ``effective``: RULER's effective length;
-- ``report``: the report and the verdicts (``verdicts``).
+- ``claims``: its claims, one module per key of its suite.yaml (harness/claims.py);
+- ``report``: the report (``tables``, ``figures``; ``index_view``: its section of the index).
 """
 
 from suites.retrieval_length.suite import RetrievalLength  # registers the suite

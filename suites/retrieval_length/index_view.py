@@ -12,8 +12,9 @@ from suites.retrieval_length.effective import THRESHOLD
 from suites.retrieval_length.tables import ORDER, arms, effective_cell
 
 
-def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list[str]:
-    """ "Effective length by passkey retrieval": one row per arm; [] without retrieval records."""
+def effective_lengths(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list[str]:
+    """The index's section "Effective length by passkey retrieval", as Markdown lines: one row per arm; [] without
+    retrieval records (the index, bench/index/page.py, lays out lines, not a suite's Report)."""
     df = frames.get("retrieval_length")
     if df is None or not len(df):
         return []

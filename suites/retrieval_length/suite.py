@@ -30,6 +30,7 @@ from harness.errors import UsageError
 from harness.rules import at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.train import train
+from suites.common.char_lm_suite import model_spec
 from suites.common.checkpoints import train_job_once, training_key
 from suites.common.data.char_lm import check_fits
 from suites.common.finetune import finetune_settings, tokens_batch, with_weights
@@ -200,14 +201,7 @@ class RetrievalLength(Suite):
 
     def base_spec(self, profile: RetrievalProfile, options: dict[str, Any]) -> TransformerSpec:
         """The profile's model at L over the corpus's characters and the task's digits."""
-        return TransformerSpec(
-            vocab_size=self._text(profile, options).vocab.size,
-            d_model=profile.d_model,
-            n_layers=profile.n_layers,
-            n_heads=profile.n_heads,
-            max_len=profile.train_len,
-            init=profile.init,
-        )
+        return model_spec(profile, self._text(profile, options).vocab.size, init=profile.init)
 
     @staticmethod
     def _autocast(ctx: JobContext):

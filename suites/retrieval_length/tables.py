@@ -6,7 +6,9 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, markdown_table
+from harness.report_kit import fmt_mean_ci
+from harness.report_sections import HEADLINE, Section
+from suites.common.table_section import table_section
 from suites.retrieval_length.effective import THRESHOLD, effective_length, effective_text
 from suites.retrieval_length.records import SHARE, curves, ok_records
 
@@ -67,8 +69,8 @@ def effective_cell(df: pd.DataFrame, variant: str, metric: str, train_len: int) 
     return f"{mean:.0f} (seeds: {', '.join(f'{v:.0f}' for v in per_seed.values())})"
 
 
-def accuracy_section(df: pd.DataFrame, variants: list[str], settings: dict, seeds: int) -> list[str]:
-    """Accuracy at every length per arm, with its effective length."""
+def accuracy_section(df: pd.DataFrame, variants: list[str], settings: dict, seeds: int) -> Section:
+    """Accuracy at every length per arm, with its effective length (the headline)."""
     train_len = int(settings["train_len"])
     lengths = lengths_of(df)
     rows = []
@@ -79,22 +81,18 @@ def accuracy_section(df: pd.DataFrame, variants: list[str], settings: dict, seed
         row[f"effective length (>= {THRESHOLD:g})"] = effective_cell(df, v, metric, train_len)
         rows.append(row)
     how = "one seed: no interval" if seeds < 2 else "mean [95% interval kept within 0-1] over seeds"
-    return [
-        "## Retrieval accuracy by length",
-        "",
-        f"Exact match of the 5 key digits, mean over needle depths {', '.join(f'{d:g}' for d in settings['needle_depths'])} "
-        f"x {settings['eval_draws']} held-out sequences each ({how}). Effective length: the longest length up to which "
-        f"every tested length keeps accuracy at or above {THRESHOLD:g} (RULER's definition adapted: suites/"
-        "retrieval_length/effective.py), the mean over seeds of each seed's. 'unsupported': the model cannot encode "
-        "that length (its reason below).",
-        "",
-        markdown_table(pd.DataFrame(rows)) if rows else "No accuracy records.",
-        "",
-    ]
+    depths = ", ".join(f"{d:g}" for d in settings["needle_depths"])
+    note = (
+        f"Exact match of the 5 key digits, mean over needle depths {depths} x {settings['eval_draws']} held-out "
+        f"sequences each ({how}). Effective length: the longest length up to which every tested length keeps "
+        f"accuracy at or above {THRESHOLD:g} (RULER's definition adapted: suites/retrieval_length/effective.py), "
+        "the mean over seeds of each seed's. 'unsupported': the model cannot encode that length (its reason below)."
+    )
+    return table_section("Retrieval accuracy by length", note, rows, "No accuracy records.", HEADLINE)
 
 
-def depth_section(df: pd.DataFrame, variants: list[str], settings: dict) -> list[str]:
-    """Accuracy by needle depth at the fine-tuning length (s x L), mean over seeds."""
+def depth_section(df: pd.DataFrame, variants: list[str], settings: dict) -> Section | None:
+    """Accuracy by needle depth at the fine-tuning length (s x L), mean over seeds (None without records there)."""
     length = float(settings.get("finetune_len", 0))
     ok = ok_records(df)
     rows = []
@@ -109,20 +107,17 @@ def depth_section(df: pd.DataFrame, variants: list[str], settings: dict) -> list
             row[f"depth {d:g}"] = f"{sum(vals) / len(vals):.2f}" if vals else "-"
         rows.append(row)
     if not rows:
-        return []
-    return [
-        f"## Accuracy by needle depth at {length:.0f}",
-        "",
+        return None
+    note = (
         f"At the fine-tuning length {length:.0f}, mean over seeds; depth 0 puts the needle first, 1 right before the "
-        "question.",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ]
+        "question."
+    )
+    return table_section(f"Accuracy by needle depth at {length:.0f}", note, rows, "")
 
 
-def loss_section(df: pd.DataFrame, variants: list[str], settings: dict) -> list[str]:
-    """Perplexity on the filler characters of the scored sequences (without fine-tuning), by length."""
+def loss_section(df: pd.DataFrame, variants: list[str], settings: dict) -> Section | None:
+    """Perplexity on the filler characters of the scored sequences (without fine-tuning), by length (None without
+    text-loss records)."""
     train_len = int(settings["train_len"])
     ok = ok_records(df)
     rows = []
@@ -136,13 +131,9 @@ def loss_section(df: pd.DataFrame, variants: list[str], settings: dict) -> list[
             row[f"{x / train_len:g}L"] = fmt_mean_ci(vals, 2, "log") if vals else "unsupported"
         rows.append(row)
     if not rows:
-        return []
-    return [
-        "## Perplexity on the filler",
-        "",
+        return None
+    note = (
         "Per character, on the filler characters of the scored sequences (held-out text; needle, question and key "
-        "left out), without fine-tuning: the perplexity Press et al. read, beside the retrieval it does not show.",
-        "",
-        markdown_table(pd.DataFrame(rows)),
-        "",
-    ]
+        "left out), without fine-tuning: the perplexity Press et al. read, beside the retrieval it does not show."
+    )
+    return table_section("Perplexity on the filler", note, rows, "")

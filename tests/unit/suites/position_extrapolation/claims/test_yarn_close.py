@@ -7,7 +7,6 @@ from tests.unit.suites.position_extrapolation.claims._records import (
     L,
     one_seed,
     records,
-    tuned,
     tuned_at,
 )
 

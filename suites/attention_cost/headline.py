@@ -7,21 +7,16 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import markdown_table
-from suites.attention_cost.verdicts import LINEAR, QUADRATIC, _slope_verdict, fused, kernel_of
+from harness.report_sections import HEADLINE, Section
+from suites.attention_cost.claims._shared import LINEAR, QUADRATIC, forward_mean, fused, growth, kernel_of
+from suites.common.table_section import table_section
 
-#: how a slope reads against the margins (suites/attention_cost/verdicts.py)
+#: how a slope reads against the margins (claims/_shared.py ``growth``)
 READS = {
-    "agrees": "linear (naive quadratic)",
-    "disagrees": "quadratic like naive",
-    "inconclusive": "neither, by the margins",
+    "linear": "linear (naive quadratic)",
+    "quadratic": "quadratic like naive",
+    "neither": "neither, by the margins",
 }
-HEADING = "## Memory growth: fused kernels against naive attention"
-
-
-def _forward(frame: pd.DataFrame, variant: str, causal: bool, x: float) -> float:
-    sel = frame[(frame.variant == variant) & (frame.causal == causal) & (frame.x == x) & (frame["pass"] == "fwd")]
-    return float(sel.value.mean()) if len(sel) else math.nan
 
 
 def _pair(values: list[str]) -> str:
@@ -45,15 +40,12 @@ def rows(
         mine, theirs = entry["peak_memory"], slopes[(ref, causal, pass_)]["peak_memory"]
         if mine is None or theirs is None:
             continue
-        reads = (
-            READS[_slope_verdict(mine, theirs)]
-            if fused(kernel_of(df, variant))
-            else "not judged: materialises the scores"
-        )
+        reads = READS[growth(mine, theirs)] if fused(kernel_of(df, variant)) else "not judged: materialises the scores"
         both = [
             x
             for x in lengths
-            if not math.isnan(_forward(lat, variant, causal, x)) and not math.isnan(_forward(lat, ref, causal, x))
+            if not math.isnan(forward_mean(lat, variant, causal, x))
+            and not math.isnan(forward_mean(lat, ref, causal, x))
         ]
         row = cells.setdefault(variant, {k: [] for k in ("slope", "ref", "reads", "tokens", "speed", "memory")})
         row["slope"].append(f"{mine:.2f}")
@@ -61,8 +53,8 @@ def rows(
         row["reads"].append(reads)
         if both:
             x = max(both)
-            a, b = _forward(lat, ref, causal, x), _forward(lat, variant, causal, x)
-            ma, mb = _forward(mem, ref, causal, x), _forward(mem, variant, causal, x)
+            a, b = forward_mean(lat, ref, causal, x), forward_mean(lat, variant, causal, x)
+            ma, mb = forward_mean(mem, ref, causal, x), forward_mean(mem, variant, causal, x)
             row["tokens"].append(str(int(x)))
             row["speed"].append(f"{a / b:.1f}x")
             row["memory"].append(f"{ma / mb:.0f}x" if mb > 0 else "-")
@@ -85,22 +77,18 @@ def rows(
     return out
 
 
-def section(df: pd.DataFrame, slopes, reference, lengths) -> list[str]:
-    """The report's first table: what the linear-memory verdict reads, one row per kernel and mask."""
-    found = rows(df, slopes, reference, lengths)
+def section(df: pd.DataFrame, slopes, reference, lengths) -> Section:
+    """The report's headline table: what the linear-memory verdict reads, one row per kernel and mask."""
     note = (
         f"Forward pass; where the full and the causal mask differ a cell reads full / causal. Memory slope: least-squares slope of log(peak memory) on log(length) over the three longest "
         f"lengths (1 linear, 2 quadratic); a fused kernel reads as linear below {LINEAR:g} where naive attention of "
         f"the same heads grows above {QUADRATIC:g}. Speed-up and memory saved: naive's median time and peak memory "
         f"over the kernel's at the longest length both timed."
     )
-    return [
-        HEADING,
-        "",
+    return table_section(
+        "Memory growth: fused kernels against naive attention",
         note,
-        "",
-        markdown_table(pd.DataFrame(found))
-        if found
-        else "These records lack the naive and kernel pairs needed for a comparison.",
-        "",
-    ]
+        rows(df, slopes, reference, lengths),
+        "These records lack the naive and kernel pairs needed for a comparison.",
+        HEADLINE,
+    )

@@ -33,7 +33,7 @@ from harness.suite_file import SuiteFile
 from suites.attention_cost.check import compare, make_case, reference
 from suites.attention_cost.masking import masking_measurements
 from suites.common.metrics import COMMON
-from suites.common.profile_parts import Timing
+from suites.common.profile_parts import Timing, untimed
 from variants.kernel import AttentionKernel, kernels
 from variants.position import positions
 from variants.spec import TransformerSpec, stable_hash
@@ -235,54 +235,17 @@ class AttentionCost(TimesOnly, Suite):
     ):
         """Measurements of one (length, mask, pass) and, if it went over budget, why to stop."""
         backward = pass_ == "fwd+bwd"
-        bias = pos.score_bias(length, length, 0, ctx.dtype)  # (H, T, T) or None
-        case = make_case(
-            profile.batch,
-            spec.n_heads,
-            spec.kv_heads,
-            spec.head_dim,
-            length,
-            causal,
-            bias,
-            ctx.dtype,
-            ctx.device,
-            seed=int(stable_hash([seed, length, spec.n_heads, spec.kv_heads]), 16) % 2**31,
-            rows=profile.check_rows,
-        )
-
-        def outcome(status: str, reason: str) -> list[Measurement]:
-            return [Measurement(m, None, status=status, reason=reason, **where) for m in CASE_METRICS]
-
-        def call(grad: torch.Tensor):
-            """One call of the pass: {'out'} (B, H, T, Dh), and for fwd+bwd also {'dq', 'dk', 'dv'}."""
-            q, k, v = case.inputs(backward)
-
-            def run():
-                y = kernel.attend(q, k, v, causal=causal, bias=case.bias)
-                if not backward:
-                    return {"out": y}
-                dq, dk, dv = torch.autograd.grad(y, (q, k, v), grad)
-                return {"out": y, "dq": dq, "dk": dk, "dv": dv}
-
-            return run
-
+        case = _inputs(spec, profile, pos, length, causal, seed, ctx)
+        call = _caller(kernel, case, backward)
         start = time.perf_counter()
-        # one profiled call: peak memory, the FLOPs the kernel's own ops count, the output to check
-        # (a compiling kernel first gets an unmeasured call, since compiling is not its cost, and its
-        # compiled ops do not run under the FLOP counter's dispatch mode, so only naive's count is used)
         try:
-            if kernel.compiles:
-                call(case.grad_rows)()
-                profiled = lambda: (float("nan"), call(case.grad_rows)())  # noqa: E731
-            else:
-                profiled = lambda: count_flops(call(case.grad_rows))  # noqa: E731
-            peak_bytes, (kernel_flops, got), method = peak_memory(profiled, ctx.device)
+            peak_bytes, (kernel_flops, got), method = _profiled(kernel, call, case, ctx.device)
         except (torch.OutOfMemoryError, MemoryError) as exc:
-            return outcome("oom", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"), None
+            return _outcome("oom", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", where), None
         except NotImplementedError as exc:
-            return outcome("unsupported", f"{type(exc).__name__}: {exc}"), None
+            return _outcome("unsupported", f"{type(exc).__name__}: {exc}", where), None
         except Exception as exc:  # the kernel raised on this case: recorded, and the sweep goes on
-            return outcome("failed", f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"), None
+            return _outcome("failed", f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}", where), None
         first_call_s = time.perf_counter() - start
         check = compare(case, got, reference(case, backward))
         extra = {
@@ -295,7 +258,7 @@ class AttentionCost(TimesOnly, Suite):
         }
         where = {**where, "extra": extra}
         if not check.ok:
-            return outcome("failed", check.reason()), None
+            return _outcome("failed", check.reason(), where), None
         flops = _reference_flops(case.q.shape, case.k.shape, causal, backward, case.bias) * _useful_fraction(
             length, causal
         )
@@ -311,22 +274,10 @@ class AttentionCost(TimesOnly, Suite):
             ),
         ]
         if first_call_s > profile.max_call_s:  # a second, unprofiled call: one slow call may be another process's doing
-            synchronize(ctx.device)
-            start = time.perf_counter()
-            call(case.grad_rows)()
-            synchronize(ctx.device)
-            first_call_s = min(first_call_s, time.perf_counter() - start)
-            extra["first_call_s"] = first_call_s
-        if first_call_s > profile.max_call_s:
-            reason = (
-                f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
-                f"(set.max_call_s=... to time it)"
-            )
-            out += [
-                Measurement(m, None, status="skipped", reason=reason, **where)
-                for m in ("latency", "throughput", "peak_fraction")
-            ]
-            return out, f"at length {length} {reason}"
+            first_call_s = extra["first_call_s"] = min(first_call_s, _call_seconds(call, case, ctx.device))
+        skipped = untimed(first_call_s, profile, length, ("latency", "throughput", "peak_fraction"), where)
+        if skipped:
+            return out + skipped[0], skipped[1]
         timing = time_call(
             call(case.grad_dense),
             min_repeats=profile.min_repeats,
@@ -341,6 +292,70 @@ class AttentionCost(TimesOnly, Suite):
             Measurement("peak_fraction", 100.0 * flops / median / peak, **where),
         ]
         return out, None
+
+
+def _inputs(spec: TransformerSpec, profile: AttentionCostProfile, pos, length: int, causal: bool, seed: int, ctx):
+    """The case of one (length, mask): q, k, v and the position's score bias (H, T, T) or None, in the job's dtype."""
+    bias = pos.score_bias(length, length, 0, ctx.dtype)  # (H, T, T) or None
+    return make_case(
+        profile.batch,
+        spec.n_heads,
+        spec.kv_heads,
+        spec.head_dim,
+        length,
+        causal,
+        bias,
+        ctx.dtype,
+        ctx.device,
+        seed=int(stable_hash([seed, length, spec.n_heads, spec.kv_heads]), 16) % 2**31,
+        rows=profile.check_rows,
+    )
+
+
+def _call_seconds(call, case, device: str) -> float:
+    """Seconds of one unprofiled call of the pass (synchronised on a GPU)."""
+    synchronize(device)
+    start = time.perf_counter()
+    call(case.grad_rows)()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def _outcome(status: str, reason: str, where: dict[str, Any]) -> list[Measurement]:
+    """Every metric of a case with the same status and reason (it did not run, or failed its check)."""
+    return [Measurement(m, None, status=status, reason=reason, **where) for m in CASE_METRICS]
+
+
+def _caller(kernel: AttentionKernel, case, backward: bool):
+    """``call(grad)``: the function of one call of the pass, returning {'out'} (B, H, T, Dh) and for fwd+bwd also
+    {'dq', 'dk', 'dv'} (the gradients for the upstream gradient ``grad``)."""
+
+    def call(grad: torch.Tensor):
+        q, k, v = case.inputs(backward)
+
+        def run():
+            y = kernel.attend(q, k, v, causal=case.causal, bias=case.bias)
+            if not backward:
+                return {"out": y}
+            dq, dk, dv = torch.autograd.grad(y, (q, k, v), grad)
+            return {"out": y, "dq": dq, "dk": dk, "dv": dv}
+
+        return run
+
+    return call
+
+
+def _profiled(kernel: AttentionKernel, call, case, device: str):
+    """(peak bytes, (FLOPs the kernel's own ops count, the outputs to check), the memory method) of one profiled call.
+
+    A compiling kernel first gets an unmeasured call, since compiling is not its cost, and its compiled ops do not
+    run under the FLOP counter's dispatch mode, so only naive's count is used (NaN here)."""
+    if kernel.compiles:
+        call(case.grad_rows)()
+        profiled = lambda: (float("nan"), call(case.grad_rows)())  # noqa: E731
+    else:
+        profiled = lambda: count_flops(call(case.grad_rows))  # noqa: E731
+    return peak_memory(profiled, device)
 
 
 def _dispatch(kernel: AttentionKernel, case, backward: bool) -> str:

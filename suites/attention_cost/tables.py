@@ -1,4 +1,4 @@
-"""The attention_cost tables and the per-case numbers its verdicts read: support, correctness, cells by length, speed-ups, memory ratios, growth slopes."""
+"""The attention_cost tables and the per-case numbers its claims read: support, correctness, cells by length, speed-ups, memory ratios, growth slopes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pandas as pd
 
 from harness.measure import bootstrap_ratio
 from harness.report_kit import fmt_mean_ci, markdown_table
+from harness.report_sections import BOOKKEEPING, Section, section
 from suites.common.narrow import narrow
 from suites.common.peak_note import over_peak_note
 
@@ -180,7 +181,7 @@ def method(df) -> str:
     return mem.extra.iloc[0].get("method", "?") if len(mem) else "none measured"
 
 
-def support(df) -> list[str]:
+def support(df) -> Section:
     """Records by status, one row per kernel whose variants (head groupings) share the same counts and reason."""
     per_variant = []
     for _variant, g in df.groupby("variant"):
@@ -207,8 +208,6 @@ def support(df) -> list[str]:
             }
         )
     lines = [
-        "## Support",
-        "",
         "Records per variant by status (a case is one length x mask x pass x metric); variants of "
         "one kernel with the same counts share a row.",
         "",
@@ -221,10 +220,10 @@ def support(df) -> list[str]:
     if len(reasons):
         lines += ["Cases that did not run:", ""]
         lines += [f"- `{r.variant}` ({r.status}): {r.reason}" for r in reasons.itertuples()] + [""]
-    return lines
+    return section("Support", lines, BOOKKEEPING)
 
 
-def correctness(df, keys) -> list[str]:
+def correctness(df, keys) -> Section:
     err = df[df.metric == "max_error"]
     rows = []
     for variant, g in err.groupby("variant"):
@@ -238,12 +237,11 @@ def correctness(df, keys) -> list[str]:
                 "allowed (at that case)": f"{ok.extra.loc[ok.value.idxmax()]['allowed_error']:.2g}" if len(ok) else "-",
             }
         )
-    return [
-        "## Correctness against naive",
-        "",
-        markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.",
-        "",
-    ]
+    return section(
+        "Correctness against naive",
+        [markdown_table(pd.DataFrame(rows)) if rows else "No case was checked.", ""],
+        BOOKKEEPING,
+    )
 
 
 def cases(df: pd.DataFrame):

@@ -7,9 +7,11 @@ job hashes and report groups made from them, are what they would be had the suit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from harness.contract import Profile
+from harness.contract import Measurement, Profile
 from harness.rules import at_least, between
 from harness.train import TrainSettings
 from suites.common.data.text import DEFAULT_CORPUS
@@ -110,3 +112,18 @@ class Timing(Profile):
     min_run_time: float = 0.2
     #: seconds: a case whose first call takes longer is not timed, and the suite skips its longer sizes
     max_call_s: float = 1.0
+
+
+def untimed(
+    first_call_s: float, profile: Timing, length: int, metrics: Sequence[str], where: dict[str, Any]
+) -> tuple[list[Measurement], str] | None:
+    """Where one call took over ``profile.max_call_s``: the ``metrics`` a timing would give, skipped with the reason,
+    and why the suite skips the longer lengths; None where the call is within the budget."""
+    if first_call_s <= profile.max_call_s:
+        return None
+    reason = (
+        f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
+        f"(set.max_call_s=... to time it)"
+    )
+    skipped = [Measurement(m, None, status="skipped", reason=reason, **where) for m in metrics]
+    return skipped, f"at length {length} {reason}"

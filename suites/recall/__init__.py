@@ -3,7 +3,8 @@
 - ``suite``: the suite: its profiles, metrics and how one job runs;
 - ``tasks``: the synthetic tasks (MQAR, copy, reverse, addition) and their chance levels;
 - ``models``: the model families at matched parameters;
-- ``report``: its report and verdicts (the suite's report_module).
+- ``claims``: its claims, one module per key of its suite.yaml (harness/claims.py);
+- ``report``: its report (the suite's report_module).
 """
 
 from suites.recall.suite import Recall  # registers the suite

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.report_kit import table_section
+from harness.report_sections import Section
+from suites.common.table_section import table_section
 
 #: the metric a rate is chosen by
 CHOOSES = "validation_token_accuracy"
@@ -58,10 +59,11 @@ def keep_chosen(df: pd.DataFrame) -> pd.DataFrame:
     return df[~other]
 
 
-def sweep_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
-    """One row per variant, one column per rate: validation token accuracy at the most pairs, the kept rate starred."""
+def sweep_table(df: pd.DataFrame, variants: list[str]) -> Section | None:
+    """One row per variant, one column per rate: validation token accuracy at the most pairs, the kept rate starred
+    (None without a sweep)."""
     if not swept(df):
-        return []
+        return None
     means, rates = validation_means(df), chosen_rates(df)
     columns = sorted(means.lr.unique())
     most = int(df[(df.metric == CHOOSES) & (df.task == "mqar")].x.max())

@@ -25,7 +25,7 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
     from harness.report_kit import in_order
     from suites.recall.figures import draw_memory_points, memory_points
     from suites.recall.tables import ORDER, with_task
-    from suites.recall.tasks import MQAR
+    from suites.recall.tasks import mqar_of
 
     recall = frames.get("recall")
     if recall is None or not len(recall):
@@ -34,10 +34,7 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
     mqar = data[(data.status == "ok") & (data.metric == "token_accuracy") & (data.task == "mqar")]
     if not len(mqar):
         return []
-    s = recall.iloc[0].profile_settings
-    tokens = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values)).length(
-        max(s["mqar_kv"])
-    )
+    tokens = mqar_of(recall.iloc[0].profile_settings).length(max(recall.iloc[0].profile_settings["mqar_kv"]))
     points = memory_points(mqar, in_order(recall.variant.unique(), ORDER), tokens)
     if len(points) < 2:
         return []
@@ -50,7 +47,32 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), squeeze=False)
     draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()))
-    right = axes[0][1]
+    _draw_steps(axes[0][1], steps)
+    fig.tight_layout()
+    path = save_figure(fig, reports_dir / "figures" / FIGURE)
+    width = ""
+    if len(steps):
+        k = steps.iloc[0].profile_settings
+        width = (
+            f" The right panel's models are the kv_cache suite's ({k.get('n_layers', '?')} layers, d_model "
+            f"{k.get('d_model', '?')}, on {steps.iloc[0].device_name or steps.iloc[0].device}), not the recall "
+            "models: the same mixer families at another size."
+        )
+    return [
+        "## Recall against memory",
+        "",
+        f"![recall against bytes kept, and decode latency against context](figures/{path.name})",
+        "",
+        f"Left: MQAR token accuracy at {int(mqar.x.max())} pairs against the bytes each trained recall model keeps "
+        f"per sequence to decode after {tokens} tokens (mean over seeds, 95% interval; recall report). Right: the "
+        "median latency of one cached decode step against the context it follows, a KV cache beside a fixed "
+        "recurrent state (kv_cache report)." + width,
+        "",
+    ]
+
+
+def _draw_steps(right, steps: pd.DataFrame) -> None:
+    """The right panel: the kv_cache suite's decode step against context, or what would fill it."""
     if len(steps):
         import seaborn as sns
 
@@ -81,27 +103,6 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
         ylabel="one decode step's latency (ms)",
         title="Decode step against context (kv_cache suite)",
     )
-    fig.tight_layout()
-    path = save_figure(fig, reports_dir / "figures" / FIGURE)
-    width = ""
-    if len(steps):
-        k = steps.iloc[0].profile_settings
-        width = (
-            f" The right panel's models are the kv_cache suite's ({k.get('n_layers', '?')} layers, d_model "
-            f"{k.get('d_model', '?')}, on {steps.iloc[0].device_name or steps.iloc[0].device}), not the recall "
-            "models: the same mixer families at another size."
-        )
-    return [
-        "## Recall against memory",
-        "",
-        f"![recall against bytes kept, and decode latency against context](figures/{path.name})",
-        "",
-        f"Left: MQAR token accuracy at {int(mqar.x.max())} pairs against the bytes each trained recall model keeps "
-        f"per sequence to decode after {tokens} tokens (mean over seeds, 95% interval; recall report). Right: the "
-        "median latency of one cached decode step against the context it follows, a KV cache beside a fixed "
-        "recurrent state (kv_cache report)." + width,
-        "",
-    ]
 
 
 def _decode_steps(kv: pd.DataFrame | None) -> pd.DataFrame:

@@ -2,32 +2,84 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from harness.claims import judge_all
 from harness.findings import sentences
-from harness.report_kit import code_line, figure_links, in_order, status_notes, title, write_markdown
-from harness.report_kit import seeds as seeds_of
+from harness.report_kit import begin, code_line, status_notes, title
+from harness.report_sections import BODY, BOOKKEEPING, FIGURE, HEADLINE, Report, Section, section
 from suites.recall.figures import figures as make_figures
 from suites.recall.learning_rates import sweep_table
-from suites.recall.memory_view import index_section  # noqa: F401  (the index's memory view, read through this module)
-from suites.recall.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
+from suites.recall.memory_view import index_section as memory_section
 from suites.recall.tables import ORDER, accuracy_table, budget_table, learned, memory_table, with_task
-from suites.recall.tasks import MQAR
-from suites.recall.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
+from suites.recall.tasks import LENGTH_TASKS, mqar_of
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> Report:
+    first, variants, seeds = begin(df, out_dir, ORDER)
     data = with_task(df)
-    variants = in_order(df.variant.unique(), ORDER)
-    first = df.iloc[0]
     s = first.profile_settings
-    lines = title(suite, "Recall, copying and length generalisation", first)
-    lines += [
-        "## Setup",
-        "",
+    mqar = mqar_of(s)
+    tokens = mqar.length(max(s["mqar_kv"]))
+    figures = make_figures(data, variants, out_dir / "figures", tokens)
+    tables = [
+        sweep_table(with_task(df, every_rate=True), variants),
+        memory_table(data, variants, tokens),
+        accuracy_table(
+            data,
+            variants,
+            "mqar",
+            "token_accuracy",
+            "Associative recall (MQAR): token accuracy by key-value pairs",
+            "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
+            "values in context but binds no key to its value can score: at each query the most frequent "
+            "value not yet answered (teacher forcing shows the earlier answers), about H_N / N at N "
+            "pairs, well above 1/N. Recall is accuracy above it.",
+            guess=mqar.key_blind_guess,
+        ),
+    ]
+    for task in LENGTH_TASKS:
+        tables += [
+            accuracy_table(
+                data,
+                variants,
+                task,
+                "token_accuracy",
+                f"{task.capitalize()}: token accuracy by length",
+                "Trained on lengths 1..n; columns past (n) are longer than any training sequence.",
+            ),
+            accuracy_table(
+                data, variants, task, "sequence_accuracy", f"{task.capitalize()}: whole answers right by length", ""
+            ),
+        ]
+    body = [budget_table(data, variants, HEADLINE)] + [t for t in tables if t is not None]
+    body[-1] = _with_lines(body[-1], _not_learned(data, variants, s))
+    return Report(title(suite, "Recall, copying and length generalisation", first), files=figures).add(
+        _setup(df, first, s, seeds),
+        body[0],
+        _figures(figures),
+        *body[1:],
+        section(
+            "Against the published findings",
+            [f"- {c.source}: {c.published}" for c in suite.claims]
+            + [""]
+            + [f"- {sentence}" for sentence in sentences(judge_all(suite, df))]
+            + [""],
+        ),
+        _not_finished(data),
+    )
+
+
+def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list[str]:
+    """The index's "Recall against memory" section (memory_view.py), which the index reads from this module."""
+    return memory_section(frames, reports_dir)
+
+
+def _setup(df: pd.DataFrame, first, s, seeds: list[int]) -> Section:
+    lines = [
         f"- Models: the Transformer (Pre-LN, d_model {s['d_model']}, {s['n_layers']} blocks, {s['n_heads']} heads) with "
         "no position encoding (`none`), RoPE, ALiBi or T5's bucketed bias; a "
         f"{s['n_layers']}-layer LSTM; {s['n_layers']} Pre-LN blocks of minGRU or of causal linear attention (elu+1 "
@@ -48,73 +100,58 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "decoding writing the whole answer.",
         f"- A task counts as learned in distribution at token accuracy >= {s['learned_accuracy']:g} at n (mean over "
         "seeds); a difference counts when its paired 95% interval over seeds excludes 0 (one seed: no verdict).",
-        f"- Profile `{first.profile}`, seeds {seeds_of(df)}; device {first.device} ({first.device_name}), torch "
+        f"- Profile `{first.profile}`, seeds {seeds}; device {first.device} ({first.device_name}), torch "
         f"{first.torch_version}, {first.get('num_threads')} threads; {code_line(df)}.",
         "",
     ]
-    lines += budget_table(data, variants)
-    mqar = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
-    lines += sweep_table(with_task(df, every_rate=True), variants)
-    lines += memory_table(data, variants, mqar.length(max(s["mqar_kv"])))
-    lines += accuracy_table(
-        data,
-        variants,
-        "mqar",
-        "token_accuracy",
-        "Associative recall (MQAR): token accuracy by key-value pairs",
-        "(n) marks the most pairs trained on. Guessing without keys is what a model that reads the "
-        "values in context but binds no key to its value can score: at each query the most frequent "
-        "value not yet answered (teacher forcing shows the earlier answers), about H_N / N at N "
-        "pairs, well above 1/N. Recall is accuracy above it.",
-        guess=mqar.key_blind_guess,
-    )
-    for task in ("copy", "reverse", "addition"):
-        lines += accuracy_table(
-            data,
-            variants,
-            task,
-            "token_accuracy",
-            f"{task.capitalize()}: token accuracy by length",
-            "Trained on lengths 1..n; columns past (n) are longer than any training sequence.",
-        )
-        lines += accuracy_table(
-            data, variants, task, "sequence_accuracy", f"{task.capitalize()}: whole answers right by length", ""
-        )
-    not_learned = [
-        f"`{v}` on {t}"
-        for t in ("mqar", "copy", "reverse", "addition")
-        for v in variants
-        if learned(data, v, t, s["learned_accuracy"]) is False
-    ]
-    if not_learned:
-        lines += [
-            "Not learned in distribution (token accuracy at n below "
-            f"{s['learned_accuracy']:g}): "
-            + ", ".join(not_learned)
-            + ". The position arms among these on copy, reverse and addition are left out of the verdict on "
-            "position encodings and length generalisation (a model that cannot do a task at the lengths it was "
-            "trained on says nothing about longer ones).",
-            "",
-        ]
-    figures = make_figures(data, variants, out_dir / "figures", mqar.length(max(s["mqar_kv"])))
-    lines += figure_links(figures)
+    return section("Setup", lines, BOOKKEEPING)
+
+
+def _figures(figures: list[Path]) -> Section:
+    """The figures' links, and where the index draws the recall-memory figure beside the kv_cache suite's."""
+    lines = [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
     if any(p.name == "recall_memory.png" for p in figures):
         lines += [
             "The index (index.md, Recall against memory) draws this figure beside the kv_cache suite's measured "
             "decode step against context.",
             "",
         ]
-    lines += ["## Against the published findings", ""]
-    lines += [f"- {c.source}: {c.published}" for c in CLAIMS] + [""]
-    lines += [f"- {sentence}" for sentence in sentences(findings(df))] + [""]
+    return section("Figures", lines, FIGURE if figures else BODY)
+
+
+def _not_learned(data: pd.DataFrame, variants: list[str], s) -> list[str]:
+    """The paragraph naming the tasks a variant did not learn in distribution (none where every one did)."""
+    not_learned = [
+        f"`{v}` on {t}"
+        for t in ("mqar", *LENGTH_TASKS)
+        for v in variants
+        if learned(data, v, t, s["learned_accuracy"]) is False
+    ]
+    if not not_learned:
+        return []
+    return [
+        "Not learned in distribution (token accuracy at n below "
+        f"{s['learned_accuracy']:g}): "
+        + ", ".join(not_learned)
+        + ". The position arms among these on copy, reverse and addition are left out of the verdict on "
+        "position encodings and length generalisation (a model that cannot do a task at the lengths it was "
+        "trained on says nothing about longer ones).",
+        "",
+    ]
+
+
+def _with_lines(part: Section, lines: list[str]) -> Section:
+    """``part`` with ``lines`` after its own."""
+    return Section(part.heading, (*part.lines, *lines), part.kind) if lines else part
+
+
+def _not_finished(data: pd.DataFrame) -> Section | None:
     notes = status_notes(
         data,
         lambda r: f"- `{r.variant}` seed {r.seed}, {r.task}: {r.status}: {r.reason}",
         keys=("variant", "seed", "task", "status"),
     )
-    if notes:
-        lines += ["## Runs that did not finish", ""] + notes + [""]
-    return [write_markdown(suite, lines, out_dir)] + figures
+    return section("Runs that did not finish", notes + [""], BOOKKEEPING) if notes else None
 
 
 def _initialised(s) -> str:

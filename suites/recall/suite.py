@@ -28,7 +28,7 @@ from harness.timing import combined_load
 from harness.train import train
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
-from suites.recall import models
+from suites.recall.models import build, count, for_task, matched, width_field
 from suites.recall.tasks import IGNORE, MQAR, TASKS, Addition, Copy, Reverse, Task
 from variants.init_scheme import INIT_SCHEMES
 from variants.mixer_lm import MixerSpec
@@ -215,11 +215,11 @@ class Recall(Suite):
         ]
         if not widths:  # no width helps: the spec itself cannot be built (a hybrid naming a block the stack lacks)
             raise UsageError(f"Variant '{variant}': {spec.problems()[0]}")
-        return models.matched(spec, models.count(base), widths)
+        return matched(spec, count(base), widths)
 
     def run_job(self, spec, profile: RecallProfile, seed: int, ctx: JobContext) -> list[Measurement]:
         out: list[Measurement] = []
-        ctx.facts.update(parameters=models.count(spec), width=getattr(spec, models.width_field(spec)))
+        ctx.facts.update(parameters=count(spec), width=getattr(spec, width_field(spec)))
         total_time, loads = 0.0, []
         for t_index, name in enumerate(profile.tasks):
             rates = profile.mqar_learning_rates if name == "mqar" and profile.mqar_learning_rates else (None,)
@@ -239,11 +239,11 @@ def _task_job(
     size: (its measurements, its training seconds). With a rate, every record carries it (extra.lr) and the model is
     also scored on validation sequences at the most pairs, which choose the rate a variant keeps."""
     task, n = make_task(name, profile), train_max(name, profile)
-    task_spec = models.for_task(spec, task.vocab_size, task.length(n))
+    task_spec = for_task(spec, task.vocab_size, task.length(n))
     torch.manual_seed(seed)  # every rate starts from the same initial weights
-    model = models.build(task_spec).to(ctx.device)
+    model = build(task_spec).to(ctx.device)
     sizes = eval_sizes(name, profile)
-    where = {"task": name, "train_max": n, "parameters": models.count(task_spec), **({"lr": rate} if rate else {})}
+    where = {"task": name, "train_max": n, "parameters": count(task_spec), **({"lr": rate} if rate else {})}
     settings = profile.train_settings() if rate is None else dataclasses.replace(profile.train_settings(), lr=rate)
     desc = f"{ctx.label} {name}" + (f" lr {rate:g}" if rate else "")
     metrics = ("token_accuracy", "sequence_accuracy")

@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from harness.report_kit import most_seeds, over_seeds, share_cell, table_section
+from harness.report_kit import most_seeds, over_seeds, share_cell
+from harness.report_sections import BODY, Section
+from suites.common.table_section import table_section
 from suites.recall.learning_rates import keep_chosen
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models
@@ -89,12 +91,13 @@ def accuracy_table(
     heading: str,
     note: str,
     guess: Callable[[int], float] | None = None,
-) -> list[str]:
+) -> Section | None:
     """One row per variant, one column per size: the mean over seeds with its interval kept to [0, 1] (none with one
-    seed; the note starts by saying which); the chance row first, then ``guess``'s (size -> accuracy) if given."""
+    seed; the note starts by saying which); the chance row first, then ``guess``'s (size -> accuracy) if given. None
+    without records of the task."""
     part = df[(df.metric == metric) & (df.task == task)]
     if not len(part):
-        return []
+        return None
     sizes = sorted(part.x.dropna().unique())
     n = float(part.train_max.iloc[0])
     chance_key = "chance_token" if metric == "token_accuracy" else "chance_sequence"
@@ -124,7 +127,7 @@ def _chance(rows: pd.DataFrame, key: str) -> str:
     return f"{v:.2f}" if v >= 0.01 else f"{v:.1e}"
 
 
-def budget_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
+def budget_table(df: pd.DataFrame, variants: list[str], kind: str = BODY) -> Section:
     """Per variant: the width, parameters per task, and the steps and training tokens every task's model had."""
     loss = df[(df.metric == "train_loss") & (df.status == "ok")]
     rows = []
@@ -148,6 +151,7 @@ def budget_table(df: pd.DataFrame, variants: list[str]) -> list[str]:
         "vocabulary (MQAR), and each task's count differs only by its embedding.",
         rows,
         "No trainings.",
+        kind,
     )
 
 
@@ -162,7 +166,7 @@ def _family(spec) -> str:
     return f"Transformer x {spec['n_layers']}, {spec['position']}" if isinstance(spec, dict) else "?"
 
 
-def memory_table(df: pd.DataFrame, variants: list[str], tokens: int) -> list[str]:
+def memory_table(df: pd.DataFrame, variants: list[str], tokens: int) -> Section:
     """Per variant: the numbers and float32 bytes it keeps per sequence to decode after ``tokens`` tokens (MQAR's
     longest sequence), from the spec of its records (models.state_numbers)."""
     from suites.recall.models import spec_from_record, state_numbers

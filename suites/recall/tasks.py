@@ -234,6 +234,11 @@ class Addition(Task):
         return [0.1] * size + [(N + 1) / (2 * N)]
 
 
+def mqar_of(settings) -> MQAR:
+    """The MQAR task a group's profile settings trained (its keys and values; MQAR's own where they lack them)."""
+    return MQAR(keys=settings.get("mqar_keys", MQAR.keys), values=settings.get("mqar_values", MQAR.values))
+
+
 #: task name -> its class (the profile chooses among them and sets their parameters)
 TASKS: dict[str, type] = {"mqar": MQAR, "copy": Copy, "reverse": Reverse, "addition": Addition}
 #: the tasks whose training sizes stop at n and whose evaluation reaches past it (length generalisation)

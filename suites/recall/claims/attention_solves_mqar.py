@@ -1,4 +1,5 @@
-"""The MQAR verdict (Arora et al. 2023, Zoology, arXiv 2312.04927): attention recalls where fixed-state models fail.
+"""Attention solves multi-query associative recall where fixed-state models fail (Arora et al. 2023, Zoology, arXiv
+2312.04927), and their accuracy falls as key-value pairs grow.
 
 The claim is about attention that has learned the task: Zoology trains every attention arm until it solves MQAR
 (the best of four learning rates per model; a profile with ``mqar_learning_rates`` does the same, and these records
@@ -20,11 +21,14 @@ import dataclasses
 
 import pandas as pd
 
+from harness.claims import declared
 from harness.findings import Estimate, Finding, cause_sentence, finding, not_run, unmet
 from harness.paired import all_hold, directional, paired
-from suites.recall.judged import ACCURACY, deciding, mean, says, scores
+from suites.recall.claims._shared import ACCURACY, Evidence, deciding, mean, says, scores
 from suites.recall.tables import FIXED_STATE, POSITIONS
-from suites.recall.tasks import MQAR
+from suites.recall.tasks import mqar_of
+
+CLAIM = declared(__file__)
 
 #: the learning rates Zoology sweeps per model (its best is kept); this suite trains at one of them
 ZOOLOGY_RATES = (1e-3, 3e-3, 1e-2, 3e-2)
@@ -32,16 +36,18 @@ ZOOLOGY_RATES = (1e-3, 3e-3, 1e-2, 3e-2)
 ABOVE_GUESS = (-1.0, 1.0)
 
 
-def mqar_finding(claim, df: pd.DataFrame, s) -> Finding:
-    """The verdict on ``claim`` (attention_solves_mqar) from records with the task in a column (tables.with_task)."""
+def judge(ev: Evidence) -> Finding:
+    """Every attention arm above every fixed-state model at the most pairs, and each fixed-state model's recall
+    falling; not testable here while an attention arm has not learned MQAR."""
+    df, s = ev.df, ev.s
     part = df[(df.metric == "token_accuracy") & (df.task == "mqar")]
     present = set(part.variant)
     attention = [v for v in POSITIONS if v in present]
     fixed = [v for v in FIXED_STATE if v in present]
     if not attention or not fixed:
-        return not_run(claim, "These records lack MQAR runs of an attention arm and a fixed-state model.")
+        return not_run(CLAIM, "These records lack MQAR runs of an attention arm and a fixed-state model.")
     threshold = s["learned_accuracy"]
-    task = MQAR(keys=s.get("mqar_keys", MQAR.keys), values=s.get("mqar_values", MQAR.values))
+    task = mqar_of(s)
     sizes = sorted(part.x.unique())
     large = sizes[-1]
     guess = {x: task.key_blind_guess(int(x)) for x in sizes}
@@ -62,7 +68,7 @@ def mqar_finding(claim, df: pd.DataFrame, s) -> Finding:
     if not unlearned:
         verdict, parts, estimates, head, causes = judged
         return finding(
-            claim,
+            CLAIM,
             verdict,
             f"{text} Judged, {parts} This run {says(verdict)}.",
             estimates,
@@ -83,7 +89,7 @@ def mqar_finding(claim, df: pd.DataFrame, s) -> Finding:
         + f" against the {threshold:g} that counts as learned (guessing without keys: {guess[large]:.2f})"
         + ("; " + ", ".join(f"{a} {mean(at_most[a]):.2f}" for a in learned) + " learned it" if learned else "")
     )
-    found = unmet(claim, measured, _would_test(df, s, shortfall), accuracies + (judged[2] if judged else []))
+    found = unmet(CLAIM, measured, _would_test(df, s, shortfall), accuracies + (judged[2] if judged else []))
     aside = (
         f" Judged on the attention arms that learned it ({', '.join(learned)}) alone, {judged[1]} That comparison "
         f"{says(judged[0])}"

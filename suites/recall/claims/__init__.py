@@ -1,0 +1,5 @@
+"""recall's claims, one module per key of its suite.yaml (harness/claims.py)."""
+
+from suites.recall.probe_figures import PROBE_FIGURES
+
+__all__ = ["PROBE_FIGURES"]

@@ -2,7 +2,8 @@
 
 - ``suite``: the suite: its profile, metrics and how one job runs;
 - ``policies``: the cache policies and the streaming step;
-- ``report``: its report, figure and verdicts (the suite's report_module).
+- ``claims``: its claims, one module per key of its suite.yaml (harness/claims.py);
+- ``report``: its report and figure (the suite's report_module).
 """
 
 from suites.streaming.suite import Streaming  # registers the suite

@@ -4,7 +4,7 @@ initialisation (3 seeds, records in reference/probes/streaming_fan_in)."""
 from __future__ import annotations
 
 from harness.probes import Figure, Probes
-from suites.streaming.verdicts import first_slot
+from suites.streaming.first_slot import first_slot
 
 PROBE = "streaming_fan_in"
 SUITE = "streaming"
@@ -16,7 +16,7 @@ def largest_first_slot(probes: Probes) -> str:
     found = first_slot(probes.records(PROBE, SUITE))
     if found is None:
         return "(no first-slot shares recorded)"
-    _, largest, even, _ = found
+    _, largest, even = found
     return f"{largest:.3f} of a layer's attention against {even:.4f} for even attention"
 
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.claims import judge_all
 from harness.findings import sentences
-from harness.report_kit import begin, markdown_table, pyplot, save_figure, table_section, title, write_markdown
+from harness.report_kit import begin, markdown_table, pyplot, save_figure, title
+from harness.report_sections import BOOKKEEPING, FIGURE, HEADLINE, Report, Section, section
+from suites.common.table_section import table_section
 from suites.streaming.policies import POLICIES
-from suites.streaming.probe_figures import PROBE_FIGURES  # noqa: F401  (the figures its claims cite)
 from suites.streaming.sink_token import is_sink_spec
-from suites.streaming.verdicts import CLAIMS, findings  # noqa: F401  (the suite's claims and verdicts, read through this module)
 
 LABELS = {
     "full": "dense (everything cached)",
@@ -50,16 +51,44 @@ def curve_figure(df: pd.DataFrame, path: Path, capacity: int, train_len: int) ->
     return save_figure(fig, path)
 
 
-def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
+def write_report(suite, df: pd.DataFrame, out_dir: Path) -> Report:
     first, variants, seeds = begin(df, out_dir)
     everything = df
     ok = df[df.status == "ok"].assign(policy=lambda d: _policy(d))
-    lines = title(suite, "Streaming through a bounded cache", first)
     settings = first.profile_settings
     capacity = int(first.get("capacity") or settings.get("capacity") or settings["train_len"])
-    lines += [
-        "## Setup",
-        "",
+    dedicated, ok_dedicated = df.spec.apply(is_sink_spec), ok.spec.apply(is_sink_spec)
+    token_ok = ok[ok_dedicated]
+    df, ok = df[~dedicated], ok[~ok_dedicated]  # the tables and figure: models without a sink token
+    figure = curve_figure(df, out_dir / "figures" / f"{suite.name}.png", capacity, settings["train_len"])
+    report = Report(title(suite, "Streaming through a bounded cache", first), files=[figure])
+    report.add(
+        _setup(first, variants, seeds, capacity),
+        _curve_section(df),
+        table_section("Quality and cost per policy", "", _policy_rows(ok, capacity, settings), "No policy ran."),
+        _shares_section(ok, capacity),
+    )
+    if len(token_ok):
+        report.add(
+            table_section(
+                "A model trained with a dedicated sink token",
+                "The same model trained with one extra vocabulary entry first in every training window (StreamingLLM "
+                "3.3), streamed with that token first; its sink policy keeps only that token, and recomputation puts it "
+                "first in every window.",
+                _policy_rows(token_ok, capacity, settings, sinks=1),
+                "No policy ran.",
+            ),
+            _shares_section(token_ok, capacity, "the sink token"),
+        )
+    return report.add(
+        section("Figure", [f"![perplexity against position per cache policy](figures/{figure.name})", ""], FIGURE),
+        section("Against the published findings", [f"- {t}" for t in sentences(judge_all(suite, everything))] + [""]),
+    )
+
+
+def _setup(first, variants: list[str], seeds: list[int], capacity: int) -> Section:
+    settings = first.profile_settings
+    lines = [
         f"- Model: {', '.join(f'`{v}`' for v in variants)}, {settings['n_layers']} layers, d_model {settings['d_model']}, "
         f"{settings['n_heads']} heads, trained {settings['steps']} steps on windows of L = {settings['train_len']} "
         f"characters of {first.get('corpus')}; seeds {seeds}.",
@@ -74,38 +103,27 @@ def write_report(suite, df: pd.DataFrame, out_dir: Path) -> list[Path]:
         "selects the kept entries, so its cost includes a copy of what it holds.",
         "",
     ]
-    dedicated, ok_dedicated = df.spec.apply(is_sink_spec), ok.spec.apply(is_sink_spec)
-    token_ok = ok[ok_dedicated]
-    df, ok = df[~dedicated], ok[~ok_dedicated]  # the tables and figure: models without a sink token
+    return section("Setup", lines, BOOKKEEPING)
+
+
+def _curve_section(df: pd.DataFrame) -> Section | None:
+    """The headline: perplexity by bin of positions and policy (None without stream records)."""
     curve = _curve(df)
-    if len(curve):
-        table = curve.rename(columns=LABELS).reset_index().rename(columns={"x": "from position"})
-        table["from position"] = table["from position"].astype(int)
-        lines += [
-            "## Perplexity against position",
-            "",
+    if not len(curve):
+        return None
+    table = curve.rename(columns=LABELS).reset_index().rename(columns={"x": "from position"})
+    table["from position"] = table["from position"].astype(int)
+    return section(
+        "Perplexity against position",
+        [
             "Per character, mean over streams (and seeds), bins of "
             f"{int(curve.index[1] - curve.index[0]) if len(curve) > 1 else 0} positions.",
             "",
             markdown_table(table.round(3)),
             "",
-        ]
-    lines += table_section("Quality and cost per policy", "", _policy_rows(ok, capacity, settings), "No policy ran.")
-    lines += _shares_section(ok, capacity)
-    if len(token_ok):
-        lines += table_section(
-            "A model trained with a dedicated sink token",
-            "The same model trained with one extra vocabulary entry first in every training window (StreamingLLM "
-            "3.3), streamed with that token first; its sink policy keeps only that token, and recomputation puts it "
-            "first in every window.",
-            _policy_rows(token_ok, capacity, settings, sinks=1),
-            "No policy ran.",
-        )
-        lines += _shares_section(token_ok, capacity, "the sink token")
-    figure = curve_figure(df, out_dir / "figures" / f"{suite.name}.png", capacity, settings["train_len"])
-    lines += ["## Figure", "", f"![perplexity against position per cache policy](figures/{figure.name})", ""]
-    lines += ["## Against the published findings", ""] + [f"- {t}" for t in sentences(findings(everything))] + [""]
-    return [write_markdown(suite, lines, out_dir), figure]
+        ],
+        HEADLINE,
+    )
 
 
 def _policy_rows(ok: pd.DataFrame, capacity: int, settings, sinks: int = 0) -> list[dict]:
@@ -136,27 +154,27 @@ def _policy_rows(ok: pd.DataFrame, capacity: int, settings, sinks: int = 0) -> l
     return rows
 
 
-def _shares_section(ok: pd.DataFrame, capacity: int, first: str = "the text's first token") -> list[str]:
-    """The attention on the cache's first slot by layer and policy."""
-    lines: list[str] = []
+def _shares_section(ok: pd.DataFrame, capacity: int, first: str = "the text's first token") -> Section | None:
+    """The attention on the cache's first slot by layer and policy (None without the records)."""
     shares = ok[ok.metric == "first_slot_share"]
-    if len(shares):
-        table = shares.groupby(["x", "policy"]).value.mean().unstack(1)
-        uniform = shares.extra.iloc[0].get("uniform")
-        labels = dict(LABELS, sinks="window + 1 sink") if first == "the sink token" else LABELS
-        table = table.rename(columns=labels).reset_index().rename(columns={"x": "layer"})
-        table["layer"] = table["layer"].astype(int)
-        heading = "Attention on the cache's first slot, by layer" + (
-            " (sink-token model)" if first == "the sink token" else ""
-        )
-        lines += [
-            f"## {heading}",
-            "",
+    if not len(shares):
+        return None
+    table = shares.groupby(["x", "policy"]).value.mean().unstack(1)
+    uniform = shares.extra.iloc[0].get("uniform")
+    labels = dict(LABELS, sinks="window + 1 sink") if first == "the sink token" else LABELS
+    table = table.rename(columns=labels).reset_index().rename(columns={"x": "layer"})
+    table["layer"] = table["layer"].astype(int)
+    heading = "Attention on the cache's first slot, by layer" + (
+        " (sink-token model)" if first == "the sink token" else ""
+    )
+    return section(
+        heading,
+        [
             f"Mean attention weight on slot 0 over heads, streams and the steps from position {capacity} on (with "
             f"sinks: {first}; in the window: the oldest held token; dense: {first}). "
             f"Even attention over a full cache would give {uniform:.4f}.",
             "",
             markdown_table(table.round(4)),
             "",
-        ]
-    return lines
+        ],
+    )

@@ -114,14 +114,7 @@ class Streaming(CharLMCorpus, Suite):
     options = {"data": None}
 
     def base_spec(self, profile: StreamingProfile, options: dict[str, Any]) -> TransformerSpec:
-        return TransformerSpec(
-            vocab_size=self._data(profile, options).vocab.size,
-            d_model=profile.d_model,
-            n_layers=profile.n_layers,
-            n_heads=profile.n_heads,
-            max_len=profile.train_len,
-            position="rope",
-        )
+        return super().base_spec(profile, options, position="rope")
 
     def spec_for(self, variant: str, profile: StreamingProfile, options: dict[str, Any]) -> TransformerSpec:
         """Presets on the base spec; a ``sink_token`` part trains the model with a dedicated sink token (sink_token.py)."""

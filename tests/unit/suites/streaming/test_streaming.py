@@ -1,5 +1,5 @@
 """The streaming suite's cache policies (StreamingLLM, Xiao et al. 2023): what each keeps, and that streaming through a
-cache computes what a forward over the same context computes."""
+cache computes what a forward over the same context computes. (Its claims' tests: claims/.)"""
 
 import pytest
 import torch
@@ -82,90 +82,6 @@ def test_window_positions_are_within_the_cache_so_it_equals_recomputation_of_one
 def test_the_profile_refuses_sinks_that_fill_the_cache_and_streams_too_short():
     problems = StreamingProfile(sinks=64).problems() + StreamingProfile(stream_len=100).problems()
     assert any("set.sinks=64" in p for p in problems) and any("set.stream_len=100" in p for p in problems)
-
-
-def _records(window_change, sink_shares, uniform=1 / 64, variant="rope", sink_token=False, seeds=(0, 1, 2)):
-    """A streaming group of one kind of model, one model per seed: 16 streams' perplexities past the cache per
-    policy, window attention ``window_change[seed]`` (a ratio) above the sinks policy in every stream, recomputation
-    equal to the sinks; and the sinks policy's first-slot share per layer."""
-    import math
-
-    import pandas as pd
-
-    spec = {"position": "rope", **({"sink_token": True} if sink_token else {})}
-    rows = []
-    for seed in seeds:
-        sinks = [6.0 + 0.05 * seed + 0.3 * math.sin(i + seed) for i in range(16)]  # streams differ far more than seeds
-        window = [p * window_change[seed] for p in sinks]
-        for policy, per_stream in (("window", window), ("sinks", sinks), ("recompute", sinks)):
-            value = math.exp(sum(math.log(p) for p in per_stream) / len(per_stream))  # the ppl over all its streams
-            rows.append(
-                {
-                    "variant": variant,
-                    "spec": spec,
-                    "metric": "ppl_past_cache",
-                    "status": "ok",
-                    "seed": seed,
-                    "x": None,
-                    "value": value,
-                    "extra": {"policy": policy, "per_stream": per_stream, "from_position": 64},
-                }
-            )
-        rows += [
-            {
-                "variant": variant,
-                "spec": spec,
-                "metric": "first_slot_share",
-                "status": "ok",
-                "seed": seed,
-                "x": float(layer),
-                "value": share,
-                "extra": {"policy": "sinks", "uniform": uniform},
-            }
-            for layer, share in enumerate(sink_shares)
-        ]
-    return pd.DataFrame(rows)
-
-
-def _verdicts(*groups):
-    import pandas as pd
-
-    from suites.streaming.verdicts import findings
-
-    return {f.claim.key: f for f in findings(pd.concat(groups, ignore_index=True))}
-
-
-SAME, FAILING = (1.0, 1.0, 1.0), (1.5, 1.45, 1.55)
-
-
-def test_a_sink_claim_is_not_testable_where_no_sink_forms():
-    found = _verdicts(_records(SAME, [0.006, 0.013, 0.007]))["window_needs_sinks"]
-    assert found.verdict == "not testable here" and "draws at most 0.0130 of a layer's attention" in found.cause
-    assert found.headline.label.startswith("first slot's attention share") and found.boundary == 2 / 64
-    found = _verdicts(_records(SAME, [0.01, 0.4, 0.6]))[
-        "window_needs_sinks"
-    ]  # a sink formed, yet the window did not fail
-    assert found.verdict == "disagrees" and "a loss within +10%" in found.cause
-    found = _verdicts(_records(FAILING, [0.01, 0.4, 0.6]))["window_needs_sinks"]
-    assert found.verdict == "agrees" and found.seeds == 3 and found.pairs == "seed"  # +50%: n counts trained models
-
-
-def test_streams_of_one_model_are_not_replicates_of_the_claim():
-    # per model +0.02%, +0.64%, +0.04%: every one of 48 streams loses on eviction, yet over the 3 trained models the
-    # loss's interval includes 0
-    found = _verdicts(_records((1.0002, 1.0064, 1.0004), [0.01, 0.4, 0.6]))["window_needs_sinks"]
-    fails = found.estimates[0]
-    assert fails.seeds == 3 and fails.low < 0 < fails.high
-    assert "streams" not in fails.label
-
-
-def test_the_sink_token_claim_judges_the_sink_token_model_alone():
-    plain = _records(SAME, [0.006, 0.013, 0.007])  # the vanilla model does not need its first tokens
-    token = _records(FAILING, [0.01, 0.5, 0.7], variant="rope+sink_token", sink_token=True)
-    found = _verdicts(plain, token)
-    assert found["window_needs_sinks"].verdict == "not testable here"  # the sink model's streams are not mixed in
-    assert found["sink_token_suffices"].verdict == "agrees"  # evicting the token fails; keeping it restores
-    assert _verdicts(plain)["sink_token_suffices"].verdict == "not run"
 
 
 def test_a_sink_token_spec_has_its_own_identity_and_a_plain_one_keeps_its_hash():

@@ -1,8 +1,8 @@
 """The attention_heads suite, registered when this package is imported (suite discovery imports each package of ``suites``).
 
 - ``suite``: the suite: its profiles, metrics and how one job runs;
-- ``report``: its report and verdicts (the suite's report_module);
-- ``figures``: the report's figures;
+- ``claims``: its claims, one module per key of its suite.yaml (harness/claims.py);
+- ``report``: its report (the suite's report_module), with ``tables`` and ``figures``;
 - ``head_stats``: what each head attends to, read from its attention probabilities.
 """
 

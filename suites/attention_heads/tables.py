@@ -7,13 +7,18 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, mean_ci, over_seeds, table_section
+from harness.report_kit import fmt_mean_ci, mean_ci, over_seeds
+from harness.report_sections import HEADLINE, Section
+from suites.common.table_section import table_section
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
 #: a head specialises when at least this share of its attention goes to one fixed offset, to delimiters
-#: (and at least DELIMITER_FACTOR x what even attention would put there) or to the first token
+#: (and at least DELIMITER_FACTOR x what even attention would put there) or to the first token (Clark et al. 2019,
+#: section 3.1: heads that put "over 50%" of their attention on the previous or next token)
 SPECIALIST = 0.5
+#: a delimiter head's share is at least this many times what even attention over the keys would put on delimiters
+#: (this project's choice: characters make delimiters common, so 50% alone could be mere even attention)
 DELIMITER_FACTOR = 2.0
 #: the smallest offset a fixed-offset head may have: 1 is the previous token; offset 0, the query itself, does not count
 #: (Clark et al. 2019, section 3.1: "most heads put little attention on the current token", and the specialists they
@@ -54,7 +59,8 @@ def heads_frame(df: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def _job_value(df: pd.DataFrame, metric: str) -> dict[tuple[str, int], float]:
+def job_values(df: pd.DataFrame, metric: str) -> dict[tuple[str, int], float]:
+    """(variant, seed) -> the job's one value of ``metric`` (delimiter_base, uniform_entropy)."""
     rows = df[(df.status == "ok") & (df.metric == metric)]
     return {(r.variant, int(r.seed)): float(r.value) for r in rows.itertuples()}
 
@@ -128,7 +134,8 @@ def entropy_trends(heads: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _layer_table(heads: pd.DataFrame, variants: list[str]) -> list[str]:
+def layer_section(heads: pd.DataFrame, variants: list[str]) -> Section:
+    """Each statistic per variant and layer, averaged over the layer's heads."""
     rows = []
     for v in variants:
         part = heads[heads.variant == v]
@@ -168,7 +175,8 @@ def _with(counts: pd.Series) -> str:
     return f"{fmt_mean_ci(counts, 1, 'count')}; {int((counts > 0).sum())} of {len(counts)} seeds"
 
 
-def _specialist_section(table: pd.DataFrame, variants: list[str]) -> list[str]:
+def specialist_section(table: pd.DataFrame, variants: list[str]) -> Section:
+    """The specialised heads per variant, as the claims count them (the headline)."""
     rows = []
     for v, part in _parts(table, variants):
         first = part.sort_values("seed").iloc[0]
@@ -197,6 +205,7 @@ def _specialist_section(table: pd.DataFrame, variants: list[str]) -> list[str]:
         f"has one); largest shares: {over_seeds(_seeds(table))}; heads are named L<layer>H<head> with offset d.",
         rows,
         "No per-head records.",
+        HEADLINE,
     )
 
 
@@ -211,7 +220,8 @@ def _direction(part: pd.DataFrame) -> str:
     ]
 
 
-def _trend_section(trends: pd.DataFrame, variants: list[str]) -> list[str]:
+def trend_section(trends: pd.DataFrame, variants: list[str]) -> Section:
+    """Mean head entropy from the lower to the upper layers per variant, and its direction paired over seeds."""
     rows = []
     for v, part in _parts(trends, variants):
         layers = part.layers.tolist()

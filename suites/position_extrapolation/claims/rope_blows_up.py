@@ -23,15 +23,10 @@ def judge(ev: Evidence) -> Finding:
         return not_run(CLAIM)
     diff = change("rope ppl(4L) vs ppl(L)", rope4, ppl(ev, "rope", 1))
     word = rises_by(diff, BLOWS_UP)
-    return finding(
-        CLAIM,
-        word,
+    sentence = (
         f"Plain RoPE: ppl(4L) is {said(diff)} above ppl(L); {says(word)} "
-        f"(blowing up = at least +{BLOWS_UP:g}%, i.e. 2x, over the whole interval).",
-        [diff.estimate],
-        cause=""
-        if word == "agrees"
-        else f"plain RoPE's ppl(4L) is {said(diff)} above ppl(L), and "
-        f"blowing up needs a rise of at least {BLOWS_UP:g}% ({diff.why()}).",
-        boundary=BLOWS_UP,
+        f"(blowing up = at least +{BLOWS_UP:g}%, i.e. 2x, over the whole interval)."
     )
+    why = f"blowing up needs a rise of at least {BLOWS_UP:g}% ({diff.why()})"
+    cause = "" if word == "agrees" else f"plain RoPE's ppl(4L) is {said(diff)} above ppl(L), and {why}."
+    return finding(CLAIM, word, sentence, [diff.estimate], cause=cause, boundary=BLOWS_UP)

@@ -67,10 +67,20 @@ def one_seed(monkeypatch, judge):
     return judge(prepare(records(PUBLISHED_SHAPE, seeds=(0,))))
 
 
-def tuned_at(judge) -> tuple:
-    """``judge``'s findings on the published shape over 3 seeds whose free parameters were chosen at 2L, and at 4L."""
+def check_tuned_elsewhere(judge) -> None:
+    """Records of the published shape whose free parameters were chosen at 2L cannot judge at the judged 4L, and say
+    so; chosen at 4L, they agree."""
     df = records(PUBLISHED_SHAPE, seeds=(0, 1, 2))
-    return judge(prepare(tuned(df, 2 * L))), judge(prepare(tuned(df, 4 * L)))
+    elsewhere, judged_length = judge(prepare(tuned(df, 2 * L))), judge(prepare(tuned(df, 4 * L)))
+    assert elsewhere.verdict == "inconclusive"
+    assert "chosen on validation text at 2L, not at the judged 4L" in elsewhere.cause
+    assert judged_length.verdict == "agrees"
+
+
+def unlearned(judge):
+    """``judge``'s finding on the published shape where plain rope did not learn (held-out loss above the bigram
+    entropy)."""
+    return judge(prepare(records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)))
 
 
 def tuned(df: pd.DataFrame, length: float, variants=("rope+ntk", "rope+yarn"), seeds=(0, 1, 2)) -> pd.DataFrame:

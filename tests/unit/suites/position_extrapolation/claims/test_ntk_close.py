@@ -6,14 +6,15 @@ from tests.unit.suites.position_extrapolation.claims._records import (
     NOTHING_HELPS,
     PUBLISHED_SHAPE,
     L,
+    check_tuned_elsewhere,
     one_seed,
     records,
-    tuned_at,
+    unlearned,
 )
 
 
-def test_it_is_a_finding():
-    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+def test_it_is_peng_et_als_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol and claim.CLAIM.source.startswith("Peng et al. 2023")
 
 
 def test_the_published_shape_agrees_and_names_its_deciding_estimate_and_threshold():
@@ -40,12 +41,9 @@ def test_ntk_closeness_is_judged_by_the_interval_of_the_paired_change():
 
 
 def test_records_tuned_at_another_length_than_the_judged_one_cannot_judge_it():
-    elsewhere, judged_length = tuned_at(claim.judge)
-    assert elsewhere.verdict == "inconclusive"
-    assert "chosen on validation text at 2L, not at the judged 4L" in elsewhere.cause
-    assert judged_length.verdict == "agrees"
+    check_tuned_elsewhere(claim.judge)
 
 
 def test_no_verdict_when_plain_rope_did_not_learn():
-    found = claim.judge(prepare(records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)))
+    found = unlearned(claim.judge)
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence

@@ -3,11 +3,11 @@ the cause cites what interpolation costs at L."""
 
 from suites.position_extrapolation.claims import pi_beats_extrapolation as claim
 from suites.position_extrapolation.claims._shared import prepare
-from tests.unit.suites.position_extrapolation.claims._records import PUBLISHED_SHAPE, records
+from tests.unit.suites.position_extrapolation.claims._records import PUBLISHED_SHAPE, records, unlearned
 
 
-def test_it_is_a_finding():
-    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+def test_it_is_chen_et_als_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol and claim.CLAIM.source.startswith("Chen et al. 2023")
 
 
 def test_the_published_shape_agrees():
@@ -22,7 +22,7 @@ def test_pi_worse_than_plain_extrapolation_is_its_own_finding_with_the_blur_at_l
 
 
 def test_no_verdict_when_plain_rope_did_not_learn_and_none_without_pi_following_the_length():
-    found = claim.judge(prepare(records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)))
+    found = unlearned(claim.judge)
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
     fixed_only = {k: v for k, v in PUBLISHED_SHAPE.items() if k != "rope+pi"}
     assert claim.judge(prepare(records(fixed_only))).verdict == "not run"

@@ -2,11 +2,17 @@
 
 from suites.position_extrapolation.claims import pi_short as claim
 from suites.position_extrapolation.claims._shared import prepare
-from tests.unit.suites.position_extrapolation.claims._records import NOTHING_HELPS, PUBLISHED_SHAPE, one_seed, records
+from tests.unit.suites.position_extrapolation.claims._records import (
+    NOTHING_HELPS,
+    PUBLISHED_SHAPE,
+    one_seed,
+    records,
+    unlearned,
+)
 
 
-def test_it_is_a_finding():
-    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+def test_it_is_chen_et_als_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol and claim.CLAIM.source.startswith("Chen et al. 2023")
 
 
 def test_the_published_shape_agrees_with_its_threshold():
@@ -44,7 +50,7 @@ def test_pi_at_a_fixed_scale_is_judged_at_the_training_length():
 
 
 def test_no_verdict_when_plain_rope_did_not_learn():
-    found = claim.judge(prepare(records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)))
+    found = unlearned(claim.judge)
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
     no_pi = {k: v for k, v in PUBLISHED_SHAPE.items() if not k.startswith("rope+pi")}
     assert claim.judge(prepare(records(no_pi).assign(bigram_entropy=1.0))).verdict == "not run"  # PI not run

@@ -2,11 +2,17 @@
 
 from suites.position_extrapolation.claims import rope_blows_up as claim
 from suites.position_extrapolation.claims._shared import prepare
-from tests.unit.suites.position_extrapolation.claims._records import NOTHING_HELPS, PUBLISHED_SHAPE, one_seed, records
+from tests.unit.suites.position_extrapolation.claims._records import (
+    NOTHING_HELPS,
+    PUBLISHED_SHAPE,
+    one_seed,
+    records,
+    unlearned,
+)
 
 
-def test_it_is_a_finding():
-    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+def test_it_is_press_et_als_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol and claim.CLAIM.source.startswith("Press et al. 2022")
 
 
 def test_the_published_shape_agrees_with_its_estimate_and_threshold():
@@ -26,8 +32,7 @@ def test_a_run_where_nothing_helps_disagrees():
 
 
 def test_no_verdict_when_plain_rope_did_not_learn_and_none_without_it():
-    unlearned = records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)  # held-out loss above the bigram entropy
-    found = claim.judge(prepare(unlearned))
+    found = unlearned(claim.judge)
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
     # no plain rope: nothing to test
     assert claim.judge(prepare(records({"rope+ntk": PUBLISHED_SHAPE["rope+ntk"]}))).verdict == "not run"

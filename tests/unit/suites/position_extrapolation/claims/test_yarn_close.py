@@ -5,14 +5,15 @@ from suites.position_extrapolation.claims._shared import prepare
 from tests.unit.suites.position_extrapolation.claims._records import (
     PUBLISHED_SHAPE,
     L,
+    check_tuned_elsewhere,
     one_seed,
     records,
-    tuned_at,
+    unlearned,
 )
 
 
-def test_it_is_a_finding():
-    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+def test_it_is_the_yarn_finding():
+    assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol and claim.CLAIM.name.startswith("YaRN")
 
 
 def test_the_published_shape_agrees_over_its_seeds():
@@ -39,12 +40,9 @@ def test_verdicts_are_paired_over_seeds_and_not_agreeing_ones_say_why():
 
 
 def test_records_tuned_at_another_length_than_the_judged_one_cannot_judge_it():
-    elsewhere, judged_length = tuned_at(claim.judge)
-    assert elsewhere.verdict == "inconclusive"
-    assert "chosen on validation text at 2L, not at the judged 4L" in elsewhere.cause
-    assert judged_length.verdict == "agrees"
+    check_tuned_elsewhere(claim.judge)
 
 
 def test_no_verdict_when_plain_rope_did_not_learn():
-    found = claim.judge(prepare(records(PUBLISHED_SHAPE).assign(bigram_entropy=1.0)))
+    found = unlearned(claim.judge)
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence

@@ -15,9 +15,9 @@ import torch
 
 from harness.contract import Measurement
 from harness.measure import time_call
-from variants.kv_cache import LayerCache
-from variants.mixer_layer import MixerLayerSpec
-from variants.sequence_layer import RecurrentLayerSpec
+from variants.decode.kv_cache import LayerCache
+from variants.models.mixer_layer import MixerLayerSpec
+from variants.models.sequence_layer import RecurrentLayerSpec
 
 
 def step_call(

@@ -27,13 +27,13 @@ from harness.measure import count_flops, matmul_peak, synchronize, time_call, wa
 from harness.rules import one_of
 from harness.suite_file import SuiteFile
 from suites.common.metrics import COMMON
-from suites.common.profile_parts import Timing, heads_problems
+from suites.common.profile_parts import Timing, heads_problems, untimed
 from suites.sequence_cost.attention_share import share_measurement
 from suites.sequence_cost.decode import decode_measurements
 from variants.kernel import tolerance
-from variants.mixer_layer import MixerLayerSpec
-from variants.mixer_layer import build as build_mixer_layer
-from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
+from variants.models.mixer_layer import MixerLayerSpec
+from variants.models.mixer_layer import build as build_mixer_layer
+from variants.models.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 PASSES = ("fwd", "fwd+bwd")
@@ -270,16 +270,11 @@ class SequenceCost(TimesOnly, Suite):
             Measurement("dispatched_ops", float(ops), **where),
             Measurement("sequential_steps", float(steps), **where),
         ]
-        if first_call_s > profile.max_call_s:
-            reason = (
-                f"one call took {first_call_s:.2f} s, over this profile's max_call_s={profile.max_call_s:g} "
-                f"(set.max_call_s=... to time it)"
-            )
-            out += [
-                Measurement(m, None, status="skipped", reason=reason, **where)
-                for m in ("latency", "tokens_per_s", "throughput", "peak_fraction")
-            ]
-            return out, f"at length {length} {reason}"
+        skipped = untimed(
+            first_call_s, profile, length, ("latency", "tokens_per_s", "throughput", "peak_fraction"), where
+        )
+        if skipped:
+            return out + skipped[0], skipped[1]
         timing = time_call(
             call, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time, expected_s=first_call_s
         )

@@ -1,5 +1,6 @@
 """The sequence_cost tables: each layer's kind and order, the per-length tables of latency, tokens/s, share of
-the peak and dispatched operators, the check before timing, the sequential steps and the cases not timed."""
+the peak and dispatched operators, the check before timing, the sequential steps, the decode steps and the cases
+not timed (each table a report section)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import status_notes, table_section
+from harness.report_kit import status_notes
+from harness.report_sections import BOOKKEEPING, Section, section
 from suites.common.narrow import narrow
 from suites.common.peak_note import over_peak_note
+from suites.common.table_section import table_section
 
 TABLES = (
     (
@@ -117,7 +120,7 @@ def shares(df: pd.DataFrame, pass_: str) -> tuple[float | None, dict[str, float]
     return x, by(rec), by(att)
 
 
-def _check(df, variants) -> list[str]:
+def _check(df, variants) -> Section:
     rows = []
     for v in variants:
         err = df[(df.metric == "max_error") & (df.variant == v)]
@@ -141,10 +144,11 @@ def _check(df, variants) -> list[str]:
         "at the profile's check length; a layer that disagrees is not timed.",
         rows,
         "No check recorded.",
+        BOOKKEEPING,
     )
 
 
-def _steps(df, variants, passes) -> list[str]:
+def _steps(df, variants, passes) -> Section:
     steps = df[(df.metric == "sequential_steps") & (df.status == "ok")]
     lat = df[(df.metric == "latency") & (df.status == "ok")]
     flops = df[(df.metric == "flops") & (df.status == "ok")]
@@ -189,6 +193,35 @@ def _over_peak(df) -> str:
     return over_peak_note(df, "layer")
 
 
-def _not_timed(df) -> list[str]:
+def _not_timed(df) -> Section | None:
     bad = status_notes(df, "- `{variant}` ({status}): {reason}")
-    return ["## Cells that are not numbers", "", "Cases not timed:", ""] + bad + [""] if bad else []
+    return section("Cells that are not numbers", ["Cases not timed:", ""] + bad + [""], BOOKKEEPING) if bad else None
+
+
+def decode_section(df: pd.DataFrame, variants: list[str]) -> Section | None:
+    """Per layer and context: one decoding step's latency and the state it reads per sequence (None where no decode
+    step was timed)."""
+    lat = df[(df.metric == "decode_latency") & (df.status == "ok")]
+    size = df[(df.metric == "decode_state_bytes") & (df.status == "ok")]
+    if not len(lat):
+        return None
+    contexts = sorted(lat.x.unique())
+    rows = []
+    for v in [v for v in variants if v in set(lat.variant)]:
+        row = {"layer": f"`{v}`"}
+        for x in contexts:
+            t = lat[(lat.variant == v) & (lat.x == x)].value
+            b = size[(size.variant == v) & (size.x == x)].value
+            row[f"{int(x)} tokens"] = (f"{t.mean():.3g} ms" if len(t) else "-") + (
+                f", {b.mean() / 1024:.3g} KiB" if len(b) else ""
+            )
+        rows.append(row)
+    return table_section(
+        "Decoding: one step against the context length",
+        "Median time of one decoding step of one layer "
+        "(batch as above, one new token per sequence) after the context, and the state it reads per "
+        "sequence: a recurrent or mixer state stays the same size, the Transformer's KV cache grows by "
+        "2 d values per token.",
+        rows,
+        "No decode steps timed.",
+    )

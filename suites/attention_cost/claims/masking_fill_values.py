@@ -9,8 +9,8 @@ from suites.attention_cost.claims._shared import Evidence
 from suites.attention_cost.masking_table import SPENT_TOLERANCE, outcomes
 
 CLAIM = declared(__file__)
-#: a leak below this is rounding, not probability (bfloat16's unit roundoff is 2^-8 = 0.0039 of a value of 1, and a
-#: leak is exactly 0 where exp underflows)
+#: a leak below this is rounding, not probability (this project's choice: bfloat16's unit roundoff is 2^-8 = 0.0039
+#: of a value of 1, and a leak is exactly 0 where exp underflows)
 LEAK_TOLERANCE = 1e-3
 
 

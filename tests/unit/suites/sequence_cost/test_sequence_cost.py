@@ -2,23 +2,17 @@
 
 import dataclasses
 
-import pandas as pd
 import pytest
 import torch
 from torch import nn
 
+from harness.claims import judge_all
 from harness.contract import suites
-from suites.sequence_cost.report import CLAIMS, findings, write_report
 from suites.sequence_cost.suite import PROFILES, _check, dispatched_ops, useful_flops
 from tests.report_shape import check_reports
-from variants.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
+from tests.unit.suites.sequence_cost.claims._records import B, D, H, block, jobs
+from variants.models.sequence_layer import RecurrentLayerSpec, build_layer, num_parameters
 from variants.spec import TransformerSpec, resolve
-
-B, D, H = 2, 16, 4
-
-
-def block(length: int = 32, kernel: str = "sdpa") -> TransformerSpec:
-    return TransformerSpec(d_model=D, n_heads=H, n_layers=1, position="none", kernel=kernel, max_len=length)
 
 
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
@@ -92,91 +86,13 @@ def test_every_layer_passes_its_check_and_a_wrong_one_fails():
 
 # --------------------------------------------------------------------------- the report from made-up records
 
-SETTINGS = dict(
-    d_model=D,
-    n_heads=H,
-    batch=B,
-    lengths=[64, 128],
-    passes=["fwd", "fwd+bwd"],
-    check_len=8,
-    min_repeats=3,
-    min_run_time=0.01,
-    max_call_s=1.0,
-    matmul_sizes=[64],
-)
-
-
-def made_up_records(variant: str, spec, shares, seed: int = 0):
-    """One job's records: each (pass, length) at the given share of a 100 GFLOP/s peak."""
-    common = dict(
-        suite="sequence_cost",
-        suite_version=1,
-        task="sequence_cost",
-        variant=variant,
-        spec=spec.to_dict(),
-        profile="quick",
-        profile_settings=SETTINGS,
-        seed=seed,
-        dtype="float32",
-        data_checksum="",
-        device="cpu",
-        device_name="test cpu",
-        torch_version="2.x",
-        git_commit="0123456789ab",
-        git_dirty=False,
-        num_threads=2,
-        timestamp="2026-01-01T00:00:00+00:00",
-        parameters=1000,
-        status="ok",
-        reason=None,
-    )
-    rows = [
-        dict(common, metric="matmul_peak", value=100.0, x=None, extra={}),
-        dict(common, metric="max_error", value=1e-7, x=None, extra={"allowed_error": 1e-4, "check_len": 8}),
-    ]
-    recurrent = isinstance(spec, RecurrentLayerSpec)
-    for pass_ in ("fwd", "fwd+bwd"):
-        for n in (64, 128):
-            where = dict(common, x=float(n), x_name="seq_len")
-            share = shares[pass_]
-            flops = 1.0 * n / 64
-            latency = flops / (share / 100 * 100.0) * 1e3
-            times = [latency] * 3
-            steps = n * (2 if pass_ == "fwd+bwd" else 1) if recurrent else (2 if pass_ == "fwd+bwd" else 1)
-            for metric, value, extra in (
-                (
-                    "latency",
-                    latency,
-                    {
-                        "noise": 0.02,
-                        "times": times,
-                        "kept_mask": [True] * 3,
-                        "contaminated": False,
-                        "other_cpu_median": 0.1,
-                    },
-                ),
-                ("tokens_per_s", B * n / latency * 1e3, {}),
-                ("flops", flops, {}),
-                ("throughput", flops / latency * 1e3, {}),
-                ("peak_fraction", share, {}),
-                ("dispatched_ops", float(10 * n if recurrent else 30), {}),
-                ("sequential_steps", float(steps), {}),
-            ):
-                rows.append(dict(where, metric=metric, value=value, extra={"pass": pass_, **extra}))
-    return rows
-
-
-def jobs(recurrent_share: float, attention_share: float, device: str = "cuda") -> pd.DataFrame:
-    lstm, loop = RecurrentLayerSpec(d_model=D), RecurrentLayerSpec(d_model=D, recurrence="loop")
-    rows = made_up_records("lstm", lstm, {"fwd": recurrent_share, "fwd+bwd": recurrent_share})
-    rows += made_up_records("lstm+loop", loop, {"fwd": recurrent_share / 3, "fwd+bwd": recurrent_share / 3})
-    rows += made_up_records("transformer", block(128), {"fwd": attention_share, "fwd+bwd": attention_share})
-    return pd.DataFrame(rows).assign(device=device)
-
 
 def test_report_from_made_up_records(tmp_path):
+    from bench.report.build import write_suite_report
+
     df = jobs(30.0, 70.0)
-    paths = write_report(suites.get("sequence_cost"), df, tmp_path)
+    suite = suites.get("sequence_cost")
+    paths = write_suite_report(suite, df, tmp_path)
     text = (tmp_path / "sequence_cost.md").read_text()
     check_reports(tmp_path)  # tables of at most 8 columns, no nan or None
     for phrase in (
@@ -193,55 +109,4 @@ def test_report_from_made_up_records(tmp_path):
     ):
         assert phrase in text, phrase
     assert paths[1].name == "sequence_cost.png" and paths[1].stat().st_size > 10_000
-    assert [f.claim for f in findings(df)] == list(CLAIMS)
-
-
-@pytest.mark.parametrize(
-    "recurrent,attention,verdict",
-    [(30.0, 70.0, "agrees"), (40.0, 60.0, "inconclusive"), (60.0, 65.0, "disagrees"), (50.0, 20.0, "disagrees")],
-)
-def test_the_utilisation_verdict_on_a_gpu_follows_the_ratio_of_shares(recurrent, attention, verdict):
-    found = findings(jobs(recurrent, attention))[0]  # the utilisation verdict; the scan verdict follows
-    assert found.verdict == verdict
-    assert "fwd+bwd at 128 tokens" in found.sentence and (found.cause == "") == (verdict == "agrees")
-
-
-@pytest.mark.parametrize("recurrent,attention", [(30.0, 70.0), (60.0, 65.0)])
-def test_the_utilisation_claim_is_not_testable_on_a_cpu(recurrent, attention, tmp_path, monkeypatch):
-    """A GPU claim: with no GPU records, whatever the shares on a CPU, no verdict, the shares kept and a CUDA
-    device named."""
-    from suites.sequence_cost import gpu_records
-
-    monkeypatch.setattr(gpu_records, "GPU_RESULTS", tmp_path)  # no reference GPU records
-    found = findings(jobs(recurrent, attention, device="cpu"))[0]
-    assert found.verdict == "not testable here"
-    assert "about GPUs" in found.cause and "device=cuda" in found.cause
-    assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}
-
-
-def test_a_cpu_run_shows_the_reference_gpu_verdict_with_its_device(tmp_path):
-    """The CPU cannot test the claim; the project's reference GPU records can: their verdict is shown beside the CPU's
-    shares, the device named in the headline, which is the ratio the verdict turns on against AGREE_RATIO."""
-    from suites.sequence_cost import verdicts
-    from suites.sequence_cost.gpu_records import GPU_RESULTS, reference_gpu_frame
-
-    gpu = reference_gpu_frame()
-    if gpu is None:
-        pytest.skip(f"no reference GPU records under {GPU_RESULTS}")
-    found = findings(jobs(60.0, 65.0, device="cpu"))[0]  # on the CPU recurrence is as busy as attention
-    name = str(gpu.iloc[0].device_name)
-    assert found.verdict == verdicts._judge(verdicts._frame(gpu))[0] != "not testable here"
-    assert name in found.headline.label and found.headline.unit == "x" and found.boundary == verdicts.AGREE_RATIO
-    assert found.sentence.startswith("Not testable on this cpu") and "reference/gpu/results" in found.sentence
-    assert name in found.claim.confound
-    assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}
-    # a GPU store holding no records of this suite: not testable here
-    store = tmp_path / "sequence_cost"
-    store.mkdir()
-    assert verdicts._utilisation(jobs(60.0, 65.0, device="cpu"), gpu_results=tmp_path)[0].verdict == "not testable here"
-
-
-def test_no_common_length_is_not_run():
-    df = jobs(30.0, 70.0)
-    df = df[df.variant != "transformer"]
-    assert findings(df)[0].verdict == "not run"
+    assert [f.claim for f in judge_all(suite, df)] == list(suite.claims)

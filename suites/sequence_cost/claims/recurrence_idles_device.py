@@ -1,11 +1,12 @@
-"""The sequence_cost verdict: whether recurrence leaves the device idle while attention keeps it busy.
+"""Recurrence leaves most of the device idle, attention keeps it busy (a claim about GPUs): attention's share of the
+matmul peak against the busiest recurrent layer's.
 
-Its estimates, a layer's share of the matmul peak, lie in [0, 100] % ("bounded", harness/intervals.py), each
-seed's value from medians over timing repeats; the verdict compares attention's share with the busiest recurrent
-layer's by a ratio (AGREE_RATIO, DISAGREE_RATIO), a timing margin resting on the timing repeats, not on the spread
-over seeds, so a run of one seed is not marked indicative. The claim is about GPUs: where the records reported come
-from a CPU, the verdict is the project's reference GPU records' (suites/sequence_cost/gpu_records.py), with the
-device named in its headline and sentence and the CPU's shares kept beside it; with no GPU records, not testable.
+The estimates, a layer's share of the matmul peak, lie in [0, 100] % ("bounded", harness/intervals.py), each seed's
+value from medians over timing repeats; the verdict compares attention's share with the busiest recurrent layer's
+by a ratio (AGREE_RATIO, DISAGREE_RATIO), a timing margin resting on the timing repeats, not on the spread over
+seeds, so a run of one seed is not marked indicative. Where the records reported come from a CPU, the verdict is
+the project's reference GPU records' (suites/sequence_cost/gpu_records.py), with the device named in its headline
+and sentence and the CPU's shares kept beside it; with no GPU records, not testable.
 """
 
 from __future__ import annotations
@@ -16,99 +17,75 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.claims import declared
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
-from harness.suite_file import SuiteFile
 from suites.common.ceiling_notes import nominal_peak_note
-from suites.sequence_cost.chunked import CHUNKED_CLAIM, chunked_finding
+from suites.sequence_cost.claims._shared import QUOTED_ATTENTION, QUOTED_RECURRENT, Evidence
 from suites.sequence_cost.gpu_records import reference_gpu_frame, where
-from suites.sequence_cost.scan import SCAN, scan_finding
-from suites.sequence_cost.share_verdict import SHARE_CLAIM, share_finding
 from suites.sequence_cost.tables import _frame, shares
 
-#: the published findings this suite tests, in the order its report states them (suite.yaml)
-(UTILISATION,) = SuiteFile.of(__file__).claims("recurrence_idles_device")
-CLAIMS = (UTILISATION, SCAN, CHUNKED_CLAIM, SHARE_CLAIM)
-#: the quoted figures (% of peak)
-QUOTED_RECURRENT, QUOTED_ATTENTION = 30.0, 70.0
-#: verdict on a GPU: attention's share at least AGREE_RATIO x recurrence's agrees (the quoted 70% against 30% is 2.3x);
-#: below DISAGREE_RATIO x disagrees (a 25% margin over equal shares, above one seed's timing noise of a few %)
+CLAIM = declared(__file__)
+#: verdict on a GPU (this project's choice): attention's share at least AGREE_RATIO x recurrence's agrees (the quoted
+#: 70% against 30% is 2.3x); below DISAGREE_RATIO x disagrees (a 25% margin over equal shares, above one seed's timing
+#: noise of a few %)
 AGREE_RATIO, DISAGREE_RATIO = 2.0, 1.25
 #: what would test the claim where the device is not a GPU
 WOULD_TEST = "a CUDA device: bench run suite=sequence_cost profile=large device=cuda"
 
 
-def findings(df: pd.DataFrame) -> list[Finding]:
-    """The utilisation verdict, minGRU's parallel scan against the sequential GRU (suites/sequence_cost/scan.py),
-    Gated DeltaNet's chunked form against its recurrent form (suites/sequence_cost/chunked.py), and attention's
-    share of a block's time (suites/sequence_cost/share_verdict.py)."""
-    if "pass" not in df:
-        df = _frame(df)
-    return _utilisation(df) + [scan_finding(df), chunked_finding(df), share_finding(df)]
-
-
-def _utilisation(df: pd.DataFrame, gpu_results: Path | None = None) -> list[Finding]:
+def judge(ev: Evidence) -> Finding:
     """On a GPU: agrees when the attention layer's share of the matmul peak is at least AGREE_RATIO x the best
     recurrent layer's at the longest length both were timed (forward+backward when measured, else forward);
     disagrees below DISAGREE_RATIO x; inconclusive between. On another device the claim is not testable there: the
-    verdict is the one on the project's reference GPU records (``gpu_results``, reference/gpu/results by default),
+    verdict is the one on the project's reference GPU records (``ev.gpu_results``, reference/gpu/results by default),
     its device named, the shares measured here kept beside it; without GPU records, not testable here."""
-    if "pass" not in df:
-        df = _frame(df)
+    df = ev.df
     device = str(df.iloc[0].device).split(":")[0] if len(df) else "?"
     judged = _judge(df)
     if judged is None:
-        return [not_run(UTILISATION, "These records lack a recurrent and an attention layer timed at a common length.")]
+        return not_run(CLAIM, "These records lack a recurrent and an attention layer timed at a common length.")
     if device == "cuda":
         verdict, sentence, estimates, cause, _ = judged
-        return [
-            finding(
-                UTILISATION,
-                verdict,
-                sentence,
-                estimates,
-                cause=cause,
-                over_seeds=False,
-                headline=0,
-                boundary=AGREE_RATIO,
-            )
-        ]
+        return finding(
+            CLAIM, verdict, sentence, estimates, cause=cause, over_seeds=False, headline=0, boundary=AGREE_RATIO
+        )
     pass_, x, rec, att = judged[4]
     best_rec, best_att = max(rec, key=rec.get), max(att, key=att.get)
     here = (
         f"`{best_rec}` keeps its few cores about as busy as `{best_att}` ({pass_} at {int(x)} tokens: "
         f"{rec[best_rec]:.0f}% of the measured matmul peak against {att[best_att]:.0f}%)"
     )
+    return _on_the_reference_gpu(device, here, judged[2], ev.gpu_results)
+
+
+def _on_the_reference_gpu(device: str, here: str, measured: list[Estimate], gpu_results: Path | None) -> Finding:
+    """The verdict of the project's reference GPU records beside this device's shares (``here``, ``measured``); not
+    testable here without such records."""
     gpu = reference_gpu_frame(gpu_results)
     on_gpu = _judge(_frame(gpu), f"On the project's reference GPU ({where(gpu)})") if gpu is not None else None
     if on_gpu is None:
-        return [
-            not_testable(
-                UTILISATION,
-                f"the claim is about GPUs, whose thousands of cores a recurrent layer's one "
-                f"step per token leaves idle, while on this {device} {here}",
-                WOULD_TEST,
-                judged[2],
-            )
-        ]
+        return not_testable(
+            CLAIM,
+            f"the claim is about GPUs, whose thousands of cores a recurrent layer's one "
+            f"step per token leaves idle, while on this {device} {here}",
+            WOULD_TEST,
+            measured,
+        )
     verdict, gpu_sentence, gpu_estimates, gpu_cause, _ = on_gpu
     sentence = f"Not testable on this {device}, where {here}. {gpu_sentence}"
     cause = f"On the reference GPU ({where(gpu)}): {gpu_cause}" if gpu_cause else ""
     # the verdict is the GPU's: the confound shown with it is the GPU's, the device named
-    claim = replace(
-        UTILISATION, confound=f"the verdict is the reference GPU run's ({where(gpu)}): {UTILISATION.confound_gpu}"
+    claim = replace(CLAIM, confound=f"the verdict is the reference GPU run's ({where(gpu)}): {CLAIM.confound_gpu}")
+    return finding(
+        claim,
+        verdict,
+        sentence,
+        gpu_estimates + measured[1:],
+        cause=cause,
+        over_seeds=False,
+        headline=0,
+        boundary=AGREE_RATIO,
     )
-    return [
-        finding(
-            claim,
-            verdict,
-            sentence,
-            gpu_estimates + judged[2][1:],
-            cause=cause,
-            over_seeds=False,
-            headline=0,
-            boundary=AGREE_RATIO,
-        )
-    ]
 
 
 def _judge(df: pd.DataFrame, lead: str = ""):
@@ -147,6 +124,19 @@ def _judge(df: pd.DataFrame, lead: str = ""):
             + f" ({ratio:.1f}x the busiest recurrent layer)"
         )
     primary = verdicts[0]
+    sentence = _sentence(df, device, lead, parts, measured[0], primary)
+    cause = {
+        "agrees": "",
+        "disagrees": f"the busiest recurrent layer reaches over 1/{DISAGREE_RATIO:g} of attention's "
+        f"share of the measured matmul peak on this {device}.",
+        "inconclusive": f"attention is busier than recurrence by less than {AGREE_RATIO:g}x.",
+    }[primary]
+    x, rec, att = shares(df, measured[0])
+    return primary, sentence, [ratios[0]] + estimates, cause, (measured[0], x, rec, att)
+
+
+def _sentence(df: pd.DataFrame, device: str, lead: str, parts: list[str], judged: str, primary: str) -> str:
+    """The verdict's sentence: the quoted figures, each pass's shares, the verdict on the pass ``judged``."""
     quoted = (
         f"the quoted ~{QUOTED_RECURRENT:.0f}% against {QUOTED_ATTENTION:.0f}%+ is for GPUs"
         if device == "cpu"
@@ -159,20 +149,12 @@ def _judge(df: pd.DataFrame, lead: str = ""):
         "inconclusive": f"is **inconclusive**: attention is busier, but by less than {AGREE_RATIO:g}x",
     }[primary]
     sentence = (
-        f"{lead or 'On this ' + device} ({quoted}): " + "; ".join(parts) + f". Judged on {measured[0]}, "
+        f"{lead or 'On this ' + device} ({quoted}): " + "; ".join(parts) + f". Judged on {judged}, "
         f"{'that' if lead else 'this'} run {word} "
         f"(a timing margin on one seed's repeats, not a seed margin)."
     )
     nominal = nominal_peak_note(df, known_only=True)  # the quoted figures are read against a GPU's nominal peak
-    sentence += f" {nominal}" if nominal else ""
-    cause = {
-        "agrees": "",
-        "disagrees": f"the busiest recurrent layer reaches over 1/{DISAGREE_RATIO:g} of attention's "
-        f"share of the measured matmul peak on this {device}.",
-        "inconclusive": f"attention is busier than recurrence by less than {AGREE_RATIO:g}x.",
-    }[primary]
-    x, rec, att = shares(df, measured[0])
-    return primary, sentence, [ratios[0]] + estimates, cause, (measured[0], x, rec, att)
+    return sentence + (f" {nominal}" if nominal else "")
 
 
 def _seed_values(df: pd.DataFrame, variant: str, pass_: str, x: float) -> list[float]:

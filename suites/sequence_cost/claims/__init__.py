@@ -1,0 +1,1 @@
+"""sequence_cost's claims, one module per key of its suite.yaml (harness/claims.py)."""

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from variants.kernel import kernels, tolerance
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, problems, resolve
-from variants.transformer import build
 
 
 def gate_cases(expr_of, base):

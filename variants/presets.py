@@ -94,7 +94,7 @@ _add(
 )
 _add("pre_ln", "Pre-LN: x + f(norm(x)), final norm before the output (Xiong et al. 2020).", norm_placement="pre")
 _add("post_ln", "Post-LN: norm(x + f(x)), as in the original Transformer (Vaswani et al. 2017).", norm_placement="post")
-# model families named by their recurrent cell (variants/seq2seq_spec.py, variants/recurrent.py): in translation a
+# model families named by their recurrent cell (variants/seq2seq_spec.py, variants/models/recurrent.py): in translation a
 # cell selects the RNN encoder-decoder, in gradient_flow a recurrent LM; any other expression is the Transformer
 _add("rnn", "Elman RNN, tanh cells (Elman 1990); in translation the RNN encoder-decoder (Cho et al. 2014).", cell="rnn")
 _add("rnn_relu", "Elman RNN with ReLU cells (Le et al. 2015, arXiv 1504.00941).", cell="rnn_relu")
@@ -147,7 +147,7 @@ _add(
     "transformer",
     "The Transformer (Vaswani et al. 2017); in translation the encoder-decoder, elsewhere the suite's decoder.",
 )
-# initialisation and output tying of the Transformer and the mixer LMs (variants/init_scheme.py)
+# initialisation and output tying of the Transformer and the mixer LMs (variants/models/init_scheme.py)
 _add(
     "fan_in",
     "Weights drawn from N(0, 1/fan_in), a projection keeping its input's scale at any width (LeCun et al. "

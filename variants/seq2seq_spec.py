@@ -33,10 +33,10 @@ from .spec import FamilySpec, PresetConflictError, TransformerSpec, preset_field
 #: token ids every sequence-to-sequence model and tokenizer agree on
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
 
-#: the rows of variants/rnn_cells.py the encoder-decoder builds (the tanh Elman RNN, the GRU and the LSTM)
+#: the rows of variants/models/rnn_cells.py the encoder-decoder builds (the tanh Elman RNN, the GRU and the LSTM)
 CELLS = ("rnn", "gru", "lstm")
 RNN_SCORINGS = ("none", "additive", "dot", "general", "uniform")
-#: where attention sits in the decoder step (variants/rnn.py): Bahdanau et al. 2014 or Luong et al. 2015
+#: where attention sits in the decoder step (variants/models/rnn.py): Bahdanau et al. 2014 or Luong et al. 2015
 RNN_DECODERS = ("bahdanau", "luong")
 
 
@@ -171,14 +171,3 @@ def resolve_seq2seq(variant: str, rnn_base: RNNSeq2SeqSpec, transformer_base: Se
 def default_decoder(scoring: str) -> str:
     """The decoder of the paper a scoring comes from: additive -> bahdanau (1409.0473), dot/general/none -> luong."""
     return "bahdanau" if scoring == "additive" else "luong"
-
-
-def build(spec: Seq2SeqSpec):
-    """The model a sequence-to-sequence spec describes (RNNSeq2Seq or TransformerSeq2Seq)."""
-    if isinstance(spec, RNNSeq2SeqSpec):
-        from .rnn import RNNSeq2Seq
-
-        return RNNSeq2Seq(spec)
-    from .seq2seq_transformer import TransformerSeq2Seq
-
-    return TransformerSeq2Seq(spec)

@@ -24,8 +24,8 @@ from ._registry import UnknownNameError, close_matches
 from .attention._base import attentions
 from .errors import UserError
 from .ffn._base import ffns
-from .init_scheme import init_problem
 from .kernel._base import kernels
+from .models.init_scheme import init_problem
 from .norm._base import norms, placements
 from .position._base import positions
 from .presets import Preset, all_preset_names, find_preset
@@ -77,7 +77,7 @@ class TransformerSpec:
     #: latent attention: an RMSNorm on the latent before its up-projections, as DeepSeek-V2's code and its 3.1.2 have
     #: it (the ``mla`` preset sets True; None for every other attention)
     latent_norm: bool | None = None
-    #: weight initialisation (variants/init_scheme.py): "gpt2" (N(0, 0.02)) or "fan_in" (N(0, 1/fan_in))
+    #: weight initialisation (variants/models/init_scheme.py): "gpt2" (N(0, 0.02)) or "fan_in" (N(0, 1/fan_in))
     init: str = "gpt2"
     #: the output layer shares the token embedding's matrix (Press & Wolf 2017); False gives it its own
     tie_embeddings: bool = True

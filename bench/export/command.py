@@ -37,8 +37,8 @@ def trained_model(cfg, exported: bool = True) -> tuple:
     from harness.groups import select, split_groups
     from harness.report import records_frame
     from harness.store import ResultsStore
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec
-    from variants.transformer import build
 
     suite = suites.get(cfg.suite)
     if not cfg.variant:

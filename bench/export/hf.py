@@ -9,7 +9,7 @@
   bench slope x (j - i): the two differ by a constant per query row, which softmax ignores; MPT's slopes for a
   head count that is not a power of two are Press et al.'s in the same order.
 
-bench scales its input embedding by sqrt(d_model) (variants/init_scheme.py) and ties the output layer to the
+bench scales its input embedding by sqrt(d_model) (variants/models/init_scheme.py) and ties the output layer to the
 unscaled table; neither architecture scales it, so the export writes the scaled table as the input embedding and
 the table itself as an untied ``lm_head`` (``tie_word_embeddings`` false): the same function, not the same tying.
 Weights are written in float32; the scaled table is rounded to float32 once (sqrt(d_model) is a power of two only at

@@ -25,7 +25,8 @@ from suites.common.bleu import corpus_scores
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget
 from suites.common.seq2seq import encode_corpus, length_batches, seq2seq_loss, teacher_batch, translate
-from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+from variants.models.seq2seq import build
+from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 
 
 @dataclass(frozen=True)

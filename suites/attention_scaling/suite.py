@@ -27,9 +27,9 @@ from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.lm import evaluate_nll, lm_loss, random_batch, xavier_init
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import ScoredText, TrainingBudget
+from variants.models.transformer import build
 from variants.scoring import scorings
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 
 @dataclass(frozen=True)

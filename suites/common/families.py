@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 
 import torch
 
-from variants import mixer_lm, recurrent, transformer
-from variants.mixer_lm import MixerSpec
-from variants.recurrent import RecurrentSpec
+from variants.models import mixer_lm, recurrent, transformer
+from variants.models.mixer_lm import MixerSpec
+from variants.models.recurrent import RecurrentSpec
 
 
 def build(spec) -> torch.nn.Module:

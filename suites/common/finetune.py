@@ -9,8 +9,8 @@ short warm-up and no weight decay; here the rate is ``FINETUNE_LR`` of the train
 from __future__ import annotations
 
 from harness.train import TrainSettings
+from variants.models.transformer import build
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 #: fine-tuning runs at this fraction of the training learning rate, constant after a 10% warm-up, no weight decay
 FINETUNE_LR = 0.1

@@ -22,9 +22,9 @@ import torch
 from harness.contract import Measurement
 from harness.measure import seconds, timed
 from suites.common.model_cost import DECODE_MULTIPLIERS, TIMING
-from variants.cache_size import kv_cache_bytes
+from variants.decode.cache_size import kv_cache_bytes
+from variants.decode.kv_cache import LayerCache
 from variants.kernel import tolerance
-from variants.kv_cache import LayerCache
 from variants.seq2seq_spec import BOS
 
 

@@ -24,7 +24,7 @@ from suites.gradient_flow.tables import (
     sigma_table,
     sweep_table,
 )
-from variants.recurrent_init import RECURRENT_INITS
+from variants.models.recurrent_init import RECURRENT_INITS
 
 
 def write_report(suite, df: pd.DataFrame, out_dir: Path) -> Report:

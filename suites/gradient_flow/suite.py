@@ -43,8 +43,8 @@ from suites.gradient_flow.copy_training import (
     train_copy,
 )
 from suites.gradient_flow.recurrent_spectrum import SpectrumTrace, sigma_measurements
-from variants import recurrent, transformer
-from variants.recurrent import RecurrentSpec
+from variants.models import recurrent, transformer
+from variants.models.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 

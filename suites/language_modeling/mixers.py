@@ -11,7 +11,7 @@ order (a hybrid's attention blocks lean on it too).
 from __future__ import annotations
 
 from suites.common.families import count, matched
-from variants.mixer_lm import MixerSpec
+from variants.models.mixer_lm import MixerSpec
 from variants.spec import TransformerSpec, resolve
 
 

@@ -42,9 +42,9 @@ from suites.common.state_cost import state_inference_costs
 from suites.language_modeling.depth import split_depth
 from suites.language_modeling.mixers import mixer_spec
 from suites.language_modeling.schedule import settings_for, split_schedule, split_steps, with_warmup
-from variants.init_scheme import INIT_SCHEMES
-from variants.mixer_lm import MixerSpec
-from variants.param_match import match_head_grouping
+from variants.models.init_scheme import INIT_SCHEMES
+from variants.models.mixer_lm import MixerSpec
+from variants.models.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 PROTOCOL = "nonoverlapping"

@@ -14,9 +14,9 @@ import dataclasses
 import torch
 
 from suites.common.families import build, count, matched, width_field  # noqa: F401  (the suite reads them here)
-from variants import mixer_lm
-from variants.mixer_lm import MixerSpec
-from variants.recurrent import RecurrentSpec
+from variants.models import mixer_lm
+from variants.models.mixer_lm import MixerSpec
+from variants.models.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec
 
 
@@ -37,7 +37,7 @@ def state_numbers(spec, tokens: int) -> int:
     if isinstance(spec, MixerSpec):
         with torch.device("meta"):
             return mixer_lm.build(spec).state_numel(tokens)
-    from variants.cache_size import spec_cache_bytes
+    from variants.decode.cache_size import spec_cache_bytes
 
     return spec_cache_bytes(spec, tokens, bytes_per_element=1)
 

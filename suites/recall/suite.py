@@ -30,9 +30,9 @@ from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
 from suites.recall.models import build, count, for_task, matched, width_field
 from suites.recall.tasks import IGNORE, MQAR, TASKS, Addition, Copy, Reverse, Task
-from variants.init_scheme import INIT_SCHEMES
-from variants.mixer_lm import MixerSpec
-from variants.recurrent import RecurrentSpec
+from variants.models.init_scheme import INIT_SCHEMES
+from variants.models.mixer_lm import MixerSpec
+from variants.models.recurrent import RecurrentSpec
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 

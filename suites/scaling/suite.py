@@ -30,7 +30,7 @@ from suites.common.lm import lm_loss, random_batch
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText
 from suites.scaling.ladder import estimated_parameters, expand, non_embedding_parameters, split_rung, steps_for
-from variants.param_match import match_head_grouping
+from variants.models.param_match import match_head_grouping
 from variants.spec import TransformerSpec, preset_fields, resolve
 
 

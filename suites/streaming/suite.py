@@ -30,8 +30,8 @@ from suites.common.metrics import COMMON
 from suites.common.profile_parts import CharLMText, ModelSize, TrainingBudget
 from suites.streaming.policies import POLICIES, StreamState, binned, kept_positions, stream_nll, stream_step
 from suites.streaming.sink_token import led_by_sink, sink_id, split_sink, with_sink
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import build
 
 
 @dataclass(frozen=True)

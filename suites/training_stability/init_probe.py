@@ -20,8 +20,8 @@ import torch
 
 from harness.contract import Measurement
 from suites.common.lm import lm_loss, random_batch, xavier_init
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, split_variant
-from variants.transformer import build
 
 #: the expression part that asks for the W^2 probe
 PROBE_PART = "w2_probe"

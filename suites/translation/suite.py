@@ -40,7 +40,8 @@ from suites.common.seq2seq import (
 from suites.common.seq2seq_cost import seq2seq_inference_costs
 from suites.translation.baselines import baseline_scores
 from suites.translation.curve import BleuCurve
-from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+from variants.models.seq2seq import build
+from variants.seq2seq_spec import RNNSeq2SeqSpec, Seq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 
 
 @dataclass(frozen=True)

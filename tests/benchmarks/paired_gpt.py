@@ -2,7 +2,7 @@
 
 A: the variant ``learned+sdpa`` resolved through the registry on a TransformerSpec of nanoGPT's baby size
 (4 layers, 4 heads, d 128, max_len 256, vocabulary 65, no dropout; Pre-LN LayerNorm, GELU FFN of 4 x d and
-tied embeddings are the spec's defaults), built by variants.transformer.build and trained by
+tied embeddings are the spec's defaults), built by variants.models.transformer.build and trained by
 harness.train.train on the suites' loss (suites.common.lm.lm_loss).
 B: PlainGPT (plain_gpt.py, nanoGPT's architecture, written for this) in a nanoGPT-style loop: set the
 learning rate, forward with targets, backward, clip, AdamW step, zero the gradients; the loss read back once
@@ -43,8 +43,8 @@ import torch
 from harness.train import TrainSettings, train
 from suites.common.lm import lm_loss
 from tests.benchmarks.plain_gpt import PlainConfig, PlainGPT, cosine_lr, make_adamw
+from variants.models.transformer import DecoderLM, build
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import DecoderLM, build
 
 VARIANT = "learned+sdpa"
 LR = 1e-3  # nanoGPT's learning rate for the character-level run

@@ -63,7 +63,7 @@ def test_each_readme_export_computes_the_trained_model_s_logits(exported, varian
         difference = float((ours(ids) - theirs(ids).logits).abs().max())
     assert difference < 1e-4  # float32 throughout
     prompt = ids[:, :8]
-    from variants.kv_cache import greedy_generate
+    from variants.decode.generate import greedy_generate
 
     steps, _ = greedy_generate(ours, prompt, 16, use_cache=True)
     generated = theirs.generate(prompt, max_new_tokens=16, do_sample=False, pad_token_id=0)

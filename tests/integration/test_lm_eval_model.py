@@ -12,7 +12,7 @@ import torch
 from bench.cli import main
 from bench.export.lm_eval_model import PREFIX, BenchLMCore
 from suites.common.lm import evaluate_nll
-from variants.kv_cache import greedy_generate
+from variants.decode.generate import greedy_generate
 
 pytestmark = pytest.mark.slow
 TEXT = (

@@ -54,10 +54,10 @@ SCRIPT = textwrap.dedent("""
     import torch
     from bench.cli import main
     from bench.listing import render
-    from variants.kv_cache import greedy_generate
+    from variants.decode.generate import greedy_generate
     from variants.spec import TransformerSpec, resolve
-    from variants.static_decode import StaticDecoder
-    from variants.transformer import build
+    from variants.decode.static_decode import StaticDecoder
+    from variants.models.transformer import build
 
     results = sys.argv[1]
     out = {what: render(what) for what in ("positions", "ffns", "plugins", "all")}

@@ -5,7 +5,7 @@ attention with ``n_kv_heads`` key/value heads (MHA, GQA, MQA), ``mla`` multi-hea
 is built from ``(spec, position, kernel)``, keeps ``position`` and ``kernel`` as attributes (so
 ``use_grouped_decode`` can swap the kernel), and is called as ``layer(x, cache, causal=..., key_padding=...)`` ->
 ``(y, cache)``. The built layer's ``empty_cache(batch, capacity, dtype, device)`` gives the empty cache it decodes
-with, so that clearing a model's caches asks each layer (every cache keeps one protocol, variants/kv_cache.py), and
+with, so that clearing a model's caches asks each layer (every cache keeps one protocol, variants/decode/kv_cache.py), and
 the class's ``cache_elements`` what that cache holds per sequence, the formula the kv_cache suite checks the measured
 bytes against.
 """

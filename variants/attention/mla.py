@@ -26,7 +26,8 @@ import math
 import torch
 from torch import nn
 
-from ..kv_cache import LatentCache, NoCache
+from ..decode.kv_cache import NoCache
+from ..decode.latent_cache import LatentCache
 from ..norm.rmsnorm import RmsNorm
 from ..score_bias import with_key_padding
 from ..scoring._base import scorings

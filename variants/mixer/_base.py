@@ -1,6 +1,6 @@
 """The sequence-mixer protocol and its registry: a causal layer (B, T, d) -> (B, T, d) with a parallel and a stepped form.
 
-A mixer replaces self-attention in a residual block (variants/mixer_lm.py). ``forward`` computes every position
+A mixer replaces self-attention in a residual block (variants/models/mixer_lm.py). ``forward`` computes every position
 at once (training); ``step`` consumes one token and a state and returns the output and the new state
 (decoding), and the two must agree (tests/unit/variants/test_mixers.py). ``state_numel`` says how many numbers the state
 holds per sequence, which stays fixed as the context grows (a Transformer's KV cache grows by 2 d per token

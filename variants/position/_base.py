@@ -63,7 +63,7 @@ class PositionEncoding(nn.Module):
         return None
 
     #: whether ``embed``, ``rotate`` and ``score_bias`` take a DevicePosition (_tables.py) as their offset, so a decode
-    #: step can be captured in a CUDA graph (variants/static_decode.py). The identity hooks do; a subclass that
+    #: step can be captured in a CUDA graph (variants/decode/static_decode.py). The identity hooks do; a subclass that
     #: overrides one of them is False unless it sets True itself, since an offset written for ints (``q_offset + q_len``)
     #: fails on a DevicePosition. False only rules out the captured step: ordinary cached decoding passes ints.
     static_positions = True

@@ -28,7 +28,7 @@ _TABLES: dict[Hashable, Tables] = {}
 class DevicePosition:
     """The position of a decode step held on the device, (1,) int64, below ``capacity``: a step at such a position
     has the same shapes and host work wherever it is, so it can be captured in a CUDA graph and replayed at the
-    next position after ``index`` is advanced (variants/static_decode.py). The encodings whose class sets
+    next position after ``index`` is advanced (variants/decode/static_decode.py). The encodings whose class sets
     ``static_positions`` take one wherever they take an offset."""
 
     index: torch.Tensor

@@ -14,9 +14,9 @@ import pytest
 import torch
 
 from bench.export.hf import ExportError, architecture, export, tokenizer_json
-from variants.kv_cache import greedy_generate
+from variants.decode.generate import greedy_generate
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import build
 
 transformers = pytest.importorskip(
     "transformers", reason="needs transformers: pip install transformers (or pip install -e .[hf])"

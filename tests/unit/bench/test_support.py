@@ -103,7 +103,7 @@ def test_sdpa_records_the_backend_it_dispatches_to_including_with_alibi():
 
 
 def build_small(expr):
-    from variants.transformer import build
+    from variants.models.transformer import build
 
     return build(resolve(expr, TransformerSpec(vocab_size=11, d_model=16, n_heads=2, max_len=12)))
 

@@ -3,8 +3,8 @@
 import torch
 
 from harness.flops import count_flops
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import build
 
 
 def test_a_linear_layer_costs_two_flops_per_multiply_add_forward_and_twice_that_backward():

@@ -135,8 +135,8 @@ def _batch(ids, batch, length, gen):
 def lm_runs(positions=POSITIONS, lr=3e-3, seed=0):
     """Per variant: training losses and gradient norms, then held-out losses at 1x, 2x and 4x the length."""
     from harness.train import TrainSettings, train
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec, resolve
-    from variants.transformer import build
 
     ids = _corpus()
     out = {}
@@ -168,8 +168,8 @@ def lm_runs(positions=POSITIONS, lr=3e-3, seed=0):
 def seq2seq_run():
     """A tiny sinusoidal encoder-decoder trained for a few steps: its losses and gradient norms."""
     from harness.train import TrainSettings, train
+    from variants.models.seq2seq_transformer import build
     from variants.seq2seq_spec import Seq2SeqTransformerSpec
-    from variants.seq2seq_transformer import build
 
     spec = Seq2SeqTransformerSpec(vocab_size=17, d_model=16, n_layers=1, n_heads=2, max_len=32)
     torch.manual_seed(0)
@@ -190,8 +190,8 @@ def divergence_reasons():
     """The Diverged message of a training whose loss explodes and of one whose loss becomes NaN."""
     from harness.contract import Diverged
     from harness.train import TrainSettings, train
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec
-    from variants.transformer import build
 
     ids = _corpus()
     reasons = {}

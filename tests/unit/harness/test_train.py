@@ -72,8 +72,8 @@ def test_gradient_norms_are_clipped():
 
 
 def _tiny_lm(seed=0):
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec
-    from variants.transformer import build
 
     torch.manual_seed(seed)
     return build(TransformerSpec(vocab_size=11, d_model=16, n_layers=1, n_heads=2, max_len=12))

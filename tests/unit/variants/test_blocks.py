@@ -4,11 +4,12 @@ import pytest
 import torch
 from torch import nn
 
+from variants.ffn import FeedForward
 from variants.ffn._base import ffns
 from variants.ffn.swiglu import swiglu_hidden
+from variants.models.transformer import Block, build
 from variants.norm._base import norms, placements
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import Block, FeedForward, build
 
 
 def test_registries_hold_the_norms_placements_and_ffns():

@@ -24,12 +24,12 @@ import pytest
 import torch
 
 from variants.kernel import kernels, tolerance
+from variants.models.seq2seq import build as build_seq2seq
+from variants.models.transformer import build
 from variants.position._base import positions
 from variants.scoring._base import scorings
 from variants.seq2seq_spec import PAD, Seq2SeqTransformerSpec
-from variants.seq2seq_spec import build as build_seq2seq
 from variants.spec import TransformerSpec, problems, resolve
-from variants.transformer import build
 
 GROUPINGS = ("mha", "gqa2", "mqa")
 #: flex compiles once per distinct call (shape, score_mod, scale), so its gate covers a few combinations only

@@ -1,13 +1,13 @@
-"""Initialisation schemes and untied output layers of the Transformer and the mixer LMs (variants/init_scheme.py)."""
+"""Initialisation schemes and untied output layers of the Transformer and the mixer LMs (variants/models/init_scheme.py)."""
 
 import dataclasses
 
 import pytest
 import torch
 
-from variants import mixer_lm, transformer
-from variants.init_scheme import INIT_SCHEMES, init_problem, weight_std
-from variants.mixer_lm import MixerSpec
+from variants.models import mixer_lm, transformer
+from variants.models.init_scheme import INIT_SCHEMES, init_problem, weight_std
+from variants.models.mixer_lm import MixerSpec
 from variants.spec import TransformerSpec, problems
 
 

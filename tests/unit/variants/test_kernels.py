@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from variants.kernel import kernels, tolerance
+from variants.models.transformer import build
 from variants.position._base import positions
 from variants.spec import TransformerSpec, problems, resolve
-from variants.transformer import build
 
 POSITIONS = positions.names()
 SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=16)

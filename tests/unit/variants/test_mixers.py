@@ -7,7 +7,7 @@ import torch
 from variants.mixer import mixers
 from variants.mixer.linear_attention import feature_map
 from variants.mixer.mingru import g, log_g, parallel_scan_log
-from variants.mixer_lm import MixerSpec, build
+from variants.models.mixer_lm import MixerSpec, build
 from variants.presets import find_preset
 from variants.spec import preset_fields, resolve
 

@@ -6,11 +6,12 @@ import torch
 
 from tests.attention_gate import gate, gate_cases
 from variants.attention import attentions, latent_dims
-from variants.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.decode.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.decode.generate import empty_caches
+from variants.decode.latent_cache import LatentCache
 from variants.kernel import kernels, tolerance, use_grouped_decode
-from variants.kv_cache import LatentCache, empty_caches
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, problems, resolve
-from variants.transformer import build
 
 SMALL = TransformerSpec(vocab_size=23, d_model=64, n_layers=2, n_heads=4, max_len=24)
 
@@ -138,8 +139,8 @@ def test_the_latent_is_rms_normalised_as_the_authors_code_does_and_the_job_is_ne
     # (the form earlier records measured, without the norm) has another hash, so those records are not reused
     import dataclasses
 
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec, resolve
-    from variants.transformer import build
 
     base = TransformerSpec(vocab_size=11, d_model=32, n_layers=1, n_heads=2, max_len=8, position="rope", kernel="naive")
     spec = resolve("mla", base)

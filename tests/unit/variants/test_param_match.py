@@ -3,9 +3,9 @@
 import pytest
 
 from suites.language_modeling.suite import PROFILES, LanguageModeling
-from variants.param_match import TOLERANCE, count_parameters, match_head_grouping, match_parameters
+from variants.models.param_match import TOLERANCE, count_parameters, match_head_grouping, match_parameters
+from variants.models.transformer import build
 from variants.spec import TransformerSpec, resolve
-from variants.transformer import build
 
 SUITE = LanguageModeling()
 #: the standard profile trains on data=bible, whose vocabulary sizes the model

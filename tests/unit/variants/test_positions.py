@@ -173,8 +173,8 @@ def test_t5_bias_is_the_learned_scalar_of_each_heads_bucket():
 
 
 def test_t5_bias_trains_through_the_sdpa_kernel():
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec, resolve
-    from variants.transformer import build
 
     model = build(resolve("t5_bias+sdpa", TransformerSpec(vocab_size=11, d_model=16, n_heads=2, n_layers=1, max_len=8)))
     model(torch.randint(0, 11, (2, 8))).logsumexp(-1).sum().backward()
@@ -191,8 +191,8 @@ def test_randomized_training_positions_are_sorted_distinct_samples_of_the_larger
 
 
 def test_randomized_positions_are_drawn_in_training_and_with_a_test_generator_else_0_to_n():
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec, resolve
-    from variants.transformer import build
 
     small = TransformerSpec(vocab_size=11, d_model=16, n_heads=2, n_layers=2, max_len=8)
     tokens = torch.randint(0, 11, (3, 8))

@@ -5,7 +5,7 @@ import torch
 
 from suites.common.data.copy_task import IGNORE, CopyTask
 from suites.gradient_flow.suite import PROFILES, GradientFlow
-from variants.recurrent import RecurrentSpec, build, spectral_radius
+from variants.models.recurrent import RecurrentSpec, build, spectral_radius
 from variants.spec import PresetFieldError, TransformerSpec, problems, resolve
 
 
@@ -73,10 +73,10 @@ def test_a_lag_too_short_for_the_symbols_is_an_error():
 
 
 def test_one_rnn_cell_table_serves_every_recurrent_model():
-    """variants/rnn_cells.py is the only map from cell names to torch modules; each model takes rows of it."""
-    from variants.rnn_cells import RNN_CELLS
+    """variants/models/rnn_cells.py is the only map from cell names to torch modules; each model takes rows of it."""
+    from variants.models.rnn_cells import RNN_CELLS
+    from variants.models.sequence_layer import LAYER_CELLS
     from variants.seq2seq_spec import CELLS as SEQ2SEQ_CELLS
-    from variants.sequence_layer import LAYER_CELLS
 
     assert set(SEQ2SEQ_CELLS) <= set(RNN_CELLS) and set(LAYER_CELLS) <= set(RNN_CELLS)
     for row in RNN_CELLS.values():

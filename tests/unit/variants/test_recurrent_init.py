@@ -1,10 +1,10 @@
-"""An Elman RNN's recurrent weight at the identity (IRNN) or an orthogonal matrix (variants/recurrent_init.py)."""
+"""An Elman RNN's recurrent weight at the identity (IRNN) or an orthogonal matrix (variants/models/recurrent_init.py)."""
 
 import pytest
 import torch
 
 from suites.gradient_flow.suite import PROFILES, GradientFlow
-from variants.recurrent import RecurrentSpec, build
+from variants.models.recurrent import RecurrentSpec, build
 from variants.spec import PresetConflictError, problems, resolve
 
 

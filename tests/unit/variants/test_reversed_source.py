@@ -3,8 +3,9 @@ model is the forward model run on reversed sentences."""
 
 import torch
 
-from variants.rnn import reversed_words
-from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+from variants.models.rnn import reversed_words
+from variants.models.seq2seq import build
+from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 
 RNN = RNNSeq2SeqSpec(vocab_size=40, d_embed=8, d_hidden=12)
 TRANSFORMER = Seq2SeqTransformerSpec(vocab_size=40)

@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+from variants.models.seq2seq import build
+from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 from variants.spec import PresetConflictError
 
 RNN = RNNSeq2SeqSpec(vocab_size=40, d_embed=8, d_hidden=12, n_layers=2)

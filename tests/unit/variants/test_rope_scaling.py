@@ -15,10 +15,10 @@ import math
 import pytest
 import torch
 
+from variants.models.transformer import build
 from variants.position.rope import Rope, apply_rope
 from variants.rope_scaling._base import rope_scalings, scale_factor
 from variants.spec import TransformerSpec, problems, resolve
-from variants.transformer import build
 
 D, L = 16, 64
 

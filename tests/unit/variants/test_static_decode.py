@@ -5,12 +5,12 @@ import copy
 import pytest
 import torch
 
+from variants.decode.generate import empty_caches, greedy_generate
+from variants.decode.static_decode import StaticDecoder
 from variants.kernel import use_grouped_decode
-from variants.kv_cache import empty_caches, greedy_generate
+from variants.models.transformer import build
 from variants.position._tables import DevicePosition, table_rows
 from variants.spec import TransformerSpec, resolve
-from variants.static_decode import StaticDecoder
-from variants.transformer import build
 
 SMALL = TransformerSpec(vocab_size=31, d_model=32, n_layers=2, n_heads=4, max_len=64)
 

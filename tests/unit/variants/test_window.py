@@ -7,12 +7,13 @@ import pytest
 import torch
 
 from tests.attention_gate import gate, gate_cases
-from variants.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.decode.cache_size import kv_cache_bytes, measured_cache_bytes, spec_cache_bytes
+from variants.decode.generate import empty_caches
+from variants.decode.rolling_cache import RollingCache
 from variants.kernel import kernels, tolerance
-from variants.kv_cache import RollingCache, empty_caches
+from variants.models.transformer import build
 from variants.score_bias import window_mask
 from variants.spec import TransformerSpec, problems, resolve
-from variants.transformer import build
 
 SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=40)
 

@@ -5,7 +5,8 @@ import pandas as pd
 import torch
 
 from suites.attention_explanation import probes
-from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+from variants.models.seq2seq import build
+from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 
 RNN = RNNSeq2SeqSpec(vocab_size=30, d_embed=8, d_hidden=12)
 

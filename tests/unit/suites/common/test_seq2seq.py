@@ -7,8 +7,9 @@ from harness.train import TrainSettings, train
 from suites.common.bleu import corpus_scores
 from suites.common.data.subword import SubwordVocab
 from suites.common.seq2seq import seq2seq_loss, teacher_batch, translate
-from variants.decoding import beam_search, greedy, length_penalty
-from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, build, resolve_seq2seq
+from variants.decode.beam_search import beam_search, greedy, length_penalty
+from variants.models.seq2seq import build
+from variants.seq2seq_spec import EOS, PAD, RNNSeq2SeqSpec, Seq2SeqTransformerSpec, resolve_seq2seq
 
 PAIRS = [
     ("one hundred and five", "cent cinq"),

@@ -8,7 +8,7 @@ import torch
 from harness.errors import UsageError
 from suites.common.data.copy_task import IGNORE, CopyTask
 from suites.gradient_flow.suite import PROFILES, GradientFlow
-from variants.recurrent import RecurrentSpec, build
+from variants.models.recurrent import RecurrentSpec, build
 
 
 @pytest.mark.parametrize("profile", ["quick", "standard", "large"])

@@ -5,9 +5,9 @@ import torch
 
 from suites.common.data.copy_task import CopyTask
 from suites.gradient_flow.gradient_probe import by_distance, hidden_gradient_norms, reach
-from variants.recurrent import RecurrentSpec, build
+from variants.models.recurrent import RecurrentSpec, build
+from variants.models.transformer import build as build_transformer
 from variants.spec import TransformerSpec
-from variants.transformer import build as build_transformer
 
 TASK = CopyTask(lag=50)
 

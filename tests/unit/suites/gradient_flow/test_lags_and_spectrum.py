@@ -8,7 +8,7 @@ from suites.gradient_flow.recurrent_spectrum import SpectrumTrace, quarter_steps
 from suites.gradient_flow.tables import longest_by_seed, longest_contiguous, sigma_table
 from tests.report_shape import columns, problems
 from tests.unit.suites.gradient_flow.claims._records import SETTINGS, lag_records
-from variants.recurrent import RecurrentSpec, build
+from variants.models.recurrent import RecurrentSpec, build
 
 
 def test_the_longest_lag_learned_is_the_contiguous_run():

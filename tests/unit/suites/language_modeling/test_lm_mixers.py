@@ -9,7 +9,7 @@ from suites.common.families import count
 from suites.common.state_cost import state_inference_costs
 from suites.language_modeling.mixers import mixer_spec
 from suites.language_modeling.summary import family_of
-from variants.mixer_lm import MixerSpec, build
+from variants.models.mixer_lm import MixerSpec, build
 from variants.spec import TransformerSpec, resolve
 
 BASE = TransformerSpec(vocab_size=40, d_model=32, n_layers=2, n_heads=4, max_len=16, position="rope", init="fan_in")

@@ -7,8 +7,8 @@ from torch.nn import functional as F
 
 from suites.streaming.policies import kept_positions, stream_nll
 from suites.streaming.suite import StreamingProfile
+from variants.models.transformer import build
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 SMALL = TransformerSpec(vocab_size=23, d_model=32, n_layers=2, n_heads=4, max_len=16, position="rope")
 
@@ -99,8 +99,8 @@ def test_a_sink_token_spec_has_its_own_identity_and_a_plain_one_keeps_its_hash()
 
 def test_recomputation_puts_the_sink_token_first_in_every_window():
     from suites.streaming.policies import stream_nll
+    from variants.models.transformer import build
     from variants.spec import TransformerSpec
-    from variants.transformer import build
 
     torch.manual_seed(0)
     model = build(

@@ -8,8 +8,8 @@ import torch
 
 from suites.common.lm import random_batch, xavier_init
 from suites.training_stability.suite import ffn_gradient_norms
+from variants.models.transformer import build
 from variants.spec import TransformerSpec
-from variants.transformer import build
 
 
 @functools.cache

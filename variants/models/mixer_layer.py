@@ -1,6 +1,6 @@
 """One sequence-mixer layer (minGRU, linear attention) of width d, run in its parallel form or step by step.
 
-The counterpart of variants/sequence_layer.py's recurrent layer for the mixers of variants/mixer/: ``parallel``
+The counterpart of variants/models/sequence_layer.py's recurrent layer for the mixers of variants/mixer/: ``parallel``
 runs the mixer's training form (minGRU's log-space scan, Feng et al. 2024, arXiv 2410.01201; linear attention's
 masked parallel form, Katharopoulos et al. 2020, arXiv 2006.16236), ``loop`` its recurrent form one token at a
 time (the ``loop`` preset, as for the LSTM and GRU). Both hold the same weights, so either checks the other.
@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from .mixer._base import mixers
+from ..mixer._base import mixers
+from ..spec import FamilySpec
 from .mixer_lm import mixer_options
-from .spec import FamilySpec
 
 #: how a mixer layer runs its steps
 MIXER_RECURRENCES = ("parallel", "loop")

@@ -4,8 +4,8 @@ The Elman RNN (Elman 1990) with tanh, or with ReLU (Le et al. 2015, arXiv 1504.0
 2014, arXiv 1406.1078) and the LSTM (Hochreiter & Schmidhuber 1997). Each row names the multi-step module
 (fused: cuDNN on CUDA, oneDNN or ATen's loop on CPU), its single-step cell (same weight layout and gate
 order), the nonlinearity an Elman row passes, and how many gate blocks the recurrent weight stacks.
-Models take the rows they support: the recurrent LM all four (variants/recurrent.py), the encoder-decoder
-rnn, gru and lstm (variants/rnn.py), one sequence layer lstm and gru (variants/sequence_layer.py).
+Models take the rows they support: the recurrent LM all four (variants/models/recurrent.py), the encoder-decoder
+rnn, gru and lstm (variants/models/rnn.py), one sequence layer lstm and gru (variants/models/sequence_layer.py).
 """
 
 from __future__ import annotations

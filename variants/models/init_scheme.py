@@ -57,7 +57,7 @@ def init_weights(model: nn.Module, spec: Any, branches: int, drawn: tuple[type, 
     ``model.embed`` (tied or not).
 
     Every weight of a module of the types ``drawn`` is drawn from N(0, std), std by the spec's ``init`` scheme
-    (variants/init_scheme.py: 0.02 for ``gpt2``, fan_in^-0.5 for ``fan_in``), visiting modules as ``apply`` does
+    (variants/models/init_scheme.py: 0.02 for ``gpt2``, fan_in^-0.5 for ``fan_in``), visiting modules as ``apply`` does
     (a module shared by several layers, the position encoding, once per holder); the token embedding then from
     N(0, d_model^-0.5) (Vaswani et al. 2017, 3.4: multiplied by sqrt(d_model) it enters with unit scale,
     comparable to added position vectors (sinusoid RMS 0.71) that would otherwise swamp it, and the tied output

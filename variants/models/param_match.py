@@ -15,7 +15,7 @@ import dataclasses
 
 import torch
 
-from .spec import TransformerSpec, problems
+from ..spec import TransformerSpec, problems
 
 #: the largest relative parameter difference a matched spec may keep
 TOLERANCE = 0.02

@@ -45,7 +45,7 @@ def spec_cache_bytes(spec, tokens: int, batch: int = 1, bytes_per_element: int =
     """Bytes of a spec's KV cache after ``tokens`` tokens: layers x what its self-attention layer caches per
     sequence (variants/attention/: 2 x kv_heads x head_dim x min(tokens, W) for grouped attention, W its sliding
     window if any; (d_c + d_h^R) x tokens for latent attention) x batch x bytes per element."""
-    from .attention import attentions
+    from ..attention import attentions
 
     layer = attentions.get(getattr(spec, "attention", "grouped"))
     return spec.n_layers * layer.cache_elements(spec, tokens) * batch * bytes_per_element

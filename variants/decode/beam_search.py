@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from .seq2seq_spec import BOS, EOS, PAD
+from ..seq2seq_spec import BOS, EOS, PAD
 
 State = dict[str, torch.Tensor | int]
 

@@ -4,7 +4,7 @@ A recurrent layer is an LSTM (Hochreiter & Schmidhuber 1997) or a GRU (Cho et al
 of width d (input and hidden size d), run either by the library's multi-step module (``nn.LSTM``/``nn.GRU``:
 cuDNN on CUDA, oneDNN or ATen's own loop on CPU) or as a Python loop over ``nn.LSTMCell``/``nn.GRUCell``,
 one call per token (the ``loop`` preset). Both hold the same weights, so either can check the other. Its
-counterpart is one Transformer block (variants/transformer.py: Pre-LN attention and a 4d feed-forward
+counterpart is one Transformer block (variants/models/transformer.py: Pre-LN attention and a 4d feed-forward
 layer, causal, no position encoding) built from a TransformerSpec. Vaswani et al. 2017 (arXiv 1706.03762,
 Table 1): a recurrent layer has O(n) sequential operations per sequence, self-attention O(1).
 """
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..spec import FamilySpec, TransformerSpec
 from .rnn_cells import RNN_CELLS
-from .spec import FamilySpec, TransformerSpec
 
-#: the rows of variants/rnn_cells.py one layer is built from (multi-step module and single-step cell of each)
+#: the rows of variants/models/rnn_cells.py one layer is built from (multi-step module and single-step cell of each)
 LAYER_CELLS = ("lstm", "gru")
 #: how a recurrent layer runs its steps
 RECURRENCES = ("fused", "loop")
@@ -90,8 +90,8 @@ class AttentionLayer(nn.Module):
 
     def __init__(self, spec: TransformerSpec):
         super().__init__()
-        from .kernel._base import kernels
-        from .position._base import positions
+        from ..kernel._base import kernels
+        from ..position._base import positions
         from .transformer import Block
 
         self.spec = spec

@@ -2,7 +2,7 @@
 
 The encoder's self-attention sees the whole source (padding masked); the decoder's self-attention is
 causal and its cross-attention reads the encoder's output. Both stacks are the decoder LM's blocks
-(variants/transformer.py; the decoder's with their cross-attention sublayer), so every axis of the
+(variants/models/transformer.py; the decoder's with their cross-attention sublayer), so every axis of the
 TransformerSpec carries over through the same registries: the position encoding
 (its hooks act in self-attention; cross-attention has none, as in T5), the scoring (in self- and
 cross-attention), head grouping (n_kv_heads), the norm and its placement (Pre-LN by default, Xiong et al.
@@ -19,12 +19,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..decode.kv_cache import LayerCache
+from ..kernel._base import kernels
+from ..norm._base import norms, placements
+from ..position._base import positions
+from ..seq2seq_spec import PAD, Seq2SeqTransformerSpec
 from .init_scheme import init_weights
-from .kernel._base import kernels
-from .kv_cache import LayerCache
-from .norm._base import norms, placements
-from .position._base import positions
-from .seq2seq_spec import PAD, Seq2SeqTransformerSpec
 from .transformer import Block
 
 # batch-first tensors: memory (B, S, D), pad (B, S), per-layer cache buffers (B, Hkv, capacity, Dh); and the int
@@ -71,7 +71,7 @@ class TransformerSeq2Seq(nn.Module):
             x, _ = block(x, causal=False, padding=pad)
         state = {"memory": self.enc_norm(x), "pad": pad, "length": 0}
         # the decoder's self-attention cache: buffers written in place, room for the usual decoding budget
-        # (twice the source, variants/decoding.py), grown by doubling past it
+        # (twice the source, variants/decode/beam_search.py), grown by doubling past it
         capacity = 2 * src.shape[1] + 10
         for i in range(len(self.decoder)):
             empty = LayerCache.empty(src.shape[0], self.spec.kv_heads, self.spec.head_dim, capacity, x.dtype, x.device)

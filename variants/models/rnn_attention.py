@@ -3,7 +3,7 @@
 Luong, Pham & Manning 2015 (arXiv 1508.04025), section 3.1: at target step t a decoder state scores every
 source state h_s, a softmax over the real (unpadded) source positions gives the weights a_t, and the
 context is c_t = sum_s a_t(s) h_s. The query is the new state h_t in Luong's decoder and the previous
-state s_{i-1} in Bahdanau's (variants/rnn.py). The score function is the ``scoring`` axis shared with the
+state s_{i-1} in Bahdanau's (variants/models/rnn.py). The score function is the ``scoring`` axis shared with the
 Transformer (variants/scoring/), built for the hidden size: ``additive`` v^T tanh(W h_t + U h_s) (Bahdanau,
 Cho & Bengio 2014, arXiv 1409.0473), ``dot`` h_t . h_s and ``general`` h_t^T W h_s (Luong et al. 2015).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .scoring._base import scorings
+from ..scoring._base import scorings
 
 
 class GlobalAttention(nn.Module):

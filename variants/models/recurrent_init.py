@@ -15,7 +15,7 @@
   time independent of its depth, and an RNN unrolled over T steps is a depth-T network with one tied weight. The
   biases and input weights keep PyTorch's default.
 
-Only the Elman cells (one recurrent block, variants/rnn_cells.py ``gates`` = 1) take a value other than ``default``:
+Only the Elman cells (one recurrent block, variants/models/rnn_cells.py ``gates`` = 1) take a value other than ``default``:
 a gated cell's recurrent weight stacks its gates' blocks, which these schemes say nothing about.
 """
 

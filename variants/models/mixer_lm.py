@@ -1,6 +1,6 @@
 """A language model of residual blocks whose token mixer is a registered sequence mixer (minGRU, linear attention).
 
-The block is the Transformer's Pre-LN block (variants/transformer.py) with self-attention replaced by the mixer:
+The block is the Transformer's Pre-LN block (variants/models/transformer.py) with self-attention replaced by the mixer:
 x + mixer(LN(x)), then x + FFN(LN(x)) (GELU, hidden 4 d), final LN, tied embeddings (``tie_embeddings=False``
 unties them), the same initialisation (``init_weights`` with the spec's ``init`` scheme: N(0, 0.02) or
 N(0, 1/fan_in), residual projections scaled by the depth). Feng et al. 2024 (arXiv 2410.01201)
@@ -17,11 +17,11 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from .ffn._base import ffns
+from ..ffn._base import ffns
+from ..mixer._base import mixers
+from ..norm._base import norms
+from ..spec import FamilySpec
 from .init_scheme import init_problem, init_weights
-from .mixer._base import mixers
-from .norm._base import norms
-from .spec import FamilySpec
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class MixerSpec(FamilySpec):
     n_heads: int = 4
     #: FFN hidden size; None = 4 x d_model
     d_ff: int | None = None
-    #: weight initialisation (variants/init_scheme.py): "gpt2" or "fan_in"
+    #: weight initialisation (variants/models/init_scheme.py): "gpt2" or "fan_in"
     init: str = "gpt2"
     #: the output layer shares the token embedding's matrix; False gives it its own
     tie_embeddings: bool = True

@@ -4,7 +4,7 @@ The four cells of ``torch.nn``: the Elman RNN (Elman 1990) with tanh or ReLU (Le
 1504.00941), the GRU (Cho et al. 2014, arXiv 1406.1078) and the LSTM (Hochreiter & Schmidhuber 1997).
 A RecurrentSpec has one field per axis like TransformerSpec, so the same preset expressions select
 them (``rnn``, ``rnn_relu``, ``gru``, ``lstm``; ``irnn`` and ``rnn_orthogonal``: an Elman cell whose recurrent
-weight starts as the identity or an orthogonal matrix, variants/recurrent_init.py). Training runs the fused
+weight starts as the identity or an orthogonal matrix, variants/models/recurrent_init.py). Training runs the fused
 multi-step module; ``step_states`` runs it one step at a time so the hidden state of every step is a tensor of its
 own whose gradient can be read (Pascanu et al. 2013 measure exactly that gradient, dL/dh_k).
 
@@ -24,9 +24,9 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
+from ..spec import FamilySpec
 from .recurrent_init import init_recurrent_weights, recurrent_init_problem, singular_values
 from .rnn_cells import RNN_CELLS
-from .spec import FamilySpec
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class RecurrentSpec(FamilySpec):
     dropout: float = 0.0
     #: gate-bias initialisation: 0 = forget bias 1 (LSTM) / PyTorch's default (GRU); T > 1 = chrono with T_max = T
     chrono_t_max: int = 0
-    #: an Elman cell's recurrent weight (variants/recurrent_init.py): "default" (PyTorch's uniform draw), "identity"
+    #: an Elman cell's recurrent weight (variants/models/recurrent_init.py): "default" (PyTorch's uniform draw), "identity"
     #: (IRNN, Le et al. 2015) or "orthogonal" (Saxe et al. 2014)
     recurrent_init: str = "default"
 

@@ -4,7 +4,7 @@ A decode step of a small model is a few hundred short kernels; launched one by o
 waits on the host between them (the step is launch-bound). A CUDA graph records the step's kernels once and
 replays them in one launch, but only a step whose shapes and host work are the same at every position can be
 recorded. ``StaticDecoder`` makes the DecoderLM's step such a step without a second model: each layer's
-cache is a StaticLayerCache (variants/kv_cache.py) of fixed capacity whose position is a device tensor
+cache is a StaticLayerCache (variants/decode/static_cache.py) of fixed capacity whose position is a device tensor
 (DevicePosition, variants/position/_tables.py). The step writes its K/V there with ``index_copy_``, position
 hooks read their tables at that position on the device, and attention reads every slot with the slots past
 the position masked. The prompt is prefilled eagerly through a LayerCache over the same buffers.
@@ -20,8 +20,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .kv_cache import LayerCache, StaticLayerCache
-from .position._tables import DevicePosition
+from ..position._tables import DevicePosition
+from .kv_cache import LayerCache
+from .static_cache import StaticLayerCache
 
 #: eager steps on a side stream before capture (torch.cuda.graphs: lazy initialisation must not be recorded)
 WARMUP_STEPS = 3

@@ -13,7 +13,7 @@ context vector over every encoder state at every step; the spec's ``decoder`` sa
   h_t scores the source states, and the attentional state tanh(W_c [c_t; h_t]) predicts the next word
   (no input feeding).
 The score function (additive, dot, general) is the spec's ``scoring`` axis, from the registry the
-Transformer uses (``variants/rnn_attention.py``). Source and target share one embedding table (one joint
+Transformer uses (``variants/models/rnn_attention.py``). Source and target share one embedding table (one joint
 vocabulary). Training is teacher-forced: the decoder reads the reference prefix.
 """
 
@@ -23,9 +23,9 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from ..seq2seq_spec import PAD, RNNSeq2SeqSpec
 from .rnn_attention import GlobalAttention
 from .rnn_cells import RNN_CELLS
-from .seq2seq_spec import PAD, RNNSeq2SeqSpec
 
 State = dict[str, torch.Tensor]  # every tensor batch-first, so beam search can reorder it with index_select
 

@@ -256,6 +256,13 @@ def test_no_import_circle_among_harness_and_bench():
     )
 
 
+def test_no_import_circle_inside_variants():
+    """Inside variants imports point down: from models and decode to the specs, the axes and the ground floor (an
+    axis's _base reads the spec through variants.axis_spec's Protocol, never variants.spec)."""
+    found = circles(project_imports("variants"), ("variants",))
+    assert found == [], "import circles inside variants:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
 # --- each rule fails when broken -------------------------------------------------------------------------------
 
 

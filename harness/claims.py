@@ -49,15 +49,9 @@ def claims_of(suite: Any) -> tuple[Claim, ...]:
     from harness.suite_file import FILE_NAME, SuiteFile
 
     if _claims_package(suite) is None:
-        return tuple(getattr(_legacy(suite), "CLAIMS", ()))
+        return ()
     module = Path(sys.modules[type(suite).__module__].__file__ or "")
     return SuiteFile.of(module).claims() if module.with_name(FILE_NAME).is_file() else ()
-
-
-def _legacy(suite: Any) -> Any:
-    import importlib
-
-    return importlib.import_module(suite.report_module) if suite.report_module else None
 
 
 def package_of(suite: Any) -> str:
@@ -123,8 +117,6 @@ def judge_all(suite: Any, records: Any, claims: tuple[Claim, ...] | None = None)
     claims = suite.claims if claims is None else claims
     if not claims:
         return []
-    if _claims_package(suite) is None:
-        return list(_legacy(suite).findings(records))
     check(suite, suite.claims)
     shared = evidence(suite, records)
     return [judge_of(suite, c.key)(shared) for c in claims]
@@ -134,6 +126,4 @@ def probe_figures(suite: Any) -> dict[str, Any]:
     """The figures of probe runs the suite's claims cite (its claims package's ``PROBE_FIGURES``), by
     ``<probe>.<figure>``."""
     package = _claims_package(suite)
-    if package is None:
-        return dict(getattr(_legacy(suite), "PROBE_FIGURES", {}))
-    return dict(getattr(package, "PROBE_FIGURES", {}))
+    return dict(getattr(package, "PROBE_FIGURES", {})) if package is not None else {}

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from harness.findings import Claim, Finding
+    from harness.report_sections import Report
 
 __all__ = ["Diverged", "JobContext", "Measurement", "Metric", "Profile", "Suite", "TimesOnly", "Unsupported", "suites"]
 
@@ -168,11 +169,10 @@ class Suite:
             raise NotImplementedError(f"suite {self.name} names no report_module")
         return importlib.import_module(self.report_module)
 
-    def report(self, records: pd.DataFrame, out_dir: Path) -> list[Path]:
-        """Write this suite's Markdown report (and figures) from one group of stored records; return the paths.
-
-        ``bench report`` then lays the report out to lead with its answer (bench/report/build.py): the suite's
-        findings (``findings``) first as a Verdicts block, bookkeeping last."""
+    def report(self, records: pd.DataFrame, out_dir: Path) -> Report:
+        """This suite's report of one group of stored records: its title block and typed sections (its figures
+        written under ``out_dir``), which ``bench report`` lays out to lead with its answer (bench/report/layout.py):
+        the suite's findings first as a Verdicts block, bookkeeping last."""
         return self._reporter().write_report(self, records, out_dir)
 
     @property

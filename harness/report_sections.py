@@ -38,10 +38,6 @@ class Section:
     def markdown(self) -> list[str]:
         return [f"## {self.heading}", *self.lines]
 
-    def __iter__(self):
-        """Its Markdown lines, so that a report still written as lines can take a section (``lines += section``)."""
-        return iter(self.markdown())
-
 
 def section(heading: str, lines: Iterable[str], kind: str = BODY) -> Section:
     """A section of ``kind`` whose body starts with a blank line after its heading, as every report writes one."""

@@ -27,28 +27,21 @@ def write_suite_report(suite, records, out_dir: Path, group_line: str | None = N
     then its headline table and figure, bookkeeping last; the first screen says which group of records it covers
     (``group_line``) and whether its timings were taken under load, and a group that mixes library versions says so
     at the end of its Setup."""
-    from bench.report.layout import note_group, render, rewrite
+    from bench.report.layout import render
     from bench.run.retime import report_line
     from harness import atomic
     from harness.env import mixed_versions
-    from harness.report_sections import Report
 
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    written = suite.report(records, out_dir)
+    report = suite.report(records, out_dir)
     profile = str(records.iloc[0].profile) if len(records) and "profile" in records else None
     versions = mixed_versions(records.to_dict("records")) if "library_versions" in records else None
     findings = suite.findings(records) if suite.claims else []
     busy = report_line(records, suite)  # on the first screen: the costs below are not the machine's alone
     path = Path(out_dir) / f"{suite.name}.md"
-    if isinstance(written, Report):
-        notes = [line for line in (busy, group_line) if line]
-        atomic.write_text(path, render(written, findings, profile, versions, notes))
-        return [path, *written.files]
-    rewrite(path, findings, profile, versions)
-    for line in (busy, group_line):
-        if line:
-            note_group(path, line)
-    return written
+    notes = [line for line in (busy, group_line) if line]
+    atomic.write_text(path, render(report, findings, profile, versions, notes))
+    return [path, *report.files]
 
 
 def build_reports(

@@ -1,65 +1,29 @@
 """A report leads with its answer: the Verdicts block, then the headline table and the figure, bookkeeping last.
 
-Every suite's report module writes its sections in the order its numbers are computed. ``lead_with_answer``
-rewrites the written Markdown so that every report reads the same way:
+A suite's ``write_report`` returns its title block and typed sections (harness/report_sections.py) in the order its
+numbers are computed; ``render`` lays every report out the same way, once:
 
-1. the title and the suite's one-line description;
+1. the title and the suite's one-line description, then the first-screen notes (which group of records the report
+   covers, whether its timings were taken under load);
 2. ``## Verdicts``: one bullet per published finding the suite tests (verdict, the number it rests on with its
    interval and seeds, the one confound that matters, and the cause when it does not agree), then the checks
    (claims true by construction) in one line each;
-3. the report's first section that is not bookkeeping (its headline table), then its figure;
+3. the headline section, then the figure;
 4. the other sections in their order;
 5. bookkeeping: setup, support and correctness checks, cells that are not numbers.
 
-Nothing is dropped or recomputed: the sections are moved whole, and the verdicts are the suite's own
-``findings`` (harness/findings.py), the same the index's scoreboard shows.
+Nothing is dropped or recomputed: the sections are placed whole, and the verdicts are the suite's own findings
+(harness/claims.py), the same the index's scoreboard shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-from harness import atomic
 from harness.findings import Finding
 from harness.report_sections import Report, with_note
 
-#: headings (prefixes) of sections that record how a run was made rather than what it found
-BOOKKEEPING = (
-    "## Setup",
-    "## Support",
-    "## Checks",
-    "## Cells that are not numbers",
-    "## Runs that did not finish",
-    "## Check before timing",
-    "## Correctness against naive",
-    "## Kernels",
-    "## Calculator",
-    "## ATen operators",
-)
 VERDICTS = "## Verdicts"
-
-
-def _sections(markdown: str) -> list[list[str]]:
-    """The report's lines cut before every level-2 heading (the first part is the title block)."""
-    out: list[list[str]] = [[]]
-    for line in markdown.splitlines():
-        if line.startswith("## "):
-            out.append([])
-        out[-1].append(line)
-    return out
-
-
-def _is_bookkeeping(section: Sequence[str]) -> bool:
-    return bool(section) and section[0].startswith(BOOKKEEPING)
-
-
-def _has_figure(section: Sequence[str]) -> bool:
-    return any(line.lstrip().startswith("![") for line in section)
-
-
-def _has_table(section: Sequence[str]) -> bool:
-    return any(line.startswith("|") for line in section)
 
 
 def number(found: Finding) -> str:
@@ -128,52 +92,6 @@ def verdicts_block(findings: Iterable[Finding], profile: str | None = None) -> l
     return lines
 
 
-def _with_note(section: list[str], note: str) -> list[str]:
-    """The section with ``note`` as its last line (once)."""
-    if any(note in line for line in section):
-        return section
-    body = list(section)
-    while body and not body[-1].strip():
-        body.pop()
-    return body + ([f"- {note}"] if body and body[-1].startswith("- ") else ["", note]) + [""]
-
-
-def lead_with_answer(
-    markdown: str, findings: Iterable[Finding], profile: str | None = None, provenance: str | None = None
-) -> str:
-    """The report reordered: title, Verdicts, headline section, figure, the rest, bookkeeping; ``provenance``, a
-    sentence about the group's records (library versions it mixes), ends the Setup section."""
-    head, *sections = _sections(markdown)
-    if provenance:
-        setup = next((i for i, s in enumerate(sections) if s and s[0].startswith("## Setup")), None)
-        if setup is None:
-            sections.append(["## Setup", ""])
-            setup = len(sections) - 1
-        sections[setup] = _with_note(sections[setup], provenance)
-    sections = [s for s in sections if s and s[0].strip() != VERDICTS]  # a report rebuilt from a rebuilt file
-    body = [s for s in sections if not _is_bookkeeping(s)]
-    bookkeeping = [s for s in sections if _is_bookkeeping(s)]
-    headline = next((s for s in body if _has_table(s)), body[0] if body else None)
-    ordered: list[list[str]] = []
-    if headline is not None:
-        ordered.append(headline)
-        if not _has_figure(headline):
-            figure = next((s for s in body if s is not headline and _has_figure(s)), None)
-            if figure is not None:
-                ordered.append(figure)
-    ordered += [s for s in body if all(s is not o for o in ordered)]
-    ordered += bookkeeping
-    lines = list(head)
-    if lines and lines[-1].strip():
-        lines.append("")
-    lines += verdicts_block(findings, profile)
-    for section in ordered:
-        if lines and lines[-1].strip():
-            lines.append("")
-        lines += section
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
 def render(
     report: Report,
     findings: Iterable[Finding],
@@ -200,22 +118,3 @@ def render(
             lines.append("")
         lines += part.markdown()
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def rewrite(path: Path, findings: Iterable[Finding], profile: str | None = None, provenance: str | None = None) -> None:
-    """Reorder the report at ``path`` in place (a missing file is left alone); ``profile``: the report's group's."""
-    if path.is_file():
-        atomic.write_text(path, lead_with_answer(path.read_text(), findings, profile, provenance))
-
-
-def note_group(path: Path, line: str) -> None:
-    """Put ``line`` (which group of records the report covers, and why that one) in the report's title block, on
-    its first screen; a missing file is left alone."""
-    if not path.is_file():
-        return
-    parts = _sections(path.read_text())
-    head = parts[0]
-    while head and not head[-1].strip():
-        head.pop()
-    parts[0] = head + ["", line, ""]
-    atomic.write_text(path, "\n".join(l for part in parts for l in part).rstrip("\n") + "\n")

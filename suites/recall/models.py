@@ -13,7 +13,6 @@ import dataclasses
 
 import torch
 
-from suites.common.families import build, count, matched, width_field  # noqa: F401  (the suite reads them here)
 from variants.models import mixer_lm
 from variants.models.mixer_lm import MixerSpec
 from variants.models.recurrent import RecurrentSpec

@@ -26,9 +26,10 @@ from harness.rules import Rule, at_least, between, one_of
 from harness.suite_file import SuiteFile
 from harness.timing import combined_load
 from harness.train import train
+from suites.common.families import build, count, matched, width_field
 from suites.common.metrics import COMMON
 from suites.common.profile_parts import TrainingBudget, heads_problems
-from suites.recall.models import build, count, for_task, matched, width_field
+from suites.recall.models import for_task
 from suites.recall.tasks import IGNORE, MQAR, TASKS, Addition, Copy, Reverse, Task
 from variants.models.init_scheme import INIT_SCHEMES
 from variants.models.mixer_lm import MixerSpec

@@ -3,7 +3,7 @@
 - ``suite``: the suite: its profiles, metrics and how one job (a variant at one rung) runs;
 - ``ladder``: the rungs and each rung's model and budget;
 - ``fit``: the law per variant, its bootstrap over seeds and the compute multiplier;
-- ``verdicts`` and ``report``: the per-rung verdicts and the report; ``figures``: its figures.
+- ``claims``: one module per claim, each judged at every rung; ``report``: the report; ``figures``: its figures.
 """
 
 from suites.scaling.suite import Scaling  # registers the suite

@@ -7,8 +7,8 @@
 - means with intervals that fit the quantity, the captions that say what a cell shows, and Markdown tables
   (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``over_seeds``, ``most_seeds``, ``share_cell``, ``fmt_count``,
   ``markdown_table``, ``table_section``);
-- figures (``pyplot``, ``save_figure``, ``figure_links``) with labelled axes (``axis_label``: a metric's
-  name and unit);
+- figures (``figure_links``) with labelled axes (``axis_label``: a metric's name and unit); ``pyplot`` and
+  ``save_figure`` are harness/figures.py's, the figure kit every suite draws with;
 - writing the Markdown (``write_markdown``);
 - verdict helpers that read a metric's direction (``metric``, ``better``, ``worse``) and fold several
   comparisons into one verdict (``combine``).
@@ -28,6 +28,7 @@ import pandas as pd
 
 from harness import atomic
 from harness.contract import Metric
+from harness.figures import pyplot, save_figure
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
 
@@ -233,26 +234,6 @@ def table_section(heading: str, note: str, rows: list[dict], empty: str) -> list
 
 
 # --- figures and the Markdown file ---------------------------------------------------------------------
-
-
-def pyplot():
-    """matplotlib.pyplot on the Agg backend (reports are written without a display).
-
-    A seaborn interval drawn by bootstrap takes ``seed=0`` so that a figure regenerates byte-identical from the
-    same records."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig, path: Path, dpi: int = 110) -> Path:
-    """Save a figure (its folder made, written atomically) and close it."""
-    atomic.save_figure(fig, path, dpi=dpi)
-    pyplot().close(fig)
-    return path
 
 
 def figure_links(figures: Iterable[Path], heading: str = "## Figures") -> list[str]:

@@ -19,7 +19,6 @@ from pathlib import Path
 import pandas as pd
 
 from bench.index.tradeoffs import Table
-from harness import atomic
 
 #: (quality column, its axis label)
 QUALITY_AXES = (("ppl_L", "held-out perplexity at L (per char)"), ("ppl_8L", "held-out perplexity at 8L (per char)"))
@@ -135,23 +134,21 @@ def figure(table: Table, path: Path) -> Path | None:
     found, left = drawn(panels(table))
     if not found:
         return None
-    import matplotlib
+    from harness import figures as kit
+    from harness.figure_styles import families
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from harness.figure_styles import families, styles
+    plt = kit.pyplot()
 
     rows = list(dict.fromkeys((q, s) for q, s, _ in found))
     costs = {row: [c for c, _ in COST_AXES[row[0]] if (row[0], row[1], c) in found] for row in rows}
     width = max(len(c) for c in costs.values())
-    fig, axes = plt.subplots(len(rows), width, figsize=(5.2 * width + 2.6, 4.2 * len(rows)), squeeze=False)
+    fig, axes = kit.panels(len(rows), width, (5.2 * width + 2.6, 4.2 * len(rows)))
     looks = {}
     for suite in dict.fromkeys(s for _, s in rows):
         models = list(dict.fromkeys(m for (_, s, _), d in found.items() if s == suite for m in d.model))
         family = families(models)
         order = list(dict.fromkeys(family[m] for m in models))
-        looks[suite] = styles(sorted(models, key=lambda m: (order.index(family[m]), models.index(m))))
+        looks[suite] = kit.styles(sorted(models, key=lambda m: (order.index(family[m]), models.index(m))))
     labels = dict(QUALITY_AXES)
     cost_labels = {c: label for axes_ in COST_AXES.values() for c, label in axes_}
     for r, (quality, suite) in enumerate(rows):
@@ -185,10 +182,7 @@ def figure(table: Table, path: Path) -> Path | None:
     )
     if left:
         fig.text(0.01, 0.0, "Not drawn (every model's cost within one interval): " + "; ".join(left) + ".", fontsize=9)
-    fig.tight_layout()
-    atomic.save_figure(fig, path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return kit.finish(fig, path, bbox_inches="tight")
 
 
 def _panel(ax, data: pd.DataFrame, look) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.report_kit import save_figure
+from harness.figures import finish, heatmap, panel_grid, panels
 
 #: (statistic, colour-bar label, number format, fixed colour range or None)
 GRID_PANELS = (
@@ -25,28 +25,15 @@ def shown(char: str) -> str:
     return {" ": "␣", "\n": "↵", "\t": "→", "\r": "↵"}.get(char, char)
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    return plt, sns
-
-
 def grid_figure(heads: pd.DataFrame, variant: str, seed: int, path: Path, uniform_entropy: float | None = None) -> Path:
     """One panel per statistic, layers as rows (layer 1 on top) and heads as columns, each cell annotated.
 
     ``heads`` has one row per (metric, layer, head) of one variant and seed, with columns metric, layer,
     head, value and offset (for offset_share).
     """
-    plt, sns = _plt()
     path.parent.mkdir(parents=True, exist_ok=True)
     n_layers, n_heads = int(heads.layer.max()) + 1, int(heads["head"].max()) + 1
-    fig, axes = plt.subplots(
-        2, 3, figsize=(max(11.0, 3 * 0.42 * n_heads + 4.5), 2 * (0.5 * n_layers + 1.6)), squeeze=False
-    )
+    fig, axes = panels(2, 3, (max(11.0, 3 * 0.42 * n_heads + 4.5), 2 * (0.5 * n_layers + 1.6)))
     for ax, (metric, label, fmt, limits) in zip(axes.flat, GRID_PANELS):
         part = heads[heads.metric == metric]
         grid = part.pivot_table(index="layer", columns="head", values="value", aggfunc="mean")
@@ -66,44 +53,36 @@ def grid_figure(heads: pd.DataFrame, variant: str, seed: int, path: Path, unifor
             vmax = max(
                 uniform_entropy, float(np.nanmax(grid.to_numpy())) if grid.notna().any().any() else uniform_entropy
             )
-        sns.heatmap(
+        heatmap(
+            ax,
             grid,
-            ax=ax,
+            label,
             annot=annot,
             fmt=fmt,
             vmin=vmin,
             vmax=vmax,
             cmap="viridis",
             annot_kws={"fontsize": 7},
-            cbar_kws={"label": label},
         )
         ax.set_xticklabels([str(h + 1) for h in range(n_heads)], rotation=0)
         ax.set_yticklabels([str(layer + 1) for layer in range(n_layers)], rotation=0)
         ax.set(xlabel="head", ylabel="layer", title=label.split(" (")[0])
-    fig.suptitle(f"{variant} (seed {seed}): what each head attends to, mean over held-out queries")
-    fig.tight_layout()
-    save_figure(fig, path)
-    return path
+    return finish(fig, path, f"{variant} (seed {seed}): what each head attends to, mean over held-out queries")
 
 
 def maps_figure(maps: pd.DataFrame, variant: str, seed: int, path: Path) -> Path:
     """Each kept head's attention map on the first held-out window: query characters as rows, keys as columns."""
-    plt, sns = _plt()
     path.parent.mkdir(parents=True, exist_ok=True)
-    n = len(maps)
-    cols = min(3, n)
-    rows = -(-n // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 5.6 * rows), squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.axis("off")
-    for ax, row in zip(axes.flat, maps.itertuples()):
+    fig, axes = panel_grid(len(maps), 3, (6.0, 5.6))
+    for ax, row in zip(axes, maps.itertuples()):
         e = row.extra
         weights = np.array(e["weights"], dtype=float)
         labels = [shown(c) for c in e["text"][: weights.shape[0]]]
         mask = np.triu(np.ones_like(weights, dtype=bool), k=1)  # keys after the query: never attended (causal)
-        sns.heatmap(
+        heatmap(
+            ax,
             weights,
-            ax=ax,
+            "attention probability",
             mask=mask,
             vmin=0.0,
             vmax=1.0,
@@ -111,7 +90,7 @@ def maps_figure(maps: pd.DataFrame, variant: str, seed: int, path: Path) -> Path
             square=True,
             xticklabels=labels,
             yticklabels=labels,
-            cbar_kws={"label": "attention probability", "shrink": 0.7},
+            cbar_kws={"shrink": 0.7},
         )
         ax.tick_params(labelsize=7, length=0)
         ax.set(
@@ -119,10 +98,8 @@ def maps_figure(maps: pd.DataFrame, variant: str, seed: int, path: Path) -> Path
             ylabel="query (character attending)",
             title=f"layer {e['layer'] + 1}, head {e['head'] + 1}: {e['criterion']} ({row.value:.2f})",
         )
-    fig.suptitle(f"{variant} (seed {seed}): attention maps of the most distinct heads on the first held-out window")
-    fig.tight_layout()
-    save_figure(fig, path)
-    return path
+    title = f"{variant} (seed {seed}): attention maps of the most distinct heads on the first held-out window"
+    return finish(fig, path, title)
 
 
 def figure_names(variant: str) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.report_kit import pyplot, save_figure
+from harness.figures import finish, panels
 from suites.common.ceiling_notes import bandwidths, device_names, nominal_compute
 
 #: the columns a point of the figure needs: its intensity (FLOP/byte), its rate (FLOP/s), its colour and marker
@@ -45,8 +45,8 @@ def roofline_figure(points: pd.DataFrame, ceilings: list[Ceiling], path: Path, t
         raise ValueError(
             f"roofline points lack the columns {', '.join(missing)}; each needs {', '.join(POINT_COLUMNS)}."
         )
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    fig, axes = panels(size=(9, 5.5))
+    ax = axes[0][0]
     shown = points[(points.intensity > 0) & (points.flops_per_s > 0)]
     ridges = [
         c.value / m.value for c in ceilings for m in ceilings if not c.memory and m.memory and c.nominal == m.nominal
@@ -81,8 +81,7 @@ def roofline_figure(points: pd.DataFrame, ceilings: list[Ceiling], path: Path, t
     )
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7, frameon=False)
-    fig.tight_layout()
-    return save_figure(fig, path)
+    return finish(fig, path)
 
 
 #: bytes per element of the dtypes the cost suites run in

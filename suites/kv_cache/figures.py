@@ -7,21 +7,22 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.report_kit import pyplot, save_figure
+from harness.figures import curves, finish, panels
 from suites.common.roofline import POINT_COLUMNS, ceilings, element_bytes, roofline_figure
 
 
 def latency_figure(df: pd.DataFrame, path: Path) -> Path:
+    """Per-token latency against context with and without the cache, beside the decode paths over a grouped cache."""
     import seaborn as sns
 
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(14, 5))
+    fig, axes = panels(1, 2, (14, 5))
+    left, right = axes[0]
     names = {"decode_latency": "cached", "decode_latency_kernel": "cached, kernel", "uncached_latency": "uncached"}
     lat = df[df.metric.isin(list(names)) & (df.status == "ok")].copy()
     lat["mode"] = lat.metric.map(names)
     if len(lat):
-        sns.lineplot(data=lat, x="x", y="value", hue="variant", style="mode", marker="o", errorbar=None, ax=axes[0])
-    axes[0].set(
+        curves(left, lat, "x", "value", interval=False, style="mode", marker="o")
+    left.set(
         yscale="log",
         xlabel="context length (tokens)",
         ylabel="latency (ms/token)",
@@ -31,19 +32,18 @@ def latency_figure(df: pd.DataFrame, path: Path) -> Path:
     if len(paths):
         paths["path"] = paths.extra.apply(lambda e: e["path"])
         paths["K/V"] = paths.grouping + paths.spec.apply(lambda s: f" {s['position']}")
-        sns.lineplot(data=paths, x="x", y="value", hue="path", style="K/V", marker="o", errorbar=None, ax=axes[1])
-    axes[1].set(
+        curves(right, paths, "x", "value", "path", interval=False, style="K/V", marker="o")
+    right.set(
         yscale="log",
         xlabel="cached tokens",
         ylabel="latency (ms)",
         title="Decode-step attention: four ways to read shared K/V",
     )
-    for ax in axes:
+    for ax in (left, right):
         ax.set_xscale("log", base=2)
         if ax.get_legend() is not None:
             sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
-    fig.tight_layout()
-    return save_figure(fig, path)
+    return finish(fig, path)
 
 
 def _path_point(r) -> dict:

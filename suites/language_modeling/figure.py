@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.report_kit import save_figure
+from harness.figures import finish, guide, panels, points
 
 
 def _label_points(ax, points, gap: float = 0.045) -> None:
@@ -36,12 +36,7 @@ def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: f
 
     ``s`` is the report's Summary; dotted lines mark the baseline's parameter count +- ``tolerance``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import matplotlib.ticker
-    import seaborn as sns
 
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -51,7 +46,8 @@ def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: f
         for ppl in seeds.values():
             rows.append({"variant": v, "family": s.group(v), "parameters": s.params[v], "perplexity": ppl})
     data = pd.DataFrame(rows, columns=["variant", "family", "parameters", "perplexity"])
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, axes = panels(size=(7.5, 4.8))
+    ax = axes[0][0]
     if len(data):
         # the families of the baseline's arm first, then each other position's arm ('scoring, sinusoidal positions')
         groups = set(data.family)
@@ -60,22 +56,10 @@ def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: f
             + [f for f in family_order if f in groups]
             + sorted(g for g in groups if g not in family_order and g != "baseline")
         )
-        sns.pointplot(
-            data=data,
-            x="parameters",
-            y="perplexity",
-            hue="family",
-            hue_order=order,
-            native_scale=True,
-            linestyle="none",
-            errorbar=("ci", 95),
-            seed=0,
-            markers="o",
-            ax=ax,
-        )
+        points(ax, data, "parameters", "perplexity", "family", order, native_scale=True, linestyle="none", markers="o")
         if s.baseline in s.params and s.params[s.baseline]:
             for side in (1 - tolerance, 1 + tolerance):
-                ax.axvline(s.params[s.baseline] * side, color="grey", linestyle=":", linewidth=1)
+                guide(ax, x=s.params[s.baseline] * side, style=":")
         ax.set_yscale("log")
         plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
         ax.yaxis.set_major_formatter(plain)
@@ -84,6 +68,4 @@ def perplexity_figure(s, path: Path, family_order: tuple[str, ...], tolerance: f
     ax.set_xlabel(f"parameters (dotted: baseline ± {tolerance:.0%})")
     ax.set_ylabel("held-out perplexity per character")
     ax.set_title("Perplexity against parameter count, by variant family")
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    return path
+    return finish(fig, path, dpi=120)

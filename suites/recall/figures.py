@@ -7,85 +7,69 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.report_kit import pyplot, save_figure
+from harness.figures import curves, finish, guide, panels
 
 
 def figures(df: pd.DataFrame, variants: list[str], folder: Path, tokens: int = 0) -> list[Path]:
     """The figures from the ok token-accuracy records (with their task columns); the paths written. ``tokens``: MQAR's
     longest sequence, at which the recall-memory figure counts each model's state."""
-    plt = pyplot()
-    import seaborn as sns
-
     ok = df[(df.status == "ok") & (df.metric == "token_accuracy")]
     made = []
     mqar = ok[ok.task == "mqar"]
     if len(mqar):
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        sns.lineplot(
-            data=mqar,
-            x="x",
-            y="value",
-            hue="variant",
-            marker="o",
-            errorbar=("ci", 95),
-            seed=0,
-            ax=ax,
-            hue_order=[v for v in variants if v in set(mqar.variant)],
-        )
-        ax.axhline(float(mqar.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1, label="chance")
-        counts = sorted(mqar.x.unique())
-        ax.plot(
-            counts,
-            [1 / c for c in counts],
-            color="grey",
-            linestyle="--",
-            linewidth=1,
-            label="1/N: a guess among the values in context",
-        )
-        ax.set_xscale("log", base=2)
-        ax.set(
-            xlabel="key-value pairs in context",
-            ylabel="MQAR token accuracy",
-            ylim=(0, 1.05),
-            title="Associative recall against the number of key-value pairs",
-        )
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        made.append(save_figure(fig, folder / "recall_mqar.png"))
+        made.append(_mqar_figure(mqar, variants, folder / "recall_mqar.png"))
     lengths = ok[ok.task.isin(["copy", "reverse", "addition"])]
     if len(lengths):
-        tasks = [t for t in ("copy", "reverse", "addition") if t in set(lengths.task)]
-        fig, axes = plt.subplots(1, len(tasks), figsize=(5.2 * len(tasks), 4.2), sharey=True, squeeze=False)
-        for ax, task in zip(axes[0], tasks):
-            part = lengths[lengths.task == task]
-            sns.lineplot(
-                data=part,
-                x="x",
-                y="value",
-                hue="variant",
-                marker="o",
-                errorbar=("ci", 95),
-                seed=0,
-                ax=ax,
-                hue_order=[v for v in variants if v in set(part.variant)],
-                legend=task == tasks[-1],
-            )
-            ax.axvline(float(part.train_max.iloc[0]), color="grey", linestyle="--", linewidth=1)
-            ax.axhline(float(part.chance_token.iloc[0]), color="grey", linestyle=":", linewidth=1)
-            ax.set(
-                xlabel=f"{part.x_name.iloc[0]} (dashed: longest trained)",
-                ylabel="token accuracy",
-                ylim=(0, 1.05),
-                title=task,
-            )
-        if len(tasks):
-            axes[0][-1].legend(fontsize=8)
-        fig.suptitle("Length generalisation: trained up to n, scored past it")
-        fig.tight_layout()
-        made.append(save_figure(fig, folder / "recall_lengths.png"))
+        made.append(_lengths_figure(lengths, variants, folder / "recall_lengths.png"))
     if tokens and len(mqar):
         made += _recall_memory(mqar, variants, tokens, folder)
     return made
+
+
+def _mqar_figure(mqar: pd.DataFrame, variants: list[str], path: Path) -> Path:
+    """MQAR token accuracy against the key-value pairs in context, beside chance and a guess among the values."""
+    fig, axes = panels(size=(7, 4.2))
+    ax = axes[0][0]
+    curves(ax, mqar, "x", "value", order=variants, marker="o")
+    guide(ax, y=float(mqar.chance_token.iloc[0]), style=":", label="chance")
+    counts = sorted(mqar.x.unique())
+    ax.plot(
+        counts,
+        [1 / c for c in counts],
+        color="grey",
+        linestyle="--",
+        linewidth=1,
+        label="1/N: a guess among the values in context",
+    )
+    ax.set_xscale("log", base=2)
+    ax.set(
+        xlabel="key-value pairs in context",
+        ylabel="MQAR token accuracy",
+        ylim=(0, 1.05),
+        title="Associative recall against the number of key-value pairs",
+    )
+    ax.legend(fontsize=8)
+    return finish(fig, path)
+
+
+def _lengths_figure(lengths: pd.DataFrame, variants: list[str], path: Path) -> Path:
+    """Token accuracy against length, a panel per task: trained up to the dashed line, scored past it."""
+    tasks = [t for t in ("copy", "reverse", "addition") if t in set(lengths.task)]
+    fig, axes = panels(1, len(tasks), (5.2 * len(tasks), 4.2), sharey=True)
+    for ax, task in zip(axes[0], tasks):
+        part = lengths[lengths.task == task]
+        curves(ax, part, "x", "value", order=variants, marker="o", legend=task == tasks[-1])
+        guide(ax, x=float(part.train_max.iloc[0]))
+        guide(ax, y=float(part.chance_token.iloc[0]), style=":")
+        ax.set(
+            xlabel=f"{part.x_name.iloc[0]} (dashed: longest trained)",
+            ylabel="token accuracy",
+            ylim=(0, 1.05),
+            title=task,
+        )
+    if len(tasks):
+        axes[0][-1].legend(fontsize=8)
+    return finish(fig, path, "Length generalisation: trained up to n, scored past it")
 
 
 def _recall_memory(mqar: pd.DataFrame, variants: list[str], tokens: int, folder: Path) -> list[Path]:
@@ -94,11 +78,9 @@ def _recall_memory(mqar: pd.DataFrame, variants: list[str], tokens: int, folder:
     points = memory_points(mqar, variants, tokens)
     if len(points) < 2:
         return []
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.6))
-    draw_memory_points(ax, points, tokens, int(mqar.x.max()))
-    fig.tight_layout()
-    return [save_figure(fig, folder / "recall_memory.png")]
+    fig, axes = panels(size=(7, 4.6))
+    draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()))
+    return [finish(fig, folder / "recall_memory.png")]
 
 
 def memory_points(mqar: pd.DataFrame, variants: list[str], tokens: int) -> list:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.report_kit import pyplot, save_figure
+from harness.figures import curves, finish, panels
 
 FIGURE = "index_recall_memory.png"
 
@@ -44,12 +44,10 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
         len(shared) and shared.variant.nunique() >= 2
     ):  # the variants of both panels, where the two suites share enough of them
         steps = shared
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), squeeze=False)
+    fig, axes = panels(1, 2, (14, 4.8))
     draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()))
     _draw_steps(axes[0][1], steps)
-    fig.tight_layout()
-    path = save_figure(fig, reports_dir / "figures" / FIGURE)
+    path = finish(fig, reports_dir / "figures" / FIGURE)
     width = ""
     if len(steps):
         k = steps.iloc[0].profile_settings
@@ -74,19 +72,7 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
 def _draw_steps(right, steps: pd.DataFrame) -> None:
     """The right panel: the kv_cache suite's decode step against context, or what would fill it."""
     if len(steps):
-        import seaborn as sns
-
-        sns.lineplot(
-            data=steps,
-            x="x",
-            y="value",
-            hue="variant",
-            style="memory",
-            marker="o",
-            errorbar=("ci", 95),
-            seed=0,
-            ax=right,
-        )
+        curves(right, steps, "x", "value", style="memory", marker="o")
         right.set_xscale("log", base=2)
         right.legend(fontsize=7)
     else:

@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.figure_styles import styles
-from harness.report_kit import pyplot, save_figure
+from harness.figures import finish, guide, log_axes, panels, styles
 from suites.scaling.fit import multiplier, percentile_interval
 from suites.scaling.ladder import BASELINE, split_rung
 from suites.scaling.laws import EXTRAPOLATE, Fitted, band
@@ -23,13 +22,13 @@ def _grid(df: pd.DataFrame) -> np.ndarray:
 def law_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str], path: Path) -> Path:
     """Held-out loss against training FLOPs: each run's end (filled) and its earlier kept losses (hollow), the fitted
     law (line, dashed past the ladder) and its 95% bootstrap band."""
-    plt = pyplot()
     look = styles(order)
     rows = df[(df.metric == "loss") & (df.status == "ok")]
     base = rows.variant.map(lambda v: split_rung(v)[0])
     grid = _grid(df)
     top = rows.x.astype(float).max()
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, axes = panels(size=(7.5, 4.8))
+    ax = axes[0][0]
     for v in order:
         part = rows[base == v]
         end = part[part.extra.map(lambda e: float(e.get("fraction", 1.0)) == 1.0)]
@@ -58,8 +57,7 @@ def law_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str], path
     ax.set_ylabel("held-out loss (nats/char)")
     ax.set_title("Loss against compute (hollow: earlier in training; dashed: extrapolated)", fontsize=10)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    return save_figure(fig, path)
+    return finish(fig, path)
 
 
 def multiplier_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str], path: Path) -> Path | None:
@@ -68,10 +66,10 @@ def multiplier_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str
     others = [v for v in order if v != BASELINE and laws.get(v) and laws[v].law is not None]
     if base is None or base.law is None or not others:
         return None
-    plt = pyplot()
     look = styles(order)
     grid = _grid(df)
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, axes = panels(size=(7.5, 4.2))
+    ax = axes[0][0]
     for v in others:
         f = laws[v]
         ax.plot(grid, [multiplier(f.law, base.law, c) for c in grid], color=look[v].colour, label=v)
@@ -80,20 +78,13 @@ def multiplier_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str
             ax.fill_between(
                 grid, [b[0] for b in bands], [b[1] for b in bands], color=look[v].colour, alpha=0.15, linewidth=0
             )
-    ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
-    ax.axvline(
-        df[(df.metric == "loss") & (df.status == "ok")].x.astype(float).max(),
-        color="grey",
-        linestyle="--",
-        linewidth=0.8,
-    )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    guide(ax, y=1.0, style=":")
+    guide(ax, x=df[(df.metric == "loss") & (df.status == "ok")].x.astype(float).max(), width=0.8)
+    log_axes(ax, x=10, y=10)
     ax.set_xlabel("training compute C (FLOP)")
     ax.set_ylabel(f"compute multiplier against {BASELINE} (x)")
     ax.set_title(
         "Compute the baseline needs for the variant's loss, per unit spent (right of the dashed line: extrapolated)"
     )
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    return save_figure(fig, path)
+    return finish(fig, path)

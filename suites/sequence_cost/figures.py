@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.report_kit import pyplot, save_figure
+from harness.figures import curves, finish, guide, panels
 from suites.sequence_cost.claims._shared import QUOTED_ATTENTION, QUOTED_RECURRENT
 
 
@@ -15,26 +15,22 @@ def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | Non
     data = ok[ok.metric.isin(["latency", "peak_fraction"])]
     if not len(data):
         return None
-    import seaborn as sns
-
-    plt = pyplot()
     passes = [p for p in ("fwd", "fwd+bwd") if p in set(data["pass"])]
-    fig, axes = plt.subplots(2, len(passes), figsize=(6.2 * len(passes), 8.0), squeeze=False)
+    fig, axes = panels(2, len(passes), (6.2 * len(passes), 8.0))
     for j, pass_ in enumerate(passes):
         for i, (metric, label) in enumerate(
             (("latency", "latency (ms, log)"), ("peak_fraction", "FLOP/s as % of the measured torch.mm peak"))
         ):
             ax = axes[i][j]
             part = data[(data.metric == metric) & (data["pass"] == pass_)]
-            sns.lineplot(
-                data=part,
-                x="x",
-                y="value",
-                hue="variant",
+            curves(
+                ax,
+                part,
+                "x",
+                "value",
                 hue_order=variants,
+                interval=False,
                 marker="o",
-                errorbar=None,
-                ax=ax,
                 legend=(i == 0 and j == len(passes) - 1),
             )
             ax.set_xscale("log", base=2)
@@ -43,15 +39,15 @@ def cost_figure(ok: pd.DataFrame, variants: list[str], path: Path) -> Path | Non
             if metric == "latency":
                 ax.set_yscale("log")
             else:
-                ax.axhline(QUOTED_RECURRENT, color="grey", linestyle=":", linewidth=1)
-                ax.axhline(QUOTED_ATTENTION, color="grey", linestyle="--", linewidth=1)
+                guide(ax, y=QUOTED_RECURRENT, style=":")
+                guide(ax, y=QUOTED_ATTENTION)
                 ax.set_ylim(bottom=0)
             ax.set(xlabel="sequence length (tokens)", ylabel=label, title=f"{pass_}: {label.split(' (')[0]}")
     if axes[0][-1].get_legend() is not None:
         axes[0][-1].legend(title="layer", bbox_to_anchor=(1.02, 1), loc="upper left")
-    fig.suptitle(
+    return finish(
+        fig,
+        path,
         "One layer of the same width: latency and device utilisation against length "
-        f"(dotted {QUOTED_RECURRENT:.0f}%, dashed {QUOTED_ATTENTION:.0f}%: the figures quoted for GPUs)"
+        f"(dotted {QUOTED_RECURRENT:.0f}%, dashed {QUOTED_ATTENTION:.0f}%: the figures quoted for GPUs)",
     )
-    fig.tight_layout()
-    return save_figure(fig, path)

@@ -23,7 +23,7 @@ def scaling_figures(ok: pd.DataFrame, variants: list[str], folder: Path, name: s
         fig, axes = panels(1, 3, (15, 4.2))
         for ax, (metric, label, log) in zip(axes[0], stats):
             part = probe[probe.metric == metric].rename(columns={"x": "d_k", "value": label})
-            curves(ax, part, "d_k", label, order=variants, marker="o")
+            curves(ax, part, "d_k", label, order=variants, marker="o", xlabel="key width d_k (dimensions per head)")
             log_axes(ax, x=2, y=10 if log else None)
             if metric == "score_variance":
                 d = sorted(part.d_k.unique())
@@ -35,7 +35,13 @@ def scaling_figures(ok: pd.DataFrame, variants: list[str], folder: Path, name: s
     if len(curve):
         fig, axes = panels(size=(7, 4.2))
         curves(
-            axes[0][0], curve, "step", "training loss (nats/char)", order=variants, title="Training loss at large d_k"
+            axes[0][0],
+            curve,
+            "step",
+            "training loss (nats/char)",
+            order=variants,
+            xlabel="training step",
+            title="Training loss at large d_k",
         )
         made.append(("training loss at large d_k", finish(fig, folder / f"{name}_training.png")))
     return made

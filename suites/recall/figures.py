@@ -9,6 +9,9 @@ import pandas as pd
 
 from harness.figures import curves, finish, guide, panels
 
+#: the unit of a task's size where its name does not say it (an addition's size is its digits per operand)
+UNITS = {"copy": "symbols; ", "reverse": "symbols; "}
+
 
 def figures(df: pd.DataFrame, variants: list[str], folder: Path, tokens: int = 0) -> list[Path]:
     """The figures from the ok token-accuracy records (with their task columns); the paths written. ``tokens``: MQAR's
@@ -62,7 +65,7 @@ def _lengths_figure(lengths: pd.DataFrame, variants: list[str], path: Path) -> P
         guide(ax, x=float(part.train_max.iloc[0]))
         guide(ax, y=float(part.chance_token.iloc[0]), style=":")
         ax.set(
-            xlabel=f"{part.x_name.iloc[0]} (dashed: longest trained)",
+            xlabel=f"{part.x_name.iloc[0]} ({UNITS.get(task, '')}dashed: longest trained)",
             ylabel="token accuracy",
             ylim=(0, 1.05),
             title=task,

@@ -55,8 +55,8 @@ def depth_figure(df: pd.DataFrame, variants: list[str], settings: dict, path: Pa
         heatmap(
             ax,
             grid,
-            xlabel="evaluation length",
-            ylabel="needle depth",
+            xlabel="evaluation length (characters)",
+            ylabel="needle depth (fraction)",
             vmin=0,
             vmax=1,
             cmap="viridis",

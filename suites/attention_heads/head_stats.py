@@ -156,7 +156,7 @@ class _Recorder:
 
 @contextlib.contextmanager
 def recorded_attention(model) -> Iterator[dict[int, torch.Tensor]]:
-    """Within the block, each forward pass of ``model`` (a variants.transformer.DecoderLM) leaves layer i's
+    """Within the block, each forward pass of ``model`` (a variants.models.transformer.DecoderLM) leaves layer i's
     attention probabilities (B, H, T, T) in the yielded dict under key i; the kernels are restored after."""
     sink: dict[int, torch.Tensor] = {}
     saved: list = [block.attn.kernel for block in model.blocks]

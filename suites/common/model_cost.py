@@ -11,7 +11,7 @@ model, so the index's quality x cost table never joins one model's quality with 
   optimiser, so its two moments are allocated) holds at once beyond the weights, plus the weights; on CPU the
   profiler's allocator events, as the cost suites measure (harness/measure.py ``peak_memory``).
 - ``kv_cache_bytes_per_token``: the bytes of the storages behind the cache a prefill of L tokens fills, over L;
-  failed unless equal to the spec's formula (variants/cache_size.py ``spec_cache_bytes``: 2 x layers x kv_heads x
+  failed unless equal to the spec's formula (variants/decode/cache_size.py ``spec_cache_bytes``: 2 x layers x kv_heads x
   head_dim x min(L, W) x bytes per element for grouped attention, W a sliding window; (d_c + d_h^R) per token and
   layer for latent attention).
 - ``prefill_latency``: one forward over L prompt tokens into an empty cache with room for them (ms).
@@ -233,7 +233,7 @@ def inference_costs(
         _, caches = model(tokens[:, :train_len], caches=empty_caches(model, 1, dtype=dtype))
         measured = measured_cache_bytes(caches)
         # the formula of the spec's own attention layer: 2 x kv_heads x head_dim x min(L, W) per layer for grouped
-        # attention (W its sliding window), (d_c + d_h^R) x L for latent attention (variants/cache_size.py)
+        # attention (W its sliding window), (d_c + d_h^R) x L for latent attention (variants/decode/cache_size.py)
         analytic = spec_cache_bytes(spec, train_len, 1, element)
         facts = {
             "tokens": train_len,

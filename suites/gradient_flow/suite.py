@@ -64,7 +64,7 @@ class RecurrentAndTransformerSize(Profile):
 
 #: how gated cells' gate biases start (CopyRecall.gate_init)
 GATE_INITS = ("chrono", "constant")
-#: the cells whose gates chrono initialises (variants/recurrent.py: init_gate_biases)
+#: the cells whose gates chrono initialises (variants/models/recurrent.py: init_gate_biases)
 GATED_CELLS = ("lstm", "gru")
 
 

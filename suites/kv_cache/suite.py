@@ -11,7 +11,7 @@ same tokens both ways, and four exact decode-step paths over a grouped cache (re
 enable_gqa, grouped queries, split-KV). Past grouped heads: multi-head latent attention (``mla``, DeepSeek-V2,
 arXiv 2405.04434) caches (d_c + d_h^R) values per token and layer and decodes with its up-projections absorbed,
 and a sliding window (``window<W>``, Mistral 7B, arXiv 2310.06825) keeps a rolling cache of W slots; each
-formula is the attention layer's own (``variants.cache_size.spec_cache_bytes``).
+formula is the attention layer's own (``variants.decode.cache_size.spec_cache_bytes``).
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ class KVCache(TimesOnly, Suite):
         problem = fast.position.static_problem() or _static_cache_problem(spec)
         if ctx.device.startswith("cuda") and problem:
             out.append(Measurement("decode_latency_graph", None, status="unsupported", reason=problem, **where))
-        elif ctx.device.startswith("cuda"):  # the same step as one CUDA-graph replay (variants/static_decode.py)
+        elif ctx.device.startswith("cuda"):  # the same step as one CUDA-graph replay (variants/decode/static_decode.py)
             decoder = StaticDecoder(fast, profile.batch, context + 1)
             decoder.prefill(tokens[:, :context])
             decoder.token.copy_(step)

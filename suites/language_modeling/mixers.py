@@ -2,7 +2,7 @@
 attention, hybrids) at the baseline Transformer's parameter count.
 
 A variant that sets a ``mixer`` builds a MixerSpec with the baseline's depth, heads, vocabulary and initialisation
-(variants/mixer_lm.py: Pre-LN blocks with a GELU FFN, the baseline's width, depth and heads), its FFN sized until
+(variants/models/mixer_lm.py: Pre-LN blocks with a GELU FFN, the baseline's width, depth and heads), its FFN sized until
 the model's parameter count is nearest the baseline's (suites/common/families.py ``matched`` over ``d_ff``, as
 grouped-query arms are matched): a comparison at equal parameters, the FFN width shown in the record's spec. No position encoding: the recurrence carries
 order (a hybrid's attention blocks lean on it too).

@@ -7,7 +7,7 @@ Sennrich 2019) or feed-forward layer (Shazeer 2020). All train on the same text 
 each is scored on the same held-out characters at the training length, beside its parameter count and
 training FLOPs, so that a variant that wins by being bigger is visible as such. Grouped key/value heads
 (``gqa<g>``, ``mqa``) and multi-head latent attention (``mla``, DeepSeek-V2) are compared at matched parameters:
-their FFN width is set until the model is within 2% of the same spec with MHA (``variants/param_match.py``);
+their FFN width is set until the model is within 2% of the same spec with MHA (``variants/models/param_match.py``);
 ``gqa2+unmatched`` keeps the default FFN.
 
 The standard profile adds control arms: ``post_ln+no_warmup`` and ``no_warmup``, Post-LN and Pre-LN trained without
@@ -58,7 +58,7 @@ class LanguageModelingProfile(ModelSize, TrainingBudget, ScoredText):
     eval_tokens: int = 65536
     #: the baseline's position encoding (RoPE, Su et al. 2021: the modern default; every variant keeps it)
     position: str = "rope"
-    #: weight initialisation (variants/init_scheme.py): N(0, 1/fan_in), the scale GPT-2's and Llama's 0.02 has at
+    #: weight initialisation (variants/models/init_scheme.py): N(0, 1/fan_in), the scale GPT-2's and Llama's 0.02 has at
     #: their widths (d 768-4096); at d 128, 0.02 is 4.4x smaller than 1/sqrt(d) and every arm trained 500 steps
     #: ended about 17% higher in perplexity (version 3's records; set.init=gpt2 reproduces them)
     init: str = "fan_in"

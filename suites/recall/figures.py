@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.figures import curves, finish, guide, panels
+from harness.figures import Style, curves, finish, guide, panels, present, styles
 
 #: the unit of a task's size where its name does not say it (an addition's size is its digits per operand)
 UNITS = {"copy": "symbols; ", "reverse": "symbols; "}
@@ -17,23 +17,25 @@ def figures(df: pd.DataFrame, variants: list[str], folder: Path, tokens: int = 0
     """The figures from the ok token-accuracy records (with their task columns); the paths written. ``tokens``: MQAR's
     longest sequence, at which the recall-memory figure counts each model's state."""
     ok = df[(df.status == "ok") & (df.metric == "token_accuracy")]
+    variants = present(variants, ok.variant)
+    look = styles(variants)  # a family (the Transformers, the recurrences) by hue, its members by marker and dash
     made = []
     mqar = ok[ok.task == "mqar"]
     if len(mqar):
-        made.append(_mqar_figure(mqar, variants, folder / "recall_mqar.png"))
+        made.append(_mqar_figure(mqar, variants, look, folder / "recall_mqar.png"))
     lengths = ok[ok.task.isin(["copy", "reverse", "addition"])]
     if len(lengths):
-        made.append(_lengths_figure(lengths, variants, folder / "recall_lengths.png"))
+        made.append(_lengths_figure(lengths, variants, look, folder / "recall_lengths.png"))
     if tokens and len(mqar):
-        made += _recall_memory(mqar, variants, tokens, folder)
+        made += _recall_memory(mqar, variants, look, tokens, folder)
     return made
 
 
-def _mqar_figure(mqar: pd.DataFrame, variants: list[str], path: Path) -> Path:
+def _mqar_figure(mqar: pd.DataFrame, variants: list[str], look: dict[str, Style], path: Path) -> Path:
     """MQAR token accuracy against the key-value pairs in context, beside chance and a guess among the values."""
     fig, axes = panels(size=(7, 4.2))
     ax = axes[0][0]
-    curves(ax, mqar, "x", "value", order=variants, marker="o")
+    curves(ax, mqar, "x", "value", order=variants, look=look)
     guide(ax, y=float(mqar.chance_token.iloc[0]), style=":", label="chance")
     counts = sorted(mqar.x.unique())
     ax.plot(
@@ -55,13 +57,13 @@ def _mqar_figure(mqar: pd.DataFrame, variants: list[str], path: Path) -> Path:
     return finish(fig, path)
 
 
-def _lengths_figure(lengths: pd.DataFrame, variants: list[str], path: Path) -> Path:
+def _lengths_figure(lengths: pd.DataFrame, variants: list[str], look: dict[str, Style], path: Path) -> Path:
     """Token accuracy against length, a panel per task: trained up to the dashed line, scored past it."""
     tasks = [t for t in ("copy", "reverse", "addition") if t in set(lengths.task)]
     fig, axes = panels(1, len(tasks), (5.2 * len(tasks), 4.2), sharey=True)
     for ax, task in zip(axes[0], tasks):
         part = lengths[lengths.task == task]
-        curves(ax, part, "x", "value", order=variants, marker="o", legend=task == tasks[-1])
+        curves(ax, part, "x", "value", order=variants, look=look, legend=task == tasks[-1])
         guide(ax, x=float(part.train_max.iloc[0]))
         guide(ax, y=float(part.chance_token.iloc[0]), style=":")
         ax.set(
@@ -75,14 +77,16 @@ def _lengths_figure(lengths: pd.DataFrame, variants: list[str], path: Path) -> P
     return finish(fig, path, "Length generalisation: trained up to n, scored past it")
 
 
-def _recall_memory(mqar: pd.DataFrame, variants: list[str], tokens: int, folder: Path) -> list[Path]:
+def _recall_memory(
+    mqar: pd.DataFrame, variants: list[str], look: dict[str, Style], tokens: int, folder: Path
+) -> list[Path]:
     """MQAR accuracy at the most pairs against the bytes each trained model keeps per sequence (Arora et al. 2024,
     Based, Figure 2): one point per variant, its mean over seeds with a 95% interval."""
     points = memory_points(mqar, variants, tokens)
     if len(points) < 2:
         return []
     fig, axes = panels(size=(7, 4.6))
-    draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()))
+    draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()), look)
     return [finish(fig, folder / "recall_memory.png")]
 
 
@@ -103,14 +107,16 @@ def memory_points(mqar: pd.DataFrame, variants: list[str], tokens: int) -> list:
     return points
 
 
-def draw_memory_points(ax, points: list, tokens: int, most: int) -> None:
-    """One labelled point per model with its 95% interval, bytes on a log axis."""
+def draw_memory_points(ax, points: list, tokens: int, most: int, look: dict[str, Style] | None = None) -> None:
+    """One labelled point per model with its 95% interval, bytes on a log axis; ``look`` (harness/figure_styles.py)
+    colours and marks each model by family."""
     from matplotlib.ticker import NullFormatter
 
     for v, size, st in points:
         low = st.mean - st.low if st.low is not None and not math.isnan(st.low) else 0.0
         high = st.high - st.mean if st.high is not None and not math.isnan(st.high) else 0.0
-        ax.errorbar([size], [st.mean], yerr=[[max(low, 0.0)], [max(high, 0.0)]], fmt="o", capsize=3, label=v)
+        style = {"color": look[v].colour, "marker": look[v].marker} if look and v in look else {}
+        ax.errorbar([size], [st.mean], yerr=[[max(low, 0.0)], [max(high, 0.0)]], fmt="o", capsize=3, label=v, **style)
         ax.annotate(v, (size, st.mean), textcoords="offset points", xytext=(5, 4), fontsize=7)
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels overlap on a short range

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.figures import curves, finish, panels
+from harness.figures import curves, finish, panels, styles
 
 FIGURE = "index_recall_memory.png"
 
@@ -45,7 +45,7 @@ def index_section(frames: Mapping[str, pd.DataFrame], reports_dir: Path) -> list
     ):  # the variants of both panels, where the two suites share enough of them
         steps = shared
     fig, axes = panels(1, 2, (14, 4.8))
-    draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()))
+    draw_memory_points(axes[0][0], points, tokens, int(mqar.x.max()), styles([v for v, _, _ in points]))
     _draw_steps(axes[0][1], steps)
     path = finish(fig, reports_dir / "figures" / FIGURE)
     width = ""

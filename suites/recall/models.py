@@ -28,7 +28,7 @@ def for_task(spec, vocab_size: int, max_len: int):
 
 def state_numbers(spec, tokens: int) -> int:
     """Numbers a model keeps per sequence to decode the next token after ``tokens`` tokens: a Transformer's KV cache
-    (2 x layers x kv_heads x head_dim x tokens, variants/cache_size.py), an LSTM's h and c per layer (one vector for
+    (2 x layers x kv_heads x head_dim x tokens, variants/decode/cache_size.py), an LSTM's h and c per layer (one vector for
     the other cells), a mixer LM's states (each mixer's ``state_numel``: fixed for a recurrence, growing for a
     hybrid's attention blocks). Counted from the spec on the meta device, no weights drawn."""
     if isinstance(spec, RecurrentSpec):

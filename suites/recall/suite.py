@@ -47,7 +47,7 @@ class ModelShape(Profile):
     n_layers: int = 2
     #: attention heads (Transformer, linear attention)
     n_heads: int = 4
-    #: weight initialisation of the Transformer and the mixer LMs (variants/init_scheme.py); at width 64 GPT-2's
+    #: weight initialisation of the Transformer and the mixer LMs (variants/models/init_scheme.py); at width 64 GPT-2's
     #: N(0, 0.02) leaves the Transformer on MQAR's plateau (1/N token accuracy) for the whole budget
     init: str = "fan_in"
     #: whether their output layer shares the token embedding's matrix

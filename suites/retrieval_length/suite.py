@@ -52,7 +52,7 @@ class RetrievalRecipe(ModelSize, TrainingBudget, CharLMText):
 
     #: the retrieval task the model trains and is scored on
     task: str = "passkey"
-    #: weight initialisation (variants/init_scheme.py): at width 64 GPT-2's N(0, 0.02) leaves the model unable to
+    #: weight initialisation (variants/models/init_scheme.py): at width 64 GPT-2's N(0, 0.02) leaves the model unable to
     #: retrieve at L after 300 steps (0% where fan_in reaches 100%): the plateau before induction heads form
     init: str = "fan_in"
     #: weight of the next-character loss on every character but the key's, beside the key's own loss (1): the key

@@ -162,7 +162,7 @@ class Scaling(CharLMCorpus, Suite):
 
     def spec_for(self, variant: str, profile: ScalingProfile, options: dict[str, Any]) -> TransformerSpec:
         """The variant on its rung's Transformer; a grouped or latent arm at the MHA model's parameter count
-        (variants/param_match.py), as language_modeling matches them. An expression without a rung part is the
+        (variants/models/param_match.py), as language_modeling matches them. An expression without a rung part is the
         smallest rung (``bench run`` writes each variant as its rungs first)."""
         from harness.errors import UsageError
 

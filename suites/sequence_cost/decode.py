@@ -3,7 +3,7 @@
 One decoding step of one layer for a batch of one token per sequence, after ``context`` tokens: the LSTM/GRU cell
 on its (h, c) or h state, a mixer's ``step`` on its state (minGRU: d numbers; linear attention: H (d_h^2 + d_h),
 Katharopoulos et al. 2020, arXiv 2006.16236, eq. 18-20), and the Transformer block attending over a KV cache of
-``context`` tokens (variants/kv_cache.py's LayerCache, written in place, never copied). The state's bytes per
+``context`` tokens (variants/decode/kv_cache.py's LayerCache, written in place, never copied). The state's bytes per
 sequence stay fixed for the first two; the cache grows by 2 d values per token.
 """
 

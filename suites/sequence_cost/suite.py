@@ -124,7 +124,7 @@ def useful_flops(spec, batch: int, length: int, backward: bool) -> float:
 
 
 def _build(spec):
-    """The layer of a mixer spec (variants/mixer_layer.py), else of a recurrent or Transformer one."""
+    """The layer of a mixer spec (variants/models/mixer_layer.py), else of a recurrent or Transformer one."""
     return build_mixer_layer(spec) if isinstance(spec, MixerLayerSpec) else build_layer(spec)
 
 

@@ -51,7 +51,7 @@ def _is_recurrent(spec: dict) -> bool:
 
 
 def _is_mixer(spec: dict) -> bool:
-    """A minGRU or linear-attention layer (variants/mixer_layer.py): neither side of the utilisation claim."""
+    """A minGRU or linear-attention layer (variants/models/mixer_layer.py): neither side of the utilisation claim."""
     return spec.get("family") == "mixer_layer"
 
 

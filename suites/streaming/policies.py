@@ -68,7 +68,7 @@ class StreamState:
 
 
 def _attend(attn, x: torch.Tensor, state: StreamState, layer: int, shares: dict[int, list[float]] | None):
-    """One token's self-attention of one layer (an ``Attention`` of variants/transformer.py with RoPE or no positions)
+    """One token's self-attention of one layer (an ``Attention`` of variants/attention/grouped.py with RoPE or no positions)
     over the cache plus itself, keys rotated at their slots: x (B, 1, D) -> (B, 1, D)."""
     B = x.shape[0]
     H, Hkv, Dh = attn.n_heads, attn.n_kv_heads, attn.head_dim

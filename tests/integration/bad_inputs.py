@@ -3,16 +3,9 @@ arguments, the key the message must name and a fragment of the bad value it must
 
 import torch
 
-LM_TINY = [
-    "set.steps=2",
-    "set.d_model=16",
-    "set.n_layers=1",
-    "set.n_heads=2",
-    "set.train_len=8",
-    "set.batch_size=2",
-    "set.eval_tokens=256",
-    "set.warmup_steps=1",
-]
+from tests.tiny import DECODER, tiny
+
+LM_TINY = tiny(base=DECODER, quiet=False)
 CUDA = torch.cuda.is_available()
 #: a CUDA device this machine lacks: cuda:0 without CUDA, else one past the devices present
 MISSING_CUDA = f"cuda:{torch.cuda.device_count()}" if CUDA else "cuda:0"

@@ -8,6 +8,7 @@ unsupported; any other spec measures one value. Run as a script, it registers it
 """
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -96,6 +97,29 @@ def log(tmp_path, monkeypatch):
 @pytest.fixture
 def results(tmp_path):
     return tmp_path / "results"
+
+
+def command(results, *args) -> list[str]:
+    """``bench run suite=counting`` into ``results`` with ``args``, as the command line of a process of its own (this
+    file as the program)."""
+    return [sys.executable, str(Path(__file__).resolve()), "run", f"suite={NAME}", *args, f"results_dir={results}"]
+
+
+def environment(log: Path, **counting) -> dict[str, str]:
+    """This process's environment with the counting log at ``log`` and ``BENCH_COUNTING_<KEY>`` for each of
+    ``counting`` (sleep, kill, barrier)."""
+    return {
+        **os.environ,
+        "BENCH_COUNTING_LOG": str(log),
+        **{f"BENCH_COUNTING_{k.upper()}": v for k, v in counting.items()},
+    }
+
+
+def run_apart(log: Path, results, *args, **counting) -> subprocess.CompletedProcess:
+    """``command(results, *args)`` run to its end with ``environment(log, **counting)``: its exit status and output."""
+    return subprocess.run(
+        command(results, *args), env=environment(log, **counting), capture_output=True, text=True, timeout=240
+    )
 
 
 def run(capsys, results, *args):

@@ -1,30 +1,20 @@
 """attention_heads end to end at a tiny size: records per layer and head, kept maps, and the report."""
 
-from stored import load
+from stored import load, ran, report
 
 from bench.cli import main
-from tests.report_shape import check_reports
+from tests.tiny import settings, tiny
 
-TINY = [
-    "suite=attention_heads",
-    "set.steps=6",
-    "set.d_model=16",
-    "set.n_layers=2",
-    "set.n_heads=4",
-    "set.train_len=16",
-    "set.batch_size=4",
-    "set.warmup_steps=2",
-    "set.eval_windows=6",
-    "set.eval_batch=4",
-    "set.map_len=12",
-    "progress=false",
-]
+#: the training, position_extrapolation's own: attention_heads studies that suite's models and reuses its checkpoints
+TRAINING = tiny(steps=6, d_model=16, n_layers=2, n_heads=4, train_len=16, batch_size=4, warmup_steps=2)
+#: what attention_heads reads from a trained model
+READING = ["suite=attention_heads", *settings(eval_windows=6, eval_batch=4, map_len=12)]
+TINY = [*READING, *TRAINING]
 
 
 def test_records_per_head_and_the_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    assert main(["run", f"results_dir={results}", *TINY, "variants=[rope,alibi]"]) == 0
-    records = load(results)
+    records = ran(results, *TINY, "variants=[rope,alibi]")
     assert {r["status"] for r in records} == {"ok"}
     rope = [r for r in records if r["variant"] == "rope"]
     entropy = [r for r in rope if r["metric"] == "entropy"]
@@ -39,34 +29,23 @@ def test_records_per_head_and_the_report(tmp_path):
     (loss,) = [r for r in rope if r["metric"] == "loss"]
     assert loss["extra"]["scored_tokens"] == 6 * 16 and loss["eval_windows"] == 6
 
-    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "attention_heads.md").read_text()
-    check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in (
-        "Checks: did each model learn?",
-        "## Per layer",
-        "Specialised heads",
-        "Clark et al. 2019",
-        "did not learn",
-    ):
-        assert phrase in text, phrase
-    for name in ("attention_heads_rope.png", "attention_heads_maps_alibi.png"):
-        assert (reports / "figures" / name).stat().st_size > 10_000
+    report(
+        results,
+        reports,
+        "attention_heads",
+        phrases=(
+            "Checks: did each model learn?",
+            "## Per layer",
+            "Specialised heads",
+            "Clark et al. 2019",
+            "did not learn",
+        ),
+        figures=("attention_heads_rope.png", "attention_heads_maps_alibi.png"),
+    )
 
 
 def test_the_models_are_position_extrapolations_and_reuse_its_checkpoints(tmp_path):
-    training = [
-        "set.steps=6",
-        "set.d_model=16",
-        "set.n_layers=2",
-        "set.n_heads=4",
-        "set.train_len=16",
-        "set.batch_size=4",
-        "set.warmup_steps=2",
-        "progress=false",
-        "variants=[rope]",
-    ]
-    reading = ["suite=attention_heads", "set.eval_windows=6", "set.eval_batch=4", "set.map_len=12"]
+    training, reading = [*TRAINING, "variants=[rope]"], READING
     alone, shared = tmp_path / "alone", tmp_path / "shared"
     assert main(["run", f"results_dir={alone}", *reading, *training]) == 0
     assert main(["run", f"results_dir={shared}", "suite=position_extrapolation", "set.eval_tokens=512", *training]) == 0

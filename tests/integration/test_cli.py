@@ -6,18 +6,9 @@ import sys
 import pytest
 
 from bench.cli import main
+from tests.tiny import DECODER, tiny
 
-TINY = [
-    "set.steps=2",
-    "set.d_model=16",
-    "set.n_layers=1",
-    "set.n_heads=2",
-    "set.train_len=8",
-    "set.batch_size=2",
-    "set.eval_tokens=256",
-    "set.warmup_steps=1",
-    "progress=false",
-]
+TINY = tiny(base=DECODER)
 
 
 def run_cli(capsys, *args):

@@ -12,21 +12,9 @@ from stored import load
 from bench.api import records
 from bench.cli import main
 from harness.timing import CONTENDED_MARK, spare_cores
+from tests.tiny import LANGUAGE, tiny
 
-LM = [
-    "suite=language_modeling",
-    "set.steps=10",
-    "set.d_model=32",
-    "set.n_layers=1",
-    "set.n_heads=8",
-    "set.train_len=8",
-    "set.batch_size=4",
-    "set.eval_tokens=256",
-    "set.warmup_steps=1",
-    "progress=false",
-    "seeds=[0]",
-    "variants=[baseline,mqa]",
-]
+LM = [*tiny("language_modeling", LANGUAGE, steps=10), "seeds=[0]", "variants=[baseline,mqa]"]
 #: a bound on each busy loop, so a failed test never leaves them spinning
 BUSY_S = 240
 

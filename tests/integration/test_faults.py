@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-from counting_suite import NAME, CountingSuite, log, register, results, run, trainings  # noqa: F401 (fixtures)
+
+# log and results are fixtures (pytest passes them by name)
+from counting_suite import NAME, CountingSuite, command, environment, log, results, run, run_apart, trainings
 
 from bench.cli import main
 from harness.store import ResultsStore, unsaved_folder
@@ -343,19 +345,8 @@ def test_a_killed_checkpoint_save_leaves_nothing_behind_for_long(capsys, log, re
 
 
 def test_a_worker_killed_by_a_signal_fails_the_sweep(tmp_path, results):
-    log = tmp_path / "trained.log"
-    env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_KILL": "baseline-s1"}
-    args = [
-        sys.executable,
-        str(HERE / "counting_suite.py"),
-        "run",
-        f"suite={NAME}",
-        "seeds=[0,1,2]",
-        "workers=2",
-        "variants=[baseline]",
-        f"results_dir={results}",
-    ]
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+    args = ("seeds=[0,1,2]", "workers=2", "variants=[baseline]")
+    done = run_apart(tmp_path / "trained.log", results, *args, kill="baseline-s1")
     assert done.returncode == 1, done
     assert "killed (worker" in done.stdout and "SIGKILL" in done.stdout and "exit status 0" not in done.stdout
 
@@ -382,18 +373,10 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_workers_die_with_their_parent(tmp_path, results):
     log = tmp_path / "trained.log"
-    env = {**os.environ, "BENCH_COUNTING_LOG": str(log), "BENCH_COUNTING_SLEEP": "60"}
-    args = [
-        sys.executable,
-        str(HERE / "counting_suite.py"),
-        "run",
-        f"suite={NAME}",
-        "seeds=[0,1]",
-        "workers=2",
-        "variants=[baseline]",
-        f"results_dir={results}",
-    ]
-    parent = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = command(results, "seeds=[0,1]", "workers=2", "variants=[baseline]")
+    parent = subprocess.Popen(
+        args, env=environment(log, sleep="60"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.time() + 120
     while len(trainings(log)) < 2 and time.time() < deadline:
         time.sleep(0.1)
@@ -559,20 +542,10 @@ def test_a_damaged_sword_module_or_a_too_long_sword_path_is_one_sentence_before_
 
 def test_workers_exit_3_when_a_job_asked_for_cannot_run(tmp_path, results):
     log = tmp_path / "trained.log"
-    args = [
-        sys.executable,
-        str(HERE / "counting_suite.py"),
-        "run",
-        f"suite={NAME}",
-        "seeds=[0,1]",
-        "workers=2",
-        "variants=[baseline,flash_attn]",
-        f"results_dir={results}",
-    ]
-    env = {**os.environ, "BENCH_COUNTING_LOG": str(log)}
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+    args = ("seeds=[0,1]", "workers=2", "variants=[baseline,flash_attn]")
+    done = run_apart(log, results, *args)
     assert done.returncode == 3, done
     assert "All 2 workers finished (exit status 3)" in done.stdout and "allow_skips=true" in done.stderr
     assert sorted(trainings(log)) == ["baseline-s0", "baseline-s1"]
-    again = subprocess.run(args + ["allow_skips=true"], env=env, capture_output=True, text=True, timeout=240)
+    again = run_apart(log, results, *args, "allow_skips=true")
     assert again.returncode == 0, again

@@ -1,9 +1,8 @@
 """The gradient_flow suite end to end at a tiny size: records, statuses and the report."""
 
-import json
+from stored import ran, report
 
 from bench.cli import main
-from tests.report_shape import check_reports
 
 TINY = [
     "suite=gradient_flow",
@@ -25,8 +24,7 @@ TINY = [
 
 def test_gradient_flow_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    assert main(["run", f"results_dir={results}", "variants=[rnn,lstm,transformer]", *TINY]) == 0
-    records = [json.loads(line) for p in results.glob("*/*.jsonl") for line in p.read_text().splitlines()]
+    records = ran(results, "variants=[rnn,lstm,transformer]", *TINY)
     by_variant = {}
     for r in records:
         by_variant.setdefault(r["variant"], []).append(r)
@@ -47,23 +45,24 @@ def test_gradient_flow_end_to_end_with_report(tmp_path):
         (v, c) for v in ("rnn", "lstm", "transformer") for c in ("1", "none")
     }
 
-    assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "gradient_flow.md").read_text()
-    check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in (
-        "Pascanu, Mikolov & Bengio 2013",
-        "spectral radius",
-        "longest lag learned",
-        "no clipping",
-        "This run",
-        "(n=1)",
-        "random distractors",
-        "chrono-initialised",
-        "every shorter lag learned too",
-    ):
-        assert phrase in text, phrase
-    for name in ("distance", "radius", "lags"):
-        assert (reports / "figures" / f"gradient_flow_{name}.png").stat().st_size > 10_000
+    report(
+        results,
+        reports,
+        "gradient_flow",
+        "suite=gradient_flow",
+        phrases=(
+            "Pascanu, Mikolov & Bengio 2013",
+            "spectral radius",
+            "longest lag learned",
+            "no clipping",
+            "This run",
+            "(n=1)",
+            "random distractors",
+            "chrono-initialised",
+            "every shorter lag learned too",
+        ),
+        figures=[f"gradient_flow_{name}.png" for name in ("distance", "radius", "lags")],
+    )
 
 
 def test_each_lag_keeps_the_rate_its_validation_recall_chose(tmp_path):
@@ -71,8 +70,7 @@ def test_each_lag_keeps_the_rate_its_validation_recall_chose(tmp_path):
     kept rate, each tried rate's validation accuracy and the held-out accuracy of the kept model."""
     results = tmp_path / "results"
     rates = "set.lag_lrs=[1e-9,3e-3]"  # 1e-9 barely moves the weights: the sweep must go on to 3e-3
-    assert main(["run", f"results_dir={results}", "variants=[rnn]", rates, *TINY]) == 0
-    records = [json.loads(line) for p in results.glob("*/*.jsonl") for line in p.read_text().splitlines()]
+    records = ran(results, "variants=[rnn]", rates, *TINY)
     accuracy = [r for r in records if r["metric"] == "copy_accuracy" and r["status"] == "ok"]
     assert {r["x"] for r in accuracy} == {3.0, 6.0}
     for r in accuracy:
@@ -84,11 +82,8 @@ def test_each_lag_keeps_the_rate_its_validation_recall_chose(tmp_path):
     # one model per lag keeps its singular values: init, and trained when it did not diverge
     inits = [r for r in records if r["metric"] == "recurrent_sigma_max" and r["extra"]["phase"] == "init"]
     assert sorted(r["x"] for r in inits) == [3.0, 6.0]
-    reports = tmp_path / "reports"
-    assert main(["report", "suite=gradient_flow", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "gradient_flow.md").read_text()
-    assert "## The learning rate each lag kept" in text and "grid-search each model's rate" in text
-    check_reports(reports)
+    phrases = ("## The learning rate each lag kept", "grid-search each model's rate")
+    report(results, tmp_path / "reports", "gradient_flow", "suite=gradient_flow", phrases=phrases)
 
 
 def test_a_recurrent_preset_in_a_transformer_suite_is_a_usage_error(tmp_path, capsys):

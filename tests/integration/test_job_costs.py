@@ -1,36 +1,11 @@
 """A training job records its own model's cost beside its quality (suites/common/model_cost.py), at a tiny size."""
 
-from stored import load
+from stored import ran
 
-from bench.cli import main
+from tests.tiny import LANGUAGE, POSITION, TRANSLATION, tiny
 
-PE = [
-    "suite=position_extrapolation",
-    "set.steps=3",
-    "set.d_model=16",
-    "set.n_layers=1",
-    "set.n_heads=2",
-    "set.train_len=8",
-    "set.batch_size=4",
-    "set.eval_tokens=512",
-    "set.warmup_steps=1",
-    "set.eval_multipliers=[1,8]",
-    "progress=false",
-    "seeds=[0]",
-]
-LM = [
-    "suite=language_modeling",
-    "set.steps=3",
-    "set.d_model=32",
-    "set.n_layers=1",
-    "set.n_heads=8",
-    "set.train_len=8",
-    "set.batch_size=4",
-    "set.eval_tokens=256",
-    "set.warmup_steps=1",
-    "progress=false",
-    "seeds=[0]",
-]
+PE = [*tiny("position_extrapolation", POSITION, steps=3, warmup_steps=1, eval_multipliers=[1, 8]), "seeds=[0]"]
+LM = [*tiny("language_modeling", LANGUAGE, steps=3), "seeds=[0]"]
 COSTS = ("train_flops", "peak_train_memory", "kv_cache_bytes_per_token", "prefill_latency", "decode_latency")
 
 
@@ -43,8 +18,7 @@ def _by(records):
 
 def test_a_position_job_records_the_cost_of_the_model_it_trained(tmp_path):
     results = tmp_path / "results"
-    assert main(["run", f"results_dir={results}", "variants=[rope,rope+pi,learned,alibi+mqa]", *PE]) == 0
-    by = _by(load(results))
+    by = _by(ran(results, "variants=[rope,rope+pi,learned,alibi+mqa]", *PE))
     for variant in ("rope", "rope+pi", "learned", "alibi+mqa"):
         for metric in COSTS:
             assert (variant, metric) in by, (variant, metric)
@@ -77,8 +51,7 @@ def test_a_position_job_records_the_cost_of_the_model_it_trained(tmp_path):
 
 def test_a_language_modeling_job_records_the_cost_of_the_model_it_trained(tmp_path):
     results = tmp_path / "results"
-    assert main(["run", f"results_dir={results}", "variants=[baseline,additive+naive]", *LM]) == 0
-    by = _by(load(results))
+    by = _by(ran(results, "variants=[baseline,additive+naive]", *LM))
     for variant in ("baseline", "additive+naive"):
         for metric in COSTS:
             assert all(r["status"] == "ok" for r in by[(variant, metric)]), (variant, metric)
@@ -89,8 +62,7 @@ def test_a_language_modeling_job_records_the_cost_of_the_model_it_trained(tmp_pa
 def test_latent_attention_and_a_window_train_and_measure_their_own_cache_formula(tmp_path):
     # mla caches (d_c + d_h^R) per token and layer, a window W = 4 holds min(L, W) = 4 of the L = 8 tokens
     results = tmp_path / "results"
-    assert main(["run", f"results_dir={results}", "variants=[mla,rope+window4]", *LM]) == 0
-    by = _by(load(results))
+    by = _by(ran(results, "variants=[mla,rope+window4]", *LM))
     for variant in ("mla", "rope+window4"):
         assert all(r["status"] == "ok" for rs in by.values() for r in rs if r["variant"] == variant), variant
         kv = by[(variant, "kv_cache_bytes_per_token")][0]
@@ -99,26 +71,12 @@ def test_latent_attention_and_a_window_train_and_measure_their_own_cache_formula
     assert by[("mla", "perplexity")][0]["attention_backend"]  # the backend is recorded for latent attention too
 
 
-TR = [
-    "suite=translation",
-    "set.steps=3",
-    "set.warmup_steps=1",
-    "set.d_embed=8",
-    "set.d_hidden=16",
-    "set.d_model=16",
-    "set.n_heads=2",
-    "set.n_layers=1",
-    "set.batch_size=8",
-    "set.test_limit=40",
-    "progress=false",
-    "seeds=[0]",
-]
+TR = [*tiny("translation", TRANSLATION, test_limit=40), "seeds=[0]"]
 
 
 def test_a_translation_job_records_encoding_and_decoding_with_the_memory(tmp_path):
     results = tmp_path / "results"
-    assert main(["run", f"results_dir={results}", "variants=[lstm+bahdanau+additive,transformer]", *TR]) == 0
-    by = _by(load(results))
+    by = _by(ran(results, "variants=[lstm+bahdanau+additive,transformer]", *TR))
     kv = by[("transformer", "kv_cache_bytes_per_token")][0]
     assert kv["status"] == "ok" and kv["value"] == 2 * 1 * 2 * 8 * 4  # 2 x layers x kv_heads x head_dim x 4 B
     assert (

@@ -1,23 +1,10 @@
 """The suite end to end at a reduced size: records, statuses, report, figure, and resume."""
 
 import pytest
-from stored import load, runner
+from stored import load, report, runner
 
-from bench.cli import main
 from suites.position_extrapolation.suite import PositionExtrapolation
-from tests.report_shape import check_reports
-
-TINY = [
-    "set.steps=6",
-    "set.d_model=16",
-    "set.n_layers=1",
-    "set.n_heads=2",
-    "set.train_len=8",
-    "set.batch_size=4",
-    "set.eval_tokens=512",
-    "set.warmup_steps=2",
-    "progress=false",
-]
+from tests.tiny import POSITION, tiny
 
 
 @pytest.fixture
@@ -25,7 +12,7 @@ def dirs(tmp_path):
     return tmp_path / "results", tmp_path / "reports"
 
 
-run = runner(*TINY)
+run = runner(*tiny(base=POSITION))
 
 
 def test_default_variants_end_to_end_with_report(dirs):
@@ -68,25 +55,26 @@ def test_default_variants_end_to_end_with_report(dirs):
     ok = [r for r in records if r["status"] == "ok"]
     assert all(2.0 < r["bigram_entropy"] < r["unigram_entropy"] < 3.5 for r in ok)  # pydoc: 2.48 and 3.25 nats
 
-    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "position_extrapolation.md").read_text()
-    check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in (
-        "nonoverlapping",
-        "ppl(8L) / ppl(L)",
-        "comparable",
-        "Press et al. 2022",
-        "(n=1)",
-        "unsupported",
-        "lr 0.006",
-        "sha256",
-        "Checks: did each model learn?",
-        "bigram entropy",
-        "did not learn",
-        "read ",
-    ):
-        assert phrase in text, phrase
-    assert (reports / "figures" / "position_extrapolation.png").stat().st_size > 10_000
+    report(
+        results,
+        reports,
+        "position_extrapolation",
+        phrases=(
+            "nonoverlapping",
+            "ppl(8L) / ppl(L)",
+            "comparable",
+            "Press et al. 2022",
+            "(n=1)",
+            "unsupported",
+            "lr 0.006",
+            "sha256",
+            "Checks: did each model learn?",
+            "bigram entropy",
+            "did not learn",
+            "read ",
+        ),
+        figures=("position_extrapolation.png",),
+    )
 
 
 def test_rerun_skips_stored_jobs_and_resumes_missing_ones(dirs, capsys):

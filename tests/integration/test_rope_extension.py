@@ -1,23 +1,10 @@
 """position_extrapolation with RoPE extensions: one training serves every scaling, fine-tuning, the report section."""
 
-from stored import load, runner
+from stored import load, report, runner
 
-from bench.cli import main
+from tests.tiny import POSITION, tiny
 
-TINY = [
-    "set.steps=6",
-    "set.d_model=16",
-    "set.n_layers=1",
-    "set.n_heads=2",
-    "set.train_len=8",
-    "set.batch_size=4",
-    "set.eval_tokens=512",
-    "set.warmup_steps=2",
-    "progress=false",
-]
-
-
-run = runner(*TINY)
+run = runner(*tiny(base=POSITION))
 
 
 def test_one_training_of_rope_serves_every_extension_and_each_variant_keeps_its_records(tmp_path):
@@ -37,17 +24,19 @@ def test_one_training_of_rope_serves_every_extension_and_each_variant_keeps_its_
     assert ppl[("rope+ntk", 64.0)] != ppl[("rope", 64.0)]
     assert all(r["status"] == "ok" for r in records)
 
-    assert main(["report", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "position_extrapolation.md").read_text()
-    for phrase in (
-        "RoPE context extension without retraining",
-        "share one training per seed",
-        "Peng et al. 2023",
-        "| rope+yarn",
-        "t5_bias",
-        "randomized",
-    ):
-        assert phrase in text, phrase
+    report(
+        results,
+        reports,
+        "position_extrapolation",
+        phrases=(
+            "RoPE context extension without retraining",
+            "share one training per seed",
+            "Peng et al. 2023",
+            "| rope+yarn",
+            "t5_bias",
+            "randomized",
+        ),
+    )
 
 
 def test_extensions_after_a_short_fine_tune_at_each_longer_length(tmp_path):

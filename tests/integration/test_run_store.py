@@ -10,12 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from counting_suite import NAME, log, register, results, run, trainings  # noqa: F401 (fixtures)
+
+# log and results are fixtures (pytest passes them by name)
+from counting_suite import NAME, command, environment, log, results, run, run_apart, trainings
 
 from bench.cli import main
 from harness.store import ResultsStore
-
-HERE = Path(__file__).parent
+from tests.tiny import DECODER, settings
 
 
 def test_two_names_of_one_spec_train_once_and_both_find_the_record(capsys, log, results):
@@ -37,14 +38,7 @@ def test_the_issues_language_modeling_command_trains_baseline_once(capsys, resul
         results,
         "suite=language_modeling",
         "variants=[baseline,gelu,relu]",
-        "set.steps=2",
-        "set.batch_size=2",
-        "set.d_model=16",
-        "set.n_heads=2",
-        "set.n_layers=1",
-        "set.train_len=8",
-        "set.eval_tokens=256",
-        "set.warmup_steps=1",
+        *settings(DECODER),
     )
     assert code == 0 and "2 to run" in out
     variants = {r["variant"] for r in ResultsStore(results).load("language_modeling")}
@@ -127,27 +121,17 @@ def test_a_stale_lock_of_a_dead_process_is_broken(capsys, log, results):
     assert trainings(log) == ["baseline-s0"] and not lock.exists()
 
 
-def test_two_concurrent_runs_train_each_job_once(tmp_path, results):
-    log = tmp_path / "trained.log"
+def meeting(tmp_path) -> str:
+    """A fresh folder where two processes meet before their first jobs, as BENCH_COUNTING_BARRIER names it."""
     barrier = tmp_path / "barrier"
     barrier.mkdir()
-    env = {
-        **os.environ,
-        "BENCH_COUNTING_LOG": str(log),
-        "BENCH_COUNTING_SLEEP": "0.3",
-        "BENCH_COUNTING_BARRIER": f"{barrier},2",
-        "OMP_NUM_THREADS": "1",
-    }
-    args = [
-        sys.executable,
-        str(HERE / "counting_suite.py"),
-        "run",
-        f"suite={NAME}",
-        "seeds=[0,1]",
-        "progress=false",
-        "variants=[baseline,dot,post_ln,gelu]",
-        f"results_dir={results}",
-    ]
+    return f"{barrier},2"
+
+
+def test_two_concurrent_runs_train_each_job_once(tmp_path, results):
+    log = tmp_path / "trained.log"
+    env = {**environment(log, sleep="0.3", barrier=meeting(tmp_path)), "OMP_NUM_THREADS": "1"}
+    args = command(results, "seeds=[0,1]", "progress=false", "variants=[baseline,dot,post_ln,gelu]")
     procs = [
         subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
     ]
@@ -162,25 +146,8 @@ def test_two_concurrent_runs_train_each_job_once(tmp_path, results):
 
 def test_workers_split_one_sweep_between_processes(tmp_path, results):
     log = tmp_path / "trained.log"
-    barrier = tmp_path / "barrier"
-    barrier.mkdir()
-    env = {
-        **os.environ,
-        "BENCH_COUNTING_LOG": str(log),
-        "BENCH_COUNTING_SLEEP": "0.3",
-        "BENCH_COUNTING_BARRIER": f"{barrier},2",
-    }
-    args = [
-        sys.executable,
-        str(HERE / "counting_suite.py"),
-        "run",
-        f"suite={NAME}",
-        "seeds=[0,1,2]",
-        "workers=2",
-        "variants=[baseline,dot]",
-        f"results_dir={results}",
-    ]
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+    args = ("seeds=[0,1,2]", "workers=2", "variants=[baseline,dot]")
+    done = run_apart(log, results, *args, sleep="0.3", barrier=meeting(tmp_path))
     assert done.returncode == 0, done
     assert sorted(trainings(log)) == ["baseline-s0", "baseline-s1", "baseline-s2", "dot-s0", "dot-s1", "dot-s2"], done
     assert len({line.split()[1] for line in log.read_text().splitlines()}) == 2  # both workers trained

@@ -1,10 +1,9 @@
 """sequence_cost end to end at a tiny size: every layer checked then timed, budgets, bad input, and the report."""
 
 import pytest
-from stored import load
+from stored import load, report
 
 from bench.cli import main
-from tests.report_shape import check_reports
 
 TINY = [
     "suite=sequence_cost",
@@ -81,23 +80,23 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     assert all(len(r["extra"]["times"]) >= 3 for r in lat)
     assert all(r["layer"] and r["matmul_peak_gflops"] > 0 for r in records)
 
-    reports = tmp_path / "reports"
-    assert main(["report", f"results_dir={tmp_path / 'results'}", f"reports_dir={reports}"]) == 0
-    text = (reports / "sequence_cost.md").read_text()
-    check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in (
-        "Check before timing",
-        "LSTM step loop",
-        "Transformer block (sdpa)",
-        "share of the measured torch.mm peak",
-        "Sequential steps",
-        "NVIDIA H200",
-        "mingru parallel form",
-        "Decoding: one step against the context length",
-        "Feng et al.'s 175x",
-    ):
-        assert phrase in text, phrase
-    assert (reports / "figures" / "sequence_cost.png").stat().st_size > 10_000
+    report(
+        tmp_path / "results",
+        tmp_path / "reports",
+        "sequence_cost",
+        phrases=(
+            "Check before timing",
+            "LSTM step loop",
+            "Transformer block (sdpa)",
+            "share of the measured torch.mm peak",
+            "Sequential steps",
+            "NVIDIA H200",
+            "mingru parallel form",
+            "Decoding: one step against the context length",
+            "Feng et al.'s 175x",
+        ),
+        figures=("sequence_cost.png",),
+    )
 
 
 def test_a_case_over_the_time_budget_stops_longer_lengths(tmp_path):

@@ -1,9 +1,7 @@
 """`bench run suite=streaming` at a tiny size: a model with a dedicated sink token trains, streams with only that
 token kept, and its report section and verdict stand beside the plain model's."""
 
-from stored import load
-
-from bench.cli import main
+from stored import ran, report
 
 TINY = [
     "suite=streaming",
@@ -22,9 +20,8 @@ TINY = [
 
 
 def test_a_sink_token_model_streams_with_its_one_token(tmp_path):
-    results, reports = tmp_path / "results", tmp_path / "reports"
-    assert main(["run", f"results_dir={results}", "variants=[rope,rope+sink_token]", *TINY]) == 0
-    records = load(results)
+    results = tmp_path / "results"
+    records = ran(results, "variants=[rope,rope+sink_token]", *TINY)
     token = [r for r in records if r["variant"] == "rope+sink_token"]
     plain = [r for r in records if r["variant"] == "rope"]
     assert token[0]["spec"]["sink_token"] is True and "sink_token" not in plain[0]["spec"]
@@ -35,7 +32,5 @@ def test_a_sink_token_model_streams_with_its_one_token(tmp_path):
         if r["metric"] == "cache_tokens" and r["extra"]["policy"] == "sinks"
     }
     assert kept == {"rope": 4, "rope+sink_token": 1}
-    assert main(["report", "suite=streaming", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "streaming.md").read_text()
-    assert "## A model trained with a dedicated sink token" in text and "window + 1 sink" in text
-    assert "streams with only that token kept" in text
+    phrases = ("## A model trained with a dedicated sink token", "window + 1 sink", "streams with only that token kept")
+    report(results, tmp_path / "reports", "streaming", "suite=streaming", phrases=phrases)

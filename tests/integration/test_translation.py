@@ -1,28 +1,11 @@
 """The translation suite end to end at a reduced size: records, BLEU by length, report, figure, errors."""
 
 import pytest
-from stored import load, runner
+from stored import load, report, runner
 
-from bench.cli import main
-from tests.report_shape import check_reports
+from tests.tiny import TRANSLATION, tiny
 
-TINY = [
-    "suite=translation",
-    "set.steps=3",
-    "set.warmup_steps=1",
-    "set.d_embed=8",
-    "set.d_hidden=16",
-    "set.d_model=16",
-    "set.n_heads=2",
-    "set.n_layers=1",
-    "set.batch_size=8",
-    "set.test_limit=80",
-    "set.min_bucket_sentences=5",
-    "progress=false",
-]
-
-
-run = runner(*TINY)
+run = runner(*tiny("translation", TRANSLATION, test_limit=80, min_bucket_sentences=5))
 #: a recurrent model's per-token cache (it has none) is recorded as unsupported, with the reason, and so are its
 #: training FLOPs on CUDA (cuDNN's fused kernels, which the counter cannot see); everything else is measured
 RECURRENT_GAPS = {"train_flops", "kv_cache_bytes_per_token"}
@@ -62,25 +45,27 @@ def test_the_quick_profile_end_to_end_with_report(tmp_path):
     assert set(bleu["baselines"]) == {"copy_source", "most_frequent_target"}
     assert bleu["spec"]["decoder"] == "bahdanau"  # additive alone is Bahdanau's model
 
-    assert main(["report", "suite=translation", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "translation.md").read_text()
-    check_reports(reports)  # tables of at most 8 columns, no nan or None
-    for phrase in (
-        "BLEU signature `nrefs:1",
-        "chrF signature",
-        "31-3",
-        "Bahdanau",
-        "(n=1)",
-        "Sample translations",
-        "RNN, Bahdanau decoder, additive attention",
-        "RNN, Luong decoder, dot attention",
-        "Transformer",
-        "numbers_en_fr",
-        "the source sentence, copied",
-        "did not learn",
-    ):
-        assert phrase in text, phrase
-    assert (reports / "figures" / "translation_bleu_by_length.png").stat().st_size > 10_000
+    report(
+        results,
+        reports,
+        "translation",
+        "suite=translation",
+        phrases=(
+            "BLEU signature `nrefs:1",
+            "chrF signature",
+            "31-3",
+            "Bahdanau",
+            "(n=1)",
+            "Sample translations",
+            "RNN, Bahdanau decoder, additive attention",
+            "RNN, Luong decoder, dot attention",
+            "Transformer",
+            "numbers_en_fr",
+            "the source sentence, copied",
+            "did not learn",
+        ),
+        figures=("translation_bleu_by_length.png",),
+    )
 
 
 def test_beam_search_and_user_files(tmp_path):

@@ -3,20 +3,11 @@
 import time
 
 from bench.cli import main
+from tests.tiny import DECODER, tiny
 
 TINY = [
-    "suite=position_extrapolation",
+    *tiny("position_extrapolation", DECODER, steps=None, finetune_steps=1, eval_multipliers=[1, 2]),
     "variants=[rope]",
-    "set.d_model=16",
-    "set.n_layers=1",
-    "set.n_heads=2",
-    "set.train_len=8",
-    "set.batch_size=2",
-    "set.eval_tokens=256",
-    "set.warmup_steps=1",
-    "set.finetune_steps=1",
-    "set.eval_multipliers=[1,2]",
-    "progress=false",
 ]
 
 

@@ -8,6 +8,7 @@ import torch
 
 from harness.contract import Diverged
 from harness.train import TrainSettings, lr_at, train
+from tests.tiny import DECODER, tiny
 
 
 def test_warmup_is_linear_then_cosine_decays_to_the_floor():
@@ -271,19 +272,8 @@ def test_set_compile_true_runs_every_training_of_the_job_compiled(tmp_path, monk
     args = [
         "run",
         f"results_dir={tmp_path}",
-        "suite=position_extrapolation",
+        *tiny("position_extrapolation", DECODER, finetune_steps=1, eval_multipliers=[1, 2]),
         "variants=[rope]",
-        "set.steps=2",
-        "set.d_model=16",
-        "set.n_layers=1",
-        "set.n_heads=2",
-        "set.train_len=8",
-        "set.batch_size=2",
-        "set.eval_tokens=256",
-        "set.warmup_steps=1",
-        "set.finetune_steps=1",
-        "set.eval_multipliers=[1,2]",
-        "progress=false",
     ]
     assert main(args) == 0
     assert compiled == []

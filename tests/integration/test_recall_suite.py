@@ -1,6 +1,6 @@
 """The recall suite end to end at a tiny size: every family trains on every task, records carry chance, the report."""
 
-import json
+from stored import ran, report
 
 from bench.cli import main
 
@@ -25,8 +25,7 @@ VARIANTS = ["rope", "alibi", "lstm", "mingru", "linear_attention"]
 
 def test_recall_end_to_end_with_report(tmp_path):
     results, reports = tmp_path / "results", tmp_path / "reports"
-    assert main(["run", f"results_dir={results}", f"variants=[{','.join(VARIANTS)}]", *TINY]) == 0
-    records = [json.loads(line) for p in results.glob("*/*.jsonl") for line in p.read_text().splitlines()]
+    records = ran(results, f"variants=[{','.join(VARIANTS)}]", *TINY)
     assert {r["variant"] for r in records} == set(VARIANTS)
     families = {r["variant"]: r["spec"].get("family") for r in records}
     assert families["lstm"] == "recurrent" and families["mingru"] == families["linear_attention"] == "mixer"
@@ -40,21 +39,23 @@ def test_recall_end_to_end_with_report(tmp_path):
     counts = {r["variant"]: r["parameters"] for r in records}
     assert all(abs(c / counts["rope"] - 1) < 0.05 for c in counts.values()), counts
 
-    assert main(["report", "suite=recall", f"results_dir={results}", f"reports_dir={reports}"]) == 0
-    text = (reports / "recall.md").read_text()
-    for phrase in (
-        "Arora et al. 2023",
-        "Jelassi et al. 2024",
-        "Kazemnejad et al. 2023",
-        "Models and budgets",
-        "key-value pairs",
-        "chance",
-        "left out of",
-        "1 seed: no verdict",
-    ):
-        assert phrase in text, phrase
-    for name in ("recall_mqar", "recall_lengths"):
-        assert (reports / "figures" / f"{name}.png").stat().st_size > 10_000
+    report(
+        results,
+        reports,
+        "recall",
+        "suite=recall",
+        phrases=(
+            "Arora et al. 2023",
+            "Jelassi et al. 2024",
+            "Kazemnejad et al. 2023",
+            "Models and budgets",
+            "key-value pairs",
+            "chance",
+            "left out of",
+            "1 seed: no verdict",
+        ),
+        figures=("recall_mqar.png", "recall_lengths.png"),
+    )
 
 
 def test_a_bad_task_is_one_sentence(tmp_path, capsys):

@@ -8,6 +8,7 @@ import pytest
 from bench.api import records, report
 from harness.errors import UsageError
 from harness.store import ResultsStore
+from tests.unit.bench.made_up import CORPUS, record
 
 SETTINGS = dict(
     train_len=16,
@@ -24,30 +25,14 @@ SETTINGS = dict(
 
 
 def pe_records(variant, seed, ppl, profile="quick"):
-    from harness.contract import suites
-
-    suite = suites.get("position_extrapolation")
-    spec = suite.spec_for(variant, suite.profiles["quick"], {}).to_dict()
-    base = dict(
-        suite="position_extrapolation",
-        suite_version=2,
-        variant=variant,
-        seed=seed,
-        status="ok",
-        reason=None,
+    base = record(
+        "position_extrapolation",
+        variant,
+        seed,
         profile=profile,
         profile_settings=SETTINGS,
-        device="cpu",
-        device_name="Test CPU",
-        dtype="float32",
-        data_checksum="abc",
-        corpus="Test corpus",
-        timestamp="2026-12-01T00:00:00+00:00",
-        spec=spec,
-        extra={},
+        **CORPUS,
         parameters=1000,
-        bigram_entropy=2.5,
-        unigram_entropy=3.0,
         torch_version="2.13.0",
         x_name="eval_length",
         eval_chars=512,

@@ -9,90 +9,60 @@ from bench.index.page import write_index
 from bench.index.scoreboard import scoreboard
 from bench.index.tradeoffs import build
 from harness.groups import split_groups
+from tests.unit.bench.made_up import CORPUS, record
 
 SEEDS = (0, 1, 2)
 L = 16
 
 
-def _spec(suite, variant):
-    from harness.contract import suites
-
-    s = suites.get(suite)
-    return s.spec_for(variant, s.profiles["quick"], {}).to_dict()
-
-
 def _common(suite, variant, seed, **extra):
-    return dict(
-        suite=suite,
-        suite_version=2,
-        variant=variant,
-        seed=seed,
-        status="ok",
-        profile="quick",
-        profile_settings={"train_len": L, "batch": 1},
-        device="cpu",
-        device_name="Test CPU",
-        dtype="float32",
-        data_checksum="abc",
-        timestamp="2026-12-01T00:00:00+00:00",
-        spec=_spec(suite, variant),
-        reason=None,
-        extra={},
-        x=None,
-        **extra,
-    )
+    return record(suite, variant, seed, profile_settings={"train_len": L, "batch": 1}, x=None, **extra)
 
 
 def lm_like(suite, variant, seed, ppl_l, ppl_8l=None, throughput=20000.0, flops=None):
     """Records of a character LM that learned: loss and perplexity at L (and 8L), training loss and throughput."""
-    facts = dict(bigram_entropy=2.5, unigram_entropy=3.0, parameters=800_000, corpus="Test corpus")
+
+    def rec(metric, value, x=None):
+        return dict(_common(suite, variant, seed, parameters=800_000, **CORPUS), metric=metric, x=x, value=value)
+
     rows = [
-        dict(_common(suite, variant, seed, **facts), metric="loss", x=float(L), value=math.log(ppl_l)),
-        dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(L), value=ppl_l),
-        dict(_common(suite, variant, seed, **facts), metric="train_loss", value=math.log(ppl_l) - 0.05),
-        dict(_common(suite, variant, seed, **facts), metric="train_throughput", value=throughput),
+        rec("loss", math.log(ppl_l), float(L)),
+        rec("perplexity", ppl_l, float(L)),
+        rec("train_loss", math.log(ppl_l) - 0.05),
+        rec("train_throughput", throughput),
     ]
     if ppl_8l is not None:
-        rows.append(dict(_common(suite, variant, seed, **facts), metric="perplexity", x=float(8 * L), value=ppl_8l))
+        rows.append(rec("perplexity", ppl_8l, float(8 * L)))
     if flops is not None:
-        rows.append(dict(_common(suite, variant, seed, **facts), metric="train_flops", value=flops))
+        rows.append(rec("train_flops", flops))
     return rows
 
 
 def kv(variant, seed, kv_heads, ms):
     """kv_cache records: cache bytes at two contexts and a decode step at each."""
+
+    def rec(metric, x, value, **extra):
+        return dict(_common("kv_cache", variant, seed), metric=metric, x=x, value=value, extra=extra)
+
     rows = []
     for context in (128.0, 512.0):
         per_token = 2 * 2 * kv_heads * 16 * 4  # 2 layers, head_dim 16, float32
-        rows.append(
-            dict(
-                _common("kv_cache", variant, seed),
-                metric="cache_bytes",
-                x=context,
-                value=per_token * context,
-                extra={"batch": 1, "kv_heads": kv_heads},
-            )
-        )
-        rows.append(
-            dict(
-                _common("kv_cache", variant, seed),
-                metric="decode_latency",
-                x=context,
-                value=ms * context / 512,
-                extra={"noise": 0.04},
-            )
-        )
-        # the decode-step attention over the same cache, one layer: its bytes dominate MHA's step (the verdict reads it)
-        rows.append(
-            dict(
-                _common("kv_cache", variant, seed),
-                metric="decode_path_latency",
-                x=context,
-                value=ms * context / 512,
-                extra={"path": "grouped", "heads": 4, "kv_heads": kv_heads, "head_dim": 16},
-            )
-        )
-    rows.append(dict(_common("kv_cache", variant, seed), metric="copy_bandwidth", x=None, value=0.1, extra={}))
+        rows += [
+            rec("cache_bytes", context, per_token * context, batch=1, kv_heads=kv_heads),
+            rec("decode_latency", context, ms * context / 512, noise=0.04),
+            # the decode-step attention over the same cache, one layer: its bytes dominate MHA's step (the verdict
+            # reads it)
+            rec(
+                "decode_path_latency",
+                context,
+                ms * context / 512,
+                path="grouped",
+                heads=4,
+                kv_heads=kv_heads,
+                head_dim=16,
+            ),
+        ]
+    rows.append(rec("copy_bandwidth", None, 0.1))
     return rows
 
 

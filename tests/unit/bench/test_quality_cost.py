@@ -9,18 +9,11 @@ import pytest
 from bench.index import pareto
 from bench.index.tradeoffs import build
 from harness.groups import split_groups
+from tests.unit.bench.made_up import CORPUS, record, spec_of
 
 L = 16
 SEEDS = (0, 1, 2)
 PE = "position_extrapolation"
-
-
-def _spec(variant, suite=PE, **size):
-    from harness.contract import suites
-
-    s = suites.get(suite)
-    spec = s.spec_for(variant, s.profiles["quick"], {}).to_dict()
-    return {**spec, **size}
 
 
 def job(
@@ -37,27 +30,17 @@ def job(
     flops_per_token=3.0e6,
 ):
     """The records one job of a character LM writes: its quality and the cost it measured of its own model."""
-    spec = spec or _spec(variant, suite)
-    common = dict(
-        suite=suite,
+    spec = spec or spec_of(variant, suite)
+    common = record(
+        suite,
+        variant,
+        seed,
         suite_version=3,
-        variant=variant,
         names=names or [variant],
-        seed=seed,
-        status="ok",
-        profile="quick",
         profile_settings={"train_len": L},
-        device="cpu",
-        device_name="Test CPU",
-        dtype="float32",
-        data_checksum="abc",
-        timestamp="2026-12-01T00:00:00+00:00",
         spec=spec,
-        reason=None,
-        bigram_entropy=2.5,
-        unigram_entropy=3.0,
         parameters=450_000 + spec["d_model"],
-        corpus="Test corpus",
+        **CORPUS,
     )
 
     def rec(metric, value, x=None, **extra):
@@ -106,8 +89,8 @@ def test_each_rope_extension_is_its_own_row_with_its_own_numbers():
 
 def test_records_of_different_model_sizes_are_never_one_point():
     """Two jobs run under one name but at different sizes are two models: two rows, two points, no mean of both."""
-    rows = job("rope", 0, 4.0, 20.0, spec=_spec("rope", d_model=96)) + job(
-        "rope", 1, 6.0, 30.0, spec=_spec("rope", d_model=128)
+    rows = job("rope", 0, 4.0, 20.0, spec=spec_of("rope", d_model=96)) + job(
+        "rope", 1, 6.0, 30.0, spec=spec_of("rope", d_model=128)
     )
     table = _table(rows)
     assert len(table.rows) == 2
@@ -193,7 +176,7 @@ def test_the_figure_is_drawn_from_the_models_own_costs(tmp_path):
     ],
 )
 def test_each_row_names_the_confound_of_its_cost(ffn_spec, phrase):
-    table = _table(job("rope", 0, 4.2, 27.0, spec={**_spec("rope"), **ffn_spec}))
+    table = _table(job("rope", 0, 4.2, 27.0, spec={**spec_of("rope"), **ffn_spec}))
     assert phrase in table.frame.iloc[0]["what to know"]
 
 

@@ -6,44 +6,27 @@ import pytest
 
 from bench.report.readme import BEGIN, END, update_readme
 from harness.store import ResultsStore
+from tests.unit.bench.made_up import CORPUS, record
 
 L = 16
 
 
-def _spec(variant):
-    from harness.contract import suites
-
-    suite = suites.get("position_extrapolation")
-    return suite.spec_for(variant, suite.profiles["quick"], {}).to_dict()
-
-
 def lm_records(variant, seed, ppl_l, ppl_8l, profile="standard", stamp="2026-11-30T23:00:00+00:00", wall=120.0):
     """Made-up records of a character LM that learned: loss and perplexity at L and 8L, training loss."""
-    common = dict(
-        suite="position_extrapolation",
-        suite_version=2,
-        variant=variant,
-        seed=seed,
-        status="ok",
+    common = record(
+        "position_extrapolation",
+        variant,
+        seed,
         profile=profile,
         profile_settings={"train_len": L, "steps": 1000},
-        device="cpu",
-        device_name="Test CPU",
-        dtype="float32",
-        data_checksum="abc",
         num_threads=2,
         torch_version="2.13.0",
         timestamp=stamp,
         wall_time_s=wall,
         job_hash=f"{variant}{seed}{profile}",
-        spec=_spec(variant),
-        reason=None,
-        extra={},
         x=None,
-        bigram_entropy=2.5,
-        unigram_entropy=3.0,
         parameters=800_000,
-        corpus="Test corpus",
+        **CORPUS,
     )
     return [
         dict(common, metric="loss", x=float(L), value=math.log(ppl_l)),

@@ -203,46 +203,10 @@ class Scaling(CharLMCorpus, Suite):
             **data.facts(),
         )
 
-        def score(model, windows) -> float:
-            return window_loss(model, windows.to(ctx.device))
-
-        runs = {}
-        for lr in profile.learning_rates:
-            torch.manual_seed(seed)
-            model = build(spec).to(ctx.device)
-            ctx.facts.setdefault("parameters", model.num_parameters())
-            gen = torch.Generator().manual_seed(seed)
-            kept: dict[float, float] = {}
-
-            def step_loss(m, step):
-                xb, yb = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
-                return lm_loss(m, xb, yb), xb.numel()
-
-            def after_step(step, model=model, kept=kept):
-                if step + 1 in checkpoints:
-                    kept[checkpoints[step + 1]] = score(model, scored)
-                    model.train()
-
-            settings = TrainSettings(
-                steps=steps,
-                lr=lr,
-                warmup_steps=max(1, round(profile.warmup_fraction * steps)),
-                weight_decay=profile.weight_decay,
-                grad_clip=profile.grad_clip,
-            )
-            try:
-                result = train(
-                    model,
-                    step_loss,
-                    settings,
-                    progress=ctx.progress,
-                    desc=f"{ctx.label or 'train'} lr={lr:g}",
-                    after_step=after_step,
-                )
-            except Diverged as exc:
-                runs[lr] = (None, str(exc), kept, None)
-                continue
-            runs[lr] = (score(model, validation), None, kept, result)
+        runs = {
+            lr: self._train_at(lr, spec, profile, seed, ctx, train_ids, steps, checkpoints, (scored, validation))
+            for lr in profile.learning_rates
+        }
         finished = {lr: run for lr, run in runs.items() if run[0] is not None and math.isfinite(run[0])}
         if not finished:
             raise Diverged(
@@ -257,22 +221,85 @@ class Scaling(CharLMCorpus, Suite):
             for lr, run in runs.items()
         ]
         _, _, kept, result = finished[chosen]
-        for fraction, loss in sorted(kept.items()):
-            at = next(s for s, f in checkpoints.items() if f == fraction)
-            where = dict(x=float(at * flops_per_step), x_name="train_flops", extra={"fraction": fraction, "step": at})
-            out.append(Measurement("loss", loss, **where))
-        final = kept[max(kept)]
-        out += [
-            Measurement("perplexity", math.exp(final), x=float(steps * flops_per_step), x_name="train_flops"),
-            Measurement("train_flops", float(steps * flops_per_step)),
-            Measurement("train_loss", result.final_loss, extra={"curve": result.curve()}),
-            Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
-        ]
+        out += _curve_measurements(kept, checkpoints, flops_per_step, steps, result)
         ctx.facts.update(
             chosen_at_edge=chosen in (min(profile.learning_rates), max(profile.learning_rates))
             and len(profile.learning_rates) > 1
         )
         return out
+
+    def _train_at(
+        self,
+        lr,
+        spec,
+        profile: ScalingProfile,
+        seed: int,
+        ctx: JobContext,
+        train_ids,
+        steps: int,
+        checkpoints: dict[int, float],
+        windows,
+    ) -> tuple:
+        """One run of the sweep at peak rate ``lr``: (validation loss or None, why it diverged or None, the scored
+        loss at each checkpoint fraction, the training result or None)."""
+        scored, validation = windows
+
+        def score(model, windows) -> float:
+            return window_loss(model, windows.to(ctx.device))
+
+        torch.manual_seed(seed)
+        model = build(spec).to(ctx.device)
+        ctx.facts.setdefault("parameters", model.num_parameters())
+        gen = torch.Generator().manual_seed(seed)
+        kept: dict[float, float] = {}
+
+        def step_loss(m, step):
+            xb, yb = random_batch(train_ids, profile.batch_size, profile.train_len, gen)
+            return lm_loss(m, xb, yb), xb.numel()
+
+        def after_step(step):
+            if step + 1 in checkpoints:
+                kept[checkpoints[step + 1]] = score(model, scored)
+                model.train()
+
+        settings = TrainSettings(
+            steps=steps,
+            lr=lr,
+            warmup_steps=max(1, round(profile.warmup_fraction * steps)),
+            weight_decay=profile.weight_decay,
+            grad_clip=profile.grad_clip,
+        )
+        try:
+            result = train(
+                model,
+                step_loss,
+                settings,
+                progress=ctx.progress,
+                desc=f"{ctx.label or 'train'} lr={lr:g}",
+                after_step=after_step,
+            )
+        except Diverged as exc:
+            return (None, str(exc), kept, None)
+        return (score(model, validation), None, kept, result)
+
+
+def _curve_measurements(
+    kept: dict[float, float], checkpoints: dict[int, float], flops_per_step: float, steps: int, result
+) -> list[Measurement]:
+    """The kept run's scored loss at each checkpoint (against training FLOPs spent), its final perplexity, FLOPs,
+    training loss and time."""
+    out = []
+    for fraction, loss in sorted(kept.items()):
+        at = next(s for s, f in checkpoints.items() if f == fraction)
+        where = dict(x=float(at * flops_per_step), x_name="train_flops", extra={"fraction": fraction, "step": at})
+        out.append(Measurement("loss", loss, **where))
+    final = kept[max(kept)]
+    return out + [
+        Measurement("perplexity", math.exp(final), x=float(steps * flops_per_step), x_name="train_flops"),
+        Measurement("train_flops", float(steps * flops_per_step)),
+        Measurement("train_loss", result.final_loss, extra={"curve": result.curve()}),
+        Measurement("train_time", result.wall_time_s, extra=dict(result.load)),
+    ]
 
 
 def interleaved_windows(heldout: torch.Tensor, length: int, tokens: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -72,6 +72,7 @@ def test_the_profiles_initialisation_lets_a_small_transformer_learn_mqar_where_g
 
     import torch
 
+    from suites.common.families import build
     from suites.recall import models
     from suites.recall.suite import PROFILES, Recall, _score, _train, make_task
 
@@ -86,7 +87,7 @@ def test_the_profiles_initialisation_lets_a_small_transformer_learn_mqar_where_g
         spec, task = Recall().spec_for("rope", p, {}), make_task("mqar", p)
         assert (spec.init, spec.tie_embeddings) == (init, tied)
         torch.manual_seed(0)
-        model = models.build(models.for_task(spec, task.vocab_size, task.length(4)))
+        model = build(models.for_task(spec, task.vocab_size, task.length(4)))
         _train(model, task, 4, p, p.train_settings(), 0, Job, "mqar")
         accuracy[init] = _score(model, task, 4, 256, 5, Job)[0]
     assert accuracy["fan_in"] > 0.95 and accuracy["gpt2"] < 0.5, accuracy

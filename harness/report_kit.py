@@ -6,10 +6,9 @@
 - notes on records that are not numbers (failed, diverged, oom, skipped: ``status_notes``);
 - means with intervals that fit the quantity, the captions that say what a cell shows, and Markdown tables
   (``mean_ci``, ``fmt_mean_ci``, ``fmt_pct``, ``over_seeds``, ``most_seeds``, ``share_cell``, ``fmt_count``,
-  ``markdown_table``, ``table_section``);
-- figures (``figure_links``) with labelled axes (``axis_label``: a metric's name and unit); ``pyplot`` and
-  ``save_figure`` are harness/figures.py's, the figure kit every suite draws with;
-- writing the Markdown (``write_markdown``);
+  ``markdown_table``, ``table_section``: a section of one table, harness/report_sections.py);
+- labelled axes (``axis_label``: a metric's name and unit); ``pyplot`` and ``save_figure`` are
+  harness/figures.py's, the figure kit every suite draws with;
 - verdict helpers that read a metric's direction (``metric``, ``better``, ``worse``) and fold several
   comparisons into one verdict (``combine``).
 
@@ -26,11 +25,11 @@ from typing import Any
 
 import pandas as pd
 
-from harness import atomic
 from harness.contract import Metric
 from harness.figures import pyplot, save_figure
 from harness.groups import code_line
 from harness.report import fmt_mean_ci, markdown_table, mean_ci
+from harness.report_sections import BODY, Section, section
 
 __all__ = [
     "title",
@@ -51,9 +50,7 @@ __all__ = [
     "table_section",
     "pyplot",
     "save_figure",
-    "figure_links",
     "axis_label",
-    "write_markdown",
     "metric",
     "better",
     "worse",
@@ -224,34 +221,25 @@ def fmt_count(n: float | None) -> str:
     return f"{n:.0f}"
 
 
-def table_section(heading: str, note: str, rows: list[dict], empty: str) -> list[str]:
-    """A report section: '## heading', a note (left out when empty), the rows as a Markdown table ('empty' when none)."""
-    return (
-        [f"## {heading}", ""]
-        + ([note, ""] if note else [])
-        + [markdown_table(pd.DataFrame(rows)) if rows else empty, ""]
+def table_section(
+    heading: str, note: str, rows: list[dict], empty: str, kind: str = BODY, after: Sequence[str] = ()
+) -> Section:
+    """The report section ``heading`` of ``kind``: ``note`` (left out when empty), the rows as a Markdown table
+    (``empty`` when none), then the lines ``after`` it."""
+    return section(
+        heading,
+        ([note, ""] if note else []) + [markdown_table(pd.DataFrame(rows)) if rows else empty, ""] + list(after),
+        kind,
     )
 
 
-# --- figures and the Markdown file ---------------------------------------------------------------------
-
-
-def figure_links(figures: Iterable[Path], heading: str = "## Figures") -> list[str]:
-    """A report's figure section: one Markdown image per figure (alt text: the file's stem)."""
-    return [heading, ""] + [f"![{p.stem}](figures/{p.name})" for p in figures] + [""]
+# --- figures ---------------------------------------------------------------------
 
 
 def axis_label(m: Metric, name: str | None = None) -> str:
     """An axis label from a metric: 'latency (ms)', or the name alone when the metric has no unit."""
     name = name or m.name.replace("_", " ")
     return f"{name} ({m.unit})" if m.unit else name
-
-
-def write_markdown(suite, lines: list[str], out_dir: Path) -> Path:
-    """Write ``<out_dir>/<suite>.md`` from its lines."""
-    path = out_dir / f"{suite.name}.md"
-    atomic.write_text(path, "\n".join(lines))
-    return path
 
 
 # --- verdicts ------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import math
 
 import pandas as pd
 
+from harness.report_kit import table_section
 from harness.report_sections import HEADLINE, Section
 from suites.attention_cost.claims._shared import LINEAR, QUADRATIC, forward_mean, fused, growth, kernel_of
-from suites.common.table_section import table_section
 
 #: how a slope reads against the margins (claims/_shared.py ``growth``)
 READS = {

@@ -7,9 +7,8 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, mean_ci, over_seeds
+from harness.report_kit import fmt_mean_ci, mean_ci, over_seeds, table_section
 from harness.report_sections import HEADLINE, Section
-from suites.common.table_section import table_section
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from harness.report_kit import table_section
 from harness.report_sections import HEADLINE, Section
-from suites.common.table_section import table_section
 from suites.kv_cache.steps import DOMINANT
 
 

@@ -11,11 +11,10 @@ import torch
 
 from harness.claims import judge_all
 from harness.findings import sentences
-from harness.report_kit import begin, code_line, first_ok, title
+from harness.report_kit import begin, code_line, first_ok, table_section, title
 from harness.report_sections import BOOKKEEPING, FIGURE, Report, Section, section
 from suites.common.ceiling_notes import accelerator_line, nominal_peak_note
 from suites.common.facts import fact
-from suites.common.table_section import table_section
 from suites.kv_cache.claims._shared import AINSLIE, POPE
 from suites.kv_cache.figures import latency_figure, roofline
 from suites.kv_cache.headline import section as headline_section

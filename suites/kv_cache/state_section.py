@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from harness.report_kit import table_section
 from harness.report_sections import Section
-from suites.common.table_section import table_section
 
 
 def _is_mixer(spec) -> bool:

@@ -8,10 +8,9 @@ import pandas as pd
 
 from harness.ceilings import nominal
 from harness.measure import bootstrap_ratio
-from harness.report_kit import markdown_table
+from harness.report_kit import markdown_table, table_section
 from harness.report_sections import BOOKKEEPING, Section, section
 from suites.common.ceiling_notes import bandwidth_note, bandwidths, device_names, fmt_gbs
-from suites.common.table_section import table_section
 from variants.decode.cache_size import PUBLISHED, kv_cache_bytes
 
 #: KV cache at 4096 tokens, fp16, batch 1, from Llama 2's shapes (Touvron et al. 2023, arXiv 2307.09288, table 1)

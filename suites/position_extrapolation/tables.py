@@ -7,11 +7,10 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci, mean_ci, most_seeds, over_seeds, status_notes
+from harness.report_kit import fmt_mean_ci, mean_ci, most_seeds, over_seeds, status_notes, table_section
 from harness.report_sections import HEADLINE, Section, section
 from suites.common.learning import learning_checks, usable
 from suites.common.narrow import narrow
-from suites.common.table_section import table_section
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")

@@ -19,9 +19,8 @@ import pandas as pd
 import torch
 
 from harness.contract import Measurement
-from harness.report_kit import fmt_pct
+from harness.report_kit import fmt_pct, table_section
 from harness.report_sections import Section
-from suites.common.table_section import table_section
 from suites.position_extrapolation.tables import ppl_by_seed
 
 #: the metric of a window model's measured span

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from harness.report_kit import table_section
 from harness.report_sections import Section
-from suites.common.table_section import table_section
 
 #: the metric a rate is chosen by
 CHOOSES = "validation_token_accuracy"

@@ -6,9 +6,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from harness.report_kit import most_seeds, over_seeds, share_cell
+from harness.report_kit import most_seeds, over_seeds, share_cell, table_section
 from harness.report_sections import BODY, Section
-from suites.common.table_section import table_section
 from suites.recall.learning_rates import keep_chosen
 
 #: the order variants are listed in: the Transformer's position arms, then the fixed-state models

@@ -6,9 +6,8 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import fmt_mean_ci
+from harness.report_kit import fmt_mean_ci, table_section
 from harness.report_sections import HEADLINE, Section
-from suites.common.table_section import table_section
 from suites.retrieval_length.effective import THRESHOLD, effective_length, effective_text
 from suites.retrieval_length.records import SHARE, curves, ok_records
 

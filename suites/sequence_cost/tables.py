@@ -8,11 +8,10 @@ import math
 
 import pandas as pd
 
-from harness.report_kit import status_notes
+from harness.report_kit import status_notes, table_section
 from harness.report_sections import BOOKKEEPING, Section, section
 from suites.common.narrow import narrow
 from suites.common.peak_note import over_peak_note
-from suites.common.table_section import table_section
 
 TABLES = (
     (

@@ -9,9 +9,8 @@ import pandas as pd
 
 from harness.claims import judge_all
 from harness.findings import sentences
-from harness.report_kit import begin, markdown_table, pyplot, save_figure, title
+from harness.report_kit import begin, markdown_table, pyplot, save_figure, table_section, title
 from harness.report_sections import BOOKKEEPING, FIGURE, HEADLINE, Report, Section, section
-from suites.common.table_section import table_section
 from suites.streaming.policies import POLICIES
 from suites.streaming.sink_token import is_sink_spec
 

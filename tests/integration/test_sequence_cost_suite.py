@@ -4,6 +4,7 @@ import pytest
 from stored import load, report
 
 from bench.cli import main
+from harness.contract import suites
 
 TINY = [
     "suite=sequence_cost",
@@ -39,24 +40,8 @@ def test_default_layers_end_to_end_with_report(tmp_path):
     # a busy machine can make one tiny call exceed the profile's max_call_s (a budget skip, tested below): lifted here
     assert run(tmp_path, "set.max_call_s=60") == 0
     records = load(tmp_path / "results")
-    assert {r["variant"] for r in records} == {
-        "lstm",
-        "gru",
-        "lstm+loop",
-        "gru+loop",
-        "transformer",
-        "mingru",
-        "mingru+loop",
-        "linear_attention",
-        "gated_deltanet",
-        "gated_deltanet+loop",
-        "deltanet",
-        "deltanet+loop",
-        "gla",
-        "gla+loop",
-        "mamba2",
-        "mamba2+loop",
-    }
+    assert {r["variant"] for r in records} == set(suites.get("sequence_cost").default_variants)  # every one, 16
+    assert len(suites.get("sequence_cost").default_variants) == 16
     assert {r["status"] for r in records} == {"ok"}
     decode = [r for r in records if r["metric"].startswith("decode_")]
     assert len(decode) == 16 * 2 * 2  # variants x contexts x (latency, state bytes)

@@ -18,14 +18,7 @@ from __future__ import annotations
 
 from harness.claims import declared
 from harness.findings import Finding, finding, not_run, unmet
-from suites.sequence_cost.claims._shared import (
-    NOISE,
-    Evidence,
-    ratio_cause,
-    ratio_estimates,
-    ratios_text,
-    speedup_reading,
-)
+from suites.sequence_cost.claims import _shared as shared
 from suites.sequence_cost.speedups import speedup
 
 CLAIM = declared(__file__)
@@ -35,7 +28,7 @@ CHUNKED, RECURRENT = "gated_deltanet", "gated_deltanet+loop"
 VERDICTS = {"faster and growing": "agrees", "slower": "disagrees", "neither": "inconclusive"}
 
 
-def judge(ev: Evidence) -> Finding:
+def judge(ev: shared.Evidence) -> Finding:
     """Agrees (on a GPU) when the recurrent form's latency over the chunked form's exceeds NOISE at the longest common
     length and is larger there than at the shortest; disagrees when the chunked form is slower beyond NOISE there; on
     a CPU otherwise not testable here (see the module docstring)."""
@@ -44,21 +37,21 @@ def judge(ev: Evidence) -> Finding:
     if not ratios:
         return not_run(CLAIM, f"These records lack `{CHUNKED}` and `{RECURRENT}` timed at a common length.")
     long = max(ratios)
-    verdict = VERDICTS[speedup_reading(ratios)]
+    verdict = VERDICTS[shared.speedup_reading(ratios)]
     device = str(df.iloc[0].device).split(":")[0]
-    listed, said = ratios_text(ratios, verdict)
+    listed, said = shared.ratios_text(ratios, verdict)
     text = (
         f"Training-step time ({pass_}) of Gated DeltaNet token by token (`{RECURRENT}`) over its chunked form "
         f"(`{CHUNKED}`) on this {device}: " + listed + f". {said}"
     )
     slower = f"the chunked form is slower than the recurrent form at {long:g} tokens on this {device}."
-    cause = ratio_cause(verdict, ratios, slower)
-    estimates = ratio_estimates(ratios, RECURRENT, CHUNKED)
+    cause = shared.ratio_cause(verdict, ratios, slower)
+    estimates = shared.ratio_estimates(ratios, RECURRENT, CHUNKED)
     if device == "cpu" and verdict != "disagrees":
         measured = (
             f"this is a {device}, where both forms are bound by their work (O(T) for each); measured "
             + ", ".join(f"{r:.2f}x at {x:g} tokens" for x, r in ratios.items())
-            + f" ({'faster beyond' if ratios[long] > NOISE else 'within'} the {NOISE:g}x timing margin at "
+            + f" ({'faster beyond' if ratios[long] > shared.NOISE else 'within'} the {shared.NOISE:g}x timing margin at "
             f"{long:g} tokens)"
         )
         return unmet(
@@ -68,6 +61,6 @@ def judge(ev: Evidence) -> Finding:
             f"variants=[{CHUNKED},{RECURRENT}]` on a GPU, lengths to 4096 tokens",
             estimates,
             headline=0,
-            boundary=NOISE,
+            boundary=shared.NOISE,
         )
-    return finding(CLAIM, verdict, text, estimates, cause=cause, over_seeds=False, headline=0, boundary=NOISE)
+    return finding(CLAIM, verdict, text, estimates, cause=cause, over_seeds=False, headline=0, boundary=shared.NOISE)

@@ -11,14 +11,7 @@ from __future__ import annotations
 
 from harness.claims import declared
 from harness.findings import Finding, finding, not_run
-from suites.sequence_cost.claims._shared import (
-    NOISE,
-    Evidence,
-    ratio_cause,
-    ratio_estimates,
-    ratios_text,
-    speedup_reading,
-)
+from suites.sequence_cost.claims import _shared as shared
 from suites.sequence_cost.speedups import latencies, speedup
 
 CLAIM = declared(__file__)
@@ -28,7 +21,7 @@ SEQUENTIAL, FUSED, SCANNED = "gru+loop", "gru", "mingru"
 VERDICTS = {"faster and growing": "agrees", "slower": "disagrees", "neither": "inconclusive"}
 
 
-def judge(ev: Evidence) -> Finding:
+def judge(ev: shared.Evidence) -> Finding:
     """Agrees when the sequential GRU's fwd+bwd latency over minGRU's exceeds NOISE at the longest length both were timed
     and is larger there than at the shortest; disagrees when minGRU is slower beyond NOISE there; else inconclusive."""
     df = ev.df
@@ -37,9 +30,9 @@ def judge(ev: Evidence) -> Finding:
         return not_run(CLAIM, f"These records lack `{SEQUENTIAL}` and `{SCANNED}` timed at a common length.")
     common = sorted(ratios)
     scan, fused = latencies(df, SCANNED, pass_), latencies(df, FUSED, pass_)
-    verdict = VERDICTS[speedup_reading(ratios)]
+    verdict = VERDICTS[shared.speedup_reading(ratios)]
     device = str(df.iloc[0].device).split(":")[0]
-    listed, said = ratios_text(ratios, verdict)
+    listed, said = shared.ratios_text(ratios, verdict)
     text = (
         f"Training-step time ({pass_}) of the sequential GRU (`{SEQUENTIAL}`) over minGRU's parallel scan (`{SCANNED}`) "
         f"on this {device}: "
@@ -53,7 +46,7 @@ def judge(ev: Evidence) -> Finding:
         + f". Feng et al.'s 175x at 512 tokens is a GPU figure; this is the {device} ratio. {said}"
     )
     slower = f"minGRU's scan is slower than the sequential GRU at {common[-1]:g} tokens on this {device}."
-    cause = ratio_cause(verdict, ratios, slower)
+    cause = shared.ratio_cause(verdict, ratios, slower)
     # the longest length decides (it comes first), against the timing margin NOISE
-    estimates = ratio_estimates(ratios, SEQUENTIAL, SCANNED)
-    return finding(CLAIM, verdict, text, estimates, cause=cause, over_seeds=False, headline=0, boundary=NOISE)
+    estimates = shared.ratio_estimates(ratios, SEQUENTIAL, SCANNED)
+    return finding(CLAIM, verdict, text, estimates, cause=cause, over_seeds=False, headline=0, boundary=shared.NOISE)

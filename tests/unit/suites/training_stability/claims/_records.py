@@ -71,3 +71,18 @@ def probe_records(slopes, layers=6):
                     )
                 )
     return rows
+
+
+def fragile_cells():
+    """Two cells: at depth 12 Post-LN collapses with and without warm-up in every seed (it tests not warm-up but
+    Post-LN's fragility); at depth 2 it collapses only without warm-up. Pre-LN learns in both."""
+    return (
+        stability_records("post_ln", 12, 0.01, 0, STUCK)
+        + stability_records("post_ln", 12, 0.01, 30, STUCK)
+        + stability_records("pre_ln", 12, 0.01, 0, near(2.2))
+        + stability_records("pre_ln", 12, 0.01, 30, LEARNED)
+        + stability_records("post_ln", 2, 0.01, 0, STUCK)
+        + stability_records("post_ln", 2, 0.01, 30, LEARNED)
+        + stability_records("pre_ln", 2, 0.01, 0, near(2.05))
+        + stability_records("pre_ln", 2, 0.01, 30, LEARNED)
+    )

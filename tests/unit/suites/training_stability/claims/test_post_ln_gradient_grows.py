@@ -2,14 +2,7 @@
 
 import pytest
 
-from tests.unit.suites.training_stability.claims._records import (
-    LEARNED,
-    STUCK,
-    near,
-    probe_records,
-    stability_records,
-    verdicts,
-)
+from tests.unit.suites.training_stability.claims._records import LEARNED, probe_records, stability_records, verdicts
 
 
 def test_the_gradient_verdict_judges_post_ln_slope_over_initialisations_and_against_pre_ln():

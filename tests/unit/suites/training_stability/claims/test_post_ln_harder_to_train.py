@@ -1,26 +1,10 @@
 """Post-LN is harder to train: its collapsed runs per seed against Pre-LN's, paired by seed."""
 
-from tests.unit.suites.training_stability.claims._records import (
-    LEARNED,
-    STUCK,
-    near,
-    probe_records,
-    stability_records,
-    verdicts,
-)
+from tests.unit.suites.training_stability.claims._records import LEARNED, fragile_cells, stability_records, verdicts
 
 
 def test_collapses_in_every_seed_agree_and_none_against_none_is_inconclusive():
-    fragile = (
-        stability_records("post_ln", 12, 0.01, 0, STUCK)
-        + stability_records("post_ln", 12, 0.01, 30, STUCK)
-        + stability_records("pre_ln", 12, 0.01, 0, near(2.2))
-        + stability_records("pre_ln", 12, 0.01, 30, LEARNED)
-        + stability_records("post_ln", 2, 0.01, 0, STUCK)
-        + stability_records("post_ln", 2, 0.01, 30, LEARNED)
-        + stability_records("pre_ln", 2, 0.01, 0, near(2.05))
-        + stability_records("pre_ln", 2, 0.01, 30, LEARNED)
-    )
+    fragile = fragile_cells()
     train = verdicts(fragile)["post_ln_harder_to_train"]
     assert train.verdict == "agrees" and "[3, 3, 3] of 4" in train.sentence
     calm = (

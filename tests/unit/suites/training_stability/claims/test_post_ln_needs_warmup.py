@@ -5,8 +5,7 @@ import pytest
 from tests.unit.suites.training_stability.claims._records import (
     LEARNED,
     STUCK,
-    near,
-    probe_records,
+    fragile_cells,
     stability_records,
     verdicts,
 )
@@ -32,16 +31,7 @@ def test_a_cost_inside_the_seeds_noise_is_not_hurt_and_collapses_enter_at_their_
 
 
 def test_cells_where_even_the_warmed_up_post_ln_collapsed_are_named_not_pooled():
-    rows = (
-        stability_records("post_ln", 12, 0.01, 0, STUCK)
-        + stability_records("post_ln", 12, 0.01, 30, STUCK)
-        + stability_records("pre_ln", 12, 0.01, 0, near(2.2))
-        + stability_records("pre_ln", 12, 0.01, 30, LEARNED)
-        + stability_records("post_ln", 2, 0.01, 0, STUCK)
-        + stability_records("post_ln", 2, 0.01, 30, LEARNED)
-        + stability_records("pre_ln", 2, 0.01, 0, near(2.05))
-        + stability_records("pre_ln", 2, 0.01, 30, LEARNED)
-    )
+    rows = fragile_cells()
     found = verdicts(rows)
     warm = found["post_ln_needs_warmup"]
     # pooled, the depth-12 cell would pull the difference down (Post-LN cost 0, Pre-LN 0.2): it is named instead

@@ -70,12 +70,17 @@ def test_linear_attention_is_a_normalised_kernel_average():
 
 @pytest.mark.parametrize("name", MIXERS)
 def test_mixer_lm_decodes_step_by_step_as_its_forward_pass(name):
+    assert_steps_match_forward(MixerSpec(vocab_size=11, mixer=name, d_model=16, n_layers=2, n_heads=2))
+
+
+def assert_steps_match_forward(spec, batch: int = 2, length: int = 25):
+    """Decoding token by token from the initial states gives the forward pass's logits at every position (float64)."""
     torch.manual_seed(0)
-    model = build(MixerSpec(vocab_size=11, mixer=name, d_model=16, n_layers=2, n_heads=2)).double().eval()
-    tokens = torch.randint(0, 11, (2, 25))
+    model = build(spec).double().eval()
+    tokens = torch.randint(0, spec.vocab_size, (batch, length))
     full = model(tokens)
-    states = model.initial_states(2)
-    for t in range(25):
+    states = model.initial_states(batch)
+    for t in range(length):
         logits, states = model.step(tokens[:, t], states)
         assert torch.allclose(logits, full[:, t], rtol=1e-8, atol=1e-9)
 
@@ -143,15 +148,7 @@ def test_mixers_are_presets_of_their_axis():
 
 @pytest.mark.parametrize("variant", ["mamba2+hybrid2", "gated_deltanet+hybrid2+window5", "softmax_attention+window3"])
 def test_a_hybrid_decodes_step_by_step_as_its_forward_pass(variant):
-    torch.manual_seed(0)
-    spec = resolve(variant, MixerSpec(vocab_size=11, d_model=16, n_layers=2, n_heads=2))
-    model = build(spec).double().eval()
-    tokens = torch.randint(0, 11, (2, 25))
-    full = model(tokens)
-    states = model.initial_states(2)
-    for t in range(25):
-        logits, states = model.step(tokens[:, t], states)
-        assert torch.allclose(logits, full[:, t], rtol=1e-8, atol=1e-9)
+    assert_steps_match_forward(resolve(variant, MixerSpec(vocab_size=11, d_model=16, n_layers=2, n_heads=2)))
 
 
 def test_a_hybrid_puts_attention_in_every_kth_block_and_its_cache_grows_to_the_window():

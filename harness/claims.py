@@ -60,8 +60,11 @@ def package_of(suite: Any) -> str:
 
 
 def _claims_package(suite: Any) -> ModuleType | None:
-    """The suite's claims package, or None where it has none (a suite that tests no published finding)."""
+    """The suite's claims package, or None where it has none (a suite that tests no published finding, or one whose
+    module is not in a package)."""
     name = package_of(suite)
+    if name.startswith("."):
+        return None
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:

@@ -66,3 +66,13 @@ def test_each_judge_reads_what_shared_prepares_in_the_file_s_order(tmp_path, mon
     found = judge_all(suite, pd.DataFrame({"x": [1, 2, 3]}))
     assert [f.claim.key for f in found] == ["a", "b"]
     assert [f.sentence for f in found] == ["3 records", "3 records"]
+
+
+def test_a_suite_outside_any_package_has_no_claims(tmp_path, monkeypatch):
+    (tmp_path / "loose_suite.py").write_text("class Loose:\n    name = 'loose'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from loose_suite import Loose  # noqa: PLC0415  (made above)
+
+    from harness.claims import claims_of, probe_figures
+
+    assert claims_of(Loose()) == () and modules(Loose()) == [] and probe_figures(Loose()) == {}

@@ -38,6 +38,10 @@ class Section:
     def markdown(self) -> list[str]:
         return [f"## {self.heading}", *self.lines]
 
+    def __iter__(self):
+        """Its Markdown lines, heading first (what a test or a caller reading the text joins)."""
+        return iter(self.markdown())
+
 
 def section(heading: str, lines: Iterable[str], kind: str = BODY) -> Section:
     """A section of ``kind`` whose body starts with a blank line after its heading, as every report writes one."""

@@ -172,10 +172,11 @@ def test_pareto_front_keeps_the_points_nothing_beats_on_both_axes():
 def test_bench_report_of_one_suite_rebuilds_the_index_over_every_suite(groups, tmp_path, monkeypatch):
     from bench.report.build import build_reports
     from harness.contract import Suite
+    from harness.report_sections import Report
     from harness.store import ResultsStore
 
     monkeypatch.setattr(
-        Suite, "report", lambda self, records, out_dir: []
+        Suite, "report", lambda self, records, out_dir: Report(["# title", ""])
     )  # the suites' own reports are tested elsewhere
     store = ResultsStore(tmp_path / "results")
     for name, group in groups.items():

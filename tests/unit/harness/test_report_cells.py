@@ -120,7 +120,7 @@ def test_the_longest_lag_learned_shows_its_range_over_seeds():
 
 
 def test_head_counts_show_their_range_and_shares_stay_within_0_and_1():
-    from suites.attention_heads.tables import _specialist_section
+    from suites.attention_heads.tables import specialist_section
 
     table = pd.DataFrame(
         {
@@ -136,7 +136,7 @@ def test_head_counts_show_their_range_and_shares_stay_within_0_and_1():
             "max_delimiter_share": [0.5, 0.9, 0.6],
         }
     )
-    text = "\n".join(_specialist_section(table, ["rope"]))
+    text = "\n".join(specialist_section(table, ["rope"]))
     assert "2.7 (range 0-5, n=3); 2 of 3 seeds" in text and "1.3 (range 0-4, n=3)" in text
     assert "1.3 (range 1-2, n=3); 3 of 3 seeds" in text
     found = _bounds(text)

@@ -42,9 +42,10 @@ def summary(suite) -> str:
 
 
 def _suites() -> list:
+    """The built-in suites (those of the ``suites`` package): a plugin's, or a test's, is not the project's to list."""
     from harness.contract import suites
 
-    return [entry.obj for entry in suites.entries()]
+    return [entry.obj for entry in suites.entries() if type(entry.obj).__module__.startswith("suites.")]
 
 
 def suites_table(found: list) -> list[str]:

@@ -4,6 +4,7 @@ one learning rate flagged as confounded."""
 from __future__ import annotations
 
 from harness.contract import suites
+from tests.unit.suites.scaling.ladder import one_rate  # noqa: F401  (the fixture)
 
 
 def test_each_variant_runs_at_every_rung_with_its_losses_along_training(one_rate):

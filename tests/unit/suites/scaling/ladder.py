@@ -1,4 +1,5 @@
-"""A tiny ladder trained once for the scaling tests that read its records (tests/unit/suites/scaling/)."""
+"""A tiny ladder trained once for the scaling tests that read its records (imported as a fixture; no conftest.py
+here, since tests/conftest.py is imported by its bare name)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ import dataclasses
 
 from harness.claims import judge_all
 from harness.contract import suites
-from tests.unit.suites.scaling.ladder import one_rate  # noqa: F401  (the fixture)
 from suites.scaling.tables import sweep_flags
+from tests.unit.suites.scaling.ladder import one_rate  # noqa: F401  (the fixture)
 
 
 def gqa(df):

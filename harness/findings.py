@@ -53,6 +53,11 @@ class Claim:
     #: a finding decided by a rule that is not yet a test of stated size (a threshold on a mean, a count above a bar):
     #: the rule in words; empty where the paired rule (harness/paired.py) decides, or for a check
     untested_rule: str = ""
+    #: the smallest effect worth detecting, in the headline estimate's unit (its distance from the boundary): what an
+    #: inconclusive verdict's seed plan is sized for (harness/power.py), never the measured estimate
+    smallest_effect: float | None = None
+    #: where ``smallest_effect`` comes from: the claim's margin, the source's units, or "this project's choice: why"
+    smallest_effect_source: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -88,6 +93,12 @@ class Finding:
     #: a claim judged along an axis (a ladder of model sizes): its verdict at each point, in order, and where it
     #: flips ("by rung: 0 agrees, 1 agrees, 2 inconclusive; flips"), which the scoreboard shows whatever the verdict
     along: str = ""
+    #: the two-sided p-value of the test behind the verdict (None where no test stands behind it: a count, one seed
+    #: judged by its margin, a claim not testable here); the index's false-discovery control reads it
+    p: float | None = None
+    #: the profile and device of the records the headline comes from, where they differ from the group's (a GPU
+    #: record judged beside a CPU group); empty otherwise
+    where: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -149,16 +160,20 @@ def finding(
     pairs: str = "seed",
     boundary: float = 0.0,
     along: str = "",
+    p: float | None = None,
+    where: str = "",
 ) -> Finding:
     """A Finding whose seed count defaults to the seeds behind its headline estimate (the one the verdict turns
     on); ``cause``: one sentence on why the verdict is not "agrees"; ``headline``: the position, among the
     estimates given, of the one the verdict rests on; ``over_seeds``: False where the verdict rests on exact values
     or timing repeats, not seeds; ``pairs``: what the count of ``seeds`` counts when it is not training seeds;
     ``boundary``: what the headline's interval must clear (harness/power.py); ``along``: the verdict at each point of
-    an axis the claim is judged along (``Finding.along``).
+    an axis the claim is judged along (``Finding.along``); ``p``: the test's two-sided p-value where the rule's is not
+    the one ``verdict`` carries (a ``harness.paired.Verdict``) nor the headline's against its boundary; ``where``:
+    ``Finding.where``.
 
     An inconclusive verdict's cause ends with what more seeds could do (harness/power.py: the minimum detectable
-    effect at its seeds and the seeds that would resolve it). A verdict that rests on one seed's spread ends its
+    effect at its seeds and the seeds that detect the claim's smallest effect of interest). A verdict that rests on one seed's spread ends its
     sentence with the note '1 seed: indicative only'."""
     kept = [(i, e) for i, e in enumerate(estimates) if e is not None]
     position = next((k for k, (i, _) in enumerate(kept) if i == headline), 0)
@@ -168,13 +183,31 @@ def finding(
     if verdict == "inconclusive" and head is not None and over_seeds:
         from harness.power import sentence as power_sentence
 
-        planned = power_sentence(head, boundary)
+        planned = power_sentence(head, boundary, claim.smallest_effect, claim.smallest_effect_source)
         if planned and planned not in cause:
             cause = f"{cause.rstrip().rstrip('.')}. {planned}" if cause.strip() else planned
-    found = Finding(claim, verdict, sentence, estimates, n, "", cause, position, over_seeds, pairs, boundary, along)
+    p = _p_of(verdict, head, boundary, over_seeds) if p is None else p
+    found = Finding(
+        claim, str(verdict), sentence, estimates, n, "", cause, position, over_seeds, pairs, boundary, along, p, where
+    )
     if found.indicative and sentence and INDICATIVE not in sentence:
         found = replace(found, sentence=f"{sentence.rstrip()} ({INDICATIVE}.)")
     return found
+
+
+def _p_of(verdict: str, head: Estimate | None, boundary: float, over_seeds: bool) -> float | None:
+    """The p-value a verdict carries (a ``harness.paired.Verdict``), else the headline's paired t test against its
+    boundary; None where neither is a test (no seeds behind it, a count, one seed, not testable, not run)."""
+    import math
+
+    from harness import pvalues
+
+    if verdict not in ("agrees", "disagrees", "inconclusive") or not over_seeds:
+        return None
+    p = getattr(verdict, "p", math.nan)
+    if math.isnan(p):
+        p = pvalues.two_sided(head, boundary)
+    return None if math.isnan(p) else p
 
 
 def cause_sentence(verdict: str, causes: Sequence[str]) -> str:

@@ -13,10 +13,12 @@ A difference *counts* on one paired test, whatever the rule's shape:
   Its size is what it says: under null noise it counts 5% of the time (tests/unit/harness/test_rule_size.py simulates it).
   No range test, no margin: a declared ``margin`` is ignored at two seeds or more.
 - with one seed, only beyond a declared ``margin`` calibrated from the standard profile's per-seed spread *of the
-  quantity being judged* (at least ``MARGIN_SDS`` standard deviations, ``one_seed_margin``); with no calibrated
-  margin one seed gives no verdict ("1 seed: no verdict").
+  quantity being judged* (``one_seed_margin``: the 95% prediction bound t(0.975, n - 1) * sd * sqrt(arms), which
+  carries the uncertainty of an sd estimated from a few seeds); with no calibrated margin one seed gives no
+  verdict ("1 seed: no verdict").
 
-Otherwise it is inconclusive. The verdicts that follow from it:
+Otherwise it is inconclusive. Every rule returns a ``Verdict``: its word, with the one-sided p-values of the test for
+and against the claim (harness/pvalues.py reads them back from the interval, so word and p never disagree). The rules:
 
 - ``directional(diff, expected)``: the claim says a - b has the sign ``expected``; agrees when the difference
   counts in that direction, disagrees when it counts the other way, inconclusive when it does not count.
@@ -28,10 +30,16 @@ Otherwise it is inconclusive. The verdicts that follow from it:
   one-sided test of non-inferiority); agrees when the interval's upper end (one seed: the value plus its calibrated
   margin) is within the margin, whether a is better or not, disagrees when its lower end is beyond the margin,
   inconclusive otherwise.
-- ``all_hold``: a claim of several parts that must all hold; disagrees as soon as one part does.
+- ``reaches(estimate, threshold)``: the claim says a mean is at least (or at most) a bar; a one-sided test against
+  the bar, never "the mean is below it" (which says "disagrees" half the time at a true mean on the bar).
+- ``all_hold``: a claim of several parts that must all hold (a ranking, a conjunction); agrees when every part
+  agrees, disagrees when a part refutes it with the parts' p-values held at 2.5% together (Holm), so k null parts
+  say "disagrees" no more often than one test.
 - ``combine_verdicts``: several replicates of one claim (one per family or setting of a claim that should hold
-  in each): agrees only when all agree; disagrees only when all that count disagree; otherwise inconclusive.
-  A ranking or any claim that is the conjunction of its pairs is ``all_hold`` instead: one reversed pair refutes it.
+  in each): agrees only when all agree; disagrees only when none agrees and a replicate refutes it, held at 2.5%
+  together as ``all_hold`` holds its parts; otherwise inconclusive.
+
+tests/unit/harness/test_rule_sizes.py simulates each rule's size under the null.
 
 A collapsed run (diverged, or stuck at the unigram loss) is an outcome, never a missing value: a suite
 passes its collapse value (the loss it stalled at, or the loss of predicting the unigram distribution) as
@@ -44,11 +52,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from harness import pvalues
 from harness.estimate import Estimate
-from harness.intervals import difference_bounds
+from harness.intervals import difference_bounds, t_quantile
 
-#: a one-seed margin is at least this many standard deviations of the quantity's per-seed spread (2.8 sd: a single
-#: seed of null noise beyond it about 0.5% of the time under a normal model)
+#: a timing margin in standard deviations of many timing repeats (about 0.5% of null noise beyond it, normal model);
+#: a one-seed margin from a few seeds uses the t quantile instead (``one_seed_margin``)
 MARGIN_SDS = 2.8
 #: what a comparison of one seed without a calibrated margin says
 NO_VERDICT = "1 seed: no verdict"
@@ -111,6 +120,10 @@ class Difference:
             return (math.nan, math.nan)
         return (e.value - self.margin, e.value + self.margin)
 
+    def p_value(self, boundary: float = 0.0) -> float:
+        """The two-sided p-value of the paired t test of the difference against ``boundary`` (NaN at one seed)."""
+        return pvalues.two_sided(self.estimate, boundary) if not self.one_seed else math.nan
+
     def why(self) -> str:
         """Why it counts or not, in words ('its 95% interval excludes 0', '1 seed: no verdict')."""
         if math.isnan(self.mean):
@@ -162,71 +175,164 @@ def paired(
     return Difference(Estimate.of(label, diffs, unit, "bounded", difference_bounds(bounds)), xa, xb, margin)
 
 
-def directional(diff: Difference, expected: int) -> str:
+class Verdict(str):
+    """A verdict word ("agrees", "disagrees", "inconclusive", ...) that carries the one-sided p-values of its test:
+    ``p_for`` of the evidence for the claim, ``p_against`` of the evidence against it (NaN where the rule has no
+    test: one seed judged by its margin, a verdict typed by hand). It equals its word, so it reads as one."""
+
+    p_for: float
+    p_against: float
+
+    def __new__(cls, word: str, p_for: float = math.nan, p_against: float = math.nan) -> Verdict:
+        self = super().__new__(cls, str(word))
+        self.p_for, self.p_against = float(p_for), float(p_against)
+        return self
+
+    @property
+    def p(self) -> float:
+        """The two-sided p-value of whichever direction the evidence leans (decided at 5% when below 0.05)."""
+        if math.isnan(self.p_for) or math.isnan(self.p_against):
+            return math.nan
+        return min(1.0, 2.0 * min(self.p_for, self.p_against))
+
+
+def p_against(verdict: str) -> float:
+    """The one-sided p-value against the claim a verdict carries; a plain word has none (NaN)."""
+    return getattr(verdict, "p_against", math.nan)
+
+
+def _tested(diff: Difference) -> bool:
+    return not diff.one_seed and not math.isnan(diff.mean) and diff.estimate.low is not None
+
+
+def directional(diff: Difference, expected: int) -> Verdict:
     """The verdict on 'a - b has sign ``expected``' (+1: a is larger; -1: a is smaller)."""
+    p_for = p_back = math.nan
+    if _tested(diff):
+        up, down = pvalues.above(diff.estimate), pvalues.below(diff.estimate)
+        p_for, p_back = (up, down) if expected > 0 else (down, up)
     if not diff.counts:
-        return "inconclusive"
-    return "agrees" if diff.sign == expected else "disagrees"
+        return Verdict("inconclusive", p_for, p_back)
+    return Verdict("agrees" if diff.sign == expected else "disagrees", p_for, p_back)
 
 
-def equivalent(diff: Difference, tolerance: float) -> str:
+def equivalent(diff: Difference, tolerance: float) -> Verdict:
     """The verdict on 'a and b are alike', within +-``tolerance`` in the difference's unit (two one-sided tests:
     the whole interval inside; it disagrees when the interval lies wholly beyond the tolerance)."""
     low, high = diff.ends()
+    p_for = p_back = math.nan
+    if _tested(diff):
+        e = diff.estimate
+        p_for = max(pvalues.below(e, tolerance), pvalues.above(e, -tolerance))
+        p_back = min(pvalues.above(e, tolerance), pvalues.below(e, -tolerance))
     if math.isnan(diff.mean) or math.isnan(low):
-        return "inconclusive"
+        return Verdict("inconclusive", p_for, p_back)
     if low > tolerance or high < -tolerance:
-        return "disagrees"
+        return Verdict("disagrees", p_for, p_back)
     if -tolerance <= low and high <= tolerance:
-        return "agrees"
-    return "inconclusive"
+        return Verdict("agrees", p_for, p_back)
+    return Verdict("inconclusive", p_for, p_back)
 
 
-def not_worse(diff: Difference, margin: float) -> str:
+def not_worse(diff: Difference, margin: float) -> Verdict:
     """The verdict on 'a is worse than b by at most ``margin``' (in the difference's unit; a - b > 0 is worse):
     agrees when the interval's upper end is within the margin, disagrees when its lower end is beyond it."""
     low, high = diff.ends()
+    p_for = p_back = math.nan
+    if _tested(diff):
+        p_for, p_back = pvalues.below(diff.estimate, margin), pvalues.above(diff.estimate, margin)
     if math.isnan(diff.mean) or math.isnan(low):
-        return "inconclusive"
+        return Verdict("inconclusive", p_for, p_back)
     if low > margin:
-        return "disagrees"
-    return "agrees" if high <= margin else "inconclusive"
+        return Verdict("disagrees", p_for, p_back)
+    return Verdict("agrees" if high <= margin else "inconclusive", p_for, p_back)
 
 
-def one_seed_margin(per_seed: Sequence[float], at_least: float = 0.0) -> float:
-    """The margin one seed of a quantity must exceed to count: MARGIN_SDS times the sample sd of that quantity's
-    per-seed values in the standard profile (``per_seed``: at least three), or ``at_least`` if larger."""
+def reaches(estimate: Estimate, threshold: float, above: bool = True) -> Verdict:
+    """The verdict on 'the true mean is at least ``threshold``' (``above=False``: at most), a one-sided test of the
+    mean over seeds against the threshold: agrees when the 95% interval lies wholly on the claimed side, disagrees
+    when wholly on the other, otherwise inconclusive. A mean just below a bar is not evidence against it: at a true
+    mean exactly on the bar each verdict is reached 2.5% of the time (tests/unit/harness/test_rule_size.py)."""
+    if estimate is None or math.isnan(estimate.value):
+        return Verdict("not run")
+    if estimate.low is None or estimate.high is None:
+        return Verdict("inconclusive")
+    up, down = pvalues.above(estimate, threshold), pvalues.below(estimate, threshold)
+    p_for, p_back = (up, down) if above else (down, up)
+    low, high = estimate.low, estimate.high
+    on_side = low > threshold if above else high < threshold
+    off_side = high < threshold if above else low > threshold
+    return Verdict("agrees" if on_side else "disagrees" if off_side else "inconclusive", p_for, p_back)
+
+
+def one_seed_margin(per_seed: Sequence[float], at_least: float = 0.0, arms: int = 1) -> float:
+    """The margin one seed of a quantity must exceed to count: the 95% prediction bound of one new seed of null
+    noise, t(0.975, n - 1) * sd * sqrt(``arms``), from the sample sd of that quantity's per-seed values in the
+    standard profile (``per_seed``: at least three), or ``at_least`` if larger.
+
+    The t quantile carries the uncertainty of an sd estimated from n seeds (a fixed 2.8 sd counts null noise 10.6%
+    of the time at n = 3); ``arms=2`` where the one-seed quantity judged is a difference of two one-seed arms and
+    ``per_seed`` is one arm's spread (the difference's sd is sqrt 2 times it)."""
     vals = [float(v) for v in per_seed if v is not None and math.isfinite(float(v))]
     if len(vals) < 3:
         raise ValueError(f"one_seed_margin needs the standard profile's values of at least 3 seeds, got {len(vals)}")
     mean = sum(vals) / len(vals)
     sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
-    return max(MARGIN_SDS * sd, at_least)
+    return max(t_quantile(0.975, len(vals) - 1) * sd * math.sqrt(arms), at_least)
 
 
-def combine_verdicts(verdicts: Sequence[str]) -> str:
-    """One verdict from several replicates of one claim (never the pairs of a ranking: ``all_hold``): all agree -> agrees; none agrees and some disagree ->
+#: each branch of a rule of several parts is held to one paired test's per-direction level: 2.5% false "agrees"
+#: and 2.5% false "disagrees", 5% in all
+BRANCH_LEVEL = 0.025
+
+
+def refuted(parts: Sequence[str], level: float = BRANCH_LEVEL) -> bool:
+    """Whether some part refutes the claim with the family of parts held at ``level`` (Holm's step-down: at least one
+    rejection exactly when the smallest p against is at most level / k over the k parts that carry a p). A part
+    without a p (one seed judged by its margin, a word typed by hand) refutes when its word says so."""
+    if any(v == "disagrees" and math.isnan(p_against(v)) for v in parts):
+        return True
+    ps = [p_against(v) for v in parts if not math.isnan(p_against(v))]
+    return bool(ps) and min(ps) <= level / len(ps)
+
+
+def _joined(word: str, parts: Sequence[str]) -> Verdict:
+    """The combined verdict carrying the parts' joint p-values: the largest p for (every part must agree) and the
+    Bonferroni-adjusted smallest p against."""
+    fors = [getattr(v, "p_for", math.nan) for v in parts]
+    against = [p_against(v) for v in parts]
+    p_for = math.nan if any(math.isnan(p) for p in fors) or not fors else max(fors)
+    tested = [p for p in against if not math.isnan(p)]
+    p_back = min(1.0, min(tested) * len(tested)) if tested and len(tested) == len(against) else math.nan
+    return Verdict(word, p_for, p_back)
+
+
+def combine_verdicts(verdicts: Sequence[str]) -> Verdict:
+    """One verdict from several replicates of one claim (never the pairs of a ranking: ``all_hold``): all agree ->
+    agrees; none agrees and some part refutes it with the replicates held at 2.5% together (``refuted``) ->
     disagrees; otherwise inconclusive ('not run' when there are none)."""
     verdicts = [v for v in verdicts if v != "not run"]
     if not verdicts:
-        return "not run"
+        return Verdict("not run")
     if all(v == "agrees" for v in verdicts):
-        return "agrees"
-    if "agrees" not in verdicts and "disagrees" in verdicts:
-        return "disagrees"
-    return "inconclusive"
+        return _joined("agrees", verdicts)
+    if "agrees" not in verdicts and refuted(verdicts):
+        return _joined("disagrees", verdicts)
+    return _joined("inconclusive", verdicts)
 
 
-def all_hold(verdicts: Sequence[str]) -> str:
+def all_hold(verdicts: Sequence[str]) -> Verdict:
     """One verdict on a claim made of several parts that must all hold (ALiBi flat *and* sinusoidal rising; GQA keeps
-    quality *and* MQA loses): disagrees when any part disagrees, agrees when every part agrees, otherwise inconclusive
-    ('not run' with no part). Unlike ``combine_verdicts``, one failing part is enough to refute the conjunction."""
+    quality *and* MQA loses): agrees when every part agrees (an intersection-union test: its size is each part's),
+    disagrees when some part refutes it with the parts held at 2.5% together (``refuted``: a conjunction of k null
+    parts otherwise says "disagrees" up to k times as often as one test), otherwise inconclusive ('not run' with no
+    part)."""
     verdicts = [v for v in verdicts if v != "not run"]
     if not verdicts:
-        return "not run"
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive"
+        return Verdict("not run")
+    if refuted(verdicts):
+        return _joined("disagrees", verdicts)
+    return _joined("agrees" if all(v == "agrees" for v in verdicts) else "inconclusive", verdicts)
 
 
 def _finite(x) -> bool:
@@ -241,6 +347,11 @@ __all__ = [
     "not_worse",
     "combine_verdicts",
     "all_hold",
+    "refuted",
+    "reaches",
+    "Verdict",
+    "p_against",
+    "BRANCH_LEVEL",
     "one_seed_margin",
     "MARGIN_SDS",
     "NO_VERDICT",

@@ -7,9 +7,11 @@ test's scale: the log ratio for a relative change, the difference otherwise) and
 
 - the minimum detectable effect at n seeds, MDE(n) = (t(0.975, n - 1) + t(POWER, n - 1)) * sd / sqrt(n): the
   distance from the boundary a true effect needs for the test to clear it with probability POWER (80%);
-- the seeds that would resolve the comparison if the measured effect is the true one: the smallest n with
-  MDE(n) <= |estimate - boundary|, or none up to MOST_SEEDS, when the estimate sits so close to its boundary that
-  no affordable number of seeds decides it.
+- the seeds a comparison needs to detect the claim's *smallest effect of interest* (``Claim.smallest_effect``: the
+  claim's margin or tolerance, a size in the source's units, or one this project declares in ``suite.yaml`` and
+  names as its choice) with probability POWER: the smallest n with MDE(n) <= that effect, or "more than
+  MOST_SEEDS". The measured estimate never sets the plan: taking a noisy estimate as the true effect (observed
+  power) promises seeds the data cannot promise.
 
 The normal-theory approximation to the non-central t it uses is the standard one for planning seeds.
 """
@@ -23,7 +25,7 @@ from harness.intervals import t_quantile as _t
 
 #: the probability a true effect of the MDE is detected
 POWER = 0.8
-#: the most seeds worth proposing (above it: more seeds cannot be expected to decide the claim)
+#: the most seeds a plan counts up to (beyond it the plan says "more than 200")
 MOST_SEEDS = 200
 
 
@@ -67,40 +69,35 @@ def seeds_to_resolve(sd: float, distance: float) -> int | None:
     return None
 
 
-def sentence(e: Estimate, boundary: float = 0.0) -> str:
-    """One sentence on whether more seeds could decide a comparison whose estimate is ``e`` and whose interval must
-    clear ``boundary`` (in ``e``'s unit); '' where ``e`` carries no interval to plan from."""
+def sentence(e: Estimate, boundary: float = 0.0, smallest_effect: float | None = None, source: str = "") -> str:
+    """One sentence on the seeds an undecided comparison would need: the minimum detectable effect at its seeds, and
+    the seeds that detect the claim's ``smallest_effect`` of interest (in ``e``'s unit, from ``boundary``; its
+    ``source`` named) with POWER; '' where ``e`` carries no interval to plan from or already clears ``boundary``."""
     sd = sd_of(e)
     if sd is None or math.isnan(e.value):
         return ""
-    to, back = _scale(e)
-    try:
-        distance = abs(to(e.value) - to(boundary))
-    except ValueError:
-        return ""
     if e.low > boundary or e.high < boundary:
         return ""  # the interval already clears its boundary: the verdict is undecided for another reason than seeds
+    to, back = _scale(e)
     unit = f" {e.unit}" if e.unit and e.unit != "%" else e.unit
     now = back(mde(sd, e.seeds))
     said = (
-        f"at {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
+        f"At {e.seeds} seeds the smallest effect this test detects with {POWER:.0%} power is {now:.3g}{unit} "
         f"from {boundary:.3g}"
     )
+    if smallest_effect is None or not smallest_effect > 0:
+        return f"{said}; no smallest effect of interest is declared for this claim, so no seed count is planned."
+    try:
+        distance = abs(to(boundary + smallest_effect) - to(boundary))
+    except ValueError:
+        return f"{said}."
     need = seeds_to_resolve(sd, distance)
+    interest = f"the smallest effect of interest, {smallest_effect:.3g}{unit}" + (f" ({source})" if source else "")
     if need is None:
-        return (
-            f"{said[0].upper()}{said[1:]}; the estimate {e.value:.3g}{unit} lies so close to {boundary:.3g} that more "
-            f"than {MOST_SEEDS} seeds would be needed: more seeds cannot be expected to decide it."
-        )
+        return f"{said}; {interest}, would need more than {MOST_SEEDS} seeds at this spread."
     if need <= e.seeds:
-        return (
-            f"{said[0].upper()}{said[1:]}; the estimate is farther than that, yet its interval reaches "
-            f"{boundary:.3g}: another {e.seeds} seeds would likely decide it."
-        )
-    return (
-        f"{said[0].upper()}{said[1:]}; if the measured {e.value:.3g}{unit} is the true effect, about {need} seeds "
-        f"would resolve it with {POWER:.0%} power."
-    )
+        return f"{said}; {interest}, is detectable at these seeds: a true effect of that size is unlikely here."
+    return f"{said}; {interest}, needs about {need} seeds at this spread."
 
 
 __all__ = ["POWER", "MOST_SEEDS", "sd_of", "mde", "seeds_to_resolve", "sentence"]

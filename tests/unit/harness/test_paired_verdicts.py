@@ -41,10 +41,11 @@ def test_one_seed_counts_only_beyond_a_declared_margin():
 
 
 def test_one_seed_is_widened_by_its_calibrated_margin_in_every_rule_shape():
-    from harness.paired import MARGIN_SDS, one_seed_margin
+    from harness.paired import one_seed_margin
 
-    margin = one_seed_margin([1.0, 2.0, 3.0])
-    assert margin == pytest.approx(MARGIN_SDS * 1.0)
+    margin = one_seed_margin([1.0, 2.0, 3.0])  # sd 1 from 3 seeds: t(0.975, 2) = 4.303
+    assert margin == pytest.approx(4.3027, abs=1e-3)
+    assert one_seed_margin([1.0, 2.0, 3.0], arms=2) == pytest.approx(4.3027 * 2**0.5, abs=1e-3)
     with pytest.raises(ValueError):
         one_seed_margin([1.0, 2.0])
     near = paired("d", {0: 0.5}, {0: 0.0}, margin=0.2)  # 0.5 +- 0.2

@@ -1,5 +1,10 @@
 """Where the task needs attention, uniform weights do worse than learned ones (Wiegreffe & Pinter 2019): test BLEU of
-the learned-attention translator against its twin trained with uniform weights, paired over seeds, directional."""
+the learned-attention translator against its twin trained with uniform weights, paired over seeds, directional.
+
+A check, not a test of the finding (suite.yaml): translating number words needs an alignment, so uniform weights do
+worse here by the task's construction and the comparison cannot fail the way Wiegreffe & Pinter's can (on a task
+that does not need its attention). It checks that the uniform twin is their baseline and that this task needs the
+attention the Jain & Wallace claim beside it reads."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ CLAIM = declared(__file__)
 
 
 def judge(ev: Evidence) -> Finding:
-    """Agrees when the learned attention's BLEU is above the uniform twin's on the paired test."""
+    """Agrees (the check passes) when the learned attention's BLEU is above the uniform twin's on the paired test."""
     ok, specs = ev.ok, ev.specs
     learned = probed(ok, specs)
     flat = next((v for v, s in specs.items() if s.get("scoring") == "uniform" and (ok.variant == v).any()), None)
@@ -34,10 +39,14 @@ def judge(ev: Evidence) -> Finding:
     verdict = directional(gap, +1)
     if verdict == "agrees":
         return finding(
-            CLAIM, verdict, text + " This task needs its attention: uniform weights do worse.", [gap.estimate]
+            CLAIM,
+            verdict,
+            text + " This task needs its attention, as it was built to: uniform weights do worse.",
+            [gap.estimate],
         )
     cause = (
-        "Uniform weights do as well or better here, so this task does not need its attention."
+        "Uniform weights do as well or better here: this task, built to need an alignment, does not need its "
+        "attention, so the learned or the uniform model is broken."
         if verdict == "disagrees"
         else f"The gap does not count over these seeds ({gap.why()})."
     )

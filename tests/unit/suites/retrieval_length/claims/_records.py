@@ -15,7 +15,7 @@ SETTINGS = {
 SPEC = {"n_layers": 4, "window": None}
 
 
-def rec(variant, metric, x, seed, value, spec=SPEC, extra=None):
+def rec(variant, metric, x, seed, value, spec=SPEC, extra=None, settings=SETTINGS):
     return {
         "variant": variant,
         "metric": metric,
@@ -25,13 +25,17 @@ def rec(variant, metric, x, seed, value, spec=SPEC, extra=None):
         "status": "ok",
         "spec": spec,
         "extra": extra or {},
-        "profile_settings": SETTINGS,
+        "profile_settings": settings,
     }
 
 
-def frame(values):
-    """values: (variant, metric, x) -> per-seed list."""
-    return pd.DataFrame([rec(v, m, x, s, val) for (v, m, x), vals in values.items() for s, val in enumerate(vals)])
+def frame(values, **settings):
+    """values: (variant, metric, x) -> per-seed list; ``settings``: profile settings that differ from SETTINGS
+    (finetune_task="mixed", say)."""
+    where = {**SETTINGS, **settings}
+    return pd.DataFrame(
+        [rec(v, m, x, s, val, settings=where) for (v, m, x), vals in values.items() for s, val in enumerate(vals)]
+    )
 
 
 def window_frame(beyond, within, relay=0.0, variant="rope+window32"):

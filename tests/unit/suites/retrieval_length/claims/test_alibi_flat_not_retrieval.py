@@ -4,8 +4,9 @@ from suites.retrieval_length.claims import alibi_flat_not_retrieval as claim
 from tests.unit.suites.retrieval_length.claims._records import frame
 
 
-def test_it_is_a_finding():
+def test_it_is_a_finding_with_a_smallest_effect():
     assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+    assert claim.CLAIM.smallest_effect == 0.2 and "this project's choice" in claim.CLAIM.smallest_effect_source
 
 
 def test_alibi_retrieval_falls():

@@ -18,7 +18,7 @@ import pandas as pd
 from bench.index import pareto, tradeoffs
 from bench.index.answers import answers_section
 from bench.index.fill import run_command
-from bench.index.scoreboard import CLAIM, FROM, KIND, scoreboard
+from bench.index.scoreboard import CLAIM, FROM, KIND, P, Q, family, scoreboard
 from harness import atomic
 from harness.findings import NOT_TESTABLE, VERDICTS
 from harness.groups import Group, describe
@@ -56,20 +56,24 @@ def _counts(board: pd.DataFrame, noun: str = "findings") -> str:
 def _board_tables(board: pd.DataFrame) -> list[str]:
     """The findings table, then the checks table (true by construction, or against this project's own earlier
     measurement: a failure there is a bug, not a result)."""
-    findings = board[board[KIND] == "finding"].drop(columns=[KIND, CLAIM, FROM])
-    checks = board[board[KIND] == "check"].drop(columns=[KIND, CLAIM, FROM, "cause"])
+    tested = board[board[KIND] == "finding"]
+    findings = tested.drop(columns=[KIND, CLAIM, FROM, P])
+    checks = board[board[KIND] == "check"].drop(columns=[KIND, CLAIM, FROM, P, Q, "cause"])
     if not findings.cause.astype(bool).any():
         findings = findings.drop(columns=["cause"])
     lines = [
         "One row per published finding a suite tests. The verdict is the suite's own (its report explains it), "
         "on one paired test over seeds: a difference counts when its paired 95% interval excludes 0 (Student-t on "
         "the per-seed differences, or on the per-seed log ratios of positive quantities; its size is 5%), else "
-        "the finding is inconclusive and its cause says how many seeds could decide it; a claim that two arms "
-        "are alike agrees when the whole interval lies within its stated tolerance; a ranking holds only if every "
-        "pair holds; one seed is judged only against a margin calibrated from the standard profile's seed "
-        "spread of the same quantity, and marked indicative only; a claim whose precondition (hardware, a size, "
-        "an effect that must form first) is absent here is not testable here, with the measurement that shows "
-        "it. " + _counts(findings),
+        "the finding is inconclusive and its cause plans the seeds that would detect the claim's smallest effect "
+        "of interest; a claim that two arms are alike agrees when the whole interval lies within its stated "
+        "tolerance; a bar on a mean is a one-sided test against the bar; a claim of several parts (a ranking, a "
+        "conjunction) agrees when every part does and is refuted only by a part that holds with the parts held "
+        "at 2.5% together (Holm); one seed is judged only against the 95% prediction bound of one seed of the "
+        "same quantity from the standard profile's seeds, and marked indicative only; a claim whose "
+        "precondition (declared before the results, about the setting: hardware, a size, the source's protocol) "
+        "is absent here is not testable here, with the measurement that shows "
+        "it. " + _counts(findings) + " " + family(tested),
         "",
         markdown_table(findings),
         "",

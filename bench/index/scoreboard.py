@@ -9,26 +9,35 @@ chosen by the suite's verdicts) with its 95% interval and seeds; every other est
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
 from bench.index.fill import run_command
 from bench.report.layout import with_figures
+from harness import pvalues
 from harness.findings import Finding, not_run
 
-#: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify
+#: at most 8 columns (the report tables' limit): the seeds share the interval's cell, which they qualify, and the
+#: published figure shares the source's
 COLUMNS = (
     "finding",
-    "source",
-    "published",
+    "source: published",
     "our measurement",
     "95% interval, seeds",
     "profile, corpus, device",
     "verdict",
+    "BH q",
     "cause",
 )
 INTERVAL = "95% interval, seeds"
+#: the column of each row's Benjamini-Hochberg q-value over the board's family of tests (``family``)
+Q = "BH q"
+#: the column (not shown) holding the two-sided p-value of the test behind a finding's verdict (NaN: no test)
+P = "p"
+#: the false discovery rate the board keeps a decided verdict at
+FDR = 0.05
 #: the column that says whether a row is a finding or a check (harness/findings.py KINDS); the index splits on it
 KIND = "kind"
 #: the column holding the row's claim key (not shown): the index's answers pick their findings by it
@@ -70,15 +79,16 @@ def row(
         cause = f"{cause.rstrip()} {found.along}".strip()
     return {
         "finding": name,
-        "source": claim.source,
-        "published": claim.published,
+        "source: published": f"{claim.source}: {claim.published}",
         "our measurement": measured,
         INTERVAL: interval,
-        "profile, corpus, device": setting(frame),
+        "profile, corpus, device": found.where or setting(frame),
         "verdict": found.verdict,
+        Q: "-",
         "cause": cause,
         KIND: claim.kind,
         CLAIM: claim.key,
+        P: found.p if found.p is not None and claim.kind == "finding" else math.nan,
     }
 
 
@@ -135,5 +145,35 @@ def scoreboard(
             if finding is None:
                 finding, source = not_run(claim), None
             rows.append({**row(finding, source, profile_for(name), results_dir, report), FROM: str(place)})
-    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND, CLAIM, FROM])
-    return frame.apply(lambda col: col.map(_cell))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS) + [KIND, CLAIM, FROM, P])
+    q = pvalues.bh_q(list(frame[P]))
+    frame[Q] = [q_cell(v, verdict) for v, verdict in zip(q, frame.verdict)]
+    return frame.apply(lambda col: col.map(_cell) if col.name != P else col)
+
+
+def q_cell(q: float, verdict: str) -> str:
+    """'0.012'; a decided verdict the board's false-discovery control does not keep says so; '-' outside the family."""
+    if math.isnan(q):
+        return "-"
+    kept = q <= FDR or verdict not in ("agrees", "disagrees")
+    return f"{q:.2g}" if kept else f"{q:.2g}: not kept at q <= {FDR:g}"
+
+
+def family(board: pd.DataFrame) -> str:
+    """The board's multiplicity in one sentence (``family_sentence``) from its hidden p and visible q columns."""
+    return family_sentence(list(board[P]), list(board.verdict))
+
+
+def family_sentence(p: Sequence[float], verdicts: Sequence[str], marked_in: str = f"column {Q}") -> str:
+    """How many findings rest on a test at 5%, the false verdicts expected among them if no effect were real, and
+    how many decided verdicts Benjamini-Hochberg keeps at FDR."""
+    q = pvalues.bh_q(list(p))
+    tested = [(qv, v) for qv, v in zip(q, verdicts) if not math.isnan(qv)]
+    decided = [qv for qv, v in tested if v in ("agrees", "disagrees")]
+    kept = sum(qv <= FDR for qv in decided)
+    return (
+        f"{len(tested)} findings rest on a test at 5% (a p-value stands behind each); if no effect were real, about "
+        f"{0.05 * len(tested):.2g} false verdicts would be expected among them. Benjamini-Hochberg at a false "
+        f"discovery rate of {FDR:g} keeps {kept} of the {len(decided)} decided verdicts ({marked_in}; a verdict it "
+        "does not keep is marked)."
+    )

@@ -12,6 +12,7 @@ perplexity against evaluation length. Each suite contributes its newest group of
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -19,8 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.index.scoreboard import family_sentence, q_cell
 from bench.report.layout import number
-from harness import atomic
+from harness import atomic, pvalues
 from harness.findings import VERDICTS, Finding, not_run
 from harness.groups import split_groups
 from harness.report import records_frame
@@ -80,7 +82,8 @@ def _cell(text: str) -> str:
 def findings_table(findings: list[Finding], reports: Path, readme_dir: Path) -> list[str]:
     """One Markdown row per published finding: the finding linked to its report, source, number, verdict."""
     rows = []
-    for f in findings:
+    q = pvalues.bh_q([math.nan if f.p is None else f.p for f in findings])
+    for f, q_value in zip(findings, q):
         report = reports / f"{f.claim.suite}.md"
         name = f"[{f.claim.name}]({os.path.relpath(report, readme_dir)})" if report.is_file() else f.claim.name
         measured = number(f) if f.verdict != "not run" else "not run"
@@ -91,7 +94,8 @@ def findings_table(findings: list[Finding], reports: Path, readme_dir: Path) -> 
                 COLUMNS[0]: name,
                 COLUMNS[1]: f.claim.source,
                 COLUMNS[2]: measured or "see the report",
-                COLUMNS[3]: f"**{f.verdict}**",
+                COLUMNS[3]: f"**{f.verdict}**"
+                + (f" ({kept})" if "not kept" in (kept := q_cell(q_value, f.verdict)) else ""),
             }
         )
     frame = pd.DataFrame(rows, columns=list(COLUMNS)).apply(lambda col: col.map(_cell))
@@ -142,7 +146,10 @@ def render(results: Path, reports: Path, readme_dir: Path) -> str:
     index = os.path.relpath(reports / "index.md", readme_dir)
     lines += [
         f"{counts(published, 'published findings')}. Records of `make reference` ({provenance(frames)}); "
-        f"every number with its report: [{index}]({index}).",
+        f"every number with its report: [{index}]({index}). "
+        + family_sentence(
+            [math.nan if f.p is None else f.p for f in published], [f.verdict for f in published], "its q-value"
+        ),
         "",
     ]
     lines += findings_table(published, reports, readme_dir) + [""]

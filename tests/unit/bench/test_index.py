@@ -96,7 +96,7 @@ def test_the_scoreboard_takes_each_verdict_from_its_suite_and_says_not_run_with_
     assert alibi["our measurement"].startswith("ALiBi ppl(8L) vs ppl(L) -") and ";" not in alibi["our measurement"]
     assert alibi["95% interval, seeds"].startswith("[") and alibi["95% interval, seeds"].count("[") == 1
     assert (
-        alibi["source"].startswith("Press et al. 2022")
+        alibi["source: published"].startswith("Press et al. 2022")
         and alibi["profile, corpus, device"] == "quick, Test corpus, cpu"
     )
     assert rows["KV-cache bytes = 2 x layers x kv_heads x head_dim x tokens x batch x bytes"]["verdict"] == "agrees"

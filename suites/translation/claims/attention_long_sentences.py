@@ -1,23 +1,31 @@
-"""Attention holds BLEU on long sources where the fixed-vector encoder-decoder loses it (Bahdanau, Cho & Bengio
-2014): BLEU on the longest source-length bucket, the RNNs with attention against those without, paired over seeds."""
+"""Attention removes the fixed-vector bottleneck on long sentences (Bahdanau, Cho & Bengio 2014, figure 2), judged on
+the length interaction the claim states: per seed, attention's lead over the encoder-decoder without it on the longest
+source-length bucket minus its lead on the shortest, paired over seeds, directional; every attention model against
+every model without it must show it.
+
+In the source's figure 2 the models without attention lose BLEU as sentences grow while RNNsearch-50 does not: the
+gap between them widens with length. A lead on the longest bucket alone is a main effect, which a model that is better
+at every length shows without any bottleneck being removed."""
 
 from __future__ import annotations
 
-import math
-
 from harness.claims import declared
-from harness.findings import Estimate, Finding, finding, not_run
-from harness.paired import Difference, directional, paired
+from harness.findings import Finding, finding, not_run, unmet
+from harness.paired import Verdict, all_hold, directional
 from harness.report_kit import mean_ci
 from suites.translation.baselines import LEARNED_MARGIN
-from suites.translation.claims._shared import Evidence
+from suites.translation.claims._shared import Evidence, LengthEffect, length_effect, shared_buckets
 from suites.translation.encoders import encoder_kind
-from suites.translation.tables import BLEU, _is_rnnsearch, per_seed
+from suites.translation.tables import _is_rnnsearch
 
 CLAIM = declared(__file__)
-#: a model "holds" BLEU on the longest bucket when it keeps at least this share of its best bucket's BLEU (this
-#: project's choice: the source's Figure 2 shows RNNsearch-50 flat to 50 words and more and gives no threshold)
-HOLDS = 0.8
+
+
+def rule(effects: list[LengthEffect]) -> Verdict:
+    """Attention's lead grows with source length for every pair (attention model, model without): a conjunction of
+    directional paired tests of the length interaction (``all_hold``: each part's size for "agrees", Holm across the
+    parts for "disagrees")."""
+    return all_hold([directional(e.interaction, +1) for e in effects])
 
 
 def judge(ev: Evidence) -> Finding:
@@ -26,11 +34,10 @@ def judge(ev: Evidence) -> Finding:
     The attention side is their model (the bahdanau decoder with the additive score) when the run has it,
     otherwise the other attention RNNs, said so; variants in ``ev.flagged`` (did not learn) are left out.
     """
-    if not ev.labels:
-        return not_run(CLAIM, "This run has no BLEU by source length, so it cannot be compared.")
+    if len(ev.labels) < 2:
+        return not_run(CLAIM, "This run has no BLEU by at least two source-length buckets, so it cannot be compared.")
     means = _bucket_means(ev)
-    longest = max(ev.labels)
-    rnn = [v for v in ev.variants if ev.specs[v].get("family") == "rnn_seq2seq" and longest in means[v]]
+    rnn = [v for v in ev.variants if ev.specs[v].get("family") == "rnn_seq2seq" and len(means[v]) >= 2]
     # Bahdanau et al.'s RNNencdec reads the source forward; reversed and bidirectional encoders are another claim's
     plain = [v for v in rnn if ev.specs[v]["scoring"] == "none" and encoder_kind(ev.specs[v]) == "forward"]
     searches = [v for v in rnn if _is_rnnsearch(ev.specs[v])]
@@ -38,20 +45,27 @@ def judge(ev: Evidence) -> Finding:
     if not plain or not attn:
         return not_run(
             CLAIM,
-            "This run lacks RNN encoder-decoders with and without attention on the longest bucket, "
-            "so it cannot be compared.",
+            "This run lacks RNN encoder-decoders with and without attention with BLEU on at least two source-length "
+            "buckets, so it cannot be compared.",
         )
     short = "Bahdanau's attention" if searches else "attention"
     out = [v for v in plain + attn if v in ev.flagged]
     sentences = [_left_out(out, len(plain + attn), ev.flagged)] if out else []
     plain = [v for v in plain if v not in ev.flagged]
     attn = [v for v in attn if v not in ev.flagged]
-    if not attn:
-        cause = f"No model with {short} learned the task with this budget, so this run cannot test the finding."
-        return finding(CLAIM, "inconclusive", " ".join(sentences + [cause]), cause=cause)
-    if not plain:
-        cause = "No model without attention learned the task, so this run cannot test the finding."
-        return finding(CLAIM, "inconclusive", " ".join(sentences + [cause]), cause=cause)
+    if not attn or not plain:
+        missing = (
+            f"no model with {short} or without attention"
+            if not attn and not plain
+            else f"no model with {short}"
+            if not attn
+            else "no model without attention"
+        )
+        return unmet(
+            CLAIM,
+            f"{missing} learned the task with this budget (" + "; ".join(f"`{v}` {ev.flagged[v]}" for v in out) + ")",
+            "a budget at which the models with and without attention learn the task (profile bottleneck)",
+        )
     side = (
         f"{short} (the bahdanau decoder with the additive score)"
         if searches
@@ -88,88 +102,48 @@ def _compared(
     sentences: list[str],
     any_out: bool,
 ) -> Finding:
-    """The verdict from the models that learned: attention's paired lead on the longest bucket, and which models
-    keep at least HOLDS of their best bucket's BLEU there."""
-    longest = max(ev.labels)
-
-    def kept(v):
-        peak = max(means[v].values())
-        return means[v][longest] / peak if peak > 0 else math.nan
+    """The verdict from the models that learned: for every pair (attention, no attention), attention's lead on the
+    longest bucket minus its lead on the shortest, paired over seeds; every pair must show it grow."""
+    buckets = shared_buckets(ev.ok, ev.labels, plain + attn)
+    if len(buckets) < 2:
+        return not_run(CLAIM, "The models compared share fewer than two source-length buckets.")
+    short, longest = buckets[0], buckets[-1]
+    names = {x: ev.labels[x].split(" (")[0] for x in (short, longest)}
 
     def describe(vs):
-        return ", ".join(f"{v} {means[v][longest]:.1f} ({kept(v):.0%} of its best bucket)" for v in vs)
+        return ", ".join(f"{v} {means[v][short]:.1f} -> {means[v][longest]:.1f}" for v in vs)
 
-    bucket = ev.labels[longest].split(" (")[0]
     sentences.append(
-        f"{'Of the others' if any_out else 'Here'}, on the longest bucket ({bucket}), the RNNs without attention "
-        f"reach BLEU {describe(plain)}, and those with {side} {describe(attn)}."
+        f"{'Of the others' if any_out else 'Here'}, BLEU from {names[short]} to {names[longest]}: the RNNs without "
+        f"attention {describe(plain)}; those with {side} {describe(attn)}."
     )
-    estimates, gap = _estimates(ev, bucket, plain, attn)
-    holds = all(kept(v) >= HOLDS for v in attn)
-    falls = all(kept(v) < HOLDS for v in plain)
-    return _decided(" ".join(sentences), estimates, gap, holds, falls)
-
-
-def _estimates(ev: Evidence, bucket: str, plain: list[str], attn: list[str]) -> tuple[list[Estimate], Difference]:
-    """Each model's BLEU on the longest bucket, then the paired gap: the weakest attention model against the
-    strongest one without attention, seed by seed."""
-    ok, longest = ev.ok, max(ev.labels)
-    estimates = [
-        Estimate.of(
-            f"BLEU on {bucket}, {v}",
-            ok[(ok.variant == v) & (ok.metric == "bleu_by_length") & (ok.x == longest)].value,
-            kind="bounded",
-            bounds=BLEU,
+    pairs = [(a, p) for a in attn for p in plain]
+    effects = [length_effect(ev.ok, ev.labels, a, p) for a, p in pairs]
+    parts = [directional(e.interaction, +1) for e in effects]
+    verdict = rule(effects)
+    told = "; ".join(f"`{a}` - `{p}`: {e.told()}" for (a, p), e in zip(pairs, effects))
+    sentences.append(f"Attention's lead: {told}.")
+    # the headline: the pair that refutes the claim, else the smallest interaction (the pair nearest to failing it)
+    order = sorted(range(len(effects)), key=lambda i: (parts[i] != "disagrees", effects[i].interaction.mean))
+    head = order[0]
+    estimates = [e.interaction.estimate for e in effects] + [e.long.estimate for e in effects]
+    e = effects[head]
+    if verdict == "agrees":
+        text = (
+            " ".join(sentences)
+            + " This run agrees: attention's lead grows from the shortest to the longest sources, as the bottleneck "
+            "of the models without it predicts."
         )
-        for v in attn + plain
-    ]
-    seeds_bleu = {v: per_seed(ok, v, "bleu_by_length", longest) for v in attn + plain}
-    common = set.intersection(*(set(b) for b in seeds_bleu.values()))
-    weakest = {s: min(seeds_bleu[v][s] for v in attn) for s in common}
-    strongest = {s: max(seeds_bleu[v][s] for v in plain) for s in common}
-    gap = paired(f"BLEU on {bucket}, attention - no attention", weakest, strongest, "BLEU", bounds=BLEU)
-    return estimates + [gap.estimate], gap
-
-
-def _decided(text: str, estimates: list[Estimate], gap: Difference, holds: bool, falls: bool) -> Finding:
-    """Agrees when attention's paired lead counts, attention holds and the models without it fall; inconclusive
-    when the lead does not count; else disagrees, saying which part failed."""
-    better = directional(gap, +1)
-    last = len(estimates) - 1
-    if better == "agrees" and holds and falls:
-        return finding(
-            CLAIM,
-            "agrees",
-            text
-            + (
-                f" This run agrees: attention holds BLEU on long sources (at least {HOLDS:.0%} of the best "
-                f"bucket) while the fixed-vector models fall below it, and attention's lead on the longest bucket "
-                f"counts ({gap.why()})."
-            ),
-            estimates,
-            headline=last,
-        )
-    if better == "inconclusive":
+        return finding(CLAIM, verdict, text, estimates, headline=head)
+    if verdict == "disagrees":
         cause = (
-            f"attention's lead on the longest bucket ({gap.mean:+.1f} BLEU over {gap.seeds} seeds) does not count: "
-            f"{gap.why()}."
+            f"Attention's lead over `{pairs[head][1]}` does not grow with length ({e.short.mean:+.1f} BLEU on "
+            f"{e.short_bucket}, {e.long.mean:+.1f} on {e.long_bucket}; {e.interaction.why()}): no bottleneck on long "
+            "sentences is left for attention to remove."
         )
-        return finding(
-            CLAIM, "inconclusive", text + " This run is inconclusive: " + cause, estimates, cause=cause, headline=last
+    else:
+        cause = (
+            f"Attention's lead over `{pairs[head][1]}` on {e.long_bucket} minus on {e.short_bucket} "
+            f"({e.interaction.mean:+.1f} BLEU) does not count ({e.interaction.why()})."
         )
-    why = []
-    if better == "disagrees":
-        why.append("the models without attention beat attention on the longest bucket")
-    if not holds:
-        why.append("an attention model also loses BLEU on long sources")
-    if not falls:
-        why.append("a model without attention keeps its BLEU on long sources")
-    cause = "; ".join(why)[0].upper() + "; ".join(why)[1:] + "."
-    return finding(
-        CLAIM,
-        "disagrees",
-        text + f" This run does not fully reproduce the finding at this size: {'; '.join(why)}.",
-        estimates,
-        cause=cause,
-        headline=last,
-    )
+    return finding(CLAIM, verdict, " ".join(sentences) + " " + cause, estimates, cause=cause, headline=head)

@@ -18,8 +18,9 @@ def _judge(records):
     return claim.judge(evidence(records, SPECS, {}))
 
 
-def test_it_is_a_finding():
+def test_it_is_a_finding_with_its_smallest_effect_declared():
     assert claim.CLAIM.kind == "finding" and claim.CLAIM.protocol
+    assert claim.CLAIM.smallest_effect == 50.0 and "this project's choice" in claim.CLAIM.smallest_effect_source
 
 
 def test_a_curve_is_read_linearly_between_its_points_and_a_miss_is_a_lower_bound():

@@ -55,11 +55,12 @@ def share_measurement(layer, spec, profile, length: int, block_flops: float, ctx
     synchronize(ctx.device)
     block()
     core()
-    timed, contaminated = {}, False
+    timed, contaminated, kept = {}, False, {}
     for name, call in (("block", block), ("core", core)):
         timing = time_call(call, min_repeats=profile.min_repeats, min_run_time=profile.min_run_time)
         q1, q3 = timing.quartiles()
         timed[name] = (timing.median, (q3 - q1) / timing.median / IQR_SDS)  # (median s, relative sd)
+        kept[name] = len(timing.kept)
         contaminated = contaminated or bool(timing.summary().get("contaminated"))
     share = timed["core"][0] / timed["block"][0]
     relative_sd = math.hypot(timed["core"][1], timed["block"][1])
@@ -70,6 +71,11 @@ def share_measurement(layer, spec, profile, length: int, block_flops: float, ctx
         "core_ms": timed["core"][0] * 1e3,
         "block_ms": timed["block"][0] * 1e3,
         "relative_sd": relative_sd,
+        # each timing's relative sd and kept repeats: the share's test (share_table.py) reads them
+        "core_sd": timed["core"][1],
+        "block_sd": timed["block"][1],
+        "core_repeats": kept["core"],
+        "block_repeats": kept["block"],
         "n_over_d": length / d,
         "contaminated": contaminated,
     }

@@ -7,6 +7,7 @@ import pandas as pd
 
 from harness.report_kit import markdown_table
 from harness.report_sections import Section, section
+from suites.sequence_cost.repeats import LogTiming, log_timing
 
 
 def latencies(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, float]:
@@ -15,9 +16,26 @@ def latencies(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, float]:
     return {float(x): float(part.value.mean()) for x, part in rows.groupby("x")}
 
 
+def timings(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, dict[int, LogTiming | None]]:
+    """length -> seed -> one variant's log median latency with its variance from the timing repeats
+    (suites/sequence_cost/repeats.py; None where the record keeps too few repeats)."""
+    rows = df[(df.metric == "latency") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)]
+    out: dict[float, dict[int, LogTiming | None]] = {}
+    for r in rows.itertuples():
+        settings = getattr(r, "profile_settings", None)
+        at_least = settings.get("min_repeats") if isinstance(settings, dict) else None
+        out.setdefault(float(r.x), {})[int(getattr(r, "seed", 0))] = log_timing(float(r.value), r.extra, at_least)
+    return out
+
+
+def pass_of(df: pd.DataFrame) -> str:
+    """The pass a training-speed claim compares: fwd+bwd where timed, else fwd."""
+    return "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
+
+
 def speedup(df: pd.DataFrame, slow: str, fast: str) -> tuple[str, dict[float, float]]:
     """(the pass compared, length -> ``slow``'s latency over ``fast``'s at the lengths both were timed)."""
-    pass_ = "fwd+bwd" if (df["pass"] == "fwd+bwd").any() else "fwd"
+    pass_ = pass_of(df)
     a, b = latencies(df, slow, pass_), latencies(df, fast, pass_)
     return pass_, {x: a[x] / b[x] for x in sorted(set(a) & set(b))}
 

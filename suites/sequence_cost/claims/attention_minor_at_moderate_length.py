@@ -9,7 +9,8 @@ import pandas as pd
 
 from harness.claims import declared
 from harness.findings import Estimate, Finding, finding, not_run
-from suites.sequence_cost.claims._shared import Evidence
+from harness.paired import Verdict, all_hold
+from suites.sequence_cost.claims._shared import Evidence, p_of
 from suites.sequence_cost.share_table import share_rows
 
 CLAIM = declared(__file__)
@@ -20,8 +21,9 @@ SMALL_N_OVER_D = 12
 
 
 def judge(ev: Evidence) -> Finding:
-    """Agrees when at every length with d_model > n / 12 the time share's upper end is below HALF; disagrees when at
-    one of them its lower end is at or above HALF; else inconclusive."""
+    """Agrees when at every length with d_model > n / 12 the time share is below HALF (its 95% interval over the
+    timing repeats wholly below, share_table.py); disagrees when at one of them the interval lies wholly above (the
+    lengths held at 2.5% together: harness/paired.py ``all_hold``); else inconclusive."""
     rows = share_rows(ev.df)
     if not len(rows):
         return not_run(
@@ -31,19 +33,17 @@ def judge(ev: Evidence) -> Finding:
     d = round(float(rows["length"].iloc[0] / rows["n / d"].iloc[0]))
     small = rows[rows["n / d"] < SMALL_N_OVER_D]  # d_model > n / 12
     labels = [
-        "disagrees" if r.low >= HALF else "agrees" if r.high < HALF else "inconclusive" for r in small.itertuples()
+        r.contrast.verdict(HALF, above=False) if r.contrast else Verdict("inconclusive") for r in small.itertuples()
     ]
-    verdict = (
-        "disagrees"
-        if "disagrees" in labels
-        else "agrees"
-        if labels and all(v == "agrees" for v in labels)
-        else "inconclusive"
-    )
-    longest = small.iloc[-1] if len(small) else rows.iloc[-1]
+    verdict = all_hold(labels) if labels else Verdict("inconclusive")
+    # the length the verdict turns on: the first that fails, else the longest (the largest share) judged
+    failing = [i for i, v in enumerate(labels) if v != "agrees"]
+    longest = small.iloc[failing[0]] if failing else small.iloc[-1] if len(small) else rows.iloc[-1]
     cross = crossover(rows)
     listed = "; ".join(
-        f"n = {int(r.length)} (n/d {r['n / d']:.2g}): {r['time share']:.0%} of the time, {r['FLOP share']:.0%} of the FLOPs"
+        f"n = {int(r.length)} (n/d {r['n / d']:.2g}): {r['time share']:.0%} of the time"
+        + (f" [{r.low:.0%}, {r.high:.0%}]" if r.contrast else "")
+        + f", {r['FLOP share']:.0%} of the FLOPs"
         for _, r in rows.iterrows()
     )
     cross_text = (
@@ -52,25 +52,26 @@ def judge(ev: Evidence) -> Finding:
         else f"the time share stays below half at every length timed (the FLOPs' crossover is n = 12 d = {12 * d})"
     )
     sentence = (
-        f"Attention's share of one causal block (d = {d}) by length: {listed}. At every length with d > n / 12 Kaplan "
-        f"et al. call the context term small; {cross_text}."
+        f"Attention's share of one causal block (d = {d}) by length, with its 95% interval over the timing repeats "
+        f"(Student-t at their degrees of freedom): {listed}. At every length with d > n / 12 Kaplan et al. call the "
+        f"context term small; {cross_text}."
     )
     cause = ""
     if verdict != "agrees":
         bad = [f"n = {int(r.length)}" for r, v in zip(small.itertuples(), labels) if v != "agrees"]
         cause = (
             f"at {', '.join(bad)} (d > n / 12) attention's share of the block's time is "
-            f"{'at or above' if verdict == 'disagrees' else 'not clearly below'} half; {cross_text}."
+            f"{'above' if verdict == 'disagrees' else 'not clearly below'} half (its 95% interval over the timing "
+            f"repeats); {cross_text}."
+            if bad
+            else f"no length timed has d > n / 12; {cross_text}."
         )
-    estimate = Estimate(
-        f"attention's share of the block's time at n = {int(longest.length)}",
-        float(longest["time share"]),
-        float(longest.low),
-        float(longest.high),
-        seeds=0,
-        kind="count",
+    label = f"attention's share of the block's time at n = {int(longest.length)}"
+    c = longest.contrast
+    estimate = (
+        c.estimate(label, float(longest["time share"]), unit="") if c else Estimate(label, float(longest["time share"]))
     )
-    return finding(CLAIM, verdict, sentence, [estimate], cause=cause, over_seeds=False, boundary=HALF)
+    return finding(CLAIM, verdict, sentence, [estimate], cause=cause, over_seeds=False, boundary=HALF, p=p_of(verdict))
 
 
 def crossover(rows: pd.DataFrame) -> float | None:

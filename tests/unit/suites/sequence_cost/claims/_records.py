@@ -29,8 +29,9 @@ SETTINGS = dict(
 )
 
 
-def made_up_records(variant: str, spec, shares, seed: int = 0):
-    """One job's records: each (pass, length) at the given share of a 100 GFLOP/s peak."""
+def made_up_records(variant: str, spec, shares, seed: int = 0, noise: float = 0.02):
+    """One job's records: each (pass, length) at the given share of a 100 GFLOP/s peak, its latency's 9 repeats
+    spread by ``noise`` (their log sd)."""
     common = dict(
         suite="sequence_cost",
         suite_version=1,
@@ -64,7 +65,7 @@ def made_up_records(variant: str, spec, shares, seed: int = 0):
             share = shares[pass_]
             flops = 1.0 * n / 64
             latency = flops / (share / 100 * 100.0) * 1e3
-            times = [latency] * 3
+            times = repeats_around(latency, noise)
             steps = n * (2 if pass_ == "fwd+bwd" else 1) if recurrent else (2 if pass_ == "fwd+bwd" else 1)
             for metric, value, extra in (
                 (
@@ -73,7 +74,8 @@ def made_up_records(variant: str, spec, shares, seed: int = 0):
                     {
                         "noise": 0.02,
                         "times": times,
-                        "kept_mask": [True] * 3,
+                        "kept_mask": [True] * len(times),
+                        "kept": len(times),
                         "contaminated": False,
                         "other_cpu_median": 0.1,
                     },
@@ -89,11 +91,15 @@ def made_up_records(variant: str, spec, shares, seed: int = 0):
     return rows
 
 
-def jobs(recurrent_share: float, attention_share: float, device: str = "cuda") -> pd.DataFrame:
+def jobs(recurrent_share: float, attention_share: float, device: str = "cuda", noise: float = 0.02) -> pd.DataFrame:
+    """A fused LSTM, its step loop (a third of its share) and a Transformer block, one seed each."""
     lstm, loop = RecurrentLayerSpec(d_model=D), RecurrentLayerSpec(d_model=D, recurrence="loop")
-    rows = made_up_records("lstm", lstm, {"fwd": recurrent_share, "fwd+bwd": recurrent_share})
-    rows += made_up_records("lstm+loop", loop, {"fwd": recurrent_share / 3, "fwd+bwd": recurrent_share / 3})
-    rows += made_up_records("transformer", block(128), {"fwd": attention_share, "fwd+bwd": attention_share})
+    rows = made_up_records("lstm", lstm, {"fwd": recurrent_share, "fwd+bwd": recurrent_share}, noise=noise)
+    third = recurrent_share / 3
+    rows += made_up_records("lstm+loop", loop, {"fwd": third, "fwd+bwd": third}, noise=noise)
+    rows += made_up_records(
+        "transformer", block(128), {"fwd": attention_share, "fwd+bwd": attention_share}, noise=noise
+    )
     return pd.DataFrame(rows).assign(device=device)
 
 
@@ -108,8 +114,18 @@ def as_is(frame) -> Evidence:
     return Evidence(frame)
 
 
-def _latencies(by_variant: dict[str, dict], device: str, spec_of) -> pd.DataFrame:
-    """fwd+bwd latency records, framed: variant -> {length: ms}; ``spec_of(variant)`` its spec."""
+def repeats_around(ms: float, relative_sd: float, n: int = 9) -> list[float]:
+    """``n`` timing repeats whose median is ``ms`` and whose log sd is about ``relative_sd`` (evenly spread)."""
+    import numpy as np
+
+    z = np.linspace(-1.5, 1.5, n)
+    z = z / z.std(ddof=1)
+    return [float(ms * np.exp(relative_sd * v)) for v in z]
+
+
+def _latencies(by_variant: dict[str, dict], device: str, spec_of, relative_sd: float = 0.01) -> pd.DataFrame:
+    """fwd+bwd latency records, framed: variant -> {length: ms}, each with 9 repeats of ``relative_sd`` around it;
+    ``spec_of(variant)`` its spec."""
     rows = [
         dict(
             metric="latency",
@@ -117,8 +133,10 @@ def _latencies(by_variant: dict[str, dict], device: str, spec_of) -> pd.DataFram
             variant=variant,
             x=float(x),
             value=ms,
+            seed=0,
             device=device,
-            extra={"pass": "fwd+bwd"},
+            device_name=f"test {device}",
+            extra={"pass": "fwd+bwd", "times": repeats_around(ms, relative_sd), "kept_mask": [True] * 9, "kept": 9},
             spec=spec_of(variant),
         )
         for variant, latencies in by_variant.items()
@@ -127,21 +145,22 @@ def _latencies(by_variant: dict[str, dict], device: str, spec_of) -> pd.DataFram
     return _frame(pd.DataFrame(rows))
 
 
-def scan_records(gru_loop, mingru):
-    """fwd+bwd latencies of the sequential GRU and minGRU on a CPU: length -> ms each."""
+def scan_records(gru_loop, mingru, device="cuda:0", relative_sd=0.01):
+    """fwd+bwd latencies of the sequential GRU and minGRU: length -> ms each."""
     return _latencies(
         {"gru+loop": gru_loop, "mingru": mingru},
-        "cpu",
+        device,
         lambda v: {
             "family": "recurrent_layer" if v == "gru+loop" else "mixer_layer",
             "cell": "gru",
             "mixer": "mingru",
             "recurrence": "loop",
         },
+        relative_sd,
     )
 
 
-def chunked_records(loop, chunked, device="cuda:0"):
+def chunked_records(loop, chunked, device="cuda:0", relative_sd=0.01):
     """fwd+bwd latencies of Gated DeltaNet token by token and chunked: length -> ms each."""
     return _latencies(
         {"gated_deltanet+loop": loop, "gated_deltanet": chunked},
@@ -151,18 +170,26 @@ def chunked_records(loop, chunked, device="cuda:0"):
             "mixer": "gated_deltanet",
             "recurrence": "loop" if "loop" in v else "parallel",
         },
+        relative_sd,
     )
 
 
-def share_records(shares: dict[int, float], d: int = 256, relative_sd: float = 0.01, contaminated: bool = False):
-    """attention_share records of a block of width ``d``: length -> attention's share of its forward time."""
+def share_records(
+    shares: dict[int, float], d: int = 256, relative_sd: float = 0.01, contaminated: bool = False, repeats: int = 10
+):
+    """attention_share records of a block of width ``d``: length -> attention's share of its forward time, each of
+    its two timings with ``relative_sd`` / sqrt 2 over ``repeats`` kept repeats (``repeats=None``: records from
+    before each timing's spread was kept, only ``relative_sd``, read with the profile's min_repeats of 5)."""
     from suites.sequence_cost.attention_share import analytic_share
 
+    each = relative_sd / 2**0.5
+    kept = {"core_sd": each, "block_sd": each, "core_repeats": repeats, "block_repeats": repeats} if repeats else {}
     return pd.DataFrame(
         [
             {"variant": "transformer", "metric": "attention_share", "status": "ok", "x": float(n), "value": s,
+             "profile_settings": {"min_repeats": 5},
              "extra": {"n_over_d": n / d, "flops_share": analytic_share(n, d), "analytic_share": analytic_share(n, d),
-                       "relative_sd": relative_sd, "contaminated": contaminated}}
+                       "relative_sd": relative_sd, "contaminated": contaminated, **kept}}
             for n, s in shares.items()
         ]
     )  # fmt: skip

@@ -8,13 +8,16 @@ interval is the log-scale interval of the per-seed ratios (perplexities are posi
 shapes of statement:
 
 - ``rises_by(diff, pct)``: "rises by at least pct%" (plain RoPE blows up, sinusoidal does not extrapolate, PI
-  costs at short lengths): agrees when the whole interval lies at or above pct (one-sided against the threshold,
-  which is the finding's boundary); disagrees when it lies wholly below pct; otherwise inconclusive.
+  costs at short lengths): the one-sided test of the mean change against pct (harness.paired.reaches): agrees when
+  the whole interval lies above pct (the finding's boundary); disagrees when it lies wholly below pct; otherwise
+  inconclusive.
 - ``stays_within(diff, pct)``: "stays close" (ALiBi flat, NTK-aware close): agrees when the interval's upper end is
   at most pct (a fall is close too); disagrees when its lower end is above pct; otherwise inconclusive.
 - ``lower(diff)``: "lower than" (YaRN against PI and NTK-aware), harness.paired.directional.
 
-A statement made of several parts (ALiBi flat *and* sinusoidal rising) is their conjunction, harness.paired.all_hold.
+Each rule returns a harness.paired.Verdict carrying its one-sided p-values, so a statement made of several parts
+(ALiBi flat *and* sinusoidal rising) is their conjunction, harness.paired.all_hold, whose "disagrees" is held at
+5% across the parts (Holm).
 
 One seed (the quick profile, `make run`) has no interval: its "interval" is the value widened by the margin
 calibrated for that very quantity from the standard profile's seeds (margins.py; ``Difference.ends``), and a
@@ -26,12 +29,13 @@ intervals are the log-scale intervals of the ratios.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from harness.findings import Claim, Estimate, Finding, finding, not_run
-from harness.paired import Difference, directional, not_worse, paired
+from harness.paired import Difference, Verdict, directional, not_worse, p_against, paired, reaches
 from suites.common.learning import LearningCheck
 from suites.position_extrapolation.margins import margin_of
 from suites.position_extrapolation.rope_extension import extension_variants, scaling_of
@@ -118,21 +122,52 @@ def _negated(diff: Difference) -> Difference:
     return Difference(replace(e, value=-e.value, low=low, high=high), diff.a, diff.b, diff.margin)
 
 
-def rises_by(diff: Difference, pct: float) -> str:
-    """The verdict on "a is at least pct% above b", i.e. "the negated change is at most -pct%": harness.paired.not_worse
-    on the negated difference (agrees when the interval's lower end is at or above pct, disagrees when its upper end
-    is below pct)."""
-    return "not run" if diff.seeds == 0 else not_worse(_negated(diff), -pct)
+def rises_by(diff: Difference, pct: float) -> Verdict:
+    """The verdict on "a is at least pct% above b": the one-sided test of the mean change against pct
+    (harness.paired.reaches: agrees when the whole interval lies above pct, disagrees when wholly below, each 2.5% of
+    the time at a true change of exactly pct); at one seed, the value widened by its calibrated margin instead
+    (harness.paired.not_worse on the negated difference), with no p-value behind it."""
+    if diff.seeds == 0:
+        return Verdict("not run")
+    if diff.one_seed:
+        return not_worse(_negated(diff), -pct)
+    return reaches(diff.estimate, pct)
 
 
-def stays_within(diff: Difference, pct: float) -> str:
+def stays_within(diff: Difference, pct: float) -> Verdict:
     """The verdict on "a is at most pct% above b" (lower is within too): harness.paired.not_worse."""
-    return "not run" if diff.seeds == 0 else not_worse(diff, pct)
+    return Verdict("not run") if diff.seeds == 0 else not_worse(diff, pct)
 
 
-def lower(diff: Difference) -> str:
+def lower(diff: Difference) -> Verdict:
     """The verdict on "a is lower than b"."""
-    return "not run" if diff.seeds == 0 else directional(diff, -1)
+    return Verdict("not run") if diff.seeds == 0 else directional(diff, -1)
+
+
+def deciding_part(word: str, words: list[str]) -> int:
+    """The index of the part a conjunction's verdict turns on: where it disagrees, the disagreeing part with the
+    strongest evidence against the claim (the smallest one-sided p against it); otherwise the first part that does
+    not agree (0 when every part agrees)."""
+    if word == "disagrees":
+        refuting = [i for i, w in enumerate(words) if w == "disagrees"]
+        if refuting:
+            return min(refuting, key=lambda i: _or_inf(p_against(words[i])))
+    return next((i for i, w in enumerate(words) if w != "agrees"), 0)
+
+
+def short_of_holm(word: str, words: list[str]) -> str:
+    """'' unless a part disagrees on its own while the conjunction does not: then why (the parts held at 5% together,
+    harness.paired.all_hold), for a cause."""
+    if word == "disagrees" or "disagrees" not in words:
+        return ""
+    return (
+        f"; a part's own interval excludes its boundary, but not at the level the conjunction of {len(words)} parts "
+        "holds its refutation to (Holm across the parts)"
+    )
+
+
+def _or_inf(p: float) -> float:
+    return math.inf if math.isnan(p) else p
 
 
 def said(diff: Difference) -> str:

@@ -9,7 +9,17 @@ from harness.claims import declared
 from harness.findings import Estimate, Finding, finding
 from harness.paired import all_hold
 from harness.report_kit import fmt_mean_ci
-from suites.position_extrapolation.claims._shared import Evidence, change, from_one, lower, rises_by, said, stays_within
+from suites.position_extrapolation.claims._shared import (
+    Evidence,
+    change,
+    deciding_part,
+    from_one,
+    lower,
+    rises_by,
+    said,
+    short_of_holm,
+    stays_within,
+)
 
 CLAIM = declared(__file__)
 #: the published shape: ALiBi's ppl(8L) at most FLAT% above its ppl(L) (flat), sinusoidal's more than that (not
@@ -69,7 +79,7 @@ def _verdict(ev: Evidence) -> Finding:
     word = all_hold(words.values())
     # the headline: the part the verdict turns on (the first that does not agree), with the threshold it must clear
     parts = [(flat, FLAT), (rise, FLAT), (apart, 0.0)]
-    deciding = next((i for i, w in enumerate(words.values()) if w != "agrees"), 0)
+    deciding = deciding_part(word, list(words.values()))
     shown = (
         f"Here ppl(8L)/ppl(L) is {fmt_mean_ci(by['alibi'].values(), kind='log')} for ALiBi ({said(flat)}) and "
         f"{fmt_mean_ci(by['sinusoidal'].values(), kind='log')} for sinusoidal ({said(rise)}), paired over seeds"
@@ -90,7 +100,7 @@ def _verdict(ev: Evidence) -> Finding:
         if word == "agrees"
         else (
             f"Of Press et al.'s shape this run does not show {', '.join(failed)} "
-            f"(ALiBi {said(flat)}, sinusoidal {said(rise)})."
+            f"(ALiBi {said(flat)}, sinusoidal {said(rise)}){short_of_holm(word, list(words.values()))}."
         )
     )
     cause += "".join(f" {d.estimate.label}: {d.why()}." for d, _ in parts if d.no_verdict)

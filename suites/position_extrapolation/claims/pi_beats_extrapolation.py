@@ -6,7 +6,18 @@ from __future__ import annotations
 from harness.claims import declared
 from harness.findings import Finding, finding, not_run
 from harness.paired import all_hold
-from suites.position_extrapolation.claims._shared import Evidence, change, fixed_pi, lower, ppl, said, says, unjudged
+from suites.position_extrapolation.claims._shared import (
+    Evidence,
+    change,
+    deciding_part,
+    fixed_pi,
+    lower,
+    ppl,
+    said,
+    says,
+    short_of_holm,
+    unjudged,
+)
 
 CLAIM = declared(__file__)
 #: PI against plain extrapolation is read at these multiples of L, each at the same length for both (this project's
@@ -35,7 +46,7 @@ def judge(ev: Evidence) -> Finding:
         f"PI without fine-tuning (`{v}`, s = length / L) against plain RoPE at the same length: {parts}; "
         f"{says(word)} (lower at each length, paired over seeds)."
     )
-    deciding = next((i for i, w in enumerate(words) if w != "agrees"), 0)
+    deciding = deciding_part(word, words)
     cause = ""
     if word != "agrees":
         worse = [f"{k}L" for k, d, w in zip(PI_LENGTHS, diffs, words) if w == "disagrees"]
@@ -44,7 +55,7 @@ def judge(ev: Evidence) -> Finding:
             if worse
             else f"PI against plain extrapolation {said(diffs[deciding])} ({diffs[deciding].why()})"
         )
-        cause += _blur(ev, fixed_pi(ev.scaled))
+        cause += short_of_holm(word, words) + _blur(ev, fixed_pi(ev.scaled))
     return finding(CLAIM, word, sentence, [d.estimate for d in diffs], cause=cause, headline=deciding, boundary=0.0)
 
 

@@ -15,6 +15,7 @@ from suites.position_extrapolation.claims._shared import (
     ppl,
     said,
     says,
+    short_of_holm,
     unjudged,
 )
 from suites.position_extrapolation.tuning import JUDGED_MULTIPLIER
@@ -56,6 +57,7 @@ def judge(ev: Evidence) -> Finding:
             f"YaRN's ppl({J}L) is {said(d)} against `{_rival(d)}` ({'higher' if w == 'disagrees' else d.why()})"
             for d, w in failed
         )
+        + short_of_holm(word, words)
         + "."
     )
     if why_not:

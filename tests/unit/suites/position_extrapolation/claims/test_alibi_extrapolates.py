@@ -33,7 +33,8 @@ def test_position_extrapolation_verdict(alibi, sinusoidal, comparable, verdict):
     "alibi, sinusoidal, verdict",
     [
         ([1.0], [3.0], "agrees"),  # one seed (make run): each part clears its threshold by its own calibrated margin
-        ([1.0], [0.9], "disagrees"),  # sinusoidal's one value -10%: below 15% even with its margin (about 24%) added
+        ([1.0], [0.9], "disagrees"),  # ALiBi's ratio 11% above sinusoidal's, beyond that quantity's margin (about 2%)
+        ([1.0], [1.3], "inconclusive"),  # sinusoidal +30%: within its margin (about 36%, t(0.975, 2) sd) of 15%
         ([1.0], [1.08], "inconclusive"),  # +8%: within sinusoidal's margin of the 15% threshold
         ([1.5], [3.0], "disagrees"),  # ALiBi itself 50% up, far beyond its margin (under 1%)
     ],
@@ -98,3 +99,33 @@ def test_the_sentence_names_the_variants_left_out():
     left_out = "1 of 3 left out of the verdicts: `none` (did not learn)."
     found = claim.judge(ratios([1.0, 1.02, 0.99], [3.0, 3.5, 3.2], BOTH, BOTH, left_out))
     assert found.verdict == "agrees" and found.sentence.endswith(" " + left_out)
+
+
+def test_the_three_part_conjunction_holds_its_size_at_the_null():
+    import numpy as np
+
+    from harness.paired import all_hold
+    from suites.position_extrapolation.claims._shared import change, from_one, lower, rises_by, stays_within
+
+    # the least favourable null of "disagrees": ALiBi's and sinusoidal's ppl(8L)/ppl(L) both exactly FLAT% above 1
+    # (each part on its boundary, ALiBi's ratio equal to sinusoidal's); any one part's "disagrees" counted alone
+    # makes the conjunction say so up to three times as often
+    draws = 3000
+    whole = 0.05 + 3 * (0.05 * 0.95 / draws) ** 0.5
+    rng = np.random.default_rng(15)
+    words = []
+    for _ in range(draws):
+        alibi = dict(enumerate((1 + claim.FLAT / 100) * np.exp(rng.normal(0.0, 0.03, 3))))
+        sinusoidal = dict(enumerate((1 + claim.FLAT / 100) * np.exp(rng.normal(0.0, 0.03, 3))))
+        parts = [
+            stays_within(from_one("a", alibi), claim.FLAT),
+            rises_by(from_one("s", sinusoidal), claim.FLAT),
+            lower(change("a vs s", alibi, sinusoidal)),
+        ]
+        words.append(all_hold(parts))
+    agree, disagree = words.count("agrees") / draws, words.count("disagrees") / draws
+    assert disagree <= whole and agree + disagree <= whole, (agree, disagree)
+
+
+def test_the_smallest_effect_is_the_claims_tolerance():
+    assert claim.CLAIM.smallest_effect == claim.FLAT and "FLAT" in claim.CLAIM.smallest_effect_source

@@ -47,3 +47,10 @@ def test_records_tuned_at_another_length_than_the_judged_one_cannot_judge_it():
 def test_no_verdict_when_plain_rope_did_not_learn():
     found = unlearned(claim.judge)
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
+
+
+def test_ntk_close_declares_its_smallest_effect():
+    from suites.position_extrapolation.claims import ntk_close
+
+    c = ntk_close.CLAIM
+    assert c.smallest_effect is not None and c.smallest_effect > 0 and c.smallest_effect_source

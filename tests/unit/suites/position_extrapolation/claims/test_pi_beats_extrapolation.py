@@ -26,3 +26,23 @@ def test_no_verdict_when_plain_rope_did_not_learn_and_none_without_pi_following_
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
     fixed_only = {k: v for k, v in PUBLISHED_SHAPE.items() if k != "rope+pi"}
     assert claim.judge(prepare(records(fixed_only))).verdict == "not run"
+
+
+def test_pi_beats_extrapolation_declares_its_smallest_effect():
+    from suites.position_extrapolation.claims import pi_beats_extrapolation
+
+    c = pi_beats_extrapolation.CLAIM
+    assert c.smallest_effect is not None and c.smallest_effect > 0 and c.smallest_effect_source
+
+
+def test_a_part_refuting_alone_but_not_at_the_conjunctions_level_is_named_and_the_strongest_refutation_decides():
+    from harness.paired import Verdict, all_hold
+    from suites.position_extrapolation.claims._shared import deciding_part, short_of_holm
+
+    alone = [Verdict("disagrees", 0.98, 0.02), Verdict("inconclusive", 0.4, 0.6)]
+    word = all_hold(alone)
+    assert word == "inconclusive" and "Holm" in short_of_holm(word, alone)
+    assert deciding_part(word, alone) == 0  # the first part that does not agree
+    both = [Verdict("disagrees", 0.99, 0.01), Verdict("disagrees", 0.999, 0.001)]
+    assert all_hold(both) == "disagrees" and deciding_part("disagrees", both) == 1
+    assert short_of_holm("disagrees", both) == ""

@@ -54,3 +54,10 @@ def test_no_verdict_when_plain_rope_did_not_learn():
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
     no_pi = {k: v for k, v in PUBLISHED_SHAPE.items() if not k.startswith("rope+pi")}
     assert claim.judge(prepare(records(no_pi).assign(bigram_entropy=1.0))).verdict == "not run"  # PI not run
+
+
+def test_pi_short_declares_its_smallest_effect():
+    from suites.position_extrapolation.claims import pi_short
+
+    c = pi_short.CLAIM
+    assert c.smallest_effect is not None and c.smallest_effect > 0 and c.smallest_effect_source

@@ -36,3 +36,25 @@ def test_no_verdict_when_plain_rope_did_not_learn_and_none_without_it():
     assert found.verdict == "inconclusive" and "did not learn" in found.sentence
     # no plain rope: nothing to test
     assert claim.judge(prepare(records({"rope+ntk": PUBLISHED_SHAPE["rope+ntk"]}))).verdict == "not run"
+
+
+def test_rises_by_is_a_one_sided_test_of_its_stated_size_at_the_threshold():
+    import numpy as np
+
+    from suites.position_extrapolation.claims._shared import change, rises_by
+
+    # per-seed ppl(4L)/ppl(L) whose true change is exactly the threshold, +100% (a ratio of 2 on the log scale)
+    draws = 3000
+    branch = 0.025 + 3 * (0.025 * 0.975 / draws) ** 0.5
+    rng = np.random.default_rng(4)
+    words = []
+    for _ in range(draws):
+        ratios = 2.0 * np.exp(rng.normal(0.0, 0.15, 3))
+        words.append(rises_by(change("x", dict(enumerate(ratios)), {0: 1.0, 1: 1.0, 2: 1.0}), claim.BLOWS_UP))
+    agree, disagree = words.count("agrees") / draws, words.count("disagrees") / draws
+    assert agree <= branch and disagree <= branch, (agree, disagree)
+    assert not np.isnan(words[0].p_for) and not np.isnan(words[0].p_against)  # a Verdict with its p-values
+
+
+def test_the_smallest_effect_is_the_claims_threshold():
+    assert claim.CLAIM.smallest_effect == claim.BLOWS_UP and "BLOWS_UP" in claim.CLAIM.smallest_effect_source

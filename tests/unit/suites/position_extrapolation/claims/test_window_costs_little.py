@@ -52,3 +52,10 @@ def test_no_reaching_window_or_no_rope_is_not_run():
     assert claim.judge(evidence(df[df.variant == "rope"])).verdict == "not run"
     assert claim.judge(evidence(df[df.variant != "rope"])).verdict == "not run"
     assert claim.judge(evidence(df[df.variant != "rope+window32"])).verdict == "not run"
+
+
+def test_window_costs_little_declares_its_smallest_effect():
+    from suites.position_extrapolation.claims import window_costs_little
+
+    c = window_costs_little.CLAIM
+    assert c.smallest_effect is not None and c.smallest_effect > 0 and c.smallest_effect_source

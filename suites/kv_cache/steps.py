@@ -8,17 +8,35 @@ job. Its bytes *dominate* it when the memory time is at least DOMINANT of its me
 time is mostly the time to read its bytes, and claims about memory-bound decoding can be tested on it; below
 that the per-step overhead (Python, operator dispatch, a few small matmuls of a tiny model) sets the time, and
 they cannot.
+
+Each step also carries its log median latency with that log's variance from the step's own timing repeats
+(``timing``, suites/kv_cache/repeats.py): the timing checks test on them.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from suites.kv_cache.repeats import log_timing
+
 #: a step's bytes dominate it when reading them at the copy bandwidth takes at least this share of its latency
 DOMINANT = 0.5
 #: the decode path whose steps the verdicts read: the one the suite's cached model step uses (use_grouped_decode)
 PATH = "grouped"
-COLUMNS = ["kind", "variant", "position", "grouping", "x", "seed", "ms", "bytes", "memory_ms", "share", "dominated"]
+COLUMNS = [
+    "kind",
+    "variant",
+    "position",
+    "grouping",
+    "x",
+    "seed",
+    "ms",
+    "bytes",
+    "memory_ms",
+    "share",
+    "dominated",
+    "timing",
+]
 
 
 def _element(dtype) -> int:
@@ -32,6 +50,8 @@ def decode_steps(df: pd.DataFrame) -> pd.DataFrame:
     if not len(ok) or "metric" not in ok:
         return pd.DataFrame(columns=COLUMNS)
     copy = {(r.variant, int(r.seed)): float(r.value) for r in ok[ok.metric == "copy_bandwidth"].itertuples()}
+    # the whole model's step is timed by its decode_latency record: its repeats are there
+    repeats = {(r.variant, float(r.x), int(r.seed)): r.extra for r in ok[ok.metric == "decode_latency"].itertuples()}
     rows = []
     for r in ok[ok.metric.isin(["decode_bandwidth", "decode_path_latency"])].itertuples():
         bandwidth = copy.get((r.variant, int(r.seed)))
@@ -40,8 +60,10 @@ def decode_steps(df: pd.DataFrame) -> pd.DataFrame:
         e = r.extra
         if r.metric == "decode_bandwidth":
             kind, ms, read = "model", float(e["step_ms"]), e["weight_bytes"] + e["cache_bytes_read"]
+            timing = log_timing(ms, repeats.get((r.variant, float(r.x), int(r.seed))))
         elif e.get("path") == PATH:
             kind, ms = "attention", float(r.value)
+            timing = log_timing(ms, e)
             read = (
                 2 * e["kv_heads"] * e["head_dim"] * int(r.x) * _element(r.dtype) * int(r.batch if "batch" in ok else 1)
             )
@@ -61,6 +83,7 @@ def decode_steps(df: pd.DataFrame) -> pd.DataFrame:
                 "memory_ms": memory_ms,
                 "share": memory_ms / ms,
                 "dominated": memory_ms >= DOMINANT * ms,
+                "timing": timing,
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)

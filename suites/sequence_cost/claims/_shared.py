@@ -89,9 +89,10 @@ class Judged(NamedTuple):
 
 
 def gpu_where(gpu: pd.DataFrame) -> str:
-    """'large, cuda (NVIDIA H200)': the profile and device of reference GPU records, for ``Finding.where``."""
+    """'large, no corpus, cuda (NVIDIA H200)': the profile and device of reference GPU records, in the scoreboard's
+    'profile, corpus, device' form, for ``Finding.where``."""
     first = gpu.iloc[0]
-    return f"{first.profile}, {device_of(gpu)} ({first.device_name})"
+    return f"{first.profile}, no corpus, {first.device} ({device_name(gpu)})"
 
 
 def on_a_gpu(

@@ -36,10 +36,20 @@ def of_frame(frame: pd.DataFrame) -> Evidence:
     return Evidence(frame, decode_steps(frame))
 
 
-def kv_records(model=None, attention=None, seeds=(0, 1)):
+def repeats_around(ms: float, relative_sd: float, n: int = 9) -> dict:
+    """A timing's extra: ``n`` repeats whose median is ``ms`` and whose log sd is ``relative_sd``, all kept."""
+    import numpy as np
+
+    z = np.linspace(-1.5, 1.5, n)
+    times = [float(ms * np.exp(relative_sd * v / z.std(ddof=1))) for v in z]
+    return {"times": times, "kept_mask": [True] * n, "kept": n}
+
+
+def kv_records(model=None, attention=None, seeds=(0, 1), relative_sd=0.02):
     """kv_cache records of made-up steps, of ``seeds``. ``model``: (position, kv_heads) -> {context: ms} of the whole
     model's step (8 heads, 1 MB of weights, 1 KB of K/V per token and K/V head); ``attention``: the same for the
-    decode-step attention (32 heads of 128 in float32: 1 KiB per token and K/V head; 8 K/V heads stand for 32)."""
+    decode-step attention (32 heads of 128 in float32: 1 KiB per token and K/V head; 8 K/V heads stand for 32).
+    Every step keeps 9 timing repeats of log sd ``relative_sd``."""
     rows = []
 
     def spec(position, kv):
@@ -74,13 +84,23 @@ def kv_records(model=None, attention=None, seeds=(0, 1)):
                     if kind == "model":
                         extra = {"weight_bytes": 1_000_000, "cache_bytes_read": 1000 * kv_heads * int(x), "step_ms": ms}
                         add(variant, position, kv_heads, "decode_bandwidth", float(x), 0.0, extra, seed)
-                        add(variant, position, kv_heads, "decode_latency", float(x), ms, {}, seed)
+                        add(
+                            variant,
+                            position,
+                            kv_heads,
+                            "decode_latency",
+                            float(x),
+                            ms,
+                            repeats_around(ms, relative_sd),
+                            seed,
+                        )
                     else:
                         extra = {
                             "path": "grouped",
                             "heads": 32,
                             "kv_heads": 32 if kv_heads == 8 else kv_heads,
                             "head_dim": 128,
+                            **repeats_around(ms, relative_sd),
                         }
                         add(variant, position, kv_heads, "decode_path_latency", float(x), ms, extra, seed)
     frame = pd.DataFrame(

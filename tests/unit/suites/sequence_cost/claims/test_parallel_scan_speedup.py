@@ -52,7 +52,7 @@ def test_a_cpu_group_is_judged_on_reference_gpu_records_that_hold_both_forms(tmp
     monkeypatch.setattr(shared, "where", lambda frame: "test cuda:0, profile large")
     found = judged(claim, scan_records({64: 20.0, 512: 100.0}, {64: 10.0, 512: 150.0}, device="cpu"))
     assert found.verdict == "agrees" and found.sentence.startswith("Not testable on this cpu")
-    assert found.where == "large, cuda (test cuda:0)" and "on test cuda:0" in found.headline.label
+    assert found.where == "large, no corpus, cuda:0 (test cuda:0)" and "on test cuda:0" in found.headline.label
     # GPU records without the sequential GRU: not testable, what they do show said
     lacking = gpu[gpu.variant != "gru+loop"]
     monkeypatch.setattr(shared, "reference_gpu_frame", lambda results=None: lacking)

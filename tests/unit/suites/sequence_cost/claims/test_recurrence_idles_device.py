@@ -57,7 +57,7 @@ def test_a_cpu_run_shows_the_reference_gpu_verdict_with_its_device_and_profile(t
     name = str(gpu.iloc[0].device_name)
     assert found.verdict == claim._judge(_frame(gpu)).verdict != "not testable here"
     assert name in found.headline.label and found.headline.unit == "x" and found.boundary == claim.AGREE_RATIO
-    assert found.where == f"{gpu.iloc[0].profile}, cuda ({name})"
+    assert found.where == f"{gpu.iloc[0].profile}, no corpus, {gpu.iloc[0].device} ({name})"
     assert found.sentence.startswith("Not testable on this cpu") and "reference/gpu/results" in found.sentence
     assert name in found.claim.confound
     assert {e.label for e in found.estimates} >= {"fwd+bwd transformer % of peak", "fwd+bwd lstm % of peak"}

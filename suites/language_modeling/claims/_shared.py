@@ -25,7 +25,6 @@ import pandas as pd
 
 from harness.findings import Claim, Estimate, Finding, finding, not_run
 from harness.paired import Difference, paired
-from harness.power import sd_of, seeds_to_resolve
 from suites.common.learning import LearningCheck, learning_checks, usable
 from suites.language_modeling.summary import Summary
 
@@ -106,22 +105,15 @@ def edge(d: Difference, tolerance: float) -> float:
     return tolerance if d.estimate.value >= 0 else -tolerance
 
 
-#: one part of a conjunction: (its verdict, its estimate, the boundary its interval must clear, the side of the
-#: boundary the claim expects: +1 above, -1 below, None for an equivalence)
+#: one part of a conjunction: (its verdict, a harness.paired.Verdict carrying its one-sided p-values; its estimate;
+#: the boundary its interval must clear; the side of the boundary the claim expects: +1 above, -1 below, None for
+#: an equivalence)
 Part = tuple[str, Estimate, float, int | None]
 
 
-def _seeds_needed(e: Estimate, boundary: float) -> float:
-    """Seeds that would resolve the part if its estimate is the true effect (inf: none affordable or no interval)."""
-    sd = sd_of(e)
-    if sd is None:
-        return float("inf")
-    if e.kind == "log" and e.unit == "%":
-        distance = abs(math.log1p(e.value / 100) - math.log1p(boundary / 100))
-    else:
-        distance = abs(e.value - boundary)
-    need: int | None = seeds_to_resolve(sd, distance)
-    return float("inf") if need is None else float(need)
+def _p(verdict: str, side: str) -> float:
+    """A part's one-sided p-value ``side`` ('p_for' or 'p_against'), NaN where it carries none."""
+    return getattr(verdict, side, math.nan)
 
 
 def _wrong_side(e: Estimate, boundary: float, expected: int | None) -> bool:
@@ -129,16 +121,23 @@ def _wrong_side(e: Estimate, boundary: float, expected: int | None) -> bool:
 
 
 def deciding(parts: Sequence[Part]) -> int:
-    """The index of the part a conjunction's verdict turns on: the first refuted part; else the first undecided
-    part whose estimate lies on the wrong side of its boundary (more seeds would rather refute it); else the
-    undecided part that would need the most seeds to resolve; else (every part agrees) the first."""
-    for i, (verdict, _, _, _) in enumerate(parts):
-        if verdict == "disagrees":
-            return i
+    """The index of the part a conjunction's verdict turns on: the refuted part with the strongest evidence against
+    the claim (the smallest one-sided p against it); else the first undecided part whose estimate lies on the wrong
+    side of its boundary (more seeds would rather refute it); else the undecided part with the weakest evidence for
+    the claim (the largest one-sided p for it: the farthest from agreeing); else (every part agrees) the first. The
+    measured estimate never stands in for the true effect: no part is chosen by the seeds it would need."""
+    refuted = [i for i, (verdict, *_) in enumerate(parts) if verdict == "disagrees"]
+    if refuted:
+        return min(refuted, key=lambda i: (_or_inf(_p(parts[i][0], "p_against")), i))
     for i, (verdict, e, b, expected) in enumerate(parts):
         if verdict != "agrees" and _wrong_side(e, b, expected):
             return i
-    open_parts = [(i, _seeds_needed(e, b)) for i, (verdict, e, b, _) in enumerate(parts) if verdict != "agrees"]
+    open_parts = [i for i, (verdict, *_) in enumerate(parts) if verdict != "agrees"]
     if not open_parts:
         return 0
-    return max(open_parts, key=lambda p: (p[1], -p[0]))[0]
+    # a part with no p (one seed, no verdict) has no evidence for the claim at all: it is the farthest
+    return max(open_parts, key=lambda i: (_or_inf(_p(parts[i][0], "p_for")), -i))
+
+
+def _or_inf(p: float) -> float:
+    return math.inf if math.isnan(p) else p

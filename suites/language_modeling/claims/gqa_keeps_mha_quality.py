@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.claims import declared
 from harness.findings import Finding, finding, not_run
-from harness.paired import all_hold, directional, equivalent
+from harness.paired import Difference, Verdict, all_hold, directional, equivalent
 from suites.common.char_margin import TOLERANCE_PCT
 from suites.language_modeling.claims._shared import (
     Evidence,
@@ -24,6 +24,13 @@ CLAIM = declared(__file__)
 #: al.'s Table 3 calls a loss (d_k 32 -> 16), converted from nats per wordpiece to nats per character
 #: (suites/common/char_margin.py)
 TOLERANCE = TOLERANCE_PCT
+
+
+def rule(g: Difference, m: Difference) -> tuple[Verdict, Verdict, Verdict]:
+    """(GQA keeps MHA's quality, MQA loses, both): GQA's change equivalent within TOLERANCE, MQA's directional
+    (worse), held together by ``all_hold`` (its "disagrees" at 5% across the two parts, Holm)."""
+    keeps, loses = equivalent(g, TOLERANCE), directional(m, +1)
+    return keeps, loses, all_hold([keeps, loses])
 
 
 def judge(ev: Evidence) -> Finding:
@@ -55,8 +62,7 @@ def _grouping(s: Summary, everyone: Summary) -> Finding:
             )
         return not_run(CLAIM, text + "This run lacks a GQA or MQA variant to compare.")
     g, m = diff(s, gqa[0], gqa[0]), diff(s, mqa[0], mqa[0])
-    keeps, loses = equivalent(g, TOLERANCE), directional(m, +1)
-    verdict = all_hold([keeps, loses])
+    keeps, loses, verdict = rule(g, m)
     text += (
         f"Here, per-seed Δ perplexity against MHA ({s.mean_ppl(s.baseline):.3f}): {gqa[0]} {interval(g)} "
         f"(equivalent within ±{TOLERANCE:.2f}%, the source's step per character: {keeps}), {mqa[0]} {interval(m)} (worse than MHA: {loses}); this run "

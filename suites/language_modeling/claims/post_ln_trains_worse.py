@@ -7,13 +7,20 @@ import math
 
 from harness.claims import declared
 from harness.findings import Finding, finding, not_run
-from harness.paired import Difference, all_hold, directional, paired
+from harness.paired import Difference, Verdict, all_hold, directional, paired
 from suites.language_modeling.claims._shared import Evidence, deciding, diff, interval, said, unjudged
 from suites.language_modeling.depth import SOURCE_DEPTH
 from suites.language_modeling.schedule import warmup_of
 from suites.language_modeling.summary import Summary, depth_arm, field, spec_of
 
 CLAIM = declared(__file__)
+
+
+def part_verdicts(worse: Difference, helped: Difference | None) -> list[Verdict]:
+    """The verdicts of the claim's parts at one depth: Post-LN without warm-up worse than Pre-LN (directional), and,
+    where the control arm ran, the long warm-up better than Post-LN without (directional); the claim is their
+    ``all_hold`` (its "disagrees" at 5% across the parts, Holm)."""
+    return [directional(worse, +1)] + ([] if helped is None else [directional(helped, -1)])
 
 
 def judge(ev: Evidence) -> Finding:
@@ -111,7 +118,7 @@ def _post_ln_at(s: Summary, depth: int, steps: int, warmup: int):
     pre_warmup = warmup_of(spec_of(s, pre), warmup, steps)
     base = s.outcome_ppl(pre)
     worse = paired(f"{main} Δ ppl vs {pre}", s.outcome_ppl(main), base, relative=True)
-    verdicts = [directional(worse, +1)]
+    verdicts = part_verdicts(worse, None)
     text = (
         f"`{main}` (warm-up {main_warmup} of {steps} steps) {_mean(s.outcome_ppl(main)):.3f} against Pre-LN "
         f"`{pre}` (warm-up {pre_warmup}) {_mean(base):.3f}, Δ ppl {interval(worse)} (worse: {verdicts[0]})"
@@ -128,7 +135,7 @@ def _post_ln_at(s: Summary, depth: int, steps: int, warmup: int):
     if long:
         lw = warmup_of(spec_of(s, long[0]), warmup, steps)
         helped = paired(f"{long[0]} Δ ppl vs {main}", s.outcome_ppl(long[0]), s.outcome_ppl(main), relative=True)
-        verdicts.append(directional(helped, -1))
+        verdicts = part_verdicts(worse, helped)
         text += (
             f"; with a long warm-up ({lw} of {steps} steps, `{long[0]}`) {_mean(s.outcome_ppl(long[0])):.3f}: "
             f"against `{main}` {interval(helped)} (better: {verdicts[1]})"

@@ -37,3 +37,30 @@ def test_the_headline_is_the_part_its_verdict_turns_on():
     # GQA's part is undecided, MQA's loss counts: the headline is GQA's, with the tolerance as its boundary
     found = claim.judge(evidence(lm({"baseline": BASELINE, "gqa2": NOISY, "mqa": times(1.03)})))
     assert found.headline.label.startswith("gqa2") and abs(found.boundary) == claim.TOLERANCE
+
+
+def test_the_smallest_effect_is_the_claims_tolerance():
+    assert claim.CLAIM.smallest_effect == claim.TOLERANCE and claim.CLAIM.smallest_effect_source
+
+
+def test_the_conjunction_holds_its_size_at_the_null():
+    import numpy as np
+
+    from harness.paired import paired
+
+    # the least favourable null of "disagrees": GQA's true change exactly on the tolerance, MQA's exactly 0; each
+    # part's own "disagrees" counted alone made the conjunction say so about 5% of the time
+    draws = 3000
+    whole = 0.05 + 3 * (0.05 * 0.95 / draws) ** 0.5
+    rng = np.random.default_rng(13)
+    seeds = range(3)
+    words = []
+    for _ in range(draws):
+        mha = 5.0 * np.exp(rng.normal(0.0, 0.02, 3))
+        gqa = mha * (1 + claim.TOLERANCE / 100) * np.exp(rng.normal(0.0, 0.01, 3))
+        mqa = mha * np.exp(rng.normal(0.0, 0.01, 3))
+        g = paired("g", dict(zip(seeds, gqa)), dict(zip(seeds, mha)), relative=True)
+        m = paired("m", dict(zip(seeds, mqa)), dict(zip(seeds, mha)), relative=True)
+        words.append(claim.rule(g, m)[2])
+    agree, disagree = words.count("agrees") / draws, words.count("disagrees") / draws
+    assert disagree <= whole and agree + disagree <= whole, (agree, disagree)

@@ -20,3 +20,10 @@ def test_the_mla_verdict_is_read_at_each_budget_and_decided_at_the_longest():
     assert "by budget: 500 steps" in found.cause
     found = claim.judge(prepare(lm_records({"baseline": BASELINE, "mla": times(1.04)})))
     assert found.verdict == "disagrees" and found.headline.label.endswith("500 steps")
+
+
+def test_mla_beats_mha_declares_its_smallest_effect():
+    from suites.common.char_margin import TOLERANCE_PCT
+    from suites.language_modeling.claims import mla_beats_mha
+
+    assert mla_beats_mha.CLAIM.smallest_effect == TOLERANCE_PCT and mla_beats_mha.CLAIM.smallest_effect_source

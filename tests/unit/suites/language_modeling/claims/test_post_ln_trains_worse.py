@@ -120,3 +120,27 @@ def test_a_collapsed_post_ln_run_is_the_trainability_claims_outcome_not_left_out
     grouping = gqa_keeps_mha_quality.judge(ev)
     assert grouping.verdict == "inconclusive" and "did not learn" in grouping.sentence
     assert claim.judge(ev).verdict == "agrees"
+
+
+def test_the_smallest_effect_is_declared_as_this_projects_choice():
+    assert claim.CLAIM.smallest_effect == 10.0 and "this project's choice" in claim.CLAIM.smallest_effect_source
+
+
+def test_the_two_part_rule_holds_its_size_at_the_null():
+    import numpy as np
+
+    from harness.paired import all_hold, paired
+
+    # Post-LN no worse than Pre-LN and the long warm-up no help: both parts null
+    draws = 3000
+    whole = 0.05 + 3 * (0.05 * 0.95 / draws) ** 0.5
+    rng = np.random.default_rng(21)
+    seeds = range(3)
+    words = []
+    for _ in range(draws):
+        pre, post, longer = (5.0 * np.exp(rng.normal(0.0, 0.05, 3)) for _ in range(3))
+        worse = paired("w", dict(zip(seeds, post)), dict(zip(seeds, pre)), relative=True)
+        helped = paired("h", dict(zip(seeds, longer)), dict(zip(seeds, post)), relative=True)
+        words.append(all_hold(claim.part_verdicts(worse, helped)))
+    agree, disagree = words.count("agrees") / draws, words.count("disagrees") / draws
+    assert disagree <= whole and agree + disagree <= whole, (agree, disagree)

@@ -82,3 +82,13 @@ def test_the_scorings_are_compared_within_their_arm():
     assert s.ppl_delta_pct("sinusoidal+dot") == pytest.approx(
         [2.0, 2.0, 2.0]
     )  # against sinusoidal, not the RoPE baseline
+
+
+def test_scorings_similar_small_dk_declares_its_smallest_effect():
+    from suites.common.char_margin import TOLERANCE_PCT
+    from suites.language_modeling.claims import scorings_similar_small_dk
+
+    assert (
+        scorings_similar_small_dk.CLAIM.smallest_effect == TOLERANCE_PCT
+        and scorings_similar_small_dk.CLAIM.smallest_effect_source
+    )

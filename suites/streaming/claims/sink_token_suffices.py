@@ -1,5 +1,6 @@
 """A model trained with one dedicated sink token streams with only that token kept (Xiao et al. 2023, StreamingLLM,
-section 3.3 and table 3): the same eviction test on the models trained with the token, where it became a sink."""
+section 3.3 and table 3): the same eviction test on the models trained with the token, in a setting where a sink
+forms (read on the models trained without it)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ FAILS = 10.0
 #: token first in every window (this project's choice; the source's token alone is within 0.1% of 4 initial tokens,
 #: 18.01 against 18.02 PPL)
 RESTORES = 5.0
-#: the token became a sink when it draws more than this multiple of even attention (1 / cache size) in some layer
-#: (this project's choice, as for the first tokens of a model without it: Xiao et al.'s figure 2 shows tens of times)
+#: a sink forms in this setting when, in a model trained without the token, the text's first token draws more than
+#: this multiple of even attention (1 / cache size) in some layer (this project's choice, as window_needs_sinks'
+#: precondition: Xiao et al.'s figure 2 shows tens of times)
 SINK_FACTOR = 2.0
 SOURCE = (
     "Xiao et al. 2023, table 3 (160M models pre-trained on the Pile, cache 1024): with a learnable sink "
@@ -27,8 +29,18 @@ SOURCE = (
 
 
 def judge(ev: Evidence) -> Finding:
-    """Window attention against the cache keeping the sink token and recomputation, on the models trained with it."""
+    """Window attention against the cache keeping the sink token and recomputation, on the models trained with it;
+    the precondition (a sink forms in this setting) is read on the models trained without it, whatever the token's
+    models show: whether the token becomes the sink is what the claim predicts, not a precondition."""
     if not ev.streamed:
         return not_run(CLAIM)
-    how = Eviction(SOURCE, "its sink token", "the sink token", FAILS, RESTORES, SINK_FACTOR)
-    return evicted(ev.token, CLAIM, how)
+    how = Eviction(
+        SOURCE,
+        "its sink token",
+        "the text's first token",
+        FAILS,
+        RESTORES,
+        SINK_FACTOR,
+        " trained without a sink token",
+    )
+    return evicted(ev.token, CLAIM, how, setting=ev.plain)

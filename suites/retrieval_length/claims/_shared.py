@@ -21,14 +21,12 @@ from dataclasses import replace
 
 from harness.findings import Claim, Estimate, Finding, unmet
 from harness.paired import Difference
+from suites.retrieval_length.probe_figures import FORGOTTEN  # below it at L after fine-tuning, the task is forgotten
 from suites.retrieval_length.records import SHARE, by_seed, settings
 
 #: set.finetune_task values that fine-tune as the sources do: on plain text at the new length, the passkey never
 #: trained there ("mixed" keeps passkey sequences at L so that a model this small keeps the task where it learned it)
 SOURCE_TASKS = ("text", "mixed")
-#: below this accuracy at L after fine-tuning (in every compared arm) the task is forgotten: nothing to extend
-#: (this project's choice: 0.1 is far above guessing, 1e-5, and far below any retrieving model)
-FORGOTTEN = 0.1
 #: where one seed of each protocol that meets the precondition is kept, and what it shows (the cause cites it; the
 #: report fills the figures where it prints the cause)
 SOURCE_PROBES = (

@@ -4,7 +4,8 @@ reads against naive's (the report's headline table reads it too), and the texts 
 
 The kinds of estimate (harness/intervals.py): a memory slope is a fit to the allocator's peak bytes, the same for
 every seed (no interval); SDPA's share of the matmul peak is compared with the earlier share as a relative change,
-judged against a tolerance set from this run's own timing repeats (``share_tolerance``). Neither check rests on the
+judged against a 95% prediction bound set from this run's own timing repeats (sdpa_share_of_peak.py
+``change_sd``: t at the repeats' degrees of freedom). Neither check rests on the
 spread over seeds (the slope is exact, the share's tolerance comes from the timing repeats), so a run of one seed
 (the quick profile) is not marked indicative.
 """

@@ -14,9 +14,9 @@ def evidence(df=EMPTY, lengths=(), reference=None, slopes=None) -> Evidence:
     return Evidence(df, list(lengths), dict(reference or {}), dict(slopes or {}))
 
 
-def shares(points, noise=0.03):
+def shares(points, noise=0.03, kept=6):
     """SDPA forward FLOP/s shares of the matmul peak: (length, causal, share) per seed 0 and 1, each with its latency's
-    timing noise (IQR / median) and the job's matmul peak with a quiet best size."""
+    timing noise (IQR / median) over ``kept`` repeats and the job's matmul peak with a quiet best size."""
     rows = []
     for seed in (0, 1):
         rows.append(
@@ -26,7 +26,7 @@ def shares(points, noise=0.03):
                 "variant": "sdpa",
                 "kernel": "sdpa",
                 "seed": seed,
-                "extra": {"sizes": {"1024": {"flops_per_s": 1e11, "noise": 0.01}}},
+                "extra": {"sizes": {"1024": {"flops_per_s": 1e11, "noise": 0.01, "kept": kept}}},
             }
         )
         for x, causal, share in points:
@@ -41,7 +41,7 @@ def shares(points, noise=0.03):
                 "seed": seed,
             }
             rows.append({**where, "metric": "peak_fraction", "value": share + seed, "extra": {}})
-            rows.append({**where, "metric": "latency", "value": 300.0, "extra": {"noise": noise}})
+            rows.append({**where, "metric": "latency", "value": 300.0, "extra": {"noise": noise, "kept": kept}})
     return pd.DataFrame(
         rows,
         columns=["metric", "status", "pass", "variant", "kernel", "grouping", "x", "causal", "value", "seed", "extra"],

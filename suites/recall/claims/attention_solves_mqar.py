@@ -169,8 +169,8 @@ def _other(df, s, arm: str, taking: list[str], sizes, guess, at_small: dict[str,
         f"{mean(scores(df, arm, 'mqar', large)):.2f} at {int(large)} pairs, {at_small[arm]:.2f} at {int(small)}"
     )
     if at_small[arm] < threshold or not taking:
-        why_not = "it" if at_small[arm] < threshold else "no fixed-state model"
-        return f"{arm} not testable here ({accuracy_words}; {why_not} did not learn MQAR's format)"
+        why_not = "it did not learn" if at_small[arm] < threshold else "no fixed-state model learned"
+        return f"{arm} not testable here ({accuracy_words}; {why_not} MQAR's format)"
     parts = _parts(df, arm, taking, sizes, guess)
     verdict = all_hold([p.verdict for p in parts])
     leads = ", ".join(f"{p.diff.mean:+.2f} over {v}" for p, v in zip(parts, taking))

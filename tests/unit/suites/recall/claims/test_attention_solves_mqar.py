@@ -86,3 +86,10 @@ def test_after_the_full_sweep_what_would_test_mqar_is_longer_training():
     found = judged(claim, frame(*arms))
     assert found.verdict == "not testable here"
     assert "training as long as Zoology's" in found.sentence and "3000 of 32 here" in found.sentence
+
+
+def test_another_attention_arm_is_shown_not_testable_when_no_fixed_state_model_learned_the_format():
+    found = judged(claim, mqar(("alibi", (1.0, 1.0, 0.96)), ROPE, ("lstm", (1.0, 0.55, 0.2))))
+    assert "alibi not testable here (0.96 at 8 pairs, 1.00 at 2; no fixed-state model learned MQAR's format)" in (
+        found.sentence
+    )

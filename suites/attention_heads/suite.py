@@ -20,6 +20,7 @@ from torch.nn import functional as F
 from harness.contract import JobContext, Measurement, Suite, suites
 from harness.suite_file import SuiteFile
 from suites.attention_heads.head_stats import STATS, HeadStats, delimiter_mask, recorded_attention
+from suites.attention_heads.null import FIRST_QUERY  # the query at position 0 can only attend to itself
 from suites.common.char_lm_suite import CharLMCorpus
 from suites.common.metrics import COMMON
 from suites.position_extrapolation.models import ExtrapolationRecipe, autocast, trained_model
@@ -33,8 +34,6 @@ MAP_CRITERIA: tuple[tuple[str, str, bool], ...] = (
     ("sharpest", "entropy", False),
     ("longest reach", "mean_distance", True),
 )
-#: the query at position 0 of a window can only attend to itself: statistics score queries 1 .. L-1
-FIRST_QUERY = 1
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from harness.report_kit import fmt_mean_ci, mean_ci, over_seeds, table_section
 from harness.report_sections import HEADLINE, Section
+from suites.attention_heads import null
 
 #: the order variants are listed in
 ORDER = ("none", "sinusoidal", "learned", "rope", "alibi")
@@ -64,13 +65,29 @@ def job_values(df: pd.DataFrame, metric: str) -> dict[tuple[str, int], float]:
     return {(r.variant, int(r.seed)): float(r.value) for r in rows.itertuples()}
 
 
+def _reading(part: pd.DataFrame) -> tuple[int, int]:
+    """(windows read, their length) of one job's records: what the shuffled-position null's bound needs (0, 0 when
+    the records do not say)."""
+    first = part.iloc[0]
+    settings = first.get("profile_settings")
+    length = settings.get("train_len", 0) if isinstance(settings, dict) else 0
+    windows = first.get("eval_windows", 0)
+    windows = 0 if windows is None or (isinstance(windows, float) and math.isnan(windows)) else windows
+    return int(windows), int(length or 0)
+
+
 def specialists(heads: pd.DataFrame, base: dict[tuple[str, int], float]) -> pd.DataFrame:
-    """Per (variant, seed): how many heads are offset, delimiter and first-token specialists, and which."""
+    """Per (variant, seed): how many heads are offset, delimiter and first-token specialists, and which; and the
+    shuffled-position null's bound on each share and its count of such heads (null.py)."""
     rows = []
     for (variant, seed), part in heads.groupby(["variant", "seed"]):
         wide = part.pivot_table(index=["layer", "head"], columns="metric", values="value")
         offsets = part[part.metric == "offset_share"].set_index(["layer", "head"]).offset
-        threshold = max(SPECIALIST, DELIMITER_FACTOR * base.get((variant, int(seed)), 0.0))
+        even = base.get((variant, int(seed)), 0.0)
+        threshold = max(SPECIALIST, DELIMITER_FACTOR * even)
+        windows, length = _reading(part)
+        offset_bound = null.offset_bound(windows, length, len(wide)) if windows and length else math.inf
+        delimiter_bound = null.delimiter_bound(even, windows, length, len(wide)) if windows and length else math.inf
         # a head's best offset is the one with the most attention; shares over all offsets sum to 1, so a head whose
         # best offset is 0 has no other offset at 50% or more, and the best offset alone decides
         share = wide.get("offset_share", pd.Series(dtype=float)).reindex(wide.index).fillna(0)
@@ -98,6 +115,11 @@ def specialists(heads: pd.DataFrame, base: dict[tuple[str, int], float]) -> pd.D
                 "max_offset_share": float(share[best >= MIN_OFFSET].max()) if (best >= MIN_OFFSET).any() else math.nan,
                 "self_heads": int(((share >= SPECIALIST) & (best == 0)).sum()),
                 "max_delimiter_share": float(wide["delimiter_share"].max()) if "delimiter_share" in wide else math.nan,
+                "offset_bar": SPECIALIST,
+                "offset_null_bound": offset_bound,
+                "offset_null": null.null_count(offset_bound, SPECIALIST, len(wide)),
+                "delimiter_null_bound": delimiter_bound,
+                "delimiter_null": null.null_count(delimiter_bound, threshold, len(wide)),
             }
         )
     return pd.DataFrame(rows)
@@ -200,8 +222,9 @@ def specialist_section(table: pd.DataFrame, variants: list[str]) -> Section:
         f"{MIN_OFFSET} (d = 1 the previous token; heads on the query itself, d = 0, do not count), a "
         f"*delimiter head* when its delimiter share is at least {threshold}, a *first-token head* (sink) when at least "
         f"{SPECIALIST:.0%} goes to the window's first character. Counts per model{of}: mean (range over seeds, n = seeds), "
-        "then how many seeds' models have one (the verdicts read it: a family has such heads when every seed's model "
-        f"has one); largest shares: {over_seeds(_seeds(table))}; heads are named L<layer>H<head> with offset d.",
+        "then how many seeds' models have one; the verdicts pair each family's count with that of the same heads with "
+        "the key positions shuffled (0 while the bar lies above that null's bound, suites/attention_heads/null.py); "
+        f"largest shares: {over_seeds(_seeds(table))}; heads are named L<layer>H<head> with offset d.",
         rows,
         "No per-head records.",
         HEADLINE,

@@ -1,9 +1,11 @@
 """What attention_heads' claims read: the per-head records of the models that learned and did not memorise, their
-specialised heads and entropy trends per (variant, seed) (tables.py), and the per-family count of specialised heads
-both specialist claims state.
+specialised heads and entropy trends per (variant, seed) (tables.py), and the rule both specialist claims state: per
+family, the count of specialised heads against the shuffled-position null's (null.py), paired over seeds, and the
+existential combination over the families (``some_family``, Holm-held).
 
-The kinds of estimate (harness/intervals.py): heads of a kind per model are counts, shown with their range over
-seeds; a head's largest share of attention lies in [0, 1]; the lower-minus-upper-half entropy is a difference ("t").
+The kinds of estimate (harness/intervals.py): heads of a kind per model are shown as counts with their range over
+seeds; a family's count over the null's is a paired difference ("t"), as is the lower-minus-upper-half entropy; a
+head's largest share of attention lies in [0, 1], its margin over the bar in [-1, 1].
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness.findings import Claim, Estimate, Finding, finding, not_run
+from harness.findings import Claim, Estimate, Finding, finding, not_run, unmet
+from harness.paired import BRANCH_LEVEL, Difference, Verdict, all_hold, directional, paired, reaches
 from harness.report_kit import fmt_mean_ci, in_order
+from suites.attention_heads import null
 from suites.attention_heads.tables import (
     MIN_OFFSET,
     ORDER,
@@ -25,10 +29,6 @@ from suites.attention_heads.tables import (
     specialists,
 )
 from suites.common.learning import learning_checks, usable
-
-#: a family has such heads when every seed's model has one (HAVE), lacks them when no seed's model has (LACK), and
-#: otherwise has them in some seeds only (SOME); the claims' verdicts are read from these outcomes
-HAVE, LACK, SOME = "have", "lack", "some"
 
 
 @dataclass(frozen=True)
@@ -60,63 +60,166 @@ def prepare(df: pd.DataFrame) -> Evidence:
 
 
 @dataclass(frozen=True)
+class Family:
+    """One position encoding's evidence on one kind of specialised head."""
+
+    variant: str
+    #: its count of such heads per seed minus the shuffled-position null's, paired over seeds
+    excess: Difference
+    #: its strongest head's share minus the bar, per seed (negative: no head reaches the bar)
+    margin: Estimate
+    #: "agrees" (more such heads than the null), "disagrees" (its strongest head stays below the bar) or
+    #: "inconclusive", carrying the one-sided p of each (``p_for``: the count's; ``p_against``: the margin's)
+    verdict: Verdict
+
+
+def family_verdict(excess: Difference, margin: Estimate) -> Verdict:
+    """A family has such heads when its count exceeds the null's, paired over seeds (directional, one-sided 2.5%);
+    it lacks them when its strongest head's share stays below the bar (a one-sided test of the mean over seeds,
+    ``reaches``); otherwise inconclusive."""
+    has = directional(excess, +1)
+    lacks = reaches(margin, 0.0, above=False)
+    word = "agrees" if has == "agrees" else "disagrees" if lacks == "agrees" else "inconclusive"
+    return Verdict(word, has.p_for, lacks.p_for)
+
+
+def _flip(v: Verdict) -> Verdict:
+    """The verdict on the claim's negation: agrees and disagrees swapped with their p-values."""
+    word = {"agrees": "disagrees", "disagrees": "agrees"}.get(str(v), str(v))
+    return Verdict(word, getattr(v, "p_against", math.nan), getattr(v, "p_for", math.nan))
+
+
+def some_family(verdicts: list[Verdict]) -> Verdict:
+    """The existential claim over families: agrees when some family has such heads with the families held at 2.5%
+    together (Holm: the smallest count p at most 2.5% / k), disagrees when every family lacks them (an
+    intersection-union test: each family's size), otherwise inconclusive. It is ``all_hold`` on the negation ("no
+    family has them"), whose refutation by one family is the claim."""
+    return _flip(all_hold([_flip(v) for v in verdicts]))
+
+
+@dataclass(frozen=True)
 class Specialists:
     """What a run shows of one kind of specialised head, per model family (position encoding)."""
 
-    #: HAVE when some family has such heads in every seed, LACK when no family's model has one, else SOME
-    outcome: str
+    verdict: Verdict
     sentence: str
     cause: str
     estimates: list[Estimate]
-    #: the estimate of the family with the most such heads: the evidence for "some heads"
+    #: the estimate the verdict rests on: the decisive family's count over the null (agrees, inconclusive) or the
+    #: strongest head's margin of the family nearest to the bar (disagrees)
     headline: int
 
 
-def specialist_finding(
-    claim: Claim, ev: Evidence, verdicts: dict[str, str], column: str, largest: str, kind: str
-) -> Finding:
-    """The finding on ``claim`` from the per-family count of heads of ``kind`` (``specialist_heads``), its verdict the
-    claim's own for the outcome (``verdicts``: HAVE, LACK, SOME -> verdict); not run without per-head records."""
+def specialist_finding(claim: Claim, ev: Evidence, column: str, largest: str, kind: str) -> Finding:
+    """The finding on ``claim`` from the per-family count of heads of ``kind`` against the shuffled-position null
+    (``specialist_heads``); not run without per-head records; not testable where the null's bound reaches the bar
+    (too few scored queries for the bar to tell a specialised head from a shuffled one)."""
     if ev.why_not:
         return not_run(claim, ev.why_not)
+    table = ev.table
+    reached = table[table[f"{column}_null"] > 0]
+    if len(reached):
+        bound = float(reached[f"{column}_null_bound"].max())
+        bar = float(reached[f"{column}_bar" if column == "offset" else "delimiter_threshold"].min())
+        return unmet(
+            claim,
+            f"a head with shuffled key positions may reach {bound:.2f} of its attention on one "
+            f"{'offset' if column == 'offset' else 'class of keys'} (Hoeffding's bound at {null.DELTA:g} over "
+            f"{len(reached)} jobs' scored queries), at or above the bar {bar:.2f}",
+            "more held-out windows read (eval_windows), until the null's bound lies below the bar",
+        )
     found = specialist_heads(ev, column, largest, kind)
-    return finding(
-        claim, verdicts[found.outcome], found.sentence, found.estimates, cause=found.cause, headline=found.headline
-    )
+    return finding(claim, found.verdict, found.sentence, found.estimates, cause=found.cause, headline=found.headline)
+
+
+def families(ev: Evidence, column: str, largest: str, kind: str) -> list[Family]:
+    """Each family's count of ``kind`` heads over the null's, and its strongest head's margin over the bar."""
+    table = ev.table
+    bar = table["offset_bar"] if column == "offset" else table["delimiter_threshold"]
+    table = table.assign(_margin=table[largest] - bar)
+    out = []
+    for v in in_order(table.variant.unique(), ORDER):
+        part = table[table.variant == v].set_index("seed")
+        excess = paired(
+            f"{v} {kind} heads over the shuffled-position null",
+            part[column].astype(float).to_dict(),
+            part[f"{column}_null"].astype(float).to_dict(),
+            "heads",
+        )
+        margin = Estimate.of(
+            f"{v} largest {kind} share - the bar", part._margin.dropna(), "", "bounded", bounds=(-1.0, 1.0)
+        )
+        out.append(Family(v, excess, margin, family_verdict(excess, margin)))
+    return out
 
 
 def specialist_heads(ev: Evidence, column: str, largest: str, kind: str) -> Specialists:
-    """An existential claim ("some heads ..."), stated per model family: a family has such heads when every seed's
-    model has at least one, lacks them when no seed's has, has them in some seeds in between. The outcome is HAVE when
-    some family has them (the sentence names which), LACK when every family lacks them, SOME otherwise."""
-    table = ev.table
-    variants = in_order(table.variant.unique(), ORDER)
-    per_family = {v: _family(table[table.variant == v][column]) for v in variants}
-    estimates = [Estimate.of(f"{v} {kind} heads", table[table.variant == v][column], kind="count") for v in variants]
-    told = _told(table, variants, column, largest, kind)
-    # the family with the most such heads is the evidence for "some heads" (the headline of the verdict)
-    most = max(
-        range(len(estimates)),
-        key=lambda i: -math.inf if math.isnan(estimates[i].value) else estimates[i].value,
-        default=0,
+    """An existential claim ("some heads ..."), stated per model family: a family has such heads when its count
+    exceeds the shuffled-position null's (0 while the bar lies above the null's bound), paired over seeds; it lacks
+    them when its strongest head stays below the bar. The claim agrees when some family has them (held over the
+    families, Holm), disagrees when every family lacks them (``some_family``)."""
+    fams = families(ev, column, largest, kind)
+    verdict = some_family([f.verdict for f in fams])
+    estimates = [f.excess.estimate for f in fams] + [f.margin for f in fams]
+    k = len(fams)
+    told = _told(ev.table, [f.variant for f in fams], column, largest, kind)
+    bound = float(ev.table[f"{column}_null_bound"].max())
+    null_said = (
+        f" With the key positions shuffled, no head of any model would put more than {bound:.2f} of its attention "
+        f"{'at one offset' if column == 'offset' else 'on delimiters'} (Hoeffding's bound, all but {null.DELTA:g}), "
+        "so the null's count is 0 in every seed."
     )
-    have = [v for v in variants if per_family[v] == HAVE]
-    lack = [v for v in variants if per_family[v] == LACK]
-    if have:
+    p_has = [f.verdict.p_for for f in fams]
+    # the family whose count is most clearly above the null's: the evidence for "some heads"
+    best = min(range(k), key=lambda i: math.inf if math.isnan(p_has[i]) else p_has[i], default=0)
+    have = [f.variant for f in fams if f.verdict == "agrees"]
+    lack = [f.variant for f in fams if f.verdict == "disagrees"]
+    open_ = [f.variant for f in fams if f.verdict == "inconclusive"]
+    level = f"{BRANCH_LEVEL / max(k, 1):.3g}"
+    b = fams[best] if fams else None
+    if verdict == "agrees":
         sentence = (
-            f"{told} Every seed's model of {_named(have)} has one: this run **agrees** with "
-            f"Clark et al. that some heads specialise in {kind.replace('-', ' ')}s"
-            + (f" (in these families; {_named(lack)} have none)." if lack else ".")
+            f"{told}{null_said} `{b.variant}`'s count exceeds it: {_excess(b)}, one-sided p {p_has[best]:.2g}, within "
+            f"the {level} that holds the {k} families at {BRANCH_LEVEL:.1%} together: this run **agrees** with "
+            f"Clark et al. that some heads specialise in {kind.replace('-', ' ')}s."
         )
-        return Specialists(HAVE, sentence + ev.note, "", estimates, most)
-    if len(lack) == len(variants):
-        sentence = f"{told} No family's model has one: this run **disagrees** with Clark et al."
-        cause = f"no model of any position encoding has a {kind} head."
-        return Specialists(LACK, sentence + ev.note, cause, estimates, most)
-    some = [v for v in variants if per_family[v] == SOME]
-    sentence = f"{told} No family has one in every seed ({_named(some)} in some): **inconclusive**."
-    cause = f"{kind} heads appear in some seeds only ({_named(some)}), in no family in every seed."
-    return Specialists(SOME, sentence + ev.note, cause, estimates, most)
+        return Specialists(verdict, sentence + ev.note, "", estimates, best)
+    if verdict == "disagrees":
+        # the family whose strongest head comes nearest to the bar is the one the verdict rests on
+        near = max(range(k), key=lambda i: fams[i].margin.value)
+        sentence = (
+            f"{told}{null_said} In every family the strongest {kind} head stays below the bar beyond the seeds' noise "
+            f"(nearest: `{fams[near].variant}`, {_margin(fams[near])}): this run **disagrees** with Clark et al."
+        )
+        cause = f"no position encoding's models have a {kind} head: every family's strongest head stays below the bar."
+        return Specialists(verdict, sentence + ev.note, cause, estimates, k + near)
+    cause = (
+        f"no family's count of {kind} heads exceeds the shuffled-position null's once the {k} families are held "
+        f"together (the clearest, `{b.variant}`, {_excess(b)}, one-sided p {p_has[best]:.2g} against the "
+        f"{level} needed)"
+        + (
+            f", and {_named(open_)} neither {'has' if len(open_) == 1 else 'have'} nor clearly lack them"
+            if open_
+            else ""
+        )
+        + "."
+    )
+    sentence = f"{told}{null_said} This run is **inconclusive**: {cause}"
+    if have:
+        sentence += f" Alone at {BRANCH_LEVEL:.1%}, {_named(have)} would have them; {_named(lack) or 'none'} lack them."
+    return Specialists(verdict, sentence + ev.note, cause, estimates, best)
+
+
+def _excess(f: Family) -> str:
+    e = f.excess.estimate
+    interval = f" [{e.low:.1f}, {e.high:.1f}]" if e.low is not None else ""
+    return f"{e.value:.1f}{interval} heads per model over {f.excess.seeds} seeds"
+
+
+def _margin(f: Family) -> str:
+    e = f.margin
+    interval = f" [{e.low:+.2f}, {e.high:+.2f}]" if e.low is not None else ""
+    return f"largest share minus the bar {e.value:+.2f}{interval}"
 
 
 def _told(table: pd.DataFrame, variants: list[str], column: str, largest: str, kind: str) -> str:
@@ -145,15 +248,8 @@ def _told(table: pd.DataFrame, variants: list[str], column: str, largest: str, k
     )
 
 
-def _family(counts: pd.Series) -> str:
-    """Per seed the number of such heads: every seed has one -> HAVE, none -> LACK, else SOME."""
-    if len(counts) and (counts > 0).all():
-        return HAVE
-    return LACK if not (counts > 0).any() else SOME
-
-
 def _seeds_with(counts: pd.Series) -> str:
-    return f"{int((counts > 0).sum())} of {len(counts)}"
+    return f"{int((counts > 0).sum())} of {len(counts)} seeds with one"
 
 
 def _named(variants: list[str]) -> str:

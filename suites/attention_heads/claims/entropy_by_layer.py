@@ -7,7 +7,7 @@ import math
 
 from harness.claims import declared
 from harness.findings import Finding, finding, not_run
-from harness.paired import combine_verdicts, directional, paired
+from harness.paired import Difference, Verdict, combine_verdicts, directional, paired
 from harness.report_kit import in_order
 from suites.attention_heads.claims._shared import Evidence
 from suites.attention_heads.tables import ORDER
@@ -15,6 +15,13 @@ from suites.attention_heads.tables import ORDER
 CLAIM = declared(__file__)
 #: what each family's direction says in a sentence
 DIRECTION = {"agrees": "broadest below", "disagrees": "broadest above", "inconclusive": "no direction"}
+
+
+def rule(diffs: list[Difference]) -> Verdict:
+    """Every family's lower half broader than its upper half: each family's paired difference directional (+1),
+    combined as replicates (``combine_verdicts``: agrees when all agree; disagrees when none agrees and a reversal
+    survives the families held at 2.5% together, Holm)."""
+    return combine_verdicts([directional(d, +1) for d in diffs])
 
 
 def judge(ev: Evidence) -> Finding:
@@ -26,10 +33,11 @@ def judge(ev: Evidence) -> Finding:
         return not_run(CLAIM, ev.why_not)
     trends = ev.trends
     variants = in_order(trends.variant.unique(), ORDER)
-    labels, estimates, described = {}, [], []
+    labels, estimates, described, diffs = {}, [], [], []
     for v in variants:
         part = trends[trends.variant == v].set_index("seed")
         diff = paired(f"{v} lower - upper half entropy", part.lower_half.to_dict(), part.upper_half.to_dict(), "nats")
+        diffs.append(diff)
         labels[v] = directional(diff, +1)
         estimates.append(diff.estimate)
         described.append(
@@ -42,7 +50,7 @@ def judge(ev: Evidence) -> Finding:
         key=lambda i: math.inf if math.isnan(estimates[i].value) else estimates[i].value,
         default=0,
     )
-    verdict = combine_verdicts(list(labels.values()))
+    verdict = rule(diffs)
     below, above, flat = ([v for v in variants if labels[v] == k] for k in DIRECTION)
     clark = (
         f" Clark et al. found the broadest heads in the lower layers: here in {_named(below)}; in the upper layers in "

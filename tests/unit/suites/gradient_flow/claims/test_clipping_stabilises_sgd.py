@@ -51,3 +51,16 @@ def test_the_clipping_verdict_pairs_divergences_over_seeds(clipped, unclipped, v
     assert found.verdict == verdict
     assert (found.cause != "") == (verdict != "agrees")
     assert claim.judge(evidence(diverged={}, learned_below=1.04)).verdict == "not run"
+
+
+def test_an_undecided_count_plans_seeds_from_the_declared_smallest_effect():
+    # a count of runs with no bar and no null: it is the paired t test over seeds of the per-seed counts (its null:
+    # clipping changes nothing), and an undecided one plans seeds for 2 runs per seed, never for its own estimate
+    counts = diverged_by_seed(
+        _clip_records(
+            {**{("1", s): c for s, c in enumerate((0, 0, 1))}, **{("none", s): u for s, u in enumerate((2, 3, 2))}}
+        )
+    )
+    found = claim.judge(evidence(diverged=counts, learned_below=1.04))
+    assert found.verdict == "inconclusive" and found.p is not None and 0.05 < found.p < 1
+    assert claim.CLAIM.smallest_effect == 2.0 and "the smallest effect of interest, 2 runs" in found.cause

@@ -1,5 +1,5 @@
-"""The scaling figures: loss against training compute per variant with its fitted law and band, and each variant's
-compute multiplier against the baseline along compute."""
+"""The scaling figures: loss against training compute per variant with its fitted law where one is fitted, and each
+variant's compute multiplier against the baseline at each rung with its 95% interval."""
 
 from __future__ import annotations
 
@@ -9,29 +9,21 @@ import numpy as np
 import pandas as pd
 
 from harness.figures import finish, guide, log_axes, panels, styles
-from suites.scaling.fit import multiplier, percentile_interval
 from suites.scaling.ladder import BASELINE, split_rung
-from suites.scaling.laws import EXTRAPOLATE, Fitted, band
-
-
-def _grid(df: pd.DataFrame) -> np.ndarray:
-    x = df[(df.metric == "loss") & (df.status == "ok")].x.astype(float)
-    return np.logspace(np.log10(x.min()), np.log10(EXTRAPOLATE * x.max()), 80)
+from suites.scaling.laws import Fitted, multipliers
 
 
 def law_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str], path: Path) -> Path:
-    """Held-out loss against training FLOPs: each run's end (filled) and its earlier kept losses (hollow), the fitted
-    law (line, dashed past the ladder) and its 95% bootstrap band."""
+    """Held-out loss against training FLOPs: each run's end (filled: the law's points) and its earlier kept losses
+    (hollow, never fitted), and the fitted law within the ladder where one is fitted."""
     look = styles(order)
     rows = df[(df.metric == "loss") & (df.status == "ok")]
     base = rows.variant.map(lambda v: split_rung(v)[0])
-    grid = _grid(df)
-    top = rows.x.astype(float).max()
     fig, axes = panels(size=(7.5, 4.8))
     ax = axes[0][0]
     for v in order:
         part = rows[base == v]
-        end = part[part.extra.map(lambda e: float(e.get("fraction", 1.0)) == 1.0)]
+        end = part[part.extra.map(lambda e: float((e or {}).get("fraction", 1.0)) == 1.0)]
         early = part.drop(end.index)
         s = look[v]
         ax.scatter(
@@ -39,52 +31,41 @@ def law_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str], path
         )
         ax.scatter(early.x.astype(float), early.value, facecolors="none", edgecolors=s.colour, marker=s.marker, s=18)
         f = laws.get(v)
-        if f is None or f.law is None:
+        if f is None or f.law is None or not len(end):
             continue
-        inside, outside = grid[grid <= top], grid[grid >= top]
-        ax.plot(
-            inside,
-            [f.law.loss(c) for c in inside],
-            color=s.colour,
-            label=f"{v}: L = {f.law.E:.2f} + A C^-{f.law.alpha:.3f}",
-        )
-        ax.plot(outside, [f.law.loss(c) for c in outside], color=s.colour, linestyle="--")
-        bounds = band(f, grid)
-        if bounds is not None:
-            ax.fill_between(grid, *bounds, color=s.colour, alpha=0.15, linewidth=0)
+        grid = np.geomspace(end.x.astype(float).min(), end.x.astype(float).max(), 60)
+        ax.plot(grid, [f.law.loss(c) for c in grid], color=s.colour, label=f"{v}: law fitted to the ends")
     ax.set_xscale("log")
     ax.set_xlabel("training compute C (FLOP, forward and backward)")
     ax.set_ylabel("held-out loss (nats/char)")
-    ax.set_title("Loss against compute (hollow: earlier in training; dashed: extrapolated)", fontsize=10)
+    ax.set_title("Loss against compute (filled: end of training, the law's points; hollow: earlier)", fontsize=10)
     ax.legend(fontsize=7)
     return finish(fig, path)
 
 
-def multiplier_figure(df: pd.DataFrame, laws: dict[str, Fitted], order: list[str], path: Path) -> Path | None:
-    """Each variant's compute multiplier against the baseline along compute, with its 95% bootstrap band; 1 is parity."""
-    base = laws.get(BASELINE)
-    others = [v for v in order if v != BASELINE and laws.get(v) and laws[v].law is not None]
-    if base is None or base.law is None or not others:
+def multiplier_figure(df: pd.DataFrame, order: list[str], path: Path) -> Path | None:
+    """Each variant's compute multiplier against the baseline at each rung's compute, with its 95% interval; 1 is
+    parity. Nothing is drawn past the ladder's last rung."""
+    rows = [m for m in multipliers(df) if m.value is not None]
+    if not rows:
         return None
     look = styles(order)
-    grid = _grid(df)
     fig, axes = panels(size=(7.5, 4.2))
     ax = axes[0][0]
-    for v in others:
-        f = laws[v]
-        ax.plot(grid, [multiplier(f.law, base.law, c) for c in grid], color=look[v].colour, label=v)
-        if f.draws and base.draws:
-            bands = [percentile_interval([multiplier(a, b, c) for a, b in zip(f.draws, base.draws)]) for c in grid]
-            ax.fill_between(
-                grid, [b[0] for b in bands], [b[1] for b in bands], color=look[v].colour, alpha=0.15, linewidth=0
-            )
+    variants = [v for v in order if any(m.variant == v for m in rows)]
+    for k, v in enumerate(variants):
+        mine = [m for m in rows if m.variant == v]
+        shift = 1.0 + 0.04 * (k - (len(variants) - 1) / 2)  # side by side at each rung
+        x = np.array([m.compute * shift for m in mine])
+        y = np.array([m.value for m in mine])
+        low = np.array([m.interval[0] if m.interval else m.value for m in mine])
+        high = np.array([m.interval[1] if m.interval else m.value for m in mine])
+        s = look[v]
+        ax.errorbar(x, y, yerr=[y - low, high - y], color=s.colour, marker=s.marker, linestyle="-", capsize=3, label=v)
     guide(ax, y=1.0, style=":")
-    guide(ax, x=df[(df.metric == "loss") & (df.status == "ok")].x.astype(float).max(), width=0.8)
     log_axes(ax, x=10, y=10)
-    ax.set_xlabel("training compute C (FLOP)")
+    ax.set_xlabel("training compute of the rung, C (FLOP)")
     ax.set_ylabel(f"compute multiplier against {BASELINE} (x)")
-    ax.set_title(
-        "Compute the baseline needs for the variant's loss, per unit spent (right of the dashed line: extrapolated)"
-    )
+    ax.set_title("Compute multiplier at each rung, with its 95% paired interval", fontsize=10)
     ax.legend(fontsize=8)
     return finish(fig, path)

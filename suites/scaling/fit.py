@@ -1,40 +1,52 @@
-"""A scaling law per variant, L(C) = E + A C^-alpha, fitted with a Huber loss on log residuals, bootstrapped over
-seeds, and the compute multiplier of one law against another.
+"""The law L(C) = E + A C^-alpha fitted to a ladder's final losses, the profile-likelihood interval of its floor E and
+exponent alpha, and the gate a ladder passes before any law is fitted.
 
-The fit follows the Chinchilla replication (Besiroglu et al. 2024, arXiv 2404.10102, after Hoffmann et al. 2022
-section D.2): minimise the sum of Huber_delta(log L_hat(C_i) - log L_i), delta = 1e-3, with log L_hat =
-logsumexp(a - alpha log C, e) (E = exp(e), A = exp(a)), by L-BFGS from a grid of starting points, keeping the best.
-C is divided by the smallest compute first, so that the starting points suit any unit; A is given back in C's own
-units. A law has three parameters and is fitted from no fewer than five points (parameters plus two).
+One point per run: each run's held-out loss at the end of training against its training FLOPs. A run's losses
+earlier in its schedule are not points of the law: they are correlated with its final loss and lie on a schedule
+that has not yet decayed (a cosine run at half its steps is not the compute-optimal model of half the compute), so
+three of them per run would count one run three times.
 
-The interval of a law's parameters, and of a multiplier, is the bootstrap over seeds: each draw takes, at every
-rung, as many seeds as the rung has, drawn with replacement, with all of a drawn seed's points at that rung, and
-refits; the 95% interval is the draws' 2.5th to 97.5th percentiles. With one seed per rung there is no interval.
+The fit (Hoffmann et al. 2022, arXiv 2203.15556, section 3.3, in the log-residual form): least squares on
+log L_i - log(E + A C_i^-alpha), the runs' log losses taken as independent Gaussian draws around the law, so that
+the fit is the maximum-likelihood one and its likelihood can be profiled. C is divided by the smallest compute
+first (the search suits any unit; A is given back in C's own units); E is searched over [0, the lowest loss], alpha
+over [0, ALPHA_MAX], from a grid of starting points, keeping the best.
 
-The multiplier of a variant against the baseline at compute C: the compute the baseline's law needs to reach the
-variant's loss at C, over C, C_b / C with L_b(C_b) = L_v(C). Above 1 the variant is worth more compute than it
-spends ("worth 2x compute"); below 1, less. Where the variant's loss is below the baseline's floor E_b the baseline
-never reaches it (no multiplier: infinite).
+The interval of E (or alpha) is the profile-likelihood one (Venzon & Moolgavkar 1988; with the noise variance
+estimated, the F form of Bates & Watts 1988, section 6.1): the values v at which the least residual sum of squares
+with that parameter held at v and the other two refitted, S(v), stays within S_min (1 + F(0.95; 1, n - 3) / (n - 3)).
+Where that set reaches the edge of the search (E = 0 or E at the lowest loss; alpha = 0 or ALPHA_MAX) the data do
+not bound the parameter: it is "not identified", and no value of it is printed as if they did.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import huber
+from scipy.optimize import brentq, least_squares
+from scipy.stats import f as f_dist
 
-#: the Huber loss's delta on log residuals (Hoffmann et al. 2022; Besiroglu et al. 2024)
-HUBER_DELTA = 1e-3
-#: a law's free parameters (E, A, alpha), and the fewest points a fit is reported from: parameters plus two
+#: a law's free parameters (E, A, alpha)
 PARAMETERS = 3
-MIN_POINTS = PARAMETERS + 2
-#: bootstrap draws of an interval
-DRAWS = 200
-#: the starting points of the search: the floor as a share of the lowest loss, and the exponent
+#: this project's choice: no law is fitted from fewer rungs. A rung's seeds share one compute, so only the rungs
+#: inform the law's shape; five leave two distinct computes beyond the three parameters, the fewest at which a
+#: misfitting form shows in the residuals instead of being absorbed by the parameters.
+MIN_RUNGS = 5
+#: this project's choice: no law is fitted over fewer decades of compute. Over the reference ladder's 1.8 decades a
+#: floor E anywhere from 0.5 to 0.9 nats/char fits within seed noise (issue 57), since the curvature that separates
+#: E from A C^-alpha is second order in log compute; 2.5 decades is the narrowest span Hoffmann et al.'s
+#: IsoFLOP fits used (their Figure 3: about 6e18 to 3e21 FLOPs), where a floor and an exponent begin to separate.
+MIN_DECADES = 2.5
+#: the largest exponent searched (per unit of log compute): the edge past which alpha is "not identified"
+ALPHA_MAX = 3.0
+#: the interval's confidence level
+LEVEL = 0.95
+#: profile grid points per parameter (refined between the last point inside and the first outside)
+_GRID = 25
+#: the starting points of the full fit: the floor as a share of the lowest loss, and the exponent
 _FLOOR_SHARES = (0.0, 0.5, 0.9)
 _EXPONENTS = (0.05, 0.2, 0.5, 1.0)
 
@@ -64,102 +76,206 @@ class Law:
         return float(np.sqrt(np.mean(r**2))) if len(r) else math.nan
 
 
-def fit_law(compute: Sequence[float], loss: Sequence[float], start: Law | None = None) -> Law | None:
-    """The law fitted to the points (C_i, L_i); None from fewer than MIN_POINTS points or fewer than three distinct C.
-    ``start``: search from that law alone (a bootstrap draw starts from the fit to all points) instead of the grid."""
-    C, L = np.asarray(compute, dtype=float), np.asarray(loss, dtype=float)
-    keep = np.isfinite(C) & np.isfinite(L) & (C > 0) & (L > 0)
-    C, L = C[keep], L[keep]
-    if len(C) < MIN_POINTS or len(np.unique(C)) < PARAMETERS:
-        return None
-    scale = C.min()
-    logc, logl = np.log(C / scale), np.log(L)
+@dataclass(frozen=True)
+class Profiled:
+    """One parameter's 95% profile-likelihood interval, or why the data do not bound it."""
 
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        """The Huber loss of the log residuals over delta (the same minimum, with gradients of order 1 that L-BFGS
-        does not mistake for converged) and its gradient in (e, a, alpha)."""
-        e, a, alpha = theta
-        power = a - alpha * logc  # log(A C^-alpha)
-        predicted = np.logaddexp(power, e)  # log(E + A C^-alpha)
-        r = predicted - logl
-        slope = np.clip(r, -HUBER_DELTA, HUBER_DELTA) / HUBER_DELTA  # Huber'(r) / delta
-        w_power, w_floor = np.exp(power - predicted), np.exp(e - predicted)  # d predicted / d a, d predicted / d e
-        grad = np.array([(slope * w_floor).sum(), (slope * w_power).sum(), -(slope * w_power * logc).sum()])
-        return float(huber(HUBER_DELTA, r).sum() / HUBER_DELTA), grad
+    name: str
+    value: float
+    low: float
+    high: float
+    #: the search edge the interval runs to ('' when it is bounded on both sides)
+    edge: str = ""
 
-    top, low = float(L.max()), float(L.min())
-    if start is not None:
-        starts = [(math.log(max(start.E, 1e-6)), math.log(start.A / scale**start.alpha), start.alpha)]
-    else:
-        starts = [
-            (math.log(max(share * low, 1e-6)), math.log(max(top - share * low, 1e-6)), alpha)
+    @property
+    def identified(self) -> bool:
+        return not self.edge
+
+    def show(self, digits: int = 3) -> str:
+        """'0.881 [0.85, 0.91]', or 'not identified (the 95% profile interval runs to E = 0)'."""
+        if not self.identified:
+            return f"not identified (the 95% profile interval runs to {self.edge})"
+        return f"{self.value:.{digits}g} [{self.low:.{digits}g}, {self.high:.{digits}g}]"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Whether a ladder spans enough rungs and compute for a law: MIN_RUNGS rungs over MIN_DECADES decades."""
+
+    rungs: int
+    decades: float
+
+    @property
+    def passes(self) -> bool:
+        return self.rungs >= MIN_RUNGS and self.decades >= MIN_DECADES - 1e-9
+
+    def why_not(self) -> str:
+        """'' when it passes; else what the ladder has and what a law needs."""
+        if self.passes:
+            return ""
+        return (
+            f"{self.rungs} rung{'s' if self.rungs != 1 else ''} spanning {self.decades:.2f} decades of compute; a law "
+            f"is fitted from at least {MIN_RUNGS} rungs spanning at least {MIN_DECADES:g} decades (this project's "
+            "choice: fewer leave its floor and exponent unidentified)"
+        )
+
+
+def gate(compute_per_rung: Mapping[int, float] | Sequence[float]) -> Gate:
+    """The gate of a ladder from each rung's compute (rungs without a finite positive compute do not count)."""
+    values = compute_per_rung.values() if isinstance(compute_per_rung, Mapping) else compute_per_rung
+    c = [float(x) for x in values if x is not None and math.isfinite(float(x)) and float(x) > 0]
+    decades = math.log10(max(c) / min(c)) if c else 0.0
+    return Gate(len(c), decades)
+
+
+class _Problem:
+    """The points of one fit in scaled units: log c = log(C / C_min) and log L."""
+
+    def __init__(self, compute: Sequence[float], loss: Sequence[float]):
+        C, L = np.asarray(compute, dtype=float), np.asarray(loss, dtype=float)
+        keep = np.isfinite(C) & np.isfinite(L) & (C > 0) & (L > 0)
+        self.C, self.L = C[keep], L[keep]
+        self.scale = float(self.C.min()) if len(self.C) else 1.0
+        self.logc, self.logl = np.log(self.C / self.scale), np.log(self.L)
+        self.e_max = float(self.L.min()) if len(self.L) else 0.0
+
+    @property
+    def n(self) -> int:
+        return len(self.C)
+
+    def residuals(self, E: float, a: float, alpha: float) -> np.ndarray:
+        return np.logaddexp(a - alpha * self.logc, math.log(E) if E > 0 else -np.inf) - self.logl
+
+    def sse(self, E: float, a: float, alpha: float) -> float:
+        r = self.residuals(E, a, alpha)
+        return float(r @ r)
+
+    def solve(self, free: str, fixed: float | None, starts: list[tuple[float, float, float]]) -> tuple[float, tuple]:
+        """The least sum of squares with the parameter ``free`` ('' for none) held at ``fixed``, from ``starts``
+        (each (E, a, alpha)); (S, (E, a, alpha)) of the best."""
+        names = ("E", "a", "alpha")
+        lower = {"E": 0.0, "a": -60.0, "alpha": 0.0}
+        upper = {"E": self.e_max, "a": 60.0, "alpha": ALPHA_MAX}
+        varying = [k for k in names if k != free]
+
+        def full(x: np.ndarray) -> tuple[float, float, float]:
+            values = dict(zip(varying, x))
+            if free:
+                values[free] = fixed
+            return values["E"], values["a"], values["alpha"]
+
+        def fun(x: np.ndarray) -> np.ndarray:
+            return self.residuals(*full(x))
+
+        def jac(x: np.ndarray) -> np.ndarray:
+            E, a, alpha = full(x)
+            power = np.exp(a - alpha * self.logc)
+            total = E + power
+            cols = {"E": 1.0 / total, "a": power / total, "alpha": -self.logc * power / total}
+            return np.column_stack([np.broadcast_to(cols[k], self.logc.shape) for k in varying])
+
+        best = (math.inf, starts[0])
+        for start in starts:
+            x0 = np.array([min(max(v, lower[k]), upper[k]) for k, v in zip(names, start) if k != free])
+            res = least_squares(
+                fun,
+                x0,
+                jac=jac,
+                bounds=([lower[k] for k in varying], [upper[k] for k in varying]),
+                method="trf",
+                x_scale="jac",
+            )
+            s = float(res.fun @ res.fun)
+            if s < best[0]:
+                best = (s, full(res.x))
+        return best
+
+    def starts(self) -> list[tuple[float, float, float]]:
+        top = float(self.L[np.argmin(self.logc)].max())
+        return [
+            (share * self.e_max, math.log(max(top - share * self.e_max, 1e-6)), alpha)
             for share in _FLOOR_SHARES
             for alpha in _EXPONENTS
         ]
-    best = None
-    for theta in starts:
-        res = minimize(
-            objective, np.array(theta), jac=True, method="L-BFGS-B", bounds=[(-20, 10), (-20, 20), (0.0, 5.0)]
-        )
-        if best is None or res.fun < best.fun:
-            best = res
-    e, a, alpha = best.x
-    E, A_scaled = math.exp(e), math.exp(a)
-    law = Law(E, A_scaled * scale**alpha, float(alpha))
-    residuals = tuple(float(x) for x in logl - np.log([law.loss(c) for c in C]))
-    return Law(law.E, law.A, law.alpha, residuals)
+
+    def law(self, theta: tuple[float, float, float]) -> Law:
+        E, a, alpha = theta
+        A = math.exp(a) * self.scale**alpha
+        residuals = tuple(float(x) for x in -self.residuals(E, a, alpha))
+        return Law(float(E), float(A), float(alpha), residuals)
 
 
-def multiplier(variant: Law, baseline: Law, compute: float) -> float:
-    """C_b / C: the baseline's compute to reach the variant's loss at ``compute``, per unit of it (inf where the
-    variant's loss is below the baseline's floor)."""
-    return baseline.compute_for(variant.loss(compute)) / compute
+def fit_law(compute: Sequence[float], loss: Sequence[float]) -> Law | None:
+    """The law fitted to the points (C_i, L_i), one per run; None from fewer points than its parameters plus one
+    (no residual left to estimate the noise) or fewer than three distinct C."""
+    p = _Problem(compute, loss)
+    if p.n < PARAMETERS + 1 or len(np.unique(p.C)) < PARAMETERS:
+        return None
+    _, theta = p.solve("", None, p.starts())
+    return p.law(theta)
 
 
-#: points of one ladder: (rung, seed) -> [(compute, loss), ...]
+def profile(compute: Sequence[float], loss: Sequence[float], name: str) -> Profiled | None:
+    """The 95% profile-likelihood interval of ``name`` ('E' or 'alpha') of the law fitted to the points; None where
+    no law is fitted."""
+    p = _Problem(compute, loss)
+    if p.n < PARAMETERS + 1 or len(np.unique(p.C)) < PARAMETERS:
+        return None
+    s_min, theta = p.solve("", None, p.starts())
+    index = {"E": 0, "alpha": 2}[name]
+    if name == "E":
+        grid = np.linspace(0.0, p.e_max, _GRID)
+        edges = ("E = 0", f"E = {p.e_max:.3g}, the lowest loss")
+    else:
+        grid = np.concatenate([[0.0], np.geomspace(1e-3, ALPHA_MAX, _GRID - 1)])
+        edges = ("α = 0", f"α = {ALPHA_MAX:g}, the edge of the search")
+    grid = np.unique(np.append(grid, theta[index]))  # the fit's own value is a point of the profile
+
+    def held(v: float, start: tuple) -> tuple[float, tuple]:
+        """S(v) and its solution, from ``start`` and from the full fit (a continuation along the grid)."""
+        return p.solve(name, float(v), [_held(start, index, v), _held(theta, index, v)])
+
+    s = np.empty(len(grid))
+    solutions: list[tuple] = []
+    previous = theta
+    for i, v in enumerate(grid):
+        s[i], previous = held(v, previous)
+        solutions.append(previous)
+    if s.min() < s_min:  # the grid found a better optimum than the starts did: that one is the fit
+        s_min, theta = p.solve("", None, [solutions[int(np.argmin(s))]])
+    value = float(theta[index])
+    dof = p.n - PARAMETERS
+    if dof <= 0:
+        return Profiled(name, value, math.nan, math.nan, f"{edges[0]} and {edges[1]}")
+    bound = s_min * (1.0 + f_dist.ppf(LEVEL, 1, dof) / dof)
+    inside = np.flatnonzero(s <= bound)
+    first, last = int(inside[0]), int(inside[-1])
+    edge = " and ".join(e for e, hit in zip(edges, (first == 0, last == len(grid) - 1)) if hit)
+
+    def crossing(i_in: int, i_out: int) -> float:
+        """Where S(v) crosses the bound between a grid point inside and its neighbour outside (each S from the inside
+        point's solution, a near start)."""
+        start = solutions[i_in]
+
+        def excess(v: float) -> float:
+            return p.solve(name, float(v), [_held(start, index, v)])[0] - bound
+
+        return float(brentq(excess, grid[i_in], grid[i_out], xtol=1e-6, rtol=1e-3))
+
+    low = float(grid[0]) if first == 0 else crossing(first, first - 1)
+    high = float(grid[-1]) if last == len(grid) - 1 else crossing(last, last + 1)
+    return Profiled(name, value, min(low, value), max(high, value), edge)
+
+
+def _held(theta: tuple, index: int, value: float) -> tuple:
+    """``theta`` with its ``index``-th parameter set to ``value``."""
+    return tuple(float(value) if k == index else x for k, x in enumerate(theta))
+
+
+#: points of one ladder: (rung, seed) -> [(compute, loss), ...] (one point per run: its final loss)
 Points = dict[tuple[int, int], list[tuple[float, float]]]
 
 
 def flatten(points: Points) -> tuple[list[float], list[float]]:
     pairs = [p for key in sorted(points) for p in points[key]]
     return [c for c, _ in pairs], [loss for _, loss in pairs]
-
-
-def seeds_per_rung(points: Points) -> int:
-    """The fewest seeds any rung has."""
-    rungs: dict[int, set[int]] = {}
-    for rung, seed in points:
-        rungs.setdefault(rung, set()).add(seed)
-    return min((len(s) for s in rungs.values()), default=0)
-
-
-def bootstrap_laws(points: Points, draws: int = DRAWS, seed: int = 0) -> list[Law]:
-    """The laws refitted to ``draws`` resamples of the seeds within each rung (none with one seed per rung), each
-    searched from the fit to all points; a draw whose fit fails is left out."""
-    whole = fit_law(*flatten(points))
-    if seeds_per_rung(points) < 2 or whole is None:
-        return []
-    rng = np.random.default_rng(seed)
-    by_rung: dict[int, list[int]] = {}
-    for rung, s in sorted(points):
-        by_rung.setdefault(rung, []).append(s)
-    laws = []
-    for _ in range(draws):
-        sample: list[tuple[float, float]] = []
-        for rung, seeds in by_rung.items():
-            for s in rng.choice(seeds, size=len(seeds), replace=True):
-                sample += points[(rung, int(s))]
-        law = fit_law([c for c, _ in sample], [loss for _, loss in sample], start=whole)
-        if law is not None:
-            laws.append(law)
-    return laws
-
-
-def percentile_interval(values: Sequence[float]) -> tuple[float, float] | None:
-    """The 2.5th and 97.5th percentiles (inf kept: a multiplier the baseline never reaches); None without values."""
-    v = np.asarray([x for x in values if not math.isnan(x)], dtype=float)
-    if not len(v):
-        return None
-    # the inverted CDF picks draws themselves, so an infinite draw stays infinite instead of making the end NaN
-    low, high = np.quantile(v, [0.025, 0.975], method="inverted_cdf")
-    return float(low), float(high)

@@ -4,11 +4,13 @@ Every quality verdict of the other suites comes from one model size; whether a r
 question a reviewer asks. Here each variant (a character-level decoder LM, as language_modeling's) is trained at every
 rung of a ladder of widths (ladder.py: fixed depth and head size, ``tokens_per_parameter`` tokens per non-embedding
 parameter, Hoffmann et al. 2022), at each of a sweep of peak learning rates, keeping the rate whose model scores best
-on validation characters (a held-out stretch the scored one never overlaps). The scored loss is kept at intermediate
-points of training as well as the end (``eval_fractions``; Choshen et al. 2024, arXiv 2410.11840, fit over such
-checkpoints), each against the training FLOPs spent to reach it (counted with torch.utils.flop_counter). The report
-fits L(C) = E + A C^-alpha per variant (fit.py), the compute multiplier of each variant against the baseline at each
-rung and one decade past the ladder, and judges scale-sensitive claims at every rung.
+on validation characters (a held-out stretch the scored one never overlaps); where that rate is an end of the sweep,
+``extend_edges`` tries rates past it until one is worse (a sweep that brackets the rung's optimum). The scored loss is
+kept at intermediate points of training as well as the end (``eval_fractions``), each against the training FLOPs spent
+to reach it (counted with torch.utils.flop_counter): the figure shows them, the law never reads them. The report
+fits L(C) = E + A C^-alpha per variant to the runs' final losses, one point per run, only on a ladder of enough rungs
+and compute (fit.py), gives each variant's compute multiplier at each rung from the paired per-rung difference
+(multipliers.py), and judges scale-sensitive claims at every rung.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ class ScalingProfile(CharLMText):
     #: the peak learning rates each rung's model trains at, one model each; the one scoring best on the validation
     #: characters is kept (one rate: a ladder at one rate, flagged as confounded)
     learning_rates: tuple[float, ...] = (3e-3, 1e-2, 3e-2)
+    #: the most rates each run tries past an end of its sweep while its kept rate sits at that end, one at a time,
+    #: each one step of the sweep's ratio at that end further (a kept 3e-2 of 1e-2, 3e-2 tries 9e-2), none above 1
+    #: (0: the sweep as given; a rung whose kept rate stays an end is reported as not bracketed)
+    extend_edges: int = 0
     #: linear warm-up over this share of each rung's steps, then cosine decay to 10% of the peak
     warmup_fraction: float = 0.05
     #: AdamW's decoupled weight decay, and the gradient-norm clip
@@ -60,7 +66,8 @@ class ScalingProfile(CharLMText):
     eval_tokens: int = 8192
     #: shares of each rung's training at which the scored loss is kept (1.0: the end)
     eval_fractions: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
-    #: the kept losses at or after this share of training enter the fitted law (1.0: each run's final loss alone)
+    #: read by nothing since issue 57 (the law is fitted to each run's final loss alone, one point per run:
+    #: fit.py); kept because it is part of every stored job's identity (its hash and its report group)
     fit_from: float = 0.5
 
     rules = {
@@ -70,8 +77,10 @@ class ScalingProfile(CharLMText):
         "eval_fractions": between(0, 1, low_open=True),
         "fit_from": between(0, 1, low_open=True),
         "learning_rates": Rule(low=0, high=1, low_open=True),
+        "extend_edges": at_least(0),
         "rungs": at_least(1),
     }
+    added_later = {**CharLMText.added_later, "extend_edges": 0}  # every run before it swept its rates as given
 
     def problems(self) -> list[str]:
         out = []
@@ -92,11 +101,6 @@ class ScalingProfile(CharLMText):
             )
         if 1.0 not in self.eval_fractions:
             out.append(f"set.eval_fractions={list(self.eval_fractions)} must include 1.0, the end of training.")
-        if not [f for f in self.eval_fractions if f >= self.fit_from]:
-            out.append(
-                f"set.fit_from={self.fit_from} is above every kept share set.eval_fractions={list(self.eval_fractions)}"
-                "; give at most 1.0."
-            )
         smallest = steps_for(
             estimated_parameters(min(self.rungs), self.n_layers),
             self.tokens_per_parameter,
@@ -203,17 +207,23 @@ class Scaling(CharLMCorpus, Suite):
             **data.facts(),
         )
 
-        runs = {
-            lr: self._train_at(lr, spec, profile, seed, ctx, train_ids, steps, checkpoints, (scored, validation))
-            for lr in profile.learning_rates
-        }
+        def train_at(lr: float) -> tuple:
+            return self._train_at(lr, spec, profile, seed, ctx, train_ids, steps, checkpoints, (scored, validation))
+
+        runs = {lr: train_at(lr) for lr in profile.learning_rates}
+        for _ in range(profile.extend_edges):
+            beyond = beyond_edge({lr: run[0] for lr, run in runs.items()})
+            if beyond is None:
+                break
+            runs[beyond] = train_at(beyond)
+        runs = dict(sorted(runs.items()))
         finished = {lr: run for lr, run in runs.items() if run[0] is not None and math.isfinite(run[0])}
         if not finished:
             raise Diverged(
                 "every learning rate of the sweep diverged: " + "; ".join(f"{lr:g}: {r[1]}" for lr, r in runs.items())
             )
         chosen = min(finished, key=lambda lr: finished[lr][0])
-        ctx.facts.update(lr=chosen)
+        ctx.facts.update(lr=chosen, learning_rates=list(runs))
         out = [
             Measurement("validation_loss", run[0], x=lr, x_name="lr", extra={"chosen": lr == chosen})
             if run[0] is not None
@@ -222,10 +232,7 @@ class Scaling(CharLMCorpus, Suite):
         ]
         _, _, kept, result = finished[chosen]
         out += _curve_measurements(kept, checkpoints, flops_per_step, steps, result)
-        ctx.facts.update(
-            chosen_at_edge=chosen in (min(profile.learning_rates), max(profile.learning_rates))
-            and len(profile.learning_rates) > 1
-        )
+        ctx.facts.update(chosen_at_edge=chosen in (min(runs), max(runs)) and len(runs) > 1)
         return out
 
     def _train_at(
@@ -281,6 +288,23 @@ class Scaling(CharLMCorpus, Suite):
         except Diverged as exc:
             return (None, str(exc), kept, None)
         return (score(model, validation), None, kept, result)
+
+
+def beyond_edge(losses: dict[float, float | None]) -> float | None:
+    """The next rate to try past the end of a sweep (rate -> validation loss; None or NaN: diverged) whose best rate
+    is that end: one step of the sweep's ratio at that end further (at most 1); None where the best rate lies inside
+    the sweep, a rate diverged beyond it, or the sweep has fewer than two rates."""
+    rates = sorted(losses)
+    finite = {lr: v for lr, v in losses.items() if v is not None and math.isfinite(v)}
+    if len(rates) < 2 or not finite:
+        return None
+    best = min(finite, key=finite.get)
+    if best == rates[-1]:
+        nxt = best * best / rates[-2]
+        return nxt if nxt <= 1.0 else None
+    if best == rates[0]:
+        return best * best / rates[1]
+    return None
 
 
 def _curve_measurements(

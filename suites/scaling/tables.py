@@ -1,9 +1,11 @@
-"""The ladder's records as the fits and verdicts read them: points per variant, final losses per rung and seed, the
-compute of each rung, and the flags on the learning-rate sweep."""
+"""The ladder's records as the fits and verdicts read them: points per variant (one per run: its final loss), final
+losses per rung and seed, the compute of each rung, and whether each rung's learning-rate sweep brackets its best
+rate."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -32,14 +34,18 @@ def bases(df: pd.DataFrame) -> list[str]:
     return sorted(found, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v))
 
 
+def _final(extra) -> bool:
+    return float((extra or {}).get("fraction", 1.0)) == 1.0
+
+
 def points(df: pd.DataFrame) -> dict[str, Points]:
-    """variant -> {(rung, seed): [(training FLOPs, held-out loss), ...]}: the kept losses at or after ``fit_from``."""
-    fit_from = float(settings(df).get("fit_from", 1.0))
+    """variant -> {(rung, seed): [(training FLOPs, held-out loss)]}: one point per run, its loss at the end of
+    training (the losses kept earlier in a run are not points of the law: suites/scaling/fit.py)."""
     rows = _ok(df, "loss")
     out: dict[str, Points] = defaultdict(dict)
     for r in rows.itertuples():
-        if float(r.extra.get("fraction", 1.0)) + 1e-9 >= fit_from:
-            out[r.base].setdefault((int(r.rung), int(r.seed)), []).append((float(r.x), float(r.value)))
+        if _final(r.extra):
+            out[r.base][(int(r.rung), int(r.seed))] = [(float(r.x), float(r.value))]
     return dict(out)
 
 
@@ -48,7 +54,7 @@ def final_losses(df: pd.DataFrame) -> dict[tuple[str, int], dict[int, float]]:
     rows = _ok(df, "loss")
     out: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
     for r in rows.itertuples():
-        if float(r.extra.get("fraction", 1.0)) == 1.0:
+        if _final(r.extra):
             out[(r.base, int(r.rung))][int(r.seed)] = float(r.value)
     return dict(out)
 
@@ -63,7 +69,7 @@ def rung_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (variant, rung): width, non-embedding parameters, tokens, FLOPs, the kept learning rates and the final
     loss of each seed."""
     rows = _ok(df, "loss")
-    rows = rows[rows.extra.map(lambda e: float(e.get("fraction", 1.0)) == 1.0)]
+    rows = rows[rows.extra.map(_final)]
     out = []
     for (base, rung), g in rows.groupby(["base", "rung"]):
         first = g.iloc[0]
@@ -84,23 +90,77 @@ def rung_table(df: pd.DataFrame) -> pd.DataFrame:
 
 def sweep_table(df: pd.DataFrame) -> pd.DataFrame:
     """Validation loss per (variant, rung) and learning rate of the sweep, mean over seeds, the kept rate marked with
-    how many seeds kept it: the check that the sweep brackets each rung's best rate."""
+    how many seeds kept it, and whether the sweep brackets the rung's best rate ('no' where a seed kept an end)."""
     rows = _ok(df, "validation_loss")
     if not len(rows):
         return pd.DataFrame()
+    open_ = unbracketed(df)
     out = []
     for (base, rung), g in rows.groupby(["base", "rung"]):
         row = {"variant": base, "rung": int(rung)}
         for lr, at in g.groupby("x"):
             kept = int(at.extra.map(lambda e: bool(e.get("chosen"))).sum())
             row[f"lr {float(lr):g}"] = f"{at.value.mean():.4f}" + (f" (kept {kept}/{len(at)})" if kept else "")
+        why = open_.get((base, int(rung)))
+        row["bracketed"] = f"no: {why}" if why else "yes"
         out.append(row)
-    return pd.DataFrame(out)
+    return pd.DataFrame(out).fillna("-")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A run whose kept learning rate is an end of the rates it swept: its rung's optimum is not bracketed."""
+
+    variant: str
+    rung: int
+    seed: int
+    lr: float
+    #: "top" or "bottom": which end of the sweep
+    side: str
+
+
+def edges(df: pd.DataFrame) -> list[Edge]:
+    """Every run (variant, rung, seed) whose kept rate is the highest or the lowest rate its sweep trained (a rate that
+    diverged counts as trained: it brackets from above), in order; none for a sweep of one rate."""
+    rows = df[df.metric == "validation_loss"]
+    if not len(rows):
+        return []
+    split = rows.variant.map(split_rung)
+    rows = rows.assign(base=split.map(lambda s: s[0]), rung=split.map(lambda s: s[1] or 0))
+    out = []
+    for (base, rung, seed), g in rows.groupby(["base", "rung", "seed"]):
+        rates = sorted(float(x) for x in g.x)
+        chosen = [float(r.x) for r in g.itertuples() if r.status == "ok" and bool((r.extra or {}).get("chosen"))]
+        if len(rates) < 2 or not chosen:
+            continue
+        if chosen[0] in (rates[0], rates[-1]):
+            out.append(Edge(base, int(rung), int(seed), chosen[0], "top" if chosen[0] == rates[-1] else "bottom"))
+    return out
+
+
+def unbracketed(df: pd.DataFrame) -> dict[tuple[str, int], str]:
+    """(variant, rung) -> why its sweep does not bracket the best rate ('kept 0.03, the sweep's top, in 3 of 3
+    seeds'), for every variant-rung where some seed's kept rate is an end of its sweep."""
+    seeds = df[df.metric == "validation_loss"].groupby("variant").seed.nunique()
+    found: dict[tuple[str, int], list[Edge]] = defaultdict(list)
+    for e in edges(df):
+        found[(e.variant, e.rung)].append(e)
+    out = {}
+    for (v, r), es in sorted(found.items()):
+        n = int(seeds.get(f"{v}+rung{r}", len(es)))
+        sides = sorted({(e.lr, e.side) for e in es})
+        out[(v, r)] = (
+            "kept "
+            + " and ".join(f"{lr:g}, the sweep's {side}," for lr, side in sides)
+            + (f" in {len(es)} of {n} seed{'s' if n != 1 else ''}")
+        )
+    return out
 
 
 def sweep_flags(df: pd.DataFrame) -> list[str]:
     """Sentences on the learning-rate sweep a reader must know: a ladder at one rate is confounded (the right rate
-    moves with size), and a kept rate at the edge of the sweep may not be the best one."""
+    moves with size), and a variant-rung whose kept rate is an end of its sweep is not bracketed (a rate beyond it
+    may be better there), with the command that would bracket it and its cost."""
     rates = list(settings(df).get("learning_rates") or [])
     if len(rates) < 2:
         return [
@@ -108,14 +168,39 @@ def sweep_flags(df: pd.DataFrame) -> list[str]:
             "the best rate moves with model size, so its laws and multipliers mix size with how well the rate suits "
             "it; give set.learning_rates at least two rates."
         ]
-    rows = _ok(df, "validation_loss")
-    chosen = rows[rows.extra.map(lambda e: bool(e.get("chosen")))]
-    edge = chosen[chosen.x.isin([min(rates), max(rates)])]
-    if not len(edge):
+    open_ = unbracketed(df)
+    if not open_:
         return []
-    where = sorted({(r.base, int(r.rung), float(r.x)) for r in edge.itertuples()})
-    shown = "; ".join(f"{b} rung {k} at {x:g}" for b, k, x in where)
+    total = df[df.metric == "validation_loss"].variant.nunique()
+    shown = "; ".join(f"{v} rung {r} ({why})" for (v, r), why in open_.items())
     return [
-        f"The kept learning rate is at the edge of the sweep ({', '.join(f'{r:g}' for r in rates)}) for {len(where)} "
-        f"of {chosen.groupby(['base', 'rung']).ngroups} variant-rungs ({shown}): a rate beyond it may be better there."
+        f"Not bracketed: the kept learning rate is an end of the sweep ({', '.join(f'{r:g}' for r in rates)}) for "
+        f"{len(open_)} of {total} variant-rungs: {shown}. A rate beyond it may be better there, so those rungs' "
+        f"losses may be above their best. {bracket_command(df)}"
     ]
+
+
+def bracket_command(df: pd.DataFrame) -> str:
+    """The run that would bracket every rung's rate, with its cost estimated from these records' wall times."""
+    first = df.iloc[0]
+    profile = first.get("profile", "standard")
+    extend = int(settings(df).get("extend_edges", 0)) + 1
+    jobs = df.drop_duplicates("job_hash") if "job_hash" in df else df.iloc[0:0]
+    walls = jobs.wall_time_s.astype(float) if "wall_time_s" in jobs else pd.Series(dtype=float)
+    n_rates = max(1, len(settings(df).get("learning_rates") or [1]))
+    at_edge = {(f"{e.variant}+rung{e.rung}", e.seed) for e in edges(df)}
+    extra = sum(
+        float(w) / n_rates for w, v, s in zip(walls, jobs.variant, jobs.seed) if (v, int(s)) in at_edge
+    )  # one more rate per run at an edge, at its sweep's mean cost per rate
+    hours = (float(walls.sum()) + extra) / 3600.0
+    cost = (
+        f" Every job of the ladder runs again (the setting is part of each job's identity and of the report's group of "
+        f"records): about {hours:.1f} CPU-hours at one worker, from these records' wall times."
+        if hours > 0
+        else ""
+    )
+    return (
+        f"To bracket them: `bench run suite=scaling profile={profile} set.extend_edges={extend}` (each run tries "
+        f"up to {extend} rate{'s' if extend != 1 else ''} past the end its kept rate sits at, one sweep step at a "
+        f"time).{cost}"
+    )

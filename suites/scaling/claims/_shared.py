@@ -4,8 +4,11 @@ whether it flips along the ladder.
 Each rung's comparison is the suite's one paired test over seeds (harness/paired.py) of the held-out loss at the end
 of training, variant minus baseline, in nats per character: directional for "stronger than", equivalence within the
 language_modeling margin (the source's units, suites/common/char_margin.py) for "keeps quality". The claim's
-verdict is the one at the largest rung both arms reached, the nearest to the source's scale; the sentence lists every
-rung's verdict and says where it changes.
+verdict is the one at the largest rung both arms reached, the nearest to the source's scale: one paired test, so the
+claim's verdict has that test's size, with no combination over rungs. The sentence lists every rung's verdict, says
+where it changes, and marks a rung whose learning-rate sweep does not bracket an arm's best rate (a seed kept an end of
+the sweep: that arm may be above its best loss there, so the comparison mixes the arms with how well the sweep suits
+them).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import pandas as pd
 from harness.findings import Claim, Finding, finding, not_run
 from harness.paired import Difference, paired
 from suites.scaling.ladder import BASELINE
-from suites.scaling.tables import final_losses, settings
+from suites.scaling.tables import final_losses, settings, unbracketed
 
 
 def flips(verdicts: list[tuple[int, str]]) -> str:
@@ -72,7 +75,10 @@ def along_ladder(
     top, top_diff = per_rung[-1]
     verdict = verdicts[-1][1]
     changed = flips(verdicts)
-    listed = "; ".join(f"rung {r}: {_show(d)} ({v})" for (r, d), (_, v) in zip(per_rung, verdicts))
+    open_ = {r: bracket_note(df, variant, r) for r in rungs}
+    listed = "; ".join(
+        f"rung {r}: {_show(d)} ({v}{f'; {open_[r]}' if open_[r] else ''})" for (r, d), (_, v) in zip(per_rung, verdicts)
+    )
     sentence = (
         f"Per rung, `{variant}` against `{BASELINE}` in held-out loss at the end of training, paired over seeds: {listed}. "
         + (f"The verdict flips along the ladder: {changed}. " if changed else "Every rung has the same verdict. ")
@@ -81,14 +87,29 @@ def along_ladder(
     confounded = one_rate(df)
     if confounded:
         sentence += " " + confounded
+    if open_[top]:
+        sentence += f" The deciding rung is {open_[top]}."
     cause = ""
-    if verdict != "agrees" or confounded:
+    if verdict != "agrees" or confounded or open_[top]:
         cause = (
             f"at the largest rung ({top}) `{variant}` - `{BASELINE}` is {_show(top_diff)}"
             + (f"; along the ladder {changed}" if changed else "")
             + (f"; {confounded[0].lower()}{confounded[1:].rstrip('.')}" if confounded else "")
+            + (f"; that rung is {open_[top]}" if open_[top] else "")
             + "."
         )
     estimates = [top_diff.estimate] + [d.estimate for _, d in per_rung[:-1]]
-    along = "By rung: " + ", ".join(f"{r} {v}" for r, v in verdicts) + ("; it flips." if changed else "; no flip.")
+    along = (
+        "By rung: "
+        + ", ".join(f"{r} {v}{' (not bracketed)' if open_[r] else ''}" for r, v in verdicts)
+        + ("; it flips." if changed else "; no flip.")
+    )
     return finding(claim, verdict, sentence, estimates, cause=cause, boundary=boundary, along=along)
+
+
+def bracket_note(df: pd.DataFrame, variant: str, rung: int) -> str:
+    """'' when both arms' sweeps bracket their best rate at ``rung``; else 'not bracketed: baseline kept 0.03, the
+    sweep's top, in 3 of 3 seeds'."""
+    open_ = unbracketed(df)
+    parts = [f"{v} {open_[(v, rung)]}" for v in (BASELINE, variant) if (v, rung) in open_]
+    return "not bracketed: " + "; ".join(parts) if parts else ""

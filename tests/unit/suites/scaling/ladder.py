@@ -10,11 +10,16 @@ from harness.report import records_frame
 from harness.store import ResultsStore
 
 TINY = ["set.rungs=[16,32,48]", "set.tokens_per_parameter=1", "set.eval_tokens=512", "seeds=[0,1]", "progress=false"]
+#: the ladder once per test session: each module that imports the fixture registers its own copy of it, which
+#: pytest would set up once per module despite its session scope
+_TRAINED: dict[str, tuple] = {}
 
 
 @pytest.fixture(scope="session")
 def one_rate(tmp_path_factory):
-    results = tmp_path_factory.mktemp("scaling")
-    args = ["run", "suite=scaling", "variants=[baseline,gqa2]", "set.learning_rates=[0.01]", *TINY]
-    assert main([*args, f"results_dir={results}"]) == 0
-    return results, records_frame(ResultsStore(str(results)).load("scaling"))
+    if "one_rate" not in _TRAINED:
+        results = tmp_path_factory.mktemp("scaling")
+        args = ["run", "suite=scaling", "variants=[baseline,gqa2]", "set.learning_rates=[0.01]", *TINY]
+        assert main([*args, f"results_dir={results}"]) == 0
+        _TRAINED["one_rate"] = (results, records_frame(ResultsStore(str(results)).load("scaling")))
+    return _TRAINED["one_rate"]

@@ -1,5 +1,5 @@
-"""A tiny ladder end to end: records per rung, the report's laws, multipliers and per-rung verdicts, and a ladder at
-one learning rate flagged as confounded."""
+"""A tiny ladder end to end: records per rung, the report's multipliers, its gate on the law and its per-rung
+verdicts."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ def test_the_report_shows_laws_multipliers_and_the_figures(one_rate, tmp_path):
 
     written = write_suite_report(suites.get("scaling"), df, tmp_path)
     text = written[0].read_text()
-    assert "## Compute multipliers against the baseline" in text and "## Fitted laws" in text
-    assert "rung 2" in text and "(extrapolated)" in text
-    assert {p.name for p in written[1:]} == {"scaling_laws.png", "scaling_multipliers.png"}
+    assert "## Compute multipliers against the baseline, rung by rung" in text and "## Fitted laws" in text
+    assert "rung 2" in text and "extrapolated" not in text and "10x" not in text  # nothing past the last rung
+    # three rungs: no law, and the rungs that would fit one
+    assert "**No law is fitted**: this ladder has 3 rungs spanning" in text and "A law would be fitted from" in text
+    assert "scaling_laws.png" in {p.name for p in written[1:]}

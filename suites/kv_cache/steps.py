@@ -10,14 +10,14 @@ that the per-step overhead (Python, operator dispatch, a few small matmuls of a 
 they cannot.
 
 Each step also carries its log median latency with that log's variance from the step's own timing repeats
-(``timing``, suites/kv_cache/repeats.py): the timing checks test on them.
+(``timing``, suites/common/timing_repeats.py): the timing checks test on them.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from suites.kv_cache.repeats import log_timing
+from suites.common.timing_repeats import log_timing
 
 #: a step's bytes dominate it when reading them at the copy bandwidth takes at least this share of its latency
 DOMINANT = 0.5

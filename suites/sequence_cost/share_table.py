@@ -2,7 +2,7 @@
 rows attention_minor_at_moderate_length judges and the report's table of them.
 
 The share is a ratio of two medians, the core's and the block's, each over its own timing repeats: its log's
-variance is pi/2 times each timing's relative variance over its repeats, summed (suites/sequence_cost/repeats.py),
+variance is pi/2 times each timing's relative variance over its repeats, summed (suites/common/timing_repeats.py),
 tested on Student-t at the Welch-Satterthwaite degrees of freedom of the two. Records that keep each timing's spread
 and repeats (from this version of attention_share.py on) give both; older ones keep only the two spreads in
 quadrature (``relative_sd``), read with the profile's min_repeats as the count of each and n - 1 degrees of
@@ -17,7 +17,7 @@ import pandas as pd
 
 from harness.report_kit import markdown_table
 from harness.report_sections import Section, section
-from suites.sequence_cost.repeats import Contrast, LogTiming, from_spread
+from suites.common.timing_repeats import Contrast, LogTiming, from_spread
 
 
 def share_rows(df: pd.DataFrame) -> pd.DataFrame:

@@ -7,7 +7,7 @@ import pandas as pd
 
 from harness.report_kit import markdown_table
 from harness.report_sections import Section, section
-from suites.sequence_cost.repeats import LogTiming, log_timing
+from suites.common.timing_repeats import LogTiming, log_timing
 
 
 def latencies(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, float]:
@@ -18,7 +18,7 @@ def latencies(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, float]:
 
 def timings(df: pd.DataFrame, variant: str, pass_: str) -> dict[float, dict[int, LogTiming | None]]:
     """length -> seed -> one variant's log median latency with its variance from the timing repeats
-    (suites/sequence_cost/repeats.py; None where the record keeps too few repeats)."""
+    (suites/common/timing_repeats.py; None where the record keeps too few repeats)."""
     rows = df[(df.metric == "latency") & (df.status == "ok") & (df.variant == variant) & (df["pass"] == pass_)]
     out: dict[float, dict[int, LogTiming | None]] = {}
     for r in rows.itertuples():

@@ -4,7 +4,7 @@ sources the report prints beside the verdicts.
 
 The kinds of estimate (harness/intervals.py): cache bytes are exact; time ratios (MHA / MQA, latency growth over
 bytes growth) are positive ("log"), each seed's value a ratio of medians over timing repeats. The timing checks are
-tests on those repeats (suites/kv_cache/repeats.py: a log ratio against NOISE on Student-t at its repeats' degrees of
+tests on those repeats (suites/common/timing_repeats.py: a log ratio against NOISE on Student-t at its repeats' degrees of
 freedom, its 95% interval printed "over timing repeats"), not on the spread over seeds, so a run of one seed (the
 quick profile) is not marked indicative; with two seeds or more the per-seed ratios' t interval over seeds decides.
 """

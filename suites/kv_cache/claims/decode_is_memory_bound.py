@@ -5,7 +5,7 @@ A check of the selector, not a test of the finding: a step is judged only where 
 bandwidth already takes at least half its latency, so the selection itself bounds its latency's growth by 2x the
 bytes'; what the check adds is that between the two longest such contexts the latency grows at most NOISE x the
 bytes (a step that copied its cache, or did work per cached token beyond reading it, would grow faster). The rule
-is a test on the timing repeats (suites/kv_cache/repeats.py): the log of the latency growth over the exact bytes
+is a test on the timing repeats (suites/common/timing_repeats.py): the log of the latency growth over the exact bytes
 growth against log NOISE, its 95% interval wholly below agrees, wholly above disagrees, else inconclusive; every
 variant judged must hold (harness/paired.py ``all_hold``, Holm across the variants)."""
 
@@ -18,8 +18,8 @@ import pandas as pd
 from harness.claims import declared
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
 from harness.paired import Verdict, all_hold
+from suites.common.timing_repeats import ratio_contrast
 from suites.kv_cache.claims._shared import NOISE, WOULD_TEST, Evidence, judged_steps
-from suites.kv_cache.repeats import ratio_contrast
 from suites.kv_cache.steps import DOMINANT
 
 CLAIM = declared(__file__)

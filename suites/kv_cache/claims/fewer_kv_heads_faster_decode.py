@@ -2,7 +2,7 @@
 step whose bytes dominate it, MHA against MQA per position encoding.
 
 Faster means by more than NOISE (10%, this project's choice: within it two timings of one step differ from causes
-one job's repeats do not see). The rule is a test on the timing repeats (suites/kv_cache/repeats.py): the log of
+one job's repeats do not see). The rule is a test on the timing repeats (suites/common/timing_repeats.py): the log of
 MHA's step time over MQA's against log NOISE, each log median's variance pi/2 sd^2 / n from its own repeats,
 Student-t at the Welch-Satterthwaite degrees of freedom (two seeds or more: the per-seed ratios' t interval over
 seeds); the 95% interval wholly above agrees, wholly below disagrees, else inconclusive; every position encoding
@@ -18,8 +18,8 @@ import pandas as pd
 from harness.claims import declared
 from harness.findings import Estimate, Finding, finding, not_run, not_testable
 from harness.paired import Verdict, all_hold
+from suites.common.timing_repeats import ratio_contrast
 from suites.kv_cache.claims._shared import NOISE, WOULD_TEST, Evidence, judged_steps
-from suites.kv_cache.repeats import ratio_contrast
 from suites.kv_cache.steps import describe
 
 CLAIM = declared(__file__)

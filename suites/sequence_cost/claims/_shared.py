@@ -3,7 +3,7 @@ records are, the one precondition of the three GPU claims and how a CPU group ap
 between two forms of one layer is tested (the scan's and the chunked form's claims), and the quoted utilisation
 figures the report's figure draws.
 
-The timing verdicts are tests on the timing repeats (suites/sequence_cost/repeats.py): a log latency ratio against
+The timing verdicts are tests on the timing repeats (suites/common/timing_repeats.py): a log latency ratio against
 its threshold on Student-t at its repeats' degrees of freedom (over seeds where there are two or more), each branch
 at 2.5%, the parts of a claim joined by harness/paired.py ``all_hold`` (Holm across the parts). They do not rest on
 the spread over seeds, so a run of one seed is not marked indicative.
@@ -31,8 +31,8 @@ import pandas as pd
 
 from harness.findings import Claim, Estimate, Finding, finding, not_run, unmet
 from harness.paired import Verdict, all_hold
+from suites.common.timing_repeats import Contrast, ratio_contrast
 from suites.sequence_cost.gpu_records import reference_gpu_frame, where
-from suites.sequence_cost.repeats import Contrast, ratio_contrast
 from suites.sequence_cost.speedups import latencies, pass_of, timings
 from suites.sequence_cost.tables import _frame
 

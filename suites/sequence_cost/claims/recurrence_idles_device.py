@@ -3,7 +3,7 @@ matmul peak against each recurrent layer's, tested on the timing repeats.
 
 A layer's share of the peak is its FLOPs (exact) over its median latency over its job's matmul peak, so the ratio of
 two layers' shares is an exact FLOP ratio times a ratio of two latencies and of two peaks: its log is a sum of four
-log timings, each with its variance from its own repeats (suites/sequence_cost/repeats.py; the peak's from its
+log timings, each with its variance from its own repeats (suites/common/timing_repeats.py; the peak's from its
 interquartile range and kept repeats). The claim holds when attention's share is at least AGREE_RATIO times every
 recurrent layer's, the busiest one's included: each ratio is tested against AGREE_RATIO (its 95% interval wholly
 above agrees, wholly below disagrees), and the parts are joined by harness/paired.py ``all_hold`` (Holm across the
@@ -23,9 +23,9 @@ from harness.claims import declared
 from harness.findings import Estimate, Finding, not_run
 from harness.paired import all_hold
 from suites.common.ceiling_notes import nominal_peak_note
+from suites.common.timing_repeats import Contrast, LogTiming, log_timing
 from suites.sequence_cost.claims import _shared as shared
 from suites.sequence_cost.claims._shared import QUOTED_ATTENTION, QUOTED_RECURRENT, Evidence
-from suites.sequence_cost.repeats import Contrast, LogTiming, log_timing
 from suites.sequence_cost.tables import shares
 
 CLAIM = declared(__file__)

@@ -1,25 +1,12 @@
-"""kv_cache's copy of the test on timing repeats (suites/kv_cache/repeats.py): the same code as sequence_cost's
-(a suite imports no other suite's package), and its size under the null, simulated."""
+"""The test on timing repeats as kv_cache's timing checks use it (suites/common/timing_repeats.py): its size under the
+null, simulated."""
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from suites.kv_cache import repeats
-
-ROOT = Path(__file__).resolve().parents[4]
-
-
-def _body(path: Path) -> str:
-    text = path.read_text()
-    return text[text.index("from __future__ import annotations") :]
-
-
-def test_the_copy_is_the_same_code_as_sequence_costs():
-    """Until the two move to suites/common as one module, a change to one must be made to both."""
-    assert _body(ROOT / "suites/kv_cache/repeats.py") == _body(ROOT / "suites/sequence_cost/repeats.py")
+from suites.common import timing_repeats as repeats
 
 
 @pytest.mark.parametrize("n", [3, 9])

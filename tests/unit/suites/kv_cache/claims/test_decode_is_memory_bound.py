@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from harness.paired import all_hold
-from suites.kv_cache import repeats
+from suites.common import timing_repeats as repeats
 from suites.kv_cache.claims import decode_is_memory_bound as claim
 from suites.kv_cache.claims._shared import NOISE
 from tests.unit.suites.kv_cache.claims._records import OVERHEAD, attention, judged, kv_records, overhead_bound

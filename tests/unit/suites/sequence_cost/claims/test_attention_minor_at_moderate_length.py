@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from harness.paired import all_hold
-from suites.sequence_cost import repeats
+from suites.common import timing_repeats as repeats
 from suites.sequence_cost.claims import attention_minor_at_moderate_length as claim
 from suites.sequence_cost.share_table import share_rows
 from tests.unit.suites.sequence_cost.claims._records import as_is, share_records

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from harness.paired import Verdict, all_hold
-from suites.sequence_cost import repeats
+from suites.common import timing_repeats as repeats
 from suites.sequence_cost.claims import _shared as shared
 from suites.sequence_cost.claims import parallel_scan_speedup as claim
 from tests.unit.suites.sequence_cost.claims._records import judged, scan_records

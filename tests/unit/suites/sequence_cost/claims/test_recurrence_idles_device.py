@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from harness.paired import all_hold
-from suites.sequence_cost import repeats
+from suites.common import timing_repeats as repeats
 from suites.sequence_cost.claims import recurrence_idles_device as claim
 from suites.sequence_cost.tables import _frame
 from tests.unit.suites.sequence_cost.claims._records import jobs, judged

@@ -1,4 +1,4 @@
-"""The test on timing repeats (suites/sequence_cost/repeats.py): what it reads from a record, and its size under the
+"""The test on timing repeats (suites/common/timing_repeats.py): what it reads from a record, and its size under the
 null (a true ratio exactly on the threshold), simulated."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from suites.sequence_cost import repeats
+from suites.common import timing_repeats as repeats
 
 
 def test_the_kept_repeats_are_the_clean_ones_unless_too_few_were_clean():

@@ -1,19 +1,23 @@
-"""Tests on timing repeats for kv_cache's timing checks: a latency ratio (or a latency growth over an exact bytes
-growth) against a threshold, a test of stated size.
+"""Tests on timing repeats: a latency ratio (or a product of ratios) against a threshold, a test of stated size.
 
-The same rule as suites/sequence_cost/repeats.py, kept here as a copy because a suite imports no other suite's
-package (tests/unit/test_import_direction.py); the two belong in suites/common (one module), which is not this
-suite's to add. Each log median's variance is pi/2 times its repeats' sample variance over n (the large-sample
-variance of a median of normal repeats), with n - 1 degrees of freedom; a sum of log medians with signs (plus an
-exact log term, such as minus the log of a bytes growth) is tested on Student-t at the Welch-Satterthwaite degrees
-of freedom; the 95% interval decides as harness/paired.py ``reaches`` decides a mean: agrees when it lies wholly on
-the claimed side, disagrees when wholly on the other, so at a true ratio exactly on the threshold each verdict comes
-at most 2.5% of the time (tests/unit/suites/kv_cache/test_kv_timing_repeats.py simulates it). With two seeds or
-more the per-seed ratios' t interval over seeds decides (it holds the noise that moves a whole job, which one
-job's repeats do not see).
+A timed call is recorded as the median of its kept repeats (harness/timing.py: the repeats free of other processes'
+CPU use, or all of them when too few are). On the log scale a ratio of two medians is a difference of two log
+medians, and a growth of a ratio with length (or a latency growth over an exact bytes growth) a sum of several with
+signs. Each log median's variance is estimated from its own repeats: pi/2 times their sample variance over n (the
+large-sample variance of a median of normal repeats, which overstates it at the few repeats of a CPU run: at 5
+repeats the median of normal noise varies 0.29 sd^2, the formula gives 0.31), with n - 1 degrees of freedom; their
+sum is tested on Student-t at the Welch-Satterthwaite degrees of freedom. The 95% interval is that t interval, and a
+threshold is decided as harness/paired.py ``reaches`` decides one: agrees when the whole interval lies on the
+claimed side, disagrees when it lies wholly on the other, so at a true ratio exactly on the threshold each verdict
+is reached at most 2.5% of the time (tests/unit/suites/common/test_timing_repeats.py simulates it). No fixed count
+of standard deviations, no margin on a point estimate.
 
-Records that keep no repeats fall back on their interquartile range (``noise`` = IQR / median, over 1.349 an sd of
-the log repeats) and their count of kept repeats.
+What the test covers: the repeat-to-repeat noise within one job. Noise that moves a whole job (another job on the
+machine, a clock change between two jobs) is not in it; with two seeds or more the per-seed ratios' t interval over
+seeds, which holds it, decides instead (``over_seeds``).
+
+Records from before the repeats were kept (no ``times``) fall back on their interquartile range (``noise`` =
+IQR / median, over 1.349 an sd of the log repeats) and their count of kept repeats (or a stated lower bound on it).
 """
 
 from __future__ import annotations

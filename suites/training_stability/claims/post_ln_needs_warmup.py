@@ -31,7 +31,9 @@ def warmup(found: list[Cell]) -> Finding:
         return _untested(found)
     per_cell = {c.label(): c.difference("post_ln", "pre_ln") for c in tested}
     cell_verdicts = {label: directional(d, +1) for label, d in per_cell.items()}
-    against = [label for label, v in cell_verdicts.items() if v == "disagrees"] if refuted(cell_verdicts.values()) else []
+    against = (
+        [label for label, v in cell_verdicts.items() if v == "disagrees"] if refuted(cell_verdicts.values()) else []
+    )
     d = pooled(tested, "post_ln", "pre_ln")
     verdict = directional(d, +1)
     if verdict == "agrees" and against:

@@ -69,7 +69,7 @@ def test_a_cell_refutes_only_with_the_cells_held_together():
         rows += stability_records("post_ln", depth, lr, 0, STUCK) + stability_records("post_ln", depth, lr, 30, LEARNED)
         rows += stability_records("pre_ln", depth, lr, 0, LEARNED) + stability_records("pre_ln", depth, lr, 30, LEARNED)
     rows += stability_records("post_ln", 6, 0.01, 0, LEARNED) + stability_records("post_ln", 6, 0.01, 30, LEARNED)
-    rows += stability_records("pre_ln", 6, 0.01, 0, [2.1, 2.14, 2.12]) + stability_records(
+    rows += stability_records("pre_ln", 6, 0.01, 0, [2.1, 2.2, 2.12]) + stability_records(
         "pre_ln", 6, 0.01, 30, LEARNED
     )
     warm = verdicts(rows)["post_ln_needs_warmup"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from harness.claims import judge_all
 from harness.contract import suites
 from suites.scaling.tables import sweep_flags
@@ -30,3 +32,11 @@ def test_the_scoreboard_shows_the_verdict_at_every_rung_whatever_the_verdict(one
     found = gqa(df)
     agreeing = dataclasses.replace(found, verdict="agrees", cause="")
     assert row(agreeing, df, "quick", None)["cause"] == found.along
+
+
+def test_the_claim_s_margin_is_its_smallest_effect():
+    from suites.common.char_margin import TOLERANCE_NATS
+    from suites.scaling.claims import gqa_keeps_mha_quality_along_ladder as claim
+
+    assert claim.CLAIM.smallest_effect == pytest.approx(TOLERANCE_NATS, abs=1e-4)
+    assert claim.CLAIM.smallest_effect_source.startswith("the claim's margin")

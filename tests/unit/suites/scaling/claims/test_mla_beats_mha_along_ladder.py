@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from suites.scaling.claims import mla_beats_mha_along_ladder as claim
 
@@ -61,3 +62,15 @@ def test_a_ladder_at_one_rate_is_confounded_and_a_missing_arm_is_not_run():
     one = ladder({("baseline", 0): [2.0, 2.1], ("mla", 0): [1.9, 2.0]}, rates=(1e-3,))
     assert "one learning rate (0.001)" in claim.judge(one).cause
     assert claim.judge(ladder({("baseline", 0): [2.0, 2.1]})).verdict == "not run"
+
+
+def test_the_smallest_effect_is_declared_and_plans_the_seeds_never_the_estimate():
+    from suites.common.char_margin import TOLERANCE_NATS
+
+    assert claim.CLAIM.smallest_effect == pytest.approx(TOLERANCE_NATS, abs=1e-4)
+    assert claim.CLAIM.smallest_effect_source.startswith("this project's choice")
+    found = claim.judge(
+        ladder({("baseline", 0): [2.00, 2.10, 2.05, 2.02], ("mla", 0): [2.01, 2.09, 2.07, 2.02]})  # +0.005: undecided
+    )
+    assert found.verdict == "inconclusive" and 0.05 < found.p < 1
+    assert "the smallest effect of interest, 0.0066 nats/char" in found.cause

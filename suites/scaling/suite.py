@@ -300,10 +300,10 @@ def beyond_edge(losses: dict[float, float | None]) -> float | None:
         return None
     best = min(finite, key=finite.get)
     if best == rates[-1]:
-        nxt = best * best / rates[-2]
+        nxt = float(f"{best * best / rates[-2]:.12g}")  # 0.027, not 0.026999999999999996
         return nxt if nxt <= 1.0 else None
     if best == rates[0]:
-        return best * best / rates[1]
+        return float(f"{best * best / rates[1]:.12g}")
     return None
 
 

@@ -118,6 +118,26 @@ def what_would_fit(df: pd.DataFrame) -> str:
         f"A law would be fitted from `set.rungs=[{','.join(str(w) for w in new)}]`: its largest rung at about "
         f"{largest:.2g} training FLOPs (compute grows as width^{power:.2f} over the measured rungs), "
         f"{math.log10(largest / min(measured.values())):.2f} decades above the smallest."
+        + _ladder_cost(df, [math.exp(offset + power * math.log(w)) for w in added])
+    )
+
+
+def _ladder_cost(df: pd.DataFrame, added_compute: list[float]) -> str:
+    """' Every job runs again ...: about N CPU-hours' for the ladder with rungs of ``added_compute`` FLOPs added, from
+    the records' wall times (a new rung's job at the largest measured rung's seconds per FLOP), or ''."""
+    flops = df[(df.metric == "train_flops") & (df.status == "ok")]
+    if "wall_time_s" not in flops or not len(flops):
+        return ""
+    flops = flops.drop_duplicates("job_hash") if "job_hash" in flops else flops
+    top = flops[flops.value == flops.value.max()]
+    rate = float((top.wall_time_s.astype(float) / top.value.astype(float)).mean())
+    per_rung = flops.groupby(flops.variant.map(lambda v: v.split("+rung")[0])).seed.nunique().sum()
+    seconds = float(flops.wall_time_s.astype(float).sum()) + per_rung * rate * sum(added_compute)
+    if not math.isfinite(seconds) or seconds <= 0:
+        return ""
+    return (
+        f" Every job runs again (the rungs are part of each job's identity): about {seconds / 3600:.0f} CPU-hours at "
+        "one worker, from these records' wall times."
     )
 
 

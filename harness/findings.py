@@ -50,9 +50,6 @@ class Claim:
     #: the key of the index question this claim's verdict answers (bench/index/answers.py), or "none" where it answers
     #: none (a check, or a finding no question asks about); every claim says which
     answers: str = ""
-    #: a finding decided by a rule that is not yet a test of stated size (a threshold on a mean, a count above a bar):
-    #: the rule in words; empty where the paired rule (harness/paired.py) decides, or for a check
-    untested_rule: str = ""
     #: the smallest effect worth detecting, in the headline estimate's unit (its distance from the boundary): what an
     #: inconclusive verdict's seed plan is sized for (harness/power.py), never the measured estimate
     smallest_effect: float | None = None

@@ -10,7 +10,7 @@ from tests.unit.suites.attention_explanation.claims._records import STRONG, WEAK
 
 def test_it_is_a_finding_with_its_smallest_effect_declared():
     c = claim.CLAIM
-    assert c.kind == "finding" and c.protocol and not c.untested_rule
+    assert c.kind == "finding" and c.protocol
     assert c.smallest_effect == 0.1 and "this project's choice" in c.smallest_effect_source
 
 

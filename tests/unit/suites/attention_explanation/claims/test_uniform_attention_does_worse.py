@@ -9,7 +9,7 @@ def test_it_is_a_check_that_answers_no_question_and_says_why():
     """Number words cannot be translated without an alignment: uniform weights doing worse is the task's design, so
     the row cannot fail the way the source's can and is scored apart from the findings."""
     c = claim.CLAIM
-    assert c.kind == "check" and c.answers == "none" and not c.untested_rule
+    assert c.kind == "check" and c.answers == "none"
     assert "A check of the task, not a test of the finding" in c.protocol and "alignment" in c.protocol
 
 

@@ -11,7 +11,7 @@ from tests.unit.suites.attention_heads.claims._records import FALLS, RISES, judg
 
 def test_it_is_a_finding_with_its_smallest_effect():
     c = claim.CLAIM
-    assert c.kind == "finding" and "Holm" in c.protocol and not c.untested_rule
+    assert c.kind == "finding" and "Holm" in c.protocol
     assert c.smallest_effect == 0.1 and "this project's choice" in c.smallest_effect_source
 
 

@@ -16,7 +16,7 @@ FLAT = (1.5, 1.5, 1.5)
 
 def test_it_is_a_finding_with_a_null_its_smallest_effect_and_precondition():
     c = claim.CLAIM
-    assert c.kind == "finding" and "shuffled" in c.protocol and not c.untested_rule
+    assert c.kind == "finding" and "shuffled" in c.protocol
     assert c.smallest_effect == 1.0 and "this project's choice" in c.smallest_effect_source
     assert "shuffled key positions" in c.precondition
 

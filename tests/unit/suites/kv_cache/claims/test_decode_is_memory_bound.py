@@ -13,8 +13,8 @@ from suites.kv_cache.claims._shared import NOISE
 from tests.unit.suites.kv_cache.claims._records import OVERHEAD, attention, judged, kv_records, overhead_bound
 
 
-def test_it_is_a_check_of_its_selector_answering_no_question_with_no_untested_rule():
-    assert claim.CLAIM.kind == "check" and claim.CLAIM.answers == "none" and not claim.CLAIM.untested_rule
+def test_it_is_a_check_of_its_selector_answering_no_question():
+    assert claim.CLAIM.kind == "check" and claim.CLAIM.answers == "none"
     assert "selector" in claim.CLAIM.protocol
 
 

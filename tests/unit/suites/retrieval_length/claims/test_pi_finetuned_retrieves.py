@@ -14,7 +14,7 @@ WHOLE = 0.05 + 3 * (0.05 * 0.95 / DRAWS) ** 0.5
 
 def test_it_is_a_finding_with_a_protocol_precondition_and_a_smallest_effect():
     c = claim.CLAIM
-    assert c.kind == "finding" and c.protocol and not c.untested_rule
+    assert c.kind == "finding" and c.protocol
     assert "source's" in c.precondition and "plain text" in c.precondition
     assert c.smallest_effect == 0.2 and c.smallest_effect_source
 

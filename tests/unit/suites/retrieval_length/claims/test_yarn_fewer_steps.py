@@ -14,7 +14,7 @@ def test_it_is_a_finding_with_the_shared_protocol_precondition():
     from suites.retrieval_length.claims import pi_finetuned_retrieves
 
     c = claim.CLAIM
-    assert c.kind == "finding" and c.protocol and not c.untested_rule
+    assert c.kind == "finding" and c.protocol
     assert c.precondition and c.precondition == pi_finetuned_retrieves.CLAIM.precondition  # one judgement for both
     assert c.smallest_effect == claim.REACH_MARGIN and "REACH_MARGIN" in c.smallest_effect_source
 

@@ -25,7 +25,7 @@ def _judge(ok, variants, specs, labels, flagged=None):
 
 def test_it_is_a_finding_judged_by_a_test_with_its_smallest_effect_and_precondition():
     c = claim.CLAIM
-    assert c.kind == "finding" and "length interaction" in c.protocol and not c.untested_rule
+    assert c.kind == "finding" and "length interaction" in c.protocol
     assert c.smallest_effect == 2.0 and "this project's choice" in c.smallest_effect_source
     assert "learn" in c.precondition and not hasattr(claim, "HOLDS")  # the untested 80% rule is gone
 

@@ -14,7 +14,7 @@ from tests.unit.suites.translation.claims._records import LABELS, REVERSAL_SPECS
 
 def test_it_is_a_finding_judged_on_the_length_interaction():
     c = claim.CLAIM
-    assert c.kind == "finding" and "length interaction" in c.protocol and not c.untested_rule
+    assert c.kind == "finding" and "length interaction" in c.protocol
     assert (
         c.smallest_effect == 2.0 and "this project's choice" in c.smallest_effect_source and "learn" in c.precondition
     )

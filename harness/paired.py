@@ -56,9 +56,6 @@ from harness import pvalues
 from harness.estimate import Estimate
 from harness.intervals import difference_bounds, t_quantile
 
-#: a timing margin in standard deviations of many timing repeats (about 0.5% of null noise beyond it, normal model);
-#: a one-seed margin from a few seeds uses the t quantile instead (``one_seed_margin``)
-MARGIN_SDS = 2.8
 #: what a comparison of one seed without a calibrated margin says
 NO_VERDICT = "1 seed: no verdict"
 
@@ -353,6 +350,5 @@ __all__ = [
     "p_against",
     "BRANCH_LEVEL",
     "one_seed_margin",
-    "MARGIN_SDS",
     "NO_VERDICT",
 ]

@@ -232,16 +232,17 @@ def format_unmet(
     return dataclasses.replace(found, sentence=f"{text} {found.sentence}", boundary=threshold)
 
 
+def mqar_difference(df: pd.DataFrame, a: str, b: str, size: float, label: str = "") -> Difference:
+    """``a`` - ``b`` in MQAR token accuracy at ``size`` pairs, paired over seeds (bounded: accuracies in [0, 1])."""
+    label = label or f"{a} - {b} MQAR token accuracy at {int(size)} pairs"
+    return paired(label, scores(df, a, "mqar", size), scores(df, b, "mqar", size), bounds=ACCURACY)
+
+
 def mqar_parts(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], large: float, tokens: int) -> list[Part]:
     """Each first variant of ``pairs`` above the second in MQAR token accuracy at ``large`` pairs, paired over seeds."""
     out = []
     for a, b in pairs:
-        diff = paired(
-            f"{a} - {b} MQAR token accuracy at {int(large)} pairs",
-            scores(df, a, "mqar", large),
-            scores(df, b, "mqar", large),
-            bounds=ACCURACY,
-        )
+        diff = mqar_difference(df, a, b, large)
         out.append(Part(diff, directional(diff, +1), 0.0, f"reversed ({_state_words(df, a, b, tokens)})"))
     return out
 

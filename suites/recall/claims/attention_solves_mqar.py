@@ -31,7 +31,17 @@ import pandas as pd
 from harness.claims import declared
 from harness.findings import Finding, not_run, unmet
 from harness.paired import all_hold, directional, paired
-from suites.recall.claims._shared import ACCURACY, Evidence, Part, accuracy, conjunction, mean, scores, sizes_of, why
+from suites.recall.claims._shared import (
+    Evidence,
+    Part,
+    accuracy,
+    conjunction,
+    mean,
+    mqar_difference,
+    scores,
+    sizes_of,
+    why,
+)
 from suites.recall.tables import ATTENTION, FIXED_STATE, POSITIONS
 from suites.recall.tasks import mqar_of
 
@@ -125,12 +135,7 @@ def _parts(df, arm: str, fixed: list[str], sizes, guess: dict[float, float]) -> 
     small = next((x for x in sizes if guess[x] < 1.0), large)
     out = []
     for v in fixed:
-        lead = paired(
-            f"{arm} - {v} at {int(large)} pairs",
-            scores(df, arm, "mqar", large),
-            scores(df, v, "mqar", large),
-            bounds=ACCURACY,
-        )
+        lead = mqar_difference(df, arm, v, large, f"{arm} - {v} at {int(large)} pairs")
         out.append(Part(lead, directional(lead, +1)))
     for v in fixed:
         fall = paired(

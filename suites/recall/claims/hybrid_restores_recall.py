@@ -17,9 +17,8 @@ import re
 
 from harness.claims import declared
 from harness.findings import Finding, not_run, unmet
-from harness.paired import paired, reaches
+from harness.paired import reaches
 from suites.recall.claims._shared import (
-    ACCURACY,
     Evidence,
     accuracy,
     conjunction,
@@ -27,6 +26,7 @@ from suites.recall.claims._shared import (
     format_unmet,
     judged_text,
     mean,
+    mqar_difference,
     mqar_parts,
     scores,
     sizes_of,
@@ -82,12 +82,7 @@ def _deficit(ev: Evidence, large: float) -> tuple[bool, str, list]:
     shown = [own]
     lagged = False
     if ATTENTION in set(df.variant):
-        lead = paired(
-            f"{ATTENTION} - {PURE} MQAR token accuracy at {int(large)} pairs",
-            scores(df, ATTENTION, "mqar", large),
-            scores(df, PURE, "mqar", large),
-            bounds=ACCURACY,
-        )
+        lead = mqar_difference(df, ATTENTION, PURE, large)
         margin = CLAIM.smallest_effect or 0.0
         lagged = reaches(lead.estimate, margin) == "agrees"
         words += f"; {ATTENTION}'s lead over it {lead.mean:+.3f} {lead.estimate.interval_text()}, " + (

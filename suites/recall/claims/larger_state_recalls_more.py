@@ -16,17 +16,16 @@ from collections.abc import Sequence
 
 from harness.claims import declared
 from harness.findings import Finding, not_run
-from harness.paired import not_worse, paired
+from harness.paired import not_worse
 from suites.recall.claims._shared import (
-    ACCURACY,
     Evidence,
     Part,
     conjunction,
     curve,
     format_unmet,
     judged_text,
+    mqar_difference,
     mqar_parts,
-    scores,
     sizes_of,
 )
 from suites.recall.tables import ATTENTION
@@ -70,12 +69,7 @@ def judge(ev: Evidence) -> Finding:
     margin = float(CLAIM.smallest_effect or 0.0)
     if ATTENTION in set(part.variant):
         for v in recurrent:
-            diff = paired(
-                f"{v} - {ATTENTION} MQAR token accuracy at {int(large)} pairs",
-                scores(df, v, "mqar", large),
-                scores(df, ATTENTION, "mqar", large),
-                bounds=ACCURACY,
-            )
+            diff = mqar_difference(df, v, ATTENTION, large)
             parts.append(Part(diff, not_worse(diff, margin), margin, f"above attention by more than {margin:g}"))
     arms = recurrent + ([ATTENTION] if ATTENTION in set(part.variant) else [])
     text = curve(df, arms, sizes)

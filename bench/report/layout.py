@@ -83,10 +83,10 @@ def verdicts_block(findings: Iterable[Finding], profile: str | None = None) -> l
         lines += [bullet(f, profile) for f in checks]
     lines += [
         "",
-        "A difference counts when its paired 95% interval over seeds excludes 0 (one seed: when it exceeds a "
-        "margin calibrated from the reference seeds' spread of that quantity; a timing: the repeats' noise); otherwise the "
-        "verdict is inconclusive, and says how many seeds could decide it. The sections below hold every number a "
-        "verdict rests on.",
+        "A difference counts when its paired 95% interval over seeds excludes 0 (one seed: beyond the 95% prediction "
+        "bound of one seed of that quantity from the reference seeds' spread; a timing: a one-sided test on its "
+        "timing repeats); otherwise the verdict is inconclusive, and its cause says how many seeds would detect the "
+        "claim's smallest effect of interest. The sections below hold every number a verdict rests on.",
         "",
     ]
     return lines

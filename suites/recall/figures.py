@@ -115,8 +115,10 @@ def draw_memory_points(ax, points: list, tokens: int, most: int, look: dict[str,
     for v, size, st in points:
         low = st.mean - st.low if st.low is not None and not math.isnan(st.low) else 0.0
         high = st.high - st.mean if st.high is not None and not math.isnan(st.high) else 0.0
-        style = {"color": look[v].colour, "marker": look[v].marker} if look and v in look else {}
-        ax.errorbar([size], [st.mean], yerr=[[max(low, 0.0)], [max(high, 0.0)]], fmt="o", capsize=3, label=v, **style)
+        style = {"color": look[v].colour, "marker": look[v].marker} if look and v in look else {"marker": "o"}
+        ax.errorbar(
+            [size], [st.mean], yerr=[[max(low, 0.0)], [max(high, 0.0)]], linestyle="none", capsize=3, label=v, **style
+        )
         ax.annotate(v, (size, st.mean), textcoords="offset points", xytext=(5, 4), fontsize=7)
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: minor labels overlap on a short range

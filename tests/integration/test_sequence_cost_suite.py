@@ -78,7 +78,7 @@ def test_default_layers_end_to_end_with_report(tmp_path):
             "NVIDIA H200",
             "mingru parallel form",
             "Decoding: one step against the context length",
-            "Feng et al.'s 175x",
+            "a device with parallel lanes to spare",
         ),
         figures=("sequence_cost.png",),
     )

@@ -51,15 +51,13 @@ def test_scale(e: Estimate | None) -> Scale | None:
     if sd is None:
         return None
     n = e.seeds
-    scale = Scale(0.0, sd / math.sqrt(n), n - 1, e.kind, e.unit)
     try:
-        if e.kind == "log":  # the interval's centre on the log scale: the geometric mean's, not the value shown
-            centre = (scale.to(e.low) + scale.to(e.high)) / 2
-        else:
-            centre = e.value
+        # a relative change is tested on its log ratios: the interval's centre there (the geometric mean's), not the
+        # value shown
+        centre = (math.log1p(e.low / 100.0) + math.log1p(e.high / 100.0)) / 2 if e.kind == "log" else e.value
     except ValueError:
         return None
-    return Scale(centre, scale.se, scale.df, e.kind, e.unit)
+    return Scale(centre, sd / math.sqrt(n), n - 1, e.kind, e.unit)
 
 
 def _t_sf(t: float, df: int) -> float:

@@ -265,3 +265,34 @@ def speedup(df: pd.DataFrame, slow: str, fast: str) -> SpeedUp | None:
     growth_verdict = growth.verdict(1.0) if growth else Verdict("inconclusive")
     verdict = all_hold([faster_verdict, growth_verdict])
     return SpeedUp(slow, fast, pass_, ratios, faster, growth, faster_verdict, growth_verdict, verdict)
+
+
+def speedup_on_a_gpu(
+    claim: Claim,
+    ev: Evidence,
+    judge: Callable[[pd.DataFrame, str], Judged | None],
+    slow: str,
+    fast: str,
+    why_not_here: str,
+    would_test: str,
+    missing: str,
+    gpu_shown: Callable[[pd.DataFrame], str] | None = None,
+) -> Finding:
+    """``on_a_gpu`` for a claim that ``slow``'s latency over ``fast``'s exceeds FASTER: not run (``missing``) where
+    the records lack the two at a common length; elsewhere this device's ratios are shown beside ``why_not_here``
+    (why this device's measurement cannot test it)."""
+    here = speedup(ev.df, slow, fast)
+    if here is None:
+        return not_run(claim, missing)
+    ratios = ", ".join(f"{r:.2f}x at {x:g} tokens" for x, r in here.ratios.items())
+    return on_a_gpu(
+        claim,
+        ev,
+        judge,
+        f"{why_not_here}; measured {slow} / {fast} {ratios}",
+        here.estimates(f" on this {device_of(ev.df)}"),
+        would_test,
+        FASTER,
+        missing,
+        gpu_shown,
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pandas as pd
 
 from harness.claims import declared
-from harness.findings import Finding, not_run
+from harness.findings import Finding
 from suites.sequence_cost.claims import _shared as shared
 
 CLAIM = declared(__file__)
@@ -36,20 +36,14 @@ def judge(ev: shared.Evidence) -> Finding:
     disagrees when a part's interval lies wholly on the other side (the parts held at 2.5% together); else
     inconclusive. On another device judged on the reference GPU records, else not testable here (see the module
     docstring)."""
-    df = ev.df
-    here = shared.speedup(df, RECURRENT, CHUNKED)
-    if here is None:
-        return not_run(CLAIM, MISSING)
-    device = shared.device_of(df)
-    return shared.on_a_gpu(
+    return shared.speedup_on_a_gpu(
         CLAIM,
         ev,
         _judge,
-        f"where both forms are bound by their work (O(T) for each); measured {RECURRENT} / {CHUNKED} "
-        + ", ".join(f"{r:.2f}x at {x:g} tokens" for x, r in here.ratios.items()),
-        here.estimates(f" on this {device}"),
+        RECURRENT,
+        CHUNKED,
+        "where both forms are bound by their work (O(T) for each)",
         WOULD_TEST,
-        shared.FASTER,
         MISSING,
     )
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from harness.claims import declared
-from harness.findings import Finding, not_run
+from harness.findings import Finding
 from suites.sequence_cost.claims import _shared as shared
 from suites.sequence_cost.speedups import latencies, pass_of
 
@@ -36,20 +36,14 @@ def judge(ev: shared.Evidence) -> Finding:
     both were timed and grows from the shortest (each part's 95% interval over the timing repeats wholly on its
     side); disagrees when a part's interval lies wholly on the other side (the parts held at 2.5% together); else
     inconclusive. On another device judged on the reference GPU records, else not testable here."""
-    df = ev.df
-    here = shared.speedup(df, SEQUENTIAL, SCANNED)
-    if here is None:
-        return not_run(CLAIM, f"These records lack `{SEQUENTIAL}` and `{SCANNED}` timed at a common length.")
-    device = shared.device_of(df)
-    return shared.on_a_gpu(
+    return shared.speedup_on_a_gpu(
         CLAIM,
         ev,
         _judge,
-        f"where a scan's total work, not its depth, sets its time; measured {SEQUENTIAL} / {SCANNED} "
-        + ", ".join(f"{r:.2f}x at {x:g} tokens" for x, r in here.ratios.items()),
-        here.estimates(f" on this {device}"),
+        SEQUENTIAL,
+        SCANNED,
+        "where a scan's total work, not its depth, sets its time",
         WOULD_TEST,
-        shared.FASTER,
         f"These records lack `{SEQUENTIAL}` and `{SCANNED}` timed at a common length.",
         _fused_on_gpu,
     )
